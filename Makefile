@@ -1,0 +1,117 @@
+# sweep: one non-recursive Makefile. Targets: all (build/sweep), demo, check, bench, fuzz, deps, clean.
+# Configuration can be overridden on the command line: make CUDA=0, make CUDA_ARCH="-arch=sm_90".
+
+CC      ?= gcc
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
+OPT     ?= -O2 -g
+MPICC_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPICC_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+# Extra include and library folders, for machines that lack a -dev package (see README).
+EXTRA_CFLAGS ?=
+EXTRA_LIBS   ?=
+SQLITE_LIBS  ?= -lsqlite3
+LIBS := $(EXTRA_LIBS) -lyaml $(SQLITE_LIBS) -lhwloc -lopenblas $(MPICC_LIBS) -lpthread -ldl -lm
+
+# CUDA is built when nvcc is found (CUDA=0 turns it off). The binary links cudart statically, so a machine
+# without a driver still runs every CPU kernel.
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA      ?= $(if $(NVCC),1,0)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_120,code=[sm_120,compute_120]
+NVFLAGS   := -std=c++17 -O3 -g $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter \
+             -DSWEEP_CUDA $(MPICC_CFLAGS)
+
+B := build
+SRC_C  := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/*.c)
+SRC_CU := $(wildcard src/*.cu) $(wildcard kernels/*.cu)
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -MMD -MP
+ifeq ($(CUDA),1)
+CFLAGS_ALL += -DSWEEP_CUDA -I$(CUDA_HOME)/include
+LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lcublasLt -lnccl -lrt -lstdc++
+OBJ := $(SRC_C:%.c=$(B)/%.o) $(SRC_CU:%.cu=$(B)/%.o)
+else
+OBJ := $(SRC_C:%.c=$(B)/%.o)
+endif
+
+all: $(B)/sweep
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(B)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+$(B)/libsweep.a: $(OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/sweep: $(B)/src/main.o $(B)/libsweep.a
+	$(CC) -o $@ $^ $(LIBS)
+
+# Unit tests: one program per tests/unit/test_*.c, linked with the library. A sanitizer build of the same
+# tests (no CUDA: the CUDA runtime and ASan do not mix) lives in build/san.
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+$(B)/tests/%: tests/unit/%.c $(B)/libsweep.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Isrc -o $@ $< $(B)/libsweep.a $(LIBS)
+
+SAN := $(B)/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_OBJ := $(SRC_C:%.c=$(SAN)/%.o)
+$(SAN)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(SANFLAGS) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -MMD -MP -c $< -o $@
+$(SAN)/libsweep.a: $(SAN_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(SAN)/tests/%: tests/unit/%.c $(SAN)/libsweep.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(SANFLAGS) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -Isrc -o $@ $< \
+		$(SAN)/libsweep.a $(filter-out -lcudart_static -lcublasLt -lnccl -lstdc++,$(LIBS))
+SAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(SAN)/tests/%)
+
+deps:
+	@tests/deps.sh
+
+demo: deps
+	$(MAKE) $(B)/sweep
+	rm -f results/demo.db*
+	$(B)/sweep run sweeps/demo.yaml
+	$(B)/sweep report results/demo.db --rows dtype,M --cols N --metric gflops
+
+check: deps
+	$(MAKE) $(B)/sweep $(UNIT_BIN)
+	$(MAKE) CUDA=0 $(SAN_BIN)
+	tests/run.sh $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
+
+bench: deps
+	$(MAKE) $(B)/sweep $(B)/bench_plan
+	tests/bench.sh
+
+$(B)/bench_plan: tests/bench_plan.c $(B)/libsweep.a
+	$(CC) $(CFLAGS_ALL) -Isrc -o $@ $< $(B)/libsweep.a $(LIBS)
+
+# Fuzzing the spec parser with libFuzzer (clang). FUZZ_SECONDS=300 for the long run.
+FUZZ_SECONDS ?= 60
+FUZZ_OBJ := $(SRC_C:%.c=$(B)/fuzz/%.o)
+$(B)/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(CSTD) -O1 -g -fsanitize=fuzzer-no-link,address,undefined $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -c $< -o $@
+$(B)/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_OBJ)
+	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -Isrc -o $@ $^ \
+		$(filter-out -lcudart_static -lcublasLt -lnccl -lstdc++,$(LIBS))
+fuzz: deps
+	$(MAKE) CUDA=0 $(B)/fuzz_spec
+	mkdir -p $(B)/fuzz-corpus
+	$(B)/fuzz_spec -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+		$(B)/fuzz-corpus tests/fuzz/corpus
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps demo check bench fuzz clean
+.SECONDARY:
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

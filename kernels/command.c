@@ -1,0 +1,642 @@
+/* command.c: command cells: fork/exec in a process group, timeout, capture, metrics from the output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../src/stats.h"
+#include "command.h"
+
+extern char **environ;
+
+/* After the command exits, how long its pipes may stay open (a background child holding them) before
+ * the rest of its group is killed; and how long a timed-out group has between SIGTERM and SIGKILL. */
+#define COMMAND_DRAIN_GRACE 1.0
+#define COMMAND_TERM_GRACE 2.0
+/* Longest stdout line parsed for metrics; the rest of a longer line is skipped. */
+#define COMMAND_LINE_MAX (1024 * 1024)
+
+/* The values one metric got for one item (item NULL: a line without an item) over the whole cell. */
+struct acc {
+	char *item, *metric;
+	double sum;
+	long n;
+};
+
+/* acc entries in first-seen order, with an open-addressing index so a long output with many items
+ * stays linear. slots hold index + 1; 0 is an empty slot. */
+struct acc_table {
+	struct acc *v;
+	size_t n, alloc;
+	size_t *slots, nslots;
+};
+
+struct command_state {
+	const struct spec *s;
+	struct result *r;
+	const char *item;          /* the item of the run in progress; NULL when the command has no {item} */
+	regex_t *re;               /* s->nregex compiled patterns */
+	struct acc_table acc;
+	struct strbuf line;        /* stdout line being assembled */
+	int line_skip;             /* the line went over COMMAND_LINE_MAX: drop it up to its newline */
+	struct strbuf out;         /* the first COMMAND_CAPTURE_MAX bytes of stdout */
+	struct strbuf err;         /* the last COMMAND_CAPTURE_MAX bytes of stderr (twice that, reading) */
+	size_t run_err;            /* where this run's stderr starts in err */
+};
+
+static uint64_t acc_hash(const char *item, const char *metric)
+{
+	uint64_t h = hash64(HASH64_INIT, item ? "i" : "c", 1);
+
+	if (item)
+		h = hash64(h, item, strlen(item) + 1);
+	return hash64(h, metric, strlen(metric) + 1);
+}
+
+static int acc_same(const struct acc *a, const char *item, const char *metric)
+{
+	if (!a->item != !item || (item && strcmp(a->item, item)))
+		return 0;
+	return !strcmp(a->metric, metric);
+}
+
+static void acc_rehash(struct acc_table *t)
+{
+	size_t i, j;
+
+	free(t->slots);
+	t->nslots = t->nslots ? 2 * t->nslots : 64;
+	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+	for (i = 0; i < t->n; i++) {
+		j = acc_hash(t->v[i].item, t->v[i].metric) & (t->nslots - 1);
+		while (t->slots[j])
+			j = (j + 1) & (t->nslots - 1);
+		t->slots[j] = i + 1;
+	}
+}
+
+static void acc_add(struct acc_table *t, const char *item, const char *metric, double v)
+{
+	struct acc *a;
+	size_t j;
+
+	if (2 * (t->n + 1) > t->nslots)
+		acc_rehash(t);
+	j = acc_hash(item, metric) & (t->nslots - 1);
+	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+		a = &t->v[t->slots[j] - 1];
+		if (acc_same(a, item, metric)) {
+			a->sum += v;
+			a->n++;
+			return;
+		}
+	}
+	ALLOC_GROW(t->v, t->n + 1, t->alloc);
+	a = &t->v[t->n];
+	a->item = item ? xstrdup(item) : NULL;
+	a->metric = xstrdup(metric);
+	a->sum = v;
+	a->n = 1;
+	t->slots[j] = ++t->n;
+}
+
+static void acc_release(struct acc_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->v[i].item);
+		free(t->v[i].metric);
+	}
+	free(t->v);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* One stdout line of JSON: numbers are measurements of the line's item ("item": a string or a number),
+ * else of the run's item, else of the cell. Anything that is not a flat-enough object is just output. */
+static void command_json_line(struct command_state *st, const char *line)
+{
+	struct json_obj o = JSON_OBJ_INIT;
+	const char *item = st->item;
+	const struct json_pair *p;
+	char err[64];
+	double v;
+	size_t i;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (*line != '{' || json_parse_flat(line, &o, 1, err, sizeof(err)))
+		return;
+	p = json_obj_find(&o, "item");
+	if (p && (p->type == JSON_STR || p->type == JSON_NUM))
+		item = p->val;
+	for (i = 0; i < o.n; i++)
+		if (o.v[i].type == JSON_NUM && strcmp(o.v[i].key, "item") && !parse_double(o.v[i].val, &v))
+			acc_add(&st->acc, item, o.v[i].key, v);
+	json_obj_release(&o);
+}
+
+/* Every match of every pattern in a line: the first capture, read as a number, is a value of that
+ * pattern's metric (for the run's item when the command has {item}). Patterns see one line at a time. */
+static void command_regex_line(struct command_state *st, const char *line)
+{
+	regmatch_t m[2];
+	const char *p;
+	char *num;
+	double v;
+	int i;
+
+	for (i = 0; i < st->s->nregex; i++) {
+		for (p = line; *p && !regexec(&st->re[i], p, 2, m, p == line ? 0 : REG_NOTBOL); ) {
+			if (m[1].rm_so >= 0) {
+				num = xstrndup(p + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
+				if (!parse_double(num, &v))
+					acc_add(&st->acc, st->item, st->s->regex[i].name, v);
+				free(num);
+			}
+			p += m[0].rm_eo > 0 ? m[0].rm_eo : 1;
+		}
+	}
+}
+
+static void command_line(struct command_state *st, char *line, size_t len)
+{
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		line[--len] = '\0';
+	if (st->s->metrics == METRICS_JSON)
+		command_json_line(st, line);
+	else if (st->s->metrics == METRICS_REGEX)
+		command_regex_line(st, line);
+}
+
+static void command_stdout(struct command_state *st, const char *buf, size_t n)
+{
+	const char *nl;
+	size_t keep;
+
+	if (st->out.len < COMMAND_CAPTURE_MAX) {
+		keep = COMMAND_CAPTURE_MAX - st->out.len;
+		sb_add(&st->out, buf, n < keep ? n : keep);
+	}
+	if (st->s->metrics == METRICS_NONE)
+		return;
+	while (n) {
+		nl = memchr(buf, '\n', n);
+		keep = nl ? (size_t)(nl - buf) : n;
+		if (!st->line_skip) {
+			sb_add(&st->line, buf, keep);
+			if (st->line.len > COMMAND_LINE_MAX) {
+				st->line_skip = 1;
+				sb_reset(&st->line);
+			}
+		}
+		if (!nl)
+			break;
+		if (!st->line_skip)
+			command_line(st, st->line.buf, st->line.len);
+		st->line_skip = 0;
+		sb_reset(&st->line);
+		buf = nl + 1;
+		n -= keep + 1;
+	}
+}
+
+/* A run's last line of output without a newline is still a line. */
+static void command_stdout_end(struct command_state *st)
+{
+	if (st->line.len && !st->line_skip)
+		command_line(st, st->line.buf, st->line.len);
+	st->line_skip = 0;
+	sb_reset(&st->line);
+}
+
+static void command_stderr(struct command_state *st, const char *buf, size_t n)
+{
+	size_t drop;
+
+	sb_add(&st->err, buf, n);
+	if (st->err.len <= 2 * COMMAND_CAPTURE_MAX)
+		return;
+	drop = st->err.len - COMMAND_CAPTURE_MAX;
+	memmove(st->err.buf, st->err.buf + drop, COMMAND_CAPTURE_MAX);
+	st->err.len = COMMAND_CAPTURE_MAX;
+	st->err.buf[st->err.len] = '\0';
+	st->run_err = st->run_err > drop ? st->run_err - drop : 0;
+}
+
+/* The last non-empty line the current run wrote to stderr, for error messages; "" when none. */
+static char *command_last_err(const struct command_state *st)
+{
+	const char *b = st->err.buf ? st->err.buf + st->run_err : "";
+	size_t end = st->err.len - st->run_err, start;
+
+	while (end && (b[end - 1] == '\n' || b[end - 1] == '\r' || b[end - 1] == ' '))
+		end--;
+	for (start = end; start && b[start - 1] != '\n'; start--)
+		;
+	if (end - start > 200)
+		end = start + 200;
+	return xstrndup(b + start, end - start);
+}
+
+/* Environment of the child: ours, with the spec's env (expanded) added or replacing. Built before fork:
+ * a child of a threaded process must not allocate. */
+static char **command_env(const struct command_state *st, const struct json_obj *params,
+			  const struct worker *w, const struct task *t)
+{
+	const struct spec *s = st->s;
+	size_t n = 0, i, len;
+	char **env, *v;
+	int k, replaced;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + s->nenv + 1, sizeof(*env));
+	for (i = 0; i < n; i++)
+		env[i] = xstrdup(environ[i]);
+	for (k = 0; k < s->nenv; k++) {
+		v = worker_expand(s->env_vals[k], params, st->item, w->gpu, w->host, t->key);
+		len = strlen(s->env_keys[k]);
+		replaced = 0;
+		for (i = 0; i < n; i++) {
+			if (!strncmp(env[i], s->env_keys[k], len) && env[i][len] == '=') {
+				free(env[i]);
+				env[i] = xasprintf("%s=%s", s->env_keys[k], v);
+				replaced = 1;
+				break;
+			}
+		}
+		if (!replaced)
+			env[n++] = xasprintf("%s=%s", s->env_keys[k], v);
+		free(v);
+	}
+	return env;
+}
+
+static void command_free_strv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. exec failure goes back to the
+ * parent through errfd (close-on-exec, so a successful exec closes it with nothing written). */
+static void command_child(char **argv, char **env, int outfd, int errfd_out, int execfd)
+{
+	static const int sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2 };
+	sigset_t none;
+	size_t i;
+	int fd, e;
+
+	setpgid(0, 0);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0 && fd != 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+	dup2(outfd, 1);
+	dup2(errfd_out, 2);
+	/* Whatever else the worker has open (MPI sockets, the database) is not the command's business. */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC)) {
+		if (execfd > 3)
+			close_range(3, execfd - 1, 0);
+		close_range(execfd + 1, ~0U, 0);
+	}
+	execvpe(argv[0], argv, env);
+	e = errno;
+	if (write(execfd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* How one process ended. */
+struct command_end {
+	int exec_errno;        /* exec failed with this errno (0: it ran) */
+	int status;            /* waitpid status */
+	int timed_out;
+	double wall;           /* from fork to the command's exit */
+};
+
+static void command_drain(struct command_state *st, int fd, int is_err, int *open_)
+{
+	char buf[65536];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n > 0) {
+		if (is_err)
+			command_stderr(st, buf, n);
+		else
+			command_stdout(st, buf, n);
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		*open_ = 0;
+	}
+}
+
+/*
+ * Run argv in its own process group with stdout and stderr read through pipes. Ends when the command
+ * has exited and its pipes are closed, or COMMAND_DRAIN_GRACE after it exited; on timeout the group gets
+ * SIGTERM, then SIGKILL COMMAND_TERM_GRACE later. Whatever is left of the group is then killed, before
+ * the leader is reaped: while it is an unreaped zombie its pid, which is the group id, cannot be reused.
+ */
+static int command_spawn(struct command_state *st, char **argv, char **env, struct command_end *end)
+{
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, ex[2] = { -1, -1 }, open_[2] = { 1, 1 };
+	double start = now_mono(), now, deadline, exit_at = 0, term_at = 0;
+	int exited = 0, killed = 0, nfd, i, ms, idle_us = 50, pidfd;
+	struct pollfd pfd[3];
+	siginfo_t si;
+	ssize_t n;
+	pid_t pid;
+
+	memset(end, 0, sizeof(*end));
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+		for (i = 0; i < 2; i++) {
+			if (out[i] >= 0)
+				close(out[i]);
+			if (err[i] >= 0)
+				close(err[i]);
+			if (ex[i] >= 0)
+				close(ex[i]);
+		}
+		return error("cannot create pipes: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		for (i = 0; i < 2; i++) {
+			close(out[i]);
+			close(err[i]);
+			close(ex[i]);
+		}
+		return error("cannot fork: %s", strerror(errno));
+	}
+	if (!pid)
+		command_child(argv, env, out[1], err[1], ex[1]);
+	setpgid(pid, pid);   /* also in the parent, so a kill right away already reaches the group */
+	close(out[1]);
+	close(err[1]);
+	close(ex[1]);
+	while ((n = read(ex[0], &end->exec_errno, sizeof(end->exec_errno))) < 0 && errno == EINTR)
+		;
+	if (n != sizeof(end->exec_errno))
+		end->exec_errno = 0;
+	close(ex[0]);
+	/* A pidfd wakes poll() the moment the command exits, even while a background child keeps its
+	 * pipes open: the exit time is the sample. Without one (Linux < 5.3) poll times out every 20 ms. */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	deadline = st->s->timeout > 0 ? start + st->s->timeout : INFINITY;
+	for (;;) {
+		now = now_mono();
+		if (!exited) {
+			si.si_pid = 0;
+			if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) ? errno == ECHILD :
+			    si.si_pid == pid) {
+				/* ECHILD: SIGCHLD is ignored and the kernel reaped it; its status is lost. */
+				exited = 1;
+				exit_at = now;
+			}
+		}
+		if (exited && !open_[0] && !open_[1])
+			break;
+		if (exited && !term_at && now - exit_at >= COMMAND_DRAIN_GRACE)
+			break;
+		if (!term_at && !exited && now >= deadline) {
+			end->timed_out = 1;
+			kill(-pid, SIGTERM);
+			term_at = now;
+		}
+		if (term_at && !killed && now - term_at >= COMMAND_TERM_GRACE) {
+			kill(-pid, SIGKILL);
+			killed = 1;
+		}
+		if (killed && exited && now - term_at >= COMMAND_TERM_GRACE + COMMAND_DRAIN_GRACE)
+			break;
+		nfd = 0;
+		if (open_[0])
+			pfd[nfd++] = (struct pollfd){ .fd = out[0], .events = POLLIN };
+		if (open_[1])
+			pfd[nfd++] = (struct pollfd){ .fd = err[0], .events = POLLIN };
+		if (pidfd >= 0 && !exited)
+			pfd[nfd++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		ms = 20;
+		if (!exited && deadline - now < 0.02)
+			ms = deadline > now ? (int)((deadline - now) * 1e3) + 1 : 0;
+		if (nfd == 0) {
+			/* Pipes closed, exit not seen yet: usually microseconds away, and the exit time is
+			 * the sample, so poll fast at first and back off for a command that runs on. */
+			usleep(idle_us < ms * 1000 ? idle_us : ms * 1000);
+			idle_us = idle_us < 20000 ? 2 * idle_us : 20000;
+			continue;
+		}
+		if (poll(pfd, nfd, ms) <= 0)
+			continue;
+		for (i = 0; i < nfd; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (pfd[i].fd == out[0])
+				command_drain(st, out[0], 0, &open_[0]);
+			else if (pfd[i].fd == err[0])
+				command_drain(st, err[0], 1, &open_[1]);
+		}
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &end->status, 0) < 0 && errno == EINTR)
+		;
+	if (!exited)
+		exit_at = now_mono();
+	end->wall = exit_at - start;
+	close(out[0]);
+	close(err[0]);
+	if (pidfd >= 0)
+		close(pidfd);
+	command_stdout_end(st);
+	return 0;
+}
+
+static const char *command_signame(int sig, char *buf, size_t n)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, n, "SIG%s", abbrev);
+	else
+		snprintf(buf, n, "signal %d", sig);
+	return buf;
+}
+
+/* Run the command once (for one item, or for the cell) and record its sample; -1 when r is failed. */
+static int command_once(struct command_state *st, const struct worker *w, const struct task *t,
+			const struct json_obj *params)
+{
+	const struct spec *s = st->s;
+	struct command_end end;
+	char **argv, **env, *last, sig[32];
+	int i, ret = 0;
+
+	argv = xcalloc(s->ncommand + 1, sizeof(*argv));
+	for (i = 0; i < s->ncommand; i++)
+		argv[i] = worker_expand(s->command[i], params, st->item, w->gpu, w->host, t->key);
+	env = command_env(st, params, w, t);
+	st->run_err = st->err.len;
+	if (command_spawn(st, argv, env, &end)) {
+		ret = result_fail(st->r, RESULT_ERROR, "cannot run '%s': cannot start a process", argv[0]);
+		goto out;
+	}
+	if (end.exec_errno) {
+		ret = result_fail(st->r, RESULT_ERROR, "cannot run '%s': %s", argv[0],
+				  strerror(end.exec_errno));
+		goto out;
+	}
+	result_add_sample(st->r, end.wall, 0);
+	last = command_last_err(st);
+	if (end.timed_out)
+		ret = result_fail(st->r, RESULT_TIMEOUT, "timeout: '%s' killed after %g s%s%s", argv[0],
+				  s->timeout, *last ? ": " : "", last);
+	else if (WIFSIGNALED(end.status))
+		ret = result_fail(st->r, RESULT_ERROR, "killed by signal %d (%s)", WTERMSIG(end.status),
+				  command_signame(WTERMSIG(end.status), sig, sizeof(sig)));
+	else if (WIFEXITED(end.status) && WEXITSTATUS(end.status))
+		ret = result_fail(st->r, RESULT_ERROR, "exit %d%s%s", WEXITSTATUS(end.status),
+				  *last ? ": " : "", last);
+	free(last);
+out:
+	command_free_strv(argv);
+	command_free_strv(env);
+	return ret;
+}
+
+/* Per-item values go to the items table; a cell metric is the mean over its items, or, for a metric
+ * no line gave an item, the mean of its values. seconds defaults to the median wall time of the runs. */
+static void command_metrics(struct command_state *st)
+{
+	struct result *r = st->r;
+	struct acc_table *t = &st->acc;
+	const char **names = xcalloc(t->n + 1, sizeof(*names));
+	size_t i, j, nnames = 0;
+	int has_seconds = 0;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].item)
+			result_add_item(r, t->v[i].item, t->v[i].metric, t->v[i].sum / t->v[i].n);
+		for (j = 0; j < nnames && strcmp(names[j], t->v[i].metric); j++)
+			;
+		if (j == nnames)
+			names[nnames++] = t->v[i].metric;
+	}
+	for (j = 0; j < nnames; j++) {
+		double isum = 0, csum = 0;
+		long in = 0, cn = 0;
+
+		for (i = 0; i < t->n; i++) {
+			if (strcmp(t->v[i].metric, names[j]))
+				continue;
+			if (t->v[i].item) {
+				isum += t->v[i].sum / t->v[i].n;
+				in++;
+			} else {
+				csum += t->v[i].sum;
+				cn += t->v[i].n;
+			}
+		}
+		result_set_metric(r, names[j], in ? isum / in : csum / cn);
+		if (!strcmp(names[j], "seconds"))
+			has_seconds = 1;
+	}
+	if (!has_seconds && r->nsamples)
+		result_set_metric(r, "seconds", stats_median(r->samples, r->nsamples));
+	free(names);
+}
+
+static int command_uses_item(const struct spec *s)
+{
+	int i;
+
+	for (i = 0; i < s->ncommand; i++)
+		if (strstr(s->command[i], "{item}"))
+			return 1;
+	for (i = 0; i < s->nenv; i++)
+		if (strstr(s->env_vals[i], "{item}"))
+			return 1;
+	return 0;
+}
+
+void command_run(const struct worker *w, const struct task *t, struct result *r)
+{
+	const struct spec *s = w->spec;
+	struct command_state st;
+	struct json_obj params = JSON_OBJ_INIT;
+	char err[128];
+	int i, nre = 0, uses_item = command_uses_item(s);
+
+	memset(&st, 0, sizeof(st));
+	st.s = s;
+	st.r = r;
+	if (!s->ncommand) {
+		result_fail(r, RESULT_ERROR, "the spec has no command");
+		goto out;
+	}
+	if (json_parse_flat(t->params ? t->params : "{}", &params, 1, err, sizeof(err))) {
+		result_fail(r, RESULT_ERROR, "cell parameters: %s", err);
+		goto out;
+	}
+	if (uses_item && !s->nitems) {
+		result_fail(r, RESULT_ERROR, "the command uses {item} but the spec has no items");
+		goto out;
+	}
+	if (s->metrics == METRICS_REGEX) {
+		st.re = xcalloc(s->nregex, sizeof(*st.re));
+		for (nre = 0; nre < s->nregex; nre++) {
+			if (regcomp(&st.re[nre], s->regex[nre].pattern, REG_EXTENDED)) {
+				result_fail(r, RESULT_ERROR, "metric '%s': bad regex '%s'",
+					    s->regex[nre].name, s->regex[nre].pattern);
+				goto out;
+			}
+		}
+	}
+	for (i = 0; i < (uses_item ? s->nitems : 1); i++) {
+		st.item = uses_item ? s->items[i] : NULL;
+		if (command_once(&st, w, t, &params))
+			break;
+	}
+	if (r->status == RESULT_OK) {
+		struct summary sum;
+
+		command_metrics(&st);
+		stats_summary(r->samples, r->nsamples, &sum);
+		r->noise = sum.noise;
+		r->noise_ok = 1;   /* a command cell has no noise target to miss */
+	}
+out:
+	if (st.out.len)
+		r->out = sb_detach(&st.out);
+	if (st.err.len > COMMAND_CAPTURE_MAX) {
+		memmove(st.err.buf, st.err.buf + st.err.len - COMMAND_CAPTURE_MAX, COMMAND_CAPTURE_MAX);
+		st.err.len = COMMAND_CAPTURE_MAX;
+		st.err.buf[st.err.len] = '\0';
+	}
+	if (st.err.len)
+		r->err = sb_detach(&st.err);
+	for (i = 0; i < nre; i++)
+		regfree(&st.re[i]);
+	free(st.re);
+	acc_release(&st.acc);
+	sb_release(&st.line);
+	sb_release(&st.out);
+	sb_release(&st.err);
+	json_obj_release(&params);
+}

@@ -1,0 +1,457 @@
+/* cuda_decode_attn.cu: one decode step of grouped-query attention over a KV cache, split-K (flash-decoding). */
+#include <math.h>
+#include "cuda_common.h"
+
+#define ATTN_WARPS 4
+#define ATTN_TILE 4            /* keys each lane group loads before it computes: loads in flight */
+#define ATTN_MIN_CHUNK 256     /* keys of one split at least: fewer make the combine cost more than it saves */
+#define ATTN_CHECK_HEADS 8     /* (batch, head) pairs the host reference recomputes at most */
+#define ATTN_NEG (-1e30f)      /* "minus infinity" that keeps exp2(m - m') finite when both are empty */
+
+/*
+ * Layouts (row-major): q and out [batch][heads][dim]; k and v [batch][kv_heads][kv_len][dim]; the partial
+ * results of split s: po [batch][heads][splits][dim] (unnormalised), pm and pl [batch][heads][splits]
+ * (running max and sum of exp2 of the scores, which are in log2 units: q is prescaled by log2(e)/sqrt(dim)).
+ */
+struct attn_state {
+	struct kout out;       /* first: out, for tests (cuda_common.h) */
+	void *q, *k, *v;
+	float *po, *pm, *pl;
+	long batch, heads, kv_heads, dim, kv_len;
+	int splits, chunk, dtype;
+	unsigned threads;
+	const void *split_fn, *combine_fn;
+};
+
+static const struct param_def attn_params[] = {
+	{ "batch", PARAM_INT, "1", "sequences decoded together", NULL },
+	{ "heads", PARAM_INT, "32", "query heads", NULL },
+	{ "kv_heads", PARAM_INT, "8", "key/value heads; heads / kv_heads query heads share one (1, 2, 4 or 8)",
+	  NULL },
+	{ "dim", PARAM_INT, "128", "head dimension: 64, 128 or 256", NULL },
+	{ "kv_len", PARAM_INT, "65536", "cached tokens per sequence", NULL },
+	{ "dtype", PARAM_STR, "bf16", "element type of q, the cache and the output (fp32 accumulation)", "f16|bf16" },
+	{},
+};
+
+__device__ __forceinline__ void attn_to_float8(const uint4 &u, float *f, const __nv_bfloat16 *)
+{
+	const __nv_bfloat162 *p = reinterpret_cast<const __nv_bfloat162 *>(&u);
+
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		float2 x = __bfloat1622float2(p[j]);
+
+		f[2 * j] = x.x;
+		f[2 * j + 1] = x.y;
+	}
+}
+
+__device__ __forceinline__ void attn_to_float8(const uint4 &u, float *f, const __half *)
+{
+	const __half2 *p = reinterpret_cast<const __half2 *>(&u);
+
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		float2 x = __half22float2(p[j]);
+
+		f[2 * j] = x.x;
+		f[2 * j + 1] = x.y;
+	}
+}
+
+/*
+ * One block per (split, kv head, sequence). A lane group of D/8 lanes takes one key at a time, each lane
+ * 8 elements (one 16-byte load) of it, so a warp reads 32 / (D/8) whole consecutive rows per load. Every
+ * lane group keeps its own online softmax (max m, sum l, unnormalised output acc) for the R query heads of
+ * the group: K and V are read once for all of them. At the end the block merges its lane groups through
+ * shared memory and writes one partial result per head.
+ */
+template <typename T, int D, int R>
+__global__ void __launch_bounds__(ATTN_WARPS * 32)
+attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v,
+		  float *__restrict__ po, float *__restrict__ pm, float *__restrict__ pl, int kv_len, int chunk,
+		  int splits, int heads, int kv_heads, float qscale)
+{
+	constexpr int LANES = D / 8, KPW = 32 / LANES, NG = ATTN_WARPS * KPW;
+	__shared__ float sm_acc[NG][R][D];
+	__shared__ float sm_m[NG][R], sm_l[NG][R];
+	const int lane = threadIdx.x % 32, li = lane % LANES, group = (threadIdx.x / 32) * KPW + lane / LANES;
+	const int s = blockIdx.x, g = blockIdx.y, b = blockIdx.z;
+	const int k0 = s * chunk, k1 = min(kv_len, k0 + chunk);
+	const size_t cache = ((size_t)b * kv_heads + g) * kv_len * D + li * 8;
+	float qf[R][8], acc[R][8], m[R], l[R];
+
+#pragma unroll
+	for (int r = 0; r < R; r++) {
+		uint4 u = *(const uint4 *)(q + ((size_t)b * heads + g * R + r) * D + li * 8);
+
+		attn_to_float8(u, qf[r], q);
+#pragma unroll
+		for (int e = 0; e < 8; e++) {
+			qf[r][e] *= qscale;
+			acc[r][e] = 0;
+		}
+		m[r] = ATTN_NEG;
+		l[r] = 0;
+	}
+	for (int base = k0; base < k1; base += NG * ATTN_TILE) {
+		uint4 kv[ATTN_TILE], vv[ATTN_TILE];
+		float sc[ATTN_TILE][R];
+
+		/* All loads first: 2 * ATTN_TILE independent 16-byte loads in flight per lane. */
+#pragma unroll
+		for (int t = 0; t < ATTN_TILE; t++) {
+			int key = base + t * NG + group;
+
+			if (key < k1) {
+				kv[t] = __ldcs((const uint4 *)(k + cache + (size_t)key * D));
+				vv[t] = __ldcs((const uint4 *)(v + cache + (size_t)key * D));
+			} else {
+				kv[t] = vv[t] = make_uint4(0, 0, 0, 0);
+			}
+		}
+#pragma unroll
+		for (int t = 0; t < ATTN_TILE; t++) {
+			float kf[8];
+
+			attn_to_float8(kv[t], kf, k);
+#pragma unroll
+			for (int r = 0; r < R; r++) {
+				float x = 0;
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					x = fmaf(qf[r][e], kf[e], x);
+				sc[t][r] = x;
+			}
+		}
+		/* Sum over the lane group: xor partners stay inside it, as LANES is a power of two. */
+#pragma unroll
+		for (int off = LANES / 2; off > 0; off /= 2)
+#pragma unroll
+			for (int t = 0; t < ATTN_TILE; t++)
+#pragma unroll
+				for (int r = 0; r < R; r++)
+					sc[t][r] += __shfl_xor_sync(0xffffffffu, sc[t][r], off);
+#pragma unroll
+		for (int t = 0; t < ATTN_TILE; t++)
+			if (base + t * NG + group >= k1)
+#pragma unroll
+				for (int r = 0; r < R; r++)
+					sc[t][r] = ATTN_NEG;
+		/* Online softmax, rescaling acc once per tile rather than once per key. */
+#pragma unroll
+		for (int r = 0; r < R; r++) {
+			float mn = m[r], corr;
+
+#pragma unroll
+			for (int t = 0; t < ATTN_TILE; t++)
+				mn = fmaxf(mn, sc[t][r]);
+			corr = exp2f(m[r] - mn);
+			m[r] = mn;
+			l[r] *= corr;
+#pragma unroll
+			for (int e = 0; e < 8; e++)
+				acc[r][e] *= corr;
+		}
+#pragma unroll
+		for (int t = 0; t < ATTN_TILE; t++) {
+			float vf[8];
+			bool valid = base + t * NG + group < k1;
+
+			attn_to_float8(vv[t], vf, v);
+#pragma unroll
+			for (int r = 0; r < R; r++) {
+				float p = valid ? exp2f(sc[t][r] - m[r]) : 0.0f;
+
+				l[r] += p;
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					acc[r][e] = fmaf(p, vf[e], acc[r][e]);
+			}
+		}
+	}
+#pragma unroll
+	for (int r = 0; r < R; r++) {
+#pragma unroll
+		for (int e = 0; e < 8; e++)
+			sm_acc[group][r][li * 8 + e] = acc[r][e];
+		if (li == 0) {
+			sm_m[group][r] = m[r];
+			sm_l[group][r] = l[r];
+		}
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < R * D; i += blockDim.x) {
+		int r = i / D, d = i % D;
+		float mx = ATTN_NEG, sum = 0, o = 0;
+		size_t h = (size_t)b * heads + g * R + r;
+
+		for (int j = 0; j < NG; j++)
+			mx = fmaxf(mx, sm_m[j][r]);
+		for (int j = 0; j < NG; j++) {
+			float w = exp2f(sm_m[j][r] - mx);
+
+			sum += sm_l[j][r] * w;
+			o += sm_acc[j][r][d] * w;
+		}
+		po[(h * splits + s) * D + d] = o;
+		if (d == 0) {
+			pm[h * splits + s] = mx;
+			pl[h * splits + s] = sum;
+		}
+	}
+}
+
+/* One block of dim threads per (head, sequence): the splits' partial results, weighted by their maxima. */
+template <typename T>
+__global__ void attn_combine_kernel(const float *__restrict__ po, const float *__restrict__ pm,
+				    const float *__restrict__ pl, T *__restrict__ out, int splits, int heads)
+{
+	size_t h = (size_t)blockIdx.y * heads + blockIdx.x;
+	int d = threadIdx.x, dim = blockDim.x;
+	float mx = ATTN_NEG, sum = 0, o = 0;
+
+	for (int s = 0; s < splits; s++)
+		mx = fmaxf(mx, pm[h * splits + s]);
+	for (int s = 0; s < splits; s++) {
+		float w = exp2f(pm[h * splits + s] - mx);
+
+		sum += pl[h * splits + s] * w;
+		o += po[(h * splits + s) * dim + d] * w;
+	}
+	out[h * dim + d] = cuda_from_float<T>(sum > 0 ? o / sum : 0.0f);
+}
+
+/* The instance for (dtype, dim, group size), or NULL when the shape is not built. */
+template <typename T>
+static const void *attn_split_fn(long dim, long r)
+{
+#define ATTN_R(D) \
+	switch (r) { \
+	case 1: return (const void *)attn_split_kernel<T, D, 1>; \
+	case 2: return (const void *)attn_split_kernel<T, D, 2>; \
+	case 4: return (const void *)attn_split_kernel<T, D, 4>; \
+	case 8: return (const void *)attn_split_kernel<T, D, 8>; \
+	default: return NULL; \
+	}
+	switch (dim) {
+	case 64: ATTN_R(64)
+	case 128: ATTN_R(128)
+	case 256: ATTN_R(256)
+	default: return NULL;
+	}
+#undef ATTN_R
+}
+
+static int attn_setup(struct kctx *ctx)
+{
+	struct attn_state *s = (struct attn_state *)xcalloc(1, sizeof(*s));
+	int sms = 0, per_sm = 0, t = cuda_dtype_parse(kparam_str(ctx, "dtype"));
+	long target, r, nq, ncache, most;
+	char num[32];
+
+	ctx->priv = s;
+	s->batch = kparam_long(ctx, "batch");
+	s->heads = kparam_long(ctx, "heads");
+	s->kv_heads = kparam_long(ctx, "kv_heads");
+	s->dim = kparam_long(ctx, "dim");
+	s->kv_len = kparam_long(ctx, "kv_len");
+	if (t != CUDA_F16 && t != CUDA_BF16)
+		return kfail(ctx, "dtype must be f16 or bf16, not '%s'", kparam_str(ctx, "dtype"));
+	s->dtype = t;
+	if (s->batch <= 0 || s->kv_heads <= 0 || s->heads <= 0 || s->kv_len <= 0 || s->kv_len > (1L << 30) ||
+	    s->heads % s->kv_heads)
+		return kfail(ctx, "need batch, kv_len > 0 and heads a multiple of kv_heads (%ld, %ld, %ld, %ld)",
+			     s->batch, s->kv_len, s->heads, s->kv_heads);
+	if (s->batch > 65535 || s->kv_heads > 65535)
+		return kfail(ctx, "batch and kv_heads must be at most 65535");
+	r = s->heads / s->kv_heads;
+	s->split_fn = t == CUDA_BF16 ? attn_split_fn<__nv_bfloat16>(s->dim, r) : attn_split_fn<__half>(s->dim, r);
+	s->combine_fn = t == CUDA_BF16 ? (const void *)attn_combine_kernel<__nv_bfloat16> :
+					 (const void *)attn_combine_kernel<__half>;
+	if (!s->split_fn)
+		return kfail(ctx, "dim must be 64, 128 or 256 and heads / kv_heads 1, 2, 4 or 8 (dim %ld, %ld / %ld)",
+			     s->dim, s->heads, s->kv_heads);
+	/* Splits: enough blocks to fill every SM once, none shorter than ATTN_MIN_CHUNK keys. */
+	s->threads = ATTN_WARPS * 32;
+	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
+	CUDA_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, s->split_fn, s->threads, 0));
+	target = (long)sms * (per_sm > 0 ? per_sm : 1);
+	most = (s->kv_len + ATTN_MIN_CHUNK - 1) / ATTN_MIN_CHUNK;
+	s->splits = (int)fmin(fmax((target + s->batch * s->kv_heads - 1) / (s->batch * s->kv_heads), 1), most);
+	s->chunk = (int)((s->kv_len + s->splits - 1) / s->splits);
+	s->splits = (int)((s->kv_len + s->chunk - 1) / s->chunk);
+	if (s->splits > 65535 || s->heads > 65535)
+		return kfail(ctx, "too many splits or heads for one grid (%d, %ld)", s->splits, s->heads);
+
+	nq = s->batch * s->heads * s->dim;
+	ncache = s->batch * s->kv_heads * s->kv_len * s->dim;
+	s->out.bytes = nq * 2;
+	CUDA_CHECK(ctx, cudaMalloc(&s->q, nq * 2));
+	CUDA_CHECK(ctx, cudaMalloc(&s->k, ncache * 2));
+	CUDA_CHECK(ctx, cudaMalloc(&s->v, ncache * 2));
+	CUDA_CHECK(ctx, cudaMalloc(&s->out.data, s->out.bytes));
+	CUDA_CHECK(ctx, cudaMalloc(&s->po, (size_t)nq * s->splits * sizeof(float)));
+	CUDA_CHECK(ctx, cudaMalloc(&s->pm, (size_t)s->batch * s->heads * s->splits * sizeof(float)));
+	CUDA_CHECK(ctx, cudaMalloc(&s->pl, (size_t)s->batch * s->heads * s->splits * sizeof(float)));
+	if (cuda_fill_uniform(ctx, s->q, nq, (enum cuda_dtype)t, 1, -1, 1) ||
+	    cuda_fill_uniform(ctx, s->k, ncache, (enum cuda_dtype)t, 2, -1, 1) ||
+	    cuda_fill_uniform(ctx, s->v, ncache, (enum cuda_dtype)t, 3, -1, 1) ||
+	    cuda_fill_bytes(ctx, s->out.data, s->out.bytes, 4))
+		return -1;
+	snprintf(num, sizeof(num), "%d", s->splits);
+	json_obj_add(ctx->metrics, "splits", num, JSON_NUM);
+	CUDA_CHECK(ctx, cudaStreamSynchronize(cuda_stream(ctx)));
+	return 0;
+}
+
+static int attn_launch(struct kctx *ctx)
+{
+	struct attn_state *s = (struct attn_state *)ctx->priv;
+	int kv_len = (int)s->kv_len, heads = (int)s->heads, kv_heads = (int)s->kv_heads;
+	float qscale = (float)(M_LOG2E / sqrt((double)s->dim));
+	void *split_args[] = { &s->q, &s->k, &s->v, &s->po, &s->pm, &s->pl, &kv_len, &s->chunk, &s->splits,
+			       &heads, &kv_heads, &qscale };
+	void *combine_args[] = { &s->po, &s->pm, &s->pl, &s->out.data, &s->splits, &heads };
+
+	CUDA_CHECK(ctx, cudaLaunchKernel(s->split_fn, dim3(s->splits, s->kv_heads, s->batch), dim3(s->threads),
+					 split_args, 0, cuda_stream(ctx)));
+	CUDA_CHECK(ctx, cudaLaunchKernel(s->combine_fn, dim3(s->heads, s->batch), dim3(s->dim), combine_args, 0,
+					 cuda_stream(ctx)));
+	return 0;
+}
+
+static double attn_half(uint16_t x, int bf16)
+{
+	if (bf16) {
+		uint32_t u = (uint32_t)x << 16;
+		float f;
+
+		memcpy(&f, &u, sizeof(f));
+		return f;
+	}
+	__half_raw r;
+	r.x = x;
+	return __half2float(__half(r));
+}
+
+/* softmax(q K^T / sqrt(dim)) V in double for one (sequence, head), from the device's own inputs. */
+static void attn_reference(const struct attn_state *s, const uint16_t *q, const uint16_t *k, const uint16_t *v,
+			   double *o)
+{
+	int bf = s->dtype == CUDA_BF16;
+	long d, j, dim = s->dim;
+	double *w = (double *)xmalloc(s->kv_len * sizeof(double)), mx = -INFINITY, sum = 0, scale = 1 / sqrt(dim);
+
+	for (j = 0; j < s->kv_len; j++) {
+		double x = 0;
+
+		for (d = 0; d < dim; d++)
+			x += attn_half(q[d], bf) * attn_half(k[j * dim + d], bf);
+		w[j] = x * scale;
+		mx = fmax(mx, w[j]);
+	}
+	for (j = 0; j < s->kv_len; j++)
+		sum += (w[j] = exp(w[j] - mx));
+	for (d = 0; d < dim; d++)
+		o[d] = 0;
+	for (j = 0; j < s->kv_len; j++)
+		for (d = 0; d < dim; d++)
+			o[d] += w[j] / sum * attn_half(v[j * dim + d], bf);
+	free(w);
+}
+
+/*
+ * Recompute up to ATTN_CHECK_HEADS (sequence, head) outputs on the host from the inputs copied back, and
+ * compare ||out - ref|| / ||ref|| with the output type's rounding (bf16 keeps 8 bits, f16 11).
+ */
+static int attn_check(struct kctx *ctx)
+{
+	struct attn_state *s = (struct attn_state *)ctx->priv;
+	long pairs = s->batch * s->heads, n = pairs < ATTN_CHECK_HEADS ? pairs : ATTN_CHECK_HEADS, i, d;
+	size_t rows = (size_t)s->kv_len * s->dim, g;
+	uint16_t *q = (uint16_t *)xmalloc(s->dim * 2), *o = (uint16_t *)xmalloc(s->dim * 2);
+	uint16_t *k = (uint16_t *)xmalloc(rows * 2), *v = (uint16_t *)xmalloc(rows * 2);
+	double *ref = (double *)xmalloc(s->dim * sizeof(double)), err = 0, norm = 0, tol;
+	uint64_t seed = 7;
+	cudaError_t e = cudaStreamSynchronize(cuda_stream(ctx));
+	int ret = 0, bf = s->dtype == CUDA_BF16;
+
+	tol = bf ? 1e-2 : 5e-3;
+	for (i = 0; i < n && e == cudaSuccess && !ret; i++) {
+		/* The first and last pairs, then random ones (all of them when there are few). */
+		long p = n == pairs ? i : i == 0 ? 0 : i == 1 ? pairs - 1 : (long)(krand(&seed) % (uint64_t)pairs);
+		long b = p / s->heads, h = p % s->heads;
+
+		g = ((size_t)b * s->kv_heads + h / (s->heads / s->kv_heads)) * rows;
+		if ((e = cudaMemcpy(q, (uint16_t *)s->q + p * s->dim, s->dim * 2, cudaMemcpyDeviceToHost)) != 0 ||
+		    (e = cudaMemcpy(o, (uint16_t *)s->out.data + p * s->dim, s->dim * 2, cudaMemcpyDeviceToHost)) != 0 ||
+		    (e = cudaMemcpy(k, (uint16_t *)s->k + g, rows * 2, cudaMemcpyDeviceToHost)) != 0 ||
+		    (e = cudaMemcpy(v, (uint16_t *)s->v + g, rows * 2, cudaMemcpyDeviceToHost)) != 0)
+			break;
+		attn_reference(s, q, k, v, ref);
+		for (d = 0; d < s->dim; d++) {
+			double x = attn_half(o[d], bf);
+
+			if (isnan(x)) {
+				ret = kfail(ctx, "out[%ld][%ld][%ld] is NaN, want %g", b, h, d, ref[d]);
+				break;
+			}
+			err += (x - ref[d]) * (x - ref[d]);
+			norm += ref[d] * ref[d];
+		}
+	}
+	free(q);
+	free(o);
+	free(k);
+	free(v);
+	free(ref);
+	CUDA_CHECK(ctx, e);
+	if (ret)
+		return ret;
+	if (!(norm > 0) || sqrt(err / norm) > tol)
+		return kfail(ctx, "relative error %.3g over %ld heads, tolerance %g", norm > 0 ? sqrt(err / norm) : INFINITY,
+			     n, tol);
+	return 0;
+}
+
+/* Only the cache counts: q and the output are a few kilobytes next to it. */
+static void attn_counts(const struct kctx *ctx, double *flops, double *bytes)
+{
+	const struct attn_state *s = (const struct attn_state *)ctx->priv;
+
+	*flops = 4.0 * s->batch * s->heads * s->kv_len * s->dim;
+	*bytes = 2.0 * s->batch * s->kv_heads * s->kv_len * s->dim * 2;
+}
+
+static void attn_teardown(struct kctx *ctx)
+{
+	struct attn_state *s = (struct attn_state *)ctx->priv;
+
+	if (!s)
+		return;
+	cudaStreamSynchronize(cuda_stream(ctx));
+	cudaFree(s->q);
+	cudaFree(s->k);
+	cudaFree(s->v);
+	cudaFree(s->out.data);
+	cudaFree(s->po);
+	cudaFree(s->pm);
+	cudaFree(s->pl);
+	free(s);
+	ctx->priv = NULL;
+}
+
+extern "C" const struct kernel_ops kernel_cuda_decode_attn = {
+	"decode_attn",
+	"one decode step of grouped-query attention over a KV cache (split-K flash decoding)",
+	attn_params,
+	KERNEL_CUDA,
+	1,
+	attn_setup,
+	attn_launch,
+	attn_check,
+	attn_counts,
+	attn_teardown,
+};

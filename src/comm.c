@@ -1,0 +1,291 @@
+/* comm.c: MPI (the only file that calls it) and the in-process queue of rank 0's own worker. */
+#include "comm.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One message waiting in the in-process queue. */
+struct qmsg {
+	struct qmsg *next;
+	int tag;
+	size_t len;
+	char data[];
+};
+
+struct queue {
+	struct qmsg *head, *tail;
+};
+
+struct comm {
+	int mpi, rank, size, local_rank, local_size;
+	pthread_mutex_t lock;
+	pthread_cond_t to_master_cv, to_worker_cv;
+	struct queue to_master, to_worker;
+	int backoff_us;        /* the master's current wait between polls when idle */
+};
+
+static int launched_by_mpirun(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+static int mpi_fail(int rc, const char *what)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	MPI_Error_string(rc, msg, &len);
+	return error("%s: %s", what, msg);
+}
+
+int comm_init(int *argc, char ***argv, struct comm **out)
+{
+	struct comm *c = xcalloc(1, sizeof(*c));
+
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->to_master_cv, NULL);
+	pthread_cond_init(&c->to_worker_cv, NULL);
+	c->size = c->local_size = 1;
+	if (launched_by_mpirun()) {
+		int provided, rc;
+		MPI_Comm node;
+
+		rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+		if (rc != MPI_SUCCESS) {
+			free(c);
+			return error("MPI_Init_thread failed (code %d)", rc);
+		}
+		if (provided < MPI_THREAD_FUNNELED) {
+			MPI_Finalize();
+			free(c);
+			return error("this MPI does not support MPI_THREAD_FUNNELED");
+		}
+		/* Errors come back as codes so that the master can say what to run to resume. */
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		c->mpi = 1;
+		MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+		MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+		MPI_Comm_rank(node, &c->local_rank);
+		MPI_Comm_size(node, &c->local_size);
+		MPI_Comm_free(&node);
+	}
+	*out = c;
+	return 0;
+}
+
+static void queue_free(struct queue *q)
+{
+	while (q->head) {
+		struct qmsg *m = q->head;
+
+		q->head = m->next;
+		free(m);
+	}
+}
+
+void comm_finish(struct comm *c)
+{
+	if (!c)
+		return;
+	if (c->mpi)
+		MPI_Finalize();
+	queue_free(&c->to_master);
+	queue_free(&c->to_worker);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->to_master_cv);
+	pthread_cond_destroy(&c->to_worker_cv);
+	free(c);
+}
+
+void comm_abort(struct comm *c, int code)
+{
+	if (c && c->mpi)
+		MPI_Abort(MPI_COMM_WORLD, code);
+	exit(code);
+}
+
+int comm_rank(const struct comm *c) { return c->rank; }
+int comm_size(const struct comm *c) { return c->size; }
+int comm_is_mpi(const struct comm *c) { return c->mpi; }
+int comm_local_rank(const struct comm *c) { return c->local_rank; }
+int comm_local_size(const struct comm *c) { return c->local_size; }
+
+static void queue_put(struct comm *c, struct queue *q, pthread_cond_t *cv, int tag, const void *buf,
+		      size_t len)
+{
+	struct qmsg *m = xmalloc(sizeof(*m) + len);
+
+	m->next = NULL;
+	m->tag = tag;
+	m->len = len;
+	memcpy(m->data, buf, len);
+	pthread_mutex_lock(&c->lock);
+	if (q->tail)
+		q->tail->next = m;
+	else
+		q->head = m;
+	q->tail = m;
+	pthread_cond_signal(cv);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Take the head of q, waiting on cv up to wait seconds (0: do not wait). 1 with a message, else 0. */
+static int queue_take(struct comm *c, struct queue *q, pthread_cond_t *cv, double wait, int *tag,
+		      struct strbuf *buf)
+{
+	struct qmsg *m;
+
+	pthread_mutex_lock(&c->lock);
+	if (!q->head && wait > 0) {
+		struct timespec ts;
+		double t;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + wait;
+		ts.tv_sec = (time_t)t;
+		ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+		while (!q->head)
+			if (pthread_cond_timedwait(cv, &c->lock, &ts))
+				break;
+	}
+	m = q->head;
+	if (m) {
+		q->head = m->next;
+		if (!q->head)
+			q->tail = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!m)
+		return 0;
+	*tag = m->tag;
+	sb_reset(buf);
+	sb_add(buf, m->data, m->len);
+	free(m);
+	return 1;
+}
+
+/* A message from MPI source src (MPI_ANY_SOURCE) if one is waiting: 1, else 0; -1 on error. */
+static int mpi_poll(int src, int *peer, int *tag, struct strbuf *buf)
+{
+	MPI_Status st;
+	int flag = 0, count = 0, rc;
+
+	rc = MPI_Iprobe(src, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Iprobe");
+	if (!flag)
+		return 0;
+	MPI_Get_count(&st, MPI_BYTE, &count);
+	sb_reset(buf);
+	sb_add(buf, "", 0);
+	if (count > 0) {
+		ALLOC_GROW(buf->buf, (size_t)count + 1, buf->alloc);
+	}
+	rc = MPI_Recv(buf->buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Recv");
+	buf->len = (size_t)count;
+	buf->buf[count] = '\0';
+	*peer = st.MPI_SOURCE;
+	*tag = st.MPI_TAG;
+	return 1;
+}
+
+static int mpi_send(int peer, int tag, const void *buf, size_t len)
+{
+	int rc;
+
+	if (len > (size_t)0x7fffffff)
+		return error("message of %zu bytes is too large", len);
+	rc = MPI_Send(buf, (int)len, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "MPI_Send");
+}
+
+/*
+ * Wait for a message from MPI and/or the local queue. MPI has no way to wait on both, so poll: a few
+ * spins, then sleeps that double from 20 us to 1 ms, reset whenever a message arrives. Busy ranks (a
+ * master committing results) never reach the sleeps; idle ones cost little CPU.
+ */
+static int poll_both(struct comm *c, int mpi_src, struct queue *q, pthread_cond_t *cv, int *peer, int *tag,
+		     struct strbuf *buf, double timeout)
+{
+	double deadline = now_mono() + timeout;
+	int spins = 0, rc;
+
+	for (;;) {
+		if (c->mpi) {
+			rc = mpi_poll(mpi_src, peer, tag, buf);
+			if (rc) {
+				c->backoff_us = 0;
+				return rc;
+			}
+		}
+		if (q) {
+			double wait = c->mpi ? 0 : deadline - now_mono();
+
+			if (queue_take(c, q, cv, wait > 0 ? wait : 0, tag, buf)) {
+				*peer = 0;
+				c->backoff_us = 0;
+				return 1;
+			}
+		}
+		if (now_mono() >= deadline)
+			return 0;
+		if (++spins < 64) {
+			sched_yield();
+			continue;
+		}
+		c->backoff_us = c->backoff_us ? c->backoff_us * 2 : 20;
+		if (c->backoff_us > 1000)
+			c->backoff_us = 1000;
+		if (q && c->mpi) {
+			/* Sleep on the queue's condition so that the local worker can wake us. */
+			if (queue_take(c, q, cv, c->backoff_us * 1e-6, tag, buf)) {
+				*peer = 0;
+				c->backoff_us = 0;
+				return 1;
+			}
+		} else {
+			struct timespec ts = { 0, c->backoff_us * 1000L };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+int comm_master_send(struct comm *c, int peer, int tag, const void *buf, size_t len)
+{
+	if (peer == 0) {
+		queue_put(c, &c->to_worker, &c->to_worker_cv, tag, buf, len);
+		return 0;
+	}
+	return mpi_send(peer, tag, buf, len);
+}
+
+int comm_master_recv(struct comm *c, int *peer, int *tag, struct strbuf *buf, double timeout)
+{
+	return poll_both(c, MPI_ANY_SOURCE, &c->to_master, &c->to_master_cv, peer, tag, buf, timeout);
+}
+
+int comm_worker_send(struct comm *c, int tag, const void *buf, size_t len)
+{
+	if (c->rank == 0) {
+		queue_put(c, &c->to_master, &c->to_master_cv, tag, buf, len);
+		return 0;
+	}
+	return mpi_send(0, tag, buf, len);
+}
+
+int comm_worker_recv(struct comm *c, int *tag, struct strbuf *buf, double timeout)
+{
+	int peer;
+
+	if (c->rank == 0)
+		return queue_take(c, &c->to_worker, &c->to_worker_cv, timeout, tag, buf);
+	return poll_both(c, 0, NULL, NULL, &peer, tag, buf, timeout);
+}

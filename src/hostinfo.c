@@ -1,0 +1,99 @@
+/* hostinfo.c: facts about this host (and, in CUDA builds, its GPUs) that every worker reports at start. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "hostinfo.h"
+
+/* The value of the first line of path that starts with key (after "key" and the separator sep), trimmed,
+ * into buf; 0, or -1 when the file or the key is missing. */
+static int hostinfo_field(const char *path, const char *key, char sep, char *buf, size_t n)
+{
+	char line[1024], *v, *end;
+	size_t len = strlen(key);
+	FILE *f = fopen(path, "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, len))
+			continue;
+		v = line + len;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v != sep)
+			continue;
+		v++;
+		while (isspace((unsigned char)*v))
+			v++;
+		end = v + strlen(v);
+		while (end > v && isspace((unsigned char)end[-1]))
+			end--;
+		if (end - v >= 2 && *v == '"' && end[-1] == '"') {
+			v++;
+			end--;
+		}
+		snprintf(buf, n, "%.*s", (int)(end - v), v);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+void hostinfo_collect(struct json_obj *facts)
+{
+	char buf[1024], num[64];
+	struct utsname u;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	double kb;
+
+	if (!gethostname(buf, sizeof(buf))) {
+		buf[sizeof(buf) - 1] = '\0';
+		json_obj_add(facts, "hostname", buf, JSON_STR);
+	}
+	/* x86 says "model name"; arm64 kernels may give no model at all: fall back to the part number. */
+	if (!hostinfo_field("/proc/cpuinfo", "model name", ':', buf, sizeof(buf)) ||
+	    !hostinfo_field("/proc/cpuinfo", "Model", ':', buf, sizeof(buf)) ||
+	    !hostinfo_field("/proc/cpuinfo", "CPU part", ':', buf, sizeof(buf)))
+		json_obj_add(facts, "cpu", buf, JSON_STR);
+	if (cores > 0) {
+		snprintf(num, sizeof(num), "%ld", cores);
+		json_obj_add(facts, "cores", num, JSON_NUM);
+	}
+	if (!hostinfo_field("/proc/meminfo", "MemTotal", ':', buf, sizeof(buf)) &&
+	    sscanf(buf, "%lf", &kb) == 1) {
+		snprintf(num, sizeof(num), "%.1f", kb / (1024.0 * 1024.0));
+		json_obj_add(facts, "memory_gb", num, JSON_NUM);
+	}
+	if (!hostinfo_field("/etc/os-release", "PRETTY_NAME", '=', buf, sizeof(buf)))
+		json_obj_add(facts, "os", buf, JSON_STR);
+	if (!uname(&u)) {
+		snprintf(buf, sizeof(buf), "%s %s %s", u.sysname, u.release, u.machine);
+		json_obj_add(facts, "kernel", buf, JSON_STR);
+	}
+}
+
+#ifdef SWEEP_CUDA
+int hostinfo_gpu(struct json_obj *facts, int gpu)
+{
+	return gpuinfo_collect(facts, gpu);
+}
+
+int hostinfo_gpu_count(void)
+{
+	return gpuinfo_count();
+}
+#else
+int hostinfo_gpu(struct json_obj *facts, int gpu)
+{
+	return -1;
+}
+
+int hostinfo_gpu_count(void)
+{
+	return 0;
+}
+#endif

@@ -1,0 +1,22 @@
+/* hostinfo.h: facts about this host and its GPU, reported by every worker at start. */
+#ifndef SWEEP_HOSTINFO_H
+#define SWEEP_HOSTINFO_H
+
+#include "json.h"
+
+/* Add hostname, cpu, cores, memory_gb, os, kernel to facts. Never fails (unknown facts are left out). */
+void hostinfo_collect(struct json_obj *facts);
+/* Add the facts of GPU gpu (name, uuid, pci, memory, sms, l2, clocks, power limit, ecc, pcie, driver,
+ * cuda): from the CUDA runtime and NVML loaded with dlopen. Without CUDA or a driver adds nothing and
+ * returns -1. */
+int hostinfo_gpu(struct json_obj *facts, int gpu);
+/* Number of CUDA devices visible (0 without CUDA or a driver). */
+int hostinfo_gpu_count(void);
+
+#ifdef SWEEP_CUDA
+/* The CUDA side (a .cu file, extern "C"): what hostinfo_gpu and hostinfo_gpu_count return in CUDA builds. */
+int gpuinfo_collect(struct json_obj *facts, int gpu);
+int gpuinfo_count(void);
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+/* json.h: the little JSON sweep needs: writing escaped values, and reading flat objects of scalars. */
+#ifndef SWEEP_JSON_H
+#define SWEEP_JSON_H
+
+#include "util.h"
+
+enum json_type { JSON_NULL, JSON_BOOL, JSON_NUM, JSON_STR };
+
+struct json_pair {
+	char *key;
+	char *val;             /* the text of a scalar: unescaped string, number as written, true/false/null */
+	enum json_type type;
+};
+
+/* An object's pairs in document order. Owns every string; json_obj_release frees them. */
+struct json_obj {
+	struct json_pair *v;
+	size_t n, alloc;
+};
+#define JSON_OBJ_INIT { NULL, 0, 0 }
+
+/*
+ * Parse text holding one JSON object whose values are scalars (nested arrays or objects are skipped
+ * when skip_nested, an error otherwise). Returns 0, or -1 with a one-line reason in err (no message
+ * printed). On failure out holds nothing.
+ */
+int json_parse_flat(const char *text, struct json_obj *out, int skip_nested, char *err, size_t errlen);
+void json_obj_release(struct json_obj *o);
+/* Append a pair (copies key and val). */
+void json_obj_add(struct json_obj *o, const char *key, const char *val, enum json_type type);
+/* The pair named key, or NULL. */
+const struct json_pair *json_obj_find(const struct json_obj *o, const char *key);
+/* Its value text, or NULL when absent. */
+const char *json_obj_get(const struct json_obj *o, const char *key);
+/* Serialise as a compact object, in pair order. */
+void json_obj_write(struct strbuf *sb, const struct json_obj *o);
+
+/* Append s as a quoted, escaped JSON string. */
+void json_add_str(struct strbuf *sb, const char *s);
+/* Append a number in the shortest form that reads back exactly (integers without a fraction); NaN and
+ * infinities become null. */
+void json_add_num(struct strbuf *sb, double v);
+
+#endif

@@ -1,0 +1,231 @@
+/* measure.c: the timing loop every kernel shares: warm-up, batching, stopping rule, throttle filter. */
+#include <math.h>
+#include <time.h>
+#include "measure.h"
+#include "stats.h"
+
+/* Launches shorter than BATCH_BELOW are timed in batches of at least BATCH_TARGET: a clock read costs
+ * tens of nanoseconds and would otherwise be part of what is measured. */
+#define BATCH_BELOW 20e-6
+#define BATCH_TARGET 100e-6
+#define BATCH_MAX (1 << 20)
+
+static int cpu_init(struct kctx *ctx, const struct spec_timing *t, void **state)
+{
+	*state = NULL;
+	return 0;
+}
+
+static int cpu_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
+		      double *clock_mhz)
+{
+	struct timespec a, b;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < batch; i++)
+		if (k->launch(ctx))
+			return -1;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*seconds = ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9) / batch;
+	*clock_mhz = 0;
+	return 0;
+}
+
+/* No clock to read on the host: 0 turns the throttle filter off. */
+static double cpu_max_clock(void *state)
+{
+	return 0;
+}
+
+static void cpu_fini(void *state)
+{
+}
+
+const struct timer_ops timer_cpu = {
+	.init = cpu_init,
+	.sample = cpu_sample,
+	.max_clock = cpu_max_clock,
+	.fini = cpu_fini,
+};
+
+/* Running mean and variance (Welford): the stopping rule is tested after every sample, so it must not
+ * cost O(n) each time. */
+struct running {
+	long n;
+	double mean, m2;
+};
+
+static void running_add(struct running *s, double x)
+{
+	double d = x - s->mean;
+
+	s->n++;
+	s->mean += d / s->n;
+	s->m2 += d * (x - s->mean);
+}
+
+/* Relative standard deviation; NaN below two samples, so no target is met by one sample alone. */
+static double running_noise(const struct running *s)
+{
+	if (s->n < 2 || s->mean == 0)
+		return NAN;
+	return sqrt(s->m2 / (s->n - 1)) / fabs(s->mean);
+}
+
+/* A hook failed: a timeout when the watchdog cancelled the cell, an error otherwise. */
+static int measure_fail(struct result *r, const struct kctx *ctx, const char *what)
+{
+	if (*ctx->cancel)
+		return result_fail(r, RESULT_TIMEOUT, "timeout: %s", ctx->err[0] ? ctx->err : "cancelled");
+	return result_fail(r, RESULT_ERROR, "%s: %s", what, ctx->err[0] ? ctx->err : "failed");
+}
+
+static int measure_batch(double per)
+{
+	double b;
+
+	if (per >= BATCH_BELOW)
+		return 1;
+	b = ceil(BATCH_TARGET / fmax(per, 1e-9));
+	return b > BATCH_MAX ? BATCH_MAX : (int)b;
+}
+
+/* Metrics derived from the kept samples, then whatever numbers the kernel left in ctx->metrics. */
+static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, struct result *r, int batch)
+{
+	double median = stats_median(r->samples, r->nsamples), flops = 0, bytes = 0, v;
+	size_t i;
+
+	result_set_metric(r, "seconds", median);
+	if (k->counts)
+		k->counts(ctx, &flops, &bytes);
+	if (flops > 0)
+		result_set_metric(r, "gflops", flops / median / 1e9);
+	if (bytes > 0)
+		result_set_metric(r, "gbs", bytes / median / 1e9);
+	if (batch > 1)
+		result_set_metric(r, "batch", batch);
+	for (i = 0; i < ctx->metrics->n; i++)
+		if (ctx->metrics->v[i].type == JSON_NUM && !parse_double(ctx->metrics->v[i].val, &v))
+			result_set_metric(r, ctx->metrics->v[i].key, v);
+}
+
+/*
+ * The timeout counts from the start of the cell (setup included), the same start the worker's watchdog
+ * counts from, so the loop always stops on its own before the watchdog cancels a healthy cell.
+ */
+static int measure_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
+			const struct spec_timing *t, struct result *r, double deadline)
+{
+	double sec, clk, per, now, warm_end, sampling, max_clock, noise = NAN;
+	struct running run = { 0 };
+	int batch;
+
+	/* The first launch warms up and leaves the output check() looks at. */
+	if (tm->sample(state, k, ctx, 1, &sec, &clk))
+		return measure_fail(r, ctx, "launch");
+	if (k->check && k->check(ctx))
+		return *ctx->cancel ? measure_fail(r, ctx, "check") :
+			result_fail(r, RESULT_ERROR, "check failed: %s", ctx->err);
+
+	/* Warm-up: at least one more launch, whose time (not the cold first one) sizes the batch. */
+	per = INFINITY;
+	warm_end = now_mono() + t->warmup;
+	do {
+		if (*ctx->cancel)
+			return measure_fail(r, ctx, "warm-up");
+		if (tm->sample(state, k, ctx, 1, &sec, &clk))
+			return measure_fail(r, ctx, "launch");
+		per = fmin(per, sec);
+		now = now_mono();
+	} while (now < warm_end && now < deadline);
+	batch = measure_batch(per);
+	if (batch > 1) {
+		/* Back to back launches often run faster than one alone: size again from one batch. */
+		if (tm->sample(state, k, ctx, batch, &sec, &clk))
+			return measure_fail(r, ctx, "launch");
+		if (sec * batch < BATCH_TARGET)
+			batch = measure_batch(sec);
+	}
+
+	max_clock = tm->max_clock(state);
+	sampling = now_mono();
+	for (;;) {
+		if (*ctx->cancel)
+			return measure_fail(r, ctx, "sampling");
+		if (tm->sample(state, k, ctx, batch, &sec, &clk))
+			return measure_fail(r, ctx, "launch");
+		if (max_clock > 0 && clk > 0 && clk < t->throttle * max_clock) {
+			r->throttled++;
+		} else {
+			result_add_sample(r, sec, clk);
+			running_add(&run, sec);
+			noise = running_noise(&run);
+		}
+		now = now_mono();
+		if (r->nsamples >= t->min_samples && now - sampling >= t->min_time && noise <= t->max_noise) {
+			r->noise_ok = 1;
+			break;
+		}
+		if (now >= deadline) {
+			r->noise_ok = 0;
+			break;
+		}
+	}
+	if (!r->nsamples)
+		return result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",
+				   r->throttled, t->throttle * max_clock);
+	r->noise = noise;
+	measure_metrics(k, ctx, r, batch);
+	return 0;
+}
+
+int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
+		       const struct spec_timing *t, struct result *r)
+{
+	volatile int no_cancel = 0;
+	volatile int *cancel = ctx->cancel;
+	struct json_obj no_metrics = JSON_OBJ_INIT, *metrics = ctx->metrics;
+	double deadline = now_mono() + t->timeout;
+	void *state = NULL;
+	int ret;
+
+	/* Kernels may dereference cancel and metrics without testing them. */
+	if (!ctx->cancel)
+		ctx->cancel = &no_cancel;
+	if (!ctx->metrics)
+		ctx->metrics = &no_metrics;
+	ctx->err[0] = '\0';
+	if (tm->init(ctx, t, &state)) {
+		ret = result_fail(r, RESULT_ERROR, "timer: %s", ctx->err[0] ? ctx->err : "cannot start");
+		goto out;
+	}
+	if (k->setup(ctx))
+		ret = measure_fail(r, ctx, "setup");
+	else
+		ret = measure_loop(tm, state, k, ctx, t, r, deadline);
+	if (k->teardown)
+		k->teardown(ctx);
+	tm->fini(state);
+out:
+	ctx->cancel = cancel;
+	ctx->metrics = metrics;
+	json_obj_release(&no_metrics);
+	return ret;
+}
+
+int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
+		   struct result *r)
+{
+	const struct timer_ops *tm = &timer_cpu;
+
+	if (k->place == KERNEL_CUDA) {
+#ifdef SWEEP_CUDA
+		tm = &timer_cuda;
+#else
+		return result_fail(r, RESULT_ERROR, "kernel '%s' needs CUDA: built without CUDA", k->name);
+#endif
+	}
+	return measure_with_timer(tm, k, ctx, t, r);
+}

@@ -1,0 +1,43 @@
+/* measure.h: the one timing engine. Every kernel, CPU or CUDA, is timed by measure_kernel. */
+#ifndef SWEEP_MEASURE_H
+#define SWEEP_MEASURE_H
+
+#include "../kernels/kernel.h"
+#include "result.h"
+#include "spec.h"
+
+/*
+ * How one kind of device takes a sample. measure.c owns the loop (warm-up, stopping rule, throttle
+ * filter); a timer only knows how to time one launch on its device. timer_cuda lives in measure_cuda.cu
+ * and exists only in CUDA builds (SWEEP_CUDA).
+ */
+struct timer_ops {
+	/* Prepare for ctx (create streams, events, the L2 flush buffer when !t->l2_hot). */
+	int (*init)(struct kctx *ctx, const struct spec_timing *t, void **state);
+	/* Time launches: run k->launch `batch` times back to back and give seconds per launch and the SM
+	 * clock (MHz, 0 when unknown) while it ran. Flushes the L2 first when cold. */
+	int (*sample)(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch,
+		      double *seconds, double *clock_mhz);
+	double (*max_clock)(void *state);   /* max SM clock in MHz, 0 when unknown (no throttle filter) */
+	void (*fini)(void *state);
+};
+extern const struct timer_ops timer_cpu;
+#ifdef SWEEP_CUDA
+extern const struct timer_ops timer_cuda;
+#endif
+
+/*
+ * Time one cell of kernel k: setup, check (a failed check is an error result), one warm-up launch and
+ * warm-up time, then samples until min_samples and min_time are both reached and the noise is at most
+ * max_noise, or until the timeout (then noise_ok = 0, status still ok: the result says the target was
+ * missed). Throttled samples are dropped and counted. Fills r's samples, metrics (seconds = median,
+ * gflops and gbs from counts()), noise. Returns 0, or -1 with r's status and error set. Always tears down.
+ */
+int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
+		   struct result *r);
+/* measure_kernel with the timer given: measure_kernel picks timer_cpu or timer_cuda by k->place (a CUDA
+ * kernel in a build without CUDA is an error result); tests pass a fake timer to drive clocks. */
+int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
+		       const struct spec_timing *t, struct result *r);
+
+#endif

@@ -1,0 +1,200 @@
+/* measure_cuda.cu: timer_cuda, how measure.c samples a CUDA kernel: events around launches, cold L2, graphs. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "../kernels/cuda_common.h"
+#include "nvml.h"
+
+extern "C" {
+#include "measure.h"
+}
+
+/* A graph holds at most this many launches; a larger batch replays it several times in one timed region. */
+#define GRAPH_MAX_LAUNCHES 1024
+/* Waiting for the GPU: spin this long on the event, then poll with short sleeps so that a watchdog
+ * cancel is seen and a long kernel does not burn a core. */
+#define SPIN_SECONDS 2e-3
+
+struct cuda_timer {
+	int gpu;
+	cudaStream_t stream;
+	cudaEvent_t start, stop;
+	void *flush;                    /* NULL when the L2 stays hot */
+	size_t flush_bytes;
+	unsigned flush_value;
+	void *nvml;                     /* NVML handle of this GPU, NULL without NVML */
+	cudaGraphExec_t graph;          /* batch launches of graph_launches each, or NULL */
+	int graph_launches;
+};
+
+static void cuda_timer_free(struct cuda_timer *s)
+{
+	if (s->graph)
+		cudaGraphExecDestroy(s->graph);
+	if (s->flush)
+		cudaFree(s->flush);
+	if (s->start)
+		cudaEventDestroy(s->start);
+	if (s->stop)
+		cudaEventDestroy(s->stop);
+	if (s->stream)
+		cudaStreamDestroy(s->stream);
+	free(s);
+}
+
+static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state)
+{
+	struct cuda_timer *s = (struct cuda_timer *)xcalloc(1, sizeof(*s));
+	char pci[32] = "", uuid[48];
+	cudaDeviceProp prop;
+	int n = 0, l2 = 0;
+	cudaError_t e;
+
+	*state = NULL;
+	if (ctx->gpu < 0) {
+		free(s);
+		return kfail(ctx, "this worker has no GPU");
+	}
+	if ((e = cudaGetDeviceCount(&n)) != cudaSuccess || ctx->gpu >= n) {
+		free(s);
+		return kfail(ctx, "GPU %d: %s", ctx->gpu,
+			     e != cudaSuccess ? cudaGetErrorString(e) : "no such device");
+	}
+	s->gpu = ctx->gpu;
+	if ((e = cudaSetDevice(s->gpu)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaEventCreate(&s->start)) != cudaSuccess || (e = cudaEventCreate(&s->stop)) != cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess)
+		goto fail;
+	/* Cold by default: twice the L2 written before each sample evicts whatever the last launch left. */
+	if (!t->l2_hot && l2 > 0) {
+		s->flush_bytes = 2 * (size_t)l2;
+		if ((e = cudaMalloc(&s->flush, s->flush_bytes)) != cudaSuccess)
+			goto fail;
+	}
+	if (cudaDeviceGetPCIBusId(pci, sizeof(pci), s->gpu) != cudaSuccess)
+		pci[0] = '\0';
+	if (cudaGetDeviceProperties(&prop, s->gpu) == cudaSuccess)
+		cuda_uuid_string(&prop.uuid, uuid, sizeof(uuid));
+	else
+		uuid[0] = '\0';
+	if (nvml_device(pci, uuid, &s->nvml))
+		s->nvml = NULL;
+	ctx->stream = s->stream;
+	*state = s;
+	return 0;
+fail:
+	cuda_timer_free(s);
+	cudaGetLastError();   /* a failed allocation is not sticky: leave no error for the next cell */
+	return kfail(ctx, "GPU %d: %s", ctx->gpu, cudaGetErrorString(e));
+}
+
+/* Wait for ev: 0, or -1 with the CUDA error or the cancel in ctx->err. */
+static int cuda_wait(struct kctx *ctx, cudaEvent_t ev)
+{
+	double start = now_mono();
+	struct timespec nap = { 0, 50000 };
+	cudaError_t e;
+
+	while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
+		if (*ctx->cancel)
+			return kfail(ctx, "cancelled while the GPU was still busy");
+		if (now_mono() - start > SPIN_SECONDS)
+			nanosleep(&nap, NULL);
+	}
+	CUDA_CHECK(ctx, e);
+	return 0;
+}
+
+/*
+ * Capture `launches` launches of k into a graph: launches too short to time one by one (measure.c batches
+ * them) run back to back from one graph launch, without a CPU launch gap between them. A hook that fails
+ * while capturing ends the capture and discards it.
+ */
+static int cuda_capture(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int launches)
+{
+	cudaGraph_t g = NULL;
+	cudaError_t e;
+	int i, ret = 0;
+
+	if (s->graph) {
+		cudaGraphExecDestroy(s->graph);
+		s->graph = NULL;
+	}
+	CUDA_CHECK(ctx, cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeThreadLocal));
+	for (i = 0; i < launches && !ret; i++)
+		ret = k->launch(ctx);
+	e = cudaStreamEndCapture(s->stream, &g);
+	if (ret) {
+		if (g)
+			cudaGraphDestroy(g);
+		cudaGetLastError();
+		return -1;
+	}
+	CUDA_CHECK(ctx, e);
+	e = cudaGraphInstantiate(&s->graph, g, 0);
+	cudaGraphDestroy(g);
+	if (e != cudaSuccess)
+		s->graph = NULL;
+	CUDA_CHECK(ctx, e);
+	s->graph_launches = launches;
+	return 0;
+}
+
+static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
+		       double *clock_mhz)
+{
+	struct cuda_timer *s = (struct cuda_timer *)state;
+	int i, reps = 1, per_graph = batch < GRAPH_MAX_LAUNCHES ? batch : GRAPH_MAX_LAUNCHES;
+	unsigned mhz;
+	float ms;
+
+	if (batch > 1) {
+		reps = (batch + per_graph - 1) / per_graph;
+		if ((!s->graph || s->graph_launches != per_graph) && cuda_capture(s, k, ctx, per_graph))
+			return -1;
+	}
+	/* Outside the timed region: a different value each time, so no layer can skip a repeated fill. */
+	if (s->flush)
+		CUDA_CHECK(ctx, cudaMemsetAsync(s->flush, (int)(++s->flush_value & 0xff), s->flush_bytes,
+						s->stream));
+	CUDA_CHECK(ctx, cudaEventRecord(s->start, s->stream));
+	if (batch > 1) {
+		for (i = 0; i < reps; i++)
+			CUDA_CHECK(ctx, cudaGraphLaunch(s->graph, s->stream));
+	} else if (k->launch(ctx)) {
+		return -1;
+	}
+	CUDA_CHECK(ctx, cudaEventRecord(s->stop, s->stream));
+	if (cuda_wait(ctx, s->stop))
+		return -1;
+	CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, s->start, s->stop));
+	*seconds = ms * 1e-3 / (batch > 1 ? (double)reps * per_graph : 1.0);
+	*clock_mhz = s->nvml && !nvml_clock(s->nvml, NVML_SM, 0, &mhz) ? mhz : 0;
+	return 0;
+}
+
+static double cuda_max_clock(void *state)
+{
+	struct cuda_timer *s = (struct cuda_timer *)state;
+	unsigned mhz;
+
+	return s->nvml && !nvml_clock(s->nvml, NVML_SM, 1, &mhz) ? mhz : 0;
+}
+
+/* Teardown has run by now (measure.c), so nothing is queued on the stream any more that needs it. */
+static void cuda_fini(void *state)
+{
+	struct cuda_timer *s = (struct cuda_timer *)state;
+
+	cudaStreamSynchronize(s->stream);
+	cuda_timer_free(s);
+}
+
+extern "C" const struct timer_ops timer_cuda = {
+	cuda_init,
+	cuda_sample,
+	cuda_max_clock,
+	cuda_fini,
+};

@@ -1,0 +1,257 @@
+/* msg.c: (de)serialisation of hello, task and result messages into flat byte buffers. */
+#include "msg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cursor {
+	const char *p, *end;
+	int bad;
+};
+
+static void put_u32(struct strbuf *sb, uint32_t v)
+{
+	unsigned char b[4] = { v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24 };
+
+	sb_add(sb, b, 4);
+}
+
+static void put_i64(struct strbuf *sb, int64_t v)
+{
+	put_u32(sb, (uint32_t)((uint64_t)v & 0xffffffffu));
+	put_u32(sb, (uint32_t)((uint64_t)v >> 32));
+}
+
+static void put_f64(struct strbuf *sb, double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	put_i64(sb, (int64_t)u);
+}
+
+/* NULL is sent as length 0xffffffff so that it comes back as NULL. */
+static void put_str(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		put_u32(sb, 0xffffffffu);
+		return;
+	}
+	put_u32(sb, (uint32_t)strlen(s));
+	sb_adds(sb, s);
+}
+
+static uint32_t get_u32(struct cursor *c)
+{
+	const unsigned char *b = (const unsigned char *)c->p;
+
+	if (c->bad || c->end - c->p < 4) {
+		c->bad = 1;
+		return 0;
+	}
+	c->p += 4;
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static int64_t get_i64(struct cursor *c)
+{
+	uint64_t lo = get_u32(c), hi = get_u32(c);
+
+	return (int64_t)(lo | hi << 32);
+}
+
+static double get_f64(struct cursor *c)
+{
+	uint64_t u = (uint64_t)get_i64(c);
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+static char *get_str(struct cursor *c)
+{
+	uint32_t n = get_u32(c);
+
+	if (c->bad || n == 0xffffffffu)
+		return NULL;
+	if ((size_t)(c->end - c->p) < n || memchr(c->p, '\0', n)) {
+		c->bad = 1;
+		return NULL;
+	}
+	c->p += n;
+	return xstrndup(c->p - n, n);
+}
+
+/* A count that the rest of the buffer can hold at min_size bytes per element. */
+static uint32_t get_count(struct cursor *c, size_t min_size)
+{
+	uint32_t n = get_u32(c);
+
+	if (!c->bad && (size_t)(c->end - c->p) / min_size < n)
+		c->bad = 1;
+	return c->bad ? 0 : n;
+}
+
+static int done(struct cursor *c)
+{
+	return c->bad || c->p != c->end ? -1 : 0;
+}
+
+void hello_release(struct hello *h)
+{
+	free(h->host);
+	free(h->facts);
+	free(h->gpu_uuid);
+	free(h->binding);
+	memset(h, 0, sizeof(*h));
+}
+
+void msg_put_hello(struct strbuf *sb, const struct hello *h)
+{
+	put_u32(sb, (uint32_t)h->rank);
+	put_u32(sb, (uint32_t)h->local_rank);
+	put_u32(sb, (uint32_t)h->gpu);
+	put_str(sb, h->host);
+	put_str(sb, h->facts);
+	put_str(sb, h->gpu_uuid);
+	put_str(sb, h->binding);
+}
+
+int msg_get_hello(const char *buf, size_t len, struct hello *h)
+{
+	struct cursor c = { buf, buf + len, 0 };
+
+	memset(h, 0, sizeof(*h));
+	h->rank = (int)get_u32(&c);
+	h->local_rank = (int)get_u32(&c);
+	h->gpu = (int)get_u32(&c);
+	h->host = get_str(&c);
+	h->facts = get_str(&c);
+	h->gpu_uuid = get_str(&c);
+	h->binding = get_str(&c);
+	if (done(&c) || !h->host || !h->facts) {
+		hello_release(h);
+		return -1;
+	}
+	return 0;
+}
+
+void msg_put_task(struct strbuf *sb, const struct task *t)
+{
+	put_i64(sb, t->cell);
+	put_str(sb, t->key);
+	put_str(sb, t->params);
+	put_u32(sb, (uint32_t)t->pass);
+	put_str(sb, t->replica);
+	put_u32(sb, (uint32_t)t->attempt);
+	put_u32(sb, (uint32_t)t->control);
+}
+
+int msg_get_task(const char *buf, size_t len, struct task *t)
+{
+	struct cursor c = { buf, buf + len, 0 };
+
+	memset(t, 0, sizeof(*t));
+	t->cell = get_i64(&c);
+	t->key = get_str(&c);
+	t->params = get_str(&c);
+	t->pass = (int)get_u32(&c);
+	t->replica = get_str(&c);
+	t->attempt = (int)get_u32(&c);
+	t->control = (int)get_u32(&c);
+	if (done(&c) || !t->key || !t->params || !t->replica) {
+		task_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+void msg_put_result(struct strbuf *sb, const struct result *r)
+{
+	put_i64(sb, r->cell);
+	put_u32(sb, (uint32_t)r->worker);
+	put_u32(sb, (uint32_t)r->status);
+	put_str(sb, r->error);
+	put_f64(sb, r->started);
+	put_f64(sb, r->wall);
+	put_u32(sb, (uint32_t)r->nsamples);
+	for (int i = 0; i < r->nsamples; i++) {
+		put_f64(sb, r->samples[i]);
+		put_f64(sb, r->clocks[i]);
+	}
+	put_u32(sb, (uint32_t)r->throttled);
+	put_u32(sb, (uint32_t)r->noise_ok);
+	put_f64(sb, r->noise);
+	put_u32(sb, (uint32_t)r->metrics.n);
+	for (size_t i = 0; i < r->metrics.n; i++) {
+		put_str(sb, r->metrics.v[i].key);
+		put_str(sb, r->metrics.v[i].val);
+		put_u32(sb, (uint32_t)r->metrics.v[i].type);
+	}
+	put_u32(sb, (uint32_t)r->nitems);
+	for (size_t i = 0; i < r->nitems; i++) {
+		put_str(sb, r->items[i].item);
+		put_str(sb, r->items[i].metric);
+		put_f64(sb, r->items[i].value);
+	}
+	put_str(sb, r->out);
+	put_str(sb, r->err);
+}
+
+int msg_get_result(const char *buf, size_t len, struct result *r)
+{
+	struct cursor c = { buf, buf + len, 0 };
+	uint32_t n;
+
+	result_init(r);
+	r->cell = get_i64(&c);
+	r->worker = (int)get_u32(&c);
+	r->status = (enum result_status)get_u32(&c);
+	if (r->status > RESULT_TIMEOUT)
+		c.bad = 1;
+	r->error = get_str(&c);
+	r->started = get_f64(&c);
+	r->wall = get_f64(&c);
+	n = get_count(&c, 16);
+	for (uint32_t i = 0; i < n && !c.bad; i++) {
+		double s = get_f64(&c), clk = get_f64(&c);
+
+		result_add_sample(r, s, clk);
+	}
+	r->throttled = (int)get_u32(&c);
+	r->noise_ok = (int)get_u32(&c);
+	r->noise = get_f64(&c);
+	n = get_count(&c, 12);
+	for (uint32_t i = 0; i < n && !c.bad; i++) {
+		char *k = get_str(&c), *v = get_str(&c);
+		uint32_t type = get_u32(&c);
+
+		if (k && v && type <= JSON_STR)
+			json_obj_add(&r->metrics, k, v, (enum json_type)type);
+		else
+			c.bad = 1;
+		free(k);
+		free(v);
+	}
+	n = get_count(&c, 16);
+	for (uint32_t i = 0; i < n && !c.bad; i++) {
+		char *item = get_str(&c), *metric = get_str(&c);
+		double v = get_f64(&c);
+
+		if (item && metric)
+			result_add_item(r, item, metric, v);
+		else
+			c.bad = 1;
+		free(item);
+		free(metric);
+	}
+	r->out = get_str(&c);
+	r->err = get_str(&c);
+	if (done(&c)) {
+		result_release(r);
+		return -1;
+	}
+	return 0;
+}

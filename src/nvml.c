@@ -1,0 +1,134 @@
+/* nvml.c: NVML through dlopen("libnvidia-ml.so.1"): clocks, power limit, ECC, PCIe link, driver version. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include "nvml.h"
+
+/*
+ * NVML's own declarations, restated: no NVML header exists on the build machines. Every entry point
+ * returns nvmlReturn_t, where 0 is NVML_SUCCESS; handles are pointers to an opaque struct; enable states
+ * (ECC) are an int enum where 1 is NVML_FEATURE_ENABLED. The _v2 names are the ones the headers map the
+ * plain names to since NVML 5.319.
+ */
+typedef int (*nvml_init_fn)(void);
+typedef int (*nvml_by_pci_fn)(const char *pci, void **dev);
+typedef int (*nvml_by_uuid_fn)(const char *uuid, void **dev);
+typedef int (*nvml_clock_fn)(void *dev, int type, unsigned *mhz);
+typedef int (*nvml_uint_fn)(void *dev, unsigned *v);
+typedef int (*nvml_ecc_fn)(void *dev, int *current, int *pending);
+typedef int (*nvml_driver_fn)(char *buf, unsigned len);
+
+static struct {
+	int ok;
+	nvml_by_pci_fn by_pci;
+	nvml_by_uuid_fn by_uuid;
+	nvml_clock_fn clock, max_clock;
+	nvml_uint_fn power_limit, pcie_gen, pcie_width;
+	nvml_ecc_fn ecc;
+	nvml_driver_fn driver;
+} nvml;
+
+static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
+
+/* The library stays loaded for the life of the process: handles and function pointers point into it. */
+static void nvml_load(void)
+{
+	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	nvml_init_fn init;
+
+	if (!lib)
+		return;
+	init = (nvml_init_fn)dlsym(lib, "nvmlInit_v2");
+	nvml.by_pci = (nvml_by_pci_fn)dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+	nvml.by_uuid = (nvml_by_uuid_fn)dlsym(lib, "nvmlDeviceGetHandleByUUID");
+	nvml.clock = (nvml_clock_fn)dlsym(lib, "nvmlDeviceGetClockInfo");
+	nvml.max_clock = (nvml_clock_fn)dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+	nvml.power_limit = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit");
+	nvml.pcie_gen = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkGeneration");
+	nvml.pcie_width = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkWidth");
+	nvml.ecc = (nvml_ecc_fn)dlsym(lib, "nvmlDeviceGetEccMode");
+	nvml.driver = (nvml_driver_fn)dlsym(lib, "nvmlSystemGetDriverVersion");
+	/* Init and the handle lookups are what everything else needs; the rest may be missing one by one. */
+	if (!init || (!nvml.by_pci && !nvml.by_uuid) || init() != 0) {
+		dlclose(lib);
+		return;
+	}
+	nvml.ok = 1;
+}
+
+int nvml_open(void)
+{
+	pthread_once(&nvml_once, nvml_load);
+	return nvml.ok ? 0 : -1;
+}
+
+int nvml_device(const char *pci, const char *uuid, void **dev)
+{
+	void *d = NULL;
+
+	if (nvml_open())
+		return -1;
+	if (pci && *pci && nvml.by_pci && nvml.by_pci(pci, &d) == 0 && d) {
+		*dev = d;
+		return 0;
+	}
+	if (uuid && *uuid && nvml.by_uuid && nvml.by_uuid(uuid, &d) == 0 && d) {
+		*dev = d;
+		return 0;
+	}
+	return -1;
+}
+
+int nvml_clock(void *dev, enum nvml_clock which, int max, unsigned *mhz)
+{
+	nvml_clock_fn fn = max ? nvml.max_clock : nvml.clock;
+	unsigned v;
+
+	if (!nvml.ok || !dev || !fn || fn(dev, (int)which, &v) != 0)
+		return -1;
+	*mhz = v;
+	return 0;
+}
+
+int nvml_power_limit(void *dev, double *watts)
+{
+	unsigned mw;
+
+	if (!nvml.ok || !dev || !nvml.power_limit || nvml.power_limit(dev, &mw) != 0)
+		return -1;
+	*watts = mw / 1000.0;
+	return 0;
+}
+
+int nvml_ecc(void *dev, int *on)
+{
+	int cur, pending;
+
+	if (!nvml.ok || !dev || !nvml.ecc || nvml.ecc(dev, &cur, &pending) != 0)
+		return -1;
+	*on = cur == 1;
+	return 0;
+}
+
+int nvml_pcie(void *dev, unsigned *gen, unsigned *width)
+{
+	unsigned g, w;
+
+	if (!nvml.ok || !dev || !nvml.pcie_gen || !nvml.pcie_width || nvml.pcie_gen(dev, &g) != 0 ||
+	    nvml.pcie_width(dev, &w) != 0)
+		return -1;
+	*gen = g;
+	*width = w;
+	return 0;
+}
+
+int nvml_driver(char *buf, size_t n)
+{
+	char v[96];
+
+	if (nvml_open() || !nvml.driver || nvml.driver(v, sizeof(v)) != 0 || !n)
+		return -1;
+	v[sizeof(v) - 1] = '\0';
+	snprintf(buf, n, "%s", v);
+	return 0;
+}

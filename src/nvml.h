@@ -1,0 +1,40 @@
+/* nvml.h: the few NVML queries sweep makes, with NVML loaded by dlopen so that no driver is needed. */
+#ifndef SWEEP_NVML_H
+#define SWEEP_NVML_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which clock: the values are NVML's own nvmlClockType_t. */
+enum nvml_clock { NVML_SM = 1, NVML_MEM = 2 };
+
+/*
+ * Every function returns 0, or -1 when NVML is absent (no driver, no libnvidia-ml.so.1) or the query
+ * failed; nothing is printed and outputs are left alone on failure. Safe to call from any thread. None
+ * of them changes a setting of the card. A device handle is NVML's own and is never freed.
+ */
+/* Load libnvidia-ml.so.1 and initialise it, once per process; later calls return the first answer. */
+int nvml_open(void);
+/* The handle of the GPU at PCI address pci ("0000:1b:00.0", as cudaDeviceGetPCIBusId writes it), else
+ * of the GPU whose UUID is uuid ("GPU-xxxxxxxx-..."; either may be NULL): CUDA and NVML number devices
+ * differently (CUDA_VISIBLE_DEVICES, ordering), so an index would name the wrong card. */
+int nvml_device(const char *pci, const char *uuid, void **dev);
+/* The clock now, or its maximum (max != 0), in MHz. */
+int nvml_clock(void *dev, enum nvml_clock which, int max, unsigned *mhz);
+/* The power limit in force, in watts. */
+int nvml_power_limit(void *dev, double *watts);
+/* ECC mode now: *on is 1 or 0. */
+int nvml_ecc(void *dev, int *on);
+/* The PCIe link now: generation and width (lanes). */
+int nvml_pcie(void *dev, unsigned *gen, unsigned *width);
+/* The driver version ("580.159.04") into buf. */
+int nvml_driver(char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,30 @@
+/* plan.h: a spec's grid expanded into cells. Pure: no MPI, no SQLite. */
+#ifndef SWEEP_PLAN_H
+#define SWEEP_PLAN_H
+
+#include <stdint.h>
+#include "spec.h"
+
+/* One cell as plan_each hands it out. Pointers are valid only during the callback. */
+struct plan_cell {
+	uint64_t ord;          /* position in run order, 0-based, dense */
+	int pass;              /* 0 .. repeat-1 */
+	const char *key;       /* 16 hex digits: hash of sweep name, canonical params, pass, replica */
+	const char *params;    /* JSON object, keys in spec order */
+	const char *replica;   /* "" here; the scheduler makes per-host and per-gpu replicas */
+};
+
+/* Number of grid points after excludes (one pass), and cells in all (points * repeat). */
+int plan_count(const struct spec *s, uint64_t *points, uint64_t *cells);
+
+/*
+ * Call fn for every cell in run order (sequential: a point's passes together; interleave: pass 0 of every
+ * point, then pass 1, ...; shuffle: a permutation seeded by spec seed). Stops and returns fn's value when
+ * it is non-zero; 0 when all were visited. Memory is O(points) (the points left after excludes).
+ */
+int plan_each(const struct spec *s, int (*fn)(const struct plan_cell *, void *), void *data);
+
+/* The stable key of a cell: sweep name, params JSON (canonicalised: keys sorted), pass, replica. */
+void plan_key(const char *sweep, const char *params, int pass, const char *replica, char out[17]);
+
+#endif

@@ -1,0 +1,168 @@
+/* report.h: what the report files share (report.c, report_expr.c, report_compare.c, report_limit.c,
+ * report_drift.c, report_predict.c, report_plot.c). Not used outside them; the commands are in cli.h. */
+#ifndef SWEEP_REPORT_H
+#define SWEEP_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store.h"
+#include "table.h"
+#include "util.h"
+
+/*
+ * One report: the options of the command line and what was looked up in the database. Strings of the
+ * options point into argv; the lists (params, metrics, probes, excluded, binds) are owned and freed by
+ * report_release.
+ */
+struct report {
+	struct store *st;
+	const char *db;
+	const char *sweep_arg;     /* --sweep, or NULL */
+	char *sweep;               /* the sweep reported on (owned, set by report_open) */
+	char **rows, **cols;       /* row and column keys (owned, split from "a,b") */
+	int nrows, ncols;
+	const char *metric;        /* as asked; see metric_base and metric_scale */
+	const char *stat;          /* median | mean | geomean | min | max */
+	const char *where;         /* --where EXPR, or NULL */
+	const char *out;           /* --out FILE, or NULL for stdout */
+	enum table_format fmt;
+	int digits;                /* significant digits of values; 0: 4 (3 for ratios), 6 in csv and json */
+
+	const char *compare;       /* --compare KEY=A/B */
+	const char *paired_by;     /* --paired-by item | KEY (default item) */
+	double ci;                 /* (0, 1) */
+	int boot;
+	uint64_t seed;
+
+	const char *limit;         /* --limit EXPR */
+	int summary;               /* --summary[=KEY] */
+	const char *summary_by;    /* the KEY of --summary=KEY, or NULL for one group */
+	int exclude_unstable;
+	double threshold;          /* drift and noise threshold, a fraction (0.03) */
+	int drift, score;
+	double bar;                /* --bar PCT as a percentage; NaN when not given */
+
+	/* Looked up by report_prepare. */
+	char *metric_base;         /* the stored metric name (gflops for tflops) */
+	double metric_scale;       /* value = stored value * metric_scale */
+	char **params, **metrics, **probes;
+	size_t nparams, nmetrics, nprobes;
+	char **excluded;           /* hostnames left out by --exclude-unstable */
+	size_t nexcluded, alloc_excluded;
+
+	/* Text parameters of the statement being built: ?1 .. ?nbind. */
+	char **binds;
+	size_t nbind, alloc_binds;
+};
+
+/* ---- report.c ---- */
+
+/* Open the database read-only, choose the sweep (the only one with results unless given) and look up
+ * its parameters, metrics and the probe names. -1 after error(). */
+int report_open(struct report *r);
+void report_release(struct report *r);
+/* Append "?N" to sql for a new text parameter holding value. */
+void report_bind(struct report *r, struct strbuf *sql, const char *value);
+/* Forget the parameters (before building another statement). */
+void report_binds_reset(struct report *r);
+/* Resolve the stored metric for name (aliases: tflops, tbs, ms, us); -1 after error() when unknown. */
+int report_metric(struct report *r, const char *name);
+/* The SQL value of the resolved metric: "m.value" or "(m.value * scale)". */
+void report_metric_value(struct report *r, struct strbuf *sql);
+/*
+ * Append the SQL expression of a row/column key over the aliases r (results), c (cells), w (workers) and
+ * h (hosts): host, gpu, pass, replica, sweep, label.NAME (hosts.facts $.labels.NAME), param.NAME or a
+ * parameter's name. -1 after error() (with the known names) when key is none of these.
+ */
+int report_key_sql(struct report *r, const char *key, struct strbuf *sql);
+/*
+ * Append "FROM results r JOIN cells c ... WHERE r.status = 'ok' AND c.sweep = ... " with --where and the
+ * excluded hosts; join adds metrics m (the resolved metric of each result) or items i (its per-item
+ * values). -1 after error() (bad --where).
+ */
+enum report_join { JOIN_NONE, JOIN_METRIC, JOIN_ITEMS };
+int report_from(struct report *r, struct strbuf *sql, enum report_join join);
+/* The SQL aggregate of --stat ("median", "avg", ...). */
+const char *report_stat_sql(const char *stat);
+/* Format v with the report's digits (sig when digits is 0 and the format is for reading). */
+void report_num(const struct report *r, double v, int sig, char *buf, size_t n);
+/* "note: ..." on stderr: remarks that must not end up inside a CSV or JSON table. */
+void report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Split "a,b,c" into owned strings; -1 after error() for an empty element. */
+int report_split(const char *what, const char *list, char ***out, int *n);
+
+/*
+ * The table a report builds before it is printed: key columns (text) and value columns (numbers), one
+ * value column a ratio followed by its interval (printed "1.03 [1.02, 1.04]" in md, text and LaTeX), and
+ * an optional summary group per row for --summary.
+ */
+struct rtab {
+	int nkeys, nvals;
+	char **keyname, **valname;     /* owned */
+	int *sig;                      /* per value column: significant digits; 0 for counts */
+	int *nosum;                    /* per value column: left out of --summary (counts) */
+	int ci_at;                     /* value column of a ratio followed by lo and hi, or -1 */
+	const char *ci_head;           /* header of the merged ratio column */
+	size_t n, alloc_key, alloc_val, alloc_group;
+	char **key;                    /* n * nkeys, owned; NULL prints as "-" */
+	double *val;                   /* n * nvals; NaN prints as "-" */
+	char **group;                  /* n, owned, when --summary groups rows */
+};
+void rtab_init(struct rtab *t, int nkeys, const char *const *keyname, int nvals,
+	       const char *const *valname);
+/* Add a row; group may be NULL. Copies the strings. */
+void rtab_add(struct rtab *t, const char *const *key, const double *val, const char *group);
+void rtab_release(struct rtab *t);
+/* Print t (and the --summary rows) in the report's format to --out or stdout, under caption (md and
+ * text only; may be NULL). -1 after error(). */
+int report_print(struct report *r, const struct rtab *t, const char *caption);
+/* Open --out (or stdout) and close it; -1 after error(). */
+int report_out_open(struct report *r, FILE **f);
+int report_out_close(struct report *r, FILE *f);
+
+/* ---- report_expr.c ---- */
+
+enum report_expr_flags {
+	EXPR_PROBES = 1            /* names may be probes of the result's host (--limit) */
+};
+/*
+ * Translate a user expression into SQL appended to sql. Only names, numbers, 'text', the operators
+ * + - * / % < <= > >= = == != <>, parentheses, commas, AND OR NOT IN IS NULL BETWEEN LIKE and a few
+ * functions (abs, min, max, round, coalesce, sqrt, pow, exp, ln, log, log2, log10, floor, ceil) are
+ * accepted; anything else is refused. Names become SQL of a key (report_key_sql), a metric of the
+ * result, or (EXPR_PROBES) a probe of its host. Text goes in as a bound parameter, never into the SQL.
+ * Division is always real ("M / K" does not truncate). what names the option in messages ("--where").
+ * -1 after error().
+ */
+int report_expr_sql(struct report *r, const char *what, const char *expr, int flags, struct strbuf *sql);
+/* The names an expression uses that are probes, for messages about missing probes (owned list). */
+int report_expr_probes(struct report *r, const char *expr, char ***names, size_t *n);
+
+/* ---- the reports ---- */
+
+int report_table(struct report *r);        /* report.c: the plain and pivoted tables */
+int report_compare(struct report *r);      /* report_compare.c */
+int report_limit(struct report *r);        /* report_limit.c */
+int report_drift(struct report *r);        /* report_drift.c */
+int report_score(struct report *r);        /* report_predict.c */
+/* The hosts the drift check flags, with the reason, for --exclude-unstable: appended to r->excluded
+ * (and reasons printed as notes). 0 or -1 after error(). */
+int report_unstable_hosts(struct report *r);
+
+/* ---- report_sha256.c ---- */
+
+/* SHA-256 of n bytes as 64 lowercase hex digits and a NUL. */
+void report_sha256(const void *data, size_t n, char hex[65]);
+
+/* ---- report_predict.c ---- */
+
+/*
+ * One record of a CSV file (RFC 4180: quoted fields with "" for a quote, CRLF or LF). *pos advances past
+ * the record; the fields are owned by the caller (free each, then the array). Returns the number of
+ * fields, 0 at the end of text, -1 with a reason in err for an unterminated quote.
+ */
+int report_csv_record(const char *text, size_t *pos, char ***fields, char *err, size_t errlen);
+
+#endif

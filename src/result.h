@@ -1,0 +1,60 @@
+/* result.h: a cell handed to a worker and the result it sends back; shared by worker, sched, msg, store. */
+#ifndef SWEEP_RESULT_H
+#define SWEEP_RESULT_H
+
+#include <stdint.h>
+#include "json.h"
+
+/* A cell on its way to a worker. Owns its strings (task_release). */
+struct task {
+	int64_t cell;          /* cells.id; 0 for a control cell (not a row of cells) */
+	char *key;
+	char *params;          /* JSON object */
+	int pass;
+	char *replica;
+	int attempt;           /* 1 for the first try */
+	int control;           /* 1: the spec's control cell, stored in controls, not results */
+};
+void task_release(struct task *t);
+
+enum result_status { RESULT_OK = 0, RESULT_ERROR = 1, RESULT_TIMEOUT = 2 };
+extern const char *const result_status_name[];   /* "ok", "error", "timeout" */
+
+struct item_value {
+	char *item;
+	char *metric;
+	double value;
+};
+
+/*
+ * What a worker measured for one cell. Samples are seconds of one launch each, in the order taken;
+ * clocks[i] is the SM clock in MHz during sample i (0 when unknown). Throttled samples are not in
+ * samples; their count is in throttled. metrics holds derived per-cell numbers (gflops, gbs, any
+ * command metric: the mean over items), as JSON_NUM pairs. Owns everything (result_release).
+ */
+struct result {
+	int64_t cell;
+	int worker;            /* rank of the worker */
+	enum result_status status;
+	char *error;           /* NULL when ok */
+	double started, wall;  /* wall-clock start (epoch seconds) and seconds the cell took in all */
+	double *samples, *clocks;
+	int nsamples;
+	size_t alloc_samples;
+	int throttled;         /* samples dropped as throttled */
+	int noise_ok;          /* 1 when the noise target was met */
+	double noise;          /* relative stdev of samples */
+	struct json_obj metrics;
+	struct item_value *items;
+	size_t nitems, alloc_items;
+	char *out, *err;       /* captured stdout/stderr of a command cell (capped), else NULL */
+};
+void result_init(struct result *r);
+void result_release(struct result *r);
+void result_add_sample(struct result *r, double seconds, double clock_mhz);
+void result_add_item(struct result *r, const char *item, const char *metric, double value);
+void result_set_metric(struct result *r, const char *name, double value);
+int result_fail(struct result *r, enum result_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));   /* sets status and error; returns -1 */
+
+#endif

@@ -1,0 +1,234 @@
+/* run.c: `sweep plan` and `sweep run`: a spec into the database, then the master or a worker. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "comm.h"
+#include "msg.h"
+#include "plan.h"
+#include "sched.h"
+#include "store.h"
+
+struct plan_counts {
+	struct store *st;
+	const struct spec *s;
+	uint64_t added, existing;
+};
+
+static int add_cell(const struct plan_cell *c, void *data)
+{
+	struct plan_counts *pc = data;
+	int added;
+
+	if (store_add_cell(pc->st, pc->s->name, c->key, c->params, c->pass, c->replica, c->ord,
+			   pc->s->per == PER_ANY ? "planned" : "template", &added))
+		return -1;
+	if (added)
+		pc->added++;
+	else
+		pc->existing++;
+	return 0;
+}
+
+/* Store the spec and every cell of its grid (one transaction); counts of new and existing cells. */
+static int plan_store(const struct spec *s, struct store *st, uint64_t *added, uint64_t *existing)
+{
+	struct plan_counts pc = { st, s, 0, 0 };
+
+	if (store_begin(st))
+		return -1;
+	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc)) {
+		store_rollback(st);
+		return -1;
+	}
+	if (store_commit(st))
+		return -1;
+	*added = pc.added;
+	*existing = pc.existing;
+	return 0;
+}
+
+/* Make the folder that will hold path (results/ by default). */
+static int make_parent(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int ret = 0;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0777) && errno != EEXIST)
+			ret = error("cannot create '%s': %s", dir, strerror(errno));
+	}
+	free(dir);
+	return ret;
+}
+
+static int open_for(const struct spec *s, const char *db, struct store **st)
+{
+	const char *path = db ? db : s->db;
+
+	if (make_parent(path))
+		return -1;
+	return store_open(path, STORE_RW, st);
+}
+
+static const struct option plan_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_plan(int argc, char **argv)
+{
+	const char *db = NULL;
+	struct spec s;
+	struct store *st = NULL;
+	uint64_t added, existing;
+	int opt, ret = EXIT_FAIL;
+
+	while ((opt = getopt_long(argc, argv, "d:h", plan_opts, NULL)) != -1) {
+		if (opt == 'd')
+			db = optarg;
+		else
+			return opt == 'h' ? (cli_usage("plan"), EXIT_OK) : cli_usage("plan");
+	}
+	if (optind != argc - 1)
+		return cli_usage("plan");
+	if (spec_load(argv[optind], &s))
+		return EXIT_USAGE;
+	if (!open_for(&s, db, &st) && !plan_store(&s, st, &added, &existing)) {
+		printf("%s: %llu cells planned in %s: %llu new, %llu already there%s\n", s.name,
+		       (unsigned long long)(added + existing), db ? db : s.db, (unsigned long long)added,
+		       (unsigned long long)existing,
+		       s.per == PER_ANY ? "" : s.per == PER_HOST ? " (each run once per host)"
+							 : " (each run once per GPU)");
+		ret = EXIT_OK;
+	}
+	store_close(st);
+	spec_release(&s);
+	return ret;
+}
+
+static const struct option run_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "no-local-worker", no_argument, NULL, 'n' },
+	{ "progress", optional_argument, NULL, 'p' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int count_row(const struct store_row *row, void *data)
+{
+	uint64_t *n = data;
+
+	for (int i = 0; i < row->ncol; i++)
+		n[i] = (uint64_t)row->num[i];
+	return 0;
+}
+
+/* The master's side of `sweep run`: plan, recover, schedule, summarise. */
+static int run_master(struct comm *c, const char *path, const char *db, struct sched_opts *o, int argc,
+		      char **argv)
+{
+	struct spec s;
+	struct store *st = NULL;
+	struct sched_stats stats;
+	struct strbuf args = STRBUF_INIT;
+	uint64_t added, existing, n[4] = { 0 };
+	int ret = EXIT_FAIL;
+
+	if (spec_load(path, &s)) {
+		for (int r = 1; r < comm_size(c); r++)
+			comm_master_send(c, r, MSG_STOP, "", 0);
+		return EXIT_USAGE;
+	}
+	o->spec = &s;
+	for (int i = 0; i < argc; i++)
+		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
+	if (open_for(&s, db, &st) || plan_store(&s, st, &added, &existing) ||
+	    store_recover(st, s.name, s.max_attempts) || store_run_begin(st, args.buf, s.name, s.hash, &o->run))
+		goto out;
+	o->store = st;
+	if (sched_master(c, o, &stats)) {
+		store_run_end(st, o->run, "failed");
+		error("the run stopped early; run the same command again to resume where it stopped");
+		goto out;
+	}
+	{
+		const char *bind[] = { s.name };
+
+		if (store_query(st, "SELECT count(*) FILTER (WHERE state = 'ok'),"
+				" count(*) FILTER (WHERE state = 'quarantined'),"
+				" count(*) FILTER (WHERE state IN ('planned', 'running')), 0"
+				" FROM cells WHERE sweep = ?1 AND state != 'template'", bind, 1, 1, count_row, n))
+			goto out;
+	}
+	n[2] += stats.waiting;
+	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
+	fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
+		"%llu failed attempts in %.1f s\n", s.name, (unsigned long long)n[0], (unsigned long long)n[1],
+		(unsigned long long)n[2], (unsigned long long)stats.ok, (unsigned long long)stats.failed,
+		stats.seconds);
+	if (n[2])
+		fprintf(stderr, "sweep: %llu cells wait for hosts or GPUs that were not in this run\n",
+			(unsigned long long)n[2]);
+	ret = n[1] || n[2] ? EXIT_CELLS : EXIT_OK;
+out:
+	sb_release(&args);
+	store_close(st);
+	spec_release(&s);
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct sched_opts o = { 0 };
+	const char *db = NULL;
+	struct comm *c;
+	int opt, ret;
+
+	o.local_worker = 1;
+	o.progress = isatty(2) ? 1 : 0;
+	o.progress_every = 1.0;
+	o.hello_timeout = 120;
+	while ((opt = getopt_long(argc, argv, "d:h", run_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'n':
+			o.local_worker = 0;
+			break;
+		case 'p':
+			o.progress = 2;
+			if (optarg && (parse_double(optarg, &o.progress_every) || o.progress_every <= 0))
+				return error("--progress takes a positive number of seconds, not '%s'", optarg),
+				       EXIT_USAGE;
+			break;
+		case 'q':
+			o.progress = 0;
+			break;
+		case 'h':
+			cli_usage("run");
+			return EXIT_OK;
+		default:
+			return cli_usage("run");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("run");
+	if (comm_init(&argc, &argv, &c))
+		return EXIT_FAIL;
+	if (comm_rank(c) == 0)
+		ret = run_master(c, argv[optind], db, &o, argc, argv);
+	else
+		ret = sched_worker(c) ? EXIT_FAIL : EXIT_OK;
+	comm_finish(c);
+	return ret;
+}

@@ -1,0 +1,584 @@
+/* sched.c: the master's dynamic scheduling loop and the worker loop at the other end of it. */
+#include "sched.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostinfo.h"
+#include "msg.h"
+#include "worker.h"
+
+#define INFLIGHT 2             /* per worker: the cell it runs and the one prefetched */
+#define DRAIN_MAX 4096         /* messages handled per transaction at most */
+
+/* The pending cells one group of workers may run: all of them (per: any), one host's, or one GPU's. */
+struct tqueue {
+	char *replica;
+	struct task *v;
+	size_t head, n, alloc;
+};
+
+struct wstate {
+	int rank;
+	struct hello hello;
+	int active;                /* said hello and may get cells */
+	struct tqueue *q;
+	struct task fly[INFLIGHT]; /* in flight, oldest first; the first nsent have been sent */
+	int nfly, nsent;
+	int since_control;         /* real cells since the last control */
+	uint64_t done;
+};
+
+struct master {
+	struct comm *c;
+	const struct sched_opts *o;
+	struct sched_stats *stats;
+	struct wstate *w;
+	int nw;                    /* ranks 0..nw-1; w[0] is the local worker when there is one */
+	struct tqueue *queues;
+	size_t nqueues, alloc_queues;
+	struct strbuf buf, out;
+	double t0, last_progress;
+	int to_send[DRAIN_MAX + 64];   /* ranks with new tasks to send after the commit */
+	int nto_send;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static struct tqueue *queue_for(struct master *m, const char *replica, int create)
+{
+	for (size_t i = 0; i < m->nqueues; i++)
+		if (!strcmp(m->queues[i].replica, replica))
+			return &m->queues[i];
+	if (!create)
+		return NULL;
+	ALLOC_GROW(m->queues, m->nqueues + 1, m->alloc_queues);
+	memset(&m->queues[m->nqueues], 0, sizeof(m->queues[0]));
+	m->queues[m->nqueues].replica = xstrdup(replica);
+	return &m->queues[m->nqueues++];
+}
+
+static void task_copy(struct task *dst, const struct task *src)
+{
+	*dst = *src;
+	dst->key = xstrdup(src->key);
+	dst->params = xstrdup(src->params);
+	dst->replica = xstrdup(src->replica);
+}
+
+static void queue_push(struct tqueue *q, const struct task *t)
+{
+	ALLOC_GROW(q->v, q->n + 1, q->alloc);
+	task_copy(&q->v[q->n++], t);
+}
+
+static int load_pending(const struct task *t, void *data)
+{
+	struct master *m = data;
+	struct tqueue *q = queue_for(m, t->replica, 0);
+
+	/* A replica for a host or GPU that is not in this run waits for a run that has it. */
+	if (!q) {
+		m->stats->waiting++;
+		return 0;
+	}
+	queue_push(q, t);
+	m->stats->pending++;
+	return 0;
+}
+
+/* The replica a worker serves: "" for per: any, its host, or host/gpuN (host/cpuN without a GPU). */
+static char *replica_of(const struct spec *s, const struct hello *h)
+{
+	switch (s->per) {
+	case PER_HOST:
+		return xstrdup(h->host);
+	case PER_GPU:
+		return h->gpu >= 0 ? xasprintf("%s/gpu%d", h->host, h->gpu)
+				   : xasprintf("%s/cpu%d", h->host, h->local_rank);
+	default:
+		return xstrdup("");
+	}
+}
+
+static int host_allowed(const struct spec *s, const char *host)
+{
+	if (!s->nhosts)
+		return 1;
+	for (int i = 0; i < s->nhosts; i++)
+		if (!strcmp(s->hosts[i], host))
+			return 1;
+	return 0;
+}
+
+static int send_spec(struct master *m, int rank)
+{
+	const struct spec *s = m->o->spec;
+
+	sb_reset(&m->out);
+	sb_adds(&m->out, s->path);
+	sb_add(&m->out, "", 1);
+	sb_adds(&m->out, s->text);
+	return comm_master_send(m->c, rank, MSG_SPEC, m->out.buf, m->out.len);
+}
+
+static int count_row(const struct store_row *row, void *data)
+{
+	*(uint64_t *)data = (uint64_t)row->num[0];
+	return 0;
+}
+
+/* A host named in the spec's hosts: that has no worker in this run: its replicas wait for a later run. */
+static int count_absent(struct master *m)
+{
+	const struct spec *s = m->o->spec;
+	const char *bind[] = { s->name };
+	uint64_t templates = 0;
+
+	if (s->per == PER_ANY || !s->nhosts)
+		return 0;
+	if (store_query(m->o->store, "SELECT count(*) FROM cells WHERE sweep = ?1 AND state = 'template'",
+			bind, 1, 1, count_row, &templates))
+		return -1;
+	for (int i = 0; i < s->nhosts; i++) {
+		int present = 0;
+
+		for (int r = 0; r < m->nw; r++)
+			present |= m->w[r].hello.host && !strcmp(m->w[r].hello.host, s->hosts[i]);
+		if (!present) {
+			warning("host '%s' named in the spec is not in this run: its cells wait", s->hosts[i]);
+			m->stats->waiting += templates;
+		}
+	}
+	return 0;
+}
+
+/* Collect every worker's hello; store hosts and workers; make replicas; build the queues. */
+static int greet(struct master *m)
+{
+	const struct spec *s = m->o->spec;
+	double deadline = now_mono() + m->o->hello_timeout;
+	int expected = 0, got = 0, peer, tag, rc;
+
+	for (int r = m->o->local_worker ? 0 : 1; r < m->nw; r++) {
+		if (send_spec(m, r))
+			return -1;
+		expected++;
+	}
+	if (!expected)
+		return error("no workers: run under mpirun with more ranks, or without --no-local-worker");
+	while (got < expected) {
+		struct hello h;
+
+		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, deadline - now_mono());
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			return error("only %d of %d workers said hello within %.0f s", got, expected,
+				     m->o->hello_timeout);
+		if (tag != MSG_HELLO || msg_get_hello(m->buf.buf, m->buf.len, &h))
+			return error("unexpected message %d from rank %d while waiting for hellos", tag, peer);
+		hello_release(&m->w[peer].hello);
+		m->w[peer].hello = h;
+		m->w[peer].rank = peer;
+		got++;
+	}
+	if (store_begin(m->o->store))
+		return -1;
+	for (int r = 0; r < m->nw; r++) {
+		struct wstate *w = &m->w[r];
+		int64_t host;
+		char *replica;
+		int added = 0;
+
+		if (!w->hello.host)
+			continue;
+		if (store_put_host(m->o->store, w->hello.facts, &host) ||
+		    store_put_worker(m->o->store, m->o->run, r, host, w->hello.gpu, w->hello.gpu_uuid,
+				     w->hello.binding))
+			goto fail;
+		if (!host_allowed(s, w->hello.host))
+			continue;
+		replica = replica_of(s, &w->hello);
+		if (s->per != PER_ANY && !queue_for(m, replica, 0) &&
+		    store_replicate(m->o->store, s->name, replica, &added)) {
+			free(replica);
+			goto fail;
+		}
+		w->q = queue_for(m, replica, 1);
+		w->active = 1;
+		w->since_control = s->control_every;
+		free(replica);
+	}
+	if (store_commit(m->o->store))
+		return -1;
+	if (count_absent(m))
+		return -1;
+	return store_each_pending(m->o->store, s->name, load_pending, m);
+fail:
+	store_rollback(m->o->store);
+	return -1;
+}
+
+/*
+ * Only the head of a worker's in-flight list is running (workers take tasks in order); the prefetched
+ * one behind it has not started. So a cell is marked running, and its attempt counted, when it becomes
+ * the head: a job that dies then charges the cells that were running, not the ones waiting behind them.
+ */
+static int mark_head(struct master *m, struct wstate *w)
+{
+	struct task *t = &w->fly[0];
+
+	return t->control ? 0 : store_mark_running(m->o->store, t->cell, &t->attempt);
+}
+
+static int fly_push(struct master *m, struct wstate *w, const struct task *t)
+{
+	task_copy(&w->fly[w->nfly++], t);
+	if (w->nfly == 1 && mark_head(m, w))
+		return -1;
+	if (!m->nto_send || m->to_send[m->nto_send - 1] != w->rank)
+		m->to_send[m->nto_send++] = w->rank;
+	return 0;
+}
+
+/* Give w cells up to INFLIGHT, with a control cell first and then after every control_every cells. */
+static int refill(struct master *m, struct wstate *w)
+{
+	const struct spec *s = m->o->spec;
+
+	while (w->active && w->nfly < INFLIGHT && w->q->head < w->q->n) {
+		if (s->control.n && w->since_control >= s->control_every) {
+			struct strbuf params = STRBUF_INIT;
+			struct task ctl = { 0, "control", NULL, 0, "", 1, 1 };
+			int rc;
+
+			json_obj_write(&params, &s->control);
+			ctl.params = params.buf;
+			rc = fly_push(m, w, &ctl);
+			sb_release(&params);
+			if (rc)
+				return -1;
+			w->since_control = 0;
+			continue;
+		}
+		if (fly_push(m, w, &w->q->v[w->q->head]))
+			return -1;
+		task_release(&w->q->v[w->q->head]);
+		w->q->head++;
+		w->since_control++;
+	}
+	return 0;
+}
+
+static int send_tasks(struct master *m)
+{
+	for (int i = 0; i < m->nto_send; i++) {
+		struct wstate *w = &m->w[m->to_send[i]];
+
+		for (; w->nsent < w->nfly; w->nsent++) {
+			sb_reset(&m->out);
+			msg_put_task(&m->out, &w->fly[w->nsent]);
+			if (comm_master_send(m->c, w->rank, MSG_TASK, m->out.buf, m->out.len))
+				return -1;
+		}
+	}
+	m->nto_send = 0;
+	return 0;
+}
+
+static int handle_result(struct master *m, int peer, const char *buf, size_t len)
+{
+	const struct spec *s = m->o->spec;
+	struct wstate *w = peer < m->nw ? &m->w[peer] : NULL;
+	struct task t;
+	struct result r;
+	int ret = 0;
+
+	if (!w || !w->nsent)
+		return error("result from rank %d, which has no cell in flight", peer);
+	if (msg_get_result(buf, len, &r))
+		return error("malformed result from rank %d", peer);
+	t = w->fly[0];
+	memmove(&w->fly[0], &w->fly[1], (size_t)(w->nfly - 1) * sizeof(w->fly[0]));
+	w->nfly--;
+	w->nsent--;
+	if (w->nfly && mark_head(m, w)) {
+		ret = -1;
+		goto out;
+	}
+	if (r.cell != t.cell) {
+		ret = error("rank %d returned cell %lld, expected %lld", peer, (long long)r.cell,
+			    (long long)t.cell);
+		goto out;
+	}
+	r.worker = peer;
+	if (t.control) {
+		ret = store_put_control(m->o->store, m->o->run, s->name, t.params, &r, NULL);
+		goto out;
+	}
+	if (store_put_result(m->o->store, m->o->run, &r, s->max_attempts, NULL)) {
+		ret = -1;
+		goto out;
+	}
+	w->done++;
+	if (r.status == RESULT_OK) {
+		m->stats->ok++;
+	} else {
+		m->stats->failed++;
+		if (t.attempt < s->max_attempts) {
+			queue_push(w->q, &t);   /* retried after the cells already queued */
+		} else {
+			m->stats->quarantined++;
+		}
+	}
+out:
+	task_release(&t);
+	result_release(&r);
+	return ret;
+}
+
+static void progress(struct master *m, int last)
+{
+	const struct sched_opts *o = m->o;
+	double now = now_mono(), el = now - m->t0;
+	uint64_t done = m->stats->ok + m->stats->quarantined, total = m->stats->pending;
+	double rate = el > 0 ? (double)done / el : 0;
+	char eta[32] = "-";
+	struct strbuf hosts = STRBUF_INIT;
+
+	if (!o->progress || (!last && now - m->last_progress < o->progress_every))
+		return;
+	m->last_progress = now;
+	if (rate > 0 && total > done)
+		snprintf(eta, sizeof(eta), "%.0fs", (double)(total - done) / rate);
+	/* Per-host rate: cells done by the workers of each host, divided by the run's time so far. */
+	for (int r = 0; r < m->nw; r++) {
+		const char *h = m->w[r].hello.host;
+		uint64_t n = 0;
+		int seen = 0;
+
+		if (!h)
+			continue;
+		for (int q = 0; q < r; q++)
+			seen |= m->w[q].hello.host && !strcmp(m->w[q].hello.host, h);
+		if (seen)
+			continue;
+		for (int q = r; q < m->nw; q++)
+			if (m->w[q].hello.host && !strcmp(m->w[q].hello.host, h))
+				n += m->w[q].done;
+		sb_addf(&hosts, " %s:%.1f/s", h, el > 0 ? (double)n / el : 0);
+	}
+	fprintf(stderr, "%s%llu/%llu cells  %.1f cells/s  eta %s  failures %llu%s%s", o->progress == 1 ? "\r" : "",
+		(unsigned long long)done, (unsigned long long)total, rate, eta,
+		(unsigned long long)m->stats->failed, hosts.buf ? hosts.buf : "",
+		o->progress == 1 && !last ? "\033[K" : "\n");
+	sb_release(&hosts);
+}
+
+static int work_left(const struct master *m)
+{
+	for (int r = 0; r < m->nw; r++)
+		if (m->w[r].nfly || (m->w[r].active && m->w[r].q->head < m->w[r].q->n))
+			return 1;
+	return 0;
+}
+
+static int dispatch(struct master *m)
+{
+	int peer, tag, rc, n;
+
+	if (store_begin(m->o->store))
+		return -1;
+	for (int r = 0; r < m->nw; r++)
+		if (refill(m, &m->w[r]))
+			goto fail;
+	if (store_commit(m->o->store) || send_tasks(m))
+		return -1;
+	while (work_left(m) && !interrupted) {
+		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, m->o->progress ? m->o->progress_every : 1.0);
+		progress(m, 0);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			continue;
+		if (store_begin(m->o->store))
+			return -1;
+		/* Everything that has arrived goes into one transaction with the dispatches it frees. */
+		for (n = 0; rc == 1 && n < DRAIN_MAX; n++) {
+			if (tag != MSG_RESULT) {
+				error("unexpected message %d from rank %d", tag, peer);
+				goto fail;
+			}
+			if (handle_result(m, peer, m->buf.buf, m->buf.len) || refill(m, &m->w[peer]))
+				goto fail;
+			rc = comm_master_recv(m->c, &peer, &tag, &m->buf, 0);
+		}
+		if (rc < 0)
+			goto fail;
+		if (store_commit(m->o->store) || send_tasks(m))
+			return -1;
+		if (rc == 1) {
+			/* The drain stopped at DRAIN_MAX holding one more message: handle it next round. */
+			if (store_begin(m->o->store) || handle_result(m, peer, m->buf.buf, m->buf.len) ||
+			    refill(m, &m->w[peer]) || store_commit(m->o->store) || send_tasks(m))
+				return -1;
+		}
+	}
+	return 0;
+fail:
+	store_rollback(m->o->store);
+	return -1;
+}
+
+static void *local_worker_main(void *arg)
+{
+	sched_worker(arg);
+	return NULL;
+}
+
+int sched_master(struct comm *c, const struct sched_opts *o, struct sched_stats *stats)
+{
+	struct master m = { 0 };
+	pthread_t local;
+	int ret = -1, started = 0;
+	struct sigaction sa = { 0 }, old_int, old_term;
+
+	memset(stats, 0, sizeof(*stats));
+	m.c = c;
+	m.o = o;
+	m.stats = stats;
+	m.nw = comm_size(c);
+	m.w = xcalloc((size_t)m.nw, sizeof(*m.w));
+	m.t0 = m.last_progress = now_mono();
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (o->local_worker) {
+		if (pthread_create(&local, NULL, local_worker_main, c)) {
+			error("cannot start the local worker thread");
+			goto out;
+		}
+		started = 1;
+	}
+	if (greet(&m) || dispatch(&m))
+		goto stop;
+	progress(&m, 1);
+	ret = 0;
+stop:
+	for (int r = o->local_worker ? 0 : 1; r < m.nw; r++)
+		comm_master_send(c, r, MSG_STOP, "", 0);
+	if (started)
+		pthread_join(local, NULL);
+	if (interrupted)
+		ret = error("interrupted by signal %d; run the same command again to resume", (int)interrupted);
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	stats->seconds = now_mono() - m.t0;
+	for (int r = 0; r < m.nw; r++) {
+		for (int j = 0; j < m.w[r].nfly; j++)
+			task_release(&m.w[r].fly[j]);
+		hello_release(&m.w[r].hello);
+	}
+	for (size_t i = 0; i < m.nqueues; i++) {
+		for (size_t j = m.queues[i].head; j < m.queues[i].n; j++)
+			task_release(&m.queues[i].v[j]);
+		free(m.queues[i].v);
+		free(m.queues[i].replica);
+	}
+	free(m.queues);
+	free(m.w);
+	sb_release(&m.buf);
+	sb_release(&m.out);
+	return ret;
+}
+
+/* The worker side: spec, hello, then tasks until STOP. */
+int sched_worker(struct comm *c)
+{
+	struct strbuf buf = STRBUF_INIT, out = STRBUF_INIT;
+	struct spec spec;
+	struct worker w = { 0 };
+	struct hello h = { 0 };
+	struct json_obj facts = JSON_OBJ_INIT;
+	int tag, rc, ngpu, ret = -1, have_spec = 0;
+	size_t plen;
+
+	do
+		rc = comm_worker_recv(c, &tag, &buf, 3600);
+	while (rc == 0);
+	if (rc < 0 || tag == MSG_STOP)
+		goto out;
+	if (tag != MSG_SPEC || !(plen = strnlen(buf.buf, buf.len)) || plen == buf.len) {
+		error("rank %d: expected the spec, got message %d", comm_rank(c), tag);
+		goto out;
+	}
+	if (spec_parse(buf.buf, buf.buf + plen + 1, buf.len - plen - 1, &spec))
+		goto out;
+	have_spec = 1;
+	w.rank = comm_rank(c);
+	w.spec = &spec;
+	ngpu = hostinfo_gpu_count();
+	w.gpu = ngpu > 0 ? comm_local_rank(c) % ngpu : -1;
+	gethostname(w.host, sizeof(w.host) - 1);
+	hostinfo_collect(&facts);
+	if (w.gpu >= 0)
+		hostinfo_gpu(&facts, w.gpu);
+	h.rank = w.rank;
+	h.local_rank = comm_local_rank(c);
+	h.gpu = w.gpu;
+	h.host = w.host;
+	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
+	h.binding = "";
+	sb_reset(&out);
+	json_obj_write(&out, &facts);
+	h.facts = out.buf;
+	sb_reset(&buf);
+	msg_put_hello(&buf, &h);
+	if (comm_worker_send(c, MSG_HELLO, buf.buf, buf.len))
+		goto out;
+	for (;;) {
+		struct task t;
+		struct result r;
+
+		rc = comm_worker_recv(c, &tag, &buf, 3600);
+		if (rc < 0)
+			goto out;
+		if (rc == 0)
+			continue;
+		if (tag == MSG_STOP)
+			break;
+		if (tag != MSG_TASK || msg_get_task(buf.buf, buf.len, &t)) {
+			error("rank %d: malformed task (message %d)", w.rank, tag);
+			goto out;
+		}
+		result_init(&r);
+		worker_run_task(&w, &t, &r);
+		r.cell = t.cell;
+		r.worker = w.rank;
+		sb_reset(&out);
+		msg_put_result(&out, &r);
+		result_release(&r);
+		task_release(&t);
+		if (comm_worker_send(c, MSG_RESULT, out.buf, out.len))
+			goto out;
+	}
+	ret = 0;
+out:
+	if (have_spec)
+		spec_release(&spec);
+	json_obj_release(&facts);
+	sb_release(&buf);
+	sb_release(&out);
+	return ret;
+}

@@ -1,0 +1,108 @@
+/* spec.h: a sweep spec read from YAML. spec.c is the only file that includes yaml.h. */
+#ifndef SWEEP_SPEC_H
+#define SWEEP_SPEC_H
+
+#include <stdint.h>
+#include "json.h"
+
+enum spec_order { ORDER_SEQUENTIAL, ORDER_INTERLEAVE, ORDER_SHUFFLE };
+enum spec_per { PER_ANY, PER_HOST, PER_GPU };
+enum spec_metrics { METRICS_NONE, METRICS_JSON, METRICS_REGEX };
+enum spec_gang { GANG_HOST, GANG_ANY };
+
+/* A scalar as written, with where it was written (1-based line and column). */
+struct spec_scalar {
+	char *text;
+	int is_num;            /* a plain YAML scalar that parses as a number: stored as a JSON number */
+	int line, col;
+};
+
+/*
+ * One axis of the grid. A list under a key is an axis of one key; a list of mappings is a zipped group
+ * whose keys vary together; a mapping {from, to, factor|step} is a range expanded at parse time.
+ */
+struct spec_axis {
+	char **keys;
+	int nkeys;
+	struct spec_scalar *vals;   /* npoints * nkeys, point-major: point p, key k is vals[p * nkeys + k] */
+	int npoints;                /* > 0: an empty axis is a spec error */
+	int line, col;
+};
+
+/* A set of key = value conditions (an exclude entry). */
+struct spec_match {
+	char **keys;
+	struct spec_scalar *vals;
+	int n;
+	int line, col;
+};
+
+struct spec_timing {
+	int min_samples;       /* default 10 */
+	double min_time;       /* seconds of samples, default 0.5 */
+	double max_noise;      /* relative stdev of the samples to stop at, default 0.005 */
+	double timeout;        /* seconds for one cell's sampling, default 15 */
+	double warmup;         /* seconds of warm-up launches after the first, default 0.05 */
+	int l2_hot;            /* 0: flush the L2 before each sample (default); 1: leave it warm */
+	double throttle;       /* a sample under this share of the max SM clock is dropped, default 0.75 */
+};
+
+struct spec_regex {
+	char *name;
+	char *pattern;         /* POSIX extended regex with one capture group */
+};
+
+struct spec {
+	char *path;
+	char *text;            /* the file's bytes, sent to workers verbatim */
+	uint64_t hash;         /* hash64 of text */
+	char *name;            /* sweep: */
+	char *db;              /* results/<name>.db unless db: is given */
+
+	char *kernel;          /* kernel: (NULL for a command sweep) */
+	char **command;        /* command: argv template with {placeholders}; NULL for a kernel sweep */
+	int ncommand;
+	int command_line, command_col;
+
+	struct spec_axis *axes;
+	int naxes;
+	struct spec_match *exclude;
+	int nexclude;
+
+	int repeat;            /* passes, default 1 */
+	enum spec_order order; /* default sequential */
+	uint64_t seed;         /* default 1 */
+	struct spec_timing timing;
+
+	enum spec_metrics metrics;
+	struct spec_regex *regex;
+	int nregex;
+	double timeout;        /* command cells: seconds before the process group is killed; default 600 */
+	char **env_keys, **env_vals;   /* env: values may hold placeholders */
+	int nenv;
+	char **items;          /* items: a list, or n meaning 0..n-1; command runs once per item if it uses {item} */
+	int nitems;
+
+	enum spec_per per;     /* default any */
+	char **hosts;          /* hosts: run only on these hostnames (NULL: all) */
+	int nhosts;
+	enum spec_gang gang;   /* default host */
+	int max_attempts;      /* default 3 */
+
+	struct json_obj control;   /* control: parameters of the control cell (n == 0: none) */
+	int control_every;         /* control: every: N cells per worker, default 20 */
+};
+
+/*
+ * Read and validate a spec. On any problem prints one line "path:line:col: message" per problem
+ * (suggesting the closest valid name where there is one) and returns -1; the caller exits 2.
+ * Validation covers the kernel (registered), its parameters (declared, typed, required ones given),
+ * placeholders (name a parameter or item/gpu/host/cell), exclude keys and zipped-group keys.
+ * On success *out is filled; spec_release frees it.
+ */
+int spec_load(const char *path, struct spec *out);
+/* The same from text already in memory; path is used in messages only. */
+int spec_parse(const char *path, const char *text, size_t len, struct spec *out);
+void spec_release(struct spec *s);
+
+#endif

@@ -1,0 +1,57 @@
+/* stats.h: the statistics sweep reports. Pure functions of arrays: no I/O, no globals. */
+#ifndef SWEEP_STATS_H
+#define SWEEP_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Summary of n samples. With n == 0 every field but n is NaN. NaN samples sort after every number. */
+struct summary {
+	size_t n;
+	double median, mean, min, max, stdev, q1, q3;
+	double noise;          /* stdev / mean (relative standard deviation); NaN when n < 2 */
+};
+/* x is not modified (a sorted copy is made). */
+void stats_summary(const double *x, size_t n, struct summary *out);
+
+/* Quantile q in [0,1] with linear interpolation between order statistics (type 7, as R and numpy's
+ * default). x must be sorted ascending. NaN for n == 0 or q outside [0,1]. */
+double stats_quantile_sorted(const double *x, size_t n, double q);
+/* The same on unsorted data (sorts a copy). */
+double stats_quantile(const double *x, size_t n, double q);
+/* Median of unsorted data: the midpoint of the middle pair for even n (no overflow near DBL_MAX). */
+double stats_median(const double *x, size_t n);
+/* Mean with a compensated (Neumaier) sum; NaN for n == 0. */
+double stats_mean(const double *x, size_t n);
+/* Sample standard deviation (n-1 denominator); NaN for n < 2. */
+double stats_stdev(const double *x, size_t n);
+/* exp(mean(log x)); NaN when any x <= 0 or n == 0. */
+double stats_geomean(const double *x, size_t n);
+
+/* A small, seedable generator (xoshiro256**) so bootstrap results repeat across machines. */
+struct rng { uint64_t s[4]; };
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+double rng_uniform(struct rng *r);          /* [0, 1) */
+uint64_t rng_below(struct rng *r, uint64_t n);   /* uniform in [0, n), unbiased; n == 0 is a BUG() */
+
+/*
+ * Ratio of means mean(a)/mean(b) over n paired items (a[i] and b[i] belong to item i), with a percentile
+ * bootstrap interval at level ci (0.95): each of boot resamples draws n item indices with replacement and
+ * uses the same indices for both arms. Returns 0 and fills ratio, lo, hi; -1 when n == 0 or mean(b) == 0.
+ * lo and hi are the type-7 quantiles of the resampled ratios at (1-ci)/2 and 1-(1-ci)/2; resamples whose b
+ * sum is 0 are left out. Deterministic for a seed, on every machine. No message is printed (the caller words
+ * it); on -1 all three outputs are NaN, also when ci is not in (0, 1). boot <= 0 gives the ratio alone
+ * (lo = hi = NaN, returns 0). Cost: boot * n draws plus a sort of boot doubles.
+ */
+int stats_ratio_ci(const double *a, const double *b, size_t n, double ci, int boot, uint64_t seed,
+		   double *ratio, double *lo, double *hi);
+
+/* Format v with sig significant digits (1..17, trailing zeros kept), no exponent when the exponent after
+ * rounding is in [-4, 15): 1234.56 -> "1235", 123456 -> "123500", 1.5 -> "1.500", 0.00012345 -> "0.0001234"
+ * (sig 4); exponent form otherwise: 1e15 -> "1.000e+15". Rounding is printf's %.*e of the binary value, so
+ * exact ties go to even with glibc: 1234.5 -> "1234". NaN prints as "-", infinities as "inf" and "-inf",
+ * -0 as "0". buf of at least 32 bytes (truncated to n otherwise). */
+void stats_format(double v, int sig, char *buf, size_t n);
+
+#endif

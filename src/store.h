@@ -1,0 +1,102 @@
+/* store.h: the results database. store.c is the only file that includes sqlite3.h. */
+#ifndef SWEEP_STORE_H
+#define SWEEP_STORE_H
+
+#include <stdint.h>
+#include "result.h"
+#include "spec.h"
+
+struct store;
+
+enum store_mode {
+	STORE_RW,              /* create if missing, migrate to the current schema, WAL */
+	STORE_RO               /* read-only; fails when the file is missing or not a sweep database */
+};
+
+/* Open path. Registers the SQL functions median, quantile, geomean, stdev and ratio_ci on the
+ * connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing with a
+ * transaction open rolls it back. A store is used by one thread at a time. */
+int store_open(const char *path, enum store_mode mode, struct store **out);
+void store_close(struct store *st);
+int store_schema_version(void);
+
+/* Transactions (BEGIN IMMEDIATE for writers). Nesting is a BUG. */
+int store_begin(struct store *st);
+int store_commit(struct store *st);
+void store_rollback(struct store *st);
+
+/* Record a spec under its sweep name (sweeps table: name, kernel, per, text, hash). Re-recording the
+ * same name with another text updates it and is allowed: the cells keep their keys. */
+int store_put_sweep(struct store *st, const struct spec *s);
+
+/*
+ * Insert one planned cell; *added is 1 when new, 0 when a cell with that key existed (nothing changes).
+ * state is "planned", or "template" for the base cells of per-host and per-gpu sweeps, which are never
+ * run themselves: store_replicate copies them per host or GPU. Call inside a transaction for speed.
+ */
+int store_add_cell(struct store *st, const char *sweep, const char *key, const char *params, int pass,
+		   const char *replica, uint64_t ord, const char *state, int *added);
+/* Make the replica of every template cell of sweep (state planned, key from plan_key); *added new ones. */
+int store_replicate(struct store *st, const char *sweep, const char *replica, int *added);
+
+/* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
+int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
+		    int64_t *run);
+int store_run_end(struct store *st, int64_t run, const char *status);
+
+/* A host's facts (JSON object with at least "hostname"); the same facts give the same id. */
+int store_put_host(struct store *st, const char *facts_json, int64_t *host);
+/* A worker of a run: its rank, host, GPU (-1 for none), GPU UUID (may be NULL), binding (cpuset text). */
+int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int gpu, const char *gpu_uuid,
+		     const char *binding);
+
+/*
+ * Prepare a resume: every cell of sweep left "running" by a dead run goes back to "planned" (its attempt
+ * stays counted) or to "quarantined" when it has used max_attempts (error "worker died during the cell"
+ * unless it has one). Then store_each_pending calls fn for every cell of sweep that is "planned", in ord
+ * order, with a task (attempt = attempts + 1, control 0) whose strings are valid during the call only.
+ * fn may write to the store (store_mark_running). fn returns non-zero to stop; store_each_pending then
+ * returns that value, 0 when every cell was visited, -1 after error().
+ */
+int store_recover(struct store *st, const char *sweep, int max_attempts);
+int store_each_pending(struct store *st, const char *sweep, int (*fn)(const struct task *, void *),
+		       void *data);
+
+/* The cell goes to "running" and its attempts grow by one (the attempt is counted even if the worker
+ * then dies). *attempt is the new count. */
+int store_mark_running(struct store *st, int64_t cell, int *attempt);
+
+/*
+ * Store a result (with its samples, metrics, items, captured output) for run and the worker's row, and
+ * move the cell to "ok", back to "planned" for a retry, or to "quarantined" once it has failed
+ * max_attempts times. The summary (median, quartiles, noise, ...) is computed here from r->samples.
+ * All of it or nothing is written (a savepoint inside the caller's transaction, else a transaction of its
+ * own). A second ok result for a cell that has one is not stored: a warning, *id = the kept one, 0.
+ * r->cell must be a cell (> 0): control cells go to store_put_control. *id may be NULL.
+ */
+int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id);
+/* A control-cell rerun (task control = 1) of sweep with params: one row of controls (median, noise, n
+ * of r's samples; error when it failed). *id may be NULL. */
+int store_put_control(struct store *st, int64_t run, const char *sweep, const char *params,
+		      const struct result *r, int64_t *id);
+
+/* A row handed to a query callback. Valid during the callback only. */
+enum store_type { STORE_NULL, STORE_INT, STORE_FLOAT, STORE_TEXT, STORE_BLOB };
+struct store_row {
+	int ncol;
+	const char *const *names;
+	const char *const *text;   /* every value as text; NULL for NULL */
+	const enum store_type *types;
+	const double *num;         /* numeric value of INT/FLOAT columns, NaN otherwise */
+};
+
+/*
+ * Run one SQL statement with text parameters bound in order (?1..?n; nbind must equal the statement's
+ * parameter count), calling fn for each row (fn may be NULL). fn returns non-zero to stop early, and
+ * store_query then returns that value; 0 when all rows were seen. readonly: refuse a statement that
+ * writes (sqlite3_stmt_readonly). Errors print "sql error: ..." with the statement's message and return -1.
+ */
+int store_query(struct store *st, const char *sql, const char *const *binds, int nbind, int readonly,
+		int (*fn)(const struct store_row *, void *), void *data);
+
+#endif

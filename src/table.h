@@ -1,0 +1,25 @@
+/* table.h: a table of text cells printed aligned, or as Markdown, CSV, LaTeX (booktabs) or JSON. */
+#ifndef SWEEP_TABLE_H
+#define SWEEP_TABLE_H
+
+#include <stdio.h>
+
+enum table_format { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_LATEX, TABLE_JSON };
+
+/* Owns copies of every string. A NULL cell prints as empty (null in JSON). */
+struct table {
+	int ncol;
+	char **head;
+	char **cell;           /* row-major, nrows * ncol */
+	size_t nrows, alloc;
+	int *numeric;          /* column is all numbers: right-aligned, unquoted in JSON */
+};
+
+void table_init(struct table *t, int ncol, const char *const *head);
+void table_add(struct table *t, const char *const *row);
+void table_release(struct table *t);
+/* The format named "text", "md", "csv", "latex" or "json"; -1 after error() for another name. */
+int table_format_parse(const char *name, enum table_format *out);
+void table_print(const struct table *t, FILE *f, enum table_format fmt);
+
+#endif

@@ -1,0 +1,235 @@
+/* worker.c: running one task on this process: a kernel through measure.c, or a command. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "../kernels/command.h"
+#include "../kernels/kernel.h"
+#include "measure.h"
+#include "worker.h"
+
+/* The watchdog cancels a cell this long after its own timeout: the sampling loop stops by itself at the
+ * timeout, so only a launch that never returns (a hung kernel) is still running by then. */
+#define WORKER_CANCEL_MARGIN 5.0
+
+struct watchdog {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct timespec deadline;   /* CLOCK_MONOTONIC */
+	int done;
+	volatile int *cancel;
+};
+
+static void *watchdog_main(void *arg)
+{
+	struct watchdog *wd = arg;
+	int rc = 0;
+
+	pthread_mutex_lock(&wd->lock);
+	while (!wd->done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&wd->cond, &wd->lock, &wd->deadline);
+	if (!wd->done)
+		__atomic_store_n(wd->cancel, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&wd->lock);
+	return NULL;
+}
+
+static int watchdog_start(struct watchdog *wd, pthread_t *th, volatile int *cancel, double seconds)
+{
+	pthread_condattr_t attr;
+
+	memset(wd, 0, sizeof(*wd));
+	wd->cancel = cancel;
+	pthread_mutex_init(&wd->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	clock_gettime(CLOCK_MONOTONIC, &wd->deadline);
+	wd->deadline.tv_sec += (time_t)seconds;
+	wd->deadline.tv_nsec += (long)((seconds - floor(seconds)) * 1e9);
+	if (wd->deadline.tv_nsec >= 1000000000L) {
+		wd->deadline.tv_sec++;
+		wd->deadline.tv_nsec -= 1000000000L;
+	}
+	if (pthread_create(th, NULL, watchdog_main, wd)) {
+		pthread_cond_destroy(&wd->cond);
+		pthread_mutex_destroy(&wd->lock);
+		return error("cannot start the watchdog thread");
+	}
+	return 0;
+}
+
+static void watchdog_stop(struct watchdog *wd, pthread_t th)
+{
+	pthread_mutex_lock(&wd->lock);
+	wd->done = 1;
+	pthread_cond_signal(&wd->cond);
+	pthread_mutex_unlock(&wd->lock);
+	pthread_join(th, NULL);
+	pthread_cond_destroy(&wd->cond);
+	pthread_mutex_destroy(&wd->lock);
+}
+
+static void worker_set_num(struct json_pair *p, double v)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	json_add_num(&sb, v);
+	free(p->val);
+	p->val = sb_detach(&sb);
+	p->type = JSON_NUM;
+}
+
+/* A value of declared type d->type as kparam_* reads it: sizes and integers as whole numbers. A bad value
+ * here (spec.c should have refused it) fails the cell rather than reaching a kernel's BUG(). */
+static int worker_param_value(const struct param_def *d, struct json_pair *p, struct result *r)
+{
+	double v;
+
+	if (d->type == PARAM_STR)
+		return 0;
+	if (d->type == PARAM_BYTES ? parse_bytes(p->val, &v) : parse_double(p->val, &v))
+		return result_fail(r, RESULT_ERROR, "parameter '%s': '%s' is not a %s", d->name, p->val,
+				   d->type == PARAM_BYTES ? "size" : "number");
+	if (d->type != PARAM_FLOAT && v != floor(v))
+		return result_fail(r, RESULT_ERROR, "parameter '%s': '%s' is not a whole number", d->name,
+				   p->val);
+	if (d->type == PARAM_BYTES || p->type != JSON_NUM)
+		worker_set_num(p, v);
+	return 0;
+}
+
+/*
+ * The cell's parameters as the kernel reads them: every declared parameter present (defaults filled in)
+ * and byte sizes as plain integers, whether written "64M" in the spec or in the kernel's defaults.
+ */
+static int worker_params(const struct kernel_ops *k, const char *text, struct json_obj *out,
+			 struct result *r)
+{
+	const struct param_def *d;
+	char err[128];
+	size_t i;
+
+	if (json_parse_flat(text ? text : "{}", out, 0, err, sizeof(err)))
+		return result_fail(r, RESULT_ERROR, "cell parameters: %s", err);
+	for (d = k->params; d && d->name; d++) {
+		if (!json_obj_find(out, d->name)) {
+			if (!d->def)
+				return result_fail(r, RESULT_ERROR, "parameter '%s' of '%s' has no value",
+						   d->name, k->name);
+			json_obj_add(out, d->name, d->def, d->type == PARAM_STR ? JSON_STR : JSON_NUM);
+		}
+		for (i = 0; i < out->n; i++)
+			if (!strcmp(out->v[i].key, d->name) && worker_param_value(d, &out->v[i], r))
+				return -1;
+	}
+	return 0;
+}
+
+static void worker_run_kernel(struct worker *w, const struct task *t, struct result *r)
+{
+	const struct spec *s = w->spec;
+	const struct kernel_ops *k = kernel_find(s->kernel);
+	struct json_obj params = JSON_OBJ_INIT, metrics = JSON_OBJ_INIT;
+	volatile int cancel = 0;
+	struct watchdog wd;
+	struct kctx ctx;
+	pthread_t th;
+
+	if (!k) {
+		result_fail(r, RESULT_ERROR, "unknown kernel '%s'", s->kernel);
+		goto out;
+	}
+	if (worker_params(k, t->params, &params, r))
+		goto out;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.params = &params;
+	ctx.gpu = k->place == KERNEL_CUDA ? w->gpu : -1;
+	ctx.cancel = &cancel;
+	ctx.metrics = &metrics;
+	if (watchdog_start(&wd, &th, &cancel, s->timing.timeout + WORKER_CANCEL_MARGIN)) {
+		result_fail(r, RESULT_ERROR, "cannot start the watchdog thread");
+		goto out;
+	}
+	measure_kernel(k, &ctx, &s->timing, r);
+	watchdog_stop(&wd, th);
+out:
+	json_obj_release(&params);
+	json_obj_release(&metrics);
+}
+
+void worker_run_task(struct worker *w, const struct task *t, struct result *r)
+{
+	double start = now_mono();
+
+	r->cell = t->cell;
+	r->worker = w->rank;
+	r->started = now_wall();
+	if (w->spec->command)
+		command_run(w, t, r);
+	else
+		worker_run_kernel(w, t, r);
+	r->wall = now_mono() - start;
+}
+
+static int worker_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '.' || c == '-';
+}
+
+/* The value for placeholder name, or NULL to keep it as written. */
+static const char *worker_lookup(const char *name, const struct json_obj *params, const char *item, int gpu,
+				 const char *host, const char *cell, char *buf, size_t len)
+{
+	const char *v;
+
+	if (params && (v = json_obj_get(params, name)))
+		return v;
+	if (!strcmp(name, "item"))
+		return item;
+	if (!strcmp(name, "host"))
+		return host;
+	if (!strcmp(name, "cell"))
+		return cell;
+	if (!strcmp(name, "gpu")) {
+		snprintf(buf, len, "%d", gpu);
+		return buf;
+	}
+	return NULL;
+}
+
+char *worker_expand(const char *tmpl, const struct json_obj *params, const char *item, int gpu,
+		    const char *host, const char *cell)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = tmpl, *end, *v;
+	char name[128], num[32];
+
+	sb_add(&sb, "", 0);   /* an empty template still gives "" (sb_detach of an unused strbuf does not) */
+	while (*p) {
+		if (*p != '{') {
+			sb_addc(&sb, *p++);
+			continue;
+		}
+		for (end = p + 1; worker_name_char(*end); end++)
+			;
+		v = NULL;
+		if (*end == '}' && end > p + 1 && (size_t)(end - p - 1) < sizeof(name)) {
+			memcpy(name, p + 1, end - p - 1);
+			name[end - p - 1] = '\0';
+			v = worker_lookup(name, params, item, gpu, host, cell, num, sizeof(num));
+		}
+		if (v) {
+			sb_adds(&sb, v);
+			p = end + 1;
+		} else {
+			sb_addc(&sb, *p++);
+		}
+	}
+	return sb_detach(&sb);
+}

@@ -1,0 +1,29 @@
+/* worker.h: running one task on this process: a kernel through measure.c, or a command. */
+#ifndef SWEEP_WORKER_H
+#define SWEEP_WORKER_H
+
+#include "result.h"
+#include "spec.h"
+
+/* Where a worker runs; filled once at start. */
+struct worker {
+	int rank;
+	int gpu;               /* device index, -1 when this worker has none */
+	char host[256];        /* hostname */
+	const struct spec *spec;
+};
+
+/*
+ * Run task t on this process and fill r (r must be result_init'ed). Never fails as a function: an error,
+ * a failed check or a timeout is recorded in r->status and r->error. A cell that crashes the process
+ * (debug.fail segv) takes the process with it: its attempt was counted before it was sent.
+ */
+void worker_run_task(struct worker *w, const struct task *t, struct result *r);
+
+/* Expand {placeholders} in tmpl: a parameter of params, or item, gpu, host, cell. Unknown names are kept
+ * as written (spec.c has already refused them), and so is a NULL item, host or cell; a parameter wins
+ * over a built-in name; gpu is -1 on a worker without one. Returns a new string the caller frees. */
+char *worker_expand(const char *tmpl, const struct json_obj *params, const char *item, int gpu,
+		    const char *host, const char *cell);
+
+#endif

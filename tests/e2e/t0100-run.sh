@@ -1,0 +1,93 @@
+#!/bin/bash
+# t0100-run: plan and run in one process; results in the database; resume; exit codes; status and sql.
+. tests/e2e/lib.sh
+
+cat >"$T/sleep.yaml" <<'Y'
+sweep: naps
+kernel: sleep
+params:
+  ms: [1, 2]
+  jitter: 0
+repeat: 2
+timing: {min_samples: 5, min_time: 0.01, max_noise: 1, timeout: 2}
+Y
+
+test_expect_success 'plan stores 4 cells, then 0 new' '
+	"$SWEEP" plan sleep.yaml --db p.db >out1 &&
+	grep -q "4 cells planned in p.db: 4 new, 0 already there" out1 &&
+	"$SWEEP" plan sleep.yaml --db p.db >out2 &&
+	grep -q "4 new" out1 && grep -q "0 new, 4 already there" out2 &&
+	test "$(sql p.db "SELECT count(*) FROM cells WHERE state = '\''planned'\''")" = 4
+'
+
+test_expect_success 'run measures every cell once with samples near the slept time' '
+	"$SWEEP" run sleep.yaml --db r.db 2>err && grep -q "4 cells ok, 0 quarantined, 0 not run" err &&
+	test "$(sql r.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 4 &&
+	test "$(sql r.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 4 &&
+	test "$(sql r.db "SELECT min(n) >= 5 FROM results")" = 1 &&
+	test "$(sql r.db "SELECT count(*) FROM samples")" -ge 20 &&
+	# a 2 ms sleep takes at least 2 ms and, on an idle machine, well under 10 ms
+	test "$(sql r.db "SELECT count(*) FROM v_results WHERE json_extract(params, '\''$.ms'\'') = 2
+		AND median >= 0.002 AND median < 0.010")" = 2 &&
+	test "$(sql r.db "SELECT count(*) FROM metrics WHERE name = '\''seconds'\''")" = 4
+'
+
+test_expect_success 'a second run has nothing left to do and adds no result' '
+	"$SWEEP" run sleep.yaml --db r.db 2>err &&
+	grep -q "this run: 0 results ok" err &&
+	test "$(sql r.db "SELECT count(*) FROM results")" = 4 &&
+	test "$(sql r.db "SELECT count(*) FROM runs")" = 2
+'
+
+test_expect_success 'the default database is results/NAME.db relative to the working directory' '
+	mkdir -p d && cd d && "$SWEEP" run ../sleep.yaml 2>/dev/null && test -f results/naps.db
+'
+
+cat >"$T/fail.yaml" <<'Y'
+sweep: fails
+kernel: debug.fail
+params:
+  mode: error
+  on: "i=2"
+  i: [0, 1, 2, 3]
+max_attempts: 2
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2}
+Y
+
+test_expect_success 'a failing cell is retried, quarantined with its error, and the exit code is 3' '
+	set +e; "$SWEEP" run fail.yaml --db f.db 2>err; rc=$?; set -e
+	test $rc = 3 &&
+	test "$(sql f.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 3 &&
+	test "$(sql f.db "SELECT json_extract(params, '\''$.i'\''), attempts FROM cells
+		WHERE state = '\''quarantined'\''")" = "2|2" &&
+	test "$(sql f.db "SELECT count(*) FROM results WHERE status = '\''error'\''")" = 2 &&
+	"$SWEEP" status f.db >st && grep -q "quarantined" st && grep -q "i=2" st
+'
+
+test_expect_success 'status shows cells by state and the workers of the latest run' '
+	"$SWEEP" status r.db >st &&
+	grep -q "^naps " st && grep -q "100.0%" st && grep -q "$(hostname)" st
+'
+
+test_expect_success 'sql prints a table, csv and json, and refuses writes' '
+	"$SWEEP" sql r.db "SELECT json_extract(params, '\''$.ms'\'') AS ms, count(*) AS n FROM cells
+		GROUP BY 1 ORDER BY 1" --csv >csv &&
+	printf "ms,n\n1,2\n2,2\n" | cmp - csv &&
+	"$SWEEP" sql r.db "SELECT 1 AS one" --json | grep -q "\"one\":1" &&
+	set +e; "$SWEEP" sql r.db "DELETE FROM cells" 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "read-only" err &&
+	test "$(sql r.db "SELECT count(*) FROM cells")" = 4
+'
+
+test_expect_success 'every subcommand has --help, and exit codes for usage errors are 2' '
+	for c in plan run status sql kernels; do "$SWEEP" $c --help | grep -q "^usage: sweep $c" || exit 1; done &&
+	set +e; "$SWEEP" plna 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "did you mean '\''plan'\''" err &&
+	set +e; "$SWEEP" run 2>/dev/null; rc=$?; set -e; test $rc = 2
+'
+
+test_expect_success 'kernels lists every kernel with its parameters' '
+	"$SWEEP" kernels >k &&
+	grep -q "^cpu.gemm:" k && grep -q "^sleep:" k && grep -q "^debug.fail:" k &&
+	grep -E -q "^  dtype +str f32\|f64 +f32" k
+'

@@ -1,0 +1,73 @@
+#!/bin/bash
+# t0110-spec-errors: a bad spec gets one clear line with file:line:col, exit code 2, and no database.
+. tests/e2e/lib.sh
+
+bad() { # bad NAME 'expected message (grep -E)' <<spec
+	cat >"$T/$1.yaml"
+	test_expect_success "bad spec: $1" "
+		set +e; \"$SWEEP\" run $1.yaml --db $1.db 2>err; rc=\$?; set -e
+		cat err; test \$rc = 2 && grep -E -q \"$2\" err && ! test -e $1.db && ! test -e results/
+	"
+}
+
+bad unknown-key 'unknown-key.yaml:2:1: .*kernal.*did you mean .kernel' <<'Y'
+sweep: x
+kernal: sleep
+Y
+bad unknown-kernel "unknown-kernel.yaml:2:9: .*cpu.gem.*did you mean .cpu.gemm" <<'Y'
+sweep: x
+kernel: cpu.gem
+Y
+bad undeclared-param "undeclared-param.yaml:4:3: .*'MM'.*did you mean 'M'" <<'Y'
+sweep: x
+kernel: cpu.gemm
+params:
+  MM: [1, 2]
+Y
+bad empty-axis 'empty-axis.yaml:4:6: .*empty' <<'Y'
+sweep: x
+kernel: cpu.gemm
+params:
+  M: []
+Y
+bad wrong-type 'wrong-type.yaml:3:9: .*repeat' <<'Y'
+sweep: x
+kernel: sleep
+repeat: two
+Y
+bad placeholder 'placeholder.yaml:2:.*\{modle\}' <<'Y'
+sweep: x
+command: [echo, "{modle}"]
+params: {model: [a, b]}
+Y
+bad exclude-key 'exclude-key.yaml:5:.*dtyp' <<'Y'
+sweep: x
+kernel: cpu.gemm
+params: {dtype: [f32, f64]}
+exclude:
+  - {dtyp: f64}
+Y
+bad zipped-keys 'zipped-keys.yaml:6:7: .*other keys than the first' <<'Y'
+sweep: x
+kernel: cpu.gemm
+params:
+  shape:
+    - {N: 1, K: 2}
+    - {N: 1, M: 2}
+Y
+bad yaml-syntax 'yaml-syntax.yaml:3:' <<'Y'
+sweep: x
+kernel: sleep
+params: {ms: [1, 2}
+Y
+bad choice 'choice.yaml:4:.*f16' <<'Y'
+sweep: x
+kernel: cpu.gemm
+params:
+  dtype: [f32, f16]
+Y
+
+test_expect_success 'a missing spec file is exit 2 with its name' '
+	set +e; "$SWEEP" run nope.yaml 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "nope.yaml" err
+'

@@ -1,0 +1,393 @@
+/* test_command.c: command cells (metrics from JSON lines and regexes, items, timeouts that kill the whole
+ * process group, stderr capture, missing programs) and worker_expand. Run from the repository root:
+ * it uses tests/progs/metrics.sh. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../../kernels/command.h"
+#include "test.h"
+
+#define PROG "tests/progs/metrics.sh"
+
+static void test_expand(void)
+{
+	struct json_obj p = JSON_OBJ_INIT;
+	char err[64], *s;
+
+	json_parse_flat("{\"M\": 128, \"dtype\": \"f32\", \"gpu\": \"h200\", \"a.b\": 1}", &p, 0, err,
+			sizeof(err));
+	s = worker_expand("gemm-{M}x{M}-{dtype}", &p, NULL, 0, NULL, NULL);
+	CHECK_STR(s, "gemm-128x128-f32", "parameters expand");
+	free(s);
+	s = worker_expand("{item}/{host}/{cell}/{gpu}", NULL, "q7", 3, "node1", "00ff");
+	CHECK_STR(s, "q7/node1/00ff/3", "item, host, cell and gpu expand");
+	free(s);
+	s = worker_expand("{gpu}", NULL, NULL, -1, NULL, NULL);
+	CHECK_STR(s, "-1", "gpu is -1 on a worker without one");
+	free(s);
+	s = worker_expand("{gpu} {a.b}", &p, NULL, 2, NULL, NULL);
+	CHECK_STR(s, "h200 1", "a parameter wins over a built-in name; dotted names work");
+	free(s);
+	s = worker_expand("{item}{host}{cell}{nope}", &p, NULL, 0, NULL, NULL);
+	CHECK_STR(s, "{item}{host}{cell}{nope}", "unknown or NULL placeholders are kept as written");
+	free(s);
+	s = worker_expand("{} { M} {M {{M}} }{ x{", &p, NULL, 0, NULL, NULL);
+	CHECK_STR(s, "{} { M} {M {128} }{ x{", "braces that are not placeholders are kept");
+	free(s);
+	s = worker_expand("{\"v\": {M}}", &p, NULL, 0, NULL, NULL);
+	CHECK_STR(s, "{\"v\": 128}", "JSON text around a placeholder is kept");
+	free(s);
+	s = worker_expand("", &p, NULL, 0, NULL, NULL);
+	CHECK_STR(s, "", "empty template");
+	free(s);
+	json_obj_release(&p);
+}
+
+struct ct {
+	struct spec s;
+	struct worker w;
+	struct task t;
+	struct result r;
+};
+
+static void ct_init(struct ct *c, char **argv, int argc, enum spec_metrics metrics)
+{
+	memset(c, 0, sizeof(*c));
+	c->s.name = "cmd";
+	c->s.command = argv;
+	c->s.ncommand = argc;
+	c->s.metrics = metrics;
+	c->s.timeout = 30;
+	c->w.rank = 1;
+	c->w.gpu = -1;
+	strcpy(c->w.host, "testhost");
+	c->w.spec = &c->s;
+	c->t.cell = 5;
+	c->t.key = "0123456789abcdef";
+	c->t.params = "{\"k\": 10}";
+	result_init(&c->r);
+}
+
+static double metric(const struct result *r, const char *name)
+{
+	const char *v = json_obj_get(&r->metrics, name);
+	double d;
+
+	return v && !parse_double(v, &d) ? d : NAN;
+}
+
+/* The value of item/metric in r, NaN when absent; *count how many rows matched. */
+static double item(const struct result *r, const char *it, const char *m, int *count)
+{
+	double v = NAN;
+	size_t i;
+
+	*count = 0;
+	for (i = 0; i < r->nitems; i++) {
+		if (!strcmp(r->items[i].item, it) && !strcmp(r->items[i].metric, m)) {
+			v = r->items[i].value;
+			(*count)++;
+		}
+	}
+	return v;
+}
+
+static void test_json(void)
+{
+	char *argv[] = { "sh", PROG, "json" };
+	struct ct c;
+	int n;
+
+	ct_init(&c, argv, 3, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_OK, "json command runs");
+	CHECK(c.r.error == NULL, "no error: %s", c.r.error ? c.r.error : "");
+	CHECK_INT(c.r.nitems, 6, "six item values (a/acc, a/tok, b/acc, b/tok, 3/acc, c/acc)");
+	CHECK_NEAR(item(&c.r, "a", "acc", &n), 0.5, 1e-12, "a/acc is the mean of its two lines");
+	CHECK_INT(n, 1, "one row for a/acc");
+	CHECK_NEAR(item(&c.r, "a", "tok", &n), 10, 0, "a/tok");
+	CHECK_NEAR(item(&c.r, "b", "acc", &n), 0, 0, "b/acc");
+	CHECK_NEAR(item(&c.r, "3", "acc", &n), 0.5, 0, "a numeric item name");
+	CHECK_NEAR(item(&c.r, "c", "acc", &n), 1, 0, "nested values are skipped, the rest kept");
+	CHECK(c.r.nitems == 6 && !strcmp(c.r.items[0].item, "a") && !strcmp(c.r.items[4].item, "3"),
+	      "items in first-seen order");
+	CHECK_NEAR(metric(&c.r, "acc"), (0.5 + 0 + 0.5 + 1) / 4, 1e-12, "acc: mean over items");
+	CHECK_NEAR(metric(&c.r, "tok"), 20, 1e-12, "tok: mean over its items");
+	CHECK_NEAR(metric(&c.r, "rate"), 150, 1e-12, "rate: mean of the lines without item");
+	CHECK(isnan(metric(&c.r, "flag")) && isnan(metric(&c.r, "name")),
+	      "booleans and strings are not metrics");
+	CHECK(isnan(metric(&c.r, "item")), "item is not a metric");
+	CHECK_INT(c.r.nsamples, 1, "one run, one sample");
+	CHECK(c.r.samples[0] > 0 && c.r.samples[0] < 5, "the sample is the wall time: %.3f s",
+	      c.r.samples[0]);
+	CHECK_NEAR(metric(&c.r, "seconds"), c.r.samples[0], 1e-12, "seconds defaults to the run's wall time");
+	CHECK(c.r.out && !strncmp(c.r.out, "starting\n", 9), "stdout captured");
+	CHECK(c.r.err == NULL, "no stderr");
+	CHECK_INT(c.r.noise_ok, 1, "a command has no noise target to miss");
+	result_release(&c.r);
+
+	/* metrics: none reads nothing from the output. */
+	ct_init(&c, argv, 3, METRICS_NONE);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_OK && c.r.nitems == 0 && isnan(metric(&c.r, "acc")), "metrics none");
+	CHECK(!isnan(metric(&c.r, "seconds")), "but seconds is there");
+	result_release(&c.r);
+}
+
+static void test_items(void)
+{
+	char *argv[] = { "sh", PROG, "item", "{item}" };
+	char *items[] = { "1", "2", "3" };
+	char *env_keys[] = { "SCALE" }, *env_vals[] = { "{k}" };
+	struct ct c;
+	int n;
+
+	ct_init(&c, argv, 4, METRICS_JSON);
+	c.s.items = items;
+	c.s.nitems = 3;
+	c.s.env_keys = env_keys;
+	c.s.env_vals = env_vals;
+	c.s.nenv = 1;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_OK, "per-item command runs");
+	CHECK_INT(c.r.nsamples, 3, "once per item: three samples");
+	CHECK_NEAR(item(&c.r, "1", "v", &n), 10, 0, "item 1: v = 1 * SCALE ({k} = 10 from the env)");
+	CHECK_NEAR(item(&c.r, "2", "v", &n), 20, 0, "item 2 defaults each line's item");
+	CHECK_NEAR(item(&c.r, "3", "v", &n), 30, 0, "item 3");
+	CHECK_NEAR(metric(&c.r, "v"), 20, 1e-12, "v: mean over items");
+	CHECK_NEAR(item(&c.r, "fixed", "w", &n), 2, 1e-12, "a line's own item wins; repeated values average");
+	CHECK_INT(n, 1, "one row for fixed/w");
+	CHECK_NEAR(metric(&c.r, "w"), 2, 1e-12, "w");
+	CHECK_INT(c.r.nitems, 4, "four item values");
+	result_release(&c.r);
+
+	ct_init(&c, argv, 4, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_ERROR && c.r.error && strstr(c.r.error, "no items"),
+	      "{item} without items: '%s'", c.r.error);
+	result_release(&c.r);
+}
+
+static void test_regex(void)
+{
+	char *argv[] = { "sh", PROG, "text" };
+	struct spec_regex re[] = {
+		{ "time", "time: ([0-9.]+)" },
+		{ "tput", "throughput=([0-9.]+)" },
+		{ "word", "time: ([a-z]+)" },
+		{ "never", "zzz([0-9]+)" },
+	};
+	struct ct c;
+
+	ct_init(&c, argv, 3, METRICS_REGEX);
+	c.s.regex = re;
+	c.s.nregex = 4;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_OK, "regex command runs");
+	CHECK_NEAR(metric(&c.r, "time"), (1.5 + 2.5 + 3.0) / 3, 1e-12,
+		   "time: mean of every match, two on a line");
+	CHECK_NEAR(metric(&c.r, "tput"), 10, 0, "tput");
+	CHECK(isnan(metric(&c.r, "word")), "a capture that is not a number is no value");
+	CHECK(isnan(metric(&c.r, "never")), "a pattern that never matches gives no metric");
+	CHECK_INT(c.r.nitems, 0, "no items without {item}");
+	result_release(&c.r);
+
+	re[0].pattern = "time: ([0-9.]+";
+	ct_init(&c, argv, 3, METRICS_REGEX);
+	c.s.regex = re;
+	c.s.nregex = 1;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_ERROR && c.r.error && strstr(c.r.error, "bad regex"), "bad regex: '%s'",
+	      c.r.error);
+	result_release(&c.r);
+}
+
+static void test_capture(void)
+{
+	char *argv[] = { "sh", PROG, "many", "10000" };
+	const char *last = "error line 10000 with some padding to make it longer\n";
+	struct ct c;
+	size_t n;
+
+	ct_init(&c, argv, 4, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_OK, "a command with long output runs");
+	CHECK_NEAR(metric(&c.r, "x"), 5000.5, 1e-9, "every line is parsed, not only the captured ones");
+	CHECK(c.r.out && strlen(c.r.out) == COMMAND_CAPTURE_MAX, "stdout capped at %d: %zu",
+	      COMMAND_CAPTURE_MAX, c.r.out ? strlen(c.r.out) : 0);
+	CHECK(c.r.out && !strncmp(c.r.out, "{\"x\": 1}\n{\"x\": 2}\n", 18), "stdout keeps the head");
+	n = c.r.err ? strlen(c.r.err) : 0;
+	CHECK_INT(n, COMMAND_CAPTURE_MAX, "stderr capped");
+	CHECK(n > strlen(last) && !strcmp(c.r.err + n - strlen(last), last), "stderr keeps the tail");
+	result_release(&c.r);
+}
+
+static void test_failures(void)
+{
+	char *fail[] = { "sh", "-c", "echo out; echo first >&2; echo 'bad thing happened' >&2; exit 3" };
+	char *quiet[] = { "sh", "-c", "exit 4" };
+	char *sig[] = { "sh", "-c", "kill -SEGV $$" };
+	char *missing[] = { "/nonexistent/sweep-prog", "x" };
+	char *nopath[] = { "sweep-no-such-program-on-path" };
+	struct ct c;
+
+	ct_init(&c, fail, 3, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_ERROR, "exit 3 is an error");
+	CHECK_STR(c.r.error, "exit 3: bad thing happened", "error is the exit code and last stderr line");
+	CHECK_STR(c.r.err, "first\nbad thing happened\n", "stderr captured");
+	CHECK_STR(c.r.out, "out\n", "stdout captured");
+	result_release(&c.r);
+
+	ct_init(&c, quiet, 3, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_STR(c.r.error, "exit 4", "exit without stderr");
+	result_release(&c.r);
+
+	ct_init(&c, sig, 3, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_ERROR, "a signal is an error");
+	CHECK_STR(c.r.error, "killed by signal 11 (SIGSEGV)", "signal message");
+	result_release(&c.r);
+
+	ct_init(&c, missing, 2, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_ERROR, "a missing program is an error");
+	CHECK_STR(c.r.error, "cannot run '/nonexistent/sweep-prog': No such file or directory",
+		  "missing path");
+	CHECK_INT(c.r.nsamples, 0, "and has no sample");
+	result_release(&c.r);
+
+	ct_init(&c, nopath, 1, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_STR(c.r.error, "cannot run 'sweep-no-such-program-on-path': No such file or directory",
+		  "a name not on PATH");
+	result_release(&c.r);
+}
+
+/* pid's exit status once it is gone (we are its subreaper), or -1 if it is still alive after 3 s. */
+static int reap(pid_t pid)
+{
+	int st, i;
+
+	for (i = 0; i < 300; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static void test_timeout(void)
+{
+	/* The shell and its background child both ignore SIGTERM: only the SIGKILL 2 s later ends them. */
+	char *stubborn[] = { "sh", "-c", "trap '' TERM; sleep 100 & echo $!; echo started >&2; wait" };
+	char *polite[] = { "sh", "-c", "sleep 100 & echo $!; wait" };
+	char *leave[] = { "sh", "-c", "sleep 100 & echo $!" };
+	double start, took;
+	struct ct c;
+	long gpid;
+	int st;
+
+	/* Orphaned grandchildren come to this process, so the test can see how they died. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	ct_init(&c, stubborn, 3, METRICS_NONE);
+	c.s.timeout = 1;
+	start = now_mono();
+	command_run(&c.w, &c.t, &c.r);
+	took = now_mono() - start;
+	CHECK_INT(c.r.status, RESULT_TIMEOUT, "a command past its timeout is a timeout");
+	CHECK(c.r.error && strstr(c.r.error, "killed after 1 s") && strstr(c.r.error, "started"),
+	      "timeout message with the last stderr line: '%s'", c.r.error);
+	CHECK(took >= 3 && took < 5, "SIGTERM at 1 s, SIGKILL 2 s later: %.2f s", took);
+	gpid = c.r.out ? atol(c.r.out) : 0;
+	CHECK(gpid > 0, "the grandchild's pid was printed: %ld", gpid);
+	if (gpid > 0) {
+		st = reap(gpid);
+		CHECK(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		      "the grandchild that ignored SIGTERM died of SIGKILL (status 0x%x)", st);
+	}
+	result_release(&c.r);
+
+	ct_init(&c, polite, 3, METRICS_NONE);
+	c.s.timeout = 0.5;
+	start = now_mono();
+	command_run(&c.w, &c.t, &c.r);
+	took = now_mono() - start;
+	CHECK_INT(c.r.status, RESULT_TIMEOUT, "timeout of a group that obeys SIGTERM");
+	CHECK(took >= 0.5 && took < 1.5, "ends soon after SIGTERM: %.2f s", took);
+	gpid = c.r.out ? atol(c.r.out) : 0;
+	if (gpid > 0) {
+		st = reap(gpid);
+		CHECK(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+		      "the grandchild died of SIGTERM (status 0x%x)", st);
+	} else {
+		CHECK(0, "the grandchild's pid was printed");
+	}
+	result_release(&c.r);
+
+	/* A command that exits leaving a child holding its stdout: ok, and the child is killed. */
+	ct_init(&c, leave, 3, METRICS_NONE);
+	start = now_mono();
+	command_run(&c.w, &c.t, &c.r);
+	took = now_mono() - start;
+	CHECK_INT(c.r.status, RESULT_OK, "a command that leaves a background child is ok");
+	CHECK(took < 2.5, "it does not wait for the background child: %.2f s", took);
+	CHECK(c.r.nsamples == 1 && c.r.samples[0] < 0.1, "the sample is the command's own time: %.3f s",
+	      c.r.nsamples ? c.r.samples[0] : -1);
+	gpid = c.r.out ? atol(c.r.out) : 0;
+	if (gpid > 0) {
+		st = reap(gpid);
+		CHECK(st != -1 && WIFSIGNALED(st), "the left-over child was killed (status 0x%x)", st);
+	} else {
+		CHECK(0, "the background child's pid was printed");
+	}
+	result_release(&c.r);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+static void test_worker(void)
+{
+	char *argv[] = { "sh", "-c", "echo '{\"k\": {k}, \"cell\": \"{cell}\", \"host\": \"{host}\"}'; "
+				     "echo \"{\\\"g\\\": $G}\"" };
+	char *env_keys[] = { "G" }, *env_vals[] = { "{gpu}" };
+	struct ct c;
+
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.env_keys = env_keys;
+	c.s.env_vals = env_vals;
+	c.s.nenv = 1;
+	c.w.gpu = 6;
+	worker_run_task(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_OK, "worker_run_task runs a command cell");
+	CHECK_NEAR(metric(&c.r, "k"), 10, 0, "a parameter placeholder in argv");
+	CHECK_NEAR(metric(&c.r, "g"), 6, 0, "{gpu} in the environment");
+	CHECK(c.r.out && strstr(c.r.out, "\"cell\": \"0123456789abcdef\"") && strstr(c.r.out, "testhost"),
+	      "cell and host placeholders: %s", c.r.out);
+	CHECK_INT(c.r.cell, 5, "r->cell");
+	CHECK_INT(c.r.worker, 1, "r->worker");
+	CHECK(c.r.wall > 0 && c.r.started > 1e9, "r->wall and r->started");
+	result_release(&c.r);
+}
+
+int main(void)
+{
+	if (access(PROG, R_OK)) {
+		CHECK(0, "%s not found: run from the repository root", PROG);
+		return test_done();
+	}
+	test_expand();
+	test_json();
+	test_items();
+	test_regex();
+	test_capture();
+	test_failures();
+	test_timeout();
+	test_worker();
+	return test_done();
+}

@@ -1,0 +1,456 @@
+/* test_measure.c: the timing loop (stopping rule, batching, throttle filter, failures, cancel) and
+ * worker_run_task on kernel cells, with real CPU kernels and a fake timer that drives clocks. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../../kernels/kernel.h"
+#include "hostinfo.h"
+#include "measure.h"
+#include "stats.h"
+#include "worker.h"
+#include "test.h"
+
+/* A noise target loose enough to be met on a loaded two-core machine, where one preempted batch is tens
+ * of times the median: cells stop at min_samples and min_time instead of running to the timeout. */
+static struct spec_timing timing_fast(void)
+{
+	struct spec_timing t = {
+		.min_samples = 10, .min_time = 0.05, .max_noise = 1e3, .timeout = 5, .warmup = 0.01,
+		.l2_hot = 1, .throttle = 0.75,
+	};
+	return t;
+}
+
+struct mt {
+	struct kctx ctx;
+	struct json_obj params, metrics;
+	volatile int cancel;
+	struct result r;
+};
+
+static void mt_init(struct mt *m, const char *json)
+{
+	char err[128];
+
+	memset(m, 0, sizeof(*m));
+	if (json_parse_flat(json, &m->params, 0, err, sizeof(err)))
+		BUG("bad test params %s: %s", json, err);
+	m->ctx.params = &m->params;
+	m->ctx.gpu = -1;
+	m->ctx.cancel = &m->cancel;
+	m->ctx.metrics = &m->metrics;
+	result_init(&m->r);
+}
+
+static void mt_release(struct mt *m)
+{
+	json_obj_release(&m->params);
+	json_obj_release(&m->metrics);
+	result_release(&m->r);
+}
+
+static double metric(const struct result *r, const char *name)
+{
+	const char *v = json_obj_get(&r->metrics, name);
+	double d;
+
+	return v && !parse_double(v, &d) ? d : NAN;
+}
+
+static void test_sleep_2ms(void)
+{
+	struct spec_timing t = timing_fast();
+	struct mt m;
+	double med, sum, start = now_mono();
+	int i, ok = 1;
+
+	mt_init(&m, "{\"ms\": 2, \"jitter\": 0}");
+	CHECK_INT(measure_kernel(kernel_find("sleep"), &m.ctx, &t, &m.r), 0, "sleep ms=2 measures");
+	CHECK_INT(m.r.status, RESULT_OK, "status ok");
+	CHECK(m.r.nsamples >= t.min_samples, "n = %d >= min_samples", m.r.nsamples);
+	med = stats_median(m.r.samples, m.r.nsamples);
+	CHECK(med >= 2e-3 && med <= 4e-3, "median %.3f ms within [2, 4] ms", med * 1e3);
+	CHECK_NEAR(metric(&m.r, "seconds"), med, 1e-12, "metric seconds is the median");
+	CHECK(isnan(metric(&m.r, "batch")), "no batching for 2 ms launches");
+	CHECK(isnan(metric(&m.r, "gflops")) && isnan(metric(&m.r, "gbs")), "sleep has no throughput");
+	CHECK_INT(m.r.noise_ok, 1, "noise target met");
+	CHECK(m.r.noise > 0 && m.r.noise <= 1e3, "noise %.4f recorded", m.r.noise);
+	sum = 0;
+	for (i = 0; i < m.r.nsamples; i++)
+		sum += m.r.samples[i];
+	CHECK(sum >= 0.9 * t.min_time, "min_time of sampling reached: %.1f ms of samples", sum * 1e3);
+	CHECK(now_mono() - start < 1.0, "stopped soon after the targets were met");
+	for (i = 0; i < m.r.nsamples; i++)
+		ok &= m.r.clocks[i] == 0;
+	CHECK(ok, "the CPU timer reports no clock");
+	CHECK_INT(m.r.throttled, 0, "no throttle filter on the CPU");
+	CHECK(m.ctx.priv == NULL, "teardown ran");
+	mt_release(&m);
+}
+
+static void test_noise_miss(void)
+{
+	struct spec_timing t = timing_fast();
+	double start, took;
+	struct mt m;
+
+	t.max_noise = 0;
+	t.timeout = 0.3;
+	t.min_samples = 3;
+	mt_init(&m, "{\"ms\": 1, \"jitter\": 1}");
+	start = now_mono();
+	CHECK_INT(measure_kernel(kernel_find("sleep"), &m.ctx, &t, &m.r), 0,
+		  "a missed noise target is not a failure");
+	took = now_mono() - start;
+	CHECK_INT(m.r.status, RESULT_OK, "status still ok");
+	CHECK_INT(m.r.noise_ok, 0, "noise_ok 0 when max_noise = 0");
+	CHECK(took >= 0.3 && took < 0.6, "stopped at the 0.3 s timeout: %.3f s", took);
+	CHECK(m.r.nsamples >= 3 && m.r.noise > 0, "samples kept: n = %d, noise %.3f", m.r.nsamples,
+	      m.r.noise);
+	mt_release(&m);
+}
+
+static void test_batching(void)
+{
+	struct spec_timing t = timing_fast();
+	double batch, med;
+	struct mt m;
+
+	mt_init(&m, "{\"ms\": 0, \"jitter\": 0}");
+	CHECK_INT(measure_kernel(kernel_find("sleep"), &m.ctx, &t, &m.r), 0, "sleep ms=0 measures");
+	batch = metric(&m.r, "batch");
+	med = metric(&m.r, "seconds");
+	CHECK(batch > 1, "batching kicks in for ms=0: batch %g", batch);
+	CHECK(med < 1e-6, "seconds are per launch: %.2f ns", med * 1e9);
+	CHECK(batch * med >= 50e-6, "a batch takes about 100 us: %.1f us", batch * med * 1e6);
+	mt_release(&m);
+}
+
+static void test_throughput(void)
+{
+	struct spec_timing t = timing_fast();
+	double med;
+	struct mt m;
+
+	mt_init(&m, "{\"bytes\": 1048576}");
+	CHECK_INT(measure_kernel(kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "cpu.copy measures");
+	med = metric(&m.r, "seconds");
+	CHECK_NEAR(metric(&m.r, "gbs"), 2.0 * 1048576 / med / 1e9, 1e-9, "copy gbs = 2 * bytes / median");
+	CHECK(isnan(metric(&m.r, "gflops")), "copy has no gflops");
+	mt_release(&m);
+
+	mt_init(&m, "{\"M\": 64, \"N\": 48, \"K\": 32, \"dtype\": \"f64\", \"threads\": 1}");
+	CHECK_INT(measure_kernel(kernel_find("cpu.gemm"), &m.ctx, &t, &m.r), 0, "cpu.gemm measures");
+	med = metric(&m.r, "seconds");
+	CHECK_NEAR(metric(&m.r, "gflops"), 2.0 * 64 * 48 * 32 / med / 1e9, 1e-9,
+		   "gemm gflops = 2MNK / median");
+	CHECK_NEAR(metric(&m.r, "gbs"), (64.0 * 32 + 32 * 48 + 64 * 48) * 8 / med / 1e9, 1e-9, "gemm gbs");
+	mt_release(&m);
+
+	mt_init(&m, "{\"bytes\": 65536}");
+	CHECK_INT(measure_kernel(kernel_find("cpu.read"), &m.ctx, &t, &m.r), 0, "cpu.read measures");
+	CHECK_NEAR(metric(&m.r, "gbs"), 65536 / metric(&m.r, "seconds") / 1e9, 1e-9, "read gbs");
+	mt_release(&m);
+}
+
+/* A kernel whose hooks fail on demand and count their calls. */
+static int fake_setups, fake_teardowns, fake_launches;
+static const struct param_def fake_params[] = {
+	{ .name = "fail", .type = PARAM_STR, .def = "none", .doc = "none|setup|check|launch" },
+	{ .name = NULL }
+};
+
+static int fake_setup(struct kctx *ctx)
+{
+	fake_setups++;
+	ctx->priv = malloc(16);
+	if (!strcmp(kparam_str(ctx, "fail"), "setup"))
+		return kfail(ctx, "no memory for the test");
+	return 0;
+}
+
+static int fake_launch(struct kctx *ctx)
+{
+	fake_launches++;
+	if (!strcmp(kparam_str(ctx, "fail"), "launch") && fake_launches > 3)
+		return kfail(ctx, "launch %d broke", fake_launches);
+	return 0;
+}
+
+static int fake_check(struct kctx *ctx)
+{
+	if (!strcmp(kparam_str(ctx, "fail"), "check"))
+		return kfail(ctx, "element 3 is 7, want 8");
+	json_obj_add(ctx->metrics, "extra", "42", JSON_NUM);
+	json_obj_add(ctx->metrics, "label", "text", JSON_STR);
+	return 0;
+}
+
+static void fake_teardown(struct kctx *ctx)
+{
+	fake_teardowns++;
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+static const struct kernel_ops fake_kernel = {
+	.name = "test.fake", .doc = "test", .params = fake_params, .place = KERNEL_CPU, .gpus = 1,
+	.setup = fake_setup, .launch = fake_launch, .check = fake_check, .teardown = fake_teardown,
+};
+
+static void test_failures(void)
+{
+	struct spec_timing t = timing_fast();
+	struct mt m;
+
+	fake_setups = fake_teardowns = 0;
+	mt_init(&m, "{\"fail\": \"setup\"}");
+	CHECK_INT(measure_kernel(&fake_kernel, &m.ctx, &t, &m.r), -1, "failed setup fails");
+	CHECK_INT(m.r.status, RESULT_ERROR, "setup failure is an error");
+	CHECK_STR(m.r.error, "setup: no memory for the test", "setup error message");
+	CHECK_INT(fake_teardowns, 1, "teardown runs after a failed setup");
+	mt_release(&m);
+
+	mt_init(&m, "{\"fail\": \"check\"}");
+	CHECK_INT(measure_kernel(&fake_kernel, &m.ctx, &t, &m.r), -1, "failed check fails");
+	CHECK_INT(m.r.status, RESULT_ERROR, "check failure is an error");
+	CHECK_STR(m.r.error, "check failed: element 3 is 7, want 8", "check error message");
+	CHECK_INT(m.r.nsamples, 0, "no samples after a failed check");
+	CHECK_INT(fake_teardowns, 2, "teardown runs after a failed check");
+	mt_release(&m);
+
+	fake_launches = 0;
+	mt_init(&m, "{\"fail\": \"launch\"}");
+	CHECK_INT(measure_kernel(&fake_kernel, &m.ctx, &t, &m.r), -1, "failed launch fails");
+	CHECK_STR(m.r.error, "launch: launch 4 broke", "launch error message");
+	CHECK_INT(fake_teardowns, 3, "teardown runs after a failed launch");
+	mt_release(&m);
+
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_kernel(&fake_kernel, &m.ctx, &t, &m.r), 0, "fake kernel measures");
+	CHECK_NEAR(metric(&m.r, "extra"), 42, 0, "a kernel's own metric reaches the result");
+	CHECK(json_obj_get(&m.r.metrics, "label") == NULL, "a non-numeric kernel metric does not");
+	CHECK_INT(fake_setups, 4, "setup once per measure");
+	CHECK_INT(fake_teardowns, 4, "teardown once per measure");
+	mt_release(&m);
+
+	/* Without cancel and metrics pointers the loop supplies its own. */
+	mt_init(&m, "{\"fail\": \"none\"}");
+	m.ctx.cancel = NULL;
+	m.ctx.metrics = NULL;
+	CHECK_INT(measure_kernel(&fake_kernel, &m.ctx, &t, &m.r), 0, "measure without cancel or metrics");
+	CHECK(m.ctx.cancel == NULL && m.ctx.metrics == NULL, "the caller's pointers are restored");
+	mt_release(&m);
+
+	mt_init(&m, "{\"mode\": \"error\", \"on\": \"\", \"i\": 0, \"ms\": 0}");
+	CHECK_INT(measure_kernel(kernel_find("debug.fail"), &m.ctx, &t, &m.r), -1, "debug.fail error fails");
+	CHECK_INT(m.r.status, RESULT_ERROR, "debug.fail error is RESULT_ERROR");
+	CHECK_STR(m.r.error, "launch: debug.fail: failing on purpose", "with the kernel's message");
+	mt_release(&m);
+
+	/* A cancel seen between launches ends the cell as a timeout. */
+	mt_init(&m, "{\"ms\": 0, \"jitter\": 0}");
+	m.cancel = 1;
+	CHECK_INT(measure_kernel(kernel_find("sleep"), &m.ctx, &t, &m.r), -1, "a cancelled cell fails");
+	CHECK_INT(m.r.status, RESULT_TIMEOUT, "cancel gives RESULT_TIMEOUT");
+	mt_release(&m);
+
+#ifndef SWEEP_CUDA
+	{
+		struct kernel_ops cuda = fake_kernel;
+
+		cuda.place = KERNEL_CUDA;
+		mt_init(&m, "{\"fail\": \"none\"}");
+		fake_setups = 0;
+		CHECK_INT(measure_kernel(&cuda, &m.ctx, &t, &m.r), -1, "a CUDA kernel without CUDA fails");
+		CHECK(m.r.error && strstr(m.r.error, "built without CUDA"), "error: '%s'", m.r.error);
+		CHECK_INT(fake_setups, 0, "and is never set up");
+		mt_release(&m);
+	}
+#endif
+}
+
+/* A fake device timer: every other sample runs at half the max clock. */
+struct fake_timer {
+	int calls, inits, finis;
+	double max;
+};
+static struct fake_timer fake_timer_state;
+
+static int ft_init(struct kctx *ctx, const struct spec_timing *t, void **state)
+{
+	fake_timer_state.inits++;
+	*state = &fake_timer_state;
+	return 0;
+}
+
+static int ft_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
+		     double *clock_mhz)
+{
+	struct fake_timer *f = state;
+
+	f->calls++;
+	*seconds = 1e-3 * (1 + 0.01 * (f->calls % 3));
+	*clock_mhz = f->calls % 2 ? f->max : f->max / 2;
+	return k->launch(ctx);
+}
+
+static double ft_max_clock(void *state)
+{
+	return ((struct fake_timer *)state)->max;
+}
+
+static void ft_fini(void *state)
+{
+	((struct fake_timer *)state)->finis++;
+}
+
+static const struct timer_ops fake_timer = {
+	.init = ft_init, .sample = ft_sample, .max_clock = ft_max_clock, .fini = ft_fini,
+};
+
+static void test_throttle(void)
+{
+	struct spec_timing t = timing_fast();
+	struct mt m;
+	int i, ok = 1;
+
+	memset(&fake_timer_state, 0, sizeof(fake_timer_state));
+	fake_timer_state.max = 1980;
+	t.min_time = 0;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "fake timer measures");
+	CHECK(m.r.throttled > 0, "throttled samples dropped: %d", m.r.throttled);
+	for (i = 0; i < m.r.nsamples; i++)
+		ok &= m.r.clocks[i] == 1980;
+	CHECK(ok, "every kept sample ran at the max clock");
+	CHECK(abs(m.r.throttled - m.r.nsamples) <= 1, "half the samples were throttled (%d of %d)",
+	      m.r.throttled, m.r.throttled + m.r.nsamples);
+	CHECK(m.r.nsamples >= 10, "min_samples counts kept samples only: %d", m.r.nsamples);
+	CHECK_INT(fake_timer_state.inits, 1, "timer init once");
+	CHECK_INT(fake_timer_state.finis, 1, "timer fini once");
+	mt_release(&m);
+
+	/* Every sample throttled: nothing to report, an error once the timeout passes. */
+	memset(&fake_timer_state, 0, sizeof(fake_timer_state));
+	fake_timer_state.max = 1980;
+	t.throttle = 1.5;
+	t.timeout = 0.2;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &m.r), -1, "all throttled fails");
+	CHECK(m.r.error && strstr(m.r.error, "throttled"), "error: '%s'", m.r.error);
+	mt_release(&m);
+}
+
+static void worker_spec(struct spec *s, const char *kernel)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = "t";
+	s->kernel = (char *)kernel;
+	s->timing = timing_fast();
+}
+
+static void test_worker(void)
+{
+	struct worker w = { .rank = 3, .gpu = -1, .host = "h" };
+	struct task task = { .cell = 17, .key = "abc", .params = "{\"bytes\": \"64K\"}" };
+	struct result r;
+	struct spec s;
+	double start, med;
+
+	worker_spec(&s, "cpu.copy");
+	w.spec = &s;
+	result_init(&r);
+	start = now_wall();
+	worker_run_task(&w, &task, &r);
+	CHECK_INT(r.status, RESULT_OK, "worker runs a cpu.copy cell");
+	CHECK_INT(r.cell, 17, "r->cell");
+	CHECK_INT(r.worker, 3, "r->worker");
+	CHECK(fabs(r.started - start) < 1, "r->started is the wall-clock start");
+	CHECK(r.wall > 0 && r.wall < 5, "r->wall %.3f s", r.wall);
+	med = metric(&r, "seconds");
+	CHECK_NEAR(metric(&r, "gbs") * med * 1e9, 2.0 * 65536, 1e-9, "bytes \"64K\" became 65536");
+	result_release(&r);
+
+	/* Defaults: cpu.read's 256M would be slow here, so use sleep's: ms = 1. */
+	worker_spec(&s, "sleep");
+	task.params = "{}";
+	result_init(&r);
+	worker_run_task(&w, &task, &r);
+	med = metric(&r, "seconds");
+	CHECK(r.status == RESULT_OK && med >= 1e-3 && med < 3e-3, "sleep with default ms=1: %.3f ms",
+	      med * 1e3);
+	result_release(&r);
+
+	worker_spec(&s, "cpu.gemm");
+	task.params = "{\"M\": 2.5}";
+	result_init(&r);
+	worker_run_task(&w, &task, &r);
+	CHECK(r.status == RESULT_ERROR && r.error && strstr(r.error, "whole number"),
+	      "M=2.5 is refused: '%s'", r.error);
+	result_release(&r);
+
+	worker_spec(&s, "no.such");
+	result_init(&r);
+	worker_run_task(&w, &task, &r);
+	CHECK(r.status == RESULT_ERROR && r.error && strstr(r.error, "no.such"), "unknown kernel: '%s'",
+	      r.error);
+	result_release(&r);
+
+	/* A launch that never returns: the watchdog cancels it after timeout + margin. */
+	worker_spec(&s, "debug.fail");
+	s.timing.timeout = 1;
+	task.params = "{\"mode\": \"hang\"}";
+	result_init(&r);
+	start = now_mono();
+	worker_run_task(&w, &task, &r);
+	CHECK_INT(r.status, RESULT_TIMEOUT, "debug.fail hang is a timeout");
+	CHECK(r.error && strstr(r.error, "hung: cancelled after timeout"), "error: '%s'", r.error);
+	CHECK(now_mono() - start < 8, "within a few seconds: %.2f s", now_mono() - start);
+	result_release(&r);
+
+	task.params = "{\"mode\": \"ok\", \"i\": 4}";
+	result_init(&r);
+	worker_run_task(&w, &task, &r);
+	CHECK_INT(r.status, RESULT_OK, "debug.fail mode ok runs");
+	result_release(&r);
+}
+
+static void test_hostinfo(void)
+{
+	struct json_obj f = JSON_OBJ_INIT;
+	char host[256] = "";
+	double v;
+
+	hostinfo_collect(&f);
+	gethostname(host, sizeof(host) - 1);
+	CHECK_STR(json_obj_get(&f, "hostname"), host, "hostinfo hostname");
+	CHECK(!parse_double(json_obj_get(&f, "cores"), &v) && v == sysconf(_SC_NPROCESSORS_ONLN),
+	      "hostinfo cores: %s", json_obj_get(&f, "cores"));
+	CHECK(!parse_double(json_obj_get(&f, "memory_gb"), &v) && v > 0.1, "hostinfo memory_gb: %s",
+	      json_obj_get(&f, "memory_gb"));
+	CHECK(json_obj_get(&f, "kernel") && !strncmp(json_obj_get(&f, "kernel"), "Linux ", 6),
+	      "hostinfo kernel: %s", json_obj_get(&f, "kernel"));
+	CHECK(json_obj_get(&f, "cpu") && *json_obj_get(&f, "cpu"), "hostinfo cpu: %s",
+	      json_obj_get(&f, "cpu"));
+	CHECK(json_obj_find(&f, "cores")->type == JSON_NUM && json_obj_find(&f, "hostname")->type == JSON_STR,
+	      "numbers are JSON numbers, names strings");
+#ifndef SWEEP_CUDA
+	CHECK_INT(hostinfo_gpu(&f, 0), -1, "no GPU facts without CUDA");
+	CHECK_INT(hostinfo_gpu_count(), 0, "no GPUs without CUDA");
+#endif
+	json_obj_release(&f);
+}
+
+int main(void)
+{
+	test_hostinfo();
+	test_sleep_2ms();
+	test_noise_miss();
+	test_batching();
+	test_throughput();
+	test_failures();
+	test_throttle();
+	test_worker();
+	return test_done();
+}

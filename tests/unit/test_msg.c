@@ -1,0 +1,132 @@
+/* test_msg.c: message round trips and malformed buffers; JSON reading and writing; util parsing. */
+#include <stdlib.h>
+
+#include "msg.h"
+#include "test.h"
+
+static void test_task(void)
+{
+	struct task t = { 42, "00ff00ff00ff00ff", "{\"M\":64}", 1, "hostA/gpu0", 2, 0 }, u;
+	struct strbuf sb = STRBUF_INIT;
+
+	msg_put_task(&sb, &t);
+	CHECK(!msg_get_task(sb.buf, sb.len, &u), "task decodes");
+	CHECK_INT(u.cell, 42, "task cell");
+	CHECK_STR(u.key, t.key, "task key");
+	CHECK_STR(u.params, t.params, "task params");
+	CHECK_INT(u.pass, 1, "task pass");
+	CHECK_STR(u.replica, "hostA/gpu0", "task replica");
+	CHECK_INT(u.attempt, 2, "task attempt");
+	task_release(&u);
+	for (size_t n = 0; n < sb.len; n++)
+		CHECK(msg_get_task(sb.buf, n, &u) == -1, "truncated task (%zu of %zu bytes) is refused", n, sb.len);
+	sb_release(&sb);
+}
+
+static void test_result(void)
+{
+	struct result r, u;
+	struct strbuf sb = STRBUF_INIT;
+
+	result_init(&r);
+	r.cell = 7;
+	r.worker = 3;
+	r.status = RESULT_TIMEOUT;
+	r.error = xstrdup("timed out after 15 s");
+	r.started = 1.7e9;
+	r.wall = 15.25;
+	result_add_sample(&r, 1e-3, 1980);
+	result_add_sample(&r, 2e-3, 1965);
+	r.noise = 0.25;
+	r.noise_ok = 1;
+	r.throttled = 4;
+	result_set_metric(&r, "gflops", 123.5);
+	result_add_item(&r, "p1", "tok_s", 88.5);
+	r.out = xstrdup("line\n");
+	msg_put_result(&sb, &r);
+	CHECK(!msg_get_result(sb.buf, sb.len, &u), "result decodes");
+	CHECK_INT(u.cell, 7, "result cell");
+	CHECK_INT(u.status, RESULT_TIMEOUT, "result status");
+	CHECK_STR(u.error, "timed out after 15 s", "result error");
+	CHECK_INT(u.nsamples, 2, "result samples");
+	CHECK_NEAR(u.samples[1], 2e-3, 0, "sample value exact");
+	CHECK_NEAR(u.clocks[0], 1980, 0, "clock value exact");
+	CHECK_INT(u.throttled, 4, "throttled count");
+	CHECK_STR(json_obj_get(&u.metrics, "gflops"), "123.5", "metric");
+	CHECK_INT(u.nitems, 1, "items");
+	CHECK_STR(u.items[0].metric, "tok_s", "item metric");
+	CHECK_NEAR(u.items[0].value, 88.5, 0, "item value");
+	CHECK_STR(u.out, "line\n", "captured stdout");
+	CHECK(u.err == NULL, "absent stderr stays NULL");
+	result_release(&u);
+	for (size_t n = 0; n < sb.len; n += 3)
+		CHECK(msg_get_result(sb.buf, n, &u) == -1, "truncated result (%zu bytes) is refused", n);
+	sb.buf[12] = 9;   /* an impossible status (after cell i64 and worker u32) */
+	CHECK(msg_get_result(sb.buf, sb.len, &u) == -1, "bad status is refused");
+	result_release(&r);
+	sb_release(&sb);
+}
+
+static void test_json(void)
+{
+	struct json_obj o = JSON_OBJ_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char err[128];
+
+	CHECK(!json_parse_flat(" {\"item\": \"p\\u00e9\", \"tok_s\": -1.5e3, \"ok\": true, \"n\": null,"
+			       " \"nested\": [1, {\"a\": \"]\"}]} ", &o, 1, err, sizeof(err)), "flat object parses");
+	CHECK_INT(o.n, 4, "nested value skipped");
+	CHECK_STR(json_obj_get(&o, "item"), "p\xc3\xa9", "unicode escape");
+	CHECK_STR(json_obj_get(&o, "tok_s"), "-1.5e3", "number text kept");
+	CHECK_INT(json_obj_find(&o, "ok")->type, JSON_BOOL, "bool type");
+	json_obj_release(&o);
+	CHECK(json_parse_flat("{\"a\": [1]}", &o, 0, err, sizeof(err)) == -1, "nested refused unless skipped");
+	CHECK(json_parse_flat("{\"a\": 1,}", &o, 1, err, sizeof(err)) == -1, "trailing comma refused");
+	CHECK(json_parse_flat("{\"a\": 01x}", &o, 1, err, sizeof(err)) == -1, "bad number refused");
+	CHECK(json_parse_flat("tok_s=5", &o, 1, err, sizeof(err)) == -1, "non-JSON refused");
+	CHECK(json_parse_flat("{\"a\": \"x", &o, 1, err, sizeof(err)) == -1, "unterminated string refused");
+	CHECK(!json_parse_flat("{\"\": 1}", &o, 1, err, sizeof(err)) && o.n == 1, "empty key allowed");
+	json_obj_release(&o);
+	json_add_str(&sb, "a\"b\\c\n\x01");
+	CHECK_STR(sb.buf, "\"a\\\"b\\\\c\\n\\u0001\"", "string escaping");
+	sb_reset(&sb);
+	json_add_num(&sb, 0.1);
+	sb_addc(&sb, ' ');
+	json_add_num(&sb, 1024);
+	sb_addc(&sb, ' ');
+	json_add_num(&sb, 1.0 / 3);
+	CHECK_STR(sb.buf, "0.1 1024 0.3333333333333333", "shortest round-trip numbers");
+	sb_release(&sb);
+}
+
+static void test_util(void)
+{
+	double v;
+	long l;
+
+	CHECK(!parse_bytes("64M", &v) && v == 64.0 * 1024 * 1024, "64M");
+	CHECK(!parse_bytes("8 GiB", &v) && v == 8.0 * 1024 * 1024 * 1024, "8 GiB");
+	CHECK(!parse_bytes("8B", &v) && v == 8, "8B");
+	CHECK(!parse_bytes("1.5k", &v) && v == 1536, "1.5k");
+	CHECK(parse_bytes("12 parsecs", &v) == -1, "bad unit refused");
+	CHECK(parse_bytes("-1K", &v) == -1, "negative size refused");
+	CHECK(!parse_long("-42", &l) && l == -42, "parse_long");
+	CHECK(parse_long("4.5", &l) == -1, "parse_long refuses a fraction");
+	CHECK(parse_double(" 1", &v) == -1, "leading space refused");
+	CHECK_INT(edit_distance("kernal", "kernel"), 1, "edit distance");
+	{
+		const char *names[] = { "kernel", "command", "params", NULL };
+
+		CHECK_STR(closest_name("kernal", names), "kernel", "closest name");
+		CHECK(closest_name("zzzzzz", names) == NULL, "no suggestion when nothing is close");
+	}
+}
+
+int main(void)
+{
+	test_task();
+	test_result();
+	test_json();
+	test_util();
+	return test_done();
+}

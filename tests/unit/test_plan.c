@@ -1,0 +1,124 @@
+/* test_plan.c: grid expansion, excludes, orders and stable keys, on specs built by hand. */
+#include <stdlib.h>
+
+#include "plan.h"
+#include "test.h"
+
+static struct spec_scalar num(const char *t) { struct spec_scalar s = { (char *)t, 1, 0, 0 }; return s; }
+static struct spec_scalar str(const char *t) { struct spec_scalar s = { (char *)t, 0, 0, 0 }; return s; }
+
+/* dtype: [f32, f64]; M: [64, 256, 1024]; zipped {N, K}: (1024, 1024), (4096, 1024) */
+static char *k_dtype[] = { "dtype" }, *k_m[] = { "M" }, *k_nk[] = { "N", "K" };
+static struct spec_scalar v_dtype[2], v_m[3], v_nk[4], x_vals[2];
+static char *x_keys[] = { "dtype", "M" };
+static struct spec_axis axes[3];
+static struct spec_match excl;
+
+static void make_spec(struct spec *s, int repeat, enum spec_order order)
+{
+	memset(s, 0, sizeof(*s));
+	v_dtype[0] = str("f32"); v_dtype[1] = str("f64");
+	v_m[0] = num("64"); v_m[1] = num("256"); v_m[2] = num("1024");
+	v_nk[0] = num("1024"); v_nk[1] = num("1024"); v_nk[2] = num("4096"); v_nk[3] = num("1024");
+	axes[0] = (struct spec_axis){ k_dtype, 1, v_dtype, 2, 0, 0 };
+	axes[1] = (struct spec_axis){ k_m, 1, v_m, 3, 0, 0 };
+	axes[2] = (struct spec_axis){ k_nk, 2, v_nk, 2, 0, 0 };
+	x_vals[0] = str("f64"); x_vals[1] = num("1024.0");
+	excl = (struct spec_match){ x_keys, x_vals, 2, 0, 0 };
+	s->name = "cpu-gemm";
+	s->axes = axes;
+	s->naxes = 3;
+	s->exclude = &excl;
+	s->nexclude = 1;
+	s->repeat = repeat;
+	s->order = order;
+	s->seed = 1;
+}
+
+struct seen {
+	int n;
+	char params[64][96];
+	char key[64][17];
+	int pass[64];
+	unsigned long long ord[64];
+};
+
+static int record(const struct plan_cell *c, void *data)
+{
+	struct seen *s = data;
+
+	if (s->n >= 64)
+		return 1;
+	snprintf(s->params[s->n], sizeof(s->params[0]), "%s", c->params);
+	memcpy(s->key[s->n], c->key, 17);
+	s->pass[s->n] = c->pass;
+	s->ord[s->n] = c->ord;
+	s->n++;
+	return 0;
+}
+
+int main(void)
+{
+	struct spec s;
+	struct seen a = { 0 }, b = { 0 }, sh = { 0 }, sh2 = { 0 };
+	uint64_t points, cells;
+	char key[17];
+	int distinct = 1, same_set = 1, moved = 0;
+
+	make_spec(&s, 2, ORDER_SEQUENTIAL);
+	plan_count(&s, &points, &cells);
+	/* 2 * 3 * 2 = 12 points; the exclude drops f64 x M=1024 (2 points, written 1024.0): 10 left. */
+	CHECK_INT(points, 10, "points after excludes");
+	CHECK_INT(cells, 20, "cells with repeat 2");
+
+	plan_each(&s, record, &a);
+	CHECK_INT(a.n, 20, "sequential visits every cell");
+	CHECK_STR(a.params[0], "{\"dtype\":\"f32\",\"M\":64,\"N\":1024,\"K\":1024}", "first cell's params");
+	CHECK_STR(a.params[2], "{\"dtype\":\"f32\",\"M\":64,\"N\":4096,\"K\":1024}", "zipped group varies last");
+	CHECK_INT(a.pass[0], 0, "sequential: pass 0 first");
+	CHECK_INT(a.pass[1], 1, "sequential: a point's passes together");
+	CHECK_STR(a.params[1], a.params[0], "sequential: same point twice");
+	CHECK_INT(a.ord[19], 19, "ord is dense");
+	for (int i = 0; i < a.n; i++)
+		for (int j = i + 1; j < a.n; j++)
+			distinct &= strcmp(a.key[i], a.key[j]) != 0;
+	CHECK(distinct, "all 20 keys distinct");
+	for (int i = 0; i < a.n; i++)
+		CHECK(!strstr(a.params[i], "\"f64\",\"M\":1024"), "excluded point absent (%s)", a.params[i]);
+
+	make_spec(&s, 2, ORDER_INTERLEAVE);
+	plan_each(&s, record, &b);
+	CHECK_INT(b.pass[9], 0, "interleave: pass 0 of every point first");
+	CHECK_INT(b.pass[10], 1, "interleave: then pass 1");
+	CHECK_STR(b.params[10], b.params[0], "interleave: pass 1 starts again at the first point");
+	CHECK_STR(b.key[0], a.key[0], "the order does not change a cell's key");
+
+	make_spec(&s, 2, ORDER_SHUFFLE);
+	plan_each(&s, record, &sh);
+	plan_each(&s, record, &sh2);
+	for (int i = 0; i < 20; i++) {
+		int found = 0;
+
+		for (int j = 0; j < 20; j++)
+			found |= !strcmp(sh.key[i], a.key[j]);
+		same_set &= found;
+		moved += strcmp(sh.key[i], a.key[i]) != 0;
+		CHECK_STR(sh2.key[i], sh.key[i], "shuffle is repeatable for a seed");
+	}
+	CHECK(same_set, "shuffle visits the same cells");
+	CHECK(moved > 10, "shuffle moves most cells (%d of 20)", moved);
+
+	/* plan_key from JSON in another key order and spelling gives the fast path's key. */
+	plan_key("cpu-gemm", "{\"K\":1024,\"N\":1024,\"M\":64.0,\"dtype\":\"f32\"}", 0, "", key);
+	CHECK_STR(key, a.key[0], "plan_key matches plan_each's key whatever the key order");
+	plan_key("cpu-gemm", a.params[0], 1, "", key);
+	CHECK_STR(key, a.key[1], "pass 1's key");
+	plan_key("cpu-gemm", a.params[0], 0, "hostA", key);
+	CHECK(strcmp(key, a.key[0]) != 0, "a replica has its own key");
+	plan_key("other", a.params[0], 0, "", key);
+	CHECK(strcmp(key, a.key[0]) != 0, "another sweep name gives another key");
+	/* Pinned value: keys must never change across versions, or resumes would rerun everything. */
+	plan_key("s", "{\"a\":1}", 0, "", key);
+	CHECK_STR(key, "816e85220a8d7a46", "a key is stable across versions");
+	return test_done();
+}

@@ -1,0 +1,570 @@
+/* test_spec.c: spec parsing: every field of good specs, and every class of error with its line:col. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "spec.h"
+#include "util.h"
+#include "../kernels/kernel.h"
+
+static char errs[1 << 16];   /* what the last parse printed on stderr */
+
+/* spec_parse of text as "t.yaml" with stderr captured into errs. */
+static int parse(const char *text, struct spec *s)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = spec_parse("t.yaml", text, strlen(text), s);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(errs, 1, sizeof(errs) - 1, tmp);
+	errs[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* text fails to parse and one printed line is exactly "sweep: t.yaml:" want. */
+#define CHECK_ERR(t_, w_) do { \
+	struct spec s_; \
+	char line_[512]; \
+	int rc_ = parse((t_), &s_); \
+	snprintf(line_, sizeof(line_), "sweep: t.yaml:%s\n", (w_)); \
+	int ok_ = rc_ == -1 && strstr(errs, line_) != NULL; \
+	CHECK(ok_, "error '%s'", (w_)); \
+	if (!ok_) \
+		printf("# rc %d, printed:\n%s", rc_, errs); \
+	CHECK(s_.name == NULL && s_.axes == NULL && s_.text == NULL, "failed spec is released"); \
+} while (0)
+
+static const struct spec_axis *axis_named(const struct spec *s, const char *key)
+{
+	for (int a = 0; a < s->naxes; a++)
+		for (int k = 0; k < s->axes[a].nkeys; k++)
+			if (!strcmp(s->axes[a].keys[k], key))
+				return &s->axes[a];
+	return NULL;
+}
+
+static const char full[] =
+	"# a command sweep using every feature\n"
+	"sweep: grid-1.x_y\n"
+	"command: [\"./bin/x\", \"--m\", \"{M}\", \"--n={N}\", \"{item}\", \"{gpu}\", \"{host}\", \"{cell}\","
+	" \"{}\"]\n"
+	"params:\n"
+	"  dtype: [f32, \"f64\"]\n"
+	"  M: [64, 256, 1024]\n"
+	"  shape:\n"
+	"    - {N: 1024, K: 1024}\n"
+	"    - {K: 2048, N: 4096}\n"
+	"  bytes: {from: 8, to: 8G, factor: 2}\n"
+	"  lin: {from: 0, to: 1, step: 0.25}\n"
+	"  iters: 5\n"
+	"exclude:\n"
+	"  - {dtype: f64, M: 1024}\n"
+	"  - {iters: 5}\n"
+	"repeat: 2\n"
+	"order: interleave\n"
+	"seed: 7\n"
+	"timing: {min_samples: 3, min_time: 0.2, max_noise: 0.01, timeout: 5, warmup: 0.1, l2: hot, "
+	"throttle: 0.5}\n"
+	"per: host\n"
+	"hosts: [a, b]\n"
+	"gang: any\n"
+	"max_attempts: 4\n"
+	"control: {params: {dtype: f32, M: 256, N: 1024, K: 1024, bytes: 8, lin: 0, iters: 5}, every: 7}\n"
+	"metrics: {tok_s: 'tok/s: ([0-9.]+)', ms: 'took ([0-9]+) ms'}\n"
+	"timeout: 30.5\n"
+	"env: {CUDA_VISIBLE_DEVICES: \"{gpu}\", MODE: \"{dtype}-x\"}\n"
+	"items: [x, y, z]\n"
+	"db: other.db\n";
+
+static void test_full(void)
+{
+	struct spec s;
+	const struct spec_axis *a;
+	int rc = parse(full, &s);
+
+	CHECK_INT(rc, 0, "full spec parses");
+	CHECK_STR(errs, "", "nothing printed");
+	if (rc)
+		return;
+	CHECK_STR(s.path, "t.yaml", "path");
+	CHECK(s.text && !strcmp(s.text, full), "text kept verbatim");
+	CHECK(s.hash == hash64(HASH64_INIT, full, strlen(full)), "hash is hash64 of the text");
+	CHECK_STR(s.name, "grid-1.x_y", "name");
+	CHECK_STR(s.db, "other.db", "db given");
+	CHECK(s.kernel == NULL, "no kernel");
+	CHECK_INT(s.ncommand, 9, "argv length");
+	CHECK_STR(s.command[0], "./bin/x", "argv[0]");
+	CHECK_STR(s.command[3], "--n={N}", "argv[3] keeps its placeholder");
+	CHECK_STR(s.command[8], "{}", "braces that are no placeholder are text");
+	CHECK_INT(s.command_line, 3, "command line");
+	CHECK_INT(s.command_col, 10, "command col");
+
+	CHECK_INT(s.naxes, 6, "axes");
+	a = &s.axes[0];
+	CHECK_STR(a->keys[0], "dtype", "axis 0 key");
+	CHECK_INT(a->nkeys, 1, "axis 0 one key");
+	CHECK_INT(a->npoints, 2, "axis 0 points");
+	CHECK_STR(a->vals[0].text, "f32", "dtype 0");
+	CHECK_STR(a->vals[1].text, "f64", "dtype 1 (quoted)");
+	CHECK_INT(a->vals[0].is_num + a->vals[1].is_num, 0, "strings are not numbers");
+	CHECK_INT(a->line, 5, "axis 0 line");
+	CHECK_INT(a->col, 10, "axis 0 col");
+	a = &s.axes[1];
+	CHECK_STR(a->keys[0], "M", "axis 1 key");
+	CHECK_INT(a->npoints, 3, "M points");
+	CHECK_STR(a->vals[2].text, "1024", "M 2");
+	CHECK_INT(a->vals[0].is_num && a->vals[1].is_num && a->vals[2].is_num, 1, "M values are numbers");
+	CHECK_INT(a->vals[1].line, 6, "M[1] line");
+	CHECK_INT(a->vals[1].col, 11, "M[1] col");
+	a = &s.axes[2];
+	CHECK_INT(a->nkeys, 2, "zipped group keys");
+	CHECK_STR(a->keys[0], "N", "group key 0");
+	CHECK_STR(a->keys[1], "K", "group key 1");
+	CHECK_INT(a->npoints, 2, "group points");
+	CHECK_STR(a->vals[0].text, "1024", "point 0 N");
+	CHECK_STR(a->vals[1].text, "1024", "point 0 K");
+	CHECK_STR(a->vals[2].text, "4096", "point 1 N (written second)");
+	CHECK_STR(a->vals[3].text, "2048", "point 1 K (written first)");
+	CHECK_INT(a->vals[3].line, 9, "point 1 K line");
+	CHECK_INT(a->vals[3].col, 11, "point 1 K col");
+	a = &s.axes[3];
+	CHECK_STR(a->keys[0], "bytes", "range key");
+	CHECK_INT(a->npoints, 31, "8..8G by 2 has 31 points");
+	CHECK_STR(a->vals[0].text, "8", "range first");
+	CHECK_STR(a->vals[1].text, "16", "range second");
+	CHECK_STR(a->vals[30].text, "8589934592", "range last is 8G, written as an integer");
+	CHECK_INT(a->vals[30].is_num, 1, "range values are numbers");
+	a = &s.axes[4];
+	CHECK_INT(a->npoints, 5, "0..1 step 0.25 has 5 points");
+	CHECK_STR(a->vals[0].text, "0", "step first");
+	CHECK_STR(a->vals[1].text, "0.25", "step second");
+	CHECK_STR(a->vals[4].text, "1", "step includes to");
+	a = &s.axes[5];
+	CHECK_STR(a->keys[0], "iters", "scalar axis key");
+	CHECK_INT(a->npoints, 1, "scalar axis has one point");
+	CHECK_STR(a->vals[0].text, "5", "scalar axis value");
+
+	CHECK_INT(s.nexclude, 2, "excludes");
+	CHECK_INT(s.exclude[0].n, 2, "exclude 0 keys");
+	CHECK_STR(s.exclude[0].keys[0], "dtype", "exclude key 0");
+	CHECK_STR(s.exclude[0].vals[0].text, "f64", "exclude val 0");
+	CHECK_STR(s.exclude[0].keys[1], "M", "exclude key 1");
+	CHECK_STR(s.exclude[0].vals[1].text, "1024", "exclude val 1");
+	CHECK_INT(s.exclude[0].vals[1].is_num, 1, "exclude number");
+	CHECK_INT(s.exclude[0].line, 14, "exclude line");
+	CHECK_INT(s.exclude[0].col, 5, "exclude col");
+	CHECK_INT(s.exclude[1].n, 1, "exclude 1 keys");
+
+	CHECK_INT(s.repeat, 2, "repeat");
+	CHECK_INT(s.order, ORDER_INTERLEAVE, "order");
+	CHECK_INT(s.seed, 7, "seed");
+	CHECK_INT(s.timing.min_samples, 3, "min_samples");
+	CHECK_NEAR(s.timing.min_time, 0.2, 1e-12, "min_time");
+	CHECK_NEAR(s.timing.max_noise, 0.01, 1e-12, "max_noise");
+	CHECK_NEAR(s.timing.timeout, 5, 1e-12, "timing timeout");
+	CHECK_NEAR(s.timing.warmup, 0.1, 1e-12, "warmup");
+	CHECK_INT(s.timing.l2_hot, 1, "l2 hot");
+	CHECK_NEAR(s.timing.throttle, 0.5, 1e-12, "throttle");
+	CHECK_INT(s.per, PER_HOST, "per");
+	CHECK_INT(s.nhosts, 2, "hosts");
+	CHECK_STR(s.hosts[1], "b", "host 1");
+	CHECK_INT(s.gang, GANG_ANY, "gang");
+	CHECK_INT(s.max_attempts, 4, "max_attempts");
+
+	CHECK_INT(s.control.n, 7, "control params");
+	CHECK_STR(json_obj_get(&s.control, "dtype"), "f32", "control dtype");
+	CHECK_INT(json_obj_find(&s.control, "dtype")->type, JSON_STR, "control dtype is a string");
+	CHECK_STR(json_obj_get(&s.control, "K"), "1024", "control K");
+	CHECK_INT(json_obj_find(&s.control, "K")->type, JSON_NUM, "control K is a number");
+	CHECK_INT(s.control_every, 7, "control every");
+
+	CHECK_INT(s.metrics, METRICS_REGEX, "metrics regex");
+	CHECK_INT(s.nregex, 2, "regexes");
+	CHECK_STR(s.regex[0].name, "tok_s", "regex name");
+	CHECK_STR(s.regex[0].pattern, "tok/s: ([0-9.]+)", "regex pattern");
+	CHECK_STR(s.regex[1].name, "ms", "regex 1 name");
+	CHECK_NEAR(s.timeout, 30.5, 1e-12, "command timeout");
+	CHECK_INT(s.nenv, 2, "env");
+	CHECK_STR(s.env_keys[0], "CUDA_VISIBLE_DEVICES", "env key");
+	CHECK_STR(s.env_vals[0], "{gpu}", "env value keeps its placeholder");
+	CHECK_STR(s.env_vals[1], "{dtype}-x", "env value 1");
+	CHECK_INT(s.nitems, 3, "items");
+	CHECK_STR(s.items[2], "z", "item 2");
+	spec_release(&s);
+	CHECK(s.axes == NULL && s.name == NULL && s.naxes == 0, "release empties the spec");
+}
+
+static void test_defaults(void)
+{
+	struct spec s;
+	int rc = parse("sweep: s\nkernel: sleep\n", &s);
+
+	CHECK_INT(rc, 0, "minimal spec parses");
+	if (rc)
+		return;
+	CHECK_STR(s.name, "s", "name");
+	CHECK_STR(s.db, "results/s.db", "db default");
+	CHECK_STR(s.kernel, "sleep", "kernel");
+	CHECK(s.command == NULL && s.ncommand == 0, "no command");
+	CHECK_INT(s.naxes, 0, "no axes");
+	CHECK_INT(s.nexclude, 0, "no excludes");
+	CHECK_INT(s.repeat, 1, "repeat default");
+	CHECK_INT(s.order, ORDER_SEQUENTIAL, "order default");
+	CHECK_INT(s.seed, 1, "seed default");
+	CHECK_INT(s.timing.min_samples, 10, "min_samples default");
+	CHECK_NEAR(s.timing.min_time, 0.5, 1e-12, "min_time default");
+	CHECK_NEAR(s.timing.max_noise, 0.005, 1e-12, "max_noise default");
+	CHECK_NEAR(s.timing.timeout, 15, 1e-12, "timing timeout default");
+	CHECK_NEAR(s.timing.warmup, 0.05, 1e-12, "warmup default");
+	CHECK_INT(s.timing.l2_hot, 0, "l2 cold default");
+	CHECK_NEAR(s.timing.throttle, 0.75, 1e-12, "throttle default");
+	CHECK_INT(s.metrics, METRICS_NONE, "metrics default");
+	CHECK_NEAR(s.timeout, 600, 1e-12, "command timeout default");
+	CHECK(s.items == NULL && s.nitems == 0, "no items");
+	CHECK(s.hosts == NULL && s.nhosts == 0, "all hosts");
+	CHECK_INT(s.per, PER_ANY, "per default");
+	CHECK_INT(s.gang, GANG_HOST, "gang default");
+	CHECK_INT(s.max_attempts, 3, "max_attempts default");
+	CHECK_INT((long long)s.control.n, 0, "no control");
+	CHECK_INT(s.control_every, 20, "control every default");
+	spec_release(&s);
+}
+
+/* Kernel parameters are typed: byte sizes become integers, integers are written as integers. */
+static void test_kernel_types(void)
+{
+	struct spec s;
+	int rc;
+
+	rc = parse("sweep: c\nkernel: cpu.copy\n"
+		   "params: {bytes: [\"64M\", 1 GiB, 4096, 1K, 2kb]}\n"
+		   "exclude: [{bytes: 1G}]\n"
+		   "control: {params: {bytes: 8M}}\n", &s);
+	CHECK_INT(rc, 0, "cpu.copy spec parses");
+	if (!rc) {
+		CHECK_STR(s.axes[0].vals[0].text, "67108864", "64M in bytes");
+		CHECK_INT(s.axes[0].vals[0].is_num, 1, "a byte size is a number");
+		CHECK_STR(s.axes[0].vals[1].text, "1073741824", "1 GiB in bytes");
+		CHECK_STR(s.axes[0].vals[2].text, "4096", "plain bytes");
+		CHECK_STR(s.axes[0].vals[3].text, "1024", "1K");
+		CHECK_STR(s.axes[0].vals[4].text, "2048", "2kb");
+		CHECK_STR(s.exclude[0].vals[0].text, "1073741824", "exclude values are converted too");
+		CHECK_STR(json_obj_get(&s.control, "bytes"), "8388608", "control values are converted too");
+		CHECK_INT(json_obj_find(&s.control, "bytes")->type, JSON_NUM, "control bytes is a number");
+		spec_release(&s);
+	}
+
+	rc = parse("sweep: g\nkernel: cpu.gemm\n"
+		   "params:\n  M: [1e3, 256.0]\n  dtype: [f32, f64]\n"
+		   "  K: {from: 1K, to: 4K, factor: 2}\n", &s);
+	CHECK_INT(rc, 0, "cpu.gemm spec parses");
+	if (!rc) {
+		CHECK_STR(s.axes[0].vals[0].text, "1000", "1e3 as an integer");
+		CHECK_STR(s.axes[0].vals[1].text, "256", "256.0 as an integer");
+		CHECK_INT(s.axes[1].vals[1].is_num, 0, "dtype is a string");
+		CHECK_INT(s.axes[2].npoints, 3, "1K..4K by 2");
+		CHECK_STR(s.axes[2].vals[2].text, "4096", "range end");
+		spec_release(&s);
+	}
+
+	rc = parse("sweep: s\nkernel: sleep\nparams: {ms: [0.5, 2], jitter: 0}\n", &s);
+	CHECK_INT(rc, 0, "sleep spec parses");
+	if (!rc) {
+		CHECK_STR(s.axes[0].vals[0].text, "0.5", "float kept as written");
+		CHECK_INT(s.axes[0].vals[0].is_num, 1, "float is a number");
+		spec_release(&s);
+	}
+
+	/* A string parameter is a string even when it reads as a number. */
+	rc = parse("sweep: f\nkernel: debug.fail\nparams: {on: [7], mode: ok}\n", &s);
+	CHECK_INT(rc, 0, "debug.fail spec parses");
+	if (!rc) {
+		CHECK_STR(axis_named(&s, "on")->vals[0].text, "7", "string param text");
+		CHECK_INT(axis_named(&s, "on")->vals[0].is_num, 0, "string param is no number");
+		spec_release(&s);
+	}
+}
+
+static void test_scalars_and_items(void)
+{
+	struct spec s;
+	const struct spec_axis *a;
+	int rc;
+
+	rc = parse("sweep: n\ncommand: [x, \"{v}\", \"{item}\"]\n"
+		   "params: {v: [1, \"1\", 1.5e3, abc, inf, .5, -2, true, 'x y']}\n"
+		   "metrics: json\nitems: 30\n", &s);
+	CHECK_INT(rc, 0, "scalar kinds parse");
+	if (rc)
+		return;
+	a = &s.axes[0];
+	CHECK_INT(a->npoints, 9, "values");
+	CHECK_INT(a->vals[0].is_num, 1, "1 is a number");
+	CHECK_INT(a->vals[1].is_num, 0, "quoted 1 is a string");
+	CHECK_INT(a->vals[2].is_num, 1, "1.5e3 is a number");
+	CHECK_STR(a->vals[2].text, "1.5e3", "numbers keep their spelling");
+	CHECK_INT(a->vals[3].is_num, 0, "abc is a string");
+	CHECK_INT(a->vals[4].is_num, 0, "inf is no JSON number");
+	CHECK_INT(a->vals[5].is_num, 1, ".5 is a number");
+	CHECK_INT(a->vals[6].is_num, 1, "-2 is a number");
+	CHECK_INT(a->vals[7].is_num, 0, "true is not a number");
+	CHECK_STR(a->vals[8].text, "x y", "single-quoted string");
+	CHECK_INT(s.metrics, METRICS_JSON, "metrics json");
+	CHECK_INT(s.nitems, 30, "items: 30");
+	CHECK_STR(s.items[0], "0", "item 0");
+	CHECK_STR(s.items[29], "29", "item 29");
+	spec_release(&s);
+}
+
+static void test_load(void)
+{
+	char path[] = "/tmp/test_spec_XXXXXX";
+	const char *text = "sweep: l\nkernel: sleep\nparams: {ms: [1, 2]}\n";
+	struct spec s;
+	int fd = mkstemp(path), rc, saved;
+	FILE *tmp;
+
+	CHECK(fd >= 0, "temporary file");
+	if (fd < 0)
+		return;
+	CHECK_INT(write(fd, text, strlen(text)), (long long)strlen(text), "write spec");
+	close(fd);
+	rc = spec_load(path, &s);
+	CHECK_INT(rc, 0, "spec_load");
+	if (!rc) {
+		CHECK_STR(s.path, path, "path from spec_load");
+		CHECK(s.text && !strcmp(s.text, text), "text from the file");
+		CHECK_INT(s.axes[0].npoints, 2, "axis from the file");
+		spec_release(&s);
+	}
+	unlink(path);
+
+	tmp = tmpfile();
+	saved = dup(2);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = spec_load("/nonexistent/x.yaml", &s);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	errs[fread(errs, 1, sizeof(errs) - 1, tmp)] = '\0';
+	fclose(tmp);
+	CHECK_INT(rc, -1, "missing file fails");
+	CHECK(strstr(errs, "cannot open '/nonexistent/x.yaml'") != NULL, "missing file message");
+}
+
+static void test_errors(void)
+{
+	/* YAML syntax: libyaml's problem at its mark, with its context. */
+	CHECK_ERR("sweep: a\nkernel: [sleep\n",
+		  "3:1: did not find expected ',' or ']' (while parsing a flow sequence at 2:9)");
+	CHECK_ERR("sweep: a\n  kernel: x\n", "2:9: mapping values are not allowed in this context");
+	CHECK_ERR("sweep: a\nkernel: sleep\n---\nsweep: b\n",
+		  "4:1: a second YAML document: a spec file holds one");
+	CHECK_ERR("", "1:1: empty spec");
+	CHECK_ERR("- a\n- b\n", "1:1: expected a mapping at the top level, got a list");
+
+	/* Keys. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nkernal: sleep\n",
+		  "3:1: unknown key 'kernal' (did you mean 'kernel'?)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nzzz: 1\n", "3:1: unknown key 'zzz'");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {min_sample: 3}\n",
+		  "3:10: unknown key 'min_sample' in 'timing' (did you mean 'min_samples'?)");
+	CHECK_ERR("sweep: a\nkernel: sleep\nrepeat: 1\nrepeat: 2\n",
+		  "4:1: duplicate key 'repeat' (first at 3:1)");
+	CHECK_ERR("kernel: sleep\n", "1:1: missing 'sweep' (the sweep's name)");
+	CHECK_ERR("sweep: a\n", "1:1: missing 'kernel' or 'command'");
+	CHECK_ERR("sweep: a\nkernel: sleep\ncommand: [x]\n",
+		  "3:1: both 'kernel' and 'command' given: a sweep runs one or the other");
+	CHECK_ERR("sweep: my sweep\nkernel: sleep\n",
+		  "1:8: invalid sweep name 'my sweep' (use letters, digits, '.', '_' and '-')");
+	CHECK_ERR("sweep: a\nkernel: sleep\nenv: {A: b}\n", "3:1: 'env' is for command sweeps only");
+
+	/* Types and values of settings. */
+	CHECK_ERR("sweep: a\nkernel: sleep\nrepeat: two\n",
+		  "3:9: expected an integer for 'repeat', got 'two'");
+	CHECK_ERR("sweep: a\nkernel: sleep\nrepeat: 0\n", "3:9: 'repeat' must be at least 1, got 0");
+	CHECK_ERR("sweep: a\nkernel: sleep\nrepeat: [1]\n",
+		  "3:9: expected a scalar for 'repeat', got a list");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {min_time: soon}\n",
+		  "3:20: expected a number for 'min_time', got 'soon'");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {throttle: 2}\n",
+		  "3:20: 'throttle' must be at most 1, got 2");
+	CHECK_ERR("sweep: a\nkernel: sleep\norder: interleaved\n",
+		  "3:8: invalid value 'interleaved' for 'order' (did you mean 'interleave'?)");
+	CHECK_ERR("sweep: a\nkernel: sleep\nper: everywhere\n",
+		  "3:6: invalid value 'everywhere' for 'per' (expected any|host|gpu)");
+	CHECK_ERR("sweep: a\nkernel: sleep\ngang: gpu\n",
+		  "3:7: invalid value 'gpu' for 'gang' (expected host|any)");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {l2: warm}\n",
+		  "3:14: invalid value 'warm' for 'l2' (expected cold|hot)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: jsn\n",
+		  "3:10: invalid value 'jsn' for 'metrics' (did you mean 'json'?)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nitems: 0\n", "3:8: 'items' must be at least 1, got 0");
+	CHECK_ERR("sweep: a\ncommand: [x]\nitems: [p, q, p]\n", "3:8: duplicate item 'p'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nhosts: []\n", "3:8: empty list for 'hosts'");
+	CHECK_ERR("sweep: a\ncommand: []\n", "2:10: empty list for 'command'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nenv: {1A: b}\n", "3:7: invalid environment variable name '1A'");
+
+	/* Axes. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  M: []\n", "4:6: empty axis 'M'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  M:\n", "4:5: empty axis 'M'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  s:\n    - {N: 1, K: 2}\n    - {N: 3, Q: 4}\n",
+		  "6:7: entry 2 of zipped group 's' has other keys than the first (N, K)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  s:\n    - {N: 1}\n    - 3\n",
+		  "6:7: expected a mapping in zipped group 's', got a scalar");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  N: [1, 2]\n  s: [{N: 1, K: 2}]\n",
+		  "5:6: parameter 'N' is in two axes (first at 4:6)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  M: [1, [2]]\n",
+		  "4:10: expected a scalar for 'M', got a list");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: {from: 8, to: 1, factor: 2}\n",
+		  "4:6: range 'b' is empty: 'from' is greater than 'to'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: {from: 1, to: 8, factor: 1}\n",
+		  "4:31: 'factor' must be greater than 1, got 1");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: {from: 1, to: 8}\n",
+		  "4:6: range 'b' needs one of 'factor' or 'step'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: {from: 0, to: 8G, step: 1}\n",
+		  "4:6: range 'b' has more than 100000 points");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: {N: 1, K: 2}\n",
+		  "4:6: expected a list, a scalar or a range {from, to, factor|step} for 'b', got a mapping "
+		  "(a zipped group is a list of mappings)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: [1, ~]\n", "4:10: no value for 'b'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nitems: 200000\n",
+		  "3:8: too many values: a spec holds at most 100000");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntimeout: 5\n",
+		  "3:1: 'timeout' is for command sweeps only (a kernel's is timing: {timeout: SECONDS})");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: {from: 1, to: 8, fator: 2}\n",
+		  "4:23: unknown key 'fator' in range 'b' (did you mean 'factor'?)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  b: {from: x, to: 8, step: 2}\n",
+		  "4:13: expected a number for 'from', got 'x'");
+
+	/* Excludes. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams: {dtype: [f32]}\nexclude:\n  - {dtyp: f32}\n",
+		  "5:6: exclude key 'dtyp' is not a parameter (did you mean 'dtype'?)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams: {dtype: [f32]}\nexclude:\n  - {}\n",
+		  "5:5: empty exclude entry (it would drop every cell)");
+
+	/* Placeholders. */
+	CHECK_ERR("sweep: a\ncommand: [x, \"{modle}\"]\nparams: {model: [p]}\n",
+		  "2:14: unknown placeholder '{modle}' (did you mean '{model}'?)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams: {model: [p]}\nenv: {X: \"{gpus}\"}\n",
+		  "4:10: unknown placeholder '{gpus}' (did you mean '{gpu}'?)");
+	CHECK_ERR("sweep: a\ncommand: [x, \"{item}\"]\n", "2:10: '{item}' is used but no 'items' are given");
+
+	/* Kernels and their parameters. */
+	CHECK_ERR("sweep: a\nkernel: cpu.gem\n", "2:9: unknown kernel 'cpu.gem' (did you mean 'cpu.gemm'?)");
+	CHECK_ERR("sweep: a\nkernel: cpu.gemm\nparams:\n  dtyp: [f32]\n",
+		  "4:3: kernel 'cpu.gemm' has no parameter 'dtyp' (did you mean 'dtype'?)");
+	CHECK_ERR("sweep: a\nkernel: cpu.gemm\nparams:\n  M: [64, 1.5]\n",
+		  "4:11: expected an integer for 'M', got '1.5'");
+	CHECK_ERR("sweep: a\nkernel: cpu.gemm\nparams:\n  M: [\"64\"]\n",
+		  "4:7: expected an integer for 'M', got '64'");
+	CHECK_ERR("sweep: a\nkernel: cpu.gemm\nparams:\n  dtype: [f32, f16]\n",
+		  "4:16: invalid value 'f16' for 'dtype' (expected f32|f64)");
+	CHECK_ERR("sweep: a\nkernel: sleep\nparams:\n  ms: [fast]\n",
+		  "4:8: expected a number for 'ms', got 'fast'");
+	CHECK_ERR("sweep: a\nkernel: cpu.copy\nparams:\n  bytes: [lots]\n",
+		  "4:11: expected a byte size for 'bytes', got 'lots'");
+	CHECK_ERR("sweep: a\nkernel: cpu.gemm\nparams:\n  M: {from: 1, to: 4, factor: 1.5}\n",
+		  "4:6: expected an integer for 'M', got '1.5'");
+	CHECK_ERR("sweep: a\nkernel: cpu.gemm\ncontrol: {params: {dtyp: f32}}\n",
+		  "3:20: control parameter 'dtyp' is not a parameter of kernel 'cpu.gemm' "
+		  "(did you mean 'dtype'?)");
+	CHECK_ERR("sweep: a\nkernel: cpu.gemm\ncontrol: {params: {M: x}}\n",
+		  "3:23: expected an integer for 'M', got 'x'");
+	CHECK_ERR("sweep: a\nkernel: sleep\ncontrol: {every: 5}\n", "3:10: missing 'params' in 'control'");
+	CHECK_ERR("sweep: a\ncommand: [x, \"{m}\"]\nparams: {m: [1], n: [2]}\ncontrol: {params: {m: 1}}\n",
+		  "4:19: control lacks parameter 'n'");
+
+	/* Metrics regexes are compiled. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'took [0-9]+'}\n",
+		  "3:14: regex for metric 't' must have exactly one capture group, it has 0");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '(a)(b)'}\n",
+		  "3:14: regex for metric 't' must have exactly one capture group, it has 2");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '(a'}\n",
+		  "3:14: invalid regex for metric 't': Unmatched ( or \\(");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '((a{100}){100})'}\n",
+		  "3:14: regex for metric 't' repeats too much (bounds multiply past 10000)");
+
+	/* Hostile input: no crash, no hang, an error. */
+	CHECK_ERR("sweep: a\nkernel: sleep\nparams: &x {ms: *x}\n",
+		  "3:9: expected a list, a scalar or a range {from, to, factor|step} for 'ms', got a mapping "
+		  "(a zipped group is a list of mappings)");
+	{
+		char deep[300];
+
+		memset(deep, '[', 200);
+		strcpy(deep + 200, "\n");
+		CHECK_ERR(deep, "1:65: nesting deeper than 64 levels");
+	}
+	{
+		static const char nul[] = "sweep: \"a\\0b\"\nkernel: sleep\n";
+
+		CHECK_ERR(nul, "1:8: NUL byte in the value of 'sweep'");
+	}
+}
+
+/* Every problem is reported, one line each, in file order. */
+static void test_all_problems(void)
+{
+	struct spec s;
+	const char *first = "sweep: t.yaml:1:1: missing 'kernel' or 'command'\n"
+			    "sweep: t.yaml:1:8: invalid sweep name 'a b'";
+	int rc = parse("sweep: a b\nkernal: sleep\nrepeat: two\norder: random\n", &s);
+
+	CHECK_INT(rc, -1, "several problems fail");
+	CHECK_INT(count_lines(errs), 5, "five problems, five lines");
+	CHECK(!strncmp(errs, first, strlen(first)), "problems in file order");
+	CHECK(strstr(errs, "t.yaml:4:8: invalid value 'random' for 'order' "
+		      "(expected sequential|interleave|shuffle)") != NULL, "the last problem too");
+}
+
+/* A kernel parameter without a default must be given. No built-in kernel may have one: then say so. */
+static void test_required(void)
+{
+	for (int i = 0; kernel_registry[i]; i++) {
+		for (const struct param_def *pd = kernel_registry[i]->params; pd && pd->name; pd++) {
+			char text[256], want[256];
+
+			if (pd->def)
+				continue;
+			snprintf(text, sizeof(text), "sweep: a\nkernel: %s\n", kernel_registry[i]->name);
+			snprintf(want, sizeof(want), "2:9: kernel '%s' needs parameter '%s' "
+				 "(it has no default)", kernel_registry[i]->name, pd->name);
+			CHECK_ERR(text, want);
+			return;
+		}
+	}
+	printf("# skip: no registered kernel has a required parameter\n");
+}
+
+int main(void)
+{
+	test_full();
+	test_defaults();
+	test_kernel_types();
+	test_scalars_and_items();
+	test_load();
+	test_errors();
+	test_all_problems();
+	test_required();
+	return test_done();
+}

@@ -1,0 +1,423 @@
+/* test_stats.c: unit tests of src/stats.c against values computed independently (sources in comments). */
+#include "stats.h"
+#include "test.h"
+
+#include <float.h>
+#include <stdint.h>
+#include <time.h>
+
+/*
+ * Reference values, unless a comment says otherwise, come from Python 3.11's statistics module:
+ *   statistics.median / fmean / stdev / geometric_mean, and
+ *   statistics.quantiles(d, n=4 or n=10, method="inclusive"), which is R's type 7.
+ * Generator values come from a 40-line Python transcription of splitmix64, xoshiro256** and Lemire's
+ * method, run once; that transcription reproduces the published xoshiro256** outputs for state {1,2,3,4}
+ * checked in test_rng_reference below.
+ */
+
+static const double even[] = { 5, 2, 9, 4, 4, 7, 4, 5 };        /* sorted: 2 4 4 4 5 5 7 9 */
+static const double odd[] = { 3.5, 1, 7.25, 2, 10 };            /* sorted: 1 2 3.5 7.25 10 */
+
+static void test_median(void)
+{
+	double big[] = { DBL_MAX, DBL_MAX };
+
+	CHECK(stats_median(odd, 5) == 3.5, "median odd n: %.17g (hand: middle of 1 2 3.5 7.25 10)",
+	      stats_median(odd, 5));
+	CHECK(stats_median(even, 8) == 4.5, "median even n: %.17g (hand: (4+5)/2)", stats_median(even, 8));
+	CHECK(stats_median(odd, 1) == 3.5, "median n=1: %g", stats_median(odd, 1));
+	CHECK(isnan(stats_median(odd, 0)), "median n=0 is NaN");
+	/* (a+b)/2 would overflow to inf here. */
+	CHECK(stats_median(big, 2) == DBL_MAX, "median of two DBL_MAX does not overflow: %g",
+	      stats_median(big, 2));
+}
+
+static void test_quantile(void)
+{
+	/* statistics.quantiles(even, n=10, method="inclusive") gives 3.4 4 4 4 4.5 5 5 6.2 7.6; hand check of
+	 * q=0.1: h = 7*0.1 = 0.7, 2 + 0.7*(4-2) = 3.4. */
+	static const double even_dec[] = { 3.4, 4.0, 4.0, 4.0, 4.5, 5.0, 5.0, 6.2, 7.6 };
+	static const double odd_dec[] = { 1.4, 1.8, 2.3, 2.9, 3.5, 5.0, 6.5, 7.8, 8.9 };
+	double sorted[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	char name[64];
+
+	for (int i = 0; i < 9; i++) {
+		snprintf(name, sizeof(name), "even q=0.%d", i + 1);
+		CHECK_NEAR(stats_quantile(even, 8, (i + 1) / 10.0), even_dec[i], 1e-14, name);
+		snprintf(name, sizeof(name), "odd q=0.%d", i + 1);
+		CHECK_NEAR(stats_quantile(odd, 5, (i + 1) / 10.0), odd_dec[i], 1e-14, name);
+	}
+	/* statistics.quantiles(..., n=4, method="inclusive"): even 4 4.5 5.5, odd 2 3.5 7.25. */
+	CHECK_NEAR(stats_quantile(even, 8, 0.25), 4.0, 1e-15, "even q=0.25");
+	CHECK_NEAR(stats_quantile(even, 8, 0.75), 5.5, 1e-15, "even q=0.75");
+	CHECK_NEAR(stats_quantile(odd, 5, 0.25), 2.0, 1e-15, "odd q=0.25");
+	CHECK_NEAR(stats_quantile(odd, 5, 0.75), 7.25, 1e-15, "odd q=0.75");
+	/* The ends are the min and max (hand). */
+	CHECK(stats_quantile(even, 8, 0) == 2, "even q=0 is the min");
+	CHECK(stats_quantile(even, 8, 1) == 9, "even q=1 is the max");
+	CHECK(stats_quantile(odd, 5, 0) == 1, "odd q=0 is the min");
+	CHECK(stats_quantile(odd, 5, 1) == 10, "odd q=1 is the max");
+	CHECK(stats_quantile(odd, 5, 0.5) == stats_median(odd, 5), "q=0.5 is the median");
+	CHECK(stats_quantile_sorted(sorted, 8, 0.9) == stats_quantile(even, 8, 0.9), "sorted and unsorted agree");
+	CHECK(stats_quantile_sorted(sorted, 1, 0.3) == 2, "n=1: every quantile is the value");
+	CHECK(isnan(stats_quantile_sorted(sorted, 0, 0.5)), "n=0 is NaN");
+	CHECK(isnan(stats_quantile(even, 8, 1.5)) && isnan(stats_quantile(even, 8, -0.1)) &&
+	      isnan(stats_quantile(even, 8, NAN)), "q outside [0,1] is NaN");
+}
+
+static void test_mean_stdev_geomean(void)
+{
+	double tenths[10], big[10], pos[] = { 1, 2, 4, 8 }, huge[] = { 1e300, 1e300, 1e300 };
+	double zero[] = { 3, 0, 2 }, neg[] = { 3, -1, 2 }, mixed[] = { 1.5, 2.5, 10, 0.1 };
+
+	CHECK(stats_mean(even, 8) == 5, "mean even: %.17g (hand: 40/8)", stats_mean(even, 8));
+	CHECK(stats_mean(odd, 5) == 4.75, "mean odd: %.17g (hand: 23.75/5)", stats_mean(odd, 5));
+	CHECK(isnan(stats_mean(even, 0)), "mean n=0 is NaN");
+	/* Ten 0.1s: the exact sum of the binary values rounds to 1.0, so a careful sum gives mean 0.1; a naive
+	 * left-to-right sum gives 0.9999999999999999 (python3: sum([0.1]*10), math.fsum([0.1]*10)). */
+	for (int i = 0; i < 10; i++)
+		tenths[i] = 0.1;
+	CHECK(stats_mean(tenths, 10) == 0.1, "mean of ten 0.1 is 0.1 (compensated): %.17g",
+	      stats_mean(tenths, 10));
+
+	/* sqrt(32/7) by hand (squared deviations 9+1+1+1+0+0+4+16); statistics.stdev: 2.138089935299395. */
+	CHECK_NEAR(stats_stdev(even, 8), 2.138089935299395, 1e-15, "stdev even");
+	CHECK_NEAR(stats_stdev(odd, 5), 3.774917217635375, 1e-15, "stdev odd");
+	CHECK(isnan(stats_stdev(even, 1)) && isnan(stats_stdev(even, 0)), "stdev n<2 is NaN");
+	/* Large offset, small spread: a one-pass sum-of-squares formula loses every digit here.
+	 * statistics.stdev([1e9 + 0.1*i for i in range(1, 11)]) = 0.30276502666007726 (exact rationals). */
+	for (int i = 0; i < 10; i++)
+		big[i] = 1e9 + 0.1 * (i + 1);
+	CHECK_NEAR(stats_stdev(big, 10), 0.30276502666007726, 1e-12, "stdev with a large offset");
+	CHECK(stats_stdev(tenths, 10) == 0, "stdev of a constant is 0: %g", stats_stdev(tenths, 10));
+
+	/* statistics.geometric_mean: [1,2,4,8] -> 2^1.5 (hand), [1.5,2.5,10,0.1] -> 1.3915788418568704. */
+	CHECK_NEAR(stats_geomean(pos, 4), 2.8284271247461903, 1e-14, "geomean 1 2 4 8");
+	CHECK_NEAR(stats_geomean(mixed, 4), 1.3915788418568704, 1e-14, "geomean mixed");
+	CHECK_NEAR(stats_geomean(even, 8), 4.603215596046737, 1e-14, "geomean even");
+	/* A product would overflow; the mean of logs does not (hand: 1e300). */
+	CHECK_NEAR(stats_geomean(huge, 3), 1e300, 1e-13, "geomean of 1e300s");
+	CHECK(isnan(stats_geomean(zero, 3)), "geomean with a 0 is NaN");
+	CHECK(isnan(stats_geomean(neg, 3)), "geomean with a negative is NaN");
+	CHECK(isnan(stats_geomean(pos, 0)), "geomean n=0 is NaN");
+}
+
+static void test_summary(void)
+{
+	double x[8], one = 7.5;
+	struct summary s;
+
+	memcpy(x, even, sizeof(x));
+	stats_summary(x, 8, &s);
+	CHECK(!memcmp(x, even, sizeof(x)), "summary leaves its input unsorted");
+	CHECK_INT(s.n, 8, "summary n");
+	CHECK(s.min == 2 && s.max == 9, "summary min %g max %g", s.min, s.max);
+	CHECK(s.median == 4.5 && s.mean == 5, "summary median %g mean %g", s.median, s.mean);
+	CHECK_NEAR(s.q1, 4.0, 1e-15, "summary q1");
+	CHECK_NEAR(s.q3, 5.5, 1e-15, "summary q3");
+	CHECK_NEAR(s.stdev, 2.138089935299395, 1e-15, "summary stdev");
+	/* statistics.stdev(even) / statistics.fmean(even) */
+	CHECK_NEAR(s.noise, 0.427617987059879, 1e-15, "summary noise");
+
+	stats_summary(&one, 1, &s);
+	CHECK(s.n == 1 && s.min == 7.5 && s.max == 7.5 && s.median == 7.5 && s.mean == 7.5 && s.q1 == 7.5 &&
+	      s.q3 == 7.5, "summary n=1: every location is the value");
+	CHECK(isnan(s.stdev) && isnan(s.noise), "summary n=1: stdev and noise are NaN");
+
+	stats_summary(x, 0, &s);
+	CHECK(s.n == 0 && isnan(s.min) && isnan(s.max) && isnan(s.median) && isnan(s.mean) && isnan(s.q1) &&
+	      isnan(s.q3) && isnan(s.stdev) && isnan(s.noise), "summary n=0: every field NaN");
+}
+
+static void test_rng_reference(void)
+{
+	/* Published outputs of the reference xoshiro256** for state {1, 2, 3, 4} (the rand_xoshiro crate's
+	 * test, "produced with the reference implementation" at prng.di.unimi.it). */
+	static const uint64_t want[] = { 11520ULL, 0ULL, 1509978240ULL, 1215971899390074240ULL,
+		1216172134540287360ULL, 607988272756665600ULL, 16172922978634559625ULL, 8476171486693032832ULL,
+		10595114339597558777ULL, 2904607092377533576ULL };
+	/* splitmix64 from 0: its well-known first outputs (also the Python transcription). */
+	static const uint64_t sm0[] = { 0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL, 0x06c45d188009454fULL,
+		0xf88bb8a8724c81ecULL };
+	/* Python transcription: X.seeded(42).next() x 6. */
+	static const uint64_t s42[] = { 0x15780b2e0c2ec716ULL, 0x6104d9866d113a7eULL, 0xae17533239e499a1ULL,
+		0xecb8ad4703b360a1ULL, 0xfde6dc7fe2ec5e64ULL, 0xc50da53101795238ULL };
+	/* Python transcription: X.seeded(7).uniform() x 4, printed with repr. */
+	static const double u7[] = { 0.7005764821796896, 0.2787512294737843, 0.8396274618764198,
+		0.9810977250149351 };
+	struct rng r = { { 1, 2, 3, 4 } }, r2;
+	char name[64];
+
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "xoshiro256** {1,2,3,4} output %d", i);
+		CHECK(rng_next(&r) == want[i], "%s", name);
+	}
+	rng_seed(&r, 0);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "splitmix64(0) word %d", i);
+		CHECK(r.s[i] == sm0[i], "%s: got %#llx", name, (unsigned long long)r.s[i]);
+	}
+	rng_seed(&r, 42);
+	for (int i = 0; i < 6; i++) {
+		uint64_t v = rng_next(&r);
+
+		snprintf(name, sizeof(name), "seed 42 output %d", i);
+		CHECK(v == s42[i], "%s: got %#llx", name, (unsigned long long)v);
+	}
+	rng_seed(&r, 7);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "seed 7 uniform %d", i);
+		CHECK(rng_uniform(&r) == u7[i], "%s", name);
+	}
+	rng_seed(&r, 123);
+	rng_seed(&r2, 123);
+	for (int i = 0; i < 1000; i++)
+		if (rng_next(&r) != rng_next(&r2))
+			break;
+	CHECK(!memcmp(&r, &r2, sizeof(r)), "same seed, same stream");
+	rng_seed(&r2, 124);
+	CHECK(rng_next(&r) != rng_next(&r2), "neighbouring seeds differ");
+}
+
+static void test_rng_below(void)
+{
+	/* Python transcription: X.seeded(7).below(10) x 16 and X.seeded(9).below(0xAAAAAAAAAAAAAAAA) x 6;
+	 * the second range rejects about a third of the draws, so this also pins the rejection path. */
+	static const uint64_t b7[] = { 7, 2, 8, 9, 9, 8, 0, 1, 4, 1, 5, 7, 9, 8, 4, 5 };
+	static const uint64_t b9[] = { 0x2aebbd03e0e1fd50ULL, 0x7d0be86c9e9edd87ULL, 0x9d1cf921a4480642ULL,
+		0x7f0bb67d41ffe1bfULL, 0x748b482c3b010e36ULL, 0x198131bdc75f6d58ULL };
+	const uint64_t wide = 0xAAAAAAAAAAAAAAAAULL;
+	long count[10] = { 0 }, low = 0, out_of_range = 0, ones = 0;
+	double chi2 = 0, sum = 0;
+	struct rng r;
+	int ok = 1;
+
+	rng_seed(&r, 7);
+	for (int i = 0; i < 16; i++)
+		ok &= rng_below(&r, 10) == b7[i];
+	CHECK(ok, "seed 7 rng_below(10) sequence matches the Python transcription");
+	rng_seed(&r, 9);
+	ok = 1;
+	for (int i = 0; i < 6; i++)
+		ok &= rng_below(&r, wide) == b9[i];
+	CHECK(ok, "seed 9 rng_below(0xAA..AA) sequence matches the Python transcription");
+
+	rng_seed(&r, 2024);
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v = rng_below(&r, 10);
+
+		if (v >= 10)
+			out_of_range++;
+		else
+			count[v]++;
+		ones += rng_below(&r, 1) != 0;
+	}
+	CHECK(out_of_range == 0, "rng_below(10) stays below 10: %ld outside", out_of_range);
+	CHECK(ones == 0, "rng_below(1) is always 0: %ld others", ones);
+	for (int i = 0; i < 10; i++)
+		chi2 += (count[i] - 10000.0) * (count[i] - 10000.0) / 10000.0;
+	/* 27.88 is the 0.999 quantile of chi-square with 9 degrees of freedom. */
+	CHECK(chi2 < 27.88, "rng_below(10) roughly uniform: chi2 %.2f", chi2);
+
+	/* Modulo reduction would put 2/3 of these draws below wide/2; unbiased gives 1/2 (sd 0.0035). */
+	for (int i = 0; i < 20000; i++)
+		low += rng_below(&r, wide) < wide / 2;
+	CHECK(low > 9600 && low < 10400, "rng_below(2/3 of 2^64) unbiased: %ld of 20000 in the lower half", low);
+
+	ok = 1;
+	for (int i = 0; i < 100000; i++) {
+		double u = rng_uniform(&r);
+
+		ok &= u >= 0 && u < 1;
+		sum += u;
+	}
+	CHECK(ok, "rng_uniform in [0, 1)");
+	/* sd of the mean of 1e5 uniforms is 0.29/316 = 0.0009. */
+	CHECK(fabs(sum / 100000 - 0.5) < 0.005, "rng_uniform mean %.4f", sum / 100000);
+}
+
+static void test_ratio_fixed(void)
+{
+	/* Integers: every sum is exact in C and in Python, so the Python transcription (1000 resamples,
+	 * seed 12345, ratio of sums, type-7 quantiles of the sorted ratios) must agree to the last bit. */
+	static const double a[] = { 12, 15, 11, 19, 14, 13, 17, 16, 10, 18 };
+	static const double b[] = { 10, 11, 10, 12, 13, 9, 12, 14, 10, 11 };
+	double ratio, lo, hi, lo2, hi2, r2;
+	double a2[] = { 3, 4 }, b2[] = { 1, 2 }, zero[] = { 1, -1 };
+
+	CHECK_INT(stats_ratio_ci(a, b, 10, 0.95, 1000, 12345, &ratio, &lo, &hi), 0, "ratio_ci returns 0");
+	CHECK_NEAR(ratio, 145.0 / 112.0, 1e-15, "ratio of means (hand: 145/112)");
+	CHECK_NEAR(lo, 1.161009382566586, 1e-14, "lo matches the Python transcription");
+	CHECK_NEAR(hi, 1.4351851851851851, 1e-14, "hi matches the Python transcription");
+	stats_ratio_ci(a, b, 10, 0.90, 1000, 12345, &r2, &lo2, &hi2);
+	CHECK_NEAR(lo2, 1.188034188034188, 1e-14, "lo at 90% matches the Python transcription");
+	CHECK_NEAR(hi2, 1.4112424409015942, 1e-14, "hi at 90% matches the Python transcription");
+
+	stats_ratio_ci(a, b, 10, 0.95, 1000, 12345, &r2, &lo2, &hi2);
+	CHECK(r2 == ratio && lo2 == lo && hi2 == hi, "same seed, same interval");
+	stats_ratio_ci(a, b, 10, 0.95, 1000, 54321, &r2, &lo2, &hi2);
+	CHECK(r2 == ratio && (lo2 != lo || hi2 != hi), "another seed, another interval: [%.17g, %.17g]", lo2,
+	      hi2);
+
+	/* Two items: a resample is (0,0) -> 3/1, (1,1) -> 4/2 or mixed -> 7/3, with probabilities 1/4, 1/4,
+	 * 1/2 (hand). At 95% the ends fall inside the outer blocks: exactly 2 and 3. Unpaired resampling
+	 * would produce 3/2 and 4/1 as well. At 20% both quantiles (0.4, 0.6) fall in the middle block. */
+	stats_ratio_ci(a2, b2, 2, 0.95, 10000, 1, &ratio, &lo, &hi);
+	CHECK(ratio == 7.0 / 3.0 && lo == 2 && hi == 3, "two items, 95%%: ratio %.17g [%.17g, %.17g]", ratio,
+	      lo, hi);
+	stats_ratio_ci(a2, b2, 2, 0.20, 10000, 1, &ratio, &lo, &hi);
+	CHECK(lo == 7.0 / 3.0 && hi == 7.0 / 3.0, "two items, 20%%: [%.17g, %.17g]", lo, hi);
+
+	CHECK_INT(stats_ratio_ci(a, b, 0, 0.95, 100, 1, &ratio, &lo, &hi), -1, "n=0 fails");
+	CHECK(isnan(ratio) && isnan(lo) && isnan(hi), "failure leaves NaN");
+	CHECK_INT(stats_ratio_ci(a, zero, 2, 0.95, 100, 1, &ratio, &lo, &hi), -1, "mean(b)=0 fails");
+	CHECK_INT(stats_ratio_ci(a, b, 10, 1.0, 100, 1, &ratio, &lo, &hi), -1, "ci=1 fails");
+	CHECK_INT(stats_ratio_ci(a, b, 10, 0.95, 0, 1, &ratio, &lo, &hi), 0, "boot=0 succeeds");
+	CHECK(ratio == 145.0 / 112.0 && isnan(lo) && isnan(hi), "boot=0: the ratio alone");
+}
+
+static void test_ratio_aa_and_exact(void)
+{
+	double a[30], b[30], ratio, lo, hi;
+	struct rng r;
+
+	rng_seed(&r, 5);
+	for (int i = 0; i < 30; i++) {
+		a[i] = 1 + 9 * rng_uniform(&r);
+		b[i] = 2 * a[i];        /* scaling by 2 is exact, so every resampled sum scales exactly too */
+	}
+	/* A/A: identical arms give identical sums in every resample, so every ratio is exactly 1. */
+	stats_ratio_ci(a, a, 30, 0.95, 2000, 3, &ratio, &lo, &hi);
+	CHECK(ratio == 1 && lo == 1 && hi == 1, "A/A: ratio %.17g [%.17g, %.17g]", ratio, lo, hi);
+	/* a = b/2 exactly: paired resampling gives exactly 0.5 every time; unpaired would spread. */
+	stats_ratio_ci(a, b, 30, 0.95, 2000, 3, &ratio, &lo, &hi);
+	CHECK(ratio == 0.5 && lo == 0.5 && hi == 0.5, "a = b/2: ratio %.17g [%.17g, %.17g]", ratio, lo, hi);
+}
+
+/*
+ * Coverage. Population: b uniform on {1, 1.5, ..., 5}, noise uniform on {0.8, 0.9, 1.0, 1.1, 1.2} and
+ * independent of b, a = r * b * noise. Then E[a] = r E[b] E[noise] = r E[b] exactly, so the population
+ * ratio of means is exactly r (up to one rounding in each a_i). 100 trials of 30 items, 95% intervals.
+ * The interval's width is also compared with the delta-method one, 2 * 1.96 * sd(a - R b) / (sqrt(n)
+ * mean(b)), so that an interval far too wide (say, unpaired resampling) cannot pass by always covering.
+ */
+static void test_ratio_coverage(void)
+{
+	const double truth = 1.5;
+	double a[30], b[30], d[30], ratio, lo, hi, width_ratio = 0;
+	int covered = 0;
+	struct rng r;
+
+	for (int t = 0; t < 100; t++) {
+		rng_seed(&r, 1000 + t);
+		for (int i = 0; i < 30; i++) {
+			b[i] = 1 + 0.5 * (double)rng_below(&r, 9);
+			a[i] = truth * b[i] * ((double)(8 + rng_below(&r, 5)) / 10);
+		}
+		stats_ratio_ci(a, b, 30, 0.95, 2000, 77 + t, &ratio, &lo, &hi);
+		covered += lo <= truth && truth <= hi;
+		for (int i = 0; i < 30; i++)
+			d[i] = a[i] - ratio * b[i];
+		width_ratio += (hi - lo) / (2 * 1.96 * stats_stdev(d, 30) / sqrt(30) / stats_mean(b, 30));
+	}
+	width_ratio /= 100;
+	CHECK(covered >= 90, "95%% intervals cover the true ratio in %d of 100 trials", covered);
+	CHECK(width_ratio > 0.85 && width_ratio < 1.1, "mean width / delta-method width = %.3f", width_ratio);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* 10,000 resamples of 30 items in well under 10 ms; best of 5 so that a busy machine does not fail it.
+ * Sanitizers slow everything several times, so that build gets a 100 ms bound. */
+static void test_ratio_speed(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	const double limit = 0.1;
+#else
+	const double limit = 0.01;
+#endif
+	double a[30], b[30], ratio, lo, hi, best = 1e9;
+	struct rng r;
+
+	rng_seed(&r, 11);
+	for (int i = 0; i < 30; i++) {
+		b[i] = 1 + rng_uniform(&r);
+		a[i] = b[i] * (0.9 + 0.2 * rng_uniform(&r));
+	}
+	for (int k = 0; k < 5; k++) {
+		double t0 = now();
+
+		stats_ratio_ci(a, b, 30, 0.95, 10000, k, &ratio, &lo, &hi);
+		if (now() - t0 < best)
+			best = now() - t0;
+	}
+	CHECK(best < limit && lo < ratio && ratio < hi, "10,000 resamples of 30 items: %.2f ms (limit %.0f ms)",
+	      best * 1e3, limit * 1e3);
+}
+
+static void test_format(void)
+{
+	/* Expected strings: Python's '%.{sig-1}e' % v (glibc rounds the same, exact ties to even), laid out by
+	 * hand. The comment gives the binary value where it decides the rounding (python3 Decimal(v)). */
+	static const struct { double v; int sig; const char *want; } cases[] = {
+		{ 1234.56, 4, "1235" },
+		{ -1234.56, 4, "-1235" },
+		{ 0.012345, 4, "0.01235" },      /* 0.012345000000000000070... rounds up */
+		{ 0.00012345, 4, "0.0001234" },  /* 0.00012344999999999999203... rounds down */
+		{ 1.5, 4, "1.500" },
+		{ 123456, 4, "123500" },
+		{ 123456789, 3, "123000000" },
+		{ 3.14159265358979, 6, "3.14159" },
+		{ 99999.9, 4, "100000" },        /* rounds to 1.000e+05: still positional */
+		{ 0.0001, 3, "0.000100" },
+		{ 0.00009999, 4, "9.999e-05" },
+		{ 0.00009999, 3, "0.000100" },   /* rounds up to 1.00e-04, back in range */
+		{ 999999999999999.0, 4, "1.000e+15" },   /* rounds up to 1e15 */
+		{ 123456789012345.0, 15, "123456789012345" },
+		{ 1e15, 4, "1.000e+15" },
+		{ -6.02214076e23, 3, "-6.02e+23" },
+		{ 1e-300, 2, "1.0e-300" },
+		{ 0.125, 2, "0.12" },            /* exact tie: to even */
+		{ 0.375, 2, "0.38" },            /* exact tie: to even */
+		{ 2.5, 1, "2" },                 /* exact tie: to even */
+		{ 1234.5, 4, "1234" },           /* exact tie: to even */
+		{ 0, 3, "0.00" },
+		{ -0.0, 3, "0.00" },
+		{ 7, 0, "7" },                   /* sig < 1 means 1 */
+		{ 0.1, 20, "0.10000000000000001" },      /* sig > 17 means 17: repr-like */
+		{ NAN, 4, "-" },
+		{ INFINITY, 4, "inf" },
+		{ -INFINITY, 4, "-inf" },
+	};
+	char buf[32], name[64], small[4];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		stats_format(cases[i].v, cases[i].sig, buf, sizeof(buf));
+		snprintf(name, sizeof(name), "format(%.17g, %d)", cases[i].v, cases[i].sig);
+		CHECK_STR(buf, cases[i].want, name);
+	}
+	stats_format(1234.56, 4, small, sizeof(small));
+	CHECK_STR(small, "123", "format truncates to the buffer");
+}
+
+int main(void)
+{
+	test_median();
+	test_quantile();
+	test_mean_stdev_geomean();
+	test_summary();
+	test_rng_reference();
+	test_rng_below();
+	test_ratio_fixed();
+	test_ratio_aa_and_exact();
+	test_ratio_coverage();
+	test_ratio_speed();
+	test_format();
+	return test_done();
+}

@@ -1,0 +1,876 @@
+/* test_store.c: the results database on temporary files: schema, cell lifecycle, results, SQL functions. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include "test.h"
+#include "plan.h"
+#include "stats.h"
+#include "store.h"
+#include "util.h"
+
+static char dir[256];
+
+static char *tmp_path(const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+/* Remove a database and its WAL companions. */
+static void rm_db(const char *path)
+{
+	char buf[512];
+
+	unlink(path);
+	snprintf(buf, sizeof(buf), "%s-wal", path);
+	unlink(buf);
+	snprintf(buf, sizeof(buf), "%s-shm", path);
+	unlink(buf);
+}
+
+static int first_cb(const struct store_row *row, void *data)
+{
+	char **out = data;
+
+	*out = xstrdup(row->ncol && row->text[0] ? row->text[0] : "NULL");
+	return 1;
+}
+
+/* The first column of the first row as text ("NULL" for NULL, "none" when no row, "error" on error).
+ * The caller frees it. */
+static char *q1(struct store *st, const char *sql)
+{
+	char *out = NULL;
+
+	if (store_query(st, sql, NULL, 0, 0, first_cb, &out) < 0) {
+		free(out);
+		return xstrdup("error");
+	}
+	return out ? out : xstrdup("none");
+}
+
+static long long q1_int(struct store *st, const char *sql)
+{
+	char *s = q1(st, sql);
+	long long v = strtoll(s, NULL, 10);
+
+	free(s);
+	return v;
+}
+
+static int num_cb(const struct store_row *row, void *data)
+{
+	*(double *)data = row->num[0];
+	return 1;
+}
+
+/* The first column of the first row as a number (NaN for NULL, text, no row or an error). */
+static double q1_num(struct store *st, const char *sql)
+{
+	double v = NAN;
+
+	store_query(st, sql, NULL, 0, 0, num_cb, &v);
+	return v;
+}
+
+static void check_q1(struct store *st, const char *sql, const char *want)
+{
+	char *got = q1(st, sql);
+
+	CHECK_STR(got, want, sql);
+	free(got);
+}
+
+/* Run fn-less code with stderr captured into buf (what error() and warning() print). */
+static int cap_fd = -1, cap_saved = -1;
+static char cap_path[300];
+
+static void capture_start(void)
+{
+	snprintf(cap_path, sizeof(cap_path), "%s/stderr.txt", dir);
+	fflush(stderr);
+	cap_saved = dup(2);
+	cap_fd = open(cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(cap_fd, 2);
+}
+
+static char *capture_end(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fflush(stderr);
+	dup2(cap_saved, 2);
+	close(cap_saved);
+	close(cap_fd);
+	sb_read_file(&sb, cap_path);
+	unlink(cap_path);
+	return sb_detach(&sb);
+}
+
+static void write_file(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	fwrite(data, 1, n, f);
+	fclose(f);
+}
+
+static void test_open(void)
+{
+	char *path = tmp_path("open.db"), *want, *msg;
+	struct store *st = NULL;
+	int64_t ver = store_schema_version();
+
+	CHECK(ver >= 1, "schema version %" PRId64, ver);
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "create");
+	CHECK_INT(q1_int(st, "PRAGMA user_version"), ver, "user_version after create");
+	check_q1(st, "PRAGMA journal_mode", "wal");
+	check_q1(st, "PRAGMA foreign_keys", "1");
+	check_q1(st, "PRAGMA synchronous", "1");
+	check_q1(st, "PRAGMA busy_timeout", "10000");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM sqlite_master WHERE name IN ('sweeps', 'runs', 'hosts', "
+			 "'workers', 'cells', 'results', 'samples', 'metrics', 'items', 'controls', 'probes', "
+			 "'predictions', 'v_results', 'results_one_ok')"), 14, "tables, view and index");
+	store_close(st);
+	store_close(NULL);
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "reopen rw");
+	CHECK_INT(q1_int(st, "PRAGMA user_version"), ver, "user_version after reopen");
+	store_close(st);
+	CHECK_INT(store_open(path, STORE_RO, &st), 0, "reopen ro");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells"), 0, "ro reads");
+	/* A write through a read-only connection fails even when the caller allows writes. */
+	capture_start();
+	CHECK_INT(store_query(st, "INSERT INTO runs(started) VALUES('x')", NULL, 0, 0, NULL, NULL), -1,
+		  "write on ro store");
+	msg = capture_end();
+	CHECK(strstr(msg, "sql error: ") && strstr(msg, "readonly"), "ro write message: %s", msg);
+	free(msg);
+	store_close(st);
+
+	/* A missing file. */
+	free(path);
+	path = tmp_path("missing.db");
+	capture_start();
+	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro missing file");
+	msg = capture_end();
+	CHECK(st == NULL, "no store on failure");
+	CHECK(strstr(msg, path) && strstr(msg, "No such file"), "missing message: %s", msg);
+	CHECK(access(path, F_OK) != 0, "ro open did not create the file");
+	free(msg);
+
+	/* Garbage bytes: neither mode accepts them, and RW does not overwrite them. */
+	free(path);
+	path = tmp_path("garbage.db");
+	{
+		char junk[4096];
+
+		for (size_t i = 0; i < sizeof(junk); i++)
+			junk[i] = "not a database\n"[i % 15];
+		write_file(path, junk, sizeof(junk));
+	}
+	capture_start();
+	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro garbage");
+	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw garbage");
+	msg = capture_end();
+	want = xasprintf("cannot open '%s': file is not a database", path);
+	CHECK(strstr(msg, want) != NULL, "garbage message: %s", msg);
+	free(want);
+	free(msg);
+	rm_db(path);
+
+	/* An empty file is an empty SQLite database: RO refuses it, RW makes it a sweep database. */
+	free(path);
+	path = tmp_path("empty.db");
+	write_file(path, "", 0);
+	capture_start();
+	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro empty file");
+	msg = capture_end();
+	want = xasprintf("'%s' is not a sweep database", path);
+	CHECK(strstr(msg, want) != NULL, "empty message: %s", msg);
+	free(want);
+	free(msg);
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "rw empty file");
+	/* Now make it a non-sweep SQLite database: tables but user_version 0. */
+	CHECK_INT(store_query(st, "PRAGMA user_version = 0", NULL, 0, 0, NULL, NULL), 0, "reset user_version");
+	store_close(st);
+	capture_start();
+	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro non-sweep sqlite");
+	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw non-sweep sqlite");
+	msg = capture_end();
+	want = xasprintf("'%s' is not a sweep database", path);
+	CHECK(strstr(msg, want) != NULL, "non-sweep ro message: %s", msg);
+	free(want);
+	want = xasprintf("'%s' is an SQLite database without a sweep schema", path);
+	CHECK(strstr(msg, want) != NULL, "non-sweep rw message: %s", msg);
+	free(want);
+	free(msg);
+
+	/* A newer schema than this build knows. */
+	rm_db(path);
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "fresh");
+	CHECK_INT(store_query(st, "PRAGMA user_version = 99", NULL, 0, 0, NULL, NULL), 0, "future version");
+	store_close(st);
+	capture_start();
+	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw newer schema");
+	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro newer schema");
+	msg = capture_end();
+	CHECK(strstr(msg, "schema version 99") != NULL, "newer message: %s", msg);
+	free(msg);
+	rm_db(path);
+	free(path);
+}
+
+struct collect {
+	struct strbuf keys;
+	int n, stop_at;
+	int attempts[8];
+	int not_cells;         /* tasks with control set or no cell id */
+};
+
+static int collect_cb(const struct task *t, void *data)
+{
+	struct collect *c = data;
+
+	if (c->n < 8)
+		c->attempts[c->n] = t->attempt;
+	sb_addf(&c->keys, "%s%s", c->keys.len ? "," : "", t->key);
+	c->not_cells += t->control != 0 || t->cell <= 0;
+	c->n++;
+	return c->stop_at && c->n == c->stop_at ? 7 : 0;
+}
+
+static void test_cells(void)
+{
+	char *path = tmp_path("cells.db");
+	struct store *st;
+	struct collect c = { STRBUF_INIT, 0, 0, { 0 }, 0 };
+	char key[17];
+	int added, total = 0, attempt = 0;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_begin(st), 0, "begin");
+	/* Inserted out of ord order: pending must come back by ord. */
+	CHECK_INT(store_add_cell(st, "s", "k2", "{\"n\":2}", 0, "", 2, "planned", &added), 0, "add k2");
+	total += added;
+	CHECK_INT(store_add_cell(st, "s", "k0", "{\"n\":0}", 0, "", 0, "planned", &added), 0, "add k0");
+	total += added;
+	CHECK_INT(store_add_cell(st, "s", "k1", "{\"n\":1}", 0, NULL, 1, "planned", &added), 0, "add k1");
+	total += added;
+	CHECK_INT(total, 3, "three new cells");
+	CHECK_INT(store_add_cell(st, "s", "k1", "{\"n\":99}", 5, "x", 9, "planned", &added), 0, "add k1 again");
+	CHECK_INT(added, 0, "existing key not added");
+	check_q1(st, "SELECT params || ord || state FROM cells WHERE key = 'k1'", "{\"n\":1}1planned");
+	capture_start();
+	CHECK_INT(store_add_cell(st, "s", "k9", "{}", 0, "", 9, "bogus", &added), -1, "bad state refused");
+	free(capture_end());
+	CHECK_INT(store_add_cell(st, "s", "t1", "{\"m\":1}", 1, "", 3, "template", &added), 0, "template 1");
+	CHECK_INT(store_add_cell(st, "s", "t0", "{\"m\":\"a b\"}", 0, "", 4, "template", &added), 0, "tmpl 0");
+	CHECK_INT(store_add_cell(st, "other", "o0", "{}", 0, "", 0, "planned", &added), 0, "other sweep");
+	CHECK_INT(store_commit(st), 0, "commit");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells"), 6, "cell count");
+
+	/* Replicas: one planned copy of each template per replica, keyed by plan_key. */
+	CHECK_INT(store_replicate(st, "s", "hostA", &added), 0, "replicate A");
+	CHECK_INT(added, 2, "two replicas for A");
+	CHECK_INT(store_replicate(st, "s", "hostA", &added), 0, "replicate A again");
+	CHECK_INT(added, 0, "replicate is idempotent");
+	CHECK_INT(store_replicate(st, "s", "hostB", &added), 0, "replicate B");
+	CHECK_INT(added, 2, "two replicas for B");
+	plan_key("s", "{\"m\":1}", 1, "hostA", key);
+	{
+		const char *b[] = { key };
+		char *got = NULL;
+
+		CHECK_INT(store_query(st, "SELECT replica || '|' || pass || '|' || ord || '|' || state || '|' || "
+				      "params FROM cells WHERE key = ?1", b, 1, 1, first_cb, &got), 1, "query");
+		CHECK_STR(got, "hostA|1|3|planned|{\"m\":1}", "replica row by plan_key");
+		free(got);
+	}
+	plan_key("s", "{\"m\":\"a b\"}", 0, "hostB", key);
+	{
+		char *sql = xasprintf("SELECT count(*) FROM cells WHERE key = '%s' AND replica = 'hostB'", key);
+
+		CHECK_INT(q1_int(st, sql), 1, "second template replica");
+		free(sql);
+	}
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells WHERE state = 'template'"), 2, "templates stay");
+
+	/* Pending: planned cells of sweep s by ord, then id (replicas share their template's ord). */
+	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 0, "each pending");
+	CHECK_INT(c.n, 7, "pending count");
+	{
+		char a0[17], b0[17], a1[17], b1[17];
+		char *want;
+
+		plan_key("s", "{\"m\":1}", 1, "hostA", a1);
+		plan_key("s", "{\"m\":1}", 1, "hostB", b1);
+		plan_key("s", "{\"m\":\"a b\"}", 0, "hostA", a0);
+		plan_key("s", "{\"m\":\"a b\"}", 0, "hostB", b0);
+		want = xasprintf("k0,k1,k2,%s,%s,%s,%s", a1, b1, a0, b0);
+		CHECK_STR(c.keys.buf, want, "pending order");
+		free(want);
+	}
+	CHECK_INT(c.attempts[0], 1, "first attempt");
+	CHECK_INT(c.not_cells, 0, "every task is a cell, not a control");
+	sb_reset(&c.keys);
+	c.n = 0;
+	c.stop_at = 2;
+	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 7, "stop early returns fn's value");
+	CHECK_INT(c.n, 2, "stopped after two");
+
+	/* mark_running counts attempts; recover puts running cells back or quarantines them. */
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k0'"), &attempt), 0,
+		  "mark k0");
+	CHECK_INT(attempt, 1, "k0 attempt 1");
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k1'"), &attempt), 0,
+		  "mark k1");
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k1'"), &attempt), 0,
+		  "mark k1 again");
+	CHECK_INT(attempt, 2, "k1 attempt 2");
+	check_q1(st, "SELECT state || attempts FROM cells WHERE key = 'k1'", "running2");
+	capture_start();
+	CHECK_INT(store_mark_running(st, 999999, &attempt), -1, "mark missing cell");
+	free(capture_end());
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'o0'"), &attempt), 0,
+		  "mark other sweep");
+
+	CHECK_INT(store_recover(st, "s", 2), 0, "recover");
+	check_q1(st, "SELECT state || attempts || coalesce(error, '-') FROM cells WHERE key = 'k0'",
+		 "planned1-");
+	check_q1(st, "SELECT state || attempts || error FROM cells WHERE key = 'k1'",
+		 "quarantined2worker died during the cell");
+	check_q1(st, "SELECT state FROM cells WHERE key = 'o0'", "running");
+	sb_reset(&c.keys);
+	c.n = 0;
+	c.stop_at = 0;
+	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 0, "pending after recover");
+	CHECK_INT(c.n, 6, "k1 no longer pending");
+	CHECK(!strncmp(c.keys.buf, "k0,k2,", 6), "k0 then k2: %s", c.keys.buf);
+	CHECK_INT(c.attempts[0], 2, "k0 next attempt is 2");
+	sb_release(&c.keys);
+	store_close(st);
+
+	/* Paging: more pending cells than one page, inserted in a scrambled order. */
+	rm_db(path);
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open paging");
+	CHECK_INT(store_begin(st), 0, "begin");
+	for (int i = 0; i < 1300; i++) {
+		int ord = (i * 7919) % 1300;   /* 7919 is prime: a permutation of 0..1299 */
+		char k[32], p[32];
+
+		snprintf(k, sizeof(k), "p%04d", ord);
+		snprintf(p, sizeof(p), "{\"i\":%d}", ord);
+		store_add_cell(st, "big", k, p, 0, "", ord, "planned", &added);
+	}
+	CHECK_INT(store_commit(st), 0, "commit");
+	{
+		struct collect d = { STRBUF_INIT, 0, 0, { 0 }, 0 };
+		struct strbuf want = STRBUF_INIT;
+
+		CHECK_INT(store_each_pending(st, "big", collect_cb, &d), 0, "pending big");
+		for (int i = 0; i < 1300; i++)
+			sb_addf(&want, "%sp%04d", i ? "," : "", i);
+		CHECK_INT(d.n, 1300, "every cell once");
+		CHECK(!strcmp(d.keys.buf, want.buf), "1300 cells in ord order");
+		sb_release(&d.keys);
+		sb_release(&want);
+	}
+	store_close(st);
+	rm_db(path);
+	free(path);
+}
+
+static int64_t cell_id(struct store *st, const char *key)
+{
+	char *sql = xasprintf("SELECT id FROM cells WHERE key = '%s'", key);
+	int64_t id = q1_int(st, sql);
+
+	free(sql);
+	return id;
+}
+
+static void test_results(void)
+{
+	char *path = tmp_path("results.db"), *msg;
+	struct store *st;
+	struct result r;
+	int64_t run, host, host2, id, id2, c1, c2, c3;
+	int added, attempt;
+	const char *facts = "{\"hostname\":\"node1\",\"cpus\":8,\"gpus\":[{\"name\":\"x\"}]}";
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_run_begin(st, "sweep run x.yaml", "s", 0xabcdef0123456789ULL, &run), 0, "run begin");
+	CHECK(run > 0, "run id %" PRId64, run);
+	check_q1(st, "SELECT spec_hash || status || argv FROM runs", "abcdef0123456789runningsweep run x.yaml");
+	CHECK_INT(q1_int(st, "SELECT started LIKE '____-__-__T__:__:__.___Z' FROM runs"), 1, "iso start");
+	CHECK_INT(store_put_host(st, facts, &host), 0, "host");
+	CHECK_INT(store_put_host(st, facts, &host2), 0, "same host again");
+	CHECK_INT(host, host2, "same facts, same host id");
+	CHECK_INT(store_put_host(st, "{\"hostname\":\"node2\"}", &host2), 0, "other host");
+	CHECK(host2 != host, "other facts, other id");
+	capture_start();
+	CHECK_INT(store_put_host(st, "{\"cpus\":1}", &host2), -1, "facts without hostname");
+	free(capture_end());
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM hosts"), 2, "two hosts");
+	check_q1(st, "SELECT hostname FROM hosts WHERE id = 1", "node1");
+	CHECK_INT(store_put_worker(st, run, 0, host, -1, NULL, "0-3"), 0, "worker 0");
+	CHECK_INT(store_put_worker(st, run, 1, host, 0, "GPU-1", "4-7"), 0, "worker 1");
+	CHECK_INT(store_put_worker(st, run, 1, host, 1, "GPU-2", "4-7"), 0, "worker 1 again");
+	check_q1(st, "SELECT count(*) || '|' || max(gpu) || '|' || max(gpu_uuid) FROM workers WHERE rank = 1",
+		 "1|1|GPU-2");
+	check_q1(st, "SELECT coalesce(gpu, 'none') FROM workers WHERE rank = 0", "none");
+
+	store_add_cell(st, "s", "c1", "{\"n\":1}", 0, "", 0, "planned", &added);
+	store_add_cell(st, "s", "c2", "{\"n\":2}", 0, "", 1, "planned", &added);
+	store_add_cell(st, "s", "c3", "{\"n\":3}", 0, "", 2, "planned", &added);
+	c1 = cell_id(st, "c1");
+	c2 = cell_id(st, "c2");
+	c3 = cell_id(st, "c3");
+
+	/* An ok result with known numbers. */
+	CHECK_INT(store_mark_running(st, c1, &attempt), 0, "mark c1");
+	result_init(&r);
+	r.cell = c1;
+	r.worker = 1;
+	r.started = 1700000000.25;
+	r.wall = 1.5;
+	r.throttled = 2;
+	r.noise_ok = 0;
+	result_add_sample(&r, 1, 1500);
+	result_add_sample(&r, 2, 0);
+	result_add_sample(&r, 3, 1400);
+	result_add_sample(&r, 4, 1600);
+	result_add_sample(&r, 10, 1700);
+	result_set_metric(&r, "gflops", 12.5);
+	result_set_metric(&r, "gbs", 3);
+	result_add_item(&r, "a", "t", 1.5);
+	result_add_item(&r, "b", "t", 2.5);
+	CHECK_INT(store_begin(st), 0, "begin");
+	CHECK_INT(store_put_result(st, run, &r, 3, &id), 0, "put ok");
+	CHECK_INT(store_commit(st), 0, "commit");
+	CHECK(id > 0, "result id");
+	check_q1(st, "SELECT status || '|' || attempt || '|' || n || '|' || median || '|' || mean || '|' || min"
+		 " || '|' || max || '|' || q1 || '|' || q3 || '|' || noise_ok || '|' || throttled || '|' ||"
+		 " sm_clock || '|' || wall || '|' || started FROM results",
+		 "ok|1|5|3.0|4.0|1.0|10.0|2.0|4.0|0|2|1550.0|1.5|2023-11-14T22:13:20.250Z");
+	CHECK_NEAR(q1_num(st, "SELECT stdev FROM results"), sqrt(12.5), 1e-15, "stdev");
+	CHECK_NEAR(q1_num(st, "SELECT noise FROM results"), sqrt(12.5) / 4, 1e-15, "noise");
+	check_q1(st, "SELECT group_concat(i || ':' || seconds || ':' || coalesce(sm_clock, '-'), ' ') FROM "
+		 "(SELECT * FROM samples ORDER BY i)",
+		 "0:1.0:1500.0 1:2.0:- 2:3.0:1400.0 3:4.0:1600.0 4:10.0:1700.0");
+	check_q1(st, "SELECT group_concat(name || '=' || value, ' ') FROM (SELECT * FROM metrics ORDER BY name)",
+		 "gbs=3.0 gflops=12.5");
+	check_q1(st, "SELECT group_concat(item || metric || value, ' ') FROM (SELECT * FROM items ORDER BY item)",
+		 "at1.5 bt2.5");
+	check_q1(st, "SELECT state || coalesce(error, '-') FROM cells WHERE key = 'c1'", "ok-");
+	check_q1(st, "SELECT key || '|' || host || '|' || gpu || '|' || params || '|' || replica || '|' || run"
+		 " || '|' || median FROM v_results", "c1|node1|1|{\"n\":1}||1|3.0");
+
+	/* A duplicate ok is refused; the first one stays. */
+	capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, &id2), 0, "duplicate ok returns 0");
+	msg = capture_end();
+	CHECK_INT(id2, id, "duplicate reports the kept result");
+	CHECK(strstr(msg, "already has an ok result") != NULL, "duplicate warning: %s", msg);
+	free(msg);
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 1, "still one result");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM samples"), 5, "still five samples");
+	/* The partial unique index itself refuses a second ok row. */
+	capture_start();
+	CHECK_INT(store_query(st, "INSERT INTO results(cell, status, attempt, n, noise_ok) "
+			      "SELECT cell, 'ok', 2, 0, 1 FROM results", NULL, 0, 0, NULL, NULL), -1,
+		  "second ok row refused by the index");
+	msg = capture_end();
+	CHECK(strstr(msg, "sql error: UNIQUE constraint failed") != NULL, "index message: %s", msg);
+	free(msg);
+	/* A failed attempt after the ok is kept as history, but the cell stays ok. */
+	result_fail(&r, RESULT_ERROR, "late failure");
+	CHECK_INT(store_put_result(st, run, &r, 3, &id2), 0, "error after ok");
+	check_q1(st, "SELECT state || coalesce(error, '-') FROM cells WHERE key = 'c1'", "ok-");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM results WHERE cell = 1"), 2, "two results for c1");
+	result_release(&r);
+
+	/* Errors: back to planned until max_attempts (2), then quarantined. No samples: NULL summary. */
+	CHECK_INT(store_mark_running(st, c2, &attempt), 0, "mark c2");
+	result_init(&r);
+	r.cell = c2;
+	r.worker = 0;
+	result_fail(&r, RESULT_ERROR, "bad %s", "input");
+	CHECK_INT(store_put_result(st, run, &r, 2, NULL), 0, "put error");
+	check_q1(st, "SELECT state || attempts || error FROM cells WHERE id = 2", "planned1bad input");
+	check_q1(st, "SELECT status || n || coalesce(median, '-') || coalesce(noise, '-') || error || worker "
+		 "FROM results WHERE cell = 2", "error0--bad input1");
+	CHECK_INT(store_mark_running(st, c2, &attempt), 0, "mark c2 again");
+	CHECK_INT(attempt, 2, "attempt 2");
+	result_release(&r);
+	result_init(&r);
+	r.cell = c2;
+	r.worker = 1;
+	result_add_sample(&r, 0.5, 0);
+	result_fail(&r, RESULT_TIMEOUT, "timed out after 15 s");
+	CHECK_INT(store_put_result(st, run, &r, 2, &id), 0, "put timeout");
+	check_q1(st, "SELECT state || attempts || error FROM cells WHERE id = 2",
+		 "quarantined2timed out after 15 s");
+	check_q1(st, "SELECT status || attempt || n || median || coalesce(noise, '-') || "
+		 "coalesce(sm_clock, '-') FROM results WHERE cell = 2 AND attempt = 2", "timeout210.5--");
+	result_release(&r);
+
+	/* A timeout with max_attempts not reached on c3, and a result from an unrecorded worker. */
+	CHECK_INT(store_mark_running(st, c3, &attempt), 0, "mark c3");
+	result_init(&r);
+	r.cell = c3;
+	r.worker = 5;
+	result_fail(&r, RESULT_TIMEOUT, "slow");
+	capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL), 0, "put from unknown worker");
+	msg = capture_end();
+	CHECK(strstr(msg, "no worker row for run 1 rank 5") != NULL, "unknown worker warning: %s", msg);
+	free(msg);
+	check_q1(st, "SELECT state || error FROM cells WHERE id = 3", "plannedslow");
+	check_q1(st, "SELECT coalesce(host, 'none') FROM v_results WHERE cell = 3", "none");
+	/* A result for a cell that does not exist changes nothing. */
+	r.cell = 424242;
+	capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL), -1, "result for a missing cell");
+	free(capture_end());
+	result_release(&r);
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 5, "results in all");
+
+	/* Control cells go to controls. */
+	result_init(&r);
+	r.worker = 0;
+	r.started = 1700000000;
+	result_add_sample(&r, 2, 0);
+	result_add_sample(&r, 4, 0);
+	result_add_sample(&r, 3, 0);
+	CHECK_INT(store_put_control(st, run, "s", "{\"n\":0}", &r, &id), 0, "control");
+	check_q1(st, "SELECT sweep || params || median || n || worker || coalesce(error, '-') || started "
+		 "FROM controls", "s{\"n\":0}3.031-2023-11-14T22:13:20.000Z");
+	CHECK_NEAR(q1_num(st, "SELECT noise FROM controls"), 1.0 / 3, 1e-15, "control noise");
+	result_release(&r);
+
+	CHECK_INT(store_run_end(st, run, "ok"), 0, "run end");
+	check_q1(st, "SELECT status || (finished IS NOT NULL) FROM runs", "ok1");
+	capture_start();
+	CHECK_INT(store_run_end(st, 77, "ok"), -1, "end of a missing run");
+	free(capture_end());
+	store_close(st);
+	rm_db(path);
+	free(path);
+}
+
+static void test_sweep(void)
+{
+	char *path = tmp_path("sweep.db");
+	struct store *st;
+	struct spec s;
+	char *cmd[] = { "echo", "{n}" };
+
+	memset(&s, 0, sizeof(s));
+	s.name = "demo";
+	s.text = "sweep: demo\n";
+	s.hash = 0x1234;
+	s.command = cmd;
+	s.ncommand = 2;
+	s.per = PER_HOST;
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_put_sweep(st, &s), 0, "put sweep");
+	check_q1(st, "SELECT name || '|' || coalesce(kernel, '-') || '|' || command || '|' || per || '|' || hash"
+		 " FROM sweeps", "demo|-|[\"echo\",\"{n}\"]|host|0000000000001234");
+	s.text = "sweep: demo\nrepeat: 2\n";
+	s.hash = 0x5678;
+	CHECK_INT(store_put_sweep(st, &s), 0, "update sweep");
+	check_q1(st, "SELECT count(*) || spec || hash FROM sweeps", "1sweep: demo\nrepeat: 2\n0000000000005678");
+	store_close(st);
+	rm_db(path);
+	free(path);
+}
+
+static void check_ratio(struct store *st, const char *sql, double ci, int boot, uint64_t seed,
+			const double *a, const double *b, size_t n)
+{
+	double r, lo, hi, gr = NAN, glo = NAN, ghi = NAN;
+	char *got = q1(st, sql);
+
+	CHECK_INT(stats_ratio_ci(a, b, n, ci, boot, seed, &r, &lo, &hi), 0, "stats_ratio_ci");
+	CHECK(sscanf(got, "[%lf,%lf,%lf]", &gr, &glo, &ghi) == 3, "ratio_ci JSON: %s", got);
+	CHECK(gr == r && glo == lo && ghi == hi, "%s = %s, want [%.17g,%.17g,%.17g]", sql, got, r, lo, hi);
+	CHECK(lo < r && r < hi, "interval around the ratio: %s", got);
+	free(got);
+}
+
+static void test_functions(void)
+{
+	char *path = tmp_path("fn.db"), *msg;
+	struct store *st;
+	static const double a[] = { 10, 12, 9, 11, 14, 10.5, 13, 9.5, 12.5, 11 };
+	static const double b[] = { 5, 6.5, 4, 5.5, 7.5, 5, 6, 4.5, 6, 5.5 };
+	struct strbuf sql = STRBUF_INIT;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	check_q1(st, "SELECT median(column1) FROM (VALUES (1), (2), (3), (4))", "2.5");
+	check_q1(st, "SELECT median(column1) FROM (VALUES (3), (NULL), (1))", "2.0");
+	check_q1(st, "SELECT median(column1) FROM (VALUES (1)) WHERE 0", "NULL");
+	check_q1(st, "SELECT median(column1) FROM (VALUES (NULL))", "NULL");
+	check_q1(st, "SELECT quantile(column1, 0.1) FROM (VALUES (4), (1), (3), (2))", "1.3");
+	check_q1(st, "SELECT quantile(column1, 0.9) FROM (VALUES (4), (1), (3), (2))", "3.7");
+	check_q1(st, "SELECT quantile(column1, 1) FROM (VALUES (4), (1), (3), (2))", "4.0");
+	check_q1(st, "SELECT quantile(column1, 0.5) FROM (VALUES (1)) WHERE 0", "NULL");
+	CHECK_NEAR(q1_num(st, "SELECT geomean(column1) FROM (VALUES (1), (10), (100), (NULL))"), 10, 1e-15,
+		   "geomean");
+	check_q1(st, "SELECT geomean(column1) FROM (VALUES (1), (-1))", "NULL");
+	CHECK_NEAR(q1_num(st, "SELECT stdev(column1) FROM (VALUES (2), (4), (4), (4), (5), (5), (7), (9))"),
+		   sqrt(32.0 / 7), 1e-15, "stdev");
+	check_q1(st, "SELECT stdev(column1) FROM (VALUES (2))", "NULL");
+	/* Per group, as reports use them. */
+	check_q1(st, "SELECT group_concat(g || '=' || m, ' ') FROM (SELECT column1 AS g, median(column2) AS m"
+		 " FROM (VALUES ('a', 1), ('a', 3), ('b', 5)) GROUP BY column1 ORDER BY column1)", "a=2.0 b=5.0");
+	capture_start();
+	check_q1(st, "SELECT quantile(column1, 2) FROM (VALUES (1))", "error");
+	msg = capture_end();
+	CHECK(strstr(msg, "sql error: quantile(x, q): q must be a number in [0, 1]") != NULL, "q msg: %s", msg);
+	free(msg);
+
+	/* ratio_ci over paired rows against stats_ratio_ci on the same arrays. */
+	sb_adds(&sql, "WITH t(a, b) AS (VALUES ");
+	for (size_t i = 0; i < ARRAY_SIZE(a); i++)
+		sb_addf(&sql, "%s(%.17g, %.17g)", i ? ", " : "", a[i], b[i]);
+	sb_adds(&sql, ", (NULL, 1), (2, NULL)) SELECT ratio_ci(a, b");
+	{
+		size_t base = sql.len;
+
+		sb_adds(&sql, ") FROM t");
+		check_ratio(st, sql.buf, 0.95, 10000, 1, a, b, ARRAY_SIZE(a));
+		sql.len = base;
+		sb_adds(&sql, ", 0.9, 2000, 7) FROM t");
+		check_ratio(st, sql.buf, 0.9, 2000, 7, a, b, ARRAY_SIZE(a));
+		sql.len = base;
+		sb_adds(&sql, ", 0.9) FROM t");
+		check_ratio(st, sql.buf, 0.9, 10000, 1, a, b, ARRAY_SIZE(a));
+	}
+	CHECK_NEAR(q1_num(st, "SELECT json_extract(ratio_ci(column1, column2, 0.95, 100), '$[0]') FROM "
+			  "(VALUES (2, 1), (4, 2))"), 2, 1e-15, "ratio of means is JSON");
+	check_q1(st, "SELECT ratio_ci(column1, column2) FROM (VALUES (1, 0), (2, 0))", "NULL");
+	check_q1(st, "SELECT ratio_ci(column1, column2) FROM (VALUES (1, 1)) WHERE 0", "NULL");
+	capture_start();
+	check_q1(st, "SELECT ratio_ci(column1, column2, 1.5) FROM (VALUES (1, 1))", "error");
+	msg = capture_end();
+	CHECK(strstr(msg, "ci must be in (0, 1)") != NULL, "ci msg: %s", msg);
+	free(msg);
+	{
+		char key[17];
+
+		plan_key("s", "{\"b\":2,\"a\":\"x\"}", 1, "r", key);
+		check_q1(st, "SELECT sweep_key('s', '{\"b\":2,\"a\":\"x\"}', 1, 'r')", key);
+	}
+	capture_start();
+	check_q1(st, "SELECT sweep_key('s', 'not json', 0, '')", "error");
+	free(capture_end());
+	sb_release(&sql);
+	store_close(st);
+
+	/* The functions exist on read-only connections too. */
+	CHECK_INT(store_open(path, STORE_RO, &st), 0, "open ro");
+	check_q1(st, "SELECT median(column1) FROM (VALUES (1), (2), (3), (4))", "2.5");
+	store_close(st);
+	rm_db(path);
+	free(path);
+}
+
+struct rows {
+	struct strbuf sb;
+	int n;
+};
+
+static int rows_cb(const struct store_row *row, void *data)
+{
+	struct rows *r = data;
+
+	for (int i = 0; i < row->ncol; i++)
+		sb_addf(&r->sb, "%s%s=%s/%d/%g", i ? " " : "", row->names[i], row->text[i] ? row->text[i] : "NULL",
+			(int)row->types[i], row->num[i]);
+	sb_addc(&r->sb, ';');
+	r->n++;
+	return 0;
+}
+
+static void test_query(void)
+{
+	char *path = tmp_path("query.db"), *msg;
+	struct store *st;
+	struct rows r = { STRBUF_INIT, 0 };
+	const char *binds[] = { "7", "abc" };
+	int added;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	store_add_cell(st, "s", "k", "{}", 0, "", 0, "planned", &added);
+	CHECK_INT(store_query(st, "SELECT 1 AS i, 2.5 AS f, 'x' AS t, NULL AS z, ?1 + 1 AS b, ?2 AS s", binds, 2,
+			      1, rows_cb, &r), 0, "select");
+	CHECK_STR(r.sb.buf, "i=1/1/1 f=2.5/2/2.5 t=x/3/nan z=NULL/0/nan b=8/1/8 s=abc/3/nan;", "row values");
+	CHECK_INT(r.n, 1, "one row");
+
+	capture_start();
+	CHECK_INT(store_query(st, "DELETE FROM cells", NULL, 0, 1, NULL, NULL), -1, "readonly refuses DELETE");
+	CHECK_INT(store_query(st, "UPDATE cells SET state = 'ok'", NULL, 0, 1, NULL, NULL), -1, "and UPDATE");
+	msg = capture_end();
+	CHECK(strstr(msg, "sql error: the statement would write to the database") != NULL, "msg: %s", msg);
+	free(msg);
+	check_q1(st, "SELECT count(*) || state FROM cells", "1planned");
+
+	capture_start();
+	CHECK_INT(store_query(st, "SELECT 1; DELETE FROM cells", NULL, 0, 1, NULL, NULL), -1, "two statements");
+	CHECK_INT(store_query(st, "SELECT ?1, ?2", binds, 1, 1, NULL, NULL), -1, "too few binds");
+	CHECK_INT(store_query(st, "SELEC 1", NULL, 0, 1, NULL, NULL), -1, "syntax error");
+	CHECK_INT(store_query(st, "SELECT * FROM nosuch", NULL, 0, 1, NULL, NULL), -1, "no table");
+	msg = capture_end();
+	CHECK(strstr(msg, "sql error: one statement at a time") != NULL, "two statements msg: %s", msg);
+	CHECK(strstr(msg, "sql error: the statement has 2 parameters, 1 value given") != NULL, "binds: %s", msg);
+	CHECK(strstr(msg, "sql error: near \"SELEC\": syntax error") != NULL, "syntax msg: %s", msg);
+	CHECK(strstr(msg, "sql error: no such table: nosuch") != NULL, "table msg: %s", msg);
+	free(msg);
+	check_q1(st, "SELECT count(*) FROM cells", "1");
+	CHECK_INT(store_query(st, "SELECT 1;  ", NULL, 0, 1, NULL, NULL), 0, "trailing semicolon is fine");
+	CHECK_INT(store_query(st, "DELETE FROM cells", NULL, 0, 0, NULL, NULL), 0, "writes when allowed");
+	check_q1(st, "SELECT count(*) FROM cells", "0");
+	sb_release(&r.sb);
+	store_close(st);
+	rm_db(path);
+	free(path);
+}
+
+/* Rollback undoes cells; a result inside a rolled-back batch is gone too. */
+static void test_transactions(void)
+{
+	char *path = tmp_path("tx.db");
+	struct store *st, *ro;
+	int added;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_begin(st), 0, "begin");
+	store_add_cell(st, "s", "a", "{}", 0, "", 0, "planned", &added);
+	/* WAL: a reader sees the last commit while the writer's transaction is open. */
+	CHECK_INT(store_open(path, STORE_RO, &ro), 0, "reader during a write");
+	CHECK_INT(q1_int(ro, "SELECT count(*) FROM cells"), 0, "reader sees no uncommitted cell");
+	store_rollback(st);
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells"), 0, "rolled back");
+	CHECK_INT(store_begin(st), 0, "begin again");
+	store_add_cell(st, "s", "a", "{}", 0, "", 0, "planned", &added);
+	CHECK_INT(store_commit(st), 0, "commit");
+	CHECK_INT(q1_int(ro, "SELECT count(*) FROM cells"), 1, "reader sees the commit");
+	store_close(ro);
+	store_close(st);
+	rm_db(path);
+	free(path);
+}
+
+/* Timings for the report, not assertions: a million cells in one transaction, and results of one
+ * sample each committed in batches of 1000. */
+static void bench(void)
+{
+	char *path = tmp_path("bench.db");
+	struct store *st;
+	long ncells = 1000000, nres = 50000;
+	const char *env = getenv("STORE_BENCH_CELLS");
+	double t0, t1, c0, c1;
+	int added;
+	long total = 0;
+	struct result r;
+	int64_t run;
+
+#if defined(__SANITIZE_ADDRESS__)
+	ncells = 100000;
+#endif
+	if (env)
+		ncells = atol(env);
+	if (nres > ncells)
+		nres = ncells;
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open bench");
+	t0 = now_mono();
+	c0 = (double)clock() / CLOCKS_PER_SEC;
+	store_begin(st);
+	for (long i = 0; i < ncells; i++) {
+		char key[17], params[64];
+		uint64_t h = hash64(HASH64_INIT, &i, sizeof(i));
+
+		snprintf(key, sizeof(key), "%016" PRIx64, h);
+		snprintf(params, sizeof(params), "{\"M\":%ld,\"N\":%ld,\"dtype\":\"fp32\"}", i % 1000, i / 1000);
+		store_add_cell(st, "bench", key, params, 0, "", (uint64_t)i, "planned", &added);
+		total += added;
+	}
+	store_commit(st);
+	t1 = now_mono();
+	c1 = (double)clock() / CLOCKS_PER_SEC;
+	CHECK_INT(total, ncells, "bench cells added");
+	printf("# bench: %ld store_add_cell in one transaction, commit included: %.3f s wall, %.3f s cpu "
+	       "(%.0f cells/s)\n", ncells, t1 - t0, c1 - c0, ncells / (t1 - t0));
+
+	t0 = now_mono();
+	store_begin(st);
+	for (long i = 0; i < nres; i++) {
+		int attempt;
+
+		store_mark_running(st, i + 1, &attempt);
+		if (i % 1000 == 999) {
+			store_commit(st);
+			store_begin(st);
+		}
+	}
+	store_commit(st);
+	t1 = now_mono();
+	printf("# bench: %ld store_mark_running, commits of 1000: %.3f s (%.0f/s)\n", nres, t1 - t0,
+	       nres / (t1 - t0));
+
+	result_init(&r);
+	result_add_sample(&r, 0.001, 1500);
+	result_set_metric(&r, "gflops", 100);
+	r.started = now_wall();
+	r.wall = 0.01;
+	CHECK_INT(store_run_begin(st, "bench", "bench", 0, &run), 0, "bench run");
+	CHECK_INT(store_put_worker(st, run, 0, 0, -1, NULL, NULL), 0, "bench worker");
+	t0 = now_mono();
+	c0 = (double)clock() / CLOCKS_PER_SEC;
+	store_begin(st);
+	total = 0;
+	for (long i = 0; i < nres; i++) {
+		r.cell = i + 1;
+		total += !store_put_result(st, run, &r, 3, NULL);
+		if (i % 1000 == 999) {
+			store_commit(st);
+			store_begin(st);
+		}
+	}
+	store_commit(st);
+	t1 = now_mono();
+	c1 = (double)clock() / CLOCKS_PER_SEC;
+	result_release(&r);
+	CHECK_INT(total, nres, "bench results stored");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells WHERE state = 'ok'"), nres, "bench cells ok");
+	printf("# bench: %ld store_put_result (1 sample, 1 metric), commits of 1000: %.3f s wall, %.3f s cpu "
+	       "(%.0f/s)\n", nres, t1 - t0, c1 - c0, nres / (t1 - t0));
+	store_close(st);
+	rm_db(path);
+	free(path);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/test_store.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_open();
+	test_cells();
+	test_results();
+	test_sweep();
+	test_functions();
+	test_query();
+	test_transactions();
+	bench();
+	rmdir(dir);
+	return test_done();
+}
