@@ -24,40 +24,44 @@ NVFLAGS   := -std=c++17 -O3 -g $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-Werror,-Wn
              -DSWEEP_CUDA $(MPICC_CFLAGS)
 
 B := build
+# Objects of CUDA and CPU-only builds live apart, so that switching CUDA= never mixes them.
+O := $(B)/$(if $(filter 1,$(CUDA)),cuda,cpu)
 SRC_C  := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/*.c)
 SRC_CU := $(wildcard src/*.cu) $(wildcard kernels/*.cu)
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -MMD -MP
 ifeq ($(CUDA),1)
 CFLAGS_ALL += -DSWEEP_CUDA -I$(CUDA_HOME)/include
 LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lcublasLt -lnccl -lrt -lstdc++
-OBJ := $(SRC_C:%.c=$(B)/%.o) $(SRC_CU:%.cu=$(B)/%.o)
+OBJ := $(SRC_C:%.c=$(O)/%.o) $(SRC_CU:%.cu=$(O)/%.o)
 else
-OBJ := $(SRC_C:%.c=$(B)/%.o)
+OBJ := $(SRC_C:%.c=$(O)/%.o)
 endif
 
 all: $(B)/sweep
 
-$(B)/%.o: %.c
+$(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(B)/%.o: %.cu
+$(O)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
 
-$(B)/libsweep.a: $(OBJ)
+$(O)/libsweep.a: $(OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/sweep: $(B)/src/main.o $(B)/libsweep.a
-	$(CC) -o $@ $^ $(LIBS)
+# Always relinked (it is quick): build/sweep is whichever of the CUDA and CPU builds was made last.
+$(B)/sweep: $(O)/src/main.o $(O)/libsweep.a FORCE
+	$(CC) -o $@ $(O)/src/main.o $(O)/libsweep.a $(LIBS)
+FORCE:
 
 # Unit tests: one program per tests/unit/test_*.c, linked with the library. A sanitizer build of the same
 # tests (no CUDA: the CUDA runtime and ASan do not mix) lives in build/san.
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-$(B)/tests/%: tests/unit/%.c $(B)/libsweep.a
+$(B)/tests/%: tests/unit/%.c $(O)/libsweep.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Isrc -o $@ $< $(B)/libsweep.a $(LIBS)
+	$(CC) $(CFLAGS_ALL) -iquote src -o $@ $< $(O)/libsweep.a $(LIBS)
 
 SAN := $(B)/san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -69,7 +73,7 @@ $(SAN)/libsweep.a: $(SAN_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(SAN)/tests/%: tests/unit/%.c $(SAN)/libsweep.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O1 -g $(SANFLAGS) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -Isrc -o $@ $< \
+	$(CC) $(CSTD) $(WARN) -O1 -g $(SANFLAGS) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -iquote src -o $@ $< \
 		$(SAN)/libsweep.a $(filter-out -lcudart_static -lcublasLt -lnccl -lstdc++,$(LIBS))
 SAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(SAN)/tests/%)
 
@@ -87,12 +91,10 @@ check: deps
 	$(MAKE) CUDA=0 $(SAN_BIN)
 	tests/run.sh $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 
+# Debian's python3 has mpi4py (python3-mpi4py), whatever python3 comes first on PATH.
 bench: deps
-	$(MAKE) $(B)/sweep $(B)/bench_plan
+	$(MAKE) $(B)/sweep
 	tests/bench.sh
-
-$(B)/bench_plan: tests/bench_plan.c $(B)/libsweep.a
-	$(CC) $(CFLAGS_ALL) -Isrc -o $@ $< $(B)/libsweep.a $(LIBS)
 
 # Fuzzing the spec parser with libFuzzer (clang). FUZZ_SECONDS=300 for the long run.
 FUZZ_SECONDS ?= 60
@@ -101,7 +103,7 @@ $(B)/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(CSTD) -O1 -g -fsanitize=fuzzer-no-link,address,undefined $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -c $< -o $@
 $(B)/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_OBJ)
-	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -Isrc -o $@ $^ \
+	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -iquote src -o $@ $^ \
 		$(filter-out -lcudart_static -lcublasLt -lnccl -lstdc++,$(LIBS))
 fuzz: deps
 	$(MAKE) CUDA=0 $(B)/fuzz_spec
@@ -112,6 +114,6 @@ fuzz: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo check bench fuzz clean
+.PHONY: all deps demo check bench fuzz clean FORCE
 .SECONDARY:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

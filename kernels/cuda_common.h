@@ -39,6 +39,13 @@ extern "C" {
  * cudaMemcpy(..., cudaMemcpyDefault) and see check() fail without knowing the rest of the state.
  */
 
+/*
+ * A CUDA kernel's struct kernel_ops is built by a function from a zeroed struct, field by field, not by
+ * an initialiser list: C++ warns (-Wmissing-field-initializers) about every field an initialiser leaves
+ * out, so each field kernel.h adds later would break the CUDA build. Dynamic initialisation is harmless
+ * here: kernels/registry.c only takes the object's address.
+ */
+
 static inline cudaStream_t cuda_stream(const struct kctx *ctx)
 {
 	return (cudaStream_t)ctx->stream;
@@ -49,8 +56,9 @@ static inline void cuda_uuid_string(const cudaUUID_t *id, char *buf, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)id->bytes;
 
-	snprintf(buf, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	snprintf(buf, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
 }
 
 /* Element types of the dtype parameters. */
@@ -103,7 +111,8 @@ __device__ __forceinline__ uint64_t cuda_mix(uint64_t seed, uint64_t i)
 template <typename T>
 __global__ void cuda_fill_uniform_kernel(T *p, size_t n, uint64_t seed, float lo, float hi)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
 		float u = (float)(cuda_mix(seed, i) >> 40) * (1.0f / 16777216.0f);   /* [0, 1), 24 bits */
 
 		p[i] = cuda_from_float<T>(lo + (hi - lo) * u);
@@ -114,7 +123,8 @@ static __global__ void cuda_fill_bytes_kernel(unsigned char *p, size_t bytes, ui
 {
 	size_t n8 = bytes / 8;
 
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i <= n8; i += (size_t)gridDim.x * blockDim.x) {
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i <= n8;
+	     i += (size_t)gridDim.x * blockDim.x) {
 		uint64_t x = cuda_mix(seed, i);
 
 		if (i < n8)
@@ -143,7 +153,9 @@ static inline int cuda_fill_uniform(struct kctx *ctx, void *p, size_t n, enum cu
 	switch (t) {
 	case CUDA_F32: cuda_fill_uniform_kernel<<<g, 256, 0, s>>>((float *)p, n, seed, lo, hi); break;
 	case CUDA_F16: cuda_fill_uniform_kernel<<<g, 256, 0, s>>>((__half *)p, n, seed, lo, hi); break;
-	case CUDA_BF16: cuda_fill_uniform_kernel<<<g, 256, 0, s>>>((__nv_bfloat16 *)p, n, seed, lo, hi); break;
+	case CUDA_BF16:
+		cuda_fill_uniform_kernel<<<g, 256, 0, s>>>((__nv_bfloat16 *)p, n, seed, lo, hi);
+		break;
 	case CUDA_FP8: cuda_fill_uniform_kernel<<<g, 256, 0, s>>>((__nv_fp8_e4m3 *)p, n, seed, lo, hi); break;
 	}
 	LAUNCH_CHECK(ctx);
@@ -153,8 +165,8 @@ static inline int cuda_fill_uniform(struct kctx *ctx, void *p, size_t n, enum cu
 /* Fill bytes at device pointer p (8-byte aligned) with random bits, on ctx's stream. */
 static inline int cuda_fill_bytes(struct kctx *ctx, void *p, size_t bytes, uint64_t seed)
 {
-	cuda_fill_bytes_kernel<<<cuda_fill_grid(bytes / 8 + 1), 256, 0, cuda_stream(ctx)>>>((unsigned char *)p,
-											  bytes, seed);
+	cuda_fill_bytes_kernel<<<cuda_fill_grid(bytes / 8 + 1), 256, 0, cuda_stream(ctx)>>>(
+		(unsigned char *)p, bytes, seed);
 	LAUNCH_CHECK(ctx);
 	return 0;
 }
@@ -165,7 +177,8 @@ static __global__ void cuda_compare_kernel(const unsigned char *a, const unsigne
 {
 	size_t n16 = n / 16, i;
 
-	for (i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
+	for (i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16;
+	     i += (size_t)gridDim.x * blockDim.x) {
 		uint4 x = ((const uint4 *)a)[i], y = ((const uint4 *)b)[i];
 
 		if (x.x != y.x || x.y != y.y || x.z != y.z || x.w != y.w)
@@ -175,7 +188,8 @@ static __global__ void cuda_compare_kernel(const unsigned char *a, const unsigne
 					break;
 				}
 	}
-	for (i = 16 * n16 + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+	for (i = 16 * n16 + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
 		if (a[i] != b[i])
 			atomicMin(first, (unsigned long long)i);
 }
@@ -184,7 +198,8 @@ static __global__ void cuda_compare_kernel(const unsigned char *a, const unsigne
  * Compare n bytes of two device buffers (16-byte aligned) on the GPU. Returns 0 when equal; -1 with the
  * first differing byte in ctx->err, or a CUDA error. Synchronises ctx's stream.
  */
-static inline int cuda_compare(struct kctx *ctx, const void *got, const void *want, size_t n, const char *what)
+static inline int cuda_compare(struct kctx *ctx, const void *got, const void *want, size_t n,
+			       const char *what)
 {
 	unsigned long long *d_first = NULL, first = ~0ULL;
 	unsigned char a = 0, b = 0;

@@ -13,7 +13,8 @@ struct copy_state {
 
 static const struct param_def copy_params[] = {
 	{ "bytes", PARAM_BYTES, "1G", "bytes copied per launch", NULL },
-	{ "unroll", PARAM_INT, "4", "16-byte loads each thread has in flight before storing: 1, 2, 4 or 8", NULL },
+	{ "unroll", PARAM_INT, "4", "16-byte loads each thread has in flight before storing: 1, 2, 4 or 8",
+	  NULL },
 	{},
 };
 
@@ -24,10 +25,9 @@ static const struct param_def copy_params[] = {
  * are done with bounds checks.
  */
 template <int U>
-__global__ void __launch_bounds__(COPY_THREADS) copy_kernel(uint4 *__restrict__ dst,
-							     const uint4 *__restrict__ src, size_t n16,
-							     unsigned char *dst_tail, const unsigned char *src_tail,
-							     int tail)
+__global__ void __launch_bounds__(COPY_THREADS)
+	copy_kernel(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n16,
+		    unsigned char *dst_tail, const unsigned char *src_tail, int tail)
 {
 	size_t step = (size_t)gridDim.x * COPY_THREADS * U;
 	size_t i = (size_t)blockIdx.x * COPY_THREADS * U + threadIdx.x;
@@ -55,7 +55,8 @@ static int copy_blocks(struct kctx *ctx, unsigned *blocks)
 	int sms = 0, per_sm = 0;
 
 	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
-	CUDA_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_kernel<U>, COPY_THREADS, 0));
+	CUDA_CHECK(ctx,
+		   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_kernel<U>, COPY_THREADS, 0));
 	*blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
 	return 0;
 }
@@ -135,15 +136,21 @@ static void copy_teardown(struct kctx *ctx)
 	ctx->priv = NULL;
 }
 
-extern "C" const struct kernel_ops kernel_cuda_copy = {
-	"copy",
-	"device memory bandwidth: 16-byte vector copy, bytes read plus written",
-	copy_params,
-	KERNEL_CUDA,
-	1,
-	copy_setup,
-	copy_launch,
-	copy_check,
-	copy_counts,
-	copy_teardown,
-};
+static struct kernel_ops copy_ops(void)
+{
+	struct kernel_ops k = {};
+
+	k.name = "copy";
+	k.doc = "device memory bandwidth: 16-byte vector copy, bytes read plus written";
+	k.params = copy_params;
+	k.place = KERNEL_CUDA;
+	k.gpus = 1;
+	k.setup = copy_setup;
+	k.launch = copy_launch;
+	k.check = copy_check;
+	k.counts = copy_counts;
+	k.teardown = copy_teardown;
+	return k;
+}
+
+extern "C" const struct kernel_ops kernel_cuda_copy = copy_ops();

@@ -1,10 +1,11 @@
-/* cuda_decode_attn.cu: one decode step of grouped-query attention over a KV cache, split-K (flash-decoding). */
+/* cuda_decode_attn.cu: a decode step of grouped-query attention over a KV cache, split-K flash-decoding. */
 #include <math.h>
 #include "cuda_common.h"
 
 #define ATTN_WARPS 4
 #define ATTN_TILE 4            /* keys each lane group loads before it computes: loads in flight */
-#define ATTN_MIN_CHUNK 256     /* keys of one split at least: fewer make the combine cost more than it saves */
+#define ATTN_MIN_CHUNK 256 /* keys of one split at least: fewer make the combine cost more than it saves */
+#define ATTN_WAVES 4           /* blocks per SM slot the splits aim at */
 #define ATTN_CHECK_HEADS 8     /* (batch, head) pairs the host reference recomputes at most */
 #define ATTN_NEG (-1e30f)      /* "minus infinity" that keeps exp2(m - m') finite when both are empty */
 
@@ -26,11 +27,12 @@ struct attn_state {
 static const struct param_def attn_params[] = {
 	{ "batch", PARAM_INT, "1", "sequences decoded together", NULL },
 	{ "heads", PARAM_INT, "32", "query heads", NULL },
-	{ "kv_heads", PARAM_INT, "8", "key/value heads; heads / kv_heads query heads share one (1, 2, 4 or 8)",
-	  NULL },
+	{ "kv_heads", PARAM_INT, "8",
+	  "key/value heads; heads / kv_heads query heads share one (1, 2, 4 or 8)", NULL },
 	{ "dim", PARAM_INT, "128", "head dimension: 64, 128 or 256", NULL },
 	{ "kv_len", PARAM_INT, "65536", "cached tokens per sequence", NULL },
-	{ "dtype", PARAM_STR, "bf16", "element type of q, the cache and the output (fp32 accumulation)", "f16|bf16" },
+	{ "dtype", PARAM_STR, "bf16", "element type of q, the cache and the output (fp32 accumulation)",
+	  "f16|bf16" },
 	{},
 };
 
@@ -70,8 +72,8 @@ __device__ __forceinline__ void attn_to_float8(const uint4 &u, float *f, const _
 template <typename T, int D, int R>
 __global__ void __launch_bounds__(ATTN_WARPS * 32)
 attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v,
-		  float *__restrict__ po, float *__restrict__ pm, float *__restrict__ pl, int kv_len, int chunk,
-		  int splits, int heads, int kv_heads, float qscale)
+		  float *__restrict__ po, float *__restrict__ pm, float *__restrict__ pl, int kv_len,
+		  int chunk, int splits, int heads, int kv_heads, float qscale)
 {
 	constexpr int LANES = D / 8, KPW = 32 / LANES, NG = ATTN_WARPS * KPW;
 	__shared__ float sm_acc[NG][R][D];
@@ -262,24 +264,30 @@ static int attn_setup(struct kctx *ctx)
 	s->dtype = t;
 	if (s->batch <= 0 || s->kv_heads <= 0 || s->heads <= 0 || s->kv_len <= 0 || s->kv_len > (1L << 30) ||
 	    s->heads % s->kv_heads)
-		return kfail(ctx, "need batch, kv_len > 0 and heads a multiple of kv_heads (%ld, %ld, %ld, %ld)",
+		return kfail(ctx,
+			     "need batch, kv_len > 0 and heads a multiple of kv_heads (%ld, %ld, %ld, %ld)",
 			     s->batch, s->kv_len, s->heads, s->kv_heads);
 	if (s->batch > 65535 || s->kv_heads > 65535)
 		return kfail(ctx, "batch and kv_heads must be at most 65535");
 	r = s->heads / s->kv_heads;
-	s->split_fn = t == CUDA_BF16 ? attn_split_fn<__nv_bfloat16>(s->dim, r) : attn_split_fn<__half>(s->dim, r);
+	s->split_fn =
+		t == CUDA_BF16 ? attn_split_fn<__nv_bfloat16>(s->dim, r) : attn_split_fn<__half>(s->dim, r);
 	s->combine_fn = t == CUDA_BF16 ? (const void *)attn_combine_kernel<__nv_bfloat16> :
 					 (const void *)attn_combine_kernel<__half>;
 	if (!s->split_fn)
-		return kfail(ctx, "dim must be 64, 128 or 256 and heads / kv_heads 1, 2, 4 or 8 (dim %ld, %ld / %ld)",
-			     s->dim, s->heads, s->kv_heads);
-	/* Splits: enough blocks to fill every SM once, none shorter than ATTN_MIN_CHUNK keys. */
+		return kfail(ctx, "dim must be 64, 128 or 256, heads / kv_heads 1, 2, 4 or 8 "
+			     "(dim %ld, %ld / %ld)", s->dim, s->heads, s->kv_heads);
+	/*
+	 * Splits: about ATTN_WAVES times as many blocks as fit on the GPU at once, never more (rounding up
+	 * to one block over a full wave would run that block alone, doubling the time), none shorter than
+	 * ATTN_MIN_CHUNK keys. Several waves keep the share lost to a partial last wave small.
+	 */
 	s->threads = ATTN_WARPS * 32;
 	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
 	CUDA_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, s->split_fn, s->threads, 0));
 	target = (long)sms * (per_sm > 0 ? per_sm : 1);
 	most = (s->kv_len + ATTN_MIN_CHUNK - 1) / ATTN_MIN_CHUNK;
-	s->splits = (int)fmin(fmax((target + s->batch * s->kv_heads - 1) / (s->batch * s->kv_heads), 1), most);
+	s->splits = (int)fmin(fmax(ATTN_WAVES * target / (s->batch * s->kv_heads), 1), most);
 	s->chunk = (int)((s->kv_len + s->splits - 1) / s->splits);
 	s->splits = (int)((s->kv_len + s->chunk - 1) / s->chunk);
 	if (s->splits > 65535 || s->heads > 65535)
@@ -315,10 +323,10 @@ static int attn_launch(struct kctx *ctx)
 			       &heads, &kv_heads, &qscale };
 	void *combine_args[] = { &s->po, &s->pm, &s->pl, &s->out.data, &s->splits, &heads };
 
-	CUDA_CHECK(ctx, cudaLaunchKernel(s->split_fn, dim3(s->splits, s->kv_heads, s->batch), dim3(s->threads),
-					 split_args, 0, cuda_stream(ctx)));
-	CUDA_CHECK(ctx, cudaLaunchKernel(s->combine_fn, dim3(s->heads, s->batch), dim3(s->dim), combine_args, 0,
-					 cuda_stream(ctx)));
+	CUDA_CHECK(ctx, cudaLaunchKernel(s->split_fn, dim3(s->splits, s->kv_heads, s->batch),
+					 dim3(s->threads), split_args, 0, cuda_stream(ctx)));
+	CUDA_CHECK(ctx, cudaLaunchKernel(s->combine_fn, dim3(s->heads, s->batch), dim3(s->dim), combine_args,
+					 0, cuda_stream(ctx)));
 	return 0;
 }
 
@@ -337,12 +345,13 @@ static double attn_half(uint16_t x, int bf16)
 }
 
 /* softmax(q K^T / sqrt(dim)) V in double for one (sequence, head), from the device's own inputs. */
-static void attn_reference(const struct attn_state *s, const uint16_t *q, const uint16_t *k, const uint16_t *v,
-			   double *o)
+static void attn_reference(const struct attn_state *s, const uint16_t *q, const uint16_t *k,
+			   const uint16_t *v, double *o)
 {
 	int bf = s->dtype == CUDA_BF16;
 	long d, j, dim = s->dim;
-	double *w = (double *)xmalloc(s->kv_len * sizeof(double)), mx = -INFINITY, sum = 0, scale = 1 / sqrt(dim);
+	double *w = (double *)xmalloc(s->kv_len * sizeof(double)), mx = -INFINITY, sum = 0,
+	       scale = 1 / sqrt(dim);
 
 	for (j = 0; j < s->kv_len; j++) {
 		double x = 0;
@@ -381,14 +390,22 @@ static int attn_check(struct kctx *ctx)
 	tol = bf ? 1e-2 : 5e-3;
 	for (i = 0; i < n && e == cudaSuccess && !ret; i++) {
 		/* The first and last pairs, then random ones (all of them when there are few). */
-		long p = n == pairs ? i : i == 0 ? 0 : i == 1 ? pairs - 1 : (long)(krand(&seed) % (uint64_t)pairs);
-		long b = p / s->heads, h = p % s->heads;
+		long p = i, b, h;
 
+		if (n < pairs)
+			p = i == 0 ? 0 : i == 1 ? pairs - 1 : (long)(krand(&seed) % (uint64_t)pairs);
+		b = p / s->heads;
+		h = p % s->heads;
 		g = ((size_t)b * s->kv_heads + h / (s->heads / s->kv_heads)) * rows;
-		if ((e = cudaMemcpy(q, (uint16_t *)s->q + p * s->dim, s->dim * 2, cudaMemcpyDeviceToHost)) != 0 ||
-		    (e = cudaMemcpy(o, (uint16_t *)s->out.data + p * s->dim, s->dim * 2, cudaMemcpyDeviceToHost)) != 0 ||
-		    (e = cudaMemcpy(k, (uint16_t *)s->k + g, rows * 2, cudaMemcpyDeviceToHost)) != 0 ||
-		    (e = cudaMemcpy(v, (uint16_t *)s->v + g, rows * 2, cudaMemcpyDeviceToHost)) != 0)
+		e = cudaMemcpy(q, (uint16_t *)s->q + p * s->dim, s->dim * 2, cudaMemcpyDeviceToHost);
+		if (e == cudaSuccess)
+			e = cudaMemcpy(o, (uint16_t *)s->out.data + p * s->dim, s->dim * 2,
+				       cudaMemcpyDeviceToHost);
+		if (e == cudaSuccess)
+			e = cudaMemcpy(k, (uint16_t *)s->k + g, rows * 2, cudaMemcpyDeviceToHost);
+		if (e == cudaSuccess)
+			e = cudaMemcpy(v, (uint16_t *)s->v + g, rows * 2, cudaMemcpyDeviceToHost);
+		if (e != cudaSuccess)
 			break;
 		attn_reference(s, q, k, v, ref);
 		for (d = 0; d < s->dim; d++) {
@@ -411,8 +428,8 @@ static int attn_check(struct kctx *ctx)
 	if (ret)
 		return ret;
 	if (!(norm > 0) || sqrt(err / norm) > tol)
-		return kfail(ctx, "relative error %.3g over %ld heads, tolerance %g", norm > 0 ? sqrt(err / norm) : INFINITY,
-			     n, tol);
+		return kfail(ctx, "relative error %.3g over %ld heads, tolerance %g",
+			     norm > 0 ? sqrt(err / norm) : INFINITY, n, tol);
 	return 0;
 }
 
@@ -443,15 +460,21 @@ static void attn_teardown(struct kctx *ctx)
 	ctx->priv = NULL;
 }
 
-extern "C" const struct kernel_ops kernel_cuda_decode_attn = {
-	"decode_attn",
-	"one decode step of grouped-query attention over a KV cache (split-K flash decoding)",
-	attn_params,
-	KERNEL_CUDA,
-	1,
-	attn_setup,
-	attn_launch,
-	attn_check,
-	attn_counts,
-	attn_teardown,
-};
+static struct kernel_ops decode_attn_ops(void)
+{
+	struct kernel_ops k = {};
+
+	k.name = "decode_attn";
+	k.doc = "one decode step of grouped-query attention over a KV cache (split-K flash decoding)";
+	k.params = attn_params;
+	k.place = KERNEL_CUDA;
+	k.gpus = 1;
+	k.setup = attn_setup;
+	k.launch = attn_launch;
+	k.check = attn_check;
+	k.counts = attn_counts;
+	k.teardown = attn_teardown;
+	return k;
+}
+
+extern "C" const struct kernel_ops kernel_cuda_decode_attn = decode_attn_ops();

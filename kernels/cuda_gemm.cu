@@ -1,4 +1,4 @@
-/* cuda_gemm.cu: dense matrix product D = op(A) op(B) through cuBLASLt (f16, bf16, fp8, f32; fp32 accumulation). */
+/* cuda_gemm.cu: D = op(A) op(B) through cuBLASLt: f16, bf16, fp8 or f32 inputs, fp32 accumulation. */
 #include <math.h>
 #include <cublasLt.h>
 #include "cuda_common.h"
@@ -27,8 +27,10 @@ static const struct param_def gemm_params[] = {
 	{ "K", PARAM_INT, "4096", "columns of op(A), rows of op(B)", NULL },
 	{ "dtype", PARAM_STR, "bf16", "input type (fp8 is e4m3 with a bf16 output; accumulation is fp32)",
 	  "f16|bf16|fp8|f32" },
-	{ "ta", PARAM_STR, "n", "A as stored (n: M x K) or transposed (t: stored K x M); column-major", "n|t" },
-	{ "tb", PARAM_STR, "n", "B as stored (n: K x N) or transposed (t: stored N x K); column-major", "n|t" },
+	{ "ta", PARAM_STR, "n", "A as stored (n: M x K) or transposed (t: stored K x M); column-major",
+	  "n|t" },
+	{ "tb", PARAM_STR, "n", "B as stored (n: K x N) or transposed (t: stored N x K); column-major",
+	  "n|t" },
 	{},
 };
 
@@ -82,18 +84,18 @@ static void gemm_ref_launch(const struct gemm_state *s, const long *rows, const 
 		break;
 	case CUDA_F16:
 		gemm_ref_kernel<<<g, 128, 0, st>>>((const __half *)s->a, (const __half *)s->b,
-						   (const __half *)s->out.data, s->m, s->n, s->k, s->ta, s->tb,
-						   rows, cols, GEMM_SAMPLES, ref, got);
+						   (const __half *)s->out.data, s->m, s->n, s->k, s->ta,
+						   s->tb, rows, cols, GEMM_SAMPLES, ref, got);
 		break;
 	case CUDA_BF16:
 		gemm_ref_kernel<<<g, 128, 0, st>>>((const __nv_bfloat16 *)s->a, (const __nv_bfloat16 *)s->b,
-						   (const __nv_bfloat16 *)s->out.data, s->m, s->n, s->k, s->ta,
-						   s->tb, rows, cols, GEMM_SAMPLES, ref, got);
+						   (const __nv_bfloat16 *)s->out.data, s->m, s->n, s->k,
+						   s->ta, s->tb, rows, cols, GEMM_SAMPLES, ref, got);
 		break;
 	case CUDA_FP8:
 		gemm_ref_kernel<<<g, 128, 0, st>>>((const __nv_fp8_e4m3 *)s->a, (const __nv_fp8_e4m3 *)s->b,
-						   (const __nv_bfloat16 *)s->out.data, s->m, s->n, s->k, s->ta,
-						   s->tb, rows, cols, GEMM_SAMPLES, ref, got);
+						   (const __nv_bfloat16 *)s->out.data, s->m, s->n, s->k,
+						   s->ta, s->tb, rows, cols, GEMM_SAMPLES, ref, got);
 		break;
 	}
 }
@@ -111,8 +113,10 @@ static int gemm_plan(struct kctx *ctx, struct gemm_state *s)
 
 	CUBLAS_CHECK(ctx, cublasLtCreate(&s->lt));
 	CUBLAS_CHECK(ctx, cublasLtMatmulDescCreate(&s->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-	CUBLAS_CHECK(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)));
-	CUBLAS_CHECK(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)));
+	CUBLAS_CHECK(ctx,
+		     cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)));
+	CUBLAS_CHECK(ctx,
+		     cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)));
 	if (s->in == CUDA_FP8) {
 		CUBLAS_CHECK(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
 								 &s->one, sizeof(s->one)));
@@ -126,10 +130,11 @@ static int gemm_plan(struct kctx *ctx, struct gemm_state *s)
 						      s->tb ? s->n : s->k));
 	CUBLAS_CHECK(ctx, cublasLtMatrixLayoutCreate(&s->ld, tout, s->m, s->n, s->m));
 	CUBLAS_CHECK(ctx, cublasLtMatmulPreferenceCreate(&s->pref));
-	CUBLAS_CHECK(ctx, cublasLtMatmulPreferenceSetAttribute(s->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-							       &ws, sizeof(ws)));
-	if (cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->ld, s->ld, s->pref, 1, &h, &found) !=
-	    CUBLAS_STATUS_SUCCESS || found < 1)
+	CUBLAS_CHECK(ctx, cublasLtMatmulPreferenceSetAttribute(
+				  s->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+	if (cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->ld, s->ld, s->pref, 1, &h,
+					   &found) != CUBLAS_STATUS_SUCCESS ||
+	    found < 1)
 		return kfail(ctx, "cuBLASLt has no algorithm for %s %ldx%ldx%ld ta=%c tb=%c%s",
 			     kparam_str(ctx, "dtype"), s->m, s->n, s->k, s->ta ? 't' : 'n', s->tb ? 't' : 'n',
 			     s->in == CUDA_FP8 && (!s->ta || s->tb) ? " (fp8 wants ta=t tb=n)" : "");
@@ -166,8 +171,8 @@ static int gemm_setup(struct kctx *ctx)
 		CUDA_CHECK(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->gpu));
 		CUDA_CHECK(ctx, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ctx->gpu));
 		if (major * 10 + minor < 89)
-			return kfail(ctx, "fp8 needs compute capability 8.9 or newer; GPU %d is %d.%d", ctx->gpu,
-				     major, minor);
+			return kfail(ctx, "fp8 needs compute capability 8.9 or newer; GPU %d is %d.%d",
+				     ctx->gpu, major, minor);
 	}
 	na = (size_t)s->m * s->k;
 	nb = (size_t)s->k * s->n;
@@ -179,7 +184,8 @@ static int gemm_setup(struct kctx *ctx)
 	CUDA_CHECK(ctx, cudaMalloc(&s->ws, GEMM_WORKSPACE));
 	CUDA_CHECK(ctx, cudaMalloc(&s->one, sizeof(float)));
 	CUDA_CHECK(ctx, cudaMemcpy(s->one, &one, sizeof(one), cudaMemcpyHostToDevice));
-	if (cuda_fill_uniform(ctx, s->a, na, s->in, 1, -1, 1) || cuda_fill_uniform(ctx, s->b, nb, s->in, 2, -1, 1) ||
+	if (cuda_fill_uniform(ctx, s->a, na, s->in, 1, -1, 1) ||
+	    cuda_fill_uniform(ctx, s->b, nb, s->in, 2, -1, 1) ||
 	    cuda_fill_bytes(ctx, s->out.data, s->out.bytes, 3))
 		return -1;
 	if (gemm_plan(ctx, s))
@@ -193,8 +199,9 @@ static int gemm_launch(struct kctx *ctx)
 	struct gemm_state *s = (struct gemm_state *)ctx->priv;
 	const float alpha = 1.0f, beta = 0.0f;
 
-	CUBLAS_CHECK(ctx, cublasLtMatmul(s->lt, s->op, &alpha, s->a, s->la, s->b, s->lb, &beta, s->out.data, s->ld,
-					 s->out.data, s->ld, &s->algo, s->ws, GEMM_WORKSPACE, cuda_stream(ctx)));
+	CUBLAS_CHECK(ctx,
+		     cublasLtMatmul(s->lt, s->op, &alpha, s->a, s->la, s->b, s->lb, &beta, s->out.data, s->ld,
+				    s->out.data, s->ld, &s->algo, s->ws, GEMM_WORKSPACE, cuda_stream(ctx)));
 	return 0;
 }
 
@@ -207,7 +214,10 @@ static int gemm_check(struct kctx *ctx)
 	struct gemm_state *s = (struct gemm_state *)ctx->priv;
 	long rows[GEMM_SAMPLES], cols[GEMM_SAMPLES], *d_idx = NULL;
 	float ref[GEMM_SAMPLES], got[GEMM_SAMPLES], *d_val = NULL;
-	double err = 0, norm = 0, worst = 0, tol = s->dout == CUDA_F32 ? 1e-4 : s->dout == CUDA_F16 ? 2e-3 : 1e-2;
+	double err = 0, norm = 0, worst = 0,
+	       tol = s->dout == CUDA_F32   ? 1e-4
+		     : s->dout == CUDA_F16 ? 2e-3
+					   : 1e-2;
 	uint64_t seed = 42;
 	int i, bad = -1;
 	cudaError_t e;
@@ -219,13 +229,15 @@ static int gemm_check(struct kctx *ctx)
 	}
 	CUDA_CHECK(ctx, cudaMalloc(&d_idx, 2 * sizeof(rows)));
 	if ((e = cudaMalloc(&d_val, 2 * sizeof(ref))) == cudaSuccess &&
-	    (e = cudaMemcpyAsync(d_idx, rows, sizeof(rows), cudaMemcpyHostToDevice, cuda_stream(ctx))) == cudaSuccess &&
+	    (e = cudaMemcpyAsync(d_idx, rows, sizeof(rows), cudaMemcpyHostToDevice, cuda_stream(ctx))) ==
+		    cudaSuccess &&
 	    (e = cudaMemcpyAsync(d_idx + GEMM_SAMPLES, cols, sizeof(cols), cudaMemcpyHostToDevice,
 				 cuda_stream(ctx))) == cudaSuccess) {
-		gemm_ref_launch(s, d_idx, d_idx + GEMM_SAMPLES, d_val, d_val + GEMM_SAMPLES, cuda_stream(ctx));
+		gemm_ref_launch(s, d_idx, d_idx + GEMM_SAMPLES, d_val, d_val + GEMM_SAMPLES,
+				cuda_stream(ctx));
 		if ((e = cudaGetLastError()) == cudaSuccess &&
-		    (e = cudaMemcpyAsync(ref, d_val, sizeof(ref), cudaMemcpyDeviceToHost, cuda_stream(ctx))) ==
-			    cudaSuccess &&
+		    (e = cudaMemcpyAsync(ref, d_val, sizeof(ref), cudaMemcpyDeviceToHost,
+					 cuda_stream(ctx))) == cudaSuccess &&
 		    (e = cudaMemcpyAsync(got, d_val + GEMM_SAMPLES, sizeof(got), cudaMemcpyDeviceToHost,
 					 cuda_stream(ctx))) == cudaSuccess)
 			e = cudaStreamSynchronize(cuda_stream(ctx));
@@ -247,8 +259,10 @@ static int gemm_check(struct kctx *ctx)
 	}
 	if (norm > 0 && sqrt(err / norm) <= tol)
 		return 0;
-	return kfail(ctx, "relative error %.3g over %d sampled elements, tolerance %g; worst D(%ld, %ld) = %g, "
-		     "want %g", norm > 0 ? sqrt(err / norm) : INFINITY, GEMM_SAMPLES, tol, rows[bad], cols[bad],
+	return kfail(ctx,
+		     "relative error %.3g over %d sampled elements, tolerance %g; worst D(%ld, %ld) = %g, "
+		     "want %g",
+		     norm > 0 ? sqrt(err / norm) : INFINITY, GEMM_SAMPLES, tol, rows[bad], cols[bad],
 		     got[bad], ref[bad]);
 }
 
@@ -289,15 +303,22 @@ static void gemm_teardown(struct kctx *ctx)
 	ctx->priv = NULL;
 }
 
-extern "C" const struct kernel_ops kernel_cuda_gemm = {
-	"gemm",
-	"dense matrix product through cuBLASLt (heuristic algorithm, 32 MiB workspace, fp32 accumulation)",
-	gemm_params,
-	KERNEL_CUDA,
-	1,
-	gemm_setup,
-	gemm_launch,
-	gemm_check,
-	gemm_counts,
-	gemm_teardown,
-};
+static struct kernel_ops gemm_ops(void)
+{
+	struct kernel_ops k = {};
+
+	k.name = "gemm";
+	k.doc = "dense matrix product through cuBLASLt (heuristic algorithm, 32 MiB workspace, fp32 "
+		"accumulation)";
+	k.params = gemm_params;
+	k.place = KERNEL_CUDA;
+	k.gpus = 1;
+	k.setup = gemm_setup;
+	k.launch = gemm_launch;
+	k.check = gemm_check;
+	k.counts = gemm_counts;
+	k.teardown = gemm_teardown;
+	return k;
+}
+
+extern "C" const struct kernel_ops kernel_cuda_gemm = gemm_ops();

@@ -63,7 +63,8 @@ static int xfer_launch(struct kctx *ctx)
 	struct xfer_state *s = (struct xfer_state *)ctx->priv;
 
 	CUDA_CHECK(ctx, cudaMemcpyAsync(s->out.data, s->src, s->bytes,
-					s->h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, cuda_stream(ctx)));
+					s->h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+					cuda_stream(ctx)));
 	return 0;
 }
 
@@ -125,28 +126,40 @@ static void xfer_teardown(struct kctx *ctx)
 	ctx->priv = NULL;
 }
 
-extern "C" const struct kernel_ops kernel_cuda_h2d = {
-	"h2d",
-	"host to device bandwidth: cudaMemcpyAsync from pinned memory",
-	xfer_params,
-	KERNEL_CUDA,
-	1,
-	h2d_setup,
-	xfer_launch,
-	xfer_check,
-	xfer_counts,
-	xfer_teardown,
-};
+static struct kernel_ops h2d_ops(void)
+{
+	struct kernel_ops k = {};
 
-extern "C" const struct kernel_ops kernel_cuda_d2h = {
-	"d2h",
-	"device to host bandwidth: cudaMemcpyAsync to pinned memory",
-	xfer_params,
-	KERNEL_CUDA,
-	1,
-	d2h_setup,
-	xfer_launch,
-	xfer_check,
-	xfer_counts,
-	xfer_teardown,
-};
+	k.name = "h2d";
+	k.doc = "host to device bandwidth: cudaMemcpyAsync from pinned memory";
+	k.params = xfer_params;
+	k.place = KERNEL_CUDA;
+	k.gpus = 1;
+	k.setup = h2d_setup;
+	k.launch = xfer_launch;
+	k.check = xfer_check;
+	k.counts = xfer_counts;
+	k.teardown = xfer_teardown;
+	return k;
+}
+
+extern "C" const struct kernel_ops kernel_cuda_h2d = h2d_ops();
+
+static struct kernel_ops d2h_ops(void)
+{
+	struct kernel_ops k = {};
+
+	k.name = "d2h";
+	k.doc = "device to host bandwidth: cudaMemcpyAsync to pinned memory";
+	k.params = xfer_params;
+	k.place = KERNEL_CUDA;
+	k.gpus = 1;
+	k.setup = d2h_setup;
+	k.launch = xfer_launch;
+	k.check = xfer_check;
+	k.counts = xfer_counts;
+	k.teardown = xfer_teardown;
+	return k;
+}
+
+extern "C" const struct kernel_ops kernel_cuda_d2h = d2h_ops();

@@ -28,6 +28,10 @@ struct kctx {
 	void *stream;                   /* cudaStream_t for CUDA kernels (measure.c creates it) */
 	volatile int *cancel;           /* set non-zero when the cell's timeout passes: a long launch polls it */
 	struct json_obj *metrics;       /* extra per-cell metrics a kernel may add (name -> number) */
+	/* Gang cells (a collective over several workers); gang_size is 1 for every other cell. */
+	int gang_rank, gang_size;
+	const int *gang_ranks;          /* world ranks of the members, in gang order */
+	void *gang_comm;                /* the communicator gang_open made (cached by the worker) */
 	char err[256];                  /* a hook that returns -1 writes why here */
 };
 
@@ -49,7 +53,27 @@ struct kernel_ops {
 	int (*check)(struct kctx *);    /* may be NULL: nothing to check (sleep) */
 	void (*counts)(const struct kctx *, double *flops, double *bytes);   /* may be NULL */
 	void (*teardown)(struct kctx *);                                      /* may be NULL */
+
+	/*
+	 * Gang kernels only (collectives: a cell runs on gang_size workers in lockstep; the size is the cell's
+	 * `gpus` parameter). The leader (gang rank 0) makes a bootstrap blob (an NCCL unique id; NULL hook:
+	 * none), the master hands it to every member, and each opens the communicator with it. The worker
+	 * caches communicators per set of members, closing them at the end (abort: after an error or a
+	 * timeout). gang_max replaces *v by its maximum over the gang: measure.c agrees on counts with it so
+	 * that every member launches the same number of times. derive adds the per-cell metrics (bus
+	 * bandwidth, ...) from the gang's time per launch (the slowest member's), on the master.
+	 */
+	int uses_mpi;                   /* its collectives go through comm.c: rank 0's own worker cannot join */
+	int (*gang_blob)(struct kctx *, void *blob, size_t *len);   /* blob has GANG_BLOB_MAX bytes */
+	int (*gang_open)(struct kctx *, const void *blob, size_t len, void **comm);
+	void (*gang_close)(void *comm, int abort);
+	int (*gang_max)(struct kctx *, double *v);
+	void (*derive)(const struct json_obj *params, int nranks, double seconds, struct json_obj *metrics);
 };
+#define GANG_BLOB_MAX 256
+
+/* Workers one cell of k needs: its `gpus` parameter when it declares one, else k->gpus (at least 1). */
+int kernel_gang_size(const struct kernel_ops *k, const struct json_obj *params);
 
 /* The NULL-terminated list of every kernel built into this binary. */
 extern const struct kernel_ops *const kernel_registry[];

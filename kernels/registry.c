@@ -12,11 +12,13 @@ extern const struct kernel_ops kernel_cpu_copy;
 extern const struct kernel_ops kernel_cpu_read;
 extern const struct kernel_ops kernel_cpu_gemm;
 extern const struct kernel_ops kernel_debug_fail;
+extern const struct kernel_ops kernel_cpu_allreduce;
 #ifdef SWEEP_CUDA
 /* CUDA and NCCL kernels (kernels/cuda_*.cu, nccl_*.cu): declare them here, e.g.
  * extern const struct kernel_ops kernel_cuda_copy;
- * and define them in the .cu file as extern "C" const struct kernel_ops kernel_cuda_copy = { ... };
- * (C++ gives a const at file scope internal linkage without the extern). */
+ * and define them in the .cu file as extern "C" const struct kernel_ops kernel_cuda_copy = copy_ops();
+ * (C++ gives a const at file scope internal linkage without the extern; copy_ops() fills a zeroed struct
+ * field by field, as kernels/cuda_common.h explains). */
 extern const struct kernel_ops kernel_cuda_copy;
 extern const struct kernel_ops kernel_cuda_h2d;
 extern const struct kernel_ops kernel_cuda_d2h;
@@ -30,6 +32,7 @@ const struct kernel_ops *const kernel_registry[] = {
 	&kernel_cpu_read,
 	&kernel_cpu_gemm,
 	&kernel_debug_fail,
+	&kernel_cpu_allreduce,
 #ifdef SWEEP_CUDA
 	/* CUDA and NCCL kernels go here, e.g. &kernel_cuda_copy, */
 	&kernel_cuda_copy,
@@ -59,6 +62,19 @@ const struct param_def *kernel_param(const struct kernel_ops *k, const char *nam
 		if (!strcmp(p->name, name))
 			return p;
 	return NULL;
+}
+
+int kernel_gang_size(const struct kernel_ops *k, const struct json_obj *params)
+{
+	const char *v = kernel_param(k, "gpus") ? json_obj_get(params, "gpus") : NULL;
+	const struct param_def *d = kernel_param(k, "gpus");
+	long n;
+
+	if (!v && d)
+		v = d->def;
+	if (v && !parse_long(v, &n))
+		return n > 1 ? (int)n : 1;
+	return k->gpus > 1 ? k->gpus : 1;
 }
 
 static const char *kparam_text(const struct kctx *ctx, const char *name)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../kernels/kernel.h"
+#include "slurm.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
@@ -31,18 +32,88 @@ static const struct cmd commands[] = {
 	{ "plan", cmd_plan, "sweep plan SPEC [--db PATH]",
 	  "Expand the spec's grid into cells and store them (results/NAME.db by default). Planning the same\n"
 	  "spec again changes nothing; prints how many cells are new and how many were already there." },
-	{ "run", cmd_run, "sweep run SPEC [--db PATH] [--no-local-worker] [--progress[=SECONDS]] [--quiet]",
+	{ "run", cmd_run, "sweep run SPEC [--db PATH] [--no-local-worker] [--progress[=SECONDS]] [--quiet]\n"
+	  "                 [--shard I/K] [--inventory hosts/FILE.yaml]",
 	  "Plan if needed, then run every cell without a successful result. Under mpirun, rank 0 is the\n"
 	  "master (and runs a worker thread unless --no-local-worker) and every other rank a worker.\n"
 	  "Progress goes to stderr (on a terminal, or every SECONDS with --progress).\n"
 	  "Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 1 other errors.\n"
-	  "Running the same command again resumes where a killed run stopped." },
+	  "Running the same command again resumes where a killed run stopped.\n"
+	  "--shard I/K plans and runs only the cells whose key falls in shard I of K (for array jobs; each\n"
+	  "shard needs a database of its own, merged afterwards with 'sweep merge'). --inventory labels the\n"
+	  "hosts of the database from an inventory (see 'sweep hosts'), for reports by label.NAME." },
 	{ "status", cmd_status, "sweep status DB",
 	  "Cells by state for each sweep, progress per host and worker of the latest run, and the failures\n"
-	  "with their last error. Safe to run while a run writes the database." },
+	  "with their last error. Safe to run while a run writes the database. When 'sweep submit' sent jobs\n"
+	  "for the database, their states as Slurm reports them now." },
 	{ "sql", cmd_sql, "sweep sql DB QUERY [--csv | --json | --md]",
 	  "Run one read-only SQL query and print the rows as an aligned table. The functions median(x),\n"
 	  "quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available." },
+	{ "report", cmd_report, "sweep report DB --rows KEYS [--cols KEYS] --metric NAME [--compare KEY=A/B |\n"
+	  "                  --limit EXPR | --drift | --score] [OPTIONS]",
+	  "Tables of the ok results of one sweep (the only one with results unless --sweep). A key is a\n"
+	  "parameter, host, gpu, pass, replica or label.NAME (an inventory label of the host). Each row (and\n"
+	  "column) aggregates every result of its cells, all passes, with --stat (default median); --cols\n"
+	  "pivots. Metrics are those the results stored (seconds, gflops, gbs, a command's own); tflops, tbs,\n"
+	  "ms and us are derived. --where EXPR filters with names, numbers, 'text', arithmetic, comparisons,\n"
+	  "AND/OR/NOT, IN, BETWEEN, LIKE and CASE (e.g. \"M >= 1024 AND dtype = 'f32'\"). Markdown by default.\n"
+	  "\n"
+	  "--compare KEY=A/B: per row, the items of arm A and arm B (averaged over passes) are paired by name\n"
+	  "(or by a parameter with --paired-by KEY); the ratio is mean(A)/mean(B) over paired items with a\n"
+	  "percentile bootstrap interval resampling items (same indices for both arms). CSV columns:\n"
+	  "<rows>,n,<metric>_A,<metric>_B,ratio,ci_lo,ci_hi. Items without a partner are named on stderr.\n"
+	  "--limit EXPR: a limit per result from its parameters, metrics and its host's probes (e.g.\n"
+	  "\"host_read_gbs * 1e9 / bytes_per_token\"), with the share metric/limit. --summary adds the median\n"
+	  "and range of every column, per value of KEY (e.g. --summary=label.class).\n"
+	  "--drift: each worker's control cell over time as a ratio to its first run; a host is unstable when\n"
+	  "the drift or the control's noise passes --threshold (3 %); --exclude-unstable leaves those out.\n"
+	  "--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
+	  "registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
+	  "\n"
+	  "options: --sweep NAME, --stat median|mean|geomean|min|max, --where EXPR, --digits N,\n"
+	  "  --format md|text|csv|latex|json, --out FILE, --summary[=KEY], --exclude-unstable,\n"
+	  "  --threshold PCT (3), --paired-by item|KEY, --ci PCT (95), --boot N (10000), --seed S (1),\n"
+	  "  --bar PCT. Notes (unpaired items, excluded hosts, missing probes) go to stderr." },
+	{ "predict", cmd_predict, "sweep predict DB FILE.csv [--late] [--sweep NAME]",
+	  "Register predictions before the run. FILE.csv has a header with metric and value, and either a\n"
+	  "key column (cell keys) or parameter columns (e.g. sweep,M,N,K,dtype,metric,value: every cell with\n"
+	  "those values, all passes, is predicted). The file's sha256 and the time are stored. A prediction\n"
+	  "for a cell that already has a result is refused (nothing is registered) unless --late, which\n"
+	  "marks those predictions as not blind. Registering the same file again adds nothing; a different\n"
+	  "value for a predicted cell and metric is refused. Score them with 'sweep report DB --score'." },
+	{ "plot", cmd_plot, "sweep plot DB --x KEY --y METRIC [--series KEY] [--facet KEY] [--logx] [--logy]\n"
+	  "                --out FILE.png|svg|pdf [OPTIONS]",
+	  "Plot a metric (aggregated over passes with --stat) against a key, one line per --series value\n"
+	  "and one panel per --facet value, through gnuplot. FILE.dat and FILE.gp are written beside the\n"
+	  "picture; without gnuplot they are all that is written, and the command says how to render them.\n"
+	  "options: --sweep NAME, --where EXPR, --stat S, --title T, --xlabel L, --ylabel L (the defaults\n"
+	  "name the key and the metric with its unit)." },
+	{ "hosts", cmd_hosts, "sweep hosts hostfile|list|label ...",
+	  "A host inventory (hosts/*.yaml: name, hostname, address, slots, labels, notes; see\n"
+	  "hosts/example.yaml) at work.\n"
+	  "  sweep hosts hostfile FILE.yaml [--out PATH] [--label NAME=VALUE ...]: an Open MPI hostfile\n"
+	  "    (\"ADDRESS slots=N\" per host), of the hosts with every label given, for mpirun --hostfile.\n"
+	  "  sweep hosts list FILE.yaml: the hosts, checked, one a line.\n"
+	  "  sweep hosts label DB FILE.yaml: write the labels of every host of DB whose hostname the\n"
+	  "    inventory knows into its facts, so that reports group by label.NAME ('sweep run --inventory'\n"
+	  "    does the same at the end of a run)." },
+	{ "merge", cmd_merge, "sweep merge OUT.db IN.db... [--quiet]",
+	  "Combine sweep databases (one per rented host, or the shards of an array job) into OUT.db, made\n"
+	  "when missing. Cells are matched by key, results and the rest by what identifies them: merging a\n"
+	  "file again adds nothing. An ok result for a cell that already has another ok result is kept apart\n"
+	  "in the table conflicts (and listed), never written over it. Every input is untrusted: opened\n"
+	  "read-only with SQLite's defensive settings, checked (integrity, schema, types, keys) before\n"
+	  "anything is written; a bad one is refused with the reason and OUT.db is left as it was." },
+	{ "submit", cmd_submit, "sweep submit SPEC [--nodes N] [--gpus-per-node G] [--ntasks-per-node T]\n"
+	  "                    [--time T] [--partition P] [--account A] [--array K] [--db PATH] [--template FILE]\n"
+	  "                    [--inventory FILE] [--sbatch OPTION]... [--no-requeue] [--dry-run]",
+	  "Run the sweep as a Slurm batch job: plan it, render the job script from slurm/sweep.sbatch (or\n"
+	  "--template; edit it to load modules or launch with srun), hand it to sbatch and print the job id.\n"
+	  "Each node runs G ranks (or T; 1 without GPUs) under mpirun. The job is requeueable: requeued,\n"
+	  "it resumes the sweep where it stopped. --array K splits the pending cells into K shards, one\n"
+	  "array task each, each with a database of its own (DB.shard-I.db), and prints the 'sweep merge'\n"
+	  "to run once they are done. --dry-run prints the script and submits nothing. The job's log is\n"
+	  "NAME-JOBID.log beside the database; 'sweep status DB' shows the job's state." },
 	{ "kernels", cmd_kernels, "sweep kernels",
 	  "List every kernel built into this binary with its parameters, types, defaults and documentation." },
 	{ "version", cmd_version, "sweep version", "Print the version." },
@@ -268,7 +339,8 @@ static int cmd_status(int argc, char **argv)
 	    print_query(st, "\nfailures (cells not ok with an error):\n",
 			"SELECT sweep, key, params, state, attempts, error FROM cells"
 			" WHERE error IS NOT NULL AND state != 'ok' ORDER BY sweep, ord LIMIT 50",
-			NULL, 0, TABLE_TEXT, 1))
+			NULL, 0, TABLE_TEXT, 1) ||
+	    slurm_status(st))
 		ret = EXIT_FAIL;
 	store_close(st);
 	return ret;

@@ -2,6 +2,8 @@
 #ifndef SWEEP_CLI_H
 #define SWEEP_CLI_H
 
+#include <stdint.h>
+
 /* Exit codes scripts can trust. */
 enum {
 	EXIT_OK = 0,           /* everything asked for was done (every cell ok) */
@@ -15,6 +17,18 @@ int cli_main(int argc, char **argv);
 /* Subcommands implemented outside cli.c. */
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);     /* report.c */
+int cmd_predict(int argc, char **argv);    /* report_predict.c */
+int cmd_plot(int argc, char **argv);       /* report_plot.c */
+int cmd_hosts(int argc, char **argv);      /* inventory.c */
+int cmd_merge(int argc, char **argv);      /* store_merge.c */
+int cmd_submit(int argc, char **argv);     /* slurm.c */
+
+/* run.c: store the spec and every cell of its grid in st (one transaction); counts of new and existing
+ * cells. For `sweep submit`, which plans before it hands the run to Slurm. */
+struct spec;
+struct store;
+int run_plan(const struct spec *s, struct store *st, uint64_t *added, uint64_t *existing);
 
 /* Print "usage: ..." for the current subcommand; returns EXIT_USAGE. */
 int cli_usage(const char *cmd);

@@ -289,3 +289,74 @@ int comm_worker_recv(struct comm *c, int *tag, struct strbuf *buf, double timeou
 		return queue_take(c, &c->to_worker, &c->to_worker_cv, timeout, tag, buf);
 	return poll_both(c, 0, NULL, NULL, &peer, tag, buf, timeout);
 }
+
+struct comm_group {
+	MPI_Comm comm;
+};
+
+int comm_group_open(const int *ranks, int n, struct comm_group **out)
+{
+	MPI_Group world, sub;
+	MPI_Comm comm;
+	int ok = 0, rc;
+
+	MPI_Initialized(&ok);
+	if (!ok)
+		return error("gang collectives over MPI need the run to be started by mpirun");
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	MPI_Group_incl(world, n, ranks, &sub);
+	/* Collective over the members only: other workers go on with their own cells. */
+	rc = MPI_Comm_create_group(MPI_COMM_WORLD, sub, 77, &comm);
+	MPI_Group_free(&sub);
+	MPI_Group_free(&world);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Comm_create_group");
+	MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+	*out = xcalloc(1, sizeof(**out));
+	(*out)->comm = comm;
+	return 0;
+}
+
+void comm_group_close(struct comm_group *g)
+{
+	if (!g)
+		return;
+	MPI_Comm_free(&g->comm);
+	free(g);
+}
+
+int comm_group_allreduce(struct comm_group *g, const void *send, void *recv, long count, enum comm_dtype dt,
+			 enum comm_op op, volatile int *cancel, double grace)
+{
+	static const MPI_Op ops[] = { MPI_SUM, MPI_MAX, MPI_MIN };
+	MPI_Request req;
+	double give_up = 0;
+	int done = 0, rc, spins = 0;
+
+	if (count > 0x7fffffffL)
+		return error("allreduce of %ld elements is too large for one MPI call", count);
+	rc = MPI_Iallreduce(send, recv, (int)count, dt == COMM_F32 ? MPI_FLOAT : MPI_DOUBLE, ops[op], g->comm,
+			    &req);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Iallreduce");
+	for (;;) {
+		rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(rc, "MPI_Test");
+		if (done)
+			return 0;
+		if (cancel && *cancel) {
+			if (!give_up)
+				give_up = now_mono() + grace;
+			else if (now_mono() > give_up)
+				return -2;
+		}
+		if (++spins > 1000) {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+		} else {
+			sched_yield();
+		}
+	}
+}

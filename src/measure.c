@@ -181,6 +181,62 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	return 0;
 }
 
+/* Every member takes the gang's maximum of *v; -1 when the kernel cannot agree (a member failed). */
+static int gang_agree(const struct kernel_ops *k, struct kctx *ctx, double *v)
+{
+	if (!k->gang_max)
+		return kfail(ctx, "gang kernel '%s' has no gang_max", k->name);
+	return k->gang_max(ctx, v);
+}
+
+/*
+ * The lockstep loop of a gang cell: each member must launch exactly as often as the others, or a
+ * collective waits forever. So nothing here depends on one member's clock alone: the warm-up count,
+ * the batch and the number of samples come from the gang's maximum launch time (gang_max), and the
+ * sampling runs that many times with no early stop. Throttled samples are counted, not dropped, so that
+ * sample i is the same launch on every member (the master keeps the slowest member's time of each).
+ */
+static int measure_gang_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k,
+			     struct kctx *ctx, const struct spec_timing *t, struct result *r, double deadline)
+{
+	double sec, clk, per, left, max_clock, n;
+	struct running run = { 0 };
+	int batch, warm, samples;
+
+	if (tm->sample(state, k, ctx, 1, &sec, &clk))
+		return measure_fail(r, ctx, "launch");
+	if (k->check && k->check(ctx))
+		return *ctx->cancel ? measure_fail(r, ctx, "check") :
+			result_fail(r, RESULT_ERROR, "check failed: %s", ctx->err);
+	if (tm->sample(state, k, ctx, 1, &per, &clk) || gang_agree(k, ctx, &per))
+		return measure_fail(r, ctx, "launch");
+	warm = (int)fmin(fmax(ceil(t->warmup / fmax(per, 1e-9)), 1), 1000);
+	for (int i = 0; i < warm; i++)
+		if (tm->sample(state, k, ctx, 1, &sec, &clk))
+			return measure_fail(r, ctx, "warm-up");
+	batch = measure_batch(per);
+	left = deadline - now_mono();
+	n = fmax(t->min_samples, ceil(t->min_time / (per * batch)));
+	/* As many as fit in what is left of the timeout (with a margin), but never under min_samples. */
+	n = fmax(fmin(n, floor(0.8 * left / (per * batch))), t->min_samples);
+	if (gang_agree(k, ctx, &n))
+		return measure_fail(r, ctx, "agreeing on the sample count");
+	samples = (int)n;
+	max_clock = tm->max_clock(state);
+	for (int i = 0; i < samples; i++) {
+		if (tm->sample(state, k, ctx, batch, &sec, &clk))
+			return measure_fail(r, ctx, "launch");
+		if (max_clock > 0 && clk > 0 && clk < t->throttle * max_clock)
+			r->throttled++;
+		result_add_sample(r, sec, clk);
+		running_add(&run, sec);
+	}
+	r->noise = running_noise(&run);
+	r->noise_ok = !(r->noise > t->max_noise);
+	measure_metrics(k, ctx, r, batch);
+	return 0;
+}
+
 int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
 		       const struct spec_timing *t, struct result *r)
 {
@@ -203,6 +259,8 @@ int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, s
 	}
 	if (k->setup(ctx))
 		ret = measure_fail(r, ctx, "setup");
+	else if (ctx->gang_size > 1)
+		ret = measure_gang_loop(tm, state, k, ctx, t, r, deadline);
 	else
 		ret = measure_loop(tm, state, k, ctx, t, r, deadline);
 	if (k->teardown)

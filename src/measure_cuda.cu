@@ -1,4 +1,4 @@
-/* measure_cuda.cu: timer_cuda, how measure.c samples a CUDA kernel: events around launches, cold L2, graphs. */
+/* measure_cuda.cu: timer_cuda, how measure.c samples CUDA kernels: events, cold L2, graphs of launches. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +64,8 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 	s->gpu = ctx->gpu;
 	if ((e = cudaSetDevice(s->gpu)) != cudaSuccess ||
 	    (e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaEventCreate(&s->start)) != cudaSuccess || (e = cudaEventCreate(&s->stop)) != cudaSuccess ||
+	    (e = cudaEventCreate(&s->start)) != cudaSuccess ||
+	    (e = cudaEventCreate(&s->stop)) != cudaSuccess ||
 	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess)
 		goto fail;
 	/* Cold by default: twice the L2 written before each sample evicts whatever the last launch left. */
@@ -192,9 +193,16 @@ static void cuda_fini(void *state)
 	cuda_timer_free(s);
 }
 
-extern "C" const struct timer_ops timer_cuda = {
-	cuda_init,
-	cuda_sample,
-	cuda_max_clock,
-	cuda_fini,
-};
+/* Field by field, as the CUDA kernels do (kernels/cuda_common.h says why). */
+static struct timer_ops cuda_timer_ops(void)
+{
+	struct timer_ops t = {};
+
+	t.init = cuda_init;
+	t.sample = cuda_sample;
+	t.max_clock = cuda_max_clock;
+	t.fini = cuda_fini;
+	return t;
+}
+
+extern "C" const struct timer_ops timer_cuda = cuda_timer_ops();

@@ -147,6 +147,11 @@ void msg_put_task(struct strbuf *sb, const struct task *t)
 	put_str(sb, t->replica);
 	put_u32(sb, (uint32_t)t->attempt);
 	put_u32(sb, (uint32_t)t->control);
+	put_u32(sb, (uint32_t)(t->gang_size > 1 ? t->gang_size : 1));
+	put_u32(sb, (uint32_t)t->gang_rank);
+	put_u32(sb, (uint32_t)t->gang_id);
+	for (int i = 0; i < t->gang_size && t->gang_size > 1; i++)
+		put_u32(sb, (uint32_t)t->gang_ranks[i]);
 }
 
 int msg_get_task(const char *buf, size_t len, struct task *t)
@@ -161,7 +166,21 @@ int msg_get_task(const char *buf, size_t len, struct task *t)
 	t->replica = get_str(&c);
 	t->attempt = (int)get_u32(&c);
 	t->control = (int)get_u32(&c);
-	if (done(&c) || !t->key || !t->params || !t->replica) {
+	t->gang_size = (int)get_u32(&c);
+	t->gang_rank = (int)get_u32(&c);
+	t->gang_id = (int)get_u32(&c);
+	if (t->gang_size > 1 && !c.bad) {
+		/* The members' ranks follow: as many as the buffer can hold at most. */
+		if ((size_t)(c.end - c.p) / 4 < (size_t)t->gang_size) {
+			c.bad = 1;
+		} else {
+			t->gang_ranks = xcalloc((size_t)t->gang_size, sizeof(int));
+			for (int i = 0; i < t->gang_size; i++)
+				t->gang_ranks[i] = (int)get_u32(&c);
+		}
+	}
+	if (done(&c) || !t->key || !t->params || !t->replica || t->gang_size < 1 ||
+	    t->gang_rank >= t->gang_size) {
 		task_release(t);
 		return -1;
 	}

@@ -81,6 +81,11 @@ const char *report_stat_sql(const char *stat)
 
 void report_num(const struct report *r, double v, int sig, char *buf, size_t n)
 {
+	/* unknown: "-" for reading, an empty field (null in JSON) for programs */
+	if (isnan(v) && (r->fmt == TABLE_CSV || r->fmt == TABLE_JSON)) {
+		snprintf(buf, n, "%s", "");
+		return;
+	}
 	if (!sig) {
 		if (isnan(v))
 			snprintf(buf, n, "-");
@@ -88,10 +93,13 @@ void report_num(const struct report *r, double v, int sig, char *buf, size_t n)
 			snprintf(buf, n, "%.0f", v);
 		return;
 	}
-	if (r->digits)
+	if (r->digits) {
 		sig = r->digits;
-	else if (r->fmt == TABLE_CSV || r->fmt == TABLE_JSON)
-		sig = 6;
+	} else if ((r->fmt == TABLE_CSV || r->fmt == TABLE_JSON) && isfinite(v)) {
+		/* for programs: more digits, no trailing zeros */
+		snprintf(buf, n, "%.6g", v);
+		return;
+	}
 	stats_format(v, sig, buf, n);
 }
 
@@ -187,6 +195,17 @@ fail:
 	return -1;
 }
 
+/* Whether the SQLite version (text such as "3.40.1") is at least 3.35, which knows AS MATERIALIZED. */
+static int read_version(const struct store_row *row, void *data)
+{
+	int major = 0, minor = 0;
+
+	if (row->text[0])
+		sscanf(row->text[0], "%d.%d", &major, &minor);
+	*(int *)data = major > 3 || (major == 3 && minor >= 35);
+	return 0;
+}
+
 int report_open(struct report *r)
 {
 	if (store_open(r->db, STORE_RO, &r->st))
@@ -200,7 +219,8 @@ int report_open(struct report *r)
 	    query_names(r, "SELECT DISTINCT m.name FROM (SELECT r.id FROM cells c JOIN results r"
 			" ON r.cell = c.id AND r.status = 'ok' WHERE c.sweep = ?1 AND c.state = 'ok' LIMIT 2000)"
 			" AS x JOIN metrics m ON m.result = x.id ORDER BY 1", r->sweep, &r->metrics, &r->nmetrics) ||
-	    query_names(r, "SELECT DISTINCT name FROM probes ORDER BY 1", NULL, &r->probes, &r->nprobes))
+	    query_names(r, "SELECT DISTINCT name FROM probes ORDER BY 1", NULL, &r->probes, &r->nprobes) ||
+	    store_query(r->st, "SELECT sqlite_version()", NULL, 0, 1, read_version, &r->materialize))
 		return -1;
 	return 0;
 }
@@ -220,6 +240,7 @@ void report_release(struct report *r)
 	free_list(r->metrics, r->nmetrics);
 	free_list(r->probes, r->nprobes);
 	free_list(r->excluded, r->nexcluded);
+	free_list(r->joined, r->njoined);
 	report_binds_reset(r);
 	free(r->binds);
 }
@@ -328,16 +349,21 @@ int report_key_sql(struct report *r, const char *key, struct strbuf *sql)
 	return -1;
 }
 
-int report_from(struct report *r, struct strbuf *sql, enum report_join join)
+int report_from(struct report *r, struct strbuf *sql, int join)
 {
 	sb_adds(sql, " FROM results r JOIN cells c ON c.id = r.cell"
 		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
-	if (join == JOIN_METRIC) {
+	if (join & JOIN_METRIC) {
 		sb_adds(sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
 		report_bind(r, sql, r->metric_base);
-	} else if (join == JOIN_ITEMS) {
+	}
+	if (join & JOIN_ITEMS) {
 		sb_adds(sql, " JOIN items i ON i.result = r.id AND i.metric = ");
 		report_bind(r, sql, r->metric_base);
+	}
+	for (size_t i = 0; (join & JOIN_PROBES) && i < r->njoined; i++) {
+		sb_addf(sql, " LEFT JOIN report_probes rp%zu ON rp%zu.worker = r.worker AND rp%zu.name = ", i, i, i);
+		report_bind(r, sql, r->joined[i]);
 	}
 	sb_adds(sql, " WHERE r.status = 'ok' AND c.sweep = ");
 	report_bind(r, sql, r->sweep);
@@ -371,6 +397,7 @@ void rtab_init(struct rtab *t, int nkeys, const char *const *keyname, int nvals,
 	t->valname = xcalloc((size_t)nvals + 1, sizeof(*t->valname));
 	t->sig = xcalloc((size_t)nvals + 1, sizeof(*t->sig));
 	t->nosum = xcalloc((size_t)nvals + 1, sizeof(*t->nosum));
+	t->dgroup = xcalloc((size_t)nvals + 1, sizeof(*t->dgroup));
 	for (int i = 0; i < nkeys; i++)
 		t->keyname[i] = xstrdup(keyname[i]);
 	for (int i = 0; i < nvals; i++) {
@@ -406,6 +433,7 @@ void rtab_release(struct rtab *t)
 	free(t->group);
 	free(t->sig);
 	free(t->nosum);
+	free(t->dgroup);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -431,33 +459,70 @@ static int human(const struct report *r)
 	return r->fmt == TABLE_TEXT || r->fmt == TABLE_MD || r->fmt == TABLE_LATEX;
 }
 
+/*
+ * Decimals for a column printed for reading: enough for the largest value to show its significant digits,
+ * the same for every row so the column lines up (12.50 and 7.50, not 12.50 and 7.500). -1: each value
+ * with its own significant digits (machine formats, counts, an empty column, a wide range).
+ */
+static int column_decimals(const struct report *r, const struct rtab *t, int col)
+{
+	int sig = r->digits ? r->digits : t->sig[col], d;
+	double max = 0, min = INFINITY;
+
+	if (!human(r) || !t->sig[col])
+		return -1;
+	for (int c = 0; c < t->nvals; c++) {
+		if (c != col && (!t->dgroup[col] || t->dgroup[c] != t->dgroup[col]))
+			continue;
+		for (size_t j = 0; j < t->n; j++)
+			for (int k = 0; k < (c == t->ci_at ? 3 : 1); k++) {
+				double v = fabs(t->val[j * (size_t)t->nvals + (size_t)(c + k)]);
+
+				if (isfinite(v) && v > max)
+					max = v;
+				if (isfinite(v) && v > 0 && v < min)
+					min = v;
+			}
+	}
+	/* A column spanning orders of magnitude (times from 64 to 8192) keeps significant digits. */
+	if (!(max > 0) || max / min > 100)
+		return -1;
+	d = sig - 1 - (int)floor(log10(max));
+	return d < 0 ? 0 : d > 15 ? 15 : d;
+}
+
+/* v with dec decimals, unless that leaves it fewer than two significant digits (a column spanning
+ * orders of magnitude): then with its own significant digits. */
+static void format_num(const struct report *r, double v, int sig, int dec, char *buf, size_t n)
+{
+	if (dec >= 0 && isfinite(v) && (v == 0 || floor(log10(fabs(v))) + dec + 1 >= 2))
+		snprintf(buf, n, "%.*f", dec, v == 0 ? 0.0 : v);
+	else
+		report_num(r, v, sig, buf, n);
+}
+
 /* One row of values into text cells, the interval merged into one cell for reading. */
-static void format_values(const struct report *r, const struct rtab *t, const double *val, char **cells,
-			  int *nc)
+static void format_values(const struct report *r, const struct rtab *t, const int *dec, const double *val,
+			  char **cells, int *nc)
 {
 	char buf[128], lo[40], hi[40];
 
 	*nc = 0;
 	for (int i = 0; i < t->nvals; i++) {
 		if (human(r) && i == t->ci_at) {
-			report_num(r, val[i], t->sig[i], buf, sizeof(buf));
+			format_num(r, val[i], t->sig[i], dec[i], buf, sizeof(buf));
 			if (!isnan(val[i + 1])) {
-				report_num(r, val[i + 1], t->sig[i], lo, sizeof(lo));
-				report_num(r, val[i + 2], t->sig[i], hi, sizeof(hi));
+				format_num(r, val[i + 1], t->sig[i], dec[i], lo, sizeof(lo));
+				format_num(r, val[i + 2], t->sig[i], dec[i], hi, sizeof(hi));
 				snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " [%s, %s]", lo, hi);
 			}
 			cells[(*nc)++] = xstrdup(buf);
 			i += 2;
 			continue;
 		}
-		report_num(r, val[i], t->sig[i], buf, sizeof(buf));
+		format_num(r, val[i], t->sig[i], dec[i], buf, sizeof(buf));
 		cells[(*nc)++] = xstrdup(buf);
 	}
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int cmp_num(const void *a, const void *b)
@@ -467,26 +532,23 @@ static int cmp_num(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The --summary rows of one group: median and range (md, text, LaTeX) or median, min and max. */
-static void summary_rows(const struct report *r, const struct rtab *t, const char *group, struct table *out)
+/* The --summary rows of one group (NULL: every row): the median, min and max of each value column. */
+static void summary_rows(const struct report *r, const struct rtab *t, const int *dec, int show_group,
+			 const char *group, struct table *out)
 {
-	int ncell = t->nkeys + t->nvals;
+	static const char *const what[] = { "median", "min", "max" };
+	int ncell = t->nkeys + show_group + t->nvals;
 	char **row = xcalloc((size_t)ncell, sizeof(*row));
 	double *x = xmalloc((t->n + 1) * sizeof(*x));
-	const char *what[] = { "median", human(r) ? "range" : "min", human(r) ? NULL : "max" };
 
-	for (int k = 0; k < 3 && what[k]; k++) {
-		int c = t->nkeys;
+	for (int k = 0; k < 3; k++) {
+		int c = 0;
 
-		for (int i = 0; i < ncell; i++) {
-			free(row[i]);
-			row[i] = NULL;
-		}
-		row[0] = group ? xasprintf("%s (%s)", what[k], group) : xstrdup(what[k]);
-		for (int i = 1; i < t->nkeys; i++)
-			row[i] = xstrdup("");
+		row[c++] = group ? xasprintf("%s (%s)", what[k], group) : xstrdup(what[k]);
+		while (c < t->nkeys + show_group)
+			row[c++] = xstrdup("");
 		for (int v = 0; v < t->nvals; v++) {
-			char a[40], b[40];
+			char a[40];
 			size_t n = 0;
 
 			for (size_t j = 0; j < t->n; j++)
@@ -494,45 +556,59 @@ static void summary_rows(const struct report *r, const struct rtab *t, const cha
 				    !isnan(t->val[j * (size_t)t->nvals + (size_t)v]))
 					x[n++] = t->val[j * (size_t)t->nvals + (size_t)v];
 			qsort(x, n, sizeof(*x), cmp_num);
-			if (t->nosum[v] || !n) {
-				row[c++] = xstrdup(t->nosum[v] ? "" : "-");
-			} else if (!strcmp(what[k], "median")) {
-				report_num(r, stats_quantile_sorted(x, n, 0.5), t->sig[v], a, sizeof(a));
-				row[c++] = xstrdup(a);
-			} else if (!strcmp(what[k], "min")) {
-				report_num(r, x[0], t->sig[v], a, sizeof(a));
-				row[c++] = xstrdup(a);
-			} else if (!strcmp(what[k], "max")) {
-				report_num(r, x[n - 1], t->sig[v], a, sizeof(a));
-				row[c++] = xstrdup(a);
+			if (t->nosum[v]) {
+				row[c++] = xstrdup("");
 			} else {
-				report_num(r, x[0], t->sig[v], a, sizeof(a));
-				report_num(r, x[n - 1], t->sig[v], b, sizeof(b));
-				/* "--" is LaTeX's en dash */
-				row[c++] = xasprintf("%s%s%s", a, r->fmt == TABLE_LATEX ? "--" : " – ", b);
+				format_num(r, !n ? NAN : k == 0 ? stats_quantile_sorted(x, n, 0.5) : k == 1 ? x[0] :
+					   x[n - 1], t->sig[v], dec[v], a, sizeof(a));
+				row[c++] = xstrdup(a);
 			}
 			if (human(r) && v == t->ci_at)
 				v += 2;    /* the interval columns are merged into the ratio's */
 		}
 		table_add(out, (const char *const *)row);
+		for (int i = 0; i < c; i++)
+			free(row[i]);
 	}
-	for (int i = 0; i < ncell; i++)
-		free(row[i]);
 	free(row);
 	free(x);
 }
 
+static const struct rtab *sort_tab;
+
+/* By summary group, then in the order the rows came (qsort is not stable, so the index decides ties). */
+static int cmp_group(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const char *ga = sort_tab->group[a], *gb = sort_tab->group[b];
+	int c = !ga || !gb ? (!!ga - !!gb) : strcmp(ga, gb);
+
+	return c ? c : (a > b) - (a < b);
+}
+
 int report_print(struct report *r, const struct rtab *t, const char *caption)
 {
-	int ncell = t->nkeys + t->nvals;
-	const char **head = xcalloc((size_t)ncell + 1, sizeof(*head));
-	char **row = xcalloc((size_t)ncell + 1, sizeof(*row));
+	int show_group = 0, ncell, nh = 0, nc, ret;
+	const char **head;
+	char **row;
+	size_t *order = xmalloc((t->n + 1) * sizeof(*order));
+	int *dec = xcalloc((size_t)t->nvals + 1, sizeof(*dec));
 	struct table out;
 	FILE *f;
-	int nh = 0, nc, ret;
 
+	/* The summary key is shown as a column when it is not a row key already. */
+	if (r->summary_by) {
+		show_group = 1;
+		for (int i = 0; i < t->nkeys; i++)
+			show_group &= strcmp(t->keyname[i], r->summary_by) != 0;
+	}
+	ncell = t->nkeys + show_group + t->nvals;
+	head = xcalloc((size_t)ncell + 1, sizeof(*head));
+	row = xcalloc((size_t)ncell + 1, sizeof(*row));
 	for (int i = 0; i < t->nkeys; i++)
 		head[nh++] = t->keyname[i];
+	if (show_group)
+		head[nh++] = r->summary_by;
 	for (int i = 0; i < t->nvals; i++) {
 		if (human(r) && i == t->ci_at) {
 			head[nh++] = t->ci_head;
@@ -541,32 +617,40 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			head[nh++] = t->valname[i];
 		}
 	}
+	for (size_t j = 0; j < t->n; j++)
+		order[j] = j;
+	for (int i = 0; i < t->nvals; i++)
+		dec[i] = column_decimals(r, t, i);
+	if (r->summary_by) {
+		sort_tab = t;
+		qsort(order, t->n, sizeof(*order), cmp_group);
+	}
 	table_init(&out, nh, head);
-	for (size_t j = 0; j < t->n; j++) {
-		for (int i = 0; i < t->nkeys; i++) {
-			const char *k = t->key[j * (size_t)t->nkeys + (size_t)i];
+	for (size_t o = 0; o < t->n; o++) {
+		size_t j = order[o];
+		int k = 0;
 
-			row[i] = xstrdup(k ? k : "-");
+		for (int i = 0; i < t->nkeys; i++) {
+			const char *key = t->key[j * (size_t)t->nkeys + (size_t)i];
+
+			row[k++] = xstrdup(key ? key : "-");
 		}
-		format_values(r, t, &t->val[j * (size_t)t->nvals], row + t->nkeys, &nc);
+		if (show_group)
+			row[k++] = xstrdup(t->group[j] ? t->group[j] : "-");
+		format_values(r, t, dec, &t->val[j * (size_t)t->nvals], row + k, &nc);
 		table_add(&out, (const char *const *)row);
-		for (int i = 0; i < t->nkeys + nc; i++)
+		for (int i = 0; i < k + nc; i++)
 			free(row[i]);
 	}
 	if (r->summary && t->n) {
-		char **groups = xcalloc(t->n + 1, sizeof(*groups));
-		size_t ng = 0;
-
-		for (size_t j = 0; j < t->n; j++)
-			if (t->group[j])
-				groups[ng++] = t->group[j];
-		qsort(groups, ng, sizeof(*groups), cmp_str);
 		if (!r->summary_by)
-			summary_rows(r, t, NULL, &out);
-		for (size_t g = 0; g < ng; g++)
-			if (!g || strcmp(groups[g], groups[g - 1]))
-				summary_rows(r, t, groups[g], &out);
-		free(groups);
+			summary_rows(r, t, dec, show_group, NULL, &out);
+		for (size_t o = 0; r->summary_by && o < t->n; o++) {
+			const char *g = t->group[order[o]];
+
+			if (g && (!o || !t->group[order[o - 1]] || strcmp(g, t->group[order[o - 1]])))
+				summary_rows(r, t, dec, show_group, g, &out);
+		}
 	}
 	ret = report_out_open(r, &f);
 	if (!ret) {
@@ -578,6 +662,8 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 	table_release(&out);
 	free(head);
 	free(row);
+	free(order);
+	free(dec);
 	return ret;
 }
 
@@ -758,6 +844,8 @@ int report_table(struct report *r)
 			free(sorted);
 		}
 		rtab_init(&t, nr, (const char *const *)r->rows, (int)p.ncol, names);
+		for (size_t i = 0; i < p.ncol; i++)
+			t.dgroup[i] = 1;
 		v = xmalloc(p.ncol * sizeof(*v));
 		for (size_t j = 0; j < p.nrow;) {
 			size_t e = j;

@@ -28,7 +28,7 @@ struct report {
 	const char *where;         /* --where EXPR, or NULL */
 	const char *out;           /* --out FILE, or NULL for stdout */
 	enum table_format fmt;
-	int digits;                /* significant digits of values; 0: 4 (3 for ratios), 6 in csv and json */
+	int digits;                /* significant digits of values; 0: 4 (3 for ratios), %.6g in csv and json */
 
 	const char *compare;       /* --compare KEY=A/B */
 	const char *paired_by;     /* --paired-by item | KEY (default item) */
@@ -51,6 +51,11 @@ struct report {
 	size_t nparams, nmetrics, nprobes;
 	char **excluded;           /* hostnames left out by --exclude-unstable */
 	size_t nexcluded, alloc_excluded;
+
+	int materialize;           /* SQLite knows "AS MATERIALIZED" (3.35) */
+	char **joined;             /* probes joined as rp0, rp1, ... (JOIN_PROBES); an expression reads
+				    * them from there, others through a subquery */
+	size_t njoined;
 
 	/* Text parameters of the statement being built: ?1 .. ?nbind. */
 	char **binds;
@@ -80,10 +85,15 @@ int report_key_sql(struct report *r, const char *key, struct strbuf *sql);
 /*
  * Append "FROM results r JOIN cells c ... WHERE r.status = 'ok' AND c.sweep = ... " with --where and the
  * excluded hosts; join adds metrics m (the resolved metric of each result) or items i (its per-item
- * values). -1 after error() (bad --where).
+ * values) and the probes an expression uses. -1 after error() (bad --where).
  */
-enum report_join { JOIN_NONE, JOIN_METRIC, JOIN_ITEMS };
-int report_from(struct report *r, struct strbuf *sql, enum report_join join);
+enum report_join {
+	JOIN_NONE = 0,
+	JOIN_METRIC = 1,           /* m: the resolved metric of each result */
+	JOIN_ITEMS = 2,            /* i: its per-item values */
+	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in r->joined (needs report_probes_cte) */
+};
+int report_from(struct report *r, struct strbuf *sql, int join);
 /* The SQL aggregate of --stat ("median", "avg", ...). */
 const char *report_stat_sql(const char *stat);
 /* Format v with the report's digits (sig when digits is 0 and the format is for reading). */
@@ -103,6 +113,8 @@ struct rtab {
 	char **keyname, **valname;     /* owned */
 	int *sig;                      /* per value column: significant digits; 0 for counts */
 	int *nosum;                    /* per value column: left out of --summary (counts) */
+	int *dgroup;                   /* per value column: columns of one non-zero group (one unit) are
+					* printed with the same decimals */
 	int ci_at;                     /* value column of a ratio followed by lo and hi, or -1 */
 	const char *ci_head;           /* header of the merged ratio column */
 	size_t n, alloc_key, alloc_val, alloc_group;
@@ -137,6 +149,10 @@ enum report_expr_flags {
  * -1 after error().
  */
 int report_expr_sql(struct report *r, const char *what, const char *expr, int flags, struct strbuf *sql);
+/* "WITH report_probes AS (...) ": the table probe names in an EXPR_PROBES expression read; a statement
+ * using such an expression starts with it. Sets r->joined to the probes expr uses, for report_from's
+ * JOIN_PROBES (faster than a subquery per result). -1 after error() (a bad expression). */
+int report_probes_cte(struct report *r, const char *expr, struct strbuf *sql);
 /* The names an expression uses that are probes, for messages about missing probes (owned list). */
 int report_expr_probes(struct report *r, const char *expr, char ***names, size_t *n);
 

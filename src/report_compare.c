@@ -233,6 +233,7 @@ int report_compare(struct report *r)
 	t.sig[0] = 0;
 	t.nosum[0] = 1;
 	t.sig[3] = t.sig[4] = t.sig[5] = 3;
+	t.dgroup[1] = t.dgroup[2] = 1;
 	t.ci_at = 3;
 	ci_head = xasprintf("%s/%s [%g%% CI]", a, b, r->ci * 100);
 	t.ci_head = ci_head;

@@ -58,15 +58,42 @@ static void metric_sql(struct report *r, struct strbuf *sql, const char *name, d
 	sb_addc(sql, ')');
 }
 
-/* The newest value of a probe of the result's host: the result's own GPU first, then a host-wide probe
- * (gpu NULL), then any GPU of that host. Hosts are matched by name: facts that change (a driver update)
- * make a new hosts row for the same machine. */
+/* A probe of the result's host, from the report_probes table that report_probes_cte defines: joined as
+ * rpN when report_from joins it, else looked up. */
 static void probe_sql(struct report *r, struct strbuf *sql, const char *name)
 {
-	sb_adds(sql, "(SELECT p.value FROM probes p JOIN hosts ph ON ph.id = p.host"
-		" WHERE ph.hostname = h.hostname AND p.name = ");
+	for (size_t i = 0; i < r->njoined; i++)
+		if (!strcmp(r->joined[i], name)) {
+			sb_addf(sql, "rp%zu.value", i);
+			return;
+		}
+	sb_adds(sql, "(SELECT value FROM report_probes WHERE worker = r.worker AND name = ");
 	report_bind(r, sql, name);
-	sb_adds(sql, " ORDER BY p.gpu IS w.gpu DESC, p.gpu IS NULL DESC, p.id DESC LIMIT 1)");
+	sb_addc(sql, ')');
+}
+
+int report_probes_cte(struct report *r, const char *expr, struct strbuf *sql)
+{
+	for (size_t i = 0; i < r->njoined; i++)
+		free(r->joined[i]);
+	free(r->joined);
+	r->joined = NULL;
+	r->njoined = 0;
+	if (report_expr_probes(r, expr, &r->joined, &r->njoined))
+		return -1;
+	/* Per worker and probe name, the newest value measured on the worker's host: the worker's own GPU
+	 * first, then a host-wide probe (gpu NULL), then any GPU of that host. Hosts are matched by name:
+	 * facts that change (a driver update) make a new hosts row for the same machine. Computed once for
+	 * the few workers rather than for each of a million results; SQLite cannot use an outer row in a
+	 * subquery's ORDER BY, so the preference and the id are packed into one number for max(). */
+	sb_addf(sql, "WITH report_probes AS %s(SELECT w2.id AS worker, pn.name AS name,"
+		" (SELECT value FROM probes WHERE id = (SELECT max(((p.gpu IS w2.gpu) * 2 + (p.gpu IS NULL))"
+		" * 4294967296 + p.id) %% 4294967296 FROM probes p JOIN hosts ph ON ph.id = p.host"
+		" WHERE ph.hostname = (SELECT hostname FROM hosts WHERE id = w2.host) AND p.value IS NOT NULL"
+		" AND p.name = pn.name)) AS value"
+		" FROM workers w2, (SELECT DISTINCT name FROM probes) AS pn) ",
+		r->materialize ? "MATERIALIZED " : "");
+	return 0;
 }
 
 static const struct {

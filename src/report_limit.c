@@ -6,67 +6,64 @@
 #include "report.h"
 
 struct limit_rows {
+	struct report *r;
 	struct rtab *t;
 	int nkey, ng;
+	char ***missing;       /* per joined probe: the hostnames without it (owned lists) */
+	size_t *nmissing;
 };
+
+static void add_host(char ***v, size_t *n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strlen((*v)[i]) == len && !strncmp((*v)[i], s, len))
+			return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrndup(s, len);
+}
 
 static int limit_row(const struct store_row *row, void *data)
 {
 	struct limit_rows *l = data;
-	const double *v = &row->num[l->nkey + l->ng];
+	int at = l->nkey + l->ng;
 
-	rtab_add(l->t, row->text, v, l->ng ? row->text[l->nkey] : NULL);
+	rtab_add(l->t, row->text, &row->num[at], l->ng ? row->text[l->nkey] : NULL);
+	/* after the 4 values, per probe: the hosts of the row that lack it, joined by commas (which a
+	 * hostname cannot hold) */
+	for (size_t i = 0; i < l->r->njoined; i++) {
+		const char *s = row->text[at + 4 + (int)i];
+
+		while (s && *s) {
+			size_t len = strcspn(s, ",");
+
+			add_host(&l->missing[i], &l->nmissing[i], s, len);
+			s += len + (s[len] == ',');
+		}
+	}
 	return 0;
 }
 
-struct host_list {
-	struct strbuf sb;
-	size_t n;
-};
-
-static int collect_host(const struct store_row *row, void *data)
+static int cmp_str(const void *a, const void *b)
 {
-	struct host_list *h = data;
-
-	sb_addf(&h->sb, "%s%s", h->n++ ? ", " : "", row->text[0] ? row->text[0] : "(unknown host)");
-	return 0;
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Say which hosts of the report have no value for a probe the limit uses: their rows show "-". */
-static int note_missing_probes(struct report *r)
+static void note_missing_probes(struct limit_rows *l)
 {
-	char **probes;
-	size_t n;
-	int ret = 0;
+	for (size_t i = 0; i < l->r->njoined; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t n = l->nmissing[i];
 
-	if (report_expr_probes(r, r->limit, &probes, &n))
-		return -1;
-	for (size_t i = 0; i < n && !ret; i++) {
-		struct strbuf sql = STRBUF_INIT;
-		struct host_list h = { STRBUF_INIT, 0 };
-
-		report_binds_reset(r);
-		sb_adds(&sql, "SELECT DISTINCT h.hostname");
-		if (report_from(r, &sql, JOIN_NONE)) {
-			ret = -1;
-		} else {
-			sb_adds(&sql, " AND NOT EXISTS (SELECT 1 FROM probes p JOIN hosts ph ON ph.id = p.host"
-				" WHERE ph.hostname = h.hostname AND p.value IS NOT NULL AND p.name = ");
-			report_bind(r, &sql, probes[i]);
-			sb_adds(&sql, ") ORDER BY 1");
-			ret = store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1,
-					  collect_host, &h);
-			if (!ret && h.n)
-				report_note("no probe '%s' for %s %s: the limit and share of %s rows are '-'",
-					    probes[i], h.n == 1 ? "host" : "hosts", h.sb.buf, h.n == 1 ? "its" : "their");
-		}
-		sb_release(&h.sb);
-		sb_release(&sql);
+		if (!n)
+			continue;
+		qsort(l->missing[i], n, sizeof(char *), cmp_str);
+		for (size_t k = 0; k < n; k++)
+			sb_addf(&sb, "%s%s", k ? ", " : "", l->missing[i][k]);
+		report_note("no probe '%s' for %s %s: the limit and share of %s rows are '-'", l->r->joined[i],
+			    n == 1 ? "host" : "hosts", sb.buf, n == 1 ? "its" : "their");
+		sb_release(&sb);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(probes[i]);
-	free(probes);
-	return ret;
 }
 
 int report_limit(struct report *r)
@@ -74,8 +71,8 @@ int report_limit(struct report *r)
 	struct strbuf sql = STRBUF_INIT;
 	const char *names[] = { "n", r->metric, "limit", "share" };
 	const char *stat = report_stat_sql(r->stat);
-	int nkey = r->nrows, ng = r->summary_by ? 1 : 0, ret = -1;
-	struct limit_rows l = { NULL, nkey, ng };
+	int nkey = r->nrows, ng = r->summary_by ? 1 : 0, ret = -1, tab = 0;
+	struct limit_rows l = { r, NULL, nkey, ng, NULL, NULL };
 	struct rtab t;
 	char *cap;
 
@@ -84,10 +81,15 @@ int report_limit(struct report *r)
 	report_binds_reset(r);
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
 	 * row aggregates like the metric: the share is the statistic of metric / limit over the row. */
+	if (report_probes_cte(r, r->limit, &sql))
+		goto out;
 	sb_adds(&sql, "SELECT ");
 	for (int i = 0; i < nkey + ng; i++)
 		sb_addf(&sql, "k%d, ", i);
-	sb_addf(&sql, "count(v), %s(v), %s(lim), %s(v * 1.0 / lim) FROM (SELECT ", stat, stat, stat);
+	sb_addf(&sql, "count(v), %s(v), %s(lim), %s(v * 1.0 / lim)", stat, stat, stat);
+	for (size_t i = 0; i < r->njoined; i++)
+		sb_addf(&sql, ", group_concat(DISTINCT miss%zu)", i);
+	sb_adds(&sql, " FROM (SELECT ");
 	for (int i = 0; i < nkey + ng; i++) {
 		if (report_key_sql(r, i < nkey ? r->rows[i] : r->summary_by, &sql))
 			goto out;
@@ -98,7 +100,10 @@ int report_limit(struct report *r)
 	if (report_expr_sql(r, "--limit", r->limit, EXPR_PROBES, &sql))
 		goto out;
 	sb_adds(&sql, ") AS lim");
-	if (report_from(r, &sql, JOIN_METRIC))
+	for (size_t i = 0; i < r->njoined; i++)
+		sb_addf(&sql, ", CASE WHEN rp%zu.value IS NULL THEN coalesce(h.hostname, '(unknown host)') END"
+			" AS miss%zu", i, i);
+	if (report_from(r, &sql, JOIN_METRIC | JOIN_PROBES))
 		goto out;
 	sb_adds(&sql, ")");
 	if (nkey + ng) {
@@ -110,26 +115,36 @@ int report_limit(struct report *r)
 			sb_addf(&sql, "%sk%d", i ? ", " : "", i);
 	}
 	rtab_init(&t, nkey, (const char *const *)r->rows, 4, names);
+	tab = 1;
 	t.sig[0] = 0;
 	t.nosum[0] = 1;
 	t.sig[3] = 3;
+	t.dgroup[1] = t.dgroup[2] = 1;     /* the metric and its limit have one unit */
 	l.t = &t;
+	l.missing = xcalloc(r->njoined + 1, sizeof(*l.missing));
+	l.nmissing = xcalloc(r->njoined + 1, sizeof(*l.nmissing));
 	if (store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, limit_row, &l))
-		goto out_t;
+		goto out;
 	if (!t.n || (!nkey && t.val[0] == 0)) {
 		error("no ok results of sweep '%s' with metric '%s'%s", r->sweep, r->metric,
 		      r->where || r->nexcluded ? " that pass the filters" : "");
-		goto out_t;
+		goto out;
 	}
-	if (note_missing_probes(r))
-		goto out_t;
+	note_missing_probes(&l);
 	cap = xasprintf("%s of %s, limit = %s, share = %s / limit, sweep %s", r->stat, r->metric, r->limit,
 			r->metric, r->sweep);
 	ret = report_print(r, &t, cap);
 	free(cap);
-out_t:
-	rtab_release(&t);
 out:
+	if (tab)
+		rtab_release(&t);
+	for (size_t i = 0; l.missing && i < r->njoined; i++) {
+		for (size_t k = 0; k < l.nmissing[i]; k++)
+			free(l.missing[i][k]);
+		free(l.missing[i]);
+	}
+	free(l.missing);
+	free(l.nmissing);
 	sb_release(&sql);
 	return ret;
 }

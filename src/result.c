@@ -13,6 +13,7 @@ void task_release(struct task *t)
 	free(t->key);
 	free(t->params);
 	free(t->replica);
+	free(t->gang_ranks);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -14,6 +14,10 @@ struct task {
 	char *replica;
 	int attempt;           /* 1 for the first try */
 	int control;           /* 1: the spec's control cell, stored in controls, not results */
+	/* A gang cell runs on gang_size workers at once; ordinary cells have gang_size 1 and no ranks. */
+	int gang_size, gang_rank;
+	int gang_id;           /* the master's number for this set of members: workers cache communicators by it */
+	int *gang_ranks;       /* world ranks of the members (owned), NULL when gang_size is 1 */
 };
 void task_release(struct task *t);
 

@@ -9,15 +9,18 @@
 
 #include "cli.h"
 #include "comm.h"
+#include "inventory.h"
 #include "msg.h"
 #include "plan.h"
 #include "sched.h"
+#include "slurm.h"
 #include "store.h"
 
 struct plan_counts {
 	struct store *st;
 	const struct spec *s;
 	uint64_t added, existing;
+	unsigned shard, nshards;   /* nshards > 0: plan only the cells of that shard (store_shard) */
 };
 
 static int add_cell(const struct plan_cell *c, void *data)
@@ -25,6 +28,8 @@ static int add_cell(const struct plan_cell *c, void *data)
 	struct plan_counts *pc = data;
 	int added;
 
+	if (pc->nshards && store_shard(pc->s->name, c->params, c->pass, pc->nshards) != pc->shard)
+		return 0;
 	if (store_add_cell(pc->st, pc->s->name, c->key, c->params, c->pass, c->replica, c->ord,
 			   pc->s->per == PER_ANY ? "planned" : "template", &added))
 		return -1;
@@ -36,9 +41,10 @@ static int add_cell(const struct plan_cell *c, void *data)
 }
 
 /* Store the spec and every cell of its grid (one transaction); counts of new and existing cells. */
-static int plan_store(const struct spec *s, struct store *st, uint64_t *added, uint64_t *existing)
+static int plan_store(const struct spec *s, struct store *st, unsigned shard, unsigned nshards,
+		      uint64_t *added, uint64_t *existing)
 {
-	struct plan_counts pc = { st, s, 0, 0 };
+	struct plan_counts pc = { st, s, 0, 0, shard, nshards };
 
 	if (store_begin(st))
 		return -1;
@@ -51,6 +57,11 @@ static int plan_store(const struct spec *s, struct store *st, uint64_t *added, u
 	*added = pc.added;
 	*existing = pc.existing;
 	return 0;
+}
+
+int run_plan(const struct spec *s, struct store *st, uint64_t *added, uint64_t *existing)
+{
+	return plan_store(s, st, 0, 0, added, existing);
 }
 
 /* Make the folder that will hold path (results/ by default). */
@@ -101,7 +112,7 @@ int cmd_plan(int argc, char **argv)
 		return cli_usage("plan");
 	if (spec_load(argv[optind], &s))
 		return EXIT_USAGE;
-	if (!open_for(&s, db, &st) && !plan_store(&s, st, &added, &existing)) {
+	if (!open_for(&s, db, &st) && !plan_store(&s, st, 0, 0, &added, &existing)) {
 		printf("%s: %llu cells planned in %s: %llu new, %llu already there%s\n", s.name,
 		       (unsigned long long)(added + existing), db ? db : s.db, (unsigned long long)added,
 		       (unsigned long long)existing,
@@ -119,9 +130,47 @@ static const struct option run_opts[] = {
 	{ "no-local-worker", no_argument, NULL, 'n' },
 	{ "progress", optional_argument, NULL, 'p' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "shard", required_argument, NULL, 's' },
+	{ "inventory", required_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* What `sweep run` takes beyond the scheduler's options. */
+struct run_extra {
+	unsigned shard, nshards;
+	const char *inventory;
+};
+
+struct outside {
+	const struct spec *s;
+	unsigned shard, nshards;
+	uint64_t n;
+};
+
+static int count_outside(const struct task *t, void *data)
+{
+	struct outside *o = data;
+
+	o->n += store_shard(o->s->name, t->params, t->pass, o->nshards) != o->shard;
+	return 0;
+}
+
+/* A shard runs the pending cells of its database, so the database must hold no other shard's. */
+static int check_shard(struct store *st, const struct spec *s, const struct run_extra *x, const char *db)
+{
+	struct outside o = { s, x->shard, x->nshards, 0 };
+
+	if (!x->nshards)
+		return 0;
+	if (store_each_pending(st, s->name, count_outside, &o))
+		return -1;
+	if (o.n)
+		return error("'%s' holds %llu pending cells of other shards than %u/%u: give each shard a database "
+			     "of its own (sweep submit --array does)", db, (unsigned long long)o.n, x->shard,
+			     x->nshards);
+	return 0;
+}
 
 static int count_row(const struct store_row *row, void *data)
 {
@@ -132,11 +181,26 @@ static int count_row(const struct store_row *row, void *data)
 	return 0;
 }
 
+/* The labels of the inventory (when given) into the facts of the hosts the database knows. */
+static void label_hosts(const struct inventory *inv, struct store *st, const char *db)
+{
+	int matched, unmatched;
+
+	if (!inv->nhosts)
+		return;
+	if (inventory_apply(inv, st, &matched, &unmatched))
+		warning("hosts were not labelled from '%s'", inv->path);
+	else if (unmatched)
+		warning("%d hostname%s of '%s' not in the inventory '%s': no labels", unmatched,
+			unmatched == 1 ? " is" : "s are", db, inv->path);
+}
+
 /* The master's side of `sweep run`: plan, recover, schedule, summarise. */
-static int run_master(struct comm *c, const char *path, const char *db, struct sched_opts *o, int argc,
-		      char **argv)
+static int run_master(struct comm *c, const char *path, const char *db, struct sched_opts *o,
+		      const struct run_extra *x, int argc, char **argv)
 {
 	struct spec s;
+	struct inventory inv = { 0 };
 	struct store *st = NULL;
 	struct sched_stats stats;
 	struct strbuf args = STRBUF_INIT;
@@ -148,18 +212,27 @@ static int run_master(struct comm *c, const char *path, const char *db, struct s
 			comm_master_send(c, r, MSG_STOP, "", 0);
 		return EXIT_USAGE;
 	}
+	if (x->inventory && inventory_load(x->inventory, &inv)) {
+		for (int r = 1; r < comm_size(c); r++)
+			comm_master_send(c, r, MSG_STOP, "", 0);
+		spec_release(&s);
+		return EXIT_USAGE;
+	}
 	o->spec = &s;
 	for (int i = 0; i < argc; i++)
 		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
-	if (open_for(&s, db, &st) || plan_store(&s, st, &added, &existing) ||
-	    store_recover(st, s.name, s.max_attempts) || store_run_begin(st, args.buf, s.name, s.hash, &o->run))
+	if (open_for(&s, db, &st) || plan_store(&s, st, x->shard, x->nshards, &added, &existing) ||
+	    store_recover(st, s.name, s.max_attempts) || check_shard(st, &s, x, db ? db : s.db) ||
+	    store_run_begin(st, args.buf, s.name, s.hash, &o->run) || slurm_note_run(st, o->run))
 		goto out;
 	o->store = st;
 	if (sched_master(c, o, &stats)) {
 		store_run_end(st, o->run, "failed");
+		label_hosts(&inv, st, db ? db : s.db);
 		error("the run stopped early; run the same command again to resume where it stopped");
 		goto out;
 	}
+	label_hosts(&inv, st, db ? db : s.db);
 	{
 		const char *bind[] = { s.name };
 
@@ -183,12 +256,14 @@ out:
 	sb_release(&args);
 	store_close(st);
 	spec_release(&s);
+	inventory_release(&inv);
 	return ret;
 }
 
 int cmd_run(int argc, char **argv)
 {
 	struct sched_opts o = { 0 };
+	struct run_extra x = { 0 };
 	const char *db = NULL;
 	struct comm *c;
 	int opt, ret;
@@ -214,6 +289,24 @@ int cmd_run(int argc, char **argv)
 		case 'q':
 			o.progress = 0;
 			break;
+		case 's': {
+			char *slash = strchr(optarg, '/');
+			long i, k;
+
+			if (!slash || (*slash = '\0', parse_long(optarg, &i)) || parse_long(slash + 1, &k) || k < 1 ||
+			    k > 100000 || i < 0 || i >= k) {
+				if (slash)
+					*slash = '/';
+				return error("--shard takes I/K with 0 <= I < K, not '%s'", optarg), EXIT_USAGE;
+			}
+			*slash = '/';
+			x.shard = (unsigned)i;
+			x.nshards = (unsigned)k;
+			break;
+		}
+		case 'i':
+			x.inventory = optarg;
+			break;
 		case 'h':
 			cli_usage("run");
 			return EXIT_OK;
@@ -226,9 +319,19 @@ int cmd_run(int argc, char **argv)
 	if (comm_init(&argc, &argv, &c))
 		return EXIT_FAIL;
 	if (comm_rank(c) == 0)
-		ret = run_master(c, argv[optind], db, &o, argc, argv);
-	else
-		ret = sched_worker(c) ? EXIT_FAIL : EXIT_OK;
+		ret = run_master(c, argv[optind], db, &o, &x, argc, argv);
+	else if (sched_worker(c)) {
+		char host[256] = "?";
+
+		/* Without fault-tolerant MPI the master cannot go on without this rank: end the job now, so
+		 * that it does not wait forever; what was committed stays, and a rerun resumes. */
+		gethostname(host, sizeof(host) - 1);
+		error("rank %d on '%s' stopped on an error; ending the job (run the same command to resume)",
+		      comm_rank(c), host);
+		comm_abort(c, EXIT_FAIL);
+	} else {
+		ret = EXIT_OK;
+	}
 	comm_finish(c);
 	return ret;
 }

@@ -9,45 +9,11 @@
 #include <unistd.h>
 
 #include "hostinfo.h"
-#include "msg.h"
-#include "worker.h"
-
-#define INFLIGHT 2             /* per worker: the cell it runs and the one prefetched */
-#define DRAIN_MAX 4096         /* messages handled per transaction at most */
-
-/* The pending cells one group of workers may run: all of them (per: any), one host's, or one GPU's. */
-struct tqueue {
-	char *replica;
-	struct task *v;
-	size_t head, n, alloc;
-};
-
-struct wstate {
-	int rank;
-	struct hello hello;
-	int active;                /* said hello and may get cells */
-	struct tqueue *q;
-	struct task fly[INFLIGHT]; /* in flight, oldest first; the first nsent have been sent */
-	int nfly, nsent;
-	int since_control;         /* real cells since the last control */
-	uint64_t done;
-};
-
-struct master {
-	struct comm *c;
-	const struct sched_opts *o;
-	struct sched_stats *stats;
-	struct wstate *w;
-	int nw;                    /* ranks 0..nw-1; w[0] is the local worker when there is one */
-	struct tqueue *queues;
-	size_t nqueues, alloc_queues;
-	struct strbuf buf, out;
-	double t0, last_progress;
-	int to_send[DRAIN_MAX + 64];   /* ranks with new tasks to send after the commit */
-	int nto_send;
-};
+#include "sched_int.h"
+#include "topo.h"
 
 static volatile sig_atomic_t interrupted;
+static volatile int local_failed;   /* rank 0's own worker stopped on an error */
 
 static void on_signal(int sig)
 {
@@ -67,18 +33,44 @@ static struct tqueue *queue_for(struct master *m, const char *replica, int creat
 	return &m->queues[m->nqueues++];
 }
 
-static void task_copy(struct task *dst, const struct task *src)
+void task_copy(struct task *dst, const struct task *src)
 {
 	*dst = *src;
 	dst->key = xstrdup(src->key);
 	dst->params = xstrdup(src->params);
 	dst->replica = xstrdup(src->replica);
+	if (src->gang_ranks) {
+		dst->gang_ranks = xcalloc((size_t)src->gang_size, sizeof(int));
+		memcpy(dst->gang_ranks, src->gang_ranks, (size_t)src->gang_size * sizeof(int));
+	}
 }
 
-static void queue_push(struct tqueue *q, const struct task *t)
+void tlist_push(struct tlist *l, const struct task *t)
 {
-	ALLOC_GROW(q->v, q->n + 1, q->alloc);
-	task_copy(&q->v[q->n++], t);
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	task_copy(&l->v[l->n++], t);
+}
+
+static void tlist_release(struct tlist *l)
+{
+	for (size_t i = l->head; i < l->n; i++)
+		task_release(&l->v[i]);
+	free(l->v);
+}
+
+/* Workers a cell needs: its gang size, read from its parameters only for kernels that have gangs. */
+static int gang_size_of(const struct master *m, const struct task *t)
+{
+	struct json_obj p = JSON_OBJ_INIT;
+	char err[64];
+	int n = 1;
+
+	if (!m->kernel || !m->kernel->gang_open)
+		return 1;
+	if (!json_parse_flat(t->params, &p, 0, err, sizeof(err)))
+		n = kernel_gang_size(m->kernel, &p);
+	json_obj_release(&p);
+	return n;
 }
 
 static int load_pending(const struct task *t, void *data)
@@ -87,12 +79,17 @@ static int load_pending(const struct task *t, void *data)
 	struct tqueue *q = queue_for(m, t->replica, 0);
 
 	/* A replica for a host or GPU that is not in this run waits for a run that has it. */
+	struct task g;
+
 	if (!q) {
 		m->stats->waiting++;
 		return 0;
 	}
-	queue_push(q, t);
 	m->stats->pending++;
+	/* Only the fields the store fills: the gang ones are the master's. */
+	g = (struct task){ t->cell, t->key, t->params, t->pass, t->replica, t->attempt, 0, 1, 0, 0, NULL };
+	g.gang_size = gang_size_of(m, t);
+	tlist_push(g.gang_size > 1 ? &q->gangs : &q->cells, &g);
 	return 0;
 }
 
@@ -216,6 +213,7 @@ static int greet(struct master *m)
 		}
 		w->q = queue_for(m, replica, 1);
 		w->active = 1;
+		w->depth = MIN_INFLIGHT;
 		w->since_control = s->control_every;
 		free(replica);
 	}
@@ -233,33 +231,37 @@ fail:
  * Only the head of a worker's in-flight list is running (workers take tasks in order); the prefetched
  * one behind it has not started. So a cell is marked running, and its attempt counted, when it becomes
  * the head: a job that dies then charges the cells that were running, not the ones waiting behind them.
+ * A gang cell is marked once, by its leader's copy.
  */
 static int mark_head(struct master *m, struct wstate *w)
 {
 	struct task *t = &w->fly[0];
 
-	return t->control ? 0 : store_mark_running(m->o->store, t->cell, &t->attempt);
+	if (t->control || t->gang_rank > 0)
+		return 0;
+	return store_mark_running(m->o->store, t->cell, &t->attempt);
 }
 
-static int fly_push(struct master *m, struct wstate *w, const struct task *t)
+int fly_push(struct master *m, struct wstate *w, const struct task *t)
 {
 	task_copy(&w->fly[w->nfly++], t);
-	if (w->nfly == 1 && mark_head(m, w))
-		return -1;
-	if (!m->nto_send || m->to_send[m->nto_send - 1] != w->rank)
-		m->to_send[m->nto_send++] = w->rank;
-	return 0;
+	return w->nfly == 1 ? mark_head(m, w) : 0;
 }
 
-/* Give w cells up to INFLIGHT, with a control cell first and then after every control_every cells. */
+/* Give w cells up to its depth, with a control cell first and then after every control_every cells.
+ * Nothing is queued behind a gang cell: its members must be free to exchange its bootstrap. */
 static int refill(struct master *m, struct wstate *w)
 {
 	const struct spec *s = m->o->spec;
+	struct tlist *l;
 
-	while (w->active && w->nfly < INFLIGHT && w->q->head < w->q->n) {
+	if (!w->active || w->reserved || (w->nfly && w->fly[w->nfly - 1].gang_size > 1))
+		return 0;
+	l = &w->q->cells;
+	while (w->nfly < w->depth && l->head < l->n) {
 		if (s->control.n && w->since_control >= s->control_every) {
 			struct strbuf params = STRBUF_INIT;
-			struct task ctl = { 0, "control", NULL, 0, "", 1, 1 };
+			struct task ctl = { 0, "control", NULL, 0, "", 1, 1, 1, 0, 0, NULL };
 			int rc;
 
 			json_obj_write(&params, &s->control);
@@ -271,19 +273,31 @@ static int refill(struct master *m, struct wstate *w)
 			w->since_control = 0;
 			continue;
 		}
-		if (fly_push(m, w, &w->q->v[w->q->head]))
+		if (fly_push(m, w, &l->v[l->head]))
 			return -1;
-		task_release(&w->q->v[w->q->head]);
-		w->q->head++;
+		task_release(&l->v[l->head]);
+		l->head++;
 		w->since_control++;
 	}
 	return 0;
 }
 
+/* Gangs first (they reserve workers), then every free worker's prefetch, in the caller's transaction. */
+static int schedule(struct master *m)
+{
+	if (gang_form(m))
+		return -1;
+	for (int r = 0; r < m->nw; r++)
+		if (refill(m, &m->w[r]))
+			return -1;
+	return 0;
+}
+
+/* Send what was put in flight since the last send: after the commit that marked it running. */
 static int send_tasks(struct master *m)
 {
-	for (int i = 0; i < m->nto_send; i++) {
-		struct wstate *w = &m->w[m->to_send[i]];
+	for (int r = 0; r < m->nw; r++) {
+		struct wstate *w = &m->w[r];
 
 		for (; w->nsent < w->nfly; w->nsent++) {
 			sb_reset(&m->out);
@@ -292,7 +306,24 @@ static int send_tasks(struct master *m)
 				return -1;
 		}
 	}
-	m->nto_send = 0;
+	return 0;
+}
+
+int sched_store_result(struct master *m, struct wstate *w, struct task *t, struct result *r)
+{
+	const struct spec *s = m->o->spec;
+
+	if (store_put_result(m->o->store, m->o->run, r, s->max_attempts, NULL))
+		return -1;
+	if (r->status == RESULT_OK) {
+		m->stats->ok++;
+	} else {
+		m->stats->failed++;
+		if (t->attempt < s->max_attempts)
+			tlist_push(t->gang_size > 1 ? &w->q->gangs : &w->q->cells, t);   /* after those queued */
+		else
+			m->stats->quarantined++;
+	}
 	return 0;
 }
 
@@ -322,25 +353,16 @@ static int handle_result(struct master *m, int peer, const char *buf, size_t len
 		goto out;
 	}
 	r.worker = peer;
-	if (t.control) {
-		ret = store_put_control(m->o->store, m->o->run, s->name, t.params, &r, NULL);
-		goto out;
-	}
-	if (store_put_result(m->o->store, m->o->run, &r, s->max_attempts, NULL)) {
-		ret = -1;
-		goto out;
-	}
+	w->avg_wall = w->avg_wall > 0 ? 0.8 * w->avg_wall + 0.2 * r.wall : r.wall;
+	w->depth = w->avg_wall > 0 ? (int)(PREFETCH_SECONDS / w->avg_wall) + 1 : MIN_INFLIGHT;
+	w->depth = w->depth < MIN_INFLIGHT ? MIN_INFLIGHT : w->depth > MAX_INFLIGHT ? MAX_INFLIGHT : w->depth;
 	w->done++;
-	if (r.status == RESULT_OK) {
-		m->stats->ok++;
-	} else {
-		m->stats->failed++;
-		if (t.attempt < s->max_attempts) {
-			queue_push(w->q, &t);   /* retried after the cells already queued */
-		} else {
-			m->stats->quarantined++;
-		}
-	}
+	if (t.control)
+		ret = store_put_control(m->o->store, m->o->run, s->name, t.params, &r, NULL);
+	else if (t.gang_size > 1)
+		ret = gang_result(m, w, &t, &r);
+	else
+		ret = sched_store_result(m, w, &t, &r);
 out:
 	task_release(&t);
 	result_release(&r);
@@ -388,51 +410,66 @@ static void progress(struct master *m, int last)
 static int work_left(const struct master *m)
 {
 	for (int r = 0; r < m->nw; r++)
-		if (m->w[r].nfly || (m->w[r].active && m->w[r].q->head < m->w[r].q->n))
+		if (m->w[r].nfly)
 			return 1;
+	for (size_t i = 0; i < m->nqueues; i++) {
+		const struct tqueue *q = &m->queues[i];
+		int served = 0;
+
+		for (int r = 0; r < m->nw; r++)
+			served |= m->w[r].active && m->w[r].q == q;
+		if (served && (q->cells.head < q->cells.n || q->gangs.head < q->gangs.n))
+			return 1;
+	}
 	return 0;
 }
 
+static int handle_message(struct master *m, int peer, int tag)
+{
+	if (tag == MSG_RESULT)
+		return handle_result(m, peer, m->buf.buf, m->buf.len);
+	if (tag == MSG_GANG_BLOB)
+		return gang_forward_blob(m, peer, m->buf.buf, m->buf.len);
+	return error("unexpected message %d from rank %d", tag, peer);
+}
+
+/*
+ * The loop: wait for messages; take everything that has arrived (up to DRAIN_MAX) into one transaction
+ * together with the dispatches it frees; commit; only then send those cells. So every result is on disk
+ * before its worker gets another cell, and a commit covers many results when cells are short.
+ */
 static int dispatch(struct master *m)
 {
-	int peer, tag, rc, n;
+	int peer, tag, rc;
 
 	if (store_begin(m->o->store))
 		return -1;
-	for (int r = 0; r < m->nw; r++)
-		if (refill(m, &m->w[r]))
-			goto fail;
+	if (schedule(m))
+		goto fail;
 	if (store_commit(m->o->store) || send_tasks(m))
 		return -1;
 	while (work_left(m) && !interrupted) {
+		if (__atomic_load_n(&local_failed, __ATOMIC_SEQ_CST))
+			return error("rank 0's own worker stopped on an error (above)");
 		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, m->o->progress ? m->o->progress_every : 1.0);
 		progress(m, 0);
-		if (rc < 0)
-			return -1;
-		if (rc == 0)
+		if (rc <= 0) {
+			if (rc < 0)
+				return -1;
 			continue;
+		}
 		if (store_begin(m->o->store))
 			return -1;
-		/* Everything that has arrived goes into one transaction with the dispatches it frees. */
-		for (n = 0; rc == 1 && n < DRAIN_MAX; n++) {
-			if (tag != MSG_RESULT) {
-				error("unexpected message %d from rank %d", tag, peer);
+		for (int n = 0; n < DRAIN_MAX; n++) {
+			if (n > 0 && (rc = comm_master_recv(m->c, &peer, &tag, &m->buf, 0)) != 1)
+				break;
+			if (handle_message(m, peer, tag))
 				goto fail;
-			}
-			if (handle_result(m, peer, m->buf.buf, m->buf.len) || refill(m, &m->w[peer]))
-				goto fail;
-			rc = comm_master_recv(m->c, &peer, &tag, &m->buf, 0);
 		}
-		if (rc < 0)
+		if (rc < 0 || schedule(m))
 			goto fail;
 		if (store_commit(m->o->store) || send_tasks(m))
 			return -1;
-		if (rc == 1) {
-			/* The drain stopped at DRAIN_MAX holding one more message: handle it next round. */
-			if (store_begin(m->o->store) || handle_result(m, peer, m->buf.buf, m->buf.len) ||
-			    refill(m, &m->w[peer]) || store_commit(m->o->store) || send_tasks(m))
-				return -1;
-		}
 	}
 	return 0;
 fail:
@@ -442,7 +479,8 @@ fail:
 
 static void *local_worker_main(void *arg)
 {
-	sched_worker(arg);
+	if (sched_worker(arg))
+		__atomic_store_n(&local_failed, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -456,6 +494,7 @@ int sched_master(struct comm *c, const struct sched_opts *o, struct sched_stats 
 	memset(stats, 0, sizeof(*stats));
 	m.c = c;
 	m.o = o;
+	m.kernel = o->spec->kernel ? kernel_find(o->spec->kernel) : NULL;
 	m.stats = stats;
 	m.nw = comm_size(c);
 	m.w = xcalloc((size_t)m.nw, sizeof(*m.w));
@@ -491,11 +530,11 @@ out:
 		hello_release(&m.w[r].hello);
 	}
 	for (size_t i = 0; i < m.nqueues; i++) {
-		for (size_t j = m.queues[i].head; j < m.queues[i].n; j++)
-			task_release(&m.queues[i].v[j]);
-		free(m.queues[i].v);
+		tlist_release(&m.queues[i].cells);
+		tlist_release(&m.queues[i].gangs);
 		free(m.queues[i].replica);
 	}
+	gang_release(&m);
 	free(m.queues);
 	free(m.w);
 	sb_release(&m.buf);
@@ -511,7 +550,10 @@ int sched_worker(struct comm *c)
 	struct worker w = { 0 };
 	struct hello h = { 0 };
 	struct json_obj facts = JSON_OBJ_INIT;
+	struct gang_cache *gangs = NULL;
+	struct strbuf binding = STRBUF_INIT;
 	int tag, rc, ngpu, ret = -1, have_spec = 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t plen;
 
 	do
@@ -531,6 +573,12 @@ int sched_worker(struct comm *c)
 	ngpu = hostinfo_gpu_count();
 	w.gpu = ngpu > 0 ? comm_local_rank(c) % ngpu : -1;
 	gethostname(w.host, sizeof(w.host) - 1);
+	/* Pinning pays off when each worker can have cores of its own; oversubscribed ranks (tests, small
+	 * machines) are left to the OS scheduler. Rank 0 has the master too: it binds like any worker. */
+	if (comm_local_size(c) > cores)
+		sb_addf(&binding, "none: %d ranks on %ld cores", comm_local_size(c), cores);
+	else if (topo_bind(w.gpu, comm_local_rank(c), comm_local_size(c), &binding))
+		warning("rank %d runs unbound: %s", w.rank, binding.buf ? binding.buf : "");
 	hostinfo_collect(&facts);
 	if (w.gpu >= 0)
 		hostinfo_gpu(&facts, w.gpu);
@@ -539,7 +587,7 @@ int sched_worker(struct comm *c)
 	h.gpu = w.gpu;
 	h.host = w.host;
 	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
-	h.binding = "";
+	h.binding = binding.buf ? binding.buf : "";
 	sb_reset(&out);
 	json_obj_write(&out, &facts);
 	h.facts = out.buf;
@@ -550,6 +598,7 @@ int sched_worker(struct comm *c)
 	for (;;) {
 		struct task t;
 		struct result r;
+		char err[256];
 
 		rc = comm_worker_recv(c, &tag, &buf, 3600);
 		if (rc < 0)
@@ -563,7 +612,15 @@ int sched_worker(struct comm *c)
 			goto out;
 		}
 		result_init(&r);
-		worker_run_task(&w, &t, &r);
+		w.gang_size = 1;
+		if (t.gang_size > 1 && gang_prepare(c, &w, &t, &gangs, err, sizeof(err))) {
+			r.cell = t.cell;
+			result_fail(&r, RESULT_ERROR, "gang of %d: %s", t.gang_size, err);
+		} else {
+			worker_run_task(&w, &t, &r);
+		}
+		if (t.gang_size > 1)
+			gang_done(&w, &t, r.status != RESULT_OK, &gangs);
 		r.cell = t.cell;
 		r.worker = w.rank;
 		sb_reset(&out);
@@ -575,6 +632,9 @@ int sched_worker(struct comm *c)
 	}
 	ret = 0;
 out:
+	gang_cache_free(&w, &gangs);
+	worker_release(&w);
+	sb_release(&binding);
 	if (have_spec)
 		spec_release(&spec);
 	json_obj_release(&facts);

@@ -22,10 +22,12 @@
 #define SHOW_MAX 64
 #define SHOW_BUF (SHOW_MAX + 4)
 #define HINT_BUF (SHOW_BUF + 32)
-/* glibc's regcomp copies a bounded repetition {n,m} m times, so nested bounds cost their product. */
-#define REGEX_MAX_COPIES 10000
-/* glibc's regcomp recurses on nesting: a metric regex is a line's worth of text. */
+/* A metric regex is a line's worth of text; glibc's regcomp copies repeated parts (see regex_too_big). */
 #define REGEX_MAX_LEN 1000
+#define REGEX_MAX_NODES 2000
+#define REGEX_MAX_NEST 100
+/* Each regex costs up to tens of milliseconds to compile: a cap keeps a pasted mistake quick. */
+#define REGEX_MAX_METRICS 100
 /* libyaml's loader recurses once per nesting level; a spec needs four. */
 #define YAML_MAX_DEPTH 64
 /* Characters of a {placeholder} name; worker_expand uses the same set. */
@@ -1080,30 +1082,94 @@ static void parse_env(struct sp *p, const yaml_node_t *n, int *uses_item)
 	}
 }
 
+/* The bound of an interval {n}, {n,}, {n,m} or {,m} at c, as the copies glibc makes of what it follows
+ * (an overestimate by one); *end is set past it. 0 when c starts no interval (then '{' is a literal). */
+static double regex_interval(const char *c, const char **end)
+{
+	double lo = 0, hi;
+	const char *d = c + 1;
+
+	if (!isdigit((unsigned char)*d) && *d != ',')
+		return 0;
+	for (; isdigit((unsigned char)*d); d++)
+		lo = lo * 10 + (*d - '0');
+	hi = lo;
+	if (*d == ',')
+		for (hi = 0, d++; isdigit((unsigned char)*d); d++)
+			hi = hi * 10 + (*d - '0');
+	if (*d != '}')
+		return 0;
+	*end = d;
+	return (lo > hi ? lo : hi) + 1;
+}
+
 /*
- * A conservative bound on the copies glibc makes of bounded repetitions: the product of every
- * {n}, {n,}, {n,m}, {,m} as if all were nested. 1 when it passes REGEX_MAX_COPIES.
+ * Whether glibc's regcomp would build more than REGEX_MAX_NODES nodes for pat. It copies what a '+' or
+ * an interval applies to (a+ is a a*, a{2,4} is a a a? a?), so nested or stacked repetitions ("c+++++",
+ * "((a{99}){99})") grow exponentially. This follows the copies through groups: sum[d] is the size of
+ * the group open at depth d so far, last[d] the size of its last atom, the one a postfix applies to.
  */
 static int regex_too_big(const char *pat)
 {
-	double copies = 1;
+	double sum[REGEX_MAX_NEST + 1], last[REGEX_MAX_NEST + 1], atom, k;
+	int depth = 0;
 
-	for (const char *c = pat; (c = strchr(c, '{')); c++) {
-		const char *d = c + 1;
-		double lo = 0, hi;
-
-		if (!isdigit((unsigned char)*d) && *d != ',')
+	sum[0] = last[0] = 0;
+	for (const char *c = pat; *c; c++) {
+		atom = 1;
+		switch (*c) {
+		case '\\':
+			if (c[1])
+				c++;
+			break;
+		case '[':
+			/* A bracket expression is one node: skip to its ']' (a leading ']' is a member). */
+			c += c[1] == '^';
+			c += c[1] == ']';
+			while (c[1] && c[1] != ']')
+				c++;
+			if (!c[1])
+				return 0;   /* unterminated: regcomp says so */
+			c++;
+			break;
+		case '(':
+			if (depth == REGEX_MAX_NEST)
+				return 1;
+			depth++;
+			sum[depth] = last[depth] = 0;
 			continue;
-		for (; isdigit((unsigned char)*d); d++)
-			lo = lo * 10 + (*d - '0');
-		hi = lo;
-		if (*d == ',')
-			for (hi = 0, d++; isdigit((unsigned char)*d); d++)
-				hi = hi * 10 + (*d - '0');
-		if (*d != '}')
+		case ')':
+			if (depth) {
+				atom = sum[depth] + 1;
+				depth--;
+			}
+			break;
+		case '|':
+			sum[depth]++;
+			last[depth] = 0;
 			continue;
-		copies *= (lo > hi ? lo : hi) + 1;
-		if (copies > REGEX_MAX_COPIES)
+		case '*':
+		case '?':
+			/* No copy, but a node around the atom, which a following '+' copies with it. */
+			sum[depth]++;
+			last[depth]++;
+			goto check;
+		case '+':
+			sum[depth] += last[depth] + 1;
+			last[depth] = last[depth] * 2 + 1;
+			goto check;
+		case '{':
+			k = regex_interval(c, &c);
+			if (!k)
+				break;
+			sum[depth] += last[depth] * (k - 1) + 1;
+			last[depth] = last[depth] * k + 1;
+			goto check;
+		}
+		sum[depth] += atom;
+		last[depth] = atom;
+check:
+		if (sum[depth] > REGEX_MAX_NODES)
 			return 1;
 	}
 	return 0;
@@ -1136,6 +1202,10 @@ static void parse_metrics(struct sp *p, const yaml_node_t *n)
 		return;
 	}
 	s->metrics = METRICS_REGEX;
+	if (map_len(n) > REGEX_MAX_METRICS) {
+		problem(p, n, "more than %d metrics", REGEX_MAX_METRICS);
+		return;
+	}
 	for_each_pair(pr, n) {
 		const yaml_node_t *kn = node(p, pr->key), *vn = node(p, pr->value);
 		const char *name = key_text(p, kn), *pat;
@@ -1164,8 +1234,8 @@ static void parse_metrics(struct sp *p, const yaml_node_t *n)
 			continue;
 		}
 		if (regex_too_big(pat)) {
-			problem(p, vn, "regex for metric '%s' repeats too much (bounds multiply past %d)",
-				shown(a, name), REGEX_MAX_COPIES);
+			problem(p, vn, "regex for metric '%s' is too complex: its repetitions expand past "
+				"%d nodes", shown(a, name), REGEX_MAX_NODES);
 			continue;
 		}
 		rc = regcomp(&re, pat, REG_EXTENDED);

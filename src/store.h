@@ -32,7 +32,9 @@ int store_put_sweep(struct store *st, const struct spec *s);
 /*
  * Insert one planned cell; *added is 1 when new, 0 when a cell with that key existed (nothing changes).
  * state is "planned", or "template" for the base cells of per-host and per-gpu sweeps, which are never
- * run themselves: store_replicate copies them per host or GPU. Call inside a transaction for speed.
+ * run themselves: store_replicate copies them per host or GPU. Call inside a transaction for speed: a
+ * transaction that adds the first cells of a database runs in bulk mode (the key index is rebuilt once,
+ * before the transaction's first other statement; about 2-3 s per million cells on 2 cores).
  */
 int store_add_cell(struct store *st, const char *sweep, const char *key, const char *params, int pass,
 		   const char *replica, uint64_t ord, const char *state, int *added);
@@ -98,5 +100,39 @@ struct store_row {
  */
 int store_query(struct store *st, const char *sql, const char *const *binds, int nbind, int readonly,
 		int (*fn)(const struct store_row *, void *), void *data);
+
+/* --- merge --- (store_merge.c; the store module is store.c + store_merge.c) */
+
+/* What one input brought to a merge's output. */
+struct store_merge_stats {
+	uint64_t cells, cells_new;         /* cells of the input (of the shard); those new to the output */
+	uint64_t results_new, results_same;   /* results copied; results the output already had */
+	uint64_t conflicts;                /* ok results kept apart: the cell had another ok result */
+	uint64_t runs_new, hosts_new, controls_new, probes_new, predictions_new;
+};
+
+/* nshards > 0: copy only the cells of shard `shard` (store_shard) and their results. */
+struct store_merge_opts {
+	unsigned shard, nshards;
+};
+
+/*
+ * Merge the sweep databases inputs[0..n-1] into out, which is made when missing. Every input is
+ * untrusted: opened read-only with SQLite's defensive settings (no trigger or view of it runs), its
+ * integrity (quick_check), schema version, tables, columns, value types, cell keys and references
+ * checked before anything is written; a bad input is refused with a message naming it, and out is left
+ * as it was (a made out is removed). Cells are matched by key; runs (by their start, command and
+ * workers), hosts (facts hash), workers, results (with samples, metrics, items), controls, probes and
+ * predictions by what identifies them, so merging a file again adds nothing. An ok result for a cell
+ * that has another ok result with different values goes to the conflicts table, never over the kept
+ * one. One transaction: all or nothing. o may be NULL; stats (n entries) may be NULL. 0, or -1 after
+ * error().
+ */
+int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
+		struct store_merge_stats *stats);
+
+/* The shard (0 .. nshards-1) of a cell, from its key without replica: the replicas of a per-host or
+ * per-GPU cell share the shard of their template. */
+unsigned store_shard(const char *sweep, const char *params, int pass, unsigned nshards);
 
 #endif

@@ -189,6 +189,7 @@ char *sb_detach(struct strbuf *sb)
 	char *p;
 
 	sb_grow(sb, 0);
+	sb->buf[sb->len] = '\0';
 	p = sb->buf;
 	sb_init(sb);
 	return p;

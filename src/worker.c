@@ -15,39 +15,74 @@
  * timeout, so only a launch that never returns (a hung kernel) is still running by then. */
 #define WORKER_CANCEL_MARGIN 5.0
 
+/*
+ * One watchdog thread per worker, armed for each cell: creating a thread per cell would cost more than a
+ * short cell. Armed, it sets *cancel once the deadline passes; disarming is two mutex operations.
+ */
 struct watchdog {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	pthread_t th;
 	struct timespec deadline;   /* CLOCK_MONOTONIC */
-	int done;
+	int armed, quit;
 	volatile int *cancel;
 };
+
+static int ts_passed(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
 
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *wd = arg;
-	int rc = 0;
 
 	pthread_mutex_lock(&wd->lock);
-	while (!wd->done && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&wd->cond, &wd->lock, &wd->deadline);
-	if (!wd->done)
-		__atomic_store_n(wd->cancel, 1, __ATOMIC_SEQ_CST);
+	while (!wd->quit) {
+		if (!wd->armed) {
+			pthread_cond_wait(&wd->cond, &wd->lock);
+			continue;
+		}
+		pthread_cond_timedwait(&wd->cond, &wd->lock, &wd->deadline);
+		/* Re-check under the lock: the cell may have ended, or another been armed meanwhile. */
+		if (wd->armed && ts_passed(&wd->deadline)) {
+			__atomic_store_n(wd->cancel, 1, __ATOMIC_SEQ_CST);
+			wd->armed = 0;
+		}
+	}
 	pthread_mutex_unlock(&wd->lock);
 	return NULL;
 }
 
-static int watchdog_start(struct watchdog *wd, pthread_t *th, volatile int *cancel, double seconds)
+static struct watchdog *watchdog_get(struct worker *w)
 {
+	struct watchdog *wd = w->watchdog;
 	pthread_condattr_t attr;
 
-	memset(wd, 0, sizeof(*wd));
-	wd->cancel = cancel;
+	if (wd)
+		return wd;
+	wd = xcalloc(1, sizeof(*wd));
 	pthread_mutex_init(&wd->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&wd->cond, &attr);
 	pthread_condattr_destroy(&attr);
+	if (pthread_create(&wd->th, NULL, watchdog_main, wd)) {
+		pthread_cond_destroy(&wd->cond);
+		pthread_mutex_destroy(&wd->lock);
+		free(wd);
+		return NULL;
+	}
+	w->watchdog = wd;
+	return wd;
+}
+
+static void watchdog_arm(struct watchdog *wd, volatile int *cancel, double seconds)
+{
+	pthread_mutex_lock(&wd->lock);
 	clock_gettime(CLOCK_MONOTONIC, &wd->deadline);
 	wd->deadline.tv_sec += (time_t)seconds;
 	wd->deadline.tv_nsec += (long)((seconds - floor(seconds)) * 1e9);
@@ -55,23 +90,34 @@ static int watchdog_start(struct watchdog *wd, pthread_t *th, volatile int *canc
 		wd->deadline.tv_sec++;
 		wd->deadline.tv_nsec -= 1000000000L;
 	}
-	if (pthread_create(th, NULL, watchdog_main, wd)) {
-		pthread_cond_destroy(&wd->cond);
-		pthread_mutex_destroy(&wd->lock);
-		return error("cannot start the watchdog thread");
-	}
-	return 0;
-}
-
-static void watchdog_stop(struct watchdog *wd, pthread_t th)
-{
-	pthread_mutex_lock(&wd->lock);
-	wd->done = 1;
+	wd->cancel = cancel;
+	wd->armed = 1;
 	pthread_cond_signal(&wd->cond);
 	pthread_mutex_unlock(&wd->lock);
-	pthread_join(th, NULL);
+}
+
+static void watchdog_disarm(struct watchdog *wd)
+{
+	pthread_mutex_lock(&wd->lock);
+	wd->armed = 0;
+	pthread_mutex_unlock(&wd->lock);
+}
+
+void worker_release(struct worker *w)
+{
+	struct watchdog *wd = w->watchdog;
+
+	if (!wd)
+		return;
+	pthread_mutex_lock(&wd->lock);
+	wd->quit = 1;
+	pthread_cond_signal(&wd->cond);
+	pthread_mutex_unlock(&wd->lock);
+	pthread_join(wd->th, NULL);
 	pthread_cond_destroy(&wd->cond);
 	pthread_mutex_destroy(&wd->lock);
+	free(wd);
+	w->watchdog = NULL;
 }
 
 static void worker_set_num(struct json_pair *p, double v)
@@ -136,9 +182,8 @@ static void worker_run_kernel(struct worker *w, const struct task *t, struct res
 	const struct kernel_ops *k = kernel_find(s->kernel);
 	struct json_obj params = JSON_OBJ_INIT, metrics = JSON_OBJ_INIT;
 	volatile int cancel = 0;
-	struct watchdog wd;
+	struct watchdog *wd = watchdog_get(w);
 	struct kctx ctx;
-	pthread_t th;
 
 	if (!k) {
 		result_fail(r, RESULT_ERROR, "unknown kernel '%s'", s->kernel);
@@ -151,12 +196,17 @@ static void worker_run_kernel(struct worker *w, const struct task *t, struct res
 	ctx.gpu = k->place == KERNEL_CUDA ? w->gpu : -1;
 	ctx.cancel = &cancel;
 	ctx.metrics = &metrics;
-	if (watchdog_start(&wd, &th, &cancel, s->timing.timeout + WORKER_CANCEL_MARGIN)) {
+	ctx.gang_rank = w->gang_rank;
+	ctx.gang_size = w->gang_size > 1 ? w->gang_size : 1;
+	ctx.gang_ranks = w->gang_ranks;
+	ctx.gang_comm = w->gang_comm;
+	if (!wd) {
 		result_fail(r, RESULT_ERROR, "cannot start the watchdog thread");
 		goto out;
 	}
+	watchdog_arm(wd, &cancel, s->timing.timeout + WORKER_CANCEL_MARGIN);
 	measure_kernel(k, &ctx, &s->timing, r);
-	watchdog_stop(&wd, th);
+	watchdog_disarm(wd);
 out:
 	json_obj_release(&params);
 	json_obj_release(&metrics);

@@ -11,7 +11,15 @@ struct worker {
 	int gpu;               /* device index, -1 when this worker has none */
 	char host[256];        /* hostname */
 	const struct spec *spec;
+	struct watchdog *watchdog;   /* started on first use; worker_release stops it */
+	/* The gang of the task at hand, set by the worker loop (gang_size 1: not a gang cell). */
+	int gang_rank, gang_size;
+	const int *gang_ranks;
+	void *gang_comm;
 };
+
+/* Stop what worker_run_task started (the watchdog thread). The worker can be used again. */
+void worker_release(struct worker *w);
 
 /*
  * Run task t on this process and fill r (r must be result_init'ed). Never fails as a function: an error,

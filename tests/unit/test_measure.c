@@ -414,6 +414,7 @@ static void test_worker(void)
 	worker_run_task(&w, &task, &r);
 	CHECK_INT(r.status, RESULT_OK, "debug.fail mode ok runs");
 	result_release(&r);
+	worker_release(&w);
 }
 
 static void test_hostinfo(void)

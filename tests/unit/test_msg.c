@@ -6,7 +6,7 @@
 
 static void test_task(void)
 {
-	struct task t = { 42, "00ff00ff00ff00ff", "{\"M\":64}", 1, "hostA/gpu0", 2, 0 }, u;
+	struct task t = { 42, "00ff00ff00ff00ff", "{\"M\":64}", 1, "hostA/gpu0", 2, 0, 1, 0, 0, NULL }, u;
 	struct strbuf sb = STRBUF_INIT;
 
 	msg_put_task(&sb, &t);
@@ -17,9 +17,28 @@ static void test_task(void)
 	CHECK_INT(u.pass, 1, "task pass");
 	CHECK_STR(u.replica, "hostA/gpu0", "task replica");
 	CHECK_INT(u.attempt, 2, "task attempt");
+	CHECK_INT(u.gang_size, 1, "an ordinary task is a gang of one");
+	CHECK(u.gang_ranks == NULL, "an ordinary task has no member list");
 	task_release(&u);
 	for (size_t n = 0; n < sb.len; n++)
 		CHECK(msg_get_task(sb.buf, n, &u) == -1, "truncated task (%zu of %zu bytes) is refused", n, sb.len);
+	sb_reset(&sb);
+	{
+		int ranks[3] = { 4, 1, 2 };
+
+		t.gang_size = 3;
+		t.gang_rank = 2;
+		t.gang_id = 9;
+		t.gang_ranks = ranks;
+		msg_put_task(&sb, &t);
+		CHECK(!msg_get_task(sb.buf, sb.len, &u), "gang task decodes");
+		CHECK(u.gang_size == 3 && u.gang_rank == 2 && u.gang_id == 9, "gang fields %d %d %d", u.gang_size,
+		      u.gang_rank, u.gang_id);
+		CHECK(u.gang_ranks && u.gang_ranks[0] == 4 && u.gang_ranks[2] == 2, "gang members");
+		task_release(&u);
+		for (size_t n = 0; n < sb.len; n++)
+			CHECK(msg_get_task(sb.buf, n, &u) == -1, "truncated gang task (%zu bytes) is refused", n);
+	}
 	sb_release(&sb);
 }
 

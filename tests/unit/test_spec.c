@@ -501,8 +501,10 @@ static void test_errors(void)
 		  "3:14: regex for metric 't' must have exactly one capture group, it has 2");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '(a'}\n",
 		  "3:14: invalid regex for metric 't': Unmatched ( or \\(");
-	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '((a{100}){100})'}\n",
-		  "3:14: regex for metric 't' repeats too much (bounds multiply past 10000)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '((a{200}){200})'}\n",
+		  "3:14: regex for metric 't' is too complex: its repetitions expand past 2000 nodes");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'c++++++++++++++++++++++++++++++ ([0-9]+)'}\n",
+		  "3:14: regex for metric 't' is too complex: its repetitions expand past 2000 nodes");
 
 	/* Hostile input: no crash, no hang, an error. */
 	CHECK_ERR("sweep: a\nkernel: sleep\nparams: &x {ms: *x}\n",

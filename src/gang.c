@@ -1,0 +1,444 @@
+/* gang.c: cells that run on several workers at once (collectives): forming gangs, combining results. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_int.h"
+#include "stats.h"
+
+static int eligible(const struct master *m, const struct wstate *w, const struct tqueue *q)
+{
+	/* Rank 0's own worker is a thread beside the master, which alone may call MPI there. */
+	return w->active && w->q == q && !(m->kernel->uses_mpi && w->rank == 0);
+}
+
+static int same_host(const struct wstate *a, const struct wstate *b)
+{
+	return !strcmp(a->hello.host, b->hello.host);
+}
+
+/* Order of preference among candidates: idle first, then those with the least in flight. */
+static const struct master *sort_master;
+
+static int by_load(const void *a, const void *b)
+{
+	const struct wstate *x = &sort_master->w[*(const int *)a], *y = &sort_master->w[*(const int *)b];
+
+	return x->nfly != y->nfly ? x->nfly - y->nfly : x->rank - y->rank;
+}
+
+/*
+ * Choose need members for a gang of queue q: on one host (gang: host) or anywhere (gang: any), preferring
+ * the host with the most workers idle or already reserved, so that a gang in formation keeps its host.
+ * Returns how many were chosen (need), or 0 when no host of this run has need eligible workers: *most
+ * is then the largest number there is.
+ */
+static int pick(const struct master *m, const struct tqueue *q, int need, int *chosen, int *most)
+{
+	int *cand = xcalloc((size_t)m->nw, sizeof(int)), n, best = -1, best_score = -1;
+
+	*most = 0;
+	for (int r = 0; r < m->nw; r++) {
+		const struct wstate *w = &m->w[r];
+		int count = 0, score = 0;
+
+		if (!eligible(m, w, q))
+			continue;
+		for (int o = 0; o < m->nw; o++) {
+			const struct wstate *x = &m->w[o];
+
+			if (eligible(m, x, q) && (m->o->spec->gang == GANG_ANY || same_host(w, x))) {
+				count++;
+				score += (x->nfly == 0) + x->reserved;
+			}
+		}
+		if (count > *most)
+			*most = count;
+		if (count >= need && score > best_score) {
+			best = r;
+			best_score = score;
+		}
+	}
+	n = 0;
+	if (best >= 0) {
+		for (int o = 0; o < m->nw; o++)
+			if (eligible(m, &m->w[o], q) &&
+			    (m->o->spec->gang == GANG_ANY || same_host(&m->w[best], &m->w[o])))
+				cand[n++] = o;
+		sort_master = m;
+		qsort(cand, (size_t)n, sizeof(int), by_load);
+		memcpy(chosen, cand, (size_t)need * sizeof(int));
+		/* Gang ranks in world-rank order, so that the same workers make the same set. */
+		sort_master = NULL;
+		for (int i = 1; i < need; i++)
+			for (int j = i; j > 0 && chosen[j - 1] > chosen[j]; j--) {
+				int t = chosen[j];
+
+				chosen[j] = chosen[j - 1];
+				chosen[j - 1] = t;
+			}
+	}
+	free(cand);
+	return best >= 0 ? need : 0;
+}
+
+/* The id of this set of members: the same workers keep their communicators from one cell to the next. */
+static int set_id(struct master *m, const int *ranks, int n)
+{
+	struct gang_set *s;
+
+	for (size_t i = 0; i < m->nsets; i++)
+		if (m->sets[i].size == n && !memcmp(m->sets[i].ranks, ranks, (size_t)n * sizeof(int)))
+			return m->sets[i].id;
+	ALLOC_GROW(m->sets, m->nsets + 1, m->alloc_sets);
+	s = &m->sets[m->nsets++];
+	s->size = n;
+	s->id = ++m->next_gang_id;
+	s->ranks = xcalloc((size_t)n, sizeof(int));
+	memcpy(s->ranks, ranks, (size_t)n * sizeof(int));
+	return s->id;
+}
+
+/* After a failed gang cell its communicators may be broken: the next gang of these workers opens anew. */
+static void retire_set(struct master *m, int id)
+{
+	for (size_t i = 0; i < m->nsets; i++)
+		if (m->sets[i].id == id) {
+			free(m->sets[i].ranks);
+			m->sets[i] = m->sets[--m->nsets];
+			return;
+		}
+}
+
+static int dispatch_gang(struct master *m, const struct task *g, const int *chosen)
+{
+	struct task t = *g;
+
+	t.gang_id = set_id(m, chosen, g->gang_size);
+	t.gang_ranks = (int *)chosen;
+	for (int i = 0; i < g->gang_size; i++) {
+		struct wstate *w = &m->w[chosen[i]];
+
+		t.gang_rank = i;
+		w->reserved = 0;
+		if (fly_push(m, w, &t))
+			return -1;
+	}
+	return 0;
+}
+
+int gang_form(struct master *m)
+{
+	for (size_t i = 0; i < m->nqueues; i++) {
+		struct tqueue *q = &m->queues[i];
+		struct tlist *l = &q->gangs;
+
+		while (l->head < l->n) {
+			struct task *g = &l->v[l->head];
+			int *chosen = xcalloc((size_t)g->gang_size, sizeof(int)), most, ready = 1;
+
+			if (!pick(m, q, g->gang_size, chosen, &most)) {
+				/* No host of this run has that many workers: the cell waits for a run that has. */
+				warning("cell %s needs %d workers%s; this run has at most %d: it waits for a larger run",
+					g->key, g->gang_size, m->o->spec->gang == GANG_ANY ? "" : " on one host", most);
+				m->stats->waiting++;
+				m->stats->pending--;
+				task_release(g);
+				l->head++;
+				free(chosen);
+				continue;
+			}
+			/* Hold the chosen workers (and only them) until all are idle. */
+			for (int r = 0; r < m->nw; r++)
+				if (m->w[r].q == q)
+					m->w[r].reserved = 0;
+			for (int k = 0; k < g->gang_size; k++) {
+				m->w[chosen[k]].reserved = 1;
+				ready &= m->w[chosen[k]].nfly == 0;
+			}
+			if (!ready) {
+				free(chosen);
+				break;
+			}
+			if (dispatch_gang(m, g, chosen)) {
+				free(chosen);
+				return -1;
+			}
+			task_release(g);
+			l->head++;
+			free(chosen);
+		}
+	}
+	return 0;
+}
+
+static struct gang_acc *find_acc(struct master *m, const struct task *t)
+{
+	struct gang_acc *a;
+
+	for (size_t i = 0; i < m->naccs; i++)
+		if (m->accs[i].t.cell == t->cell)
+			return &m->accs[i];
+	ALLOC_GROW(m->accs, m->naccs + 1, m->alloc_accs);
+	a = &m->accs[m->naccs++];
+	memset(a, 0, sizeof(*a));
+	task_copy(&a->t, t);
+	a->t.gang_rank = 0;
+	a->r = xcalloc((size_t)t->gang_size, sizeof(*a->r));
+	a->got = xcalloc((size_t)t->gang_size, sizeof(int));
+	return a;
+}
+
+static void acc_release(struct master *m, struct gang_acc *a)
+{
+	for (int i = 0; i < a->t.gang_size; i++)
+		if (a->got[i])
+			result_release(&a->r[i]);
+	free(a->r);
+	free(a->got);
+	task_release(&a->t);
+	*a = m->accs[--m->naccs];
+}
+
+/*
+ * One result for the gang: each sample is the slowest member's time of that launch (the collective is
+ * done when its last member is), the first failure (in gang order) fails the cell, and the kernel's
+ * derive() adds what depends on the gang (bus bandwidth) from the combined median.
+ */
+static void combine(struct master *m, struct gang_acc *a, struct result *c)
+{
+	int size = a->t.gang_size, n = a->r[0].nsamples;
+	struct summary sum;
+	struct json_obj params = JSON_OBJ_INIT;
+	double v, worst_errors = 0;
+	char err[64];
+
+	result_init(c);
+	c->cell = a->t.cell;
+	c->worker = a->t.gang_ranks[0];
+	c->started = a->r[0].started;
+	for (int i = 0; i < size; i++) {
+		const struct result *r = &a->r[i];
+
+		if (r->nsamples < n)
+			n = r->nsamples;
+		if (r->started < c->started)
+			c->started = r->started;
+		if (r->wall > c->wall)
+			c->wall = r->wall;
+		if (r->throttled > c->throttled)
+			c->throttled = r->throttled;
+		if (json_obj_get(&r->metrics, "errors") && !parse_double(json_obj_get(&r->metrics, "errors"), &v) &&
+		    v > worst_errors)
+			worst_errors = v;
+		if (r->status != RESULT_OK) {
+			/* Every member's reason: the one that hung and the ones left waiting for it. */
+			char *e = xasprintf("%s%sgang rank %d (rank %d): %s", c->error ? c->error : "",
+					    c->error ? "; " : "", i, a->t.gang_ranks[i],
+					    r->error ? r->error : result_status_name[r->status]);
+
+			free(c->error);
+			c->error = e;
+			if (c->status == RESULT_OK)
+				c->status = r->status;
+		}
+	}
+	if (c->status != RESULT_OK)
+		return;
+	for (int s = 0; s < n; s++) {
+		double t = 0, clk = 0;
+
+		for (int i = 0; i < size; i++) {
+			if (a->r[i].samples[s] > t)
+				t = a->r[i].samples[s];
+			if (a->r[i].clocks[s] > 0 && (clk == 0 || a->r[i].clocks[s] < clk))
+				clk = a->r[i].clocks[s];
+		}
+		result_add_sample(c, t, clk);
+	}
+	stats_summary(c->samples, (size_t)c->nsamples, &sum);
+	c->noise = sum.noise;
+	c->noise_ok = !(sum.noise > m->o->spec->timing.max_noise);
+	for (size_t i = 0; i < a->r[0].metrics.n; i++)
+		if (a->r[0].metrics.v[i].type == JSON_NUM && !parse_double(a->r[0].metrics.v[i].val, &v))
+			result_set_metric(c, a->r[0].metrics.v[i].key, v);
+	result_set_metric(c, "seconds", sum.median);
+	result_set_metric(c, "errors", worst_errors);
+	if (m->kernel->derive && !json_parse_flat(a->t.params, &params, 0, err, sizeof(err))) {
+		struct json_obj extra = JSON_OBJ_INIT;
+
+		m->kernel->derive(&params, size, sum.median, &extra);
+		for (size_t i = 0; i < extra.n; i++)
+			if (!parse_double(extra.v[i].val, &v))
+				result_set_metric(c, extra.v[i].key, v);
+		json_obj_release(&extra);
+	}
+	json_obj_release(&params);
+}
+
+int gang_result(struct master *m, struct wstate *w, struct task *t, struct result *r)
+{
+	struct gang_acc *a = find_acc(m, t);
+	struct result c;
+	int ret;
+
+	if (t->gang_rank < 0 || t->gang_rank >= a->t.gang_size || a->got[t->gang_rank])
+		return error("rank %d: unexpected result for gang cell %s", w->rank, t->key);
+	a->r[t->gang_rank] = *r;
+	result_init(r);
+	a->got[t->gang_rank] = 1;
+	if (++a->ngot < a->t.gang_size)
+		return 0;
+	combine(m, a, &c);
+	if (c.status != RESULT_OK)
+		retire_set(m, a->t.gang_id);
+	ret = sched_store_result(m, &m->w[a->t.gang_ranks[0]], &a->t, &c);
+	result_release(&c);
+	acc_release(m, a);
+	return ret;
+}
+
+int gang_forward_blob(struct master *m, int peer, const char *buf, size_t len)
+{
+	const struct task *t = peer < m->nw && m->w[peer].nfly ? &m->w[peer].fly[0] : NULL;
+
+	if (!t || t->gang_size < 2 || t->gang_rank != 0)
+		return error("rank %d sent a gang bootstrap but leads no gang", peer);
+	for (int i = 1; i < t->gang_size; i++)
+		if (comm_master_send(m->c, t->gang_ranks[i], MSG_GANG_BLOB, buf, len))
+			return -1;
+	return 0;
+}
+
+void gang_release(struct master *m)
+{
+	while (m->naccs)
+		acc_release(m, &m->accs[m->naccs - 1]);
+	free(m->accs);
+	for (size_t i = 0; i < m->nsets; i++)
+		free(m->sets[i].ranks);
+	free(m->sets);
+}
+
+/* ---- the worker's side ---- */
+
+struct gang_cache {
+	int id;
+	void *comm;
+	struct gang_cache *next;
+};
+
+static void gang_ctx(const struct worker *w, const struct task *t, struct kctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->gpu = w->gpu;
+	ctx->gang_rank = t->gang_rank;
+	ctx->gang_size = t->gang_size;
+	ctx->gang_ranks = t->gang_ranks;
+}
+
+/* The leader makes the blob and sends it (empty when it failed, so that nobody waits for it); the others
+ * receive it through the master. */
+static int exchange_blob(struct comm *c, struct worker *w, const struct task *t, const struct kernel_ops *k,
+			 struct strbuf *blob, char *err, size_t errlen)
+{
+	struct kctx ctx;
+	char buf[GANG_BLOB_MAX];
+	size_t len = sizeof(buf);
+	int tag, rc;
+
+	if (!k->gang_blob)
+		return 0;
+	if (t->gang_rank == 0) {
+		gang_ctx(w, t, &ctx);
+		rc = k->gang_blob(&ctx, buf, &len);
+		if (rc || len > sizeof(buf))
+			len = 0;
+		if (comm_worker_send(c, MSG_GANG_BLOB, buf, len))
+			return -1;
+		if (!len)
+			return snprintf(err, errlen, "bootstrap: %s", ctx.err[0] ? ctx.err : "failed"), -1;
+		sb_add(blob, buf, len);
+		return 0;
+	}
+	rc = comm_worker_recv(c, &tag, blob, w->spec->timing.timeout + 60);
+	if (rc != 1 || tag != MSG_GANG_BLOB)
+		return snprintf(err, errlen, "no bootstrap from the gang's leader (rank %d)", t->gang_ranks[0]), -1;
+	if (!blob->len)
+		return snprintf(err, errlen, "the gang's leader (rank %d) could not bootstrap", t->gang_ranks[0]), -1;
+	return 0;
+}
+
+int gang_prepare(struct comm *c, struct worker *w, const struct task *t, struct gang_cache **cache,
+		 char *err, size_t errlen)
+{
+	const struct kernel_ops *k = w->spec->kernel ? kernel_find(w->spec->kernel) : NULL;
+	struct gang_cache *e;
+	struct strbuf blob = STRBUF_INIT;
+	struct kctx ctx;
+
+	if (!k || !k->gang_open)
+		return snprintf(err, errlen, "kernel '%s' cannot run as a gang", w->spec->kernel), -1;
+	for (e = *cache; e && e->id != t->gang_id; e = e->next)
+		;
+	if (!e) {
+		void *comm = NULL;
+
+		if (exchange_blob(c, w, t, k, &blob, err, errlen)) {
+			sb_release(&blob);
+			return -1;
+		}
+		gang_ctx(w, t, &ctx);
+		if (k->gang_open(&ctx, blob.buf, blob.len, &comm)) {
+			sb_release(&blob);
+			return snprintf(err, errlen, "opening the communicator: %s", ctx.err), -1;
+		}
+		sb_release(&blob);
+		e = xcalloc(1, sizeof(*e));
+		e->id = t->gang_id;
+		e->comm = comm;
+		e->next = *cache;
+		*cache = e;
+	}
+	w->gang_rank = t->gang_rank;
+	w->gang_size = t->gang_size;
+	w->gang_ranks = t->gang_ranks;
+	w->gang_comm = e->comm;
+	return 0;
+}
+
+void gang_done(struct worker *w, const struct task *t, int failed, struct gang_cache **cache)
+{
+	const struct kernel_ops *k = kernel_find(w->spec->kernel);
+
+	w->gang_size = 1;
+	w->gang_rank = 0;
+	w->gang_ranks = NULL;
+	w->gang_comm = NULL;
+	if (!failed)
+		return;
+	for (struct gang_cache **p = cache; *p; p = &(*p)->next)
+		if ((*p)->id == t->gang_id) {
+			struct gang_cache *e = *p;
+
+			*p = e->next;
+			if (k && k->gang_close && e->comm)
+				k->gang_close(e->comm, 1);
+			free(e);
+			return;
+		}
+}
+
+void gang_cache_free(const struct worker *w, struct gang_cache **cache)
+{
+	const struct kernel_ops *k = *cache ? kernel_find(w->spec->kernel) : NULL;
+
+	while (*cache) {
+		struct gang_cache *e = *cache;
+
+		*cache = e->next;
+		if (k && k->gang_close && e->comm)
+			k->gang_close(e->comm, 0);
+		free(e);
+	}
+}

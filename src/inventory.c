@@ -1,0 +1,616 @@
+/* inventory.c: host inventories (YAML) read into struct inventory; hostfiles; labels into hosts.facts. */
+#include "inventory.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "cli.h"
+#include "util.h"
+
+/* libyaml's loader recurses once per level; an inventory needs four. */
+#define INV_MAX_DEPTH 32
+#define INV_MAX_HOSTS 100000
+#define INV_MAX_SLOTS 4096
+
+#define for_each_pair(pr, n) \
+	for (yaml_node_pair_t *pr = (n)->data.mapping.pairs.start; pr < (n)->data.mapping.pairs.top; pr++)
+
+static const char *const top_names[] = { "hosts", "defaults", NULL };
+static const char *const host_names[] = { "name", "hostname", "address", "slots", "labels", "notes", NULL };
+static const char *const default_names[] = { "slots", "labels", NULL };
+enum { H_NAME, H_HOSTNAME, H_ADDRESS, H_SLOTS, H_LABELS, H_NOTES, NHOST };
+
+/* The parse in progress. */
+struct ip {
+	const char *path;
+	yaml_document_t *doc;
+	int nproblems;
+	int def_slots;
+	struct json_obj def_labels;
+};
+
+__attribute__((format(printf, 4, 5)))
+static void problem_at(struct ip *p, int line, int col, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->nproblems++ < 100)
+		error("%s:%d:%d: %s", p->path, line, col, msg);
+}
+
+#define problem(p, n, ...) \
+	problem_at(p, (int)(n)->start_mark.line + 1, (int)(n)->start_mark.column + 1, __VA_ARGS__)
+
+static yaml_node_t *node(struct ip *p, int index)
+{
+	yaml_node_t *n = yaml_document_get_node(p->doc, index);
+
+	if (!n)
+		BUG("libyaml node %d out of range", index);
+	return n;
+}
+
+/* The text of a scalar node (NUL bytes refused), or NULL after a problem. */
+static const char *scalar(struct ip *p, const yaml_node_t *n, const char *what)
+{
+	if (n->type != YAML_SCALAR_NODE) {
+		problem(p, n, "expected a scalar for '%s'", what);
+		return NULL;
+	}
+	if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length) {
+		problem(p, n, "NUL byte in '%s'", what);
+		return NULL;
+	}
+	return (const char *)n->data.scalar.value;
+}
+
+/* Match mapping n's keys against names: vals[i] is the value node of names[i] (NULL when absent). */
+static int fields(struct ip *p, const yaml_node_t *n, const char *where, const char *const *names,
+		  yaml_node_t **vals)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		problem(p, n, "expected a mapping for %s", where);
+		return -1;
+	}
+	for_each_pair(pr, n) {
+		yaml_node_t *k = node(p, pr->key);
+		const char *name = scalar(p, k, "a key"), *near;
+		int i;
+
+		if (!name)
+			continue;
+		for (i = 0; names[i] && strcmp(names[i], name); i++)
+			;
+		if (!names[i]) {
+			near = closest_name(name, names);
+			problem(p, k, "unknown key '%.64s' in %s%s%s%s", name, where, near ? " (did you mean '" : "",
+				near ? near : "", near ? "'?)" : "");
+		} else if (vals[i]) {
+			problem(p, k, "duplicate key '%s' in %s", name, where);
+		} else {
+			vals[i] = node(p, pr->value);
+		}
+	}
+	return 0;
+}
+
+/* A host name or address: letters, digits, '.', '-', '_', ':' (IPv6); no spaces. */
+static int word_ok(const char *s)
+{
+	if (!*s || strlen(s) > 255)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(".-_:", *s))
+			return 0;
+	return 1;
+}
+
+/* A label name goes into a JSON path and a report key (label.NAME). */
+static int label_name_ok(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+static int get_slots(struct ip *p, const yaml_node_t *n, int *out)
+{
+	const char *t = scalar(p, n, "slots");
+	long v;
+
+	if (!t)
+		return -1;
+	if (parse_long(t, &v) || v < 1 || v > INV_MAX_SLOTS) {
+		problem(p, n, "slots must be a whole number from 1 to %d, not '%.64s'", INV_MAX_SLOTS, t);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* A plain scalar that reads as a finite number is a JSON number; anything else a string. */
+static enum json_type scalar_type(const yaml_node_t *n)
+{
+	double d;
+
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    !parse_double((const char *)n->data.scalar.value, &d) && isfinite(d))
+		return JSON_NUM;
+	return JSON_STR;
+}
+
+static void label_set(struct json_obj *o, const char *key, const char *val, enum json_type type)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->v[i].key, key)) {
+			free(o->v[i].val);
+			o->v[i].val = xstrdup(val);
+			o->v[i].type = type;
+			return;
+		}
+	json_obj_add(o, key, val, type);
+}
+
+/* Add the pairs of mapping n to labels (a later value of a name replaces the earlier one). */
+static void parse_labels(struct ip *p, const yaml_node_t *n, struct json_obj *labels)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		problem(p, n, "expected a mapping of label: value for 'labels'");
+		return;
+	}
+	for_each_pair(pr, n) {
+		const yaml_node_t *k = node(p, pr->key), *v = node(p, pr->value);
+		const char *name = scalar(p, k, "a label name"), *val;
+
+		if (!name)
+			continue;
+		if (!label_name_ok(name)) {
+			problem(p, k, "label name '%.64s': letters, digits and '_' only, not starting with a digit",
+				name);
+			continue;
+		}
+		if (!strcmp(name, "name")) {
+			problem(p, k, "the label 'name' is the host's name: set 'name' instead");
+			continue;
+		}
+		if (!(val = scalar(p, v, name)))
+			continue;
+		label_set(labels, name, val, scalar_type(v));
+	}
+}
+
+static void parse_host(struct ip *p, const yaml_node_t *n, struct inventory *inv)
+{
+	yaml_node_t *v[NHOST + 1] = { 0 };
+	struct inventory_host h = { 0 };
+	const char *t;
+
+	if (fields(p, n, "a host", host_names, v))
+		return;
+	h.line = (int)n->start_mark.line + 1;
+	h.col = (int)n->start_mark.column + 1;
+	if (!v[H_NAME]) {
+		problem(p, n, "a host needs a 'name'");
+		return;
+	}
+	if (!(t = scalar(p, v[H_NAME], "name")))
+		return;
+	if (!word_ok(t)) {
+		problem(p, v[H_NAME], "name '%.64s': letters, digits, '.', '-' and '_' only", t);
+		return;
+	}
+	h.name = xstrdup(t);
+	h.slots = p->def_slots;
+	for (size_t i = 0; i < p->def_labels.n; i++)
+		json_obj_add(&h.labels, p->def_labels.v[i].key, p->def_labels.v[i].val, p->def_labels.v[i].type);
+	if (v[H_HOSTNAME] && (t = scalar(p, v[H_HOSTNAME], "hostname"))) {
+		if (word_ok(t))
+			h.hostname = xstrdup(t);
+		else
+			problem(p, v[H_HOSTNAME], "hostname '%.64s' is not a host name", t);
+	}
+	if (v[H_ADDRESS] && (t = scalar(p, v[H_ADDRESS], "address"))) {
+		if (word_ok(t))
+			h.address = xstrdup(t);
+		else
+			problem(p, v[H_ADDRESS], "address '%.64s' is not a host name or IP address", t);
+	}
+	if (v[H_SLOTS])
+		get_slots(p, v[H_SLOTS], &h.slots);
+	if (v[H_LABELS])
+		parse_labels(p, v[H_LABELS], &h.labels);
+	if (v[H_NOTES] && (t = scalar(p, v[H_NOTES], "notes")))
+		label_set(&h.labels, "notes", t, JSON_STR);
+	if (!h.hostname)
+		h.hostname = xstrdup(h.name);
+	if (!h.address)
+		h.address = xstrdup(h.hostname);
+	for (int i = 0; i < inv->nhosts; i++) {
+		const struct inventory_host *o = &inv->hosts[i];
+
+		if (!strcmp(o->name, h.name))
+			problem(p, v[H_NAME], "host '%s' is listed twice (first at %d:%d)", h.name, o->line, o->col);
+		else if (!strcmp(o->hostname, h.hostname))
+			problem(p, n, "hostname '%s' belongs to two hosts, '%s' (at %d:%d) and '%s'", h.hostname,
+				o->name, o->line, o->col, h.name);
+	}
+	ALLOC_GROW(inv->hosts, inv->nhosts + 1, inv->alloc);
+	inv->hosts[inv->nhosts++] = h;
+}
+
+static void parse_doc(struct ip *p, const yaml_node_t *root, struct inventory *inv)
+{
+	yaml_node_t *v[3] = { 0 };
+
+	if (!root) {
+		problem_at(p, 1, 1, "empty inventory: expected a mapping with 'hosts:'");
+		return;
+	}
+	if (fields(p, root, "the inventory", top_names, v))
+		return;
+	p->def_slots = 1;
+	if (v[1]) {
+		yaml_node_t *d[3] = { 0 };
+
+		if (!fields(p, v[1], "'defaults'", default_names, d)) {
+			if (d[0])
+				get_slots(p, d[0], &p->def_slots);
+			if (d[1])
+				parse_labels(p, d[1], &p->def_labels);
+		}
+	}
+	if (!v[0]) {
+		problem(p, root, "no 'hosts:' list");
+		return;
+	}
+	if (v[0]->type != YAML_SEQUENCE_NODE) {
+		problem(p, v[0], "expected a list of hosts for 'hosts'");
+		return;
+	}
+	if (v[0]->data.sequence.items.top - v[0]->data.sequence.items.start > INV_MAX_HOSTS) {
+		problem(p, v[0], "more than %d hosts", INV_MAX_HOSTS);
+		return;
+	}
+	for (yaml_node_item_t *it = v[0]->data.sequence.items.start; it < v[0]->data.sequence.items.top; it++)
+		parse_host(p, node(p, *it), inv);
+	if (!inv->nhosts && !p->nproblems)
+		problem(p, v[0], "the 'hosts' list is empty");
+}
+
+/* Deep nesting overflows libyaml's recursive loader: walk the events (heap state) first. */
+static int depth_ok(struct ip *p, const char *text, size_t len)
+{
+	yaml_parser_t y;
+	yaml_event_t ev;
+	int depth = 0, ok = 1, done = 0;
+
+	if (!yaml_parser_initialize(&y))
+		die("out of memory");
+	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+	while (!done && yaml_parser_parse(&y, &ev)) {
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > INV_MAX_DEPTH) {
+				problem(p, &ev, "nesting deeper than %d levels", INV_MAX_DEPTH);
+				ok = 0;
+				done = 1;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		done |= ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&y);
+	return ok;
+}
+
+int inventory_parse(const char *path, const char *text, size_t len, struct inventory *inv)
+{
+	struct ip p = { .path = path, .def_labels = JSON_OBJ_INIT };
+	yaml_parser_t y;
+	yaml_document_t doc;
+
+	memset(inv, 0, sizeof(*inv));
+	inv->path = xstrdup(path);
+	if (!depth_ok(&p, text, len))
+		goto out;
+	if (!yaml_parser_initialize(&y))
+		die("out of memory");
+	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&y, &doc)) {
+		problem_at(&p, (int)y.problem_mark.line + 1, (int)y.problem_mark.column + 1, "%s",
+			   y.problem ? y.problem : "cannot parse YAML");
+	} else {
+		p.doc = &doc;
+		parse_doc(&p, yaml_document_get_root_node(&doc), inv);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&y);
+out:
+	json_obj_release(&p.def_labels);
+	if (p.nproblems > 100)
+		error("%s: %d more problems not shown", path, p.nproblems - 100);
+	if (p.nproblems) {
+		inventory_release(inv);
+		return -1;
+	}
+	return 0;
+}
+
+int inventory_load(const char *path, struct inventory *inv)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	memset(inv, 0, sizeof(*inv));
+	if (sb_read_file(&sb, path))
+		return -1;
+	ret = inventory_parse(path, sb.buf, sb.len, inv);
+	sb_release(&sb);
+	return ret;
+}
+
+void inventory_release(struct inventory *inv)
+{
+	for (int i = 0; i < inv->nhosts; i++) {
+		free(inv->hosts[i].name);
+		free(inv->hosts[i].hostname);
+		free(inv->hosts[i].address);
+		json_obj_release(&inv->hosts[i].labels);
+	}
+	free(inv->hosts);
+	free(inv->path);
+	memset(inv, 0, sizeof(*inv));
+}
+
+/* a and b name the same machine: equal, or equal up to the first dot of the longer one. */
+static int same_host(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	if (!strcmp(a, b))
+		return 1;
+	return (!a[la] || !b[lb]) && la == lb && !strncmp(a, b, la);
+}
+
+const struct inventory_host *inventory_find(const struct inventory *inv, const char *hostname)
+{
+	/* Exact matches first: "node1" must not take "node1.a" when "node1" is listed too. */
+	for (int i = 0; i < inv->nhosts; i++)
+		if (!strcmp(inv->hosts[i].hostname, hostname))
+			return &inv->hosts[i];
+	for (int i = 0; i < inv->nhosts; i++)
+		if (same_host(inv->hosts[i].hostname, hostname) || same_host(inv->hosts[i].name, hostname))
+			return &inv->hosts[i];
+	return NULL;
+}
+
+void inventory_labels_json(const struct inventory_host *h, struct strbuf *sb)
+{
+	struct json_obj o = JSON_OBJ_INIT;
+
+	json_obj_add(&o, "name", h->name, JSON_STR);
+	for (size_t i = 0; i < h->labels.n; i++)
+		json_obj_add(&o, h->labels.v[i].key, h->labels.v[i].val, h->labels.v[i].type);
+	json_obj_write(sb, &o);
+	json_obj_release(&o);
+}
+
+void inventory_hostfile(const struct inventory *inv, struct strbuf *sb)
+{
+	sb_addf(sb, "# Open MPI hostfile written by 'sweep hosts hostfile %s'\n", inv->path);
+	for (int i = 0; i < inv->nhosts; i++)
+		sb_addf(sb, "# %s\n%s slots=%d\n", inv->hosts[i].name, inv->hosts[i].address, inv->hosts[i].slots);
+}
+
+struct names {
+	char **v;
+	size_t n, alloc;
+};
+
+static int collect_name(const struct store_row *row, void *data)
+{
+	struct names *nm = data;
+
+	ALLOC_GROW(nm->v, nm->n + 1, nm->alloc);
+	nm->v[nm->n++] = xstrdup(row->text[0] ? row->text[0] : "");
+	return 0;
+}
+
+int inventory_apply(const struct inventory *inv, struct store *st, int *matched, int *unmatched)
+{
+	struct names nm = { 0 };
+	struct strbuf labels = STRBUF_INIT;
+	int nmatched = 0, ret = -1;
+
+	/* Names first, then updates: a statement must not write the table its open query reads. */
+	if (store_query(st, "SELECT DISTINCT hostname FROM hosts ORDER BY hostname", NULL, 0, 1, collect_name,
+			&nm) ||
+	    store_begin(st))
+		goto out;
+	for (size_t i = 0; i < nm.n; i++) {
+		const struct inventory_host *h = inventory_find(inv, nm.v[i]);
+		const char *bind[2];
+
+		if (!h)
+			continue;
+		sb_reset(&labels);
+		inventory_labels_json(h, &labels);
+		bind[0] = nm.v[i];
+		bind[1] = labels.buf;
+		/* json_set keeps the rest of the facts as the worker reported them. */
+		if (store_query(st, "UPDATE hosts SET facts = json_set(facts, '$.labels', json(?2))"
+				" WHERE hostname = ?1", bind, 2, 0, NULL, NULL)) {
+			store_rollback(st);
+			goto out;
+		}
+		nmatched++;
+	}
+	if (store_commit(st))
+		goto out;
+	if (matched)
+		*matched = nmatched;
+	if (unmatched)
+		*unmatched = (int)nm.n - nmatched;
+	ret = 0;
+out:
+	for (size_t i = 0; i < nm.n; i++)
+		free(nm.v[i]);
+	free(nm.v);
+	sb_release(&labels);
+	return ret;
+}
+
+/* ---- sweep hosts ---- */
+
+static int hosts_hostfile(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' }, { "label", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct inventory inv;
+	struct strbuf sb = STRBUF_INIT;
+	const char *out = NULL;
+	char **want = NULL;
+	int nwant = 0, opt, ret = EXIT_USAGE;
+
+	while ((opt = getopt_long(argc, argv, "o:l:", opts, NULL)) != -1) {
+		if (opt == 'o') {
+			out = optarg;
+		} else if (opt == 'l' && strchr(optarg, '=') && optarg[0] != '=') {
+			want = xrealloc(want, (size_t)(nwant + 1) * sizeof(*want));
+			want[nwant++] = optarg;
+		} else {
+			if (opt == 'l')
+				error("--label takes NAME=VALUE, not '%s'", optarg);
+			free(want);
+			return cli_usage("hosts");
+		}
+	}
+	if (optind != argc - 1) {
+		free(want);
+		return cli_usage("hosts");
+	}
+	if (inventory_load(argv[optind], &inv)) {
+		free(want);
+		return EXIT_USAGE;
+	}
+	/* --label NAME=VALUE keeps the hosts whose label (or name) has that value. */
+	for (int i = 0; i < inv.nhosts; i++) {
+		int keep = 1;
+
+		for (int w = 0; w < nwant && keep; w++) {
+			const char *eq = strchr(want[w], '=');
+			char *name = xstrndup(want[w], (size_t)(eq - want[w]));
+			const char *val = !strcmp(name, "name") ? inv.hosts[i].name
+								: json_obj_get(&inv.hosts[i].labels, name);
+
+			keep = val && !strcmp(val, eq + 1);
+			free(name);
+		}
+		if (!keep) {
+			free(inv.hosts[i].name);
+			free(inv.hosts[i].hostname);
+			free(inv.hosts[i].address);
+			json_obj_release(&inv.hosts[i].labels);
+			memmove(&inv.hosts[i], &inv.hosts[i + 1], (size_t)(inv.nhosts - i - 1) * sizeof(inv.hosts[0]));
+			inv.nhosts--;
+			i--;
+		}
+	}
+	if (!inv.nhosts) {
+		error("no host of '%s' has every label asked for", argv[optind]);
+		goto out;
+	}
+	inventory_hostfile(&inv, &sb);
+	if (out) {
+		FILE *f = fopen(out, "w");
+
+		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f)) {
+			error("cannot write '%s'", out);
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	} else {
+		fputs(sb.buf, stdout);
+	}
+	ret = EXIT_OK;
+out:
+	sb_release(&sb);
+	inventory_release(&inv);
+	free(want);
+	return ret;
+}
+
+static int hosts_list(int argc, char **argv)
+{
+	struct inventory inv;
+
+	if (argc != 2)
+		return cli_usage("hosts");
+	if (inventory_load(argv[1], &inv))
+		return EXIT_USAGE;
+	printf("%-16s %-24s %-24s %5s  %s\n", "name", "hostname", "address", "slots", "labels");
+	for (int i = 0; i < inv.nhosts; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		json_obj_write(&sb, &inv.hosts[i].labels);
+		printf("%-16s %-24s %-24s %5d  %s\n", inv.hosts[i].name, inv.hosts[i].hostname, inv.hosts[i].address,
+		       inv.hosts[i].slots, sb.buf);
+		sb_release(&sb);
+	}
+	inventory_release(&inv);
+	return EXIT_OK;
+}
+
+static int hosts_label(int argc, char **argv)
+{
+	struct inventory inv;
+	struct store *st;
+	int matched, unmatched, ret = EXIT_FAIL;
+
+	if (argc != 3)
+		return cli_usage("hosts");
+	if (inventory_load(argv[2], &inv))
+		return EXIT_USAGE;
+	if (store_open(argv[1], STORE_RW, &st)) {
+		inventory_release(&inv);
+		return EXIT_USAGE;
+	}
+	if (!inventory_apply(&inv, st, &matched, &unmatched)) {
+		printf("%s: labels of %d host%s written; %d hostname%s not in %s\n", argv[1], matched,
+		       matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", argv[2]);
+		ret = EXIT_OK;
+	}
+	store_close(st);
+	inventory_release(&inv);
+	return ret;
+}
+
+int cmd_hosts(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage("hosts");
+	if (!strcmp(argv[1], "hostfile"))
+		return hosts_hostfile(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return hosts_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "label"))
+		return hosts_label(argc - 1, argv + 1);
+	error("unknown 'sweep hosts' command '%s' (hostfile, list or label)", argv[1]);
+	return cli_usage("hosts");
+}

@@ -1,0 +1,110 @@
+/* sched_int.h: the master's state, shared by sched.c (dispatch) and gang.c (gangs). Not a public API. */
+#ifndef SWEEP_SCHED_INT_H
+#define SWEEP_SCHED_INT_H
+
+#include "../kernels/kernel.h"
+#include "msg.h"
+#include "sched.h"
+#include "worker.h"
+
+/*
+ * Cells in flight per worker: the one it runs and at least one prefetched, so that no worker waits on the
+ * master. When cells are short the depth grows so that each worker holds about PREFETCH_SECONDS of work:
+ * then one commit covers many results and the master is not the bottleneck. Long cells keep the depth at
+ * 2, which keeps the schedule dynamic (a slow cell never holds cells that others could run).
+ */
+#define MIN_INFLIGHT 2
+#define MAX_INFLIGHT 64
+#define PREFETCH_SECONDS 0.005
+#define DRAIN_MAX 4096         /* messages handled per transaction at most */
+
+/* Message tag of a gang's bootstrap blob: leader -> master -> the other members. */
+#define MSG_GANG_BLOB 100
+
+/* A FIFO of tasks. */
+struct tlist {
+	struct task *v;
+	size_t head, n, alloc;
+};
+
+/* The pending cells one group of workers may run: all of them (per: any), one host's, or one GPU's.
+ * Gang cells wait apart: they need several workers at once. */
+struct tqueue {
+	char *replica;
+	struct tlist cells, gangs;
+};
+
+struct wstate {
+	int rank;
+	struct hello hello;
+	int active;                /* said hello and may get cells */
+	int reserved;              /* held idle for the gang being formed: gets no other cells */
+	struct tqueue *q;
+	struct task fly[MAX_INFLIGHT];   /* in flight, oldest first; the first nsent have been sent */
+	int nfly, nsent;
+	int depth;                 /* how many to keep in flight, from avg_wall */
+	double avg_wall;           /* moving average of the worker's cell times (seconds) */
+	int since_control;         /* real cells since the last control */
+	uint64_t done;
+};
+
+/* A gang cell whose members' results are coming in. */
+struct gang_acc {
+	struct task t;             /* the leader's copy */
+	struct result *r;          /* one per member, by gang rank */
+	int *got;
+	int ngot;
+};
+
+/* A set of workers that has run gang cells together: members cache communicators by its id. */
+struct gang_set {
+	int size, id;
+	int *ranks;
+};
+
+struct master {
+	struct comm *c;
+	const struct sched_opts *o;
+	const struct kernel_ops *kernel;   /* NULL for command sweeps */
+	struct sched_stats *stats;
+	struct wstate *w;
+	int nw;                    /* ranks 0..nw-1; w[0] is the local worker when there is one */
+	struct tqueue *queues;
+	size_t nqueues, alloc_queues;
+	struct gang_acc *accs;
+	size_t naccs, alloc_accs;
+	struct gang_set *sets;
+	size_t nsets, alloc_sets;
+	int next_gang_id;
+	struct strbuf buf, out;
+	double t0, last_progress;
+};
+
+/* sched.c */
+void task_copy(struct task *dst, const struct task *src);
+void tlist_push(struct tlist *l, const struct task *t);
+/* Put t in flight on w (marking the cell running when it becomes w's head). */
+int fly_push(struct master *m, struct wstate *w, const struct task *t);
+/* Store the result of task t (a whole gang's, combined) and requeue or count it. */
+int sched_store_result(struct master *m, struct wstate *w, struct task *t, struct result *r);
+
+/* gang.c: the master's side */
+/* Form what gangs can be formed now: reserve idle workers, dispatch a gang once all its members are. */
+int gang_form(struct master *m);
+/* A member's result for gang task t: kept until every member's is in, then combined and stored. */
+int gang_result(struct master *m, struct wstate *w, struct task *t, struct result *r);
+/* The leader's bootstrap blob: forwarded to the other members of its gang. */
+int gang_forward_blob(struct master *m, int peer, const char *buf, size_t len);
+void gang_release(struct master *m);
+
+/* gang.c: the worker's side. Communicators cached by gang id, closed at the end. */
+struct gang_cache;
+/* Before running gang task t: the communicator for its members (opened on first use, with the leader's
+ * blob passed through the master). Sets w's gang fields. -1 with the reason in err. */
+int gang_prepare(struct comm *c, struct worker *w, const struct task *t, struct gang_cache **cache,
+		 char *err, size_t errlen);
+/* After running it: a failed cell closes (aborts) the communicator, which may be broken. */
+void gang_done(struct worker *w, const struct task *t, int failed, struct gang_cache **cache);
+void gang_cache_free(const struct worker *w, struct gang_cache **cache);
+
+#endif

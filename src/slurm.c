@@ -1,0 +1,642 @@
+/* slurm.c: `sweep submit` (job scripts from slurm/sweep.sbatch, sbatch) and job states for `sweep status`. */
+#include "slurm.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "spec.h"
+#include "table.h"
+
+/*
+ * Tables of jobs, made on first use (outside the versioned schema: only databases of Slurm jobs have
+ * them). slurm_jobs: what `sweep submit` sent, the script included. slurm_runs: the job (and array task
+ * and restart) each run of the database ran in.
+ */
+static const char *const slurm_schema[] = {
+	"CREATE TABLE IF NOT EXISTS slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,"
+	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL)",
+	"CREATE TABLE IF NOT EXISTS slurm_runs(run INTEGER PRIMARY KEY REFERENCES runs(id), job TEXT NOT NULL,"
+	" task INTEGER, restarts INTEGER NOT NULL DEFAULT 0, node TEXT)",
+};
+
+static int slurm_tables(struct store *st)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(slurm_schema); i++)
+		if (store_query(st, slurm_schema[i], NULL, 0, 0, NULL, NULL))
+			return -1;
+	return 0;
+}
+
+/* ---- rendering ---- */
+
+/* Append s as one shell word: bare when it is only safe characters, else in single quotes. */
+static void sh_word(struct strbuf *sb, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p && (isalnum((unsigned char)*p) || strchr("_./:=@%+-,", *p)); p++)
+		;
+	if (*s && !*p) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_addc(sb, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_addc(sb, *p);
+	}
+	sb_addc(sb, '\'');
+}
+
+char *slurm_shard_db(const char *db, int i)
+{
+	size_t len = strlen(db);
+
+	if (len > 3 && !strcmp(db + len - 3, ".db"))
+		return xasprintf("%.*s.shard-%d.db", (int)(len - 3), db, i);
+	return xasprintf("%s.shard-%d.db", db, i);
+}
+
+/* An sbatch option value goes on a #SBATCH line: no spaces, quotes or line breaks. */
+static int option_ok(const char *what, const char *v)
+{
+	for (const char *p = v; *p; p++)
+		if (!isgraph((unsigned char)*p) || strchr("'\"\\`$", *p))
+			return error("%s '%s': no spaces, quotes or '$' on an #SBATCH line", what, v);
+	if (!*v)
+		return error("%s is empty", what);
+	return 0;
+}
+
+static void sbatch_lines(const struct slurm_job *j, struct strbuf *sb)
+{
+	sb_addf(sb, "#SBATCH --job-name=sweep-%s\n", j->name);
+	sb_addf(sb, "#SBATCH --nodes=%d\n", j->nodes);
+	sb_addf(sb, "#SBATCH --ntasks-per-node=%d\n", j->tasks_per_node);
+	if (j->gpus_per_node > 0)
+		sb_addf(sb, "#SBATCH --gpus-per-node=%d\n", j->gpus_per_node);
+	if (j->time)
+		sb_addf(sb, "#SBATCH --time=%s\n", j->time);
+	if (j->partition)
+		sb_addf(sb, "#SBATCH --partition=%s\n", j->partition);
+	if (j->account)
+		sb_addf(sb, "#SBATCH --account=%s\n", j->account);
+	if (j->shards > 0)
+		sb_addf(sb, "#SBATCH --array=0-%d\n", j->shards - 1);
+	/* Requeued (preempted, node failure, scontrol requeue), the job runs again and the sweep resumes;
+	 * its log goes on in the same file. */
+	sb_adds(sb, j->requeue ? "#SBATCH --requeue\n" : "#SBATCH --no-requeue\n");
+	sb_adds(sb, "#SBATCH --open-mode=append\n");
+	sb_addf(sb, "#SBATCH --output=%s\n", j->log);
+	for (int i = 0; i < j->n_extra; i++)
+		sb_addf(sb, "#SBATCH %s\n", j->extra[i]);
+}
+
+static const char *const placeholders[] = {
+	"sbatch", "sweep", "spec", "db", "shard_db", "shards", "tasks", "workdir", "name", "run_args", NULL
+};
+
+static void expand(const struct slurm_job *j, const char *name, struct strbuf *sb)
+{
+	char num[32];
+
+	if (!strcmp(name, "sbatch")) {
+		sbatch_lines(j, sb);
+		sb->len -= sb->len && sb->buf[sb->len - 1] == '\n';   /* the template's line break follows */
+		sb->buf[sb->len] = '\0';
+	} else if (!strcmp(name, "sweep")) {
+		sh_word(sb, j->sweep);
+	} else if (!strcmp(name, "spec")) {
+		sh_word(sb, j->spec);
+	} else if (!strcmp(name, "db")) {
+		sh_word(sb, j->db);
+	} else if (!strcmp(name, "shard_db")) {
+		if (j->shards > 0) {
+			char *path = slurm_shard_db(j->db, 0), *mark = strstr(path, ".shard-0");
+
+			/* The task's number comes from Slurm when the job runs. */
+			mark[7] = '\0';
+			sh_word(sb, path);
+			sb_adds(sb, "\"$SLURM_ARRAY_TASK_ID\"");
+			sh_word(sb, mark + 8);
+			free(path);
+		} else {
+			sh_word(sb, j->db);
+		}
+	} else if (!strcmp(name, "shards")) {
+		snprintf(num, sizeof(num), "%d", j->shards);
+		sb_adds(sb, num);
+	} else if (!strcmp(name, "tasks")) {
+		snprintf(num, sizeof(num), "%d", j->nodes * j->tasks_per_node);
+		sb_adds(sb, num);
+	} else if (!strcmp(name, "workdir")) {
+		sh_word(sb, j->workdir);
+	} else if (!strcmp(name, "name")) {
+		sh_word(sb, j->name);
+	} else if (!strcmp(name, "run_args")) {
+		sb_adds(sb, j->run_args ? j->run_args : "");
+	} else {
+		BUG("placeholder '%s'", name);
+	}
+}
+
+int slurm_render(const char *tpath, const char *text, const struct slurm_job *j, struct strbuf *out)
+{
+	const char *p = text;
+	int line = 1;
+
+	while (*p) {
+		const char *open = strstr(p, "{{"), *close;
+		char name[64];
+		int known = 0;
+
+		if (!open) {
+			sb_adds(out, p);
+			break;
+		}
+		for (const char *q = p; q < open; q++)
+			line += *q == '\n';
+		sb_add(out, p, (size_t)(open - p));
+		close = strstr(open + 2, "}}");
+		if (!close || close - open - 2 >= (long)sizeof(name) || memchr(open, '\n', (size_t)(close - open)))
+			return error("%s:%d: '{{' without a closing '}}' on its line", tpath, line);
+		snprintf(name, sizeof(name), "%.*s", (int)(close - open - 2), open + 2);
+		for (int i = 0; placeholders[i]; i++)
+			known |= !strcmp(placeholders[i], name);
+		if (!known) {
+			const char *near = closest_name(name, placeholders);
+
+			return error("%s:%d: unknown placeholder '{{%s}}'%s%s%s", tpath, line, name,
+				     near ? " (did you mean '{{" : "", near ? near : "", near ? "}}'?)" : "");
+		}
+		expand(j, name, out);
+		p = close + 2;
+	}
+	return 0;
+}
+
+/* ---- sweep submit ---- */
+
+/* The template: --template, else slurm/sweep.sbatch here, else beside the binary (BIN/../slurm). */
+static char *find_template(const char *given, const char *exe)
+{
+	char *path, *dir;
+
+	if (given)
+		return xstrdup(given);
+	if (!access("slurm/sweep.sbatch", R_OK))
+		return xstrdup("slurm/sweep.sbatch");
+	dir = xstrdup(exe);
+	path = xasprintf("%s/../slurm/sweep.sbatch", dirname(dir));
+	free(dir);
+	if (!access(path, R_OK))
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* path made absolute (from the current folder): the job runs elsewhere. It need not exist. */
+static char *abs_path(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!getcwd(buf, sizeof(buf))) {
+		error("cannot find the current folder: %s", strerror(errno));
+		return NULL;
+	}
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	return !strcmp(path, ".") ? xstrdup(buf) : xasprintf("%s/%s", buf, path);
+}
+
+/* Make the folder of path (one level, like sweep run does for results/). */
+static int make_parent(const char *path)
+{
+	char *copy = xstrdup(path), *dir = dirname(copy);
+	int ret = 0;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		ret = error("cannot create '%s': %s", dir, strerror(errno));
+	free(copy);
+	return ret;
+}
+
+/* Run sbatch --parsable with script on its stdin; the job id into id. -1 after error(). */
+static int sbatch(const char *script, char *id, size_t n)
+{
+	int in[2], out[2], status;
+	char buf[256];
+	size_t len = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(in) || pipe(out))
+		return error("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return error("fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execlp("sbatch", "sbatch", "--parsable", (char *)NULL);
+		fprintf(stderr, "sweep: cannot run sbatch: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	/* The script is a few kilobytes: sbatch reads it all before it answers. */
+	for (size_t off = 0, total = strlen(script); off < total; off += (size_t)r) {
+		r = write(in[1], script + off, total - off);
+		if (r <= 0)
+			break;
+	}
+	close(in[1]);
+	while (len < sizeof(buf) - 1 && (r = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)r;
+	buf[len] = '\0';
+	close(out[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return error("sbatch failed (its message is above)");
+	/* --parsable prints "jobid" or "jobid;cluster". */
+	len = strspn(buf, "0123456789");
+	if (!len || len >= n)
+		return error("sbatch printed no job id: '%.100s'", buf);
+	snprintf(id, n, "%.*s", (int)len, buf);
+	return 0;
+}
+
+static const struct option submit_opts[] = {
+	{ "nodes", required_argument, NULL, 'N' },
+	{ "gpus-per-node", required_argument, NULL, 'G' },
+	{ "ntasks-per-node", required_argument, NULL, 'T' },
+	{ "time", required_argument, NULL, 't' },
+	{ "partition", required_argument, NULL, 'p' },
+	{ "account", required_argument, NULL, 'A' },
+	{ "array", required_argument, NULL, 'a' },
+	{ "db", required_argument, NULL, 'd' },
+	{ "template", required_argument, NULL, 'f' },
+	{ "inventory", required_argument, NULL, 'i' },
+	{ "sbatch", required_argument, NULL, 's' },
+	{ "no-requeue", no_argument, NULL, 'R' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int positive(const char *opt, const char *v, int min, int *out)
+{
+	long n;
+
+	if (parse_long(v, &n) || n < min || n > 100000)
+		return error("--%s takes a whole number from %d, not '%s'", opt, min, v);
+	*out = (int)n;
+	return 0;
+}
+
+/* Plan the spec into the sweep's database, and for an array each shard's own database from it. */
+static int prepare_dbs(const struct spec *s, const char *db, int shards)
+{
+	struct store *st;
+	uint64_t added, existing;
+	int ret;
+
+	if (store_open(db, STORE_RW, &st))
+		return -1;
+	ret = run_plan(s, st, &added, &existing);
+	store_close(st);
+	if (ret)
+		return -1;
+	fprintf(stderr, "sweep: %s: %" PRIu64 " cells in %s (%" PRIu64 " new)\n", s->name, added + existing, db,
+		added);
+	for (int i = 0; i < shards; i++) {
+		struct store_merge_opts o = { (unsigned)i, (unsigned)shards };
+		char *shard = slurm_shard_db(db, i);
+		const char *in[1] = { db };
+
+		/* A merge, so that a shard starts with what the sweep has: its ok cells are not run again. */
+		ret = store_merge(shard, in, 1, &o, NULL);
+		free(shard);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static int record_job(const char *db, const char *id, const struct slurm_job *j, const char *script)
+{
+	struct store *st;
+	char now[32], nodes[16], gpus[16], shards[16];
+	const char *bind[7] = { id, j->name, now, nodes, gpus, shards, script };
+	int ret;
+
+	iso_time(now_wall(), now, sizeof(now));
+	snprintf(nodes, sizeof(nodes), "%d", j->nodes);
+	snprintf(gpus, sizeof(gpus), "%d", j->gpus_per_node);
+	snprintf(shards, sizeof(shards), "%d", j->shards);
+	if (store_open(db, STORE_RW, &st))
+		return -1;
+	ret = slurm_tables(st) ||
+	      store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
+			  " shards, script) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", bind, 7, 0, NULL, NULL) ? -1 : 0;
+	store_close(st);
+	return ret;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct slurm_job j = { .nodes = 1, .requeue = 1, .tasks_per_node = 0 };
+	const char *db_opt = NULL, *tmpl_opt = NULL, *inv_opt = NULL, **extra = NULL;
+	char exe[PATH_MAX], id[64];
+	char *spec = NULL, *db = NULL, *workdir = NULL, *tpath = NULL, *logdir = NULL, *inv = NULL;
+	struct strbuf text = STRBUF_INIT, script = STRBUF_INIT, args = STRBUF_INIT;
+	struct spec s;
+	int opt, dry = 0, have_spec = 0, ret = EXIT_USAGE;
+	ssize_t n;
+
+	while ((opt = getopt_long(argc, argv, "N:G:T:t:p:A:a:d:f:i:s:Rn", submit_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'N': if (positive("nodes", optarg, 1, &j.nodes)) goto out; break;
+		case 'G': if (positive("gpus-per-node", optarg, 0, &j.gpus_per_node)) goto out; break;
+		case 'T': if (positive("ntasks-per-node", optarg, 1, &j.tasks_per_node)) goto out; break;
+		case 'a': if (positive("array", optarg, 1, &j.shards)) goto out; break;
+		case 't': if (option_ok("--time", optarg)) goto out; j.time = optarg; break;
+		case 'p': if (option_ok("--partition", optarg)) goto out; j.partition = optarg; break;
+		case 'A': if (option_ok("--account", optarg)) goto out; j.account = optarg; break;
+		case 's':
+			if (option_ok("--sbatch", optarg))
+				goto out;
+			extra = xrealloc(extra, (size_t)(j.n_extra + 1) * sizeof(*extra));
+			extra[j.n_extra++] = optarg;
+			break;
+		case 'd': db_opt = optarg; break;
+		case 'f': tmpl_opt = optarg; break;
+		case 'i': inv_opt = optarg; break;
+		case 'R': j.requeue = 0; break;
+		case 'n': dry = 1; break;
+		default: ret = cli_usage("submit"); goto out;
+		}
+	}
+	j.extra = extra;
+	if (optind != argc - 1) {
+		ret = cli_usage("submit");
+		goto out;
+	}
+	if (spec_load(argv[optind], &s))
+		goto out;
+	have_spec = 1;
+	if (!j.tasks_per_node)
+		j.tasks_per_node = j.gpus_per_node > 0 ? j.gpus_per_node : 1;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		error("cannot find this program's path: %s", strerror(errno));
+		goto out;
+	}
+	exe[n] = '\0';
+	if (!(spec = abs_path(argv[optind])) || !(db = abs_path(db_opt ? db_opt : s.db)) ||
+	    !(workdir = abs_path(".")))
+		goto out;
+	if (inv_opt) {
+		if (!(inv = abs_path(inv_opt)))
+			goto out;
+		sb_adds(&args, "--inventory ");
+		sh_word(&args, inv);
+	}
+	/* The log sits beside the database, one file per job (and array task), appended to on requeue. */
+	{
+		char *d = xstrdup(db);
+
+		logdir = xstrdup(dirname(d));
+		free(d);
+	}
+	{
+		char *log = xasprintf("%s/%s-%s.log", logdir, s.name, j.shards ? "%A_%a" : "%j");
+
+		if (option_ok("the log path", log)) {
+			free(log);
+			goto out;
+		}
+		free(logdir);
+		logdir = log;   /* kept for the job's lifetime below */
+	}
+	j.name = s.name;
+	j.sweep = exe;
+	j.spec = spec;
+	j.db = db;
+	j.workdir = workdir;
+	j.log = logdir;
+	j.run_args = args.buf ? args.buf : "";
+	if (!(tpath = find_template(tmpl_opt, exe))) {
+		error("no job template: slurm/sweep.sbatch is not here nor beside %s; give --template FILE", exe);
+		goto out;
+	}
+	if (sb_read_file(&text, tpath) || slurm_render(tpath, text.buf, &j, &script))
+		goto out;
+	if (dry) {
+		fputs(script.buf, stdout);
+		ret = EXIT_OK;
+		goto out;
+	}
+	ret = EXIT_FAIL;
+	if (make_parent(db) || prepare_dbs(&s, db, j.shards) || sbatch(script.buf, id, sizeof(id)) ||
+	    record_job(db, id, &j, script.buf))
+		goto out;
+	printf("%s\n", id);
+	fprintf(stderr, "sweep: submitted %s as job %s%s; 'sweep status %s' shows it\n", s.name, id,
+		j.shards ? " (an array)" : "", db_opt ? db_opt : s.db);
+	if (j.shards) {
+		fprintf(stderr, "sweep: when its %d tasks have finished, merge them:\n  sweep merge %s", j.shards,
+			db_opt ? db_opt : s.db);
+		for (int i = 0; i < j.shards; i++) {
+			char *p = slurm_shard_db(db_opt ? db_opt : s.db, i);
+
+			fprintf(stderr, " %s", p);
+			free(p);
+		}
+		fputc('\n', stderr);
+	}
+	ret = EXIT_OK;
+out:
+	if (have_spec)
+		spec_release(&s);
+	free(extra);
+	free(spec);
+	free(db);
+	free(workdir);
+	free(tpath);
+	free(logdir);
+	free(inv);
+	sb_release(&text);
+	sb_release(&script);
+	sb_release(&args);
+	return ret;
+}
+
+/* ---- runs and states ---- */
+
+int slurm_note_run(struct store *st, int64_t run)
+{
+	const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
+	const char *restarts = getenv("SLURM_RESTART_COUNT"), *node = getenv("SLURMD_NODENAME");
+	const char *bind[5];
+	char id[32];
+
+	if (!job || !*job)
+		job = getenv("SLURM_JOB_ID");
+	if (!job || !*job)
+		return 0;
+	snprintf(id, sizeof(id), "%" PRId64, run);
+	bind[0] = id;
+	bind[1] = job;
+	bind[2] = task && *task ? task : NULL;
+	bind[3] = restarts && *restarts ? restarts : "0";
+	bind[4] = node;
+	if (slurm_tables(st) ||
+	    store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
+			" VALUES(?1, ?2, ?3, ?4, ?5)", bind, 5, 0, NULL, NULL))
+		return error("cannot note the Slurm job of run %" PRId64, run);
+	return 0;
+}
+
+static int count_row(const struct store_row *row, void *data)
+{
+	*(uint64_t *)data = (uint64_t)row->num[0];
+	return 0;
+}
+
+struct states {
+	char **v;
+	size_t n, alloc;
+};
+
+/* Note "ID STATE", without the id when it is the job's own. */
+static void add_state(struct states *st, const char *job, const char *id, size_t idlen, const char *state,
+		      size_t statelen)
+{
+	ALLOC_GROW(st->v, st->n + 1, st->alloc);
+	if (idlen == strlen(job) && !strncmp(id, job, idlen))
+		st->v[st->n++] = xstrndup(state, statelen);
+	else
+		st->v[st->n++] = xasprintf("%.*s %.*s", (int)idlen, id, (int)statelen, state);
+}
+
+/* Array tasks in task order: 5_2 before 5_10. */
+static int cmp_state(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The states Slurm gives for job id (array tasks each), e.g. "RUNNING" or "5_0 COMPLETED, 5_1 RUNNING". */
+static void job_state(const char *id, struct strbuf *out)
+{
+	struct states st = { 0 };
+	char *cmd, line[512];
+	FILE *f;
+
+	/* squeue knows jobs in the queue; scontrol also those finished less than MinJobAge ago. */
+	cmd = xasprintf("timeout 10 squeue -h -j %s -o '%%i %%T' 2>/dev/null", id);
+	f = popen(cmd, "r");
+	free(cmd);
+	while (f && fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, " ");
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[n])
+			add_state(&st, id, line, n, line + n + 1, strlen(line + n + 1));
+	}
+	if (f)
+		pclose(f);
+	if (!st.n) {
+		cmd = xasprintf("timeout 10 scontrol -o show job %s 2>/dev/null", id);
+		f = popen(cmd, "r");
+		free(cmd);
+		while (f && fgets(line, sizeof(line), f)) {
+			char *state = strstr(line, " JobState="), *task = strstr(line, " ArrayTaskId=");
+			char *aj = strstr(line, " ArrayJobId="), tid[64];
+
+			if (!state)
+				continue;
+			if (task && aj)
+				snprintf(tid, sizeof(tid), "%.*s_%.*s", (int)strcspn(aj + 12, " "), aj + 12,
+					 (int)strcspn(task + 13, " \n"), task + 13);
+			else
+				snprintf(tid, sizeof(tid), "%s", id);
+			add_state(&st, id, tid, strlen(tid), state + 10, strcspn(state + 10, " \n"));
+		}
+		if (f)
+			pclose(f);
+	}
+	if (st.n)
+		qsort(st.v, st.n, sizeof(*st.v), cmp_state);
+	for (size_t i = 0; i < st.n; i++) {
+		sb_addf(out, "%s%s", i ? ", " : "", st.v[i]);
+		free(st.v[i]);
+	}
+	free(st.v);
+	if (!st.n)
+		sb_adds(out, "unknown to Slurm now (ended long ago?)");
+}
+
+/* Ids go on a command line: digits only (a merged database is not trusted to hold others). */
+static int add_job_row(const struct store_row *row, void *data)
+{
+	struct table *t = data;
+	struct strbuf state = STRBUF_INIT;
+	const char *cells[6];
+
+	if (!row->text[0] || strspn(row->text[0], "0123456789") != strlen(row->text[0]))
+		return 0;
+	job_state(row->text[0], &state);
+	for (int i = 0; i < 5; i++)
+		cells[i] = row->text[i];
+	cells[5] = state.buf;
+	table_add(t, cells);
+	sb_release(&state);
+	return 0;
+}
+
+int slurm_status(struct store *st)
+{
+	static const char *const head[] = { "job", "sweep", "submitted", "shards", "runs", "slurm state" };
+	struct table t;
+	uint64_t have = 0;
+	int ret;
+
+	if (store_query(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			" AND name IN ('slurm_jobs', 'slurm_runs')", NULL, 0, 1, count_row, &have))
+		return -1;
+	if (have != 2)
+		return 0;
+	table_init(&t, 6, head);
+	/* Jobs sweep submit sent, then those that ran sweep without it (a script of the user's own). */
+	ret = store_query(st, "SELECT j.job, j.sweep, j.submitted, j.shards, (SELECT count(*) FROM slurm_runs r"
+			  " WHERE r.job = j.job) FROM slurm_jobs j UNION ALL"
+			  " SELECT r.job, min(u.sweep), '-', '-', count(*) FROM slurm_runs r JOIN runs u ON u.id = r.run"
+			  " WHERE r.job NOT IN (SELECT job FROM slurm_jobs) GROUP BY r.job ORDER BY 3, 1",
+			  NULL, 0, 1, add_job_row, &t);
+	if (!ret && t.nrows) {
+		printf("\nslurm jobs:\n");
+		table_print(&t, stdout, TABLE_TEXT);
+	}
+	table_release(&t);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* slurm.h: Slurm batch jobs: the job script from a template, submission, and the states of known jobs. */
+#ifndef SWEEP_SLURM_H
+#define SWEEP_SLURM_H
+
+#include <stdint.h>
+#include "store.h"
+#include "util.h"
+
+/* What a job script is rendered from. Paths are absolute; strings are borrowed. */
+struct slurm_job {
+	const char *name;          /* the sweep */
+	const char *sweep;         /* this binary */
+	const char *spec, *db, *workdir, *log;   /* log: sbatch --output pattern */
+	int nodes, gpus_per_node, tasks_per_node;
+	int shards;                /* > 0: an array of that many jobs, each with a database of its own */
+	int requeue;
+	const char *time, *partition, *account;   /* NULL: the cluster's default */
+	const char *const *extra;  /* more sbatch options ("--qos=high"), n_extra of them */
+	int n_extra;
+	const char *run_args;      /* more arguments of sweep run, already shell words */
+};
+
+/*
+ * Render template text (read from tpath, named in messages) for job into out. Placeholders are
+ * {{sbatch}} (the #SBATCH lines), {{sweep}}, {{spec}}, {{db}}, {{shard_db}} (the array task's
+ * database, or db), {{shards}}, {{tasks}}, {{workdir}}, {{name}} and {{run_args}}; each is replaced by
+ * one shell word (quoted where needed). An unknown placeholder is an error: -1 after error().
+ */
+int slurm_render(const char *tpath, const char *text, const struct slurm_job *job, struct strbuf *out);
+
+/* The database of shard i of an array over db: results/x.db -> results/x.shard-I.db. Caller frees. */
+char *slurm_shard_db(const char *db, int i);
+
+/* When this process runs inside a Slurm job (SLURM_JOB_ID), note the job, array task and restart count
+ * of run in the database (table slurm_runs). 0 outside Slurm; -1 after error(). */
+int slurm_note_run(struct store *st, int64_t run);
+
+/* For `sweep status`: the jobs `sweep submit` recorded in st, with their states as Slurm reports them
+ * now (squeue, else scontrol). Prints nothing when there are none. -1 after error(). */
+int slurm_status(struct store *st);
+
+#endif

@@ -1,0 +1,97 @@
+#!/bin/bash
+# make bench: planning a million cells, dispatch throughput against mpi4py.futures, and scheduling overhead
+# on realistic cells. Figures and ratios against baselines measured in the same run (machines are noisy).
+set -u
+ROOT=$(pwd)
+SWEEP="$ROOT/build/sweep"
+B=$(mktemp -d "${TMPDIR:-/tmp}/sweep-bench.XXXXXX")
+trap 'rm -rf "$B"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+cd "$B"
+
+# Wall seconds and peak RSS (MiB) of a command, as "SECONDS MIB".
+measure() {
+	python3 - "$@" <<'P'
+import resource, subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+t = time.monotonic() - t
+if rc:
+    sys.exit("command failed: %s (exit %d)" % (" ".join(sys.argv[1:]), rc))
+print("%.3f %.1f" % (t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+P
+}
+
+echo "== planning 1,000,000 cells (one transaction), against sqlite3 inserting the same rows"
+cat >plan.yaml <<'Y'
+sweep: million
+command: ["true", "{a}", "{b}", "{c}"]
+params:
+  a: {from: 0, to: 99, step: 1}
+  b: {from: 0, to: 99, step: 1}
+  c: {from: 0, to: 99, step: 1}
+Y
+read -r t rss < <(measure "$SWEEP" plan plan.yaml --db plan.db)
+n=$(sqlite3 plan.db "SELECT count(*) FROM cells")
+"$SWEEP" plan plan.yaml --db plan.db >/dev/null  # schema for the baseline
+sqlite3 plan.db .schema >schema.sql
+sqlite3 base.db <schema.sql
+read -r tb _ < <(measure sqlite3 base.db "BEGIN; WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n
+	WHERE i < 999999) INSERT INTO cells(sweep, key, params, pass, replica, ord, state)
+	SELECT 'million', printf('%016x', i * 2654435761), printf('{\"a\":%d,\"b\":%d,\"c\":%d}', i / 10000,
+	i / 100 % 100, i % 100), 0, '', i, 'planned' FROM n; COMMIT;")
+echo "plan: $n cells in ${t} s, peak RSS ${rss} MiB; sqlite3 alone: ${tb} s; ratio sweep/sqlite3 $(echo "$t $tb" |
+	awk '{ printf "%.2f", $1 / $2 }')  (targets: under 5 s, under 300 MiB)"
+
+echo "== dispatch: zero-length cells on 3 ranks (master + 3 workers), against mpi4py.futures (same ranks)"
+N=${BENCH_CELLS:-100000}
+cat >null.yaml <<Y
+sweep: null
+kernel: sleep
+params:
+  ms: 0
+  jitter: {from: 1, to: $N, step: 1}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 1, warmup: 0}
+Y
+"$SWEEP" plan null.yaml --db null.db >/dev/null
+mpirun --bind-to none -np 3 "$SWEEP" run null.yaml --db null.db --quiet 2>run.err
+s=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' run.err)
+ok=$(sqlite3 null.db "SELECT count(*) FROM results WHERE status = 'ok'")
+sweep_rate=$(echo "$ok $s" | awk '{ printf "%.0f", $1 / $2 }')
+cat >futures.py <<'P'
+import sys, time
+from mpi4py import MPI
+from mpi4py.futures import MPICommExecutor
+def null(i):
+    return i
+n = int(sys.argv[1])
+with MPICommExecutor(MPI.COMM_WORLD, root=0) as ex:
+    if ex is not None:
+        t = time.monotonic()
+        for _ in ex.map(null, range(n), chunksize=1):
+            pass
+        print("%.0f" % (n / (time.monotonic() - t)))
+P
+M=$((N / 10))
+py_rate=$(mpirun --bind-to none -np 3 /usr/bin/python3 futures.py $M 2>/dev/null | tail -1)
+echo "dispatch: sweep $sweep_rate cells/s committed ($ok cells in $s s); mpi4py.futures $py_rate tasks/s ($M null" \
+     "tasks, nothing stored); ratio $(echo "$sweep_rate ${py_rate:-0}" | awk '{ printf "%.1f", $2 ? $1 / $2 : 0 }')x" \
+     "(targets: 50000 cells/s, 10x)"
+
+echo "== overhead: 2 ms sleep cells on 3 workers, against the time the workers spent sleeping"
+cat >nap.yaml <<'Y'
+sweep: nap
+kernel: sleep
+params:
+  ms: 2
+  jitter: {from: 0, to: 0.0005, step: 0.000001}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 1, warmup: 0}
+Y
+"$SWEEP" plan nap.yaml --db nap.db >/dev/null
+mpirun --bind-to none -np 3 "$SWEEP" run nap.yaml --db nap.db --quiet 2>nap.err
+s=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' nap.err)
+# Each cell is one warm-up launch plus n timed ones; the ideal divides their time by the 3 workers.
+ideal=$(sqlite3 nap.db "SELECT sum((n + 1) * median) / 3 FROM results WHERE status = 'ok'")
+echo "overhead: wall $s s, ideal $(printf '%.3f' "$ideal") s, ratio $(echo "$s $ideal" |
+	awk '{ printf "%.3f", $1 / $2 }') (target: under 1.03)"

@@ -1,0 +1,156 @@
+#!/bin/bash
+# t0500-report: `sweep report` tables: pivots, aggregation over passes, every format, keys (parameters, host,
+# labels), --where, --out, --summary, and the errors a user meets.
+. tests/e2e/lib.sh
+
+# prog.sh X Y prints {"v": X*Y + o, "w": X} with o = 0, 1, 5 on the 1st, 2nd and 3rd call for (X, Y): the
+# three passes of a cell give X*Y, X*Y+1 and X*Y+5 whatever order they run in.
+cat >"$T/prog.sh" <<'EOF'
+#!/bin/sh
+d=$(dirname "$0")/state; mkdir -p "$d"
+f="$d/$1-$2"; n=$(cat "$f" 2>/dev/null || echo 0); echo $((n + 1)) >"$f"
+case $n in 0) o=0 ;; 1) o=1 ;; *) o=5 ;; esac
+echo "{\"v\": $(($1 * $2 + o)), \"w\": $1}"
+EOF
+cat >"$T/grid.yaml" <<EOF
+sweep: grid
+command: [sh, $T/prog.sh, "{x}", "{y}"]
+metrics: json
+params:
+  x: [1, 2]
+  y: [10, 20]
+repeat: 3
+EOF
+
+test_expect_success 'setup: a 4-cell grid, 3 passes' '
+	"$SWEEP" run grid.yaml --db g.db 2>err && grep -q "12 cells ok" err
+'
+
+# Expected values by hand: the cell (x, y) has v = {xy, xy+1, xy+5}: median xy+1, mean xy+2,
+# geomean (xy (xy+1) (xy+5))^(1/3): 1650^(1/3) = 11.8167 for xy = 10 (Python: statistics.geometric_mean);
+# a row x = 1 holds {10, 11, 15, 20, 21, 25}: median 17.5.
+test_expect_success 'markdown pivot: the median over passes of every cell' '
+	"$SWEEP" report g.db --rows x --cols y --metric v >out &&
+	cat >want <<-\EOF &&
+	median of v over passes, sweep grid
+
+	| x   | y=10  | y=20  |
+	| ---:| -----:| -----:|
+	|   1 | 11.00 | 21.00 |
+	|   2 | 21.00 | 41.00 |
+	EOF
+	cmp want out
+'
+
+test_expect_success 'csv with --stat mean and geomean, the count of results per row' '
+	"$SWEEP" report g.db --rows x,y --metric v --stat mean --format csv >mean.csv &&
+	printf "x,y,n,v\n1,10,3,12\n1,20,3,22\n2,10,3,22\n2,20,3,42\n" | cmp - mean.csv &&
+	"$SWEEP" report g.db --rows x,y --metric v --stat geomean --format csv >geo.csv &&
+	printf "x,y,n,v\n1,10,3,11.8167\n1,20,3,21.8976\n2,10,3,21.8976\n2,20,3,41.9455\n" | cmp - geo.csv &&
+	"$SWEEP" report g.db --rows x --metric v --stat min --format csv | grep -qx "2,6,20" &&
+	"$SWEEP" report g.db --rows x --metric v --stat max --format csv | grep -qx "2,6,45"
+'
+
+test_expect_success 'latex uses booktabs and escapes' '
+	"$SWEEP" report g.db --rows x --cols y --metric v --format latex >tex &&
+	cat >want <<-\EOF &&
+	\begin{tabular}{rrr}
+	\toprule
+	x & y=10 & y=20 \\
+	\midrule
+	1 & 11.00 & 21.00 \\
+	2 & 21.00 & 41.00 \\
+	\bottomrule
+	\end{tabular}
+	EOF
+	cmp want tex
+'
+
+test_expect_success 'json is an array of objects with numbers as numbers' '
+	"$SWEEP" report g.db --rows x,y --metric v --format json >j &&
+	python3 -c "import json,sys; d=json.load(open(\"j\")); assert d[3] == {\"x\": 2, \"y\": 20, \"n\": 3, \"v\": 41}, d; assert len(d) == 4"
+'
+
+test_expect_success 'text format, --digits and --summary (median, min, max of each column)' '
+	"$SWEEP" report g.db --rows x --cols y --metric v --format text --digits 2 --summary >txt &&
+	grep -Eq "^1 +11 +21 *$" txt && grep -Eq "^median +16 +31 *$" txt &&
+	grep -Eq "^min +11 +21 *$" txt && grep -Eq "^max +21 +41 *$" txt
+'
+
+test_expect_success '--where filters rows with parameters and metrics; text in single quotes' '
+	"$SWEEP" report g.db --rows x,y --metric v --where "x = 2 AND y > 10" --format csv >w &&
+	printf "x,y,n,v\n2,20,3,41\n" | cmp - w &&
+	"$SWEEP" report g.db --rows x --metric v --where "v >= 40 OR (x * y) / 3 < 4" --format csv >w2 &&
+	printf "x,n,v\n1,3,11\n2,3,41\n" | cmp - w2 &&
+	"$SWEEP" report g.db --rows x --metric v --where "host = '\''$(hostname)'\''" --format csv | grep -qx "1,6,17.5"
+'
+
+test_expect_success 'host and inventory labels are keys' '
+	"$SWEEP" report g.db --rows host --metric w --format csv >h &&
+	printf "host,n,w\n%s,12,1.5\n" "$(hostname)" | cmp - h &&
+	sqlite3 g.db "UPDATE hosts SET facts = json_set(facts, '\''$.labels'\'', json_object('\''class'\'', '\''server'\''))" &&
+	"$SWEEP" report g.db --rows label.class,x --metric v --format csv >l &&
+	printf "label.class,x,n,v\nserver,1,6,17.5\nserver,2,6,32.5\n" | cmp - l
+'
+
+test_expect_success '--out writes the file, stdout stays empty; ms is derived from seconds' '
+	"$SWEEP" report g.db --rows x --metric v --out rep.md >stdout && test ! -s stdout &&
+	grep -q "^|   2 |   6 | 32.50 |$" rep.md &&
+	"$SWEEP" report g.db --rows x --metric seconds --format csv >s.csv &&
+	"$SWEEP" report g.db --rows x --metric ms --format csv >ms.csv &&
+	python3 -c "
+import csv
+s = list(csv.DictReader(open(\"s.csv\"))); m = list(csv.DictReader(open(\"ms.csv\")))
+assert len(s) == 2 and all(abs(float(a[\"seconds\"]) * 1000 / float(b[\"ms\"]) - 1) < 1e-5 for a, b in zip(s, m))"
+'
+
+test_expect_success 'unknown keys and metrics are refused with a suggestion, exit 2' '
+	set +e
+	"$SWEEP" report g.db --rows xx --metric v 2>e1; r1=$?
+	"$SWEEP" report g.db --rows x --metric vv 2>e2; r2=$?
+	"$SWEEP" report g.db --rows x --cols label.nope --metric v >o3 2>e3; r3=$?
+	"$SWEEP" report missing.db --rows x --metric v 2>e4; r4=$?
+	"$SWEEP" report g.db --rows x 2>e5; r5=$?
+	set -e
+	test $r1 = 2 && grep -q "unknown key '\''xx'\'' (did you mean '\''x'\''?)" e1 &&
+	test $r2 = 2 && grep -q "no metric '\''vv'\''.*did you mean '\''v'\''.*it has: seconds, v, w" e2 &&
+	test $r3 = 0 && grep -q "label.nope=-" o3 &&
+	test $r4 = 2 && grep -q "cannot open '\''missing.db'\''" e4 &&
+	test $r5 = 2 && grep -q "give --metric" e5
+'
+
+test_expect_success '--where cannot smuggle SQL in; the database is untouched' '
+	for e in "x = 1; DELETE FROM cells" "x = 1 -- y" "x IN (SELECT 1)" "load_extension('\''a'\'')" \
+		"x = \"1\"" "x = 1 /* c */"; do
+		set +e; "$SWEEP" report g.db --rows x --metric v --where "$e" >o 2>err; rc=$?; set -e
+		test $rc = 2 || { echo "accepted: $e"; exit 1; }
+		test ! -s o || { echo "printed a table for: $e"; exit 1; }
+	done &&
+	grep -q "unexpected '\''/'\''\|unknown name" err &&
+	test "$(sql g.db "SELECT count(*) FROM cells")" = 12
+'
+
+cat >"$T/other.yaml" <<EOF
+sweep: other
+command: [sh, -c, 'echo "{\"v\": {z}}"']
+metrics: json
+params: {z: [7]}
+EOF
+
+test_expect_success 'several sweeps: --sweep chooses, without it the error names them' '
+	"$SWEEP" run other.yaml --db g.db 2>/dev/null &&
+	set +e; "$SWEEP" report g.db --rows x --metric v 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "several sweeps (grid, other): choose one with --sweep" err &&
+	"$SWEEP" report g.db --sweep other --rows z --metric v --format csv >o &&
+	printf "z,n,v\n7,1,7\n" | cmp - o &&
+	set +e; "$SWEEP" report g.db --sweep nosuch --rows z --metric v 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "no sweep '\''nosuch'\''" err
+'
+
+test_expect_success 'report --help, and conflicting options are usage errors' '
+	"$SWEEP" report --help | grep -q "^usage: sweep report DB" &&
+	set +e; "$SWEEP" report g.db --drift --rows x 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "drift takes only" err &&
+	set +e; "$SWEEP" report g.db --sweep grid --rows x --cols y --metric v --compare x=1/2 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "put the keys into --rows" err
+'

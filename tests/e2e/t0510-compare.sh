@@ -1,0 +1,137 @@
+#!/bin/bash
+# t0510-compare: --compare KEY=A/B: items paired by name (averaged over passes first), the ratio of means
+# with a bootstrap interval, unpaired items reported, the A/A case, pairing by a parameter, every format.
+. tests/e2e/lib.sh
+
+# items.sh SYSTEM MODEL prints items i0..i3: 10+i+o for system a, 5+i+o for b, where o is 0 on the first
+# call for (SYSTEM, MODEL) and 2 on the second; system b of model m2 has no item i3.
+cat >"$T/items.sh" <<'EOF'
+#!/bin/sh
+d=$(dirname "$0")/state; mkdir -p "$d"
+f="$d/$1-$2"; n=$(cat "$f" 2>/dev/null || echo 0); echo $((n + 1)) >"$f"
+o=$((2 * n))
+for i in 0 1 2 3; do
+	[ "$1$2$i" = bm23 ] && continue
+	if [ "$1" = a ]; then v=$((10 + i + o)); else v=$((5 + i + o)); fi
+	echo "{\"item\": \"i$i\", \"tok_s\": $v}"
+done
+EOF
+cat >"$T/cmp.yaml" <<EOF
+sweep: cmp
+command: [sh, $T/items.sh, "{system}", "{model}"]
+metrics: json
+params:
+  model: [m1, m2]
+  system: [a, b]
+repeat: 2
+EOF
+
+test_expect_success 'setup: 2 models x 2 systems, 2 passes, per-item values' '
+	"$SWEEP" run cmp.yaml --db c.db 2>err && grep -q "8 cells ok" err &&
+	test "$(sql c.db "SELECT count(*) FROM items")" = 30
+'
+
+# By hand, averaged over the two passes: a_i = 11+i, b_i = 6+i.
+#   m1: mean a = (11+12+13+14)/4 = 12.5, mean b = 7.5, ratio 5/3 = 1.66667 (n = 4)
+#   m2: i3 has no partner; mean a = (11+12+13)/3 = 12, mean b = 7, ratio 12/7 = 1.71429 (n = 3)
+test_expect_success 'csv: the exact header, n paired items, means and ratio computed by hand' '
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --paired-by item --ci 95 \
+		--format csv >out.csv 2>err &&
+	head -1 out.csv | grep -qx "model,n,tok_s_a,tok_s_b,ratio,ci_lo,ci_hi" &&
+	grep -q "^m1,4,12.5,7.5,1.66667," out.csv && grep -q "^m2,3,12,7,1.71429," out.csv &&
+	test "$(wc -l <out.csv)" = 3
+'
+
+test_expect_success 'the interval lies within the possible resampled ratios and holds the ratio' '
+	# a resample of m1 has a ratio between min a_i/b_i = 14/9 and max = 11/6
+	awk -F, "NR == 2 { exit !(\$6 >= 14/9 - 1e-9 && \$6 < \$5 && \$5 < \$7 && \$7 <= 11/6 + 1e-9) }" out.csv &&
+	awk -F, "NR == 3 { exit !(\$6 >= 13/8 - 1e-9 && \$6 < \$5 && \$5 < \$7 && \$7 <= 11/6 + 1e-9) }" out.csv
+'
+
+test_expect_success 'the interval agrees with an independent bootstrap (Python, 20000 resamples)' '
+	python3 - <<-\EOF
+	import csv, random
+	rows = {r["model"]: r for r in csv.DictReader(open("out.csv"))}
+	data = {"m1": ([11, 12, 13, 14], [6, 7, 8, 9]), "m2": ([11, 12, 13], [6, 7, 8])}
+	rng = random.Random(5)
+	for model, (a, b) in data.items():
+	    n = len(a)
+	    rs = []
+	    for _ in range(20000):
+	        idx = [rng.randrange(n) for _ in range(n)]
+	        rs.append(sum(a[i] for i in idx) / sum(b[i] for i in idx))
+	    rs.sort()
+	    lo, hi = rs[int(0.025 * len(rs))], rs[int(0.975 * len(rs))]
+	    got_lo, got_hi = float(rows[model]["ci_lo"]), float(rows[model]["ci_hi"])
+	    assert abs(got_lo - lo) < 0.01 and abs(got_hi - hi) < 0.01, (model, got_lo, lo, got_hi, hi)
+	EOF
+'
+
+test_expect_success 'items without a partner are named, not dropped silently' '
+	grep -q "note: model=m2: 1 unit without a partner, left out of the ratio: i3 (only system=a)" err &&
+	! grep -q "model=m1" err
+'
+
+test_expect_success 'markdown and latex: one cell "ratio [lo, hi]"; json keeps the numbers apart' '
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b >md 2>/dev/null &&
+	grep -Eq "^\| m1 +\| +4 \| +12.50 \| +7.50 \| 1.67 \[1\.[56][0-9], 1\.[78][0-9]\] +\|$" md &&
+	grep -q "a/b \[95% CI\]" md &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --format latex >tex 2>/dev/null &&
+	grep -Eq "^m1 & 4 & 12.50 & 7.50 & 1.67 \[1\.[56][0-9], 1\.[78][0-9]\] \\\\\\\\$" tex &&
+	grep -q "a/b \[95\\\\% CI\]" tex &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --format json >j 2>/dev/null &&
+	python3 -c "
+import json; d = json.load(open(\"j\"))
+assert d[0][\"n\"] == 4 and abs(d[0][\"ratio\"] - 5 / 3) < 1e-5 and d[0][\"ci_lo\"] < d[0][\"ratio\"], d"
+'
+
+test_expect_success 'A/A: an arm against itself gives 1 [1, 1]' '
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/a --format csv >aa &&
+	printf "model,n,tok_s_a,tok_s_a,ratio,ci_lo,ci_hi\nm1,4,12.5,12.5,1,1,1\nm2,4,12.5,12.5,1,1,1\n" | cmp - aa
+'
+
+test_expect_success '--seed repeats the interval; --ci and --boot change it' '
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --format csv >s1 2>/dev/null &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --format csv >s2 2>/dev/null &&
+	cmp s1 s2 &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --ci 50 --boot 2000 \
+		--format csv >s50 2>/dev/null &&
+	# a 50 % interval is narrower than the 95 % one
+	paste -d, out.csv s50 | awk -F, "NR > 1 { exit !(\$13 > \$6 && \$14 < \$7) }" &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --ci 50 2>/dev/null | grep -q "\[50% CI\]"
+'
+
+test_expect_success 'no rows: one comparison over everything' '
+	"$SWEEP" report c.db --metric tok_s --compare system=a/b --format csv >all 2>/dev/null &&
+	head -1 all | grep -qx "n,tok_s_a,tok_s_b,ratio,ci_lo,ci_hi" &&
+	# i0..i2 average over both models, i3 only in m1 for b: mean a = (11+12+13+14)/4, b = (6+7+8+9)/4
+	grep -q "^4,12.5,7.5,1.66667," all
+'
+
+cat >"$T/par.yaml" <<'EOF'
+sweep: par
+command: [sh, -c, 'if [ {system} = fast ]; then echo "{\"t\": $((2 * {problem}))}"; else echo "{\"t\": {problem}}"; fi']
+metrics: json
+params:
+  system: [fast, slow]
+  problem: [1, 2, 3]
+EOF
+
+test_expect_success '--paired-by a parameter pairs cells by its value' '
+	"$SWEEP" run par.yaml --db p.db 2>/dev/null &&
+	"$SWEEP" report p.db --metric t --compare system=fast/slow --paired-by problem --format csv >pp &&
+	printf "n,t_fast,t_slow,ratio,ci_lo,ci_hi\n3,4,2,2,2,2\n" | cmp - pp
+'
+
+test_expect_success 'a wrong arm, a compared row key or no per-item values are refused, exit 2' '
+	set +e
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/c 2>e1; r1=$?
+	"$SWEEP" report c.db --rows system --metric tok_s --compare system=a/b 2>e2; r2=$?
+	"$SWEEP" report p.db --metric t --compare system=fast/slow 2>e3; r3=$?
+	"$SWEEP" report c.db --metric tok_s --compare system=a 2>e4; r4=$?
+	set -e
+	test $r1 = 2 && grep -q "no ok results with system=c in sweep '\''cmp'\'' (system takes: a, b)" e1 &&
+	test $r2 = 2 && grep -q "cannot also be a row key" e2 &&
+	test $r3 = 2 && grep -q "no per-item values of '\''t'\''" e3 && grep -q "paired-by" e3 &&
+	test $r4 = 2 && grep -q "KEY=A/B" e4
+'

@@ -1,0 +1,97 @@
+#!/bin/bash
+# t0530-drift: --drift shows each worker's control cell over time as a ratio to its first value and flags
+# unstable hosts (drift or noise over the threshold); --exclude-unstable leaves them out of a report.
+. tests/e2e/lib.sh
+SIM="$ROOT/examples/simulate-hosts.sh"
+export SWEEP
+
+# ctl.sh MS sleeps MS ms and prints {"t": MS}. The control cell (MS = 300) on host drifty sleeps 120 ms
+# longer at each call: ratios 1, 1.4, 1.8 to its first run.
+cat >"$T/ctl.sh" <<'EOF'
+#!/bin/sh
+d=$(dirname "$0")/ctlstate; mkdir -p "$d"
+ms=$1
+if [ "$SIM_HOST" = drifty ] && [ "$ms" = 300 ]; then
+	n=$(cat "$d/n" 2>/dev/null || echo 0); echo $((n + 1)) >"$d/n"
+	ms=$((300 + 120 * n))
+fi
+sleep "$(echo "$ms" | awk '{ printf "%.3f", $1 / 1000 }')"
+echo "{\"t\": $1}"
+EOF
+cat >"$T/ctl.yaml" <<EOF
+sweep: ctl
+command: [sh, $T/ctl.sh, "{ms}"]
+metrics: json
+params:
+  ms: [1, 2, 3, 4, 5, 6]
+per: host
+control: {params: {ms: 300}, every: 2}
+EOF
+
+test_expect_success 'setup: a steady and a drifting host, controls every 2 cells' '
+	"$SIM" d.db ctl.yaml steady 2>/dev/null && "$SIM" d.db ctl.yaml drifty 2>/dev/null &&
+	test "$(sql d.db "SELECT count(*) FROM controls WHERE error IS NULL")" -ge 6
+'
+
+test_expect_success 'the drifting host is flagged, the steady one is not (threshold 25 %)' '
+	"$SWEEP" report d.db --drift --threshold 25 --format csv >out 2>err &&
+	head -1 out | grep -qx "host,run,worker,gpu,n,first_s,ratio_over_time,max_drift_%,max_noise_%,status" &&
+	grep -q "^drifty,.*,UNSTABLE: drift [0-9.]*% > 25%$" out &&
+	grep -q "^steady,.*,stable$" out &&
+	# drifty: 420/300 and 540/300 after the first (plus the same overhead on every call)
+	awk -F, "/^drifty/ { split(\$7, r, \" \"); exit !(r[1] == 1 && r[2] > 1.3 && r[2] < 1.5 && r[3] > 1.65 && r[3] < 1.9) }" out &&
+	grep -q "1 of 2 workers unstable" err
+'
+
+test_expect_success '--exclude-unstable drops the flagged host from a report and says so' '
+	"$SWEEP" report d.db --rows host --metric t --format csv >all &&
+	printf "host,n,t\ndrifty,6,3.5\nsteady,6,3.5\n" | cmp - all &&
+	"$SWEEP" report d.db --rows host --metric t --format csv --exclude-unstable --threshold 25 >kept 2>err &&
+	printf "host,n,t\nsteady,6,3.5\n" | cmp - kept &&
+	grep -q "note: excluding unstable host drifty (run [0-9]*, worker 0: drift" err
+'
+
+# Synthetic controls with known values, so the ratios and flags can be checked exactly (default 3 %):
+#   calm:  medians 2.0, 2.02, 1.98, noise 0.01 each -> ratios 1, 1.01, 0.99, drift 1 %   -> stable
+#   slide: medians 1.0, 1.01, 1.02, 1.05             -> ratios up to 1.05, drift 5 %      -> unstable
+#   noisy: medians 1.0, 1.0, noise 0.01 then 0.05    -> drift 0, noise 5 %                -> unstable
+test_expect_success 'exact ratios and flags on synthetic controls, default threshold 3 %' '
+	sqlite3 d.db "
+		INSERT INTO runs(id, sweep, started, status) VALUES (100, '\''ctl'\'', '\''2026-01-01T00:00:00Z'\'', '\''ok'\'');
+		INSERT INTO hosts(id, hostname, facts, hash, seen) VALUES
+			(100, '\''calm'\'', '\''{\"hostname\":\"calm\"}'\'', '\''h100'\'', '\''x'\''),
+			(101, '\''slide'\'', '\''{\"hostname\":\"slide\"}'\'', '\''h101'\'', '\''x'\''),
+			(102, '\''noisy'\'', '\''{\"hostname\":\"noisy\"}'\'', '\''h102'\'', '\''x'\'');
+		INSERT INTO workers(id, run, rank, host, gpu) VALUES (100, 100, 0, 100, 0), (101, 100, 1, 101, 1),
+			(102, 100, 2, 102, NULL);
+		INSERT INTO controls(run, worker, sweep, params, started, median, noise, n) VALUES
+			(100, 100, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:01Z'\'', 2.0, 0.01, 10),
+			(100, 100, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:03Z'\'', 1.98, 0.01, 10),
+			(100, 100, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:02Z'\'', 2.02, 0.01, 10),
+			(100, 101, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:01Z'\'', 1.0, 0.001, 10),
+			(100, 101, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:02Z'\'', 1.01, 0.001, 10),
+			(100, 101, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:03Z'\'', 1.02, 0.001, 10),
+			(100, 101, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:04Z'\'', 1.05, 0.001, 10),
+			(100, 102, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:01Z'\'', 1.0, 0.01, 10),
+			(100, 102, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:02Z'\'', 1.0, 0.05, 10),
+			(100, 102, '\''ctl'\'', '\''{}'\'', '\''2026-01-01T00:00:03Z'\'', NULL, NULL, 0);" &&
+	"$SWEEP" report d.db --drift >md 2>/dev/null &&
+	grep -q "unstable when drift or noise passes 3%" md &&
+	grep -Eq "^\| calm +\| +100 \| +0 \| +0 \| +3 \| +2.000 \| 1.000 1.010 0.9900 +\| +1.0 \| +1.0 \| stable +\|$" md &&
+	grep -Eq "^\| slide +\| +100 \| +1 \| +1 \| +4 \| +1.000 \| 1.000 1.010 1.020 1.050 \| +5.0 \| +0.10 \| UNSTABLE: drift 5.0% > 3% +\|$" md &&
+	grep -Eq "^\| noisy +\| +100 \| +2 \| +- \| +2 \| .*\| UNSTABLE: noise 5.0% > 3% +\|$" md
+'
+
+test_expect_success 'a sweep without controls: --drift says how to get them; --exclude-unstable excludes none' '
+	cat >plain.yaml <<-EOF &&
+	sweep: plain
+	command: [sh, -c, "echo {\\\\\"t\\\\\": 1}"]
+	metrics: json
+	params: {x: [1]}
+	EOF
+	"$SWEEP" run plain.yaml --db p.db 2>/dev/null &&
+	set +e; "$SWEEP" report p.db --drift 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "add '\''control:'\'' to its spec" err &&
+	"$SWEEP" report p.db --rows x --metric t --exclude-unstable --format csv >o 2>err &&
+	printf "x,n,t\n1,1,1\n" | cmp - o && grep -q "no control cells: no host can be judged" err
+'

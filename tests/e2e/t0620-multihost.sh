@@ -1,0 +1,107 @@
+#!/bin/bash
+# t0620-multihost: three hosts as network namespaces on a bridge, each with a hostname of its own, and one
+# mpirun across them (Open MPI starting its daemons through tests/netns/rsh, TCP only on the test subnet):
+# per: host gives one result per host per cell, labelled from an inventory and pivoted by host; killing one
+# host's processes mid-run and resuming on the two others finishes the sweep with nothing lost.
+. tests/e2e/lib.sh
+. tests/netns/lib.sh
+
+if [ "$(id -u)" != 0 ]; then
+	echo "ok - # SKIP network namespaces need root"
+	exit 0
+fi
+trap 'netns_down; rm -rf "$T"' EXIT
+netns_up 3 "$T" || { echo "not ok - setup: network namespaces"; exit 1; }
+export SWEEP_NETNS_MAP=$NETNS_MAP
+H1=$(netns_name 1) H2=$(netns_name 2) H3=$(netns_name 3)
+MPIRUN="timeout 120 mpirun --bind-to none $(netns_mpirun_opts)"
+ALL="--hostfile $NETNS_HOSTFILE"
+
+cat >"$T/inv.yaml" <<EOF
+hosts:
+  - {name: $H1, address: $(netns_addr 1), slots: 2, labels: {class: consumer, price_per_hour: 0.2}}
+  - {name: $H2, address: $(netns_addr 2), slots: 2, labels: {class: consumer, price_per_hour: 0.3}}
+  - {name: $H3, address: $(netns_addr 3), slots: 2, labels: {class: server, price_per_hour: 2.5}}
+EOF
+
+cat >"$T/ph.yaml" <<'Y'
+sweep: ph
+kernel: sleep
+params: {ms: [0, 1, 2, 3]}
+per: host
+timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 2}
+Y
+
+test_expect_success 'the hosts: each namespace has its own hostname and address' '
+	$MPIRUN $ALL -np 3 --map-by node hostname | sort >names &&
+	printf "%s\n%s\n%s\n" "$H1" "$H2" "$H3" >want && cmp want names &&
+	"$SWEEP" hosts hostfile inv.yaml | grep -v "^#" >hf && cmp hf "$NETNS_HOSTFILE"
+'
+
+test_expect_success 'per: host across three hosts: one result per host per cell' '
+	$MPIRUN $ALL -np 6 "$SWEEP" run ph.yaml --db ph.db --inventory inv.yaml 2>err &&
+	tail -2 err &&
+	test "$(sql ph.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 12 &&
+	test "$(sql ph.db "SELECT group_concat(h, '\'' '\'') FROM (SELECT replica || '\'':'\'' || count(*) AS h
+		FROM cells WHERE state = '\''ok'\'' GROUP BY replica ORDER BY replica)")" = "$H1:4 $H2:4 $H3:4" &&
+	# each replica ran on its own host
+	test "$(sql ph.db "SELECT count(*) FROM v_results WHERE status = '\''ok'\'' AND host = replica")" = 12 &&
+	test "$(sql ph.db "SELECT count(DISTINCT hostname) FROM hosts")" = 3 &&
+	test "$(sql ph.db "SELECT count(*) FROM workers")" = 6
+'
+
+test_expect_success 'workers matched their hostnames to the inventory: labels in hosts.facts' '
+	test "$(sql ph.db "SELECT group_concat(l, '\'' '\'') FROM (SELECT DISTINCT hostname || '\''='\'' ||
+		json_extract(facts, '\''$.labels.class'\'') AS l FROM hosts ORDER BY 1)")" = \
+		"$H1=consumer $H2=consumer $H3=server"
+'
+
+test_expect_success 'the report pivots by host and groups by label' '
+	"$SWEEP" report ph.db --rows ms --cols host --metric seconds --format csv >rep &&
+	cat rep &&
+	test "$(head -1 rep)" = "ms,host=$H1,host=$H2,host=$H3" &&
+	test "$(wc -l <rep)" = 5 &&
+	"$SWEEP" report ph.db --rows label.class --metric seconds --format csv >rep2 &&
+	cat rep2 &&
+	grep -q "^consumer,8," rep2 && grep -q "^server,4," rep2
+'
+
+cat >"$T/long.yaml" <<'Y'
+sweep: long
+kernel: sleep
+params:
+  ms: {from: 60, to: 139, step: 1}
+  jitter: 0
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+Y
+
+test_expect_success 'one host killed mid-run; resumed on the two others: nothing lost' '
+	$MPIRUN $ALL -np 6 "$SWEEP" run long.yaml --db k.db >/dev/null 2>kill.err &
+	job=$!
+	# wait (bounded) until host 3 has results, then kill everything in its namespace
+	for i in $(seq 1 100); do
+		n=$(sql k.db "SELECT count(*) FROM v_results WHERE host = '\''$H3'\''" 2>/dev/null || echo 0)
+		[ "${n:-0}" -ge 2 ] && break
+		sleep 0.1
+	done
+	echo "host 3 had $n results when killed" &&
+	test "${n:-0}" -ge 2 &&
+	netns_kill 3 &&
+	set +e; wait $job; rc=$?; set -e
+	echo "mpirun exited $rc" && tail -5 kill.err &&
+	test $rc != 0 &&
+	before=$(sql k.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''") &&
+	echo "ok cells before the resume: $before" &&
+	test "$before" -lt 80 &&
+	from3=$(sql k.db "SELECT count(*) FROM v_results WHERE host = '\''$H3'\'' AND status = '\''ok'\''") &&
+	head -2 "$NETNS_HOSTFILE" >hf2 &&
+	$MPIRUN -np 4 --hostfile hf2 "$SWEEP" run long.yaml --db k.db 2>err &&
+	tail -1 err &&
+	test "$(sql k.db "PRAGMA integrity_check")" = ok &&
+	test "$(sql k.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 80 &&
+	# every cell exactly one ok result; what host 3 measured before it died is kept
+	test "$(sql k.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
+		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
+	test "$(sql k.db "SELECT count(*) FROM v_results WHERE host = '\''$H3'\'' AND status = '\''ok'\''")" = "$from3" &&
+	test "$(sql k.db "SELECT count(DISTINCT host) FROM v_results WHERE run = 2")" = 2
+'

@@ -1,0 +1,123 @@
+#!/bin/bash
+# t0630-slurm: a real one-node Slurm cluster (munge, slurmctld, slurmd started here, as root): `sweep submit`
+# renders the job script (--dry-run), submits it and prints the job id; the job fills the database and
+# `sweep status` shows its state; an array of 3 shards plus `sweep merge` gives the cells of one job; a job
+# requeued mid-run (scontrol requeue) resumes and ends with every cell exactly once.
+. tests/e2e/lib.sh
+. tests/slurm/lib.sh
+
+if [ "$(id -u)" != 0 ]; then
+	echo "ok - # SKIP a Slurm cluster needs root"
+	exit 0
+fi
+trap 'slurm_down; rm -rf "$T"' EXIT
+slurm_up "$T/slurm" || { echo "not ok - setup: slurm daemons"; tail -20 "$T"/slurm/log/* 2>/dev/null; exit 1; }
+# A job's environment is the submitter's: Open MPI as root, oversubscribed.
+cd "$T"
+
+cat >grid.yaml <<'Y'
+sweep: grid
+kernel: sleep
+params:
+  ms: [0, 1, 2]
+  jitter: [0, 0.5, 1, 1.5]
+timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 2}
+Y
+
+test_expect_success 'submit --dry-run prints the job script and submits nothing' '
+	"$SWEEP" submit grid.yaml --db one.db --ntasks-per-node 2 --time 5:00 --dry-run >script &&
+	cat script &&
+	grep -qx "#SBATCH --job-name=sweep-grid" script &&
+	grep -qx "#SBATCH --nodes=1" script &&
+	grep -qx "#SBATCH --ntasks-per-node=2" script &&
+	grep -qx "#SBATCH --time=5:00" script &&
+	grep -qx "#SBATCH --requeue" script &&
+	! grep -q "gpus-per-node" script &&
+	! grep -q "{{" script &&
+	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db" script &&
+	bash -n script &&
+	! test -e one.db &&
+	test -z "$(squeue -h -o %i)"
+'
+
+test_expect_success 'submit --dry-run --array: shard databases, the task id from Slurm' '
+	"$SWEEP" submit grid.yaml --db arr.db --array 3 --gpus-per-node 4 --partition p1 --account a1 --dry-run >s2 &&
+	grep -qx "#SBATCH --array=0-2" s2 &&
+	grep -qx "#SBATCH --gpus-per-node=4" s2 && grep -qx "#SBATCH --ntasks-per-node=4" s2 &&
+	grep -qx "#SBATCH --partition=p1" s2 && grep -qx "#SBATCH --account=a1" s2 &&
+	grep -q "db=$T/arr.shard-\"\$SLURM_ARRAY_TASK_ID\".db" s2 &&
+	test_must_fail() { ! "$@"; } &&
+	test_must_fail "$SWEEP" submit grid.yaml --partition "a b" --dry-run 2>err &&
+	grep -q "no spaces" err &&
+	printf "#!/bin/sh\n{{sbatch}}\necho {{nope}}\n" >bad.sbatch &&
+	test_must_fail "$SWEEP" submit grid.yaml --template bad.sbatch --dry-run 2>err &&
+	grep -q "bad.sbatch:3: unknown placeholder .{{nope}}." err
+'
+
+test_expect_success 'submit: a job id, the job runs the sweep, status shows the job' '
+	job=$("$SWEEP" submit grid.yaml --db one.db --ntasks-per-node 2 --time 5:00 2>err) &&
+	cat err && echo "job $job" &&
+	echo "$job" | grep -qx "[0-9][0-9]*" &&
+	echo "$job" >job1 &&
+	test "$(slurm_wait "$job" 120)" = COMPLETED &&
+	cat grid-$job.log &&
+	test "$(sql one.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 12 &&
+	test "$(sql one.db "SELECT count(*) FROM workers")" = 2 &&
+	test "$(sql one.db "SELECT job, restarts FROM slurm_runs")" = "$job|0" &&
+	test "$(sql one.db "SELECT job, shards FROM slurm_jobs")" = "$job|0" &&
+	"$SWEEP" status one.db >st &&
+	cat st &&
+	grep -q "slurm jobs:" st &&
+	test "$(sed -n "/^slurm jobs:/,\$p" st | awk -v j="$job" "\$1 == j { print \$2, \$4, \$5, \$6 }")" = \
+		"grid 0 1 COMPLETED"
+'
+
+test_expect_success 'an array of 3 shards plus sweep merge: the cells of the single job' '
+	job=$("$SWEEP" submit grid.yaml --db arr.db --array 3 --ntasks-per-node 2 2>err) &&
+	cat err &&
+	grep -q "sweep merge arr.db arr.shard-0.db arr.shard-1.db arr.shard-2.db" err &&
+	slurm_wait "$job" 180 >states &&
+	cat states &&
+	test "$(grep -c COMPLETED states)" = 3 &&
+	n=0 && for i in 0 1 2; do
+		c=$(sql arr.shard-$i.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''") &&
+		test "$(sql arr.shard-$i.db "SELECT count(*) FROM cells")" = "$c" &&
+		test "$(sql arr.shard-$i.db "SELECT count(DISTINCT task) FROM slurm_runs WHERE task = $i")" = 1 &&
+		n=$((n + c)) || exit 1
+	done &&
+	test $n = 12 &&
+	"$SWEEP" merge arr.db arr.shard-0.db arr.shard-1.db arr.shard-2.db &&
+	sql one.db "SELECT key FROM cells WHERE state = '\''ok'\'' ORDER BY key" >k1 &&
+	sql arr.db "SELECT key FROM cells WHERE state = '\''ok'\'' ORDER BY key" >k3 &&
+	test "$(wc -l <k1)" = 12 && cmp k1 k3 &&
+	test "$(sql arr.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 12 &&
+	"$SWEEP" status arr.db >st && cat st &&
+	grep -q " 3  *0  ${job}_0 COMPLETED, ${job}_1 COMPLETED, ${job}_2 COMPLETED *$" st
+'
+
+cat >slow.yaml <<'Y'
+sweep: slow
+kernel: sleep
+params:
+  ms: {from: 100, to: 139, step: 1}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+Y
+
+test_expect_success 'a job requeued mid-run resumes and finishes with every cell exactly once' '
+	job=$("$SWEEP" submit slow.yaml --db rq.db --ntasks-per-node 2 2>/dev/null) &&
+	# requeue once a few cells are done (bounded wait), well before the 40 are
+	wait_for 60 sh -c "test \"\$(sqlite3 rq.db \"SELECT count(*) FROM results\" 2>/dev/null || echo 0)\" -ge 4" &&
+	before=$(sql rq.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''") &&
+	echo "requeued with $before cells ok" &&
+	test "$before" -lt 40 &&
+	scontrol requeue "$job" &&
+	test "$(slurm_wait "$job" 180)" = COMPLETED &&
+	grep -v "^[0-9]*/" slow-$job.log | tail -8 &&
+	grep -q "DUE TO JOB REQUEUE" slow-$job.log &&
+	test "$(sql rq.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 40 &&
+	test "$(sql rq.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
+		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
+	test "$(sql rq.db "SELECT count(*) FROM runs")" = 2 &&
+	test "$(sql rq.db "SELECT group_concat(restarts) FROM (SELECT restarts FROM slurm_runs ORDER BY run)")" = "0,1" &&
+	test "$(sql rq.db "PRAGMA integrity_check")" = ok
+'

@@ -1,0 +1,26 @@
+#!/bin/sh
+# vendor.sh: gather into vendor/ (ignored) the headers and libraries the H200 machine lacks, copied from
+# this machine, so that `run` can carry them there: sqlite3.h (the library is there), yaml.h and libyaml,
+# cblas.h and OpenBLAS with its Fortran runtime. Links named for -lyaml and -lopenblas point at the copies.
+set -eu
+cd "$(dirname "$0")/../.."
+grep -qx '/vendor/' .git/info/exclude 2>/dev/null || echo '/vendor/' >>.git/info/exclude
+rm -rf vendor
+mkdir -p vendor/include vendor/lib
+for h in sqlite3.h yaml.h cblas.h openblas_config.h; do
+	for d in /usr/include /usr/include/x86_64-linux-gnu; do
+		if [ -e "$d/$h" ]; then
+			cp -L "$d/$h" vendor/include/
+			break
+		fi
+	done
+	[ -e "vendor/include/$h" ] || { echo "vendor: no $h here" >&2; exit 1; }
+done
+for l in libyaml-0.so.2 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
+	p=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64/ { print $NF; exit }')
+	[ -n "$p" ] || { echo "vendor: no $l here" >&2; exit 1; }
+	cp -L "$p" "vendor/lib/$l"
+done
+ln -s libyaml-0.so.2 vendor/lib/libyaml.so
+ln -s libopenblas.so.0 vendor/lib/libopenblas.so
+du -sh vendor
