@@ -95,6 +95,7 @@ check: deps
 bench: deps
 	$(MAKE) $(B)/sweep
 	tests/bench.sh
+	tests/bench_report.sh
 
 # Fuzzing the spec parser with libFuzzer (clang). FUZZ_SECONDS=300 for the long run.
 FUZZ_SECONDS ?= 60

@@ -8,6 +8,8 @@ struct copy_state {
 	void *src;
 	size_t bytes;
 	int unroll;
+	int memcpy;            /* method: memcpy: the driver's device-to-device copy instead of ours */
+	int plain;             /* method: plain: our copy without the streaming (evict-first) hints */
 	unsigned blocks;
 };
 
@@ -15,6 +17,8 @@ static const struct param_def copy_params[] = {
 	{ "bytes", PARAM_BYTES, "1G", "bytes copied per launch", NULL },
 	{ "unroll", PARAM_INT, "4", "16-byte loads each thread has in flight before storing: 1, 2, 4 or 8",
 	  NULL },
+	{ "method", PARAM_STR, "kernel", "kernel: vector copy with streaming cache hints; plain: without them; "
+	  "memcpy: cudaMemcpyAsync device to device", "kernel|plain|memcpy" },
 	{},
 };
 
@@ -24,7 +28,7 @@ static const struct param_def copy_params[] = {
  * latency that a load-store-load chain would expose. The last partial round and the tail under 16 bytes
  * are done with bounds checks.
  */
-template <int U>
+template <int U, bool HINTS>
 __global__ void __launch_bounds__(COPY_THREADS)
 	copy_kernel(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n16,
 		    unsigned char *dst_tail, const unsigned char *src_tail, int tail)
@@ -36,10 +40,14 @@ __global__ void __launch_bounds__(COPY_THREADS)
 	for (; i + (U - 1) * COPY_THREADS < n16; i += step) {
 #pragma unroll
 		for (int u = 0; u < U; u++)
-			v[u] = __ldcs(src + i + u * COPY_THREADS);
+			v[u] = HINTS ? __ldcs(src + i + u * COPY_THREADS) : src[i + u * COPY_THREADS];
 #pragma unroll
-		for (int u = 0; u < U; u++)
-			__stcs(dst + i + u * COPY_THREADS, v[u]);
+		for (int u = 0; u < U; u++) {
+			if (HINTS)
+				__stcs(dst + i + u * COPY_THREADS, v[u]);
+			else
+				dst[i + u * COPY_THREADS] = v[u];
+		}
 	}
 #pragma unroll
 	for (int u = 0; u < U; u++)
@@ -49,6 +57,18 @@ __global__ void __launch_bounds__(COPY_THREADS)
 		dst_tail[threadIdx.x] = src_tail[threadIdx.x];
 }
 
+template <bool HINTS>
+static void copy_run(int unroll, unsigned blocks, cudaStream_t st, uint4 *d, const uint4 *a, size_t n16,
+		     unsigned char *dt, const unsigned char *at, int tail)
+{
+	switch (unroll) {
+	case 1: copy_kernel<1, HINTS><<<blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
+	case 2: copy_kernel<2, HINTS><<<blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
+	case 4: copy_kernel<4, HINTS><<<blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
+	default: copy_kernel<8, HINTS><<<blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
+	}
+}
+
 template <int U>
 static int copy_blocks(struct kctx *ctx, unsigned *blocks)
 {
@@ -56,7 +76,7 @@ static int copy_blocks(struct kctx *ctx, unsigned *blocks)
 
 	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
 	CUDA_CHECK(ctx,
-		   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_kernel<U>, COPY_THREADS, 0));
+		   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_kernel<U, true>, COPY_THREADS, 0));
 	*blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
 	return 0;
 }
@@ -68,6 +88,8 @@ static int copy_setup(struct kctx *ctx)
 
 	ctx->priv = s;
 	s->unroll = (int)kparam_long(ctx, "unroll");
+	s->memcpy = !strcmp(kparam_str(ctx, "method"), "memcpy");
+	s->plain = !strcmp(kparam_str(ctx, "method"), "plain");
 	if (bytes <= 0)
 		return kfail(ctx, "bytes must be positive, not %ld", bytes);
 	s->bytes = bytes;
@@ -98,12 +120,14 @@ static int copy_launch(struct kctx *ctx)
 	const unsigned char *at = (const unsigned char *)s->src + 16 * n16;
 	cudaStream_t st = cuda_stream(ctx);
 
-	switch (s->unroll) {
-	case 1: copy_kernel<1><<<s->blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
-	case 2: copy_kernel<2><<<s->blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
-	case 4: copy_kernel<4><<<s->blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
-	default: copy_kernel<8><<<s->blocks, COPY_THREADS, 0, st>>>(d, a, n16, dt, at, tail); break;
+	if (s->memcpy) {
+		CUDA_CHECK(ctx, cudaMemcpyAsync(s->out.data, s->src, s->bytes, cudaMemcpyDeviceToDevice, st));
+		return 0;
 	}
+	if (s->plain)
+		copy_run<false>(s->unroll, s->blocks, st, d, a, n16, dt, at, tail);
+	else
+		copy_run<true>(s->unroll, s->blocks, st, d, a, n16, dt, at, tail);
 	LAUNCH_CHECK(ctx);
 	return 0;
 }

@@ -24,6 +24,12 @@ extern const struct kernel_ops kernel_cuda_h2d;
 extern const struct kernel_ops kernel_cuda_d2h;
 extern const struct kernel_ops kernel_cuda_gemm;
 extern const struct kernel_ops kernel_cuda_decode_attn;
+extern const struct kernel_ops kernel_nccl_all_reduce;
+extern const struct kernel_ops kernel_nccl_all_gather;
+extern const struct kernel_ops kernel_nccl_reduce_scatter;
+extern const struct kernel_ops kernel_nccl_alltoall;
+extern const struct kernel_ops kernel_nccl_broadcast;
+extern const struct kernel_ops kernel_nccl_sendrecv;
 #endif
 
 const struct kernel_ops *const kernel_registry[] = {
@@ -40,6 +46,12 @@ const struct kernel_ops *const kernel_registry[] = {
 	&kernel_cuda_d2h,
 	&kernel_cuda_gemm,
 	&kernel_cuda_decode_attn,
+	&kernel_nccl_all_reduce,
+	&kernel_nccl_all_gather,
+	&kernel_nccl_reduce_scatter,
+	&kernel_nccl_alltoall,
+	&kernel_nccl_broadcast,
+	&kernel_nccl_sendrecv,
 #endif
 	NULL
 };

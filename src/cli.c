@@ -42,10 +42,15 @@ static const struct cmd commands[] = {
 	  "--shard I/K plans and runs only the cells whose key falls in shard I of K (for array jobs; each\n"
 	  "shard needs a database of its own, merged afterwards with 'sweep merge'). --inventory labels the\n"
 	  "hosts of the database from an inventory (see 'sweep hosts'), for reports by label.NAME." },
-	{ "status", cmd_status, "sweep status DB",
+	{ "status", cmd_status, "sweep status DB [--json] | sweep status --hosts INVENTORY [--sweep NAME]\n"
+	  "                    [--only HOST,...] [--timeout SECONDS]",
 	  "Cells by state for each sweep, progress per host and worker of the latest run, and the failures\n"
 	  "with their last error. Safe to run while a run writes the database. When 'sweep submit' sent jobs\n"
-	  "for the database, their states as Slurm reports them now." },
+	  "for the database, their states as Slurm reports them now. --json: one line of totals (what\n"
+	  "--hosts reads on each host).\n"
+	  "--hosts: the sweeps 'sweep launch' started on the hosts of the inventory, read over ssh, in one\n"
+	  "table: state (running, finished, failed, stopped, unreachable), done/total cells, rate, ETA,\n"
+	  "failed attempts and the time of the latest result. Exit 3 when a host could not be read." },
 	{ "sql", cmd_sql, "sweep sql DB QUERY [--csv | --json | --md]",
 	  "Run one read-only SQL query and print the rows as an aligned table. The functions median(x),\n"
 	  "quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available." },
@@ -88,7 +93,7 @@ static const struct cmd commands[] = {
 	  "picture; without gnuplot they are all that is written, and the command says how to render them.\n"
 	  "options: --sweep NAME, --where EXPR, --stat S, --title T, --xlabel L, --ylabel L (the defaults\n"
 	  "name the key and the metric with its unit)." },
-	{ "hosts", cmd_hosts, "sweep hosts hostfile|list|label ...",
+	{ "hosts", cmd_hosts, "sweep hosts hostfile|list|label|probe ...",
 	  "A host inventory (hosts/*.yaml: name, hostname, address, slots, labels, notes; see\n"
 	  "hosts/example.yaml) at work.\n"
 	  "  sweep hosts hostfile FILE.yaml [--out PATH] [--label NAME=VALUE ...]: an Open MPI hostfile\n"
@@ -96,7 +101,11 @@ static const struct cmd commands[] = {
 	  "  sweep hosts list FILE.yaml: the hosts, checked, one a line.\n"
 	  "  sweep hosts label DB FILE.yaml: write the labels of every host of DB whose hostname the\n"
 	  "    inventory knows into its facts, so that reports group by label.NAME ('sweep run --inventory'\n"
-	  "    does the same at the end of a run)." },
+	  "    does the same at the end of a run).\n"
+	  "  sweep hosts probe [--db PATH] [--cpu]: measure the ceilings of every GPU (and host) of the job\n"
+	  "    (under mpirun: every rank's): hbm_copy_gbs, h2d_gbs, gemm_bf16_tflops per GPU, host_read_gbs\n"
+	  "    per host, into the probes table of PATH (default results/probes.db; give your sweep's\n"
+	  "    database so that reports can use them in --limit). --cpu: the host probe only." },
 	{ "merge", cmd_merge, "sweep merge OUT.db IN.db... [--quiet]",
 	  "Combine sweep databases (one per rented host, or the shards of an array job) into OUT.db, made\n"
 	  "when missing. Cells are matched by key, results and the rest by what identifies them: merging a\n"
@@ -114,6 +123,25 @@ static const struct cmd commands[] = {
 	  "array task each, each with a database of its own (DB.shard-I.db), and prints the 'sweep merge'\n"
 	  "to run once they are done. --dry-run prints the script and submits nothing. The job's log is\n"
 	  "NAME-JOBID.log beside the database; 'sweep status DB' shows the job's state." },
+	{ "launch", cmd_launch, "sweep launch INVENTORY SPEC [--sync] [--hosts NAME,...] [--min-free SIZE]\n"
+	  "                    [--timeout SECONDS] [--jobs N]",
+	  "Start 'sweep run SPEC' on every host of the inventory over ssh (user, port, identity, ssh_options\n"
+	  "from the inventory; your own ssh config and keys), in the host's workdir, detached so that it\n"
+	  "outlives the ssh session, writing results/NAME.db and results/NAME.log there. One line per host:\n"
+	  "started, already running, or the error (unreachable, no sweep binary, no spec, disk full under\n"
+	  "--min-free, 1G by default). --sync first copies this sweep binary (to the host's sweep_bin), the\n"
+	  "spec and the files its command names. Hosts are handled at once, each within --timeout (120 s).\n"
+	  "Exit: 0 every host started or running, 3 some did not." },
+	{ "pull", cmd_pull, "sweep pull INVENTORY [--into DB] [--sweep NAME] [--hosts NAME,...]\n"
+	  "                  [--timeout SECONDS] [--jobs N]",
+	  "Take a consistent snapshot of each launched sweep's database on every host (while the run may go\n"
+	  "on writing it), copy it back (scp) into pulled/HOST/ beside the output, and merge it (checked\n"
+	  "as 'sweep merge' checks an untrusted input) into --into (default results/NAME.db); the\n"
+	  "inventory's labels go into the hosts' facts. Pulling again adds only what is new. A host that\n"
+	  "cannot be reached is reported and the others are still pulled. Exit 3 when some host was not." },
+	{ "snapshot", cmd_snapshot, "sweep snapshot DB OUT.db",
+	  "Write a consistent copy of DB (which a run may be writing) to the new file OUT.db, in one read\n"
+	  "transaction, checked; never copy a live database with cp. 'sweep pull' runs it on each host." },
 	{ "kernels", cmd_kernels, "sweep kernels",
 	  "List every kernel built into this binary with its parameters, types, defaults and documentation." },
 	{ "version", cmd_version, "sweep version", "Print the version." },
@@ -309,6 +337,10 @@ static int cmd_status(int argc, char **argv)
 	struct store *st;
 	int ret = EXIT_OK;
 
+	/* Hosts over ssh, and the line they answer with: launch.c. */
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--hosts", 7) || !strcmp(argv[i], "--json"))
+			return cmd_status_remote(argc, argv);
 	if (argc != 2)
 		return cli_usage("status");
 	if (store_open(argv[1], STORE_RO, &st))

@@ -21,14 +21,17 @@ int cmd_report(int argc, char **argv);     /* report.c */
 int cmd_predict(int argc, char **argv);    /* report_predict.c */
 int cmd_plot(int argc, char **argv);       /* report_plot.c */
 int cmd_hosts(int argc, char **argv);      /* inventory.c */
+int cmd_probe(int argc, char **argv);      /* probe.c: sweep hosts probe */
 int cmd_merge(int argc, char **argv);      /* store_merge.c */
 int cmd_submit(int argc, char **argv);     /* slurm.c */
+int cmd_launch(int argc, char **argv);     /* launch.c */
+int cmd_pull(int argc, char **argv);       /* launch.c */
+int cmd_snapshot(int argc, char **argv);   /* launch.c */
+/* launch.c: `sweep status --hosts INVENTORY` (over ssh) and `sweep status DB --json` (what it reads). */
+int cmd_status_remote(int argc, char **argv);
 
 /* run.c: store the spec and every cell of its grid in st (one transaction); counts of new and existing
  * cells. For `sweep submit`, which plans before it hands the run to Slurm. */
-struct spec;
-struct store;
-int run_plan(const struct spec *s, struct store *st, uint64_t *added, uint64_t *existing);
 
 /* Print "usage: ..." for the current subcommand; returns EXIT_USAGE. */
 int cli_usage(const char *cmd);

@@ -2,12 +2,14 @@
 #include "inventory.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "cli.h"
@@ -15,16 +17,29 @@
 
 /* libyaml's loader recurses once per level; an inventory needs four. */
 #define INV_MAX_DEPTH 32
-#define INV_MAX_HOSTS 100000
+#define INV_MAX_HOSTS 10000      /* duplicate names are looked for pairwise */
 #define INV_MAX_SLOTS 4096
 
 #define for_each_pair(pr, n) \
 	for (yaml_node_pair_t *pr = (n)->data.mapping.pairs.start; pr < (n)->data.mapping.pairs.top; pr++)
 
 static const char *const top_names[] = { "hosts", "defaults", NULL };
-static const char *const host_names[] = { "name", "hostname", "address", "slots", "labels", "notes", NULL };
-static const char *const default_names[] = { "slots", "labels", NULL };
-enum { H_NAME, H_HOSTNAME, H_ADDRESS, H_SLOTS, H_LABELS, H_NOTES, NHOST };
+/* The ssh fields come last in both lists, in the same order: parse_ssh reads them from either. */
+static const char *const host_names[] = { "name", "hostname", "address", "slots", "labels", "notes",
+	"user", "port", "identity", "ssh_options", "workdir", "sweep_bin", NULL };
+static const char *const default_names[] = { "slots", "labels",
+	"user", "port", "identity", "ssh_options", "workdir", "sweep_bin", NULL };
+enum { H_NAME, H_HOSTNAME, H_ADDRESS, H_SLOTS, H_LABELS, H_NOTES, H_SSH, NHOST = H_SSH + 6 };
+enum { D_SLOTS, D_LABELS, D_SSH, NDEF = D_SSH + 6 };
+enum { S_USER, S_PORT, S_IDENTITY, S_OPTIONS, S_WORKDIR, S_SWEEP_BIN };
+
+/* The ssh fields of a host or of the defaults. */
+struct inv_ssh {
+	char *user, *identity, *workdir, *sweep_bin;
+	int port;
+	char **opts;
+	int nopts;
+};
 
 /* The parse in progress. */
 struct ip {
@@ -33,6 +48,7 @@ struct ip {
 	int nproblems;
 	int def_slots;
 	struct json_obj def_labels;
+	struct inv_ssh def_ssh;
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -192,8 +208,166 @@ static void parse_labels(struct ip *p, const yaml_node_t *n, struct json_obj *la
 	}
 }
 
+static void ssh_release(struct inv_ssh *x)
+{
+	free(x->user);
+	free(x->identity);
+	free(x->workdir);
+	free(x->sweep_bin);
+	for (int i = 0; i < x->nopts; i++)
+		free(x->opts[i]);
+	free(x->opts);
+	memset(x, 0, sizeof(*x));
+}
+
+/* A user name for ssh: letters, digits, '.', '_', '-', not starting with '-' (ssh would take an option). */
+static int user_ok(const char *s)
+{
+	if (!*s || *s == '-' || strlen(s) > 64)
+		return 0;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(s);
+}
+
+int inventory_remote_path_ok(const char *s)
+{
+	const char *rest = s;
+
+	if (!*s || *s == '-' || strlen(s) > 1024)
+		return 0;
+	if (!strcmp(s, "~"))
+		return 1;
+	if (!strncmp(s, "~/", 2))
+		rest = s + 2;
+	return strspn(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+@,=-") ==
+	       strlen(rest);
+}
+
+/* Printable text without control characters (a key file, an ssh option's value). */
+static int text_ok(const char *s)
+{
+	if (!*s || strlen(s) > 4096)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* "Name=value" for ssh -o: a name of letters and digits, then a value. */
+static int ssh_option_ok(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789");
+
+	return n > 0 && isalpha((unsigned char)*s) && s[n] == '=' && s[n + 1] && text_ok(s);
+}
+
+/* Read the ssh fields (v[S_USER..S_SWEEP_BIN], NULL when absent) into x, replacing what x has. */
+static void parse_ssh(struct ip *p, yaml_node_t *const *v, struct inv_ssh *x)
+{
+	const char *t;
+
+	if (v[S_USER] && (t = scalar(p, v[S_USER], "user"))) {
+		if (user_ok(t)) {
+			free(x->user);
+			x->user = xstrdup(t);
+		} else {
+			problem(p, v[S_USER], "user '%.64s': letters, digits, '.', '_' and '-' only", t);
+		}
+	}
+	if (v[S_PORT] && (t = scalar(p, v[S_PORT], "port"))) {
+		long port;
+
+		if (parse_long(t, &port) || port < 1 || port > 65535)
+			problem(p, v[S_PORT], "port must be a whole number from 1 to 65535, not '%.64s'", t);
+		else
+			x->port = (int)port;
+	}
+	if (v[S_IDENTITY] && (t = scalar(p, v[S_IDENTITY], "identity"))) {
+		if (text_ok(t) && *t != '-') {
+			free(x->identity);
+			x->identity = xstrdup(t);
+		} else {
+			problem(p, v[S_IDENTITY], "identity must name a key file");
+		}
+	}
+	if (v[S_OPTIONS]) {
+		if (v[S_OPTIONS]->type != YAML_SEQUENCE_NODE) {
+			problem(p, v[S_OPTIONS], "expected a list of Name=value for 'ssh_options'");
+		} else {
+			for (yaml_node_item_t *it = v[S_OPTIONS]->data.sequence.items.start;
+			     it < v[S_OPTIONS]->data.sequence.items.top; it++) {
+				yaml_node_t *o = node(p, *it);
+
+				if (!(t = scalar(p, o, "ssh_options")))
+					continue;
+				if (!ssh_option_ok(t)) {
+					problem(p, o, "ssh option '%.64s': expected Name=value (as for ssh -o)", t);
+					continue;
+				}
+				x->opts = xrealloc(x->opts, (size_t)(x->nopts + 1) * sizeof(*x->opts));
+				x->opts[x->nopts++] = xstrdup(t);
+			}
+		}
+	}
+	if (v[S_WORKDIR] && (t = scalar(p, v[S_WORKDIR], "workdir"))) {
+		if (inventory_remote_path_ok(t)) {
+			free(x->workdir);
+			x->workdir = xstrdup(t);
+		} else {
+			problem(p, v[S_WORKDIR], "workdir '%.64s': letters, digits and ._/+@,=- only (and a "
+				"leading ~/)", t);
+		}
+	}
+	if (v[S_SWEEP_BIN] && (t = scalar(p, v[S_SWEEP_BIN], "sweep_bin"))) {
+		if (inventory_remote_path_ok(t)) {
+			free(x->sweep_bin);
+			x->sweep_bin = xstrdup(t);
+		} else {
+			problem(p, v[S_SWEEP_BIN], "sweep_bin '%.64s': letters, digits and ._/+@,=- only (and a "
+				"leading ~/)", t);
+		}
+	}
+}
+
+/* The host's ssh fields from its own (x) and the defaults; x's strings move to h. */
+static void ssh_settle(struct ip *p, struct inventory_host *h, struct inv_ssh *x)
+{
+	const struct inv_ssh *d = &p->def_ssh;
+
+	h->user = x->user ? x->user : d->user ? xstrdup(d->user) : NULL;
+	h->identity = x->identity ? x->identity : d->identity ? xstrdup(d->identity) : NULL;
+	h->port = x->port ? x->port : d->port;
+	h->workdir = x->workdir ? x->workdir : xstrdup(d->workdir ? d->workdir : "sweep");
+	h->sweep_bin = x->sweep_bin ? x->sweep_bin : xstrdup(d->sweep_bin ? d->sweep_bin : "build/sweep");
+	/* ssh takes the first value of an option: the host's own come first. */
+	h->ssh_options = x->opts;
+	h->nssh_options = x->nopts;
+	for (int i = 0; i < d->nopts; i++) {
+		h->ssh_options = xrealloc(h->ssh_options, (size_t)(h->nssh_options + 1) * sizeof(char *));
+		h->ssh_options[h->nssh_options++] = xstrdup(d->opts[i]);
+	}
+	memset(x, 0, sizeof(*x));
+}
+
+static void host_release(struct inventory_host *h)
+{
+	free(h->name);
+	free(h->hostname);
+	free(h->address);
+	json_obj_release(&h->labels);
+	free(h->user);
+	free(h->identity);
+	free(h->workdir);
+	free(h->sweep_bin);
+	for (int i = 0; i < h->nssh_options; i++)
+		free(h->ssh_options[i]);
+	free(h->ssh_options);
+	memset(h, 0, sizeof(*h));
+}
+
 static void parse_host(struct ip *p, const yaml_node_t *n, struct inventory *inv)
 {
+	struct inv_ssh x = { 0 };
 	yaml_node_t *v[NHOST + 1] = { 0 };
 	struct inventory_host h = { 0 };
 	const char *t;
@@ -223,7 +397,8 @@ static void parse_host(struct ip *p, const yaml_node_t *n, struct inventory *inv
 			problem(p, v[H_HOSTNAME], "hostname '%.64s' is not a host name", t);
 	}
 	if (v[H_ADDRESS] && (t = scalar(p, v[H_ADDRESS], "address"))) {
-		if (word_ok(t))
+		/* ssh and scp would take "-..." for an option. */
+		if (word_ok(t) && *t != '-')
 			h.address = xstrdup(t);
 		else
 			problem(p, v[H_ADDRESS], "address '%.64s' is not a host name or IP address", t);
@@ -234,6 +409,8 @@ static void parse_host(struct ip *p, const yaml_node_t *n, struct inventory *inv
 		parse_labels(p, v[H_LABELS], &h.labels);
 	if (v[H_NOTES] && (t = scalar(p, v[H_NOTES], "notes")))
 		label_set(&h.labels, "notes", t, JSON_STR);
+	parse_ssh(p, v + H_SSH, &x);
+	ssh_settle(p, &h, &x);
 	if (!h.hostname)
 		h.hostname = xstrdup(h.name);
 	if (!h.address)
@@ -263,13 +440,14 @@ static void parse_doc(struct ip *p, const yaml_node_t *root, struct inventory *i
 		return;
 	p->def_slots = 1;
 	if (v[1]) {
-		yaml_node_t *d[3] = { 0 };
+		yaml_node_t *d[NDEF + 1] = { 0 };
 
 		if (!fields(p, v[1], "'defaults'", default_names, d)) {
-			if (d[0])
-				get_slots(p, d[0], &p->def_slots);
-			if (d[1])
-				parse_labels(p, d[1], &p->def_labels);
+			if (d[D_SLOTS])
+				get_slots(p, d[D_SLOTS], &p->def_slots);
+			if (d[D_LABELS])
+				parse_labels(p, d[D_LABELS], &p->def_labels);
+			parse_ssh(p, d + D_SSH, &p->def_ssh);
 		}
 	}
 	if (!v[0]) {
@@ -341,6 +519,7 @@ int inventory_parse(const char *path, const char *text, size_t len, struct inven
 	yaml_parser_delete(&y);
 out:
 	json_obj_release(&p.def_labels);
+	ssh_release(&p.def_ssh);
 	if (p.nproblems > 100)
 		error("%s: %d more problems not shown", path, p.nproblems - 100);
 	if (p.nproblems) {
@@ -365,12 +544,8 @@ int inventory_load(const char *path, struct inventory *inv)
 
 void inventory_release(struct inventory *inv)
 {
-	for (int i = 0; i < inv->nhosts; i++) {
-		free(inv->hosts[i].name);
-		free(inv->hosts[i].hostname);
-		free(inv->hosts[i].address);
-		json_obj_release(&inv->hosts[i].labels);
-	}
+	for (int i = 0; i < inv->nhosts; i++)
+		host_release(&inv->hosts[i]);
 	free(inv->hosts);
 	free(inv->path);
 	memset(inv, 0, sizeof(*inv));
@@ -523,10 +698,7 @@ static int hosts_hostfile(int argc, char **argv)
 			free(name);
 		}
 		if (!keep) {
-			free(inv.hosts[i].name);
-			free(inv.hosts[i].hostname);
-			free(inv.hosts[i].address);
-			json_obj_release(&inv.hosts[i].labels);
+			host_release(&inv.hosts[i]);
 			memmove(&inv.hosts[i], &inv.hosts[i + 1], (size_t)(inv.nhosts - i - 1) * sizeof(inv.hosts[0]));
 			inv.nhosts--;
 			i--;
@@ -585,6 +757,8 @@ static int hosts_label(int argc, char **argv)
 
 	if (argc != 3)
 		return cli_usage("hosts");
+	if (access(argv[1], F_OK))
+		return error("cannot open '%s': %s", argv[1], strerror(errno)), EXIT_USAGE;
 	if (inventory_load(argv[2], &inv))
 		return EXIT_USAGE;
 	if (store_open(argv[1], STORE_RW, &st)) {
@@ -611,6 +785,8 @@ int cmd_hosts(int argc, char **argv)
 		return hosts_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "label"))
 		return hosts_label(argc - 1, argv + 1);
-	error("unknown 'sweep hosts' command '%s' (hostfile, list or label)", argv[1]);
+	if (!strcmp(argv[1], "probe"))
+		return cmd_probe(argc - 1, argv + 1);
+	error("unknown 'sweep hosts' command '%s' (hostfile, list, label or probe)", argv[1]);
 	return cli_usage("hosts");
 }

@@ -18,6 +18,17 @@ struct inventory_host {
 	int slots;             /* MPI ranks to start there (its GPUs), default 1 */
 	struct json_obj labels;
 	int line, col;         /* where the entry starts in the file */
+	/* How ssh and scp reach it (sweep launch, status --hosts, pull); NULL or 0: ssh's own default
+	 * (from ~/.ssh/config and the like). */
+	char *user;
+	int port;
+	char *identity;        /* a private key file (ssh -i) */
+	char **ssh_options;    /* "Name=value" for ssh -o: the host's, then those of defaults */
+	int nssh_options;
+	/* Where sweep runs there: workdir is the folder (relative: under the remote home; default "sweep"),
+	 * sweep_bin the binary, relative to workdir unless absolute (default "build/sweep"). */
+	char *workdir;
+	char *sweep_bin;
 };
 
 /* Owns every string; inventory_release frees them. */
@@ -30,12 +41,18 @@ struct inventory {
 
 /*
  * Read and check an inventory: a mapping with "hosts:" (a list of mappings) and optional "defaults:"
- * (slots and labels every host starts from). Each problem is printed as "path:line:col: message";
+ * (slots, labels and the ssh fields user, port, identity, ssh_options, workdir and sweep_bin every host
+ * starts from). Each problem is printed as "path:line:col: message";
  * returns -1 after them (inv holds nothing), else 0.
  */
 int inventory_load(const char *path, struct inventory *inv);
 int inventory_parse(const char *path, const char *text, size_t len, struct inventory *inv);
 void inventory_release(struct inventory *inv);
+
+/* A path on a host (workdir, sweep_bin, a file sweep launch copies there) goes into shell commands and
+ * scp arguments: 1 when it holds only letters, digits and ._/+@,=- (and "~" or a leading "~/" for the
+ * home) and does not start with '-'. */
+int inventory_remote_path_ok(const char *s);
 
 /* The entry a worker's hostname belongs to: equal to its hostname or name, or equal up to the first dot
  * of either (node7 matches node7.cluster.example). NULL when none. */

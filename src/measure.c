@@ -140,8 +140,8 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 		per = fmin(per, sec);
 		now = now_mono();
 	} while (now < warm_end && now < deadline);
-	batch = measure_batch(per);
-	if (batch > 1) {
+	batch = t->batch > 0 ? t->batch : measure_batch(per);
+	if (batch > 1 && t->batch <= 0) {
 		/* Back to back launches often run faster than one alone: size again from one batch. */
 		if (tm->sample(state, k, ctx, batch, &sec, &clk))
 			return measure_fail(r, ctx, "launch");
@@ -214,7 +214,7 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 	for (int i = 0; i < warm; i++)
 		if (tm->sample(state, k, ctx, 1, &sec, &clk))
 			return measure_fail(r, ctx, "warm-up");
-	batch = measure_batch(per);
+	batch = t->batch > 0 ? t->batch : measure_batch(per);
 	left = deadline - now_mono();
 	n = fmax(t->min_samples, ceil(t->min_time / (per * batch)));
 	/* As many as fit in what is left of the timeout (with a margin), but never under min_samples. */

@@ -26,7 +26,28 @@ struct cuda_timer {
 	void *nvml;                     /* NVML handle of this GPU, NULL without NVML */
 	cudaGraphExec_t graph;          /* batch launches of graph_launches each, or NULL */
 	int graph_launches;
+	volatile int *gate;             /* pinned, mapped: the host opens it once a sample is enqueued */
+	int *gate_dev;
+	int sampled;                    /* a sample was taken: the kernel's code is loaded */
 };
+
+/* How long the blocking kernel waits for the host before it gives up (a host that died, say). */
+#define GATE_TIMEOUT_NS 10000000000ULL
+
+/*
+ * NVBench's blocking kernel: it holds the stream until the host has enqueued the whole sample, so the
+ * timed region never includes the CPU's launch latency (the GPU would otherwise run each launch as soon
+ * as it arrives, and idle between them).
+ */
+static __global__ void gate_kernel(volatile int *gate, unsigned long long timeout_ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (!*gate && t - t0 < timeout_ns);
+}
 
 static void cuda_timer_free(struct cuda_timer *s)
 {
@@ -40,6 +61,8 @@ static void cuda_timer_free(struct cuda_timer *s)
 		cudaEventDestroy(s->stop);
 	if (s->stream)
 		cudaStreamDestroy(s->stream);
+	if (s->gate)
+		cudaFreeHost((void *)s->gate);
 	free(s);
 }
 
@@ -66,7 +89,9 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 	    (e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaEventCreate(&s->start)) != cudaSuccess ||
 	    (e = cudaEventCreate(&s->stop)) != cudaSuccess ||
-	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess)
+	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess ||
+	    (e = cudaHostAlloc((void **)&s->gate, sizeof(int), cudaHostAllocMapped)) != cudaSuccess ||
+	    (e = cudaHostGetDevicePointer((void **)&s->gate_dev, (void *)s->gate, 0)) != cudaSuccess)
 		goto fail;
 	/* Cold by default: twice the L2 written before each sample evicts whatever the last launch left. */
 	if (!t->l2_hot && l2 > 0) {
@@ -143,11 +168,29 @@ static int cuda_capture(struct cuda_timer *s, const struct kernel_ops *k, struct
 	return 0;
 }
 
+/* Behind the gate: the L2 flush, the start event, the launches (one, or graphs of a batch), the stop. */
+static int cuda_enqueue(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int batch, int reps)
+{
+	/* Outside the timed region: a different value each time, so no layer can skip a repeated fill. */
+	if (s->flush)
+		CUDA_CHECK(ctx, cudaMemsetAsync(s->flush, (int)(++s->flush_value & 0xff), s->flush_bytes,
+						s->stream));
+	CUDA_CHECK(ctx, cudaEventRecord(s->start, s->stream));
+	if (batch > 1) {
+		for (int i = 0; i < reps; i++)
+			CUDA_CHECK(ctx, cudaGraphLaunch(s->graph, s->stream));
+	} else if (k->launch(ctx)) {
+		return -1;
+	}
+	CUDA_CHECK(ctx, cudaEventRecord(s->stop, s->stream));
+	return 0;
+}
+
 static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
 		       double *clock_mhz)
 {
 	struct cuda_timer *s = (struct cuda_timer *)state;
-	int i, reps = 1, per_graph = batch < GRAPH_MAX_LAUNCHES ? batch : GRAPH_MAX_LAUNCHES;
+	int reps = 1, per_graph = batch < GRAPH_MAX_LAUNCHES ? batch : GRAPH_MAX_LAUNCHES, rc;
 	unsigned mhz;
 	float ms;
 
@@ -156,19 +199,21 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 		if ((!s->graph || s->graph_launches != per_graph) && cuda_capture(s, k, ctx, per_graph))
 			return -1;
 	}
-	/* Outside the timed region: a different value each time, so no layer can skip a repeated fill. */
-	if (s->flush)
-		CUDA_CHECK(ctx, cudaMemsetAsync(s->flush, (int)(++s->flush_value & 0xff), s->flush_bytes,
-						s->stream));
-	CUDA_CHECK(ctx, cudaEventRecord(s->start, s->stream));
-	if (batch > 1) {
-		for (i = 0; i < reps; i++)
-			CUDA_CHECK(ctx, cudaGraphLaunch(s->graph, s->stream));
-	} else if (k->launch(ctx)) {
-		return -1;
+	/*
+	 * Not for the first sample: the first launch of a library's kernel loads its code (CUDA loads modules
+	 * lazily), which synchronises the device and would wait for a gate that opens only afterwards. The
+	 * first sample is the launch measure.c checks, never a timed one. Not for collectives either: NCCL may
+	 * synchronise while it enqueues (its first operation on a communicator connects the peers).
+	 */
+	*s->gate = 0;
+	if (s->sampled++ && !k->gang_open) {
+		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, GATE_TIMEOUT_NS);
+		LAUNCH_CHECK(ctx);
 	}
-	CUDA_CHECK(ctx, cudaEventRecord(s->stop, s->stream));
-	if (cuda_wait(ctx, s->stop))
+	rc = cuda_enqueue(s, k, ctx, batch, reps);
+	__sync_synchronize();
+	*s->gate = 1;   /* open even after an error, so that nothing waits behind the gate */
+	if (rc || cuda_wait(ctx, s->stop))
 		return -1;
 	CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, s->start, s->stop));
 	*seconds = ms * 1e-3 / (batch > 1 ? (double)reps * per_graph : 1.0);

@@ -1,5 +1,6 @@
-/* report.h: what the report files share (report.c, report_expr.c, report_compare.c, report_limit.c,
- * report_drift.c, report_predict.c, report_plot.c). Not used outside them; the commands are in cli.h. */
+/* report.h: what the report files share (report.c, report_table.c, report_expr.c, report_compare.c,
+ * report_limit.c, report_drift.c, report_predict.c, report_score.c, report_plot.c, report_sha256.c).
+ * Not used outside them; the commands are declared in cli.h. */
 #ifndef SWEEP_REPORT_H
 #define SWEEP_REPORT_H
 
@@ -28,7 +29,7 @@ struct report {
 	const char *where;         /* --where EXPR, or NULL */
 	const char *out;           /* --out FILE, or NULL for stdout */
 	enum table_format fmt;
-	int digits;                /* significant digits of values; 0: 4 (3 for ratios), %.6g in csv and json */
+	int digits;                /* significant digits: 0 for 4 (3 for ratios), %.6g in csv and json */
 
 	const char *compare;       /* --compare KEY=A/B */
 	const char *paired_by;     /* --paired-by item | KEY (default item) */
@@ -62,7 +63,7 @@ struct report {
 	size_t nbind, alloc_binds;
 };
 
-/* ---- report.c ---- */
+/* ---- report.c, report_table.c ---- */
 
 /* Open the database read-only, choose the sweep (the only one with results unless given) and look up
  * its parameters, metrics and the probe names. -1 after error(). */
@@ -72,7 +73,10 @@ void report_release(struct report *r);
 void report_bind(struct report *r, struct strbuf *sql, const char *value);
 /* Forget the parameters (before building another statement). */
 void report_binds_reset(struct report *r);
-/* Resolve the stored metric for name (aliases: tflops, tbs, ms, us); -1 after error() when unknown. */
+/* The stored metric and the factor for name: itself when the results store it, else a derived one
+ * (tflops = gflops / 1000, tbs, ms, us). 1 when found, 0 (no message) when not. */
+int report_metric_lookup(const struct report *r, const char *name, const char **base, double *scale);
+/* Resolve name into r->metric_base and r->metric_scale; -1 after error() (with the metrics there are). */
 int report_metric(struct report *r, const char *name);
 /* The SQL value of the resolved metric: "m.value" or "(m.value * scale)". */
 void report_metric_value(struct report *r, struct strbuf *sql);
@@ -158,11 +162,11 @@ int report_expr_probes(struct report *r, const char *expr, char ***names, size_t
 
 /* ---- the reports ---- */
 
-int report_table(struct report *r);        /* report.c: the plain and pivoted tables */
+int report_table(struct report *r);        /* report_table.c: the plain and pivoted tables */
 int report_compare(struct report *r);      /* report_compare.c */
 int report_limit(struct report *r);        /* report_limit.c */
 int report_drift(struct report *r);        /* report_drift.c */
-int report_score(struct report *r);        /* report_predict.c */
+int report_score(struct report *r);        /* report_score.c */
 /* The hosts the drift check flags, with the reason, for --exclude-unstable: appended to r->excluded
  * (and reasons printed as notes). 0 or -1 after error(). */
 int report_unstable_hosts(struct report *r);

@@ -95,8 +95,8 @@ static int check_arms(struct report *r, const char *key, const char *a, const ch
 		sb_addf(&known, "%s%s", i ? ", " : "", vals.v[i]);
 	}
 	if (!found_a || !found_b)
-		error("no ok results with %s=%s in sweep '%s' (%s takes: %s)", key, found_a ? b : a, r->sweep, key,
-		      vals.n ? known.buf : "no value");
+		error("no ok results with %s=%s in sweep '%s' (%s takes: %s)", key, found_a ? b : a, r->sweep,
+		      key, vals.n ? known.buf : "no value");
 	else
 		ret = 0;
 out:
@@ -212,11 +212,11 @@ int report_compare(struct report *r)
 		goto out;
 	if (!rows.n) {
 		if (by_item)
-			error("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a parameter "
-			      "with --paired-by KEY)", r->metric, key, a, key, b, r->sweep);
+			error("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
+			      "parameter with --paired-by KEY)", r->metric, key, a, key, b, r->sweep);
 		else
-			error("no ok results of '%s' for %s=%s or %s=%s in sweep '%s'", r->metric, key, a, key, b,
-			      r->sweep);
+			error("no ok results of '%s' for %s=%s or %s=%s in sweep '%s'", r->metric, key, a,
+			      key, b, r->sweep);
 		goto out;
 	}
 
@@ -276,7 +276,8 @@ int report_compare(struct report *r)
 		if (!seen_a || !seen_b) {
 			char *name = row_name(r, &rows.v[j]);
 
-			report_note("%s: no results for %s=%s: nothing to compare", name, key, seen_a ? b : a);
+			report_note("%s: no results for %s=%s: nothing to compare", name, key,
+				    seen_a ? b : a);
 			free(name);
 		} else if (nonly) {
 			note_unpaired(r, &rows.v[j], only, only_arm, nonly, key, a, b);
@@ -297,8 +298,8 @@ int report_compare(struct report *r)
 	}
 	{
 		char *cap = xasprintf("%s of %s=%s over %s=%s, paired by %s (ratio of means, %g%% percentile "
-				      "bootstrap, %d resamples, seed %llu), sweep %s", r->metric, key, a, key, b,
-				      paired, r->ci * 100, r->boot, (unsigned long long)r->seed, r->sweep);
+				      "bootstrap, %d resamples, seed %llu), sweep %s", r->metric, key, a, key,
+				      b, paired, r->ci * 100, r->boot, (unsigned long long)r->seed, r->sweep);
 
 		ret = report_print(r, &t, cap);
 		free(cap);

@@ -120,8 +120,8 @@ int report_unstable_hosts(struct report *r)
 		if (why && !seen) {
 			ALLOC_GROW(r->excluded, r->nexcluded + 1, r->alloc_excluded);
 			r->excluded[r->nexcluded++] = xstrdup(d.w[i].host);
-			report_note("excluding unstable host %s (run %s, worker %s: %s)", d.w[i].host, d.w[i].run,
-				    d.w[i].rank, why);
+			report_note("excluding unstable host %s (run %s, worker %s: %s)", d.w[i].host,
+				    d.w[i].run, d.w[i].rank, why);
 		}
 		free(why);
 	}
@@ -136,7 +136,8 @@ static char *drift_path(const struct report *r, const struct drift_worker *w)
 	size_t shown = w->n < 8 ? w->n : 8;
 
 	for (size_t i = 0; i < shown; i++) {
-		size_t k = shown == 1 ? 0 : (size_t)llround((double)i * (double)(w->n - 1) / (double)(shown - 1));
+		double at = shown == 1 ? 0 : (double)i * (double)(w->n - 1) / (double)(shown - 1);
+		size_t k = (size_t)llround(at);
 		char buf[40];
 
 		report_num(r, w->median[k] / w->median[0], 4, buf, sizeof(buf));
@@ -148,8 +149,8 @@ static char *drift_path(const struct report *r, const struct drift_worker *w)
 int report_drift(struct report *r)
 {
 	static const char *const head[] = {
-		"host", "run", "worker", "gpu", "n", "first_s", "ratio_over_time", "max_drift_%", "max_noise_%",
-		"status",
+		"host", "run", "worker", "gpu", "n", "first_s", "ratio_over_time", "max_drift_%",
+		"max_noise_%", "status",
 	};
 	struct drift d;
 	struct table t;
@@ -159,7 +160,8 @@ int report_drift(struct report *r)
 	if (drift_load(r, &d))
 		return -1;
 	if (!d.n) {
-		error("sweep '%s' has no control results: add 'control:' to its spec to measure drift", r->sweep);
+		error("sweep '%s' has no control results: add 'control:' to its spec to measure drift",
+		      r->sweep);
 		goto out;
 	}
 	table_init(&t, (int)ARRAY_SIZE(head), head);
@@ -167,8 +169,9 @@ int report_drift(struct report *r)
 		struct drift_worker *w = &d.w[i];
 		char n[24], first[40], dr[40], no[40], *path = drift_path(r, w), *why = drift_reason(r, w);
 		char *status = why ? xasprintf("UNSTABLE: %s", why) : xstrdup("stable");
-		const char *row[ARRAY_SIZE(head)] = { w->host, w->run, w->rank, w->gpu, n, first, path, dr, no,
-						      status };
+		const char *row[ARRAY_SIZE(head)] = {
+			w->host, w->run, w->rank, w->gpu, n, first, path, dr, no, status,
+		};
 
 		snprintf(n, sizeof(n), "%zu", w->n);
 		report_num(r, w->median[0], 4, first, sizeof(first));
@@ -182,15 +185,16 @@ int report_drift(struct report *r)
 	}
 	if (!report_out_open(r, &f)) {
 		if (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT)
-			fprintf(f, "control cell of sweep %s per worker: median time as a ratio to its first run; "
-				"unstable when drift or noise passes %g%%\n\n", r->sweep, r->threshold * 100);
+			fprintf(f, "control cell of sweep %s per worker: median time as a ratio to its first "
+				"run; unstable when drift or noise passes %g%%\n\n", r->sweep,
+				r->threshold * 100);
 		table_print(&t, f, r->fmt);
 		ret = report_out_close(r, f);
 	}
 	table_release(&t);
 	if (!ret && nunstable)
-		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their hosts out",
-			    nunstable, d.n);
+		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their "
+			    "hosts out", nunstable, d.n);
 out:
 	drift_release(&d);
 	return ret;

@@ -14,20 +14,33 @@
  */
 
 static const char *const expr_keywords[] = {
-	"AND", "OR", "NOT", "IN", "IS", "NULL", "BETWEEN", "LIKE", "CASE", "WHEN", "THEN", "ELSE", "END", NULL,
+	"AND", "OR", "NOT", "IN", "IS", "NULL", "BETWEEN", "LIKE", "CASE", "WHEN", "THEN", "ELSE", "END",
+	NULL,
 };
 static const char *const expr_functions[] = {
-	"abs", "min", "max", "round", "coalesce", "ifnull", "sqrt", "pow", "power", "exp", "ln", "log", "log2",
-	"log10", "floor", "ceil", NULL,
+	"abs", "min", "max", "round", "coalesce", "ifnull", "sqrt", "pow", "power", "exp", "ln", "log",
+	"log2", "log10", "floor", "ceil", NULL,
 };
-static const char expr_allowed[] = "names, numbers, 'text', + - * / % < <= > >= = != ( ) , AND OR NOT IN IS "
-	"NULL BETWEEN LIKE CASE WHEN THEN ELSE END and the functions abs min max round coalesce ifnull sqrt pow "
-	"exp ln log log2 log10 floor ceil";
+static const char expr_allowed[] = "names, numbers, 'text', + - * / % < <= > >= = != ( ) , AND OR NOT IN "
+	"IS NULL BETWEEN LIKE CASE WHEN THEN ELSE END and the functions abs min max round coalesce ifnull "
+	"sqrt pow exp ln log log2 log10 floor ceil";
 
-static int word_in(const char *w, size_t len, const char *const *list, int nocase)
+/* One expression being translated. */
+struct expr {
+	struct report *r;
+	const char *what;      /* the option, for messages */
+	const char *text;      /* the whole expression */
+	int flags;
+	struct strbuf *sql;
+	char ***probes;        /* the probe names used (owned by the caller) */
+	size_t *nprobes;
+};
+
+/* Index of the word (len bytes at w) in list, ignoring case; -1 when absent. */
+static int word_in(const char *w, size_t len, const char *const *list)
 {
 	for (int i = 0; list[i]; i++)
-		if (strlen(list[i]) == len && !(nocase ? strncasecmp(w, list[i], len) : strncmp(w, list[i], len)))
+		if (strlen(list[i]) == len && !strncasecmp(w, list[i], len))
 			return i;
 	return -1;
 }
@@ -96,169 +109,187 @@ int report_probes_cte(struct report *r, const char *expr, struct strbuf *sql)
 	return 0;
 }
 
-static const struct {
-	const char *name, *base;
-	double scale;
-} expr_alias[] = {
-	{ "tflops", "gflops", 1e-3 }, { "tbs", "gbs", 1e-3 }, { "ms", "seconds", 1e3 }, { "us", "seconds", 1e6 },
-};
-
-/* A name into SQL: a key (host, label.x, a parameter), a metric of the result, a probe of its host. */
-static int expr_name(struct report *r, const char *what, const char *name, int flags, struct strbuf *sql,
-		     char ***probes, size_t *nprobes)
+/* "unknown name" with every name the expression could have used. */
+static int expr_unknown(struct expr *e, const char *name)
 {
+	struct report *r = e->r;
 	struct strbuf known = STRBUF_INIT;
 
-	if (!strncmp(name, "metric.", 7)) {
-		metric_sql(r, sql, name + 7, 1);
-		return 0;
-	}
-	if (!strncmp(name, "probe.", 6) && (flags & EXPR_PROBES)) {
-		add_name(probes, nprobes, name + 6);
-		probe_sql(r, sql, name + 6);
-		return 0;
-	}
-	if (!strcmp(name, "host") || !strcmp(name, "gpu") || !strcmp(name, "pass") || !strcmp(name, "replica") ||
-	    !strcmp(name, "sweep") || !strncmp(name, "label.", 6) || !strncmp(name, "param.", 6) ||
-	    in_names(r->params, r->nparams, name))
-		return report_key_sql(r, name, sql);
-	if (in_names(r->metrics, r->nmetrics, name)) {
-		metric_sql(r, sql, name, 1);
-		return 0;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(expr_alias); i++)
-		if (!strcmp(name, expr_alias[i].name) && in_names(r->metrics, r->nmetrics, expr_alias[i].base)) {
-			metric_sql(r, sql, expr_alias[i].base, expr_alias[i].scale);
-			return 0;
-		}
-	if ((flags & EXPR_PROBES) && in_names(r->probes, r->nprobes, name)) {
-		add_name(probes, nprobes, name);
-		probe_sql(r, sql, name);
-		return 0;
-	}
 	sb_adds(&known, "parameters: ");
 	for (size_t i = 0; i < r->nparams; i++)
 		sb_addf(&known, "%s%s", i ? ", " : "", r->params[i]);
 	sb_adds(&known, r->nparams ? "; metrics: " : "none; metrics: ");
 	for (size_t i = 0; i < r->nmetrics; i++)
 		sb_addf(&known, "%s%s", i ? ", " : "", r->metrics[i]);
-	if (flags & EXPR_PROBES) {
+	if (e->flags & EXPR_PROBES) {
 		sb_adds(&known, "; probes: ");
 		for (size_t i = 0; i < r->nprobes; i++)
 			sb_addf(&known, "%s%s", i ? ", " : "", r->probes[i]);
 		if (!r->nprobes)
 			sb_adds(&known, "none measured ('sweep hosts probe' measures them)");
 	}
-	error("unknown name '%s' in %s (%s; also host, gpu, label.NAME%s)", name, what, known.buf,
-	      flags & EXPR_PROBES ? "" : "; text goes in single quotes: dtype = 'f32'");
+	error("unknown name '%s' in %s (%s; also host, gpu, label.NAME%s)", name, e->what, known.buf,
+	      e->flags & EXPR_PROBES ? "" : "; text goes in single quotes: dtype = 'f32'");
 	sb_release(&known);
 	return -1;
 }
 
-static int expr_walk(struct report *r, const char *what, const char *expr, int flags, struct strbuf *sql,
-		     char ***probes, size_t *nprobes)
+/* A name into SQL: a key (host, label.x, a parameter), a metric of the result, a probe of its host.
+ * The prefixes param., metric. and probe. settle a name that is more than one of these. */
+static int expr_name(struct expr *e, const char *name)
 {
-	const char *p = expr;
+	struct report *r = e->r;
+	const char *base;
+	double scale;
+
+	if (!strncmp(name, "metric.", 7)) {
+		metric_sql(r, e->sql, name + 7, 1);
+		return 0;
+	}
+	if (!strncmp(name, "probe.", 6) && (e->flags & EXPR_PROBES)) {
+		add_name(e->probes, e->nprobes, name + 6);
+		probe_sql(r, e->sql, name + 6);
+		return 0;
+	}
+	if (!strcmp(name, "host") || !strcmp(name, "gpu") || !strcmp(name, "pass") ||
+	    !strcmp(name, "replica") || !strcmp(name, "sweep") || !strncmp(name, "label.", 6) ||
+	    !strncmp(name, "param.", 6) || in_names(r->params, r->nparams, name))
+		return report_key_sql(r, name, e->sql);
+	if (report_metric_lookup(r, name, &base, &scale)) {
+		metric_sql(r, e->sql, base, scale);
+		return 0;
+	}
+	if ((e->flags & EXPR_PROBES) && in_names(r->probes, r->nprobes, name)) {
+		add_name(e->probes, e->nprobes, name);
+		probe_sql(r, e->sql, name);
+		return 0;
+	}
+	return expr_unknown(e, name);
+}
+
+/* A word at *p: a keyword, a function (followed by '('), or a name. */
+static int expr_word(struct expr *e, const char **p, int col)
+{
+	const char *s = *p, *q;
+	char *word;
+	int k, ret = 0;
+
+	while (isalnum((unsigned char)**p) || **p == '_' ||
+	       (**p == '.' && (isalpha((unsigned char)(*p)[1]) || (*p)[1] == '_')))
+		(*p)++;
+	word = xstrndup(s, (size_t)(*p - s));
+	for (q = *p; isspace((unsigned char)*q); q++)
+		;
+	if ((k = word_in(s, (size_t)(*p - s), expr_keywords)) >= 0)
+		sb_adds(e->sql, expr_keywords[k]);
+	else if (*q == '(' && (k = word_in(s, (size_t)(*p - s), expr_functions)) >= 0)
+		sb_adds(e->sql, expr_functions[k]);
+	else if (*q == '(')
+		ret = error("unknown function '%s' at column %d of %s '%s' (allowed: %s)", word, col, e->what,
+			    e->text, expr_allowed);
+	else
+		ret = expr_name(e, word);
+	free(word);
+	return ret;
+}
+
+/* A number at *p: digits, a fraction, an exponent; nothing may stick to it ("12abc", "1e"). */
+static int expr_number(struct expr *e, const char **p, int col)
+{
+	const char *s = *p;
+
+	while (isdigit((unsigned char)**p))
+		(*p)++;
+	if (**p == '.')
+		for ((*p)++; isdigit((unsigned char)**p); (*p)++)
+			;
+	if ((**p == 'e' || **p == 'E') && (isdigit((unsigned char)(*p)[1]) ||
+	    (((*p)[1] == '+' || (*p)[1] == '-') && isdigit((unsigned char)(*p)[2])))) {
+		*p += 2;
+		while (isdigit((unsigned char)**p))
+			(*p)++;
+	}
+	if (isalnum((unsigned char)**p) || **p == '_' || **p == '.')
+		return error("malformed number at column %d of %s '%s'", col, e->what, e->text);
+	sb_add(e->sql, s, (size_t)(*p - s));
+	return 0;
+}
+
+/* 'text' at *p ('' for a quote), bound as a parameter. */
+static int expr_text(struct expr *e, const char **p, int col)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	for ((*p)++;; (*p)++) {
+		if (!**p) {
+			sb_release(&text);
+			return error("unterminated 'text' at column %d of %s '%s'", col, e->what, e->text);
+		}
+		if (**p == '\'' && (*p)[1] == '\'')
+			(*p)++;
+		else if (**p == '\'')
+			break;
+		sb_addc(&text, **p);
+	}
+	(*p)++;
+	report_bind(e->r, e->sql, text.buf);
+	sb_release(&text);
+	return 0;
+}
+
+static int expr_walk(struct expr *e)
+{
+	const char *p = e->text;
 	int depth = 0, ntok = 0;
 
 	while (*p) {
-		const char *s = p;
-		int col = (int)(p - expr) + 1;
+		int col = (int)(p - e->text) + 1;
 
 		if (isspace((unsigned char)*p)) {
 			p++;
 			continue;
 		}
 		if (ntok++)
-			sb_addc(sql, ' ');
+			sb_addc(e->sql, ' ');
 		if (isalpha((unsigned char)*p) || *p == '_') {
-			char *word;
-			const char *q;
-			int k;
-
-			while (isalnum((unsigned char)*p) || *p == '_' ||
-			       (*p == '.' && (isalpha((unsigned char)p[1]) || p[1] == '_')))
-				p++;
-			word = xstrndup(s, (size_t)(p - s));
-			for (q = p; isspace((unsigned char)*q); q++)
-				;
-			if ((k = word_in(s, (size_t)(p - s), expr_keywords, 1)) >= 0) {
-				sb_adds(sql, expr_keywords[k]);
-			} else if (*q == '(') {
-				if ((k = word_in(s, (size_t)(p - s), expr_functions, 1)) < 0) {
-					error("unknown function '%s' at column %d of %s '%s' (allowed: %s)", word, col,
-					      what, expr, expr_allowed);
-					free(word);
-					return -1;
-				}
-				sb_adds(sql, expr_functions[k]);
-			} else if (expr_name(r, what, word, flags, sql, probes, nprobes)) {
-				free(word);
+			if (expr_word(e, &p, col))
 				return -1;
-			}
-			free(word);
 		} else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
-			while (isdigit((unsigned char)*p))
-				p++;
-			if (*p == '.')
-				for (p++; isdigit((unsigned char)*p); p++)
-					;
-			if ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) ||
-			    ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
-				p += 2;
-				while (isdigit((unsigned char)*p))
-					p++;
-			}
-			if (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
-				return error("malformed number at column %d of %s '%s'", col, what, expr);
-			sb_add(sql, s, (size_t)(p - s));
+			if (expr_number(e, &p, col))
+				return -1;
 		} else if (*p == '\'') {
-			struct strbuf text = STRBUF_INIT;
-
-			for (p++;; p++) {
-				if (!*p) {
-					sb_release(&text);
-					return error("unterminated 'text' at column %d of %s '%s'", col, what, expr);
-				}
-				if (*p == '\'' && p[1] == '\'')
-					p++;
-				else if (*p == '\'')
-					break;
-				sb_addc(&text, *p);
-			}
-			p++;
-			report_bind(r, sql, text.buf);
-			sb_release(&text);
+			if (expr_text(e, &p, col))
+				return -1;
 		} else if (*p == '"') {
-			return error("text goes in single quotes, not double (column %d of %s '%s')", col, what,
-				     expr);
+			return error("text goes in single quotes, not double (column %d of %s '%s')", col,
+				     e->what, e->text);
 		} else if (!strncmp(p, "<=", 2) || !strncmp(p, ">=", 2) || !strncmp(p, "<>", 2) ||
 			   !strncmp(p, "!=", 2) || !strncmp(p, "==", 2)) {
-			sb_add(sql, p, 2);
+			sb_add(e->sql, p, 2);
 			p += 2;
 		} else if (strchr("+-*%<>=,", *p)) {
-			sb_addc(sql, *p++);
+			sb_addc(e->sql, *p++);
 		} else if (*p == '/') {
-			/* Real division: "M / K" on integer parameters must not truncate. Multiplying the left
-			 * operand by 1.0 keeps the precedence, as * and / bind alike from the left. */
-			sb_adds(sql, "* 1.0 /");
+			/* Real division: "M / K" on integer parameters must not truncate. Multiplying the
+			 * left operand by 1.0 keeps the precedence: * and / bind alike, from the left. */
+			sb_adds(e->sql, "* 1.0 /");
 			p++;
 		} else if (*p == '(') {
 			depth++;
-			sb_addc(sql, *p++);
+			sb_addc(e->sql, *p++);
 		} else if (*p == ')') {
 			if (--depth < 0)
-				return error("unbalanced ')' at column %d of %s '%s'", col, what, expr);
-			sb_addc(sql, *p++);
+				return error("unbalanced ')' at column %d of %s '%s'", col, e->what, e->text);
+			sb_addc(e->sql, *p++);
 		} else {
-			return error("unexpected '%c' at column %d of %s '%s' (allowed: %s)", *p, col, what, expr,
-				     expr_allowed);
+			return error("unexpected '%c' at column %d of %s '%s' (allowed: %s)", *p, col,
+				     e->what, e->text, expr_allowed);
 		}
 	}
 	if (depth)
-		return error("unbalanced '(' in %s '%s'", what, expr);
+		return error("unbalanced '(' in %s '%s'", e->what, e->text);
 	if (!ntok)
-		return error("%s is empty", what);
+		return error("%s is empty", e->what);
 	return 0;
 }
 
@@ -266,7 +297,8 @@ int report_expr_sql(struct report *r, const char *what, const char *expr, int fl
 {
 	char **probes = NULL;
 	size_t n = 0;
-	int ret = expr_walk(r, what, expr, flags, sql, &probes, &n);
+	struct expr e = { r, what, expr, flags, sql, &probes, &n };
+	int ret = expr_walk(&e);
 
 	for (size_t i = 0; i < n; i++)
 		free(probes[i]);
@@ -278,11 +310,12 @@ int report_expr_probes(struct report *r, const char *expr, char ***names, size_t
 {
 	struct strbuf sql = STRBUF_INIT;
 	size_t nbind = r->nbind;
+	struct expr e = { r, "--limit", expr, EXPR_PROBES, &sql, names, n };
 	int ret;
 
 	*names = NULL;
 	*n = 0;
-	ret = expr_walk(r, "--limit", expr, EXPR_PROBES, &sql, names, n);
+	ret = expr_walk(&e);
 	/* the parameters bound for this throwaway SQL are dropped again */
 	while (r->nbind > nbind)
 		free(r->binds[--r->nbind]);

@@ -60,8 +60,8 @@ static void note_missing_probes(struct limit_rows *l)
 		qsort(l->missing[i], n, sizeof(char *), cmp_str);
 		for (size_t k = 0; k < n; k++)
 			sb_addf(&sb, "%s%s", k ? ", " : "", l->missing[i][k]);
-		report_note("no probe '%s' for %s %s: the limit and share of %s rows are '-'", l->r->joined[i],
-			    n == 1 ? "host" : "hosts", sb.buf, n == 1 ? "its" : "their");
+		report_note("no probe '%s' for %s %s: the limit and share of %s rows are '-'",
+			    l->r->joined[i], n == 1 ? "host" : "hosts", sb.buf, n == 1 ? "its" : "their");
 		sb_release(&sb);
 	}
 }
@@ -101,8 +101,8 @@ int report_limit(struct report *r)
 		goto out;
 	sb_adds(&sql, ") AS lim");
 	for (size_t i = 0; i < r->njoined; i++)
-		sb_addf(&sql, ", CASE WHEN rp%zu.value IS NULL THEN coalesce(h.hostname, '(unknown host)') END"
-			" AS miss%zu", i, i);
+		sb_addf(&sql, ", CASE WHEN rp%zu.value IS NULL"
+			" THEN coalesce(h.hostname, '(unknown host)') END AS miss%zu", i, i);
 	if (report_from(r, &sql, JOIN_METRIC | JOIN_PROBES))
 		goto out;
 	sb_adds(&sql, ")");

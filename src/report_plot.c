@@ -159,7 +159,8 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 	sb_addf(gp, "# sweep plot of %s against %s, sweep %s: render with 'gnuplot THIS_FILE'\n", r->metric,
 		o->x, r->sweep);
 	if (!strcmp(ext, "png"))
-		sb_addf(gp, "set terminal pngcairo noenhanced size %d,%d font 'Sans,11'\n", 900 * cols, 560 * rows);
+		sb_addf(gp, "set terminal pngcairo noenhanced size %d,%d font 'Sans,11'\n", 900 * cols,
+			560 * rows);
 	else if (!strcmp(ext, "svg"))
 		sb_addf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'Sans,11'\n", 900 * cols,
 			560 * rows);
@@ -174,8 +175,12 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 	gp_str(gp, label);
 	free(label);
 	sb_adds(gp, "\nset ylabel ");
-	label = o->ylabel ? xstrdup(o->ylabel) : yu ? xasprintf("%s (%s), %s over passes", r->metric, yu, r->stat)
-		: xasprintf("%s, %s over passes", r->metric, r->stat);
+	if (o->ylabel)
+		label = xstrdup(o->ylabel);
+	else if (yu)
+		label = xasprintf("%s (%s), %s over passes", r->metric, yu, r->stat);
+	else
+		label = xasprintf("%s, %s over passes", r->metric, r->stat);
 	gp_str(gp, label);
 	free(label);
 	sb_adds(gp, "\n");
@@ -214,12 +219,14 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 		while (e < p->n && same(p->v[e].facet, p->v[i].facet)) {
 			size_t s = e;
 
-			while (e < p->n && same(p->v[e].facet, p->v[i].facet) && same(p->v[e].series, p->v[s].series))
+			while (e < p->n && same(p->v[e].facet, p->v[i].facet) &&
+			       same(p->v[e].series, p->v[s].series))
 				e++;
 			sb_addf(gp, "%s ", first ? "" : ",");
 			gp_str(gp, dat);
 			/* categories are not a scale: points, not lines between them */
-			sb_addf(gp, " index %zu using 1:2%s with %s title ", block++, p->x_text ? ":xtic(3)" : "",
+			sb_addf(gp, " index %zu using 1:2%s with %s title ", block++,
+				p->x_text ? ":xtic(3)" : "",
 				p->x_text ? "points pt 7 ps 1.3" : "linespoints pt 7 ps 0.8 lw 1.5");
 			if (p->has_series) {
 				char *t = xasprintf("%s", p->v[s].series);

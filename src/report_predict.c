@@ -1,4 +1,4 @@
-/* report_predict.c: `sweep predict` registers predictions before the run; `sweep report --score` scores them. */
+/* report_predict.c: `sweep predict`: predictions from a CSV file matched to planned cells and stored. */
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -125,6 +125,8 @@ static int pload_row(const struct store_row *row, void *data)
 		sb_addf(&m, "%s%s", i ? "\x1f" : "", cv);
 		free(cv);
 	}
+	if (!l->ncols)
+		sb_adds(&m, row->text[0]);     /* a file of keys matches by key */
 	ALLOC_GROW(s->cells, s->ncells + 1, s->alloc);
 	c = &s->cells[s->ncells++];
 	c->key = xstrdup(row->text[0]);
@@ -148,12 +150,14 @@ static int psweep_load(struct store *st, struct psweep *s, char **cols, int ncol
 	const char *bind[] = { s->name };
 
 	if (store_query(st, "SELECT c.key, c.params, coalesce(x.n, 0), c.replica FROM cells c LEFT JOIN"
-			" (SELECT c2.params AS params, c2.pass AS pass, count(*) AS n FROM cells c2 JOIN results r"
-			"  ON r.cell = c2.id AND r.status = 'ok' WHERE c2.sweep = ?1 GROUP BY 1, 2) x"
+			" (SELECT c2.params AS params, c2.pass AS pass, count(*) AS n FROM cells c2"
+			"  JOIN results r ON r.cell = c2.id AND r.status = 'ok' WHERE c2.sweep = ?1"
+			"  GROUP BY 1, 2) x"
 			" ON x.params = c.params AND x.pass = c.pass WHERE c.sweep = ?1 ORDER BY c.ord, c.id",
 			bind, 1, 1, pload_row, &l))
 		return -1;
-	qsort(s->cells, s->ncells, sizeof(*s->cells), pcell_cmp);
+	if (s->ncells)
+		qsort(s->cells, s->ncells, sizeof(*s->cells), pcell_cmp);
 	s->loaded = 1;
 	return 0;
 }
@@ -180,38 +184,49 @@ struct pred {
 	int line;
 };
 
+/* A prediction already registered: "sweep\x1fkey\x1fmetric" and where it came from. */
 struct existing {
-	struct strbuf sb;      /* "sweep\x1fkey\x1fmetric\x1fsha\n" per prediction already registered */
+	char *id, *sha, *when, *src;
 };
+
+struct existing_list {
+	struct existing *v;
+	size_t n, alloc;
+};
+
+static char *pred_id(const char *sweep, const char *key, const char *metric)
+{
+	return xasprintf("%s\x1f%s\x1f%s", sweep, key, metric);
+}
 
 static int collect_existing(const struct store_row *row, void *data)
 {
-	struct existing *e = data;
+	struct existing_list *l = data;
+	struct existing *e;
 
-	sb_addf(&e->sb, "\n%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", row->text[0], row->text[1], row->text[2],
-		row->text[3] ? row->text[3] : "", row->text[4] ? row->text[4] : "",
-		row->text[5] ? row->text[5] : "");
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	e = &l->v[l->n++];
+	e->id = pred_id(row->text[0], row->text[1] ? row->text[1] : "", row->text[2]);
+	e->sha = xstrdup(row->text[3] ? row->text[3] : "");
+	e->when = xstrdup(row->text[4] ? row->text[4] : "");
+	e->src = xstrdup(row->text[5] ? row->text[5] : "");
 	return 0;
 }
 
-/* The registration of an earlier file for (sweep, key, metric): its sha256, time and source (buffers of
- * n bytes each); 0 if there is none. */
-static int find_existing(const struct existing *e, const struct pred *p, char *sha, char *when, char *src,
-			 size_t n)
+static int existing_cmp(const void *a, const void *b)
 {
-	char *needle = xasprintf("\n%s\x1f%s\x1f%s\x1f", p->sweep, p->key, p->metric);
-	const char *at = strstr(e->sb.buf ? e->sb.buf : "", needle);
+	return strcmp(((const struct existing *)a)->id, ((const struct existing *)b)->id);
+}
 
-	if (at) {
-		const char *f = at + strlen(needle), *g = strchr(f, '\x1f'), *h = strchr(g + 1, '\x1f');
-		const char *end = strchr(h + 1, '\n');
-
-		snprintf(sha, n, "%.*s", (int)(g - f), f);
-		snprintf(when, n, "%.*s", (int)(h - g - 1), g + 1);
-		snprintf(src, n, "%.*s", (int)(end ? end - h - 1 : (long)strlen(h + 1)), h + 1);
+static void existing_release(struct existing_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].id);
+		free(l->v[i].sha);
+		free(l->v[i].when);
+		free(l->v[i].src);
 	}
-	free(needle);
-	return at != NULL;
+	free(l->v);
 }
 
 struct predict_file {
@@ -253,7 +268,8 @@ static int header(struct predict_file *pf)
 		return error("%s:1: give either a key column or parameter columns (%s), not both", pf->path,
 			     pf->pcols[0]);
 	if (pf->c_key < 0 && !pf->npcols)
-		return error("%s:1: which cells? add a key column or parameter columns (such as M,N,K)", pf->path);
+		return error("%s:1: which cells? add a key column or parameter columns (such as M,N,K)",
+			     pf->path);
 	return 0;
 }
 
@@ -286,8 +302,8 @@ static struct psweep *get_sweep(struct store *st, struct predict_file *pf, struc
 		if (psweep_load(st, s, pf->pcols, pf->npcols))
 			return NULL;
 		if (!s->ncells) {
-			error("%s:%d: no cells of sweep '%s' in the database: plan it first (sweep plan SPEC --db DB)",
-			      pf->path, line, name);
+			error("%s:%d: no cells of sweep '%s' in the database: plan it first (sweep plan SPEC "
+			      "--db DB)", pf->path, line, name);
 			return NULL;
 		}
 		for (int i = 0; i < pf->npcols; i++) {
@@ -318,12 +334,79 @@ static const struct option predict_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Read and check the whole file, match its rows to cells; nothing is written. -1 after error(). */
-static int predict_read(struct store *st, struct predict_file *pf, const char *text, struct pred **preds,
-			size_t *npred, struct psweep **sweeps, size_t *nsweeps)
+/* The predictions read from a file, and the cells refused because they have a result. */
+struct pread {
+	struct pred *v;
+	size_t n, alloc;
+	struct strbuf refused;     /* the first few, one line each */
+	size_t nrefused;
+};
+
+/*
+ * Match one row to its cells: by key, or by the parameter columns (every pass; for per-host sweeps the
+ * template, which stands for its replicas). Cells are sorted by match text, so the matches are one run
+ * found by binary search. 0, or -1 after error() when nothing matches.
+ */
+static int predict_row(struct predict_file *pf, struct psweep *s, char **f, int line, double value,
+		       struct pread *pr)
 {
-	struct strbuf refused = STRBUF_INIT;
-	size_t pos = 0, alloc = 0, nrefused = 0;
+	struct strbuf m = STRBUF_INIT;
+	struct pcell probe;
+	size_t lo = 0, hi = s->ncells, matched = 0;
+
+	if (pf->c_key >= 0) {
+		sb_adds(&m, f[pf->c_key]);
+	} else {
+		for (int i = 0; i < pf->npcols; i++) {
+			char *cv = canon(f[pf->pcol_at[i]]);
+
+			sb_addf(&m, "%s%s", i ? "\x1f" : "", cv);
+			free(cv);
+		}
+	}
+	probe.match = m.buf;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pcell_cmp(&s->cells[mid], &probe) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < s->ncells && !strcmp(s->cells[i].match, m.buf); i++) {
+		struct pcell *c = &s->cells[i];
+		struct pred *p;
+
+		if (pf->c_key < 0 && c->replica)
+			continue;
+		matched++;
+		if (c->has_result && !pf->late) {
+			if (pr->nrefused++ < 5)
+				sb_addf(&pr->refused, "\n  %s:%d: cell %s", pf->path, line, c->key);
+			continue;
+		}
+		ALLOC_GROW(pr->v, pr->n + 1, pr->alloc);
+		p = &pr->v[pr->n++];
+		p->sweep = s->name;
+		p->key = xstrdup(c->key);
+		p->metric = xstrdup(f[pf->c_metric]);
+		p->value = value;
+		p->blind = !c->has_result;
+		p->line = line;
+	}
+	sb_release(&m);
+	if (matched)
+		return 0;
+	if (pf->c_key >= 0)
+		return error("%s:%d: no cell '%s' in sweep '%s'", pf->path, line, f[pf->c_key], s->name);
+	return error("%s:%d: no cell of sweep '%s' has these parameter values", pf->path, line, s->name);
+}
+
+/* Read and check the whole file, match its rows to cells; nothing is written. -1 after error(). */
+static int predict_read(struct store *st, struct predict_file *pf, const char *text, struct pread *pr,
+			struct psweep **sweeps, size_t *nsweeps)
+{
+	size_t pos = 0;
 	char err[128], *default_sweep = NULL, **f;
 	int n, line = 1, ret = -1;
 
@@ -343,112 +426,40 @@ static int predict_read(struct store *st, struct predict_file *pf, const char *t
 	}
 	while ((n = report_csv_record(text, &pos, &f, err, sizeof(err))) != 0) {
 		struct psweep *s;
-		const char *sweep;
 		double value;
+		int bad = 1;
 
 		line++;
 		if (n < 0) {
 			error("%s:%d: %s", pf->path, line, err);
 			goto out;
 		}
-		if (n == 1 && !*f[0]) {           /* a blank line */
-			free_fields(f, n);
-			continue;
-		}
-		if (n != pf->nhead) {
+		if (n == 1 && !*f[0])             /* a blank line */
+			bad = 0;
+		else if (n != pf->nhead)
 			error("%s:%d: %d fields, the header has %d", pf->path, line, n, pf->nhead);
-			free_fields(f, n);
-			goto out;
-		}
-		sweep = pf->c_sweep >= 0 ? f[pf->c_sweep] : default_sweep;
-		if (parse_double(f[pf->c_value], &value)) {
+		else if (parse_double(f[pf->c_value], &value))
 			error("%s:%d: value '%s' is not a number", pf->path, line, f[pf->c_value]);
-			free_fields(f, n);
-			goto out;
-		}
-		if (!*f[pf->c_metric]) {
+		else if (!*f[pf->c_metric])
 			error("%s:%d: empty metric", pf->path, line);
-			free_fields(f, n);
-			goto out;
-		}
-		if (!(s = get_sweep(st, pf, sweeps, nsweeps, sweep, line))) {
-			free_fields(f, n);
-			goto out;
-		}
-		{
-			struct strbuf m = STRBUF_INIT;
-			size_t lo = 0, hi = s->ncells, matched = 0;
-
-			if (pf->c_key < 0) {
-				struct pcell probe;
-
-				for (int i = 0; i < pf->npcols; i++) {
-					char *cv = canon(f[pf->pcol_at[i]]);
-
-					sb_addf(&m, "%s%s", i ? "\x1f" : "", cv);
-					free(cv);
-				}
-				probe.match = m.buf;
-				/* first cell whose values match, then every following one (passes, replicas) */
-				while (lo < hi) {
-					size_t mid = (lo + hi) / 2;
-
-					if (pcell_cmp(&s->cells[mid], &probe) < 0)
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				hi = s->ncells;
-			}
-			for (size_t i = lo; i < hi; i++) {
-				struct pcell *c = &s->cells[i];
-				struct pred *p;
-
-				if (pf->c_key >= 0 ? strcmp(c->key, f[pf->c_key]) : strcmp(c->match, m.buf))
-					continue;
-				if (pf->c_key < 0 && c->replica)
-					continue;     /* the template cell stands for its replicas */
-				matched++;
-				if (c->has_result && !pf->late) {
-					if (nrefused++ < 5)
-						sb_addf(&refused, "\n  %s:%d: cell %s", pf->path, line, c->key);
-					continue;
-				}
-				ALLOC_GROW(*preds, *npred + 1, alloc);
-				p = &(*preds)[(*npred)++];
-				p->sweep = s->name;
-				p->key = xstrdup(c->key);
-				p->metric = xstrdup(f[pf->c_metric]);
-				p->value = value;
-				p->blind = !c->has_result;
-				p->line = line;
-			}
-			if (!matched) {
-				if (pf->c_key >= 0)
-					error("%s:%d: no cell '%s' in sweep '%s'", pf->path, line, f[pf->c_key], sweep);
-				else
-					error("%s:%d: no cell of sweep '%s' has these parameter values", pf->path, line,
-					      sweep);
-				sb_release(&m);
-				free_fields(f, n);
-				goto out;
-			}
-			sb_release(&m);
-		}
+		else if ((s = get_sweep(st, pf, sweeps, nsweeps,
+					pf->c_sweep >= 0 ? f[pf->c_sweep] : default_sweep, line)))
+			bad = predict_row(pf, s, f, line, value, pr);
 		free_fields(f, n);
+		if (bad)
+			goto out;
 	}
-	if (nrefused) {
-		error("%zu %s:%s%s\n"
-		      "nothing was registered; predictions made after a result are not blind: register them "
-		      "with --late", nrefused, nrefused == 1 ? "prediction is for a cell that already has a result" :
-		      "predictions are for cells that already have a result", refused.buf,
-		      nrefused > 5 ? "\n  ..." : "");
+	if (pr->nrefused) {
+		error("%zu %s:%s%s\nnothing was registered; predictions made after a result are not blind: "
+		      "register them with --late", pr->nrefused, pr->nrefused == 1 ?
+		      "prediction is for a cell that already has a result" :
+		      "predictions are for cells that already have a result", pr->refused.buf,
+		      pr->nrefused > 5 ? "\n  ..." : "");
 		goto out;
 	}
 	ret = 0;
 out:
 	free(default_sweep);
-	sb_release(&refused);
 	return ret;
 }
 
@@ -468,11 +479,12 @@ int cmd_predict(int argc, char **argv)
 {
 	struct predict_file pf = { 0 };
 	struct strbuf text = STRBUF_INIT;
-	struct existing ex = { STRBUF_INIT };
+	struct existing_list ex = { NULL, 0, 0 };
 	struct store *st = NULL;
-	struct pred *preds = NULL;
+	struct pread pr = { NULL, 0, 0, STRBUF_INIT, 0 };
+	struct pred *preds;
 	struct psweep *sweeps = NULL;
-	size_t npred = 0, nsweeps = 0, nblind = 0, nold = 0, nnew = 0;
+	size_t npred, nsweeps = 0, nblind = 0, nold = 0, nnew = 0;
 	char sha[65], now[32];
 	const char *db;
 	int opt, ret = EXIT_USAGE;
@@ -503,12 +515,15 @@ int cmd_predict(int argc, char **argv)
 	report_sha256(text.buf, text.len, sha);
 	if (store_open(db, STORE_RW, &st))
 		goto out;
-	if (predict_read(st, &pf, text.buf, &preds, &npred, &sweeps, &nsweeps))
+	if (predict_read(st, &pf, text.buf, &pr, &sweeps, &nsweeps))
 		goto out;
-	qsort(preds, npred, sizeof(*preds), pred_cmp);
+	preds = pr.v;
+	npred = pr.n;
+	if (npred)
+		qsort(preds, npred, sizeof(*preds), pred_cmp);
 	for (size_t i = 1; i < npred; i++)
-		if (!strcmp(preds[i - 1].key, preds[i].key) && !strcmp(preds[i - 1].metric, preds[i].metric) &&
-		    !strcmp(preds[i - 1].sweep, preds[i].sweep)) {
+		if (!strcmp(preds[i - 1].key, preds[i].key) && !strcmp(preds[i - 1].sweep, preds[i].sweep) &&
+		    !strcmp(preds[i - 1].metric, preds[i].metric)) {
 			error("%s:%d and line %d predict %s of cell %s twice", pf.path, preds[i - 1].line,
 			      preds[i].line, preds[i].metric, preds[i].key);
 			goto out;
@@ -519,22 +534,30 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	}
 	/* Read under the write lock: two registrations at once cannot both pass the checks. */
-	if (store_query(st, "SELECT sweep, key, metric, sha256, frozen_at, source FROM predictions", NULL, 0, 1,
-			collect_existing, &ex))
+	if (store_query(st, "SELECT sweep, key, metric, sha256, frozen_at, source FROM predictions", NULL, 0,
+			1, collect_existing, &ex))
 		goto fail;
+	if (ex.n)
+		qsort(ex.v, ex.n, sizeof(*ex.v), existing_cmp);
 	for (size_t i = 0; i < npred; i++) {
 		struct pred *p = &preds[i];
-		char osha[256], when[256], src[256], value[40];
+		struct existing want = { pred_id(p->sweep, p->key, p->metric), NULL, NULL, NULL };
+		const struct existing *e = NULL;
+		char value[40];
 		const char *bind[8];
 
-		if (find_existing(&ex, p, osha, when, src, sizeof(osha))) {
-			if (!strcmp(osha, sha)) {
-				nold++;
-				continue;
-			}
-			error("%s:%d: cell %s already has a prediction of %s (registered %s from '%s', sha256 "
-			      "%.12s...): a registered prediction is never replaced; nothing was registered",
-			      pf.path, p->line, p->key, p->metric, when, src, osha);
+		if (ex.n)
+			e = bsearch(&want, ex.v, ex.n, sizeof(*ex.v), existing_cmp);
+		free(want.id);
+		if (e && !strcmp(e->sha, sha)) {
+			nold++;
+			continue;
+		}
+		if (e) {
+			error("%s:%d: cell %s already has a prediction of %s (registered %s from '%s', "
+			      "sha256 %.12s...): a registered prediction is never replaced; nothing was "
+			      "registered",
+			      pf.path, p->line, p->key, p->metric, e->when, e->src, e->sha);
 			store_rollback(st);
 			goto out;
 		}
@@ -547,9 +570,9 @@ int cmd_predict(int argc, char **argv)
 		bind[5] = now;
 		bind[6] = sha;
 		bind[7] = pf.path;
-		if (store_query(st, "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at, sha256,"
-				" source) VALUES(?1, ?2, ?3, CAST(?4 AS REAL), CAST(?5 AS INTEGER), ?6, ?7, ?8)",
-				bind, 8, 0, NULL, NULL))
+		if (store_query(st, "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at,"
+				" sha256, source) VALUES(?1, ?2, ?3, CAST(?4 AS REAL), CAST(?5 AS INTEGER),"
+				" ?6, ?7, ?8)", bind, 8, 0, NULL, NULL))
 			goto fail;
 		nnew++;
 		nblind += p->blind;
@@ -564,152 +587,20 @@ fail:
 	store_rollback(st);
 	ret = EXIT_FAIL;
 out:
-	for (size_t i = 0; i < npred; i++) {
-		free(preds[i].key);
-		free(preds[i].metric);
+	for (size_t i = 0; i < pr.n; i++) {
+		free(pr.v[i].key);
+		free(pr.v[i].metric);
 	}
-	free(preds);
+	free(pr.v);
+	sb_release(&pr.refused);
 	for (size_t i = 0; i < nsweeps; i++)
 		psweep_release(&sweeps[i]);
 	free(sweeps);
 	free_fields(pf.head, pf.nhead > 0 ? pf.nhead : 0);
 	free(pf.pcols);
 	free(pf.pcol_at);
-	sb_release(&ex.sb);
+	existing_release(&ex);
 	sb_release(&text);
 	store_close(st);
-	return ret;
-}
-
-/* ---- sweep report --score ---- */
-
-struct score_rows {
-	const struct report *r;
-	struct table *t;
-	int nkey;
-	double bar;
-	int groups, met, pending;
-};
-
-static int score_row(const struct store_row *row, void *data)
-{
-	struct score_rows *s = data;
-	const double *v = &row->num[s->nkey + 2];  /* n, mean(err^2), mean(err), not measured yet */
-	char n[24], rms[40], mean[40];
-	const char **cells = xcalloc((size_t)s->nkey + 8, sizeof(*cells));
-	int c = 0;
-
-	s->pending += (int)v[3];
-	if (v[0] > 0) {
-		double r = sqrt(v[1]);
-		int ok = r <= s->bar;
-
-		for (int k = 0; k < s->nkey + 1; k++)
-			cells[c++] = row->text[k];
-		cells[c++] = row->num[s->nkey + 1] == 1 ? "blind" : "late";
-		snprintf(n, sizeof(n), "%.0f", v[0]);
-		report_num(s->r, r, 3, rms, sizeof(rms));
-		report_num(s->r, v[2], 3, mean, sizeof(mean));
-		cells[c++] = n;
-		cells[c++] = rms;
-		cells[c++] = mean;
-		if (!isnan(s->bar)) {
-			cells[c++] = ok ? "met" : "missed";
-			s->groups++;
-			s->met += ok;
-		}
-		table_add(s->t, cells);
-	}
-	free(cells);
-	return 0;
-}
-
-int report_score(struct report *r)
-{
-	struct strbuf sql = STRBUF_INIT;
-	struct table t;
-	struct score_rows s = { r, &t, r->nrows, r->bar, 0, 0, 0 };
-	const char **head = xcalloc((size_t)r->nrows + 8, sizeof(*head));
-	int nh = 0, ret = -1;
-	FILE *f;
-
-	report_binds_reset(r);
-	/* Each prediction is scored against every ok result of its cell's parameters and pass (the cell
-	 * itself, or the per-host replicas of a template cell). error = 100 (measured - predicted) / predicted. */
-	sb_adds(&sql, "SELECT ");
-	for (int i = 0; i < r->nrows; i++)
-		sb_addf(&sql, "k%d, ", i);
-	sb_adds(&sql, "metric, blind, count(err), avg(err * err), avg(err), count(*) - count(err) FROM (SELECT ");
-	for (int i = 0; i < r->nrows; i++) {
-		if (report_key_sql(r, r->rows[i], &sql))
-			goto out;
-		sb_addf(&sql, " AS k%d, ", i);
-	}
-	sb_adds(&sql, "p.metric AS metric, p.blind AS blind, 100.0 * (m.value - p.value) / p.value AS err"
-		" FROM predictions p JOIN cells c0 ON c0.key = p.key"
-		" JOIN cells c ON c.sweep = c0.sweep AND c.params = c0.params AND c.pass = c0.pass"
-		"  AND c.state != 'template'"
-		" LEFT JOIN results r ON r.cell = c.id AND r.status = 'ok'"
-		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
-		" LEFT JOIN metrics m ON m.result = r.id AND m.name = p.metric"
-		" WHERE p.sweep = ");
-	report_bind(r, &sql, r->sweep);
-	if (r->metric) {
-		sb_adds(&sql, " AND p.metric = ");
-		report_bind(r, &sql, r->metric);
-	}
-	if (r->where) {
-		sb_adds(&sql, " AND (");
-		if (report_expr_sql(r, "--where", r->where, 0, &sql))
-			goto out;
-		sb_addc(&sql, ')');
-	}
-	for (size_t i = 0; i < r->nexcluded; i++) {
-		sb_adds(&sql, " AND coalesce(h.hostname, '') != ");
-		report_bind(r, &sql, r->excluded[i]);
-	}
-	sb_adds(&sql, ") GROUP BY ");
-	for (int i = 0; i < r->nrows; i++)
-		sb_addf(&sql, "k%d, ", i);
-	sb_adds(&sql, "metric, blind ORDER BY ");
-	for (int i = 0; i < r->nrows; i++)
-		sb_addf(&sql, "k%d, ", i);
-	sb_adds(&sql, "metric, blind DESC");
-	for (int i = 0; i < r->nrows; i++)
-		head[nh++] = r->rows[i];
-	head[nh++] = "metric";
-	head[nh++] = "predictions";
-	head[nh++] = "n";
-	head[nh++] = "rms_err_%";
-	head[nh++] = "mean_err_%";
-	if (!isnan(r->bar))
-		head[nh++] = "bar";
-	table_init(&t, nh, head);
-	if (store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, score_row, &s))
-		goto out_t;
-	if (!t.nrows) {
-		error("no predictions of sweep '%s'%s%s have a measured result%s", r->sweep, r->metric ? " for " : "",
-		      r->metric ? r->metric : "", s.pending ? " yet" : " (register them with 'sweep predict')");
-		goto out_t;
-	}
-	if (!report_out_open(r, &f)) {
-		if (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT) {
-			fprintf(f, "predictions of sweep %s: error = 100 (measured - predicted) / predicted", r->sweep);
-			if (!isnan(r->bar))
-				fprintf(f, "; bar: rms error <= %g%%", r->bar);
-			fprintf(f, "\n\n");
-		}
-		table_print(&t, f, r->fmt);
-		ret = report_out_close(r, f);
-	}
-	if (s.pending)
-		report_note("%d predicted results are not measured yet", s.pending);
-	if (!ret && !isnan(r->bar))
-		report_note("bar %g%%: met by %d of %d groups", r->bar, s.met, s.groups);
-out_t:
-	table_release(&t);
-out:
-	free(head);
-	sb_release(&sql);
 	return ret;
 }

@@ -36,8 +36,8 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
 	}
 	a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
 	for (int i = 0; i < 64; i++) {
-		uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + sha256_k[i] +
-			      w[i];
+		uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+		uint32_t t1 = hh + s1 + ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
 		uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
 
 		hh = g;

@@ -14,6 +14,7 @@ struct task {
 	char *replica;
 	int attempt;           /* 1 for the first try */
 	int control;           /* 1: the spec's control cell, stored in controls, not results */
+	int isolate;           /* the master's: a suspect from a dead job, to be sent only to an idle worker */
 	/* A gang cell runs on gang_size workers at once; ordinary cells have gang_size 1 and no ranks. */
 	int gang_size, gang_rank;
 	int gang_id;           /* the master's number for this set of members: workers cache communicators by it */

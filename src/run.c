@@ -12,6 +12,7 @@
 #include "inventory.h"
 #include "msg.h"
 #include "plan.h"
+#include "run.h"
 #include "sched.h"
 #include "slurm.h"
 #include "store.h"
@@ -137,11 +138,6 @@ static const struct option run_opts[] = {
 };
 
 /* What `sweep run` takes beyond the scheduler's options. */
-struct run_extra {
-	unsigned shard, nshards;
-	const char *inventory;
-};
-
 struct outside {
 	const struct spec *s;
 	unsigned shard, nshards;
@@ -195,46 +191,40 @@ static void label_hosts(const struct inventory *inv, struct store *st, const cha
 			unmatched == 1 ? " is" : "s are", db, inv->path);
 }
 
-/* The master's side of `sweep run`: plan, recover, schedule, summarise. */
-static int run_master(struct comm *c, const char *path, const char *db, struct sched_opts *o,
-		      const struct run_extra *x, int argc, char **argv)
+static void release_workers(struct comm *c)
 {
-	struct spec s;
+	for (int r = 1; r < comm_size(c); r++)
+		comm_master_send(c, r, MSG_STOP, "", 0);
+}
+
+int run_spec(struct comm *c, const struct spec *s, const char *db, struct sched_opts *o,
+	     const struct run_extra *x, const char *args, struct run_result *res)
+{
 	struct inventory inv = { 0 };
 	struct store *st = NULL;
 	struct sched_stats stats;
-	struct strbuf args = STRBUF_INIT;
 	uint64_t added, existing, n[4] = { 0 };
 	int ret = EXIT_FAIL;
 
-	if (spec_load(path, &s)) {
-		for (int r = 1; r < comm_size(c); r++)
-			comm_master_send(c, r, MSG_STOP, "", 0);
+	memset(res, 0, sizeof(*res));
+	if (x->inventory && inventory_load(x->inventory, &inv))
 		return EXIT_USAGE;
-	}
-	if (x->inventory && inventory_load(x->inventory, &inv)) {
-		for (int r = 1; r < comm_size(c); r++)
-			comm_master_send(c, r, MSG_STOP, "", 0);
-		spec_release(&s);
-		return EXIT_USAGE;
-	}
-	o->spec = &s;
-	for (int i = 0; i < argc; i++)
-		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
-	if (open_for(&s, db, &st) || plan_store(&s, st, x->shard, x->nshards, &added, &existing) ||
-	    store_recover(st, s.name, s.max_attempts) || check_shard(st, &s, x, db ? db : s.db) ||
-	    store_run_begin(st, args.buf, s.name, s.hash, &o->run) || slurm_note_run(st, o->run))
+	o->spec = s;
+	if (open_for(s, db, &st) || plan_store(s, st, x->shard, x->nshards, &added, &existing) ||
+	    store_recover(st, s->name, s->max_attempts) || check_shard(st, s, x, db ? db : s->db) ||
+	    store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run))
 		goto out;
 	o->store = st;
+	res->run = o->run;
 	if (sched_master(c, o, &stats)) {
 		store_run_end(st, o->run, "failed");
-		label_hosts(&inv, st, db ? db : s.db);
+		label_hosts(&inv, st, db ? db : s->db);
 		error("the run stopped early; run the same command again to resume where it stopped");
 		goto out;
 	}
-	label_hosts(&inv, st, db ? db : s.db);
+	label_hosts(&inv, st, db ? db : s->db);
 	{
-		const char *bind[] = { s.name };
+		const char *bind[] = { s->name };
 
 		if (store_query(st, "SELECT count(*) FILTER (WHERE state = 'ok'),"
 				" count(*) FILTER (WHERE state = 'quarantined'),"
@@ -245,19 +235,56 @@ static int run_master(struct comm *c, const char *path, const char *db, struct s
 	n[2] += stats.waiting;
 	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
 	fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
-		"%llu failed attempts in %.1f s\n", s.name, (unsigned long long)n[0], (unsigned long long)n[1],
+		"%llu failed attempts in %.1f s\n", s->name, (unsigned long long)n[0], (unsigned long long)n[1],
 		(unsigned long long)n[2], (unsigned long long)stats.ok, (unsigned long long)stats.failed,
 		stats.seconds);
 	if (n[2])
 		fprintf(stderr, "sweep: %llu cells wait for hosts or GPUs that were not in this run\n",
 			(unsigned long long)n[2]);
+	res->ok = n[0];
 	ret = n[1] || n[2] ? EXIT_CELLS : EXIT_OK;
 out:
-	sb_release(&args);
 	store_close(st);
-	spec_release(&s);
 	inventory_release(&inv);
 	return ret;
+}
+
+/* The master's side of `sweep run`: the spec from its file, then run_spec. */
+static int run_master(struct comm *c, const char *path, const char *db, struct sched_opts *o,
+		      const struct run_extra *x, int argc, char **argv)
+{
+	struct spec s;
+	struct strbuf args = STRBUF_INIT;
+	struct run_result res;
+	int ret;
+
+	if (spec_load(path, &s)) {
+		release_workers(c);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < argc; i++)
+		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
+	ret = run_spec(c, &s, db, o, x, args.buf, &res);
+	if (ret == EXIT_USAGE)
+		release_workers(c);
+	sb_release(&args);
+	spec_release(&s);
+	return ret;
+}
+
+/* A rank other than 0 is a worker for the whole job. */
+int run_worker(struct comm *c)
+{
+	char host[256] = "?";
+
+	if (!sched_worker(c))
+		return EXIT_OK;
+	/* Without fault-tolerant MPI the master cannot go on without this rank: end the job now, so that it
+	 * does not wait forever; what was committed stays, and a rerun resumes. */
+	gethostname(host, sizeof(host) - 1);
+	error("rank %d on '%s' stopped on an error; ending the job (run the same command to resume)",
+	      comm_rank(c), host);
+	comm_abort(c, EXIT_FAIL);
 }
 
 int cmd_run(int argc, char **argv)
@@ -290,16 +317,12 @@ int cmd_run(int argc, char **argv)
 			o.progress = 0;
 			break;
 		case 's': {
-			char *slash = strchr(optarg, '/');
 			long i, k;
+			int end = 0;
 
-			if (!slash || (*slash = '\0', parse_long(optarg, &i)) || parse_long(slash + 1, &k) || k < 1 ||
-			    k > 100000 || i < 0 || i >= k) {
-				if (slash)
-					*slash = '/';
+			if (sscanf(optarg, "%ld/%ld%n", &i, &k, &end) != 2 || optarg[end] || k < 1 || k > 100000 ||
+			    i < 0 || i >= k)
 				return error("--shard takes I/K with 0 <= I < K, not '%s'", optarg), EXIT_USAGE;
-			}
-			*slash = '/';
 			x.shard = (unsigned)i;
 			x.nshards = (unsigned)k;
 			break;
@@ -318,20 +341,7 @@ int cmd_run(int argc, char **argv)
 		return cli_usage("run");
 	if (comm_init(&argc, &argv, &c))
 		return EXIT_FAIL;
-	if (comm_rank(c) == 0)
-		ret = run_master(c, argv[optind], db, &o, &x, argc, argv);
-	else if (sched_worker(c)) {
-		char host[256] = "?";
-
-		/* Without fault-tolerant MPI the master cannot go on without this rank: end the job now, so
-		 * that it does not wait forever; what was committed stays, and a rerun resumes. */
-		gethostname(host, sizeof(host) - 1);
-		error("rank %d on '%s' stopped on an error; ending the job (run the same command to resume)",
-		      comm_rank(c), host);
-		comm_abort(c, EXIT_FAIL);
-	} else {
-		ret = EXIT_OK;
-	}
+	ret = comm_rank(c) == 0 ? run_master(c, argv[optind], db, &o, &x, argc, argv) : run_worker(c);
 	comm_finish(c);
 	return ret;
 }

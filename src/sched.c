@@ -12,6 +12,11 @@
 #include "sched_int.h"
 #include "topo.h"
 
+/* A round of results is committed this long after its first message at most: long enough that short
+ * cells share a commit (a commit costs far more than storing one result), short enough that a worker's
+ * prefetched cells (PREFETCH_SECONDS) never run out before its next ones are sent. */
+#define COMMIT_WINDOW 0.002
+
 static volatile sig_atomic_t interrupted;
 static volatile int local_failed;   /* rank 0's own worker stopped on an error */
 
@@ -87,7 +92,8 @@ static int load_pending(const struct task *t, void *data)
 	}
 	m->stats->pending++;
 	/* Only the fields the store fills: the gang ones are the master's. */
-	g = (struct task){ t->cell, t->key, t->params, t->pass, t->replica, t->attempt, 0, 1, 0, 0, NULL };
+	g = (struct task){ t->cell, t->key, t->params, t->pass, t->replica, t->attempt, 0, t->isolate, 1, 0, 0,
+			   NULL };
 	g.gang_size = gang_size_of(m, t);
 	tlist_push(g.gang_size > 1 ? &q->gangs : &q->cells, &g);
 	return 0;
@@ -245,7 +251,9 @@ static int mark_head(struct master *m, struct wstate *w)
 int fly_push(struct master *m, struct wstate *w, const struct task *t)
 {
 	task_copy(&w->fly[w->nfly++], t);
-	return w->nfly == 1 ? mark_head(m, w) : 0;
+	if (w->nfly == 1)
+		return mark_head(m, w);
+	return t->control ? 0 : store_mark_sent(m->o->store, t->cell);
 }
 
 /* Give w cells up to its depth, with a control cell first and then after every control_every cells.
@@ -258,10 +266,10 @@ static int refill(struct master *m, struct wstate *w)
 	if (!w->active || w->reserved || (w->nfly && w->fly[w->nfly - 1].gang_size > 1))
 		return 0;
 	l = &w->q->cells;
-	while (w->nfly < w->depth && l->head < l->n) {
+	while (w->nfly < w->depth && l->head < l->n && !(l->v[l->head].isolate && w->nfly)) {
 		if (s->control.n && w->since_control >= s->control_every) {
 			struct strbuf params = STRBUF_INIT;
-			struct task ctl = { 0, "control", NULL, 0, "", 1, 1, 1, 0, 0, NULL };
+			struct task ctl = { 0, "control", NULL, 0, "", 1, 1, 0, 1, 0, 0, NULL };
 			int rc;
 
 			json_obj_write(&params, &s->control);
@@ -434,13 +442,15 @@ static int handle_message(struct master *m, int peer, int tag)
 }
 
 /*
- * The loop: wait for messages; take everything that has arrived (up to DRAIN_MAX) into one transaction
- * together with the dispatches it frees; commit; only then send those cells. So every result is on disk
- * before its worker gets another cell, and a commit covers many results when cells are short.
+ * The loop: wait for a message; take it and what else arrives within COMMIT_WINDOW (up to DRAIN_MAX)
+ * into one transaction together with the dispatches it frees; commit; only then send those cells. So
+ * every result is on disk before its worker gets another cell, and a commit covers many results when
+ * cells are short.
  */
 static int dispatch(struct master *m)
 {
 	int peer, tag, rc;
+	double round_end;
 
 	if (store_begin(m->o->store))
 		return -1;
@@ -458,10 +468,13 @@ static int dispatch(struct master *m)
 				return -1;
 			continue;
 		}
+		round_end = now_mono() + COMMIT_WINDOW;
 		if (store_begin(m->o->store))
 			return -1;
 		for (int n = 0; n < DRAIN_MAX; n++) {
-			if (n > 0 && (rc = comm_master_recv(m->c, &peer, &tag, &m->buf, 0)) != 1)
+			double left = n ? round_end - now_mono() : 0;
+
+			if (n > 0 && (rc = comm_master_recv(m->c, &peer, &tag, &m->buf, left > 0 ? left : 0)) != 1)
 				break;
 			if (handle_message(m, peer, tag))
 				goto fail;
@@ -477,9 +490,14 @@ fail:
 	return -1;
 }
 
+static int worker_session(struct comm *c, int *next);
+
+/* Rank 0's own worker lives for one sweep: each sched_master starts its own. */
 static void *local_worker_main(void *arg)
 {
-	if (sched_worker(arg))
+	int next;
+
+	if (worker_session(arg, &next))
 		__atomic_store_n(&local_failed, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -515,7 +533,7 @@ int sched_master(struct comm *c, const struct sched_opts *o, struct sched_stats 
 	ret = 0;
 stop:
 	for (int r = o->local_worker ? 0 : 1; r < m.nw; r++)
-		comm_master_send(c, r, MSG_STOP, "", 0);
+		comm_master_send(c, r, ret == 0 && o->keep_workers ? MSG_NEXT : MSG_STOP, "", 0);
 	if (started)
 		pthread_join(local, NULL);
 	if (interrupted)
@@ -542,8 +560,17 @@ out:
 	return ret;
 }
 
-/* The worker side: spec, hello, then tasks until STOP. */
 int sched_worker(struct comm *c)
+{
+	int next = 1, rc = 0;
+
+	while (next && !rc)
+		rc = worker_session(c, &next);
+	return rc;
+}
+
+/* One sweep on the worker side: spec, hello, then tasks until STOP (*next = 0) or NEXT (*next = 1). */
+static int worker_session(struct comm *c, int *next)
 {
 	struct strbuf buf = STRBUF_INIT, out = STRBUF_INIT;
 	struct spec spec;
@@ -556,11 +583,16 @@ int sched_worker(struct comm *c)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t plen;
 
+	*next = 0;
 	do
 		rc = comm_worker_recv(c, &tag, &buf, 3600);
 	while (rc == 0);
-	if (rc < 0 || tag == MSG_STOP)
+	if (rc < 0)
 		goto out;
+	if (tag == MSG_STOP) {
+		ret = 0;
+		goto out;
+	}
 	if (tag != MSG_SPEC || !(plen = strnlen(buf.buf, buf.len)) || plen == buf.len) {
 		error("rank %d: expected the spec, got message %d", comm_rank(c), tag);
 		goto out;
@@ -605,8 +637,10 @@ int sched_worker(struct comm *c)
 			goto out;
 		if (rc == 0)
 			continue;
-		if (tag == MSG_STOP)
+		if (tag == MSG_STOP || tag == MSG_NEXT) {
+			*next = tag == MSG_NEXT;
 			break;
+		}
 		if (tag != MSG_TASK || msg_get_task(buf.buf, buf.len, &t)) {
 			error("rank %d: malformed task (message %d)", w.rank, tag);
 			goto out;

@@ -15,6 +15,7 @@ struct sched_opts {
 	int progress;              /* 0: quiet; 1: a line rewritten in place (terminal); 2: a line every period */
 	double progress_every;     /* seconds between progress lines */
 	double hello_timeout;      /* seconds to wait for every worker's hello */
+	int keep_workers;          /* another sweep follows in this job: workers wait for its spec */
 };
 
 /* What a run did, for the caller's summary. */
@@ -34,7 +35,8 @@ struct sched_stats {
  */
 int sched_master(struct comm *c, const struct sched_opts *o, struct sched_stats *stats);
 
-/* A worker: receive the spec, say hello, run tasks until STOP. Returns 0, or -1 on a protocol error. */
+/* A worker: receive the spec, say hello, run tasks; again for each sweep of the job, until STOP. Returns
+ * 0, or -1 on a protocol error. */
 int sched_worker(struct comm *c);
 
 #endif

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run.h"
 #include "spec.h"
 #include "table.h"
 
@@ -61,13 +63,17 @@ static void sh_word(struct strbuf *sb, const char *s)
 	sb_addc(sb, '\'');
 }
 
-char *slurm_shard_db(const char *db, int i)
+/* The length of db without its ".db": shard i is that, ".shard-I" and ".db". */
+static int shard_stem(const char *db)
 {
 	size_t len = strlen(db);
 
-	if (len > 3 && !strcmp(db + len - 3, ".db"))
-		return xasprintf("%.*s.shard-%d.db", (int)(len - 3), db, i);
-	return xasprintf("%s.shard-%d.db", db, i);
+	return (int)(len > 3 && !strcmp(db + len - 3, ".db") ? len - 3 : len);
+}
+
+char *slurm_shard_db(const char *db, int i)
+{
+	return xasprintf("%.*s.shard-%d.db", shard_stem(db), db, i);
 }
 
 /* An sbatch option value goes on a #SBATCH line: no spaces, quotes or line breaks. */
@@ -114,9 +120,11 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 	char num[32];
 
 	if (!strcmp(name, "sbatch")) {
-		sbatch_lines(j, sb);
-		sb->len -= sb->len && sb->buf[sb->len - 1] == '\n';   /* the template's line break follows */
-		sb->buf[sb->len] = '\0';
+		struct strbuf lines = STRBUF_INIT;
+
+		sbatch_lines(j, &lines);
+		sb_add(sb, lines.buf, lines.len - 1);   /* the template's line break follows */
+		sb_release(&lines);
 	} else if (!strcmp(name, "sweep")) {
 		sh_word(sb, j->sweep);
 	} else if (!strcmp(name, "spec")) {
@@ -125,14 +133,12 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 		sh_word(sb, j->db);
 	} else if (!strcmp(name, "shard_db")) {
 		if (j->shards > 0) {
-			char *path = slurm_shard_db(j->db, 0), *mark = strstr(path, ".shard-0");
+			char *stem = xasprintf("%.*s.shard-", shard_stem(j->db), j->db);
 
 			/* The task's number comes from Slurm when the job runs. */
-			mark[7] = '\0';
-			sh_word(sb, path);
-			sb_adds(sb, "\"$SLURM_ARRAY_TASK_ID\"");
-			sh_word(sb, mark + 8);
-			free(path);
+			sh_word(sb, stem);
+			sb_adds(sb, "\"$SLURM_ARRAY_TASK_ID\".db");
+			free(stem);
 		} else {
 			sh_word(sb, j->db);
 		}
@@ -244,12 +250,23 @@ static int sbatch(const char *script, char *id, size_t n)
 	size_t len = 0;
 	ssize_t r;
 	pid_t pid;
+	void (*old_pipe)(int);
 
-	if (pipe(in) || pipe(out))
+	if (pipe(in))
 		return error("pipe: %s", strerror(errno));
+	if (pipe(out)) {
+		close(in[0]);
+		close(in[1]);
+		return error("pipe: %s", strerror(errno));
+	}
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		for (int i = 0; i < 2; i++) {
+			close(in[i]);
+			close(out[i]);
+		}
 		return error("fork: %s", strerror(errno));
+	}
 	if (!pid) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
@@ -263,13 +280,16 @@ static int sbatch(const char *script, char *id, size_t n)
 	}
 	close(in[0]);
 	close(out[1]);
-	/* The script is a few kilobytes: sbatch reads it all before it answers. */
+	/* The script is a few kilobytes: sbatch reads it all before it answers. An sbatch that exits
+	 * early (bad option) closes the pipe: that is its error to report, not a SIGPIPE to die of. */
+	old_pipe = signal(SIGPIPE, SIG_IGN);
 	for (size_t off = 0, total = strlen(script); off < total; off += (size_t)r) {
 		r = write(in[1], script + off, total - off);
 		if (r <= 0)
 			break;
 	}
 	close(in[1]);
+	signal(SIGPIPE, old_pipe);
 	while (len < sizeof(buf) - 1 && (r = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += (size_t)r;
 	buf[len] = '\0';

@@ -25,7 +25,9 @@
 /* A metric regex is a line's worth of text; glibc's regcomp copies repeated parts (see regex_too_big). */
 #define REGEX_MAX_LEN 1000
 #define REGEX_MAX_NODES 2000
+#define REGEX_MAX_NODES_TEXT "2000"
 #define REGEX_MAX_NEST 100
+#define REGEX_MAX_NEST_TEXT "100"
 /* Each regex costs up to tens of milliseconds to compile: a cap keeps a pasted mistake quick. */
 #define REGEX_MAX_METRICS 100
 /* libyaml's loader recurses once per nesting level; a spec needs four. */
@@ -70,9 +72,11 @@ static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", NULL
 };
-enum timing_key { T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_L2, T_THROTTLE, NTIMING };
+enum timing_key {
+	T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_L2, T_THROTTLE, T_BATCH, NTIMING
+};
 static const char *const timing_names[] = {
-	"min_samples", "min_time", "max_noise", "timeout", "warmup", "l2", "throttle", NULL
+	"min_samples", "min_time", "max_noise", "timeout", "warmup", "l2", "throttle", "batch", NULL
 };
 enum range_key { R_FROM, R_TO, R_FACTOR, R_STEP, NRANGE };
 static const char *const range_names[] = { "from", "to", "factor", "step", NULL };
@@ -1103,24 +1107,54 @@ static double regex_interval(const char *c, const char **end)
 	return (lo > hi ? lo : hi) + 1;
 }
 
+/* Whether the interval ending at '}' c has a minimum of 0 ({0,m}, {,m}, {0}, {0,}). */
+static int regex_interval_min0(const char *c)
+{
+	while (*c != '{')
+		c--;
+	c++;
+	while (*c == '0')
+		c++;
+	return !isdigit((unsigned char)*c);
+}
+
+/* Whether escape \c is zero-width or may match nothing: an anchor (\b \B \< \> \` \') or a backreference. */
+static int regex_escape_nullable(char c)
+{
+	return (c && strchr("bB<>`'", c)) || isdigit((unsigned char)c);
+}
+
 /*
- * Whether glibc's regcomp would build more than REGEX_MAX_NODES nodes for pat. It copies what a '+' or
- * an interval applies to (a+ is a a*, a{2,4} is a a a? a?), so nested or stacked repetitions ("c+++++",
- * "((a{99}){99})") grow exponentially. This follows the copies through groups: sum[d] is the size of
- * the group open at depth d so far, last[d] the size of its last atom, the one a postfix applies to.
+ * Whether glibc's regcomp would take too long or too much memory on pat; why is set to the reason.
+ * It copies what a '+' or an interval applies to (a+ is a a*, a{2,4} is a a a? a?), so stacked or
+ * nested copies ("c+++++", "((a{99}){99})") grow exponentially: count the nodes through the groups
+ * (sum[d]: the group open at depth d so far, last[d]: its last atom, the one a postfix applies to).
+ * And its epsilon closures take exponential time when '+' or an interval repeats a part that can match
+ * nothing ("((a*)+)+", ":*+*+"): track that too (nul_seq[d]: the current alternative can match nothing,
+ * nul_alt[d]: an earlier one can, nul_last[d]: the last atom can, nul_before[d]: nul_seq before it).
  */
-static int regex_too_big(const char *pat)
+static int regex_too_big(const char *pat, const char **why)
 {
 	double sum[REGEX_MAX_NEST + 1], last[REGEX_MAX_NEST + 1], atom, k;
+	char nul_seq[REGEX_MAX_NEST + 1], nul_alt[REGEX_MAX_NEST + 1], nul_last[REGEX_MAX_NEST + 1];
+	char nul_before[REGEX_MAX_NEST + 1], nul;
 	int depth = 0;
 
+	*why = "its repetitions expand past " REGEX_MAX_NODES_TEXT " nodes";
 	sum[0] = last[0] = 0;
+	nul_seq[0] = nul_last[0] = nul_before[0] = 1;
+	nul_alt[0] = 0;
 	for (const char *c = pat; *c; c++) {
 		atom = 1;
+		nul = 0;
 		switch (*c) {
 		case '\\':
 			if (c[1])
-				c++;
+				nul = regex_escape_nullable(*++c);
+			break;
+		case '^':
+		case '$':
+			nul = 1;
 			break;
 		case '[':
 			/* A bracket expression is one node: skip to its ']' (a leading ']' is a member). */
@@ -1133,41 +1167,59 @@ static int regex_too_big(const char *pat)
 			c++;
 			break;
 		case '(':
-			if (depth == REGEX_MAX_NEST)
+			if (depth == REGEX_MAX_NEST) {
+				*why = "it nests more than " REGEX_MAX_NEST_TEXT " groups";
 				return 1;
+			}
 			depth++;
 			sum[depth] = last[depth] = 0;
+			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
+			nul_alt[depth] = 0;
 			continue;
 		case ')':
 			if (depth) {
 				atom = sum[depth] + 1;
+				nul = nul_seq[depth] || nul_alt[depth];
 				depth--;
 			}
 			break;
 		case '|':
 			sum[depth]++;
 			last[depth] = 0;
+			nul_alt[depth] |= nul_seq[depth];
+			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
 			continue;
 		case '*':
 		case '?':
 			/* No copy, but a node around the atom, which a following '+' copies with it. */
 			sum[depth]++;
 			last[depth]++;
+			nul_last[depth] = 1;
+			nul_seq[depth] = nul_before[depth];
 			goto check;
 		case '+':
-			sum[depth] += last[depth] + 1;
-			last[depth] = last[depth] * 2 + 1;
-			goto check;
 		case '{':
-			k = regex_interval(c, &c);
+			k = *c == '+' ? 2 : regex_interval(c, &c);
 			if (!k)
-				break;
+				break;   /* a '{' that starts no interval is a literal */
+			if (nul_last[depth]) {
+				*why = "'+' or '{n,m}' repeats a part that can match nothing";
+				return 1;
+			}
 			sum[depth] += last[depth] * (k - 1) + 1;
 			last[depth] = last[depth] * k + 1;
+			/* {0,m} makes the part optional. */
+			if (*c == '}' && regex_interval_min0(c)) {
+				nul_last[depth] = 1;
+				nul_seq[depth] = nul_before[depth];
+			}
 			goto check;
 		}
 		sum[depth] += atom;
 		last[depth] = atom;
+		nul_before[depth] = nul_seq[depth];
+		nul_seq[depth] &= nul;
+		nul_last[depth] = nul;
 check:
 		if (sum[depth] > REGEX_MAX_NODES)
 			return 1;
@@ -1208,7 +1260,7 @@ static void parse_metrics(struct sp *p, const yaml_node_t *n)
 	}
 	for_each_pair(pr, n) {
 		const yaml_node_t *kn = node(p, pr->key), *vn = node(p, pr->value);
-		const char *name = key_text(p, kn), *pat;
+		const char *name = key_text(p, kn), *pat, *why;
 		char msg[256];
 		regex_t re;
 		int rc, dup = 0;
@@ -1233,9 +1285,8 @@ static void parse_metrics(struct sp *p, const yaml_node_t *n)
 				REGEX_MAX_LEN);
 			continue;
 		}
-		if (regex_too_big(pat)) {
-			problem(p, vn, "regex for metric '%s' is too complex: its repetitions expand past "
-				"%d nodes", shown(a, name), REGEX_MAX_NODES);
+		if (regex_too_big(pat, &why)) {
+			problem(p, vn, "regex for metric '%s' is too complex: %s", shown(a, name), why);
 			continue;
 		}
 		rc = regcomp(&re, pat, REG_EXTENDED);
@@ -1318,6 +1369,8 @@ static void parse_timing(struct sp *p, const yaml_node_t *n)
 		t->l2_hot = l2;
 	if (v[T_THROTTLE])
 		get_double(p, v[T_THROTTLE], "throttle", 0, 0, 1, &t->throttle);
+	if (v[T_BATCH])
+		get_int(p, v[T_BATCH], "batch", 0, &t->batch);
 }
 
 static void parse_name(struct sp *p, const yaml_node_t *n)

@@ -45,6 +45,7 @@ struct spec_timing {
 	double warmup;         /* seconds of warm-up launches after the first, default 0.05 */
 	int l2_hot;            /* 0: flush the L2 before each sample (default); 1: leave it warm */
 	double throttle;       /* a sample under this share of the max SM clock is dropped, default 0.75 */
+	int batch;             /* launches per sample: 0 (default) sizes batches of short launches itself */
 };
 
 struct spec_regex {

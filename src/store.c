@@ -68,7 +68,10 @@ static const char *const store_migrations[] = {
 	"	state TEXT NOT NULL CHECK (state = 'planned' OR state = 'running' OR state = 'ok'\n"
 	"		OR state = 'quarantined' OR state = 'template'),\n"
 	"	attempts INTEGER NOT NULL DEFAULT 0,\n"
-	"	error TEXT\n"
+	"	error TEXT,\n"
+	/* 0: with no worker; 1: sent to a worker (running, or prefetched behind its running cell);
+	 * 2: suspect: it was in flight when a job died, so it runs alone next (see store_recover). */
+	"	flight INTEGER NOT NULL DEFAULT 0\n"
 	");\n"
 	/* A named index rather than UNIQUE in the table, so that bulk planning can drop and rebuild it. */
 	"CREATE UNIQUE INDEX cells_key ON cells(key);\n"
@@ -171,7 +174,7 @@ enum store_sql {
 	SQL_BEGIN, SQL_COMMIT, SQL_ROLLBACK, SQL_SAVEPOINT, SQL_RELEASE, SQL_ROLLBACK_TO,
 	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
 	SQL_HOST_ID,
-	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_ATTEMPTS,
+	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_MARK_SENT, SQL_ATTEMPTS,
 	SQL_CELL_FOR_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_FAILED,
 	SQL_CONTROL, SQL_COUNT
 };
@@ -212,11 +215,13 @@ static const char *const store_sql_text[SQL_COUNT] = {
 		" ON CONFLICT(run, rank) DO UPDATE SET host = excluded.host, gpu = excluded.gpu,"
 		" gpu_uuid = excluded.gpu_uuid, binding = excluded.binding",
 	[SQL_WORKER_ID] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
-	[SQL_RECOVER] = "UPDATE cells SET"
+	[SQL_RECOVER] = "UPDATE cells SET flight = 2,"
 		" state = CASE WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END,"
 		" error = CASE WHEN attempts >= ?2 THEN coalesce(error, 'worker died during the cell')"
-		" ELSE error END WHERE sweep = ?1 AND state = 'running'",
-	[SQL_MARK_RUNNING] = "UPDATE cells SET attempts = attempts + 1, state = 'running' WHERE id = ?1",
+		" ELSE error END WHERE sweep = ?1 AND (state = 'running' OR flight = 1)",
+	[SQL_MARK_RUNNING] = "UPDATE cells SET attempts = attempts + 1, state = 'running', flight = 1"
+		" WHERE id = ?1",
+	[SQL_MARK_SENT] = "UPDATE cells SET flight = 1 WHERE id = ?1 AND flight = 0",
 	[SQL_ATTEMPTS] = "SELECT attempts FROM cells WHERE id = ?1",
 	[SQL_CELL_FOR_RESULT] = "SELECT attempts, (SELECT id FROM results WHERE cell = ?1 AND status = 'ok')"
 		" FROM cells WHERE id = ?1",
@@ -227,9 +232,9 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	[SQL_SAMPLE] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
 	[SQL_METRIC] = "INSERT OR REPLACE INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[SQL_ITEM] = "INSERT OR REPLACE INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
-	[SQL_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1",
+	[SQL_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL, flight = 0 WHERE id = ?1",
 	/* A cell that already has its ok result stays ok whatever a later attempt did. */
-	[SQL_CELL_FAILED] = "UPDATE cells SET error = ?2,"
+	[SQL_CELL_FAILED] = "UPDATE cells SET error = ?2, flight = 0,"
 		" state = CASE WHEN attempts >= ?3 THEN 'quarantined' ELSE 'planned' END"
 		" WHERE id = ?1 AND state <> 'ok'",
 	[SQL_CONTROL] = "INSERT INTO controls(run, worker, sweep, params, started, median, noise, n, error)"
@@ -1108,7 +1113,7 @@ int store_each_pending(struct store *st, const char *sweep, int (*fn)(const stru
 	 * returned: fn may change cells (mark them running) without disturbing the scan. "+ord" keeps it
 	 * so should an index on ord appear. Prepared per call, so fn may call this again.
 	 */
-	static const char sql[] = "SELECT id, key, params, pass, replica, attempts FROM cells"
+	static const char sql[] = "SELECT id, key, params, pass, replica, attempts, flight = 2 FROM cells"
 		" WHERE sweep = ?1 AND state = 'planned' ORDER BY +ord, id";
 	sqlite3_stmt *s;
 	int rc, ret = 0;
@@ -1128,6 +1133,7 @@ int store_each_pending(struct store *st, const char *sweep, int (*fn)(const stru
 		t.replica = (char *)sqlite3_column_text(s, 4);
 		t.attempt = sqlite3_column_int(s, 5) + 1;
 		t.control = 0;
+		t.isolate = sqlite3_column_int(s, 6);
 		if ((ret = fn(&t, data)))
 			break;
 	}
@@ -1155,6 +1161,16 @@ int store_mark_running(struct store *st, int64_t cell, int *attempt)
 		return -1;
 	*attempt = (int)n;
 	return 0;
+}
+
+int store_mark_sent(struct store *st, int64_t cell)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_MARK_SENT);
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, cell);
+	return store_step(st, s);
 }
 
 /* ---- results ---- */
@@ -1419,5 +1435,73 @@ out:
 	free(text);
 	free(types);
 	free(num);
+	return ret;
+}
+
+/* --- snapshot --- */
+
+/* The first column of the one row of sql on db, into buf; -1 when it fails. */
+static int snapshot_text(sqlite3 *db, const char *sql, char *buf, size_t n)
+{
+	sqlite3_stmt *s;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(s, 0));
+		ret = 0;
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int store_snapshot(const char *path, const char *out)
+{
+	struct store *st = NULL;
+	sqlite3 *copy = NULL;
+	sqlite3_stmt *s = NULL;
+	char mode[32] = "", check[256] = "";
+	int ret = -1, made = 0;
+
+	if (!access(out, F_OK))
+		return error("'%s' exists: a snapshot is written to a new file", out);
+	if (store_open(path, STORE_RO, &st))
+		return -1;
+	/* VACUUM INTO reads in one read transaction: the copy holds every transaction committed before it
+	 * began and nothing of those after, while the run goes on writing (WAL readers do not block it). */
+	if (sqlite3_prepare_v2(st->db, "VACUUM INTO ?1", -1, &s, NULL) != SQLITE_OK) {
+		error("cannot snapshot '%s': %s", path, sqlite3_errmsg(st->db));
+		goto out;
+	}
+	sqlite3_bind_text(s, 1, out, -1, SQLITE_TRANSIENT);
+	made = 1;
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		error("cannot snapshot '%s' into '%s': %s", path, out, sqlite3_errmsg(st->db));
+		goto out;
+	}
+	/* One self-contained file in rollback-journal mode (no -wal beside it to carry along), checked
+	 * before anyone copies it. */
+	if (sqlite3_open_v2(out, &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		error("cannot open the snapshot '%s': %s", out, copy ? sqlite3_errmsg(copy) : "out of memory");
+		goto out;
+	}
+	if (snapshot_text(copy, "PRAGMA journal_mode = DELETE", mode, sizeof(mode)) || strcmp(mode, "delete")) {
+		error("the snapshot '%s' stays in journal mode '%s': %s", out, mode, sqlite3_errmsg(copy));
+		goto out;
+	}
+	if (snapshot_text(copy, "PRAGMA quick_check", check, sizeof(check)) || strcmp(check, "ok")) {
+		error("the snapshot '%s' of '%s' fails its check: %s", out, path,
+		      *check ? check : sqlite3_errmsg(copy));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	if (copy && sqlite3_close(copy) != SQLITE_OK && !ret)
+		ret = error("cannot close the snapshot '%s'", out);
+	store_close(st);
+	if (ret && made)
+		unlink(out);
 	return ret;
 }

@@ -53,10 +53,13 @@ int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int 
 		     const char *binding);
 
 /*
- * Prepare a resume: every cell of sweep left "running" by a dead run goes back to "planned" (its attempt
- * stays counted) or to "quarantined" when it has used max_attempts (error "worker died during the cell"
- * unless it has one). Then store_each_pending calls fn for every cell of sweep that is "planned", in ord
- * order, with a task (attempt = attempts + 1, control 0) whose strings are valid during the call only.
+ * Prepare a resume: every cell of sweep left in flight by a dead run (running, or sent behind the running
+ * one) becomes a suspect: back to "planned" (a running cell's attempt stays counted) or to "quarantined"
+ * when it has used max_attempts (error "worker died during the cell" unless it has one). A suspect is sent
+ * only to an idle worker, as the cell it runs at once, so that its attempt is counted before it runs: a
+ * cell that kills its worker is charged for it even when it crashed as soon as it started. Then
+ * store_each_pending calls fn for every cell of sweep that is "planned", in ord order, with a task
+ * (attempt = attempts + 1, control 0, isolate 1 for suspects) whose strings are valid during the call only.
  * fn may write to the store (store_mark_running). fn returns non-zero to stop; store_each_pending then
  * returns that value, 0 when every cell was visited, -1 after error().
  */
@@ -64,6 +67,9 @@ int store_recover(struct store *st, const char *sweep, int max_attempts);
 int store_each_pending(struct store *st, const char *sweep, int (*fn)(const struct task *, void *),
 		       void *data);
 
+/* The cell was sent to a worker behind the cell it runs (prefetched): not an attempt yet, but a job that
+ * dies now makes it a suspect (store_recover). */
+int store_mark_sent(struct store *st, int64_t cell);
 /* The cell goes to "running" and its attempts grow by one (the attempt is counted even if the worker
  * then dies). *attempt is the new count. */
 int store_mark_running(struct store *st, int64_t cell, int *attempt);
@@ -100,6 +106,17 @@ struct store_row {
  */
 int store_query(struct store *st, const char *sql, const char *const *binds, int nbind, int readonly,
 		int (*fn)(const struct store_row *, void *), void *data);
+
+/* --- snapshot --- */
+
+/*
+ * A consistent copy of the database at path, which a run may be writing at the time (WAL), into the new
+ * file out (it must not exist): one read transaction (VACUUM INTO) sees every transaction committed
+ * before it began and none after, never half of one, which a copy of the file and its -wal would not
+ * promise. out is a single file in rollback-journal mode that passed quick_check. 0, or -1 after
+ * error() (out is not left behind).
+ */
+int store_snapshot(const char *path, const char *out);
 
 /* --- merge --- (store_merge.c; the store module is store.c + store_merge.c) */
 

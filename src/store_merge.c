@@ -80,7 +80,7 @@ static const struct mcol workers_cols[] = {
 static const struct mcol cells_cols[] = {
 	{ "id", K_INT }, { "sweep", K_TEXT }, { "key", K_TEXT }, { "params", K_TEXT }, { "pass", K_INT },
 	{ "replica", K_TEXT }, { "ord", K_INT }, { "state", K_TEXT }, { "attempts", K_INT },
-	{ "error", K_TEXT_NULL },
+	{ "error", K_TEXT_NULL }, { "flight", K_INT },
 };
 /* The order matters: copy_result binds columns 1.. (after id and cell) by position. */
 static const struct mcol results_cols[] = {
@@ -278,6 +278,23 @@ static const char *col_text(sqlite3_stmt *s, int i)
 	return (const char *)sqlite3_column_text(s, i);
 }
 
+/* Text from an input made fit for a message: at most 48 bytes, control bytes as '?' (no escapes to a
+ * terminal from a hostile file). */
+static const char *shown(char buf[52], const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return "NULL";
+	for (i = 0; s[i] && i < 48; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	if (s[i])
+		memcpy(buf + i, "...", 4);
+	else
+		buf[i] = '\0';
+	return buf;
+}
+
 /* ---- opening and checking an input ---- */
 
 /*
@@ -336,8 +353,10 @@ static int input_check_schema(struct input *in)
 		const char *type = col_text(s, 0), *name = col_text(s, 1), *sql = col_text(s, 2);
 
 		if (type && !strcmp(type, "trigger")) {
-			error("'%s' has a trigger ('%.64s'), which no sweep database has: refusing it", in->path,
-			      name ? name : "");
+			char a[52];
+
+			error("'%s' has a trigger ('%s'), which no sweep database has: refusing it", in->path,
+			      shown(a, name));
 			sqlite3_finalize(s);
 			goto out;
 		}
@@ -381,8 +400,10 @@ static int input_check_schema(struct input *in)
 			const char *name = col_text(s, 1);
 
 			if (sqlite3_column_int(s, 6)) {
+				char a[52];
+
 				error("'%s': column %s.%s is generated: not a sweep database", in->path, tb->name,
-				      name ? name : "?");
+				      shown(a, name));
 				sqlite3_finalize(s);
 				goto out;
 			}
@@ -460,8 +481,8 @@ static int input_open(struct input *in)
 		return error("'%s' has schema version %" PRId64 ", newer than this sweep knows (%d): upgrade sweep",
 			     in->path, version, store_schema_version());
 	if (version != store_schema_version())
-		return error("'%s' has schema version %" PRId64 " (current %d): migrate a copy of it first "
-			     "('sweep status' on a copy opened read-write by 'sweep run')", in->path, version,
+		return error("'%s' has schema version %" PRId64 " (current %d): let this sweep migrate a copy "
+			     "of it ('sweep plan SPEC --db COPY') and merge the copy", in->path, version,
 			     store_schema_version());
 	return input_check_schema(in);
 }
@@ -486,6 +507,7 @@ static int input_check_rows(struct input *in)
 				goto out;
 			if (t == T_CELLS) {
 				const char *params = col_text(s, 3), *state = col_text(s, 7);
+				char a[52], b[52];
 				static const char *const states[] = { "planned", "running", "ok", "quarantined",
 								      "template" };
 				size_t i;
@@ -493,34 +515,38 @@ static int input_check_rows(struct input *in)
 				for (i = 0; i < ARRAY_SIZE(states) && strcmp(states[i], state); i++)
 					;
 				if (i == ARRAY_SIZE(states)) {
-					error("'%s': cell %s has state '%.32s'", in->path, col_text(s, 2), state);
+					error("'%s': cell %s has state '%s'", in->path, shown(a, col_text(s, 2)),
+					      shown(b, state));
 					goto out;
 				}
 				if (json_parse_flat(params, &o, 0, err, sizeof(err))) {
 					error("'%s': cell %s: params are not a flat JSON object: %s", in->path,
-					      col_text(s, 2), err);
+					      shown(a, col_text(s, 2)), err);
 					goto out;
 				}
 				json_obj_release(&o);
 				/* Cells are matched by key: a key must be the hash of what the cell is. */
 				plan_key(col_text(s, 1), params, sqlite3_column_int(s, 4), col_text(s, 5), key);
 				if (strcmp(key, col_text(s, 2))) {
-					error("'%s': cell %.32s does not have the key of its sweep, params, pass and "
-					      "replica (%s)", in->path, col_text(s, 2), key);
+					error("'%s': cell %s does not have the key of its sweep, params, pass and "
+					      "replica (%s)", in->path, shown(a, col_text(s, 2)), key);
 					goto out;
 				}
 			} else if (t == T_HOSTS) {
+				char a[52];
+
 				if (json_parse_flat(col_text(s, 2), &o, 1, err, sizeof(err))) {
-					error("'%s': host %s: facts are not a JSON object: %s", in->path, col_text(s, 1),
-					      err);
+					error("'%s': host %s: facts are not a JSON object: %s", in->path,
+					      shown(a, col_text(s, 1)), err);
 					goto out;
 				}
 				json_obj_release(&o);
 			} else if (t == T_RESULTS) {
 				const char *st = col_text(s, 4);
+				char a[52];
 
 				if (strcmp(st, "ok") && strcmp(st, "error") && strcmp(st, "timeout")) {
-					error("'%s': a result has status '%.32s'", in->path, st);
+					error("'%s': a result has status '%s'", in->path, shown(a, st));
 					goto out;
 				}
 			}
@@ -757,9 +783,11 @@ static int copy_sweep(struct merge *m, struct input *in, sqlite3_stmt *s)
 		/* Another spec under the same name (the grid grew, say): cells still match by key, and the
 		 * sweep keeps the newer text. */
 		if (hash && strcmp(hash, col_text(s, 5))) {
+			char a[52];
+
 			newer = updated && strcmp(col_text(s, 6), updated) > 0;
 			warning("'%s': sweep '%s' has another spec than in '%s'; keeping the newer one, %s's",
-				in->path, col_text(s, 0), m->out_path, newer ? in->path : m->out_path);
+				in->path, shown(a, col_text(s, 0)), m->out_path, newer ? in->path : m->out_path);
 		}
 		sqlite3_reset(f);
 		if (!newer)
@@ -1199,10 +1227,12 @@ static int copy_prediction(struct merge *m, struct input *in, sqlite3_stmt *s)
 	bind_col(f, 3, s, 3);
 	rc = sqlite3_step(f);
 	if (rc == SQLITE_ROW) {
+		char a[52], b[52];
+
 		/* A prediction is registered once, before the run: the output's stands. */
 		if (sqlite3_column_double(f, 0) != sqlite3_column_double(s, 4))
 			warning("'%s': prediction of %s for cell %s differs from the one in '%s'; keeping that one",
-				in->path, col_text(s, 3), col_text(s, 2) ? col_text(s, 2) : "(none)", m->out_path);
+				in->path, shown(a, col_text(s, 3)), shown(b, col_text(s, 2)), m->out_path);
 		sqlite3_reset(f);
 		return 0;
 	}
@@ -1431,10 +1461,11 @@ unsigned store_shard(const char *sweep, const char *params, int pass, unsigned n
 static int print_conflict(const struct store_row *row, void *data)
 {
 	int *n = data;
+	char a[52];
 
 	if (!(*n)++)
 		printf("\nconflicts (ok results kept apart; the output keeps its own):\n");
-	printf("  %s %s: kept median %s, %s has %s (run %s)\n", row->text[0], row->text[1],
+	printf("  %s %s: kept median %s, %s has %s (run %s)\n", shown(a, row->text[0]), row->text[1],
 	       row->text[2] ? row->text[2] : "NULL", row->text[3], row->text[4] ? row->text[4] : "NULL",
 	       row->text[5] ? row->text[5] : "-");
 	return 0;
@@ -1448,7 +1479,7 @@ int cmd_merge(int argc, char **argv)
 	struct store_merge_stats *stats;
 	struct store *st;
 	uint64_t conflicts = 0;
-	int opt, quiet = 0, n, shown = 0;
+	int opt, quiet = 0, n, listed = 0;
 
 	while ((opt = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
 		if (opt == 'q')
@@ -1479,7 +1510,7 @@ int cmd_merge(int argc, char **argv)
 	if (conflicts && !store_open(argv[optind], STORE_RO, &st)) {
 		store_query(st, "SELECT c.sweep, c.key, r.median, x.source, x.median, x.run FROM conflicts x"
 			    " JOIN cells c ON c.id = x.cell LEFT JOIN results r ON r.id = x.kept"
-			    " ORDER BY x.id LIMIT 50", NULL, 0, 1, print_conflict, &shown);
+			    " ORDER BY x.id LIMIT 50", NULL, 0, 1, print_conflict, &listed);
 		store_close(st);
 	}
 	return EXIT_OK;

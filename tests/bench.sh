@@ -52,7 +52,7 @@ kernel: sleep
 params:
   ms: 0
   jitter: {from: 1, to: $N, step: 1}
-timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 1, warmup: 0}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 1, warmup: 0, batch: 1}
 Y
 "$SWEEP" plan null.yaml --db null.db >/dev/null
 mpirun --bind-to none -np 3 "$SWEEP" run null.yaml --db null.db --quiet 2>run.err
@@ -86,7 +86,7 @@ kernel: sleep
 params:
   ms: 2
   jitter: {from: 0, to: 0.0005, step: 0.000001}
-timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 1, warmup: 0}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 1, warmup: 0, batch: 1}
 Y
 "$SWEEP" plan nap.yaml --db nap.db >/dev/null
 mpirun --bind-to none -np 3 "$SWEEP" run nap.yaml --db nap.db --quiet 2>nap.err

@@ -93,6 +93,13 @@ test_expect_success 'host and inventory labels are keys' '
 	printf "label.class,x,n,v\nserver,1,6,17.5\nserver,2,6,32.5\n" | cmp - l
 '
 
+test_expect_success 'a pivot with --summary=label.class: the class column and its summary rows' '
+	"$SWEEP" report g.db --rows x --cols y --metric v --summary=label.class --format csv >s &&
+	printf "x,label.class,y=10,y=20\n1,server,11,21\n2,server,21,41\n" >want &&
+	printf "median (server),,16,31\nmin (server),,11,21\nmax (server),,21,41\n" >>want &&
+	cmp want s
+'
+
 test_expect_success '--out writes the file, stdout stays empty; ms is derived from seconds' '
 	"$SWEEP" report g.db --rows x --metric v --out rep.md >stdout && test ! -s stdout &&
 	grep -q "^|   2 |   6 | 32.50 |$" rep.md &&

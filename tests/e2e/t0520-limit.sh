@@ -97,3 +97,20 @@ test_expect_success 'unknown names and anything but a plain expression are refus
 	test $r3 = 2 && test $r4 = 2 &&
 	test "$(sql l.db "SELECT count(*) FROM probes")" = 4
 '
+
+cat >"$T/real.yaml" <<'EOF2'
+sweep: real
+command: [sh, -c, 'echo "{\"tok_s\": 10}"']
+metrics: json
+params: {bytes_per_token: [1000000000]}
+EOF2
+
+test_expect_success 'with the probe sweep hosts probe measured on this host (its own sweep is not chosen)' '
+	"$SWEEP" run real.yaml --db h.db 2>/dev/null &&
+	"$SWEEP" hosts probe --cpu --db h.db >/dev/null 2>&1 &&
+	gbs=$(sql h.db "SELECT value FROM probes WHERE name = '\''host_read_gbs'\''") && test -n "$gbs" &&
+	"$SWEEP" report h.db --rows host --metric tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
+		--format csv >out &&
+	want=$(awk -v g="$gbs" -v h="$(hostname)" "BEGIN { printf \"%s,1,10,%.6g,%.6g\", h, g, 10 / g }") &&
+	test "$(tail -1 out)" = "$want"
+'

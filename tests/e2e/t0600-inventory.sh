@@ -1,6 +1,7 @@
 #!/bin/bash
 # t0600-inventory: host inventories: hostfiles (all hosts, by label), checked files with file:line:col
-# errors, labels written into hosts.facts by `sweep hosts label` and `sweep run --inventory`, reports by label.
+# errors, labels written into hosts.facts by `sweep hosts label` and `sweep run --inventory`, reports by
+# label.
 . tests/e2e/lib.sh
 
 HOST=$(hostname)
@@ -83,7 +84,8 @@ Y
 
 test_expect_success 'sweep run --inventory writes the labels of its host into hosts.facts' '
 	"$SWEEP" run ph.yaml --db l.db --inventory inv.yaml 2>err &&
-	test "$(sql l.db "SELECT json_extract(facts, '\''$.labels.class'\''), json_extract(facts, '\''$.labels.name'\''),
+	test "$(sql l.db "SELECT json_extract(facts, '\''$.labels.class'\''),
+		json_extract(facts, '\''$.labels.name'\''),
 		json_extract(facts, '\''$.labels.price_per_hour'\''), json_extract(facts, '\''$.labels.provider'\'')
 		FROM hosts")" = "consumer|here|0.5|own" &&
 	test "$(sql l.db "SELECT json_extract(facts, '\''$.labels.notes'\'') FROM hosts")" = "the test machine" &&
@@ -104,13 +106,16 @@ test_expect_success 'sweep hosts label labels a database after the fact; a chang
 	"$SWEEP" hosts label u.db inv.yaml >out &&
 	grep -q "labels of 1 host written; 0 hostnames not in inv.yaml" out &&
 	test "$(sql u.db "SELECT json_extract(facts, '\''$.labels.class'\'') FROM hosts")" = consumer &&
+	set +e; "$SWEEP" hosts label nothere.db inv.yaml 2>err; rc=$?; set -e
+	test $rc = 2 && grep -q "cannot open .nothere.db." err && ! test -e nothere.db &&
 	sed "s/class: consumer/class: desk/" inv.yaml >inv2.yaml &&
 	"$SWEEP" hosts label u.db inv2.yaml >/dev/null &&
 	test "$(sql u.db "SELECT json_extract(facts, '\''$.labels.class'\'') FROM hosts")" = desk
 '
 
 test_expect_success 'hostnames match up to the domain: node7 is node7.cluster.example' '
-	printf "hosts:\n  - name: n\n    hostname: %s.cluster.example\n    labels: {class: short}\n" "$HOST" >dom.yaml &&
+	printf "hosts:\n  - name: n\n    hostname: %s.cluster.example\n    labels: {class: short}\n" \
+		"$HOST" >dom.yaml &&
 	"$SWEEP" hosts label u.db dom.yaml >out &&
 	grep -q "labels of 1 host written" out &&
 	test "$(sql u.db "SELECT json_extract(facts, '\''$.labels.class'\'') FROM hosts")" = short

@@ -44,7 +44,8 @@ test_expect_success 'merge: one ok result per host per cell, hosts, runs and wor
 '
 
 test_expect_success 'the values came over unchanged' '
-	q="SELECT c.key, r.median, r.n, r.noise_ok, (SELECT group_concat(seconds) FROM samples s WHERE s.result = r.id)
+	q="SELECT c.key, r.median, r.n, r.noise_ok,
+		(SELECT group_concat(seconds) FROM samples s WHERE s.result = r.id)
 		FROM results r JOIN cells c ON c.id = r.cell ORDER BY c.key" &&
 	sql a.db "$q" >va && sql b.db "$q" >vb && sort va vb >want &&
 	sql out.db "$q" | sort >got && cmp want got
@@ -74,6 +75,33 @@ test_expect_success 'a grown input brings only what is new; a resumed run is the
 	sql out.db "SELECT spec FROM sweeps WHERE name = '\''ph'\''" | grep -q "ms: \[0, 1, 2, 3\]"
 '
 
+cat >"$T/fail.yaml" <<'Y'
+sweep: fail
+kernel: debug.fail
+params:
+  mode: error
+  on: "i=1"
+  i: [0, 1, 2]
+max_attempts: 2
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2}
+Y
+
+test_expect_success 'failed attempts and quarantined cells come over once' '
+	set +e; "$SWEEP" run fail.yaml --db f.db 2>/dev/null; rc=$?; set -e
+	test $rc = 3 &&
+	test "$(sql f.db "SELECT status, count(*) FROM results GROUP BY status ORDER BY status" | tr "\n" " ")" = \
+		"error|2 ok|2 " &&
+	"$SWEEP" merge fm.db f.db >/dev/null &&
+	before=$(dump fm.db) &&
+	"$SWEEP" merge fm.db f.db f.db >out &&
+	grep -q "^f.db: 3 cells (0 new), 0 results new, 4 already there" out &&
+	test "$(dump fm.db)" = "$before" &&
+	test "$(sql fm.db "SELECT status, count(*) FROM results GROUP BY status ORDER BY status" | tr "\n" " ")" = \
+		"error|2 ok|2 " &&
+	test "$(sql fm.db "SELECT json_extract(params, '\''$.i'\''), state, attempts FROM cells
+		WHERE state != '\''ok'\''")" = "1|quarantined|2"
+'
+
 cat >"$T/any.yaml" <<'Y'
 sweep: any
 kernel: sleep
@@ -89,7 +117,8 @@ test_expect_success 'conflicts: two ok results of one cell are kept apart, liste
 	"$SWEEP" merge cm.db c2.db >out && cat out &&
 	grep -q "^c2.db: 3 cells (0 new), 0 results new, 0 already there, 3 conflicts" out &&
 	test "$(grep -c "c2.db has" out)" = 3 &&
-	test "$(sql cm.db "SELECT group_concat(median) FROM (SELECT median FROM results ORDER BY cell)")" = "$kept" &&
+	test "$(sql cm.db "SELECT group_concat(median) FROM (SELECT median FROM results ORDER BY cell)")" = \
+		"$kept" &&
 	test "$(sql cm.db "SELECT count(*) FROM results")" = 3 &&
 	test "$(sql cm.db "SELECT count(*) FROM conflicts WHERE source = '\''c2.db'\''
 		AND kept IN (SELECT id FROM results) AND json_array_length(samples) = n")" = 3 &&
@@ -157,18 +186,28 @@ refuse() { # refuse FILE PATTERN: merging FILE into cm.db fails with PATTERN, cm
 
 test_expect_success 'a corrupt file is refused' 'refuse corrupt.db "corrupt.db.: the database is corrupt"'
 test_expect_success 'a file that is not SQLite is refused' 'refuse junk.db "junk.db.: file is not a database"'
-test_expect_success 'an SQLite file of another program is refused' 'refuse other.db "other.db. is not a sweep database"'
+test_expect_success 'an SQLite file of another program is refused' '
+	refuse other.db "other.db. is not a sweep database"
+'
 test_expect_success 'an empty file is refused' 'refuse empty.db "empty.db. is not a sweep database"'
 test_expect_success 'a file with a trigger is refused, and the trigger never ran' '
 	refuse trigger.db "trigger.db. has a trigger (.evil.)" &&
 	test "$(sql trigger.db "SELECT count(*) FROM pwned")" = 0
 '
-test_expect_success 'a view in place of a table is refused' 'refuse view.db "view.db. is not a sweep database: it has no table .results."'
+test_expect_success 'a view in place of a table is refused' '
+	refuse view.db "view.db. is not a sweep database: it has no table .results."
+'
 test_expect_success 'a generated column is refused' 'refuse gen.db "column results.evil is generated"'
-test_expect_success 'a cell whose key is not its own is refused' 'refuse key.db "does not have the key of its"'
+test_expect_success 'a cell whose key is not its own is refused' '
+	refuse key.db "does not have the key of its"
+'
 test_expect_success 'a value of the wrong type is refused' 'refuse type.db "results.median holds text"'
-test_expect_success 'a dangling reference is refused' 'refuse ref.db "1 row of results names a row of workers that is not there"'
-test_expect_success 'another schema version is refused' 'refuse old.db "old.db. has schema version 99, newer than this sweep knows"'
+test_expect_success 'a dangling reference is refused' '
+	refuse ref.db "1 row of results names a row of workers that is not there"
+'
+test_expect_success 'another schema version is refused' '
+	refuse old.db "old.db. has schema version 99, newer than this sweep knows"
+'
 test_expect_success 'a missing column is refused' 'refuse nocol.db "table .items. has no column .value."'
 
 test_expect_success 'a refused input leaves no new output behind; the output is no input' '

@@ -102,6 +102,7 @@ test_expect_success 'one host killed mid-run; resumed on the two others: nothing
 	# every cell exactly one ok result; what host 3 measured before it died is kept
 	test "$(sql k.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
 		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
-	test "$(sql k.db "SELECT count(*) FROM v_results WHERE host = '\''$H3'\'' AND status = '\''ok'\''")" = "$from3" &&
+	test "$(sql k.db "SELECT count(*) FROM v_results WHERE host = '\''$H3'\'' AND status = '\''ok'\''")" = \
+		"$from3" &&
 	test "$(sql k.db "SELECT count(DISTINCT host) FROM v_results WHERE run = 2")" = 2
 '

@@ -11,7 +11,11 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 trap 'slurm_down; rm -rf "$T"' EXIT
-slurm_up "$T/slurm" || { echo "not ok - setup: slurm daemons"; tail -20 "$T"/slurm/log/* 2>/dev/null; exit 1; }
+if ! slurm_up "$T/slurm"; then
+	echo "not ok - setup: slurm daemons"
+	tail -20 "$T"/slurm/log/* 2>/dev/null
+	exit 1
+fi
 # A job's environment is the submitter's: Open MPI as root, oversubscribed.
 cd "$T"
 
@@ -41,7 +45,8 @@ test_expect_success 'submit --dry-run prints the job script and submits nothing'
 '
 
 test_expect_success 'submit --dry-run --array: shard databases, the task id from Slurm' '
-	"$SWEEP" submit grid.yaml --db arr.db --array 3 --gpus-per-node 4 --partition p1 --account a1 --dry-run >s2 &&
+	"$SWEEP" submit grid.yaml --db arr.db --array 3 --gpus-per-node 4 --partition p1 --account a1 \
+		--dry-run >s2 &&
 	grep -qx "#SBATCH --array=0-2" s2 &&
 	grep -qx "#SBATCH --gpus-per-node=4" s2 && grep -qx "#SBATCH --ntasks-per-node=4" s2 &&
 	grep -qx "#SBATCH --partition=p1" s2 && grep -qx "#SBATCH --account=a1" s2 &&
@@ -106,7 +111,9 @@ Y
 test_expect_success 'a job requeued mid-run resumes and finishes with every cell exactly once' '
 	job=$("$SWEEP" submit slow.yaml --db rq.db --ntasks-per-node 2 2>/dev/null) &&
 	# requeue once a few cells are done (bounded wait), well before the 40 are
-	wait_for 60 sh -c "test \"\$(sqlite3 rq.db \"SELECT count(*) FROM results\" 2>/dev/null || echo 0)\" -ge 4" &&
+	results() { sqlite3 rq.db "SELECT count(*) FROM results" 2>/dev/null || echo 0; } &&
+	some_done() { test "$(results)" -ge 4; } &&
+	wait_for 60 some_done &&
 	before=$(sql rq.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''") &&
 	echo "requeued with $before cells ok" &&
 	test "$before" -lt 40 &&
@@ -118,6 +125,7 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	test "$(sql rq.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
 		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
 	test "$(sql rq.db "SELECT count(*) FROM runs")" = 2 &&
-	test "$(sql rq.db "SELECT group_concat(restarts) FROM (SELECT restarts FROM slurm_runs ORDER BY run)")" = "0,1" &&
+	test "$(sql rq.db "SELECT group_concat(restarts) FROM (SELECT restarts FROM slurm_runs ORDER BY run)")" = \
+		"0,1" &&
 	test "$(sql rq.db "PRAGMA integrity_check")" = ok
 '

@@ -71,7 +71,11 @@ CONF
 	SLURM_PIDS="$SLURM_PIDS $!"
 	slurmd -D -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 &
 	SLURM_PIDS="$SLURM_PIDS $!"
-	wait_for 30 slurm_idle || { echo "slurm: the node did not come up" >&2; tail -5 "$dir"/log/*.out >&2; return 1; }
+	if ! wait_for 30 slurm_idle; then
+		echo "slurm: the node did not come up" >&2
+		tail -5 "$dir"/log/*.out >&2
+		return 1
+	fi
 }
 
 slurm_idle() { [ "$(sinfo -h -o %T 2>/dev/null)" = idle ]; }

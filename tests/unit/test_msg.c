@@ -6,7 +6,7 @@
 
 static void test_task(void)
 {
-	struct task t = { 42, "00ff00ff00ff00ff", "{\"M\":64}", 1, "hostA/gpu0", 2, 0, 1, 0, 0, NULL }, u;
+	struct task t = { 42, "00ff00ff00ff00ff", "{\"M\":64}", 1, "hostA/gpu0", 2, 0, 0, 1, 0, 0, NULL }, u;
 	struct strbuf sb = STRBUF_INIT;
 
 	msg_put_task(&sb, &t);

@@ -158,23 +158,25 @@ static void test_expr(void)
 	check_expr(&r, "host in ('a', 'it''s') or label.class = 'server'", 0,
 		   "h.hostname IN ( ?1 , ?2 ) OR json_extract(h.facts, ?3) = ?4 |"
 		   " ?1=a ?2=it's ?3=$.labels.\"class\" ?4=server");
-	check_expr(&r, "tok_s > 1.5e3", 0, "(SELECT value FROM metrics WHERE result = r.id AND name = ?1) > 1.5e3 |"
-		   " ?1=tok_s");
+	check_expr(&r, "tok_s > 1.5e3", 0,
+		   "(SELECT value FROM metrics WHERE result = r.id AND name = ?1) > 1.5e3 | ?1=tok_s");
 	check_expr(&r, "tflops > .5", 0,
 		   "(SELECT value * 0.001 FROM metrics WHERE result = r.id AND name = ?1) > .5 | ?1=gflops");
 	snprintf(want, sizeof(want), "%s * 1e9 * 1.0 / json_extract(c.params, ?2) | ?1=host_read_gbs "
 		 "?2=$.\"bytes_per_token\"", probe);
 	check_expr(&r, "host_read_gbs * 1e9 / bytes_per_token", EXPR_PROBES, want);
 	check_expr(&r, "CASE WHEN dtype = 'f16' THEN 2 ELSE 4 END * abs(M - K)", 0,
-		   "CASE WHEN json_extract(c.params, ?1) = ?2 THEN 2 ELSE 4 END * abs ( json_extract(c.params, ?3)"
-		   " - json_extract(c.params, ?4) ) | ?1=$.\"dtype\" ?2=f16 ?3=$.\"M\" ?4=$.\"K\"");
+		   "CASE WHEN json_extract(c.params, ?1) = ?2 THEN 2 ELSE 4 END * abs ("
+		   " json_extract(c.params, ?3) - json_extract(c.params, ?4) ) |"
+		   " ?1=$.\"dtype\" ?2=f16 ?3=$.\"M\" ?4=$.\"K\"");
 	/* probes only where the report allows them (--limit) */
 	check_expr(&r, "host_read_gbs > 1", 0, "error");
 
 	/* refused: anything outside the closed set of tokens, and what could smuggle SQL in */
 	check_expr(&r, "M = 1; DROP TABLE cells", 0, "error");
 	check_expr(&r, "M = 1 -- comment", 0, "error");
-	check_expr(&r, "M -- K", 0, "json_extract(c.params, ?1) - - json_extract(c.params, ?2) | ?1=$.\"M\" ?2=$.\"K\"");
+	check_expr(&r, "M -- K", 0,
+		   "json_extract(c.params, ?1) - - json_extract(c.params, ?2) | ?1=$.\"M\" ?2=$.\"K\"");
 	check_expr(&r, "load_extension('x')", 0, "error");
 	check_expr(&r, "(SELECT 1)", 0, "error");
 	check_expr(&r, "dtype = \"f32\"", 0, "error");
@@ -194,7 +196,8 @@ static void test_expr(void)
 	check_expr(&r, "M / -K", 0, "json_extract(c.params, ?1) * 1.0 / - json_extract(c.params, ?2) |"
 		   " ?1=$.\"M\" ?2=$.\"K\"");
 	/* a text value holding SQL stays a bound value */
-	check_expr(&r, "dtype = ''' OR 1=1 --'", 0, "json_extract(c.params, ?1) = ?2 | ?1=$.\"dtype\" ?2=' OR 1=1 --");
+	check_expr(&r, "dtype = ''' OR 1=1 --'", 0,
+		   "json_extract(c.params, ?1) = ?2 | ?1=$.\"dtype\" ?2=' OR 1=1 --");
 	report_release(&r);
 }
 

@@ -81,7 +81,7 @@ static const char full[] =
 	"order: interleave\n"
 	"seed: 7\n"
 	"timing: {min_samples: 3, min_time: 0.2, max_noise: 0.01, timeout: 5, warmup: 0.1, l2: hot, "
-	"throttle: 0.5}\n"
+	"throttle: 0.5, batch: 4}\n"
 	"per: host\n"
 	"hosts: [a, b]\n"
 	"gang: any\n"
@@ -182,6 +182,7 @@ static void test_full(void)
 	CHECK_NEAR(s.timing.warmup, 0.1, 1e-12, "warmup");
 	CHECK_INT(s.timing.l2_hot, 1, "l2 hot");
 	CHECK_NEAR(s.timing.throttle, 0.5, 1e-12, "throttle");
+	CHECK_INT(s.timing.batch, 4, "batch");
 	CHECK_INT(s.per, PER_HOST, "per");
 	CHECK_INT(s.nhosts, 2, "hosts");
 	CHECK_STR(s.hosts[1], "b", "host 1");
@@ -235,6 +236,7 @@ static void test_defaults(void)
 	CHECK_NEAR(s.timing.warmup, 0.05, 1e-12, "warmup default");
 	CHECK_INT(s.timing.l2_hot, 0, "l2 cold default");
 	CHECK_NEAR(s.timing.throttle, 0.75, 1e-12, "throttle default");
+	CHECK_INT(s.timing.batch, 0, "batch default: measure.c sizes batches");
 	CHECK_INT(s.metrics, METRICS_NONE, "metrics default");
 	CHECK_NEAR(s.timeout, 600, 1e-12, "command timeout default");
 	CHECK(s.items == NULL && s.nitems == 0, "no items");
@@ -406,6 +408,8 @@ static void test_errors(void)
 		  "3:9: expected a scalar for 'repeat', got a list");
 	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {min_time: soon}\n",
 		  "3:20: expected a number for 'min_time', got 'soon'");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {batch: -1}\n",
+		  "3:17: 'batch' must be at least 0, got -1");
 	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {throttle: 2}\n",
 		  "3:20: 'throttle' must be at most 1, got 2");
 	CHECK_ERR("sweep: a\nkernel: sleep\norder: interleaved\n",
@@ -505,6 +509,12 @@ static void test_errors(void)
 		  "3:14: regex for metric 't' is too complex: its repetitions expand past 2000 nodes");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'c++++++++++++++++++++++++++++++ ([0-9]+)'}\n",
 		  "3:14: regex for metric 't' is too complex: its repetitions expand past 2000 nodes");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '((x*)+)+ ([0-9]+)'}\n",
+		  "3:14: regex for metric 't' is too complex: '+' or '{n,m}' repeats a part that can match "
+		  "nothing");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'a++++r$:*+*+++++.p]'}\n",
+		  "3:14: regex for metric 't' is too complex: '+' or '{n,m}' repeats a part that can match "
+		  "nothing");
 
 	/* Hostile input: no crash, no hang, an error. */
 	CHECK_ERR("sweep: a\nkernel: sleep\nparams: &x {ms: *x}\n",

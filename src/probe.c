@@ -1,0 +1,147 @@
+/* probe.c: `sweep hosts probe`: measured ceilings (device copy, host to device, host read, GEMM peak) on
+ * every GPU (or host) of the job, stored in probes so that reports can divide by what this host can do. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/kernel.h"
+#include "cli.h"
+#include "hostinfo.h"
+#include "run.h"
+
+/* One probe: a one-cell sweep, and which of its metrics becomes which probe. */
+struct probe {
+	const char *name;      /* probes.name */
+	const char *unit;
+	const char *metric;    /* metrics.name of the cell's result */
+	double scale;          /* probe value = metric * scale */
+	int gpu;               /* needs a GPU (and a CUDA build) */
+	const char *spec;      /* YAML after the sweep: line; %s is the session's name */
+};
+
+static const struct probe probes[] = {
+	{ "hbm_copy_gbs", "GB/s", "gbs", 1, 1,
+	  "kernel: copy\nparams: {bytes: 4G, method: memcpy}\nper: gpu\n"
+	  "timing: {min_samples: 20, min_time: 0.3, max_noise: 0.01, timeout: 5}\n" },
+	{ "h2d_gbs", "GB/s", "gbs", 1, 1,
+	  "kernel: h2d\nparams: {bytes: 256M}\nper: gpu\n"
+	  "timing: {min_samples: 20, min_time: 0.3, max_noise: 0.01, timeout: 5}\n" },
+	{ "gemm_bf16_tflops", "TFLOP/s", "gflops", 1e-3, 1,
+	  "kernel: gemm\nparams: {M: 8192, N: 8192, K: 8192, dtype: bf16}\nper: gpu\n"
+	  "timing: {min_samples: 50, min_time: 0.05, max_noise: 0.02, timeout: 5}\n" },
+	{ "host_read_gbs", "GB/s", "gbs", 1, 0,
+	  "kernel: cpu.read\nparams: {bytes: 1G}\nper: host\n"
+	  "timing: {min_samples: 10, min_time: 0.3, max_noise: 0.02, timeout: 10}\n" },
+};
+
+static int want(const struct probe *p, int gpus)
+{
+	return !p->gpu || (gpus > 0 && kernel_find("gemm"));
+}
+
+/* Copy the probe's ok results of this run into probes: one row per worker's host and GPU. */
+static int store_probe(const struct probe *p, const char *sweep, const char *db, int64_t run)
+{
+	struct store *st;
+	char runs[32], scale[32];
+	const char *bind[] = { p->name, p->unit, p->metric, scale, sweep, runs };
+	int ret;
+
+	snprintf(runs, sizeof(runs), "%lld", (long long)run);
+	snprintf(scale, sizeof(scale), "%.17g", p->scale);
+	if (store_open(db, STORE_RW, &st))
+		return -1;
+	ret = store_query(st, "INSERT INTO probes(host, gpu, name, value, unit, run, measured)"
+			  " SELECT w.host, CASE WHEN w.gpu >= 0 THEN w.gpu END, ?1, m.value * ?4, ?2, r.run,"
+			  " r.started FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON w.id = r.worker"
+			  " JOIN metrics m ON m.result = r.id AND m.name = ?3"
+			  " WHERE c.sweep = ?5 AND r.status = 'ok' AND r.run = ?6", bind, 6, 0, NULL, NULL);
+	store_close(st);
+	return ret;
+}
+
+static const struct option opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "cpu", no_argument, NULL, 'c' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The master's side: each probe as a sweep of its own, the workers kept between them. */
+static int probe_master(struct comm *c, const char *db, int gpus, int argc, char **argv)
+{
+	struct strbuf args = STRBUF_INIT, text = STRBUF_INIT, name = STRBUF_INIT;
+	char stamp[32];
+	int n = 0, done = 0, ret = EXIT_OK;
+
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		n += want(&probes[i], gpus);
+	for (int i = 0; i < argc; i++)
+		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
+	/* Each session has its own sweeps, so that probing again measures again. */
+	iso_time(now_wall(), stamp, sizeof(stamp));
+	for (size_t i = 0; i < ARRAY_SIZE(probes) && ret != EXIT_FAIL; i++) {
+		const struct probe *p = &probes[i];
+		struct sched_opts o = { 0 };
+		struct run_extra x = { 0 };
+		struct run_result res;
+		struct spec s;
+		int rc;
+
+		if (!want(p, gpus))
+			continue;
+		sb_reset(&name);
+		sb_addf(&name, "probe.%s.%.19s", p->name, stamp);
+		for (char *q = name.buf; *q; q++)
+			if (*q == ':')
+				*q = '-';
+		sb_reset(&text);
+		sb_addf(&text, "sweep: %s\n%s", name.buf, p->spec);
+		if (spec_parse("(probe)", text.buf, text.len, &s))
+			BUG("probe spec '%s' does not parse", p->name);
+		o.local_worker = 1;
+		o.progress_every = 1;
+		o.hello_timeout = 120;
+		o.keep_workers = ++done < n;
+		rc = run_spec(c, &s, db, &o, &x, args.buf, &res);
+		if (rc == EXIT_FAIL || (rc == EXIT_OK && store_probe(p, s.name, db, res.run)))
+			ret = EXIT_FAIL;
+		else if (rc != EXIT_OK)
+			ret = EXIT_CELLS;
+		spec_release(&s);
+	}
+	sb_release(&args);
+	sb_release(&text);
+	sb_release(&name);
+	return ret;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	const char *db = "results/probes.db";
+	struct comm *c;
+	int opt, cpu = 0, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		if (opt == 'd')
+			db = optarg;
+		else if (opt == 'c')
+			cpu = 1;
+		else
+			return cli_usage("hosts");
+	}
+	if (optind != argc)
+		return cli_usage("hosts");
+	if (comm_init(&argc, &argv, &c))
+		return EXIT_FAIL;
+	if (comm_rank(c) == 0) {
+		ret = probe_master(c, db, cpu ? 0 : hostinfo_gpu_count(), argc, argv);
+		if (ret != EXIT_FAIL)
+			printf("probes stored in %s (table probes; the latest per host, GPU and name is current)\n", db);
+	} else {
+		ret = run_worker(c);
+	}
+	comm_finish(c);
+	return ret;
+}
