@@ -127,10 +127,11 @@ static const struct cmd commands[] = {
 	  "                    [--timeout SECONDS] [--jobs N]",
 	  "Start 'sweep run SPEC' on every host of the inventory over ssh (user, port, identity, ssh_options\n"
 	  "from the inventory; your own ssh config and keys), in the host's workdir, detached so that it\n"
-	  "outlives the ssh session, writing results/NAME.db and results/NAME.log there. One line per host:\n"
-	  "started, already running, or the error (unreachable, no sweep binary, no spec, disk full under\n"
-	  "--min-free, 1G by default). --sync first copies this sweep binary (to the host's sweep_bin), the\n"
-	  "spec and the files its command names. Hosts are handled at once, each within --timeout (120 s).\n"
+	  "outlives the ssh session, writing results/NAME.db and results/NAME.log there (under mpirun -np\n"
+	  "SLOTS on a host with more than one slot). One line per host: started, already running, or the\n"
+	  "error (unreachable, no sweep binary, no spec, disk full under --min-free, 1G by default).\n"
+	  "--sync first copies this sweep binary (to the host's sweep_bin), the spec and the files its\n"
+	  "command names. Hosts are handled at once, each within --timeout (120 s).\n"
 	  "Exit: 0 every host started or running, 3 some did not." },
 	{ "pull", cmd_pull, "sweep pull INVENTORY [--into DB] [--sweep NAME] [--hosts NAME,...]\n"
 	  "                  [--timeout SECONDS] [--jobs N]",

@@ -20,8 +20,16 @@ struct queue {
 	struct qmsg *head, *tail;
 };
 
+/* A send of the master's still in progress: its buffer lives until MPI is done with it. */
+struct pending {
+	MPI_Request req;
+	void *buf;
+};
+
 struct comm {
 	int mpi, rank, size, local_rank, local_size;
+	struct pending *pend;      /* the master's sends in progress */
+	size_t npend, alloc_pend;
 	pthread_mutex_t lock;
 	pthread_cond_t to_master_cv, to_worker_cv;
 	struct queue to_master, to_worker;
@@ -88,12 +96,35 @@ static void queue_free(struct queue *q)
 	}
 }
 
+/* Free the master's sends that have completed; with wait, wait for all of them. */
+static void reap(struct comm *c, int wait)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->npend; i++) {
+		int done = 0;
+
+		if (wait)
+			MPI_Wait(&c->pend[i].req, MPI_STATUS_IGNORE), done = 1;
+		else
+			MPI_Test(&c->pend[i].req, &done, MPI_STATUS_IGNORE);
+		if (done)
+			free(c->pend[i].buf);
+		else
+			c->pend[k++] = c->pend[i];
+	}
+	c->npend = k;
+}
+
 void comm_finish(struct comm *c)
 {
 	if (!c)
 		return;
-	if (c->mpi)
+	if (c->mpi) {
+		reap(c, 1);
 		MPI_Finalize();
+	}
+	free(c->pend);
 	queue_free(&c->to_master);
 	queue_free(&c->to_worker);
 	pthread_mutex_destroy(&c->lock);
@@ -206,6 +237,10 @@ static int mpi_send(int peer, int tag, const void *buf, size_t len)
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "MPI_Send");
 }
 
+/* Polls with a yield in between before the waiter starts sleeping: few, since ranks usually share cores
+ * with workers that need them. */
+#define SPINS 8
+
 /*
  * Wait for a message from MPI and/or the local queue. MPI has no way to wait on both, so poll: a few
  * spins, then sleeps that double from 20 us to 1 ms, reset whenever a message arrives. Busy ranks (a
@@ -236,7 +271,7 @@ static int poll_both(struct comm *c, int mpi_src, struct queue *q, pthread_cond_
 		}
 		if (now_mono() >= deadline)
 			return 0;
-		if (++spins < 64) {
+		if (++spins < SPINS) {
 			sched_yield();
 			continue;
 		}
@@ -258,17 +293,40 @@ static int poll_both(struct comm *c, int mpi_src, struct queue *q, pthread_cond_
 	}
 }
 
+/*
+ * The master never blocks in a send: a worker may itself be blocked sending results (large messages go
+ * by rendezvous), and two blocking sends towards each other deadlock. So the master's sends are
+ * MPI_Isend of a copy, freed once complete.
+ */
 int comm_master_send(struct comm *c, int peer, int tag, const void *buf, size_t len)
 {
+	struct pending *p;
+	int rc;
+
 	if (peer == 0) {
 		queue_put(c, &c->to_worker, &c->to_worker_cv, tag, buf, len);
 		return 0;
 	}
-	return mpi_send(peer, tag, buf, len);
+	if (len > (size_t)0x7fffffff)
+		return error("message of %zu bytes is too large", len);
+	reap(c, 0);
+	ALLOC_GROW(c->pend, c->npend + 1, c->alloc_pend);
+	p = &c->pend[c->npend];
+	p->buf = xmalloc(len ? len : 1);
+	memcpy(p->buf, buf, len);
+	rc = MPI_Isend(p->buf, (int)len, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &p->req);
+	if (rc != MPI_SUCCESS) {
+		free(p->buf);
+		return mpi_fail(rc, "MPI_Isend");
+	}
+	c->npend++;
+	return 0;
 }
 
 int comm_master_recv(struct comm *c, int *peer, int *tag, struct strbuf *buf, double timeout)
 {
+	if (c->npend)
+		reap(c, 0);
 	return poll_both(c, MPI_ANY_SOURCE, &c->to_master, &c->to_master_cv, peer, tag, buf, timeout);
 }
 

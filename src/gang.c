@@ -300,7 +300,7 @@ int gang_result(struct master *m, struct wstate *w, struct task *t, struct resul
 
 int gang_forward_blob(struct master *m, int peer, const char *buf, size_t len)
 {
-	const struct task *t = peer < m->nw && m->w[peer].nfly ? &m->w[peer].fly[0] : NULL;
+	const struct task *t = peer < m->nw && m->w[peer].nfly ? fly_at(&m->w[peer], 0) : NULL;
 
 	if (!t || t->gang_size < 2 || t->gang_rank != 0)
 		return error("rank %d sent a gang bootstrap but leads no gang", peer);

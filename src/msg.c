@@ -187,6 +187,47 @@ int msg_get_task(const char *buf, size_t len, struct task *t)
 	return 0;
 }
 
+void msg_put_tasks(struct strbuf *sb, const struct task *const *t, int n)
+{
+	put_u32(sb, (uint32_t)n);
+	for (int i = 0; i < n; i++) {
+		size_t at = sb->len;
+
+		put_u32(sb, 0);   /* the length, filled in below */
+		msg_put_task(sb, t[i]);
+		for (int b = 0; b < 4; b++)
+			sb->buf[at + b] = (char)(((sb->len - at - 4) >> (8 * b)) & 0xff);
+	}
+}
+
+int msg_get_tasks(const char *buf, size_t len, struct task **out, int *n)
+{
+	struct cursor c = { buf, buf + len, 0 };
+	uint32_t count = get_count(&c, 4);
+	struct task *t;
+	uint32_t i;
+
+	if (c.bad || !count)
+		return -1;
+	t = xcalloc(count, sizeof(*t));
+	for (i = 0; i < count; i++) {
+		uint32_t size = get_u32(&c);
+
+		if (c.bad || (size_t)(c.end - c.p) < size || msg_get_task(c.p, size, &t[i]))
+			break;
+		c.p += size;
+	}
+	if (i < count || done(&c)) {
+		for (uint32_t j = 0; j < i && j < count; j++)
+			task_release(&t[j]);
+		free(t);
+		return -1;
+	}
+	*out = t;
+	*n = (int)count;
+	return 0;
+}
+
 void msg_put_result(struct strbuf *sb, const struct result *r)
 {
 	put_i64(sb, r->cell);
@@ -273,4 +314,64 @@ int msg_get_result(const char *buf, size_t len, struct result *r)
 		return -1;
 	}
 	return 0;
+}
+
+void msg_results_init(struct strbuf *sb)
+{
+	sb_reset(sb);
+	put_u32(sb, 0);
+}
+
+int msg_results_count(const struct strbuf *sb)
+{
+	struct cursor c = { sb->buf, sb->buf + sb->len, 0 };
+
+	return (int)get_u32(&c);
+}
+
+void msg_results_add(struct strbuf *sb, const struct result *r)
+{
+	size_t at = sb->len;
+	uint32_t n = (uint32_t)msg_results_count(sb) + 1;
+
+	put_u32(sb, 0);
+	msg_put_result(sb, r);
+	for (int b = 0; b < 4; b++) {
+		sb->buf[at + b] = (char)(((sb->len - at - 4) >> (8 * b)) & 0xff);
+		sb->buf[b] = (char)((n >> (8 * b)) & 0xff);
+	}
+}
+
+int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, void *data), void *data)
+{
+	struct cursor c = { buf, buf + len, 0 };
+	uint32_t count = get_count(&c, 4), i;
+	struct result *r;
+	int ret = 0;
+
+	if (c.bad || !count)
+		return -2;
+	/* Decode all first: a malformed message is refused whole, before any result is used. */
+	r = xcalloc(count, sizeof(*r));
+	for (i = 0; i < count; i++) {
+		uint32_t size = get_u32(&c);
+
+		if (c.bad || (size_t)(c.end - c.p) < size || msg_get_result(c.p, size, &r[i]))
+			break;
+		c.p += size;
+	}
+	if (i < count || done(&c)) {
+		for (uint32_t j = 0; j < i && j < count; j++)
+			result_release(&r[j]);
+		free(r);
+		return -2;
+	}
+	for (i = 0; i < count; i++) {
+		if (!ret)
+			ret = fn(&r[i], data);
+		else
+			result_release(&r[i]);
+	}
+	free(r);
+	return ret;
 }

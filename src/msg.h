@@ -29,7 +29,19 @@ void msg_put_hello(struct strbuf *sb, const struct hello *h);
 int msg_get_hello(const char *buf, size_t len, struct hello *h);
 void msg_put_task(struct strbuf *sb, const struct task *t);
 int msg_get_task(const char *buf, size_t len, struct task *t);
+/* A TASK message carries n >= 1 tasks (all a worker is sent in one round: one message, not n). On success
+ * *out is an array of *n tasks the caller releases (task_release each, then free). */
+void msg_put_tasks(struct strbuf *sb, const struct task *const *t, int n);
+int msg_get_tasks(const char *buf, size_t len, struct task **out, int *n);
 void msg_put_result(struct strbuf *sb, const struct result *r);
 int msg_get_result(const char *buf, size_t len, struct result *r);
+/* A RESULT message carries n >= 1 results, as a worker batches them when its cells are short. Build one
+ * with msg_results_init then msg_results_add each; msg_results_count says how many it holds.
+ * msg_results_each calls fn for each result (decoded; fn takes it over, result_release included) and
+ * returns -2 on a malformed message (before any call), else fn's first non-zero value or 0. */
+void msg_results_init(struct strbuf *sb);
+void msg_results_add(struct strbuf *sb, const struct result *r);
+int msg_results_count(const struct strbuf *sb);
+int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, void *data), void *data);
 
 #endif

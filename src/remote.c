@@ -165,7 +165,8 @@ int remote_spawn(char *const *argv, double deadline, struct remote_out *o)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, open_out = 1, open_err = 1, rc, status = 0;
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, open_out = 1, open_err = 1, rc, status = 0, exited = 0;
+	double grace = 0;
 	sigset_t def;
 	pid_t pid;
 
@@ -206,31 +207,25 @@ int remote_spawn(char *const *argv, double deadline, struct remote_out *o)
 		return -1;
 	}
 	for (;;) {
-		struct pollfd p[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
-		double left = deadline - now_mono();
-		int r;
+		struct pollfd p[2] = { { open_out ? out[0] : -1, POLLIN, 0 }, { open_err ? err[0] : -1, POLLIN, 0 } };
+		double now = now_mono();
 
-		if (!open_out && !open_err) {
-			r = waitpid(pid, &status, WNOHANG);
-			if (r == pid || (r < 0 && errno != EINTR))
-				break;
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			grace = now + 0.5;
 		}
-		if (left <= 0) {
+		if (exited && ((!open_out && !open_err) || now >= grace))
+			break;
+		if (!exited && now >= deadline) {
 			kill(-pid, SIGKILL);
 			o->timed_out = 1;
-			waitpid(pid, &status, 0);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
 			break;
 		}
-		if (!open_out && !open_err) {
-			/* Outputs closed, process not gone yet: look again shortly. */
-			poll(NULL, 0, left > 0.02 ? 20 : 1);
+		/* Woken by output, else every 50 ms to see whether it exited. */
+		if (poll(p, 2, 50) <= 0)
 			continue;
-		}
-		p[0].fd = open_out ? out[0] : -1;
-		p[1].fd = open_err ? err[0] : -1;
-		r = poll(p, 2, left > 1 ? 1000 : (int)(left * 1000) + 1);
-		if (r < 0 && errno != EINTR)
-			break;
 		if (open_out && p[0].revents)
 			open_out = drain(out[0], &o->out);
 		if (open_err && p[1].revents)

@@ -12,6 +12,11 @@
 #include "sched_int.h"
 #include "topo.h"
 
+/* A worker sends its results together when they come fast: at most this long after the first unsent
+ * one, and at most this many in one message. */
+#define RESULTS_SECONDS 0.0005
+#define RESULTS_MAX 256
+
 /* A round of results is committed this long after its first message at most: long enough that short
  * cells share a commit (a commit costs far more than storing one result), short enough that a worker's
  * prefetched cells (PREFETCH_SECONDS) never run out before its next ones are sent. */
@@ -241,7 +246,7 @@ fail:
  */
 static int mark_head(struct master *m, struct wstate *w)
 {
-	struct task *t = &w->fly[0];
+	struct task *t = fly_at(w, 0);
 
 	if (t->control || t->gang_rank > 0)
 		return 0;
@@ -250,7 +255,7 @@ static int mark_head(struct master *m, struct wstate *w)
 
 int fly_push(struct master *m, struct wstate *w, const struct task *t)
 {
-	task_copy(&w->fly[w->nfly++], t);
+	task_copy(fly_at(w, w->nfly++), t);
 	if (w->nfly == 1)
 		return mark_head(m, w);
 	return t->control ? 0 : store_mark_sent(m->o->store, t->cell);
@@ -263,7 +268,7 @@ static int refill(struct master *m, struct wstate *w)
 	const struct spec *s = m->o->spec;
 	struct tlist *l;
 
-	if (!w->active || w->reserved || (w->nfly && w->fly[w->nfly - 1].gang_size > 1))
+	if (!w->active || w->reserved || (w->nfly && fly_at(w, w->nfly - 1)->gang_size > 1))
 		return 0;
 	l = &w->q->cells;
 	while (w->nfly < w->depth && l->head < l->n && !(l->v[l->head].isolate && w->nfly)) {
@@ -307,12 +312,16 @@ static int send_tasks(struct master *m)
 	for (int r = 0; r < m->nw; r++) {
 		struct wstate *w = &m->w[r];
 
-		for (; w->nsent < w->nfly; w->nsent++) {
-			sb_reset(&m->out);
-			msg_put_task(&m->out, &w->fly[w->nsent]);
-			if (comm_master_send(m->c, w->rank, MSG_TASK, m->out.buf, m->out.len))
-				return -1;
-		}
+		if (w->nsent == w->nfly)
+			continue;
+		/* One message for all of this round's cells of a worker: short cells come many at a time. */
+		for (int i = w->nsent; i < w->nfly; i++)
+			m->batch[i - w->nsent] = fly_at(w, i);
+		sb_reset(&m->out);
+		msg_put_tasks(&m->out, (const struct task *const *)m->batch, w->nfly - w->nsent);
+		if (comm_master_send(m->c, w->rank, MSG_TASK, m->out.buf, m->out.len))
+			return -1;
+		w->nsent = w->nfly;
 	}
 	return 0;
 }
@@ -335,20 +344,29 @@ int sched_store_result(struct master *m, struct wstate *w, struct task *t, struc
 	return 0;
 }
 
-static int handle_result(struct master *m, int peer, const char *buf, size_t len)
+struct from {
+	struct master *m;
+	int peer;
+};
+
+/* One result from rank f->peer: for the oldest cell in flight there. Takes r over. */
+static int handle_result(struct result *res, void *data)
 {
+	struct from *f = data;
+	struct master *m = f->m;
+	int peer = f->peer;
 	const struct spec *s = m->o->spec;
 	struct wstate *w = peer < m->nw ? &m->w[peer] : NULL;
 	struct task t;
-	struct result r;
+	struct result r = *res;
 	int ret = 0;
 
-	if (!w || !w->nsent)
+	if (!w || !w->nsent) {
+		result_release(&r);
 		return error("result from rank %d, which has no cell in flight", peer);
-	if (msg_get_result(buf, len, &r))
-		return error("malformed result from rank %d", peer);
-	t = w->fly[0];
-	memmove(&w->fly[0], &w->fly[1], (size_t)(w->nfly - 1) * sizeof(w->fly[0]));
+	}
+	t = *fly_at(w, 0);
+	w->fhead = (w->fhead + 1) % MAX_INFLIGHT;
 	w->nfly--;
 	w->nsent--;
 	if (w->nfly && mark_head(m, w)) {
@@ -434,8 +452,13 @@ static int work_left(const struct master *m)
 
 static int handle_message(struct master *m, int peer, int tag)
 {
-	if (tag == MSG_RESULT)
-		return handle_result(m, peer, m->buf.buf, m->buf.len);
+	struct from f = { m, peer };
+
+	if (tag == MSG_RESULT) {
+		int rc = msg_results_each(m->buf.buf, m->buf.len, handle_result, &f);
+
+		return rc == -2 ? error("malformed results from rank %d", peer) : rc;
+	}
 	if (tag == MSG_GANG_BLOB)
 		return gang_forward_blob(m, peer, m->buf.buf, m->buf.len);
 	return error("unexpected message %d from rank %d", tag, peer);
@@ -544,7 +567,7 @@ out:
 	stats->seconds = now_mono() - m.t0;
 	for (int r = 0; r < m.nw; r++) {
 		for (int j = 0; j < m.w[r].nfly; j++)
-			task_release(&m.w[r].fly[j]);
+			task_release(fly_at(&m.w[r], j));
 		hello_release(&m.w[r].hello);
 	}
 	for (size_t i = 0; i < m.nqueues; i++) {
@@ -579,6 +602,9 @@ static int worker_session(struct comm *c, int *next)
 	struct json_obj facts = JSON_OBJ_INIT;
 	struct gang_cache *gangs = NULL;
 	struct strbuf binding = STRBUF_INIT;
+	struct task *tasks = NULL;   /* the cells of the last TASK message; next_task is the next to run */
+	int ntasks = 0, next_task = 0;
+	double first_unsent = 0;
 	int tag, rc, ngpu, ret = -1, have_spec = 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t plen;
@@ -627,24 +653,35 @@ static int worker_session(struct comm *c, int *next)
 	msg_put_hello(&buf, &h);
 	if (comm_worker_send(c, MSG_HELLO, buf.buf, buf.len))
 		goto out;
+	msg_results_init(&out);
 	for (;;) {
 		struct task t;
 		struct result r;
 		char err[256];
 
-		rc = comm_worker_recv(c, &tag, &buf, 3600);
-		if (rc < 0)
-			goto out;
-		if (rc == 0)
-			continue;
-		if (tag == MSG_STOP || tag == MSG_NEXT) {
-			*next = tag == MSG_NEXT;
-			break;
+		if (next_task == ntasks) {
+			/* The cells of the last message are done: wait for the next message. */
+			rc = comm_worker_recv(c, &tag, &buf, 3600);
+			if (rc < 0)
+				goto out;
+			if (rc == 0)
+				continue;
+			if (tag == MSG_STOP || tag == MSG_NEXT) {
+				*next = tag == MSG_NEXT;
+				break;
+			}
+			for (int i = 0; i < ntasks; i++)
+				task_release(&tasks[i]);
+			free(tasks);
+			tasks = NULL;
+			next_task = ntasks = 0;
+			if (tag != MSG_TASK || msg_get_tasks(buf.buf, buf.len, &tasks, &ntasks)) {
+				error("rank %d: malformed task (message %d)", w.rank, tag);
+				goto out;
+			}
 		}
-		if (tag != MSG_TASK || msg_get_task(buf.buf, buf.len, &t)) {
-			error("rank %d: malformed task (message %d)", w.rank, tag);
-			goto out;
-		}
+		t = tasks[next_task];
+		memset(&tasks[next_task++], 0, sizeof(t));
 		result_init(&r);
 		w.gang_size = 1;
 		if (t.gang_size > 1 && gang_prepare(c, &w, &t, &gangs, err, sizeof(err))) {
@@ -657,15 +694,25 @@ static int worker_session(struct comm *c, int *next)
 			gang_done(&w, &t, r.status != RESULT_OK, &gangs);
 		r.cell = t.cell;
 		r.worker = w.rank;
-		sb_reset(&out);
-		msg_put_result(&out, &r);
+		if (!msg_results_count(&out))
+			first_unsent = now_mono();
+		msg_results_add(&out, &r);
 		result_release(&r);
 		task_release(&t);
-		if (comm_worker_send(c, MSG_RESULT, out.buf, out.len))
-			goto out;
+		/* Short cells' results go back together: before this worker would wait for more cells, after
+		 * RESULTS_SECONDS, or RESULTS_MAX at a time. A long cell's result goes at once. */
+		if (next_task == ntasks || now_mono() - first_unsent >= RESULTS_SECONDS ||
+		    msg_results_count(&out) >= RESULTS_MAX) {
+			if (comm_worker_send(c, MSG_RESULT, out.buf, out.len))
+				goto out;
+			msg_results_init(&out);
+		}
 	}
 	ret = 0;
 out:
+	for (int i = 0; i < ntasks; i++)
+		task_release(&tasks[i]);
+	free(tasks);
 	gang_cache_free(&w, &gangs);
 	worker_release(&w);
 	sb_release(&binding);

@@ -14,7 +14,7 @@
  * 2, which keeps the schedule dynamic (a slow cell never holds cells that others could run).
  */
 #define MIN_INFLIGHT 2
-#define MAX_INFLIGHT 64
+#define MAX_INFLIGHT 512
 #define PREFETCH_SECONDS 0.005
 #define DRAIN_MAX 4096         /* messages handled per transaction at most */
 
@@ -40,8 +40,8 @@ struct wstate {
 	int active;                /* said hello and may get cells */
 	int reserved;              /* held idle for the gang being formed: gets no other cells */
 	struct tqueue *q;
-	struct task fly[MAX_INFLIGHT];   /* in flight, oldest first; the first nsent have been sent */
-	int nfly, nsent;
+	struct task fly[MAX_INFLIGHT];   /* in flight: a ring, oldest at fhead; the first nsent have been sent */
+	int fhead, nfly, nsent;
 	int depth;                 /* how many to keep in flight, from avg_wall */
 	double avg_wall;           /* moving average of the worker's cell times (seconds) */
 	int since_control;         /* real cells since the last control */
@@ -78,7 +78,14 @@ struct master {
 	int next_gang_id;
 	struct strbuf buf, out;
 	double t0, last_progress;
+	struct task *batch[MAX_INFLIGHT];   /* send_tasks' list of one worker's new cells */
 };
+
+/* The i-th cell in flight on w (0: the one it runs). */
+static inline struct task *fly_at(struct wstate *w, int i)
+{
+	return &w->fly[(w->fhead + i) % MAX_INFLIGHT];
+}
 
 /* sched.c */
 void task_copy(struct task *dst, const struct task *src);

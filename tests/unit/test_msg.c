@@ -42,6 +42,33 @@ static void test_task(void)
 	sb_release(&sb);
 }
 
+static void test_tasks(void)
+{
+	struct task t[3] = {
+		{ 1, "0000000000000001", "{\"a\":1}", 0, "", 1, 0, 0, 1, 0, 0, NULL },
+		{ 2, "0000000000000002", "{\"a\":2}", 1, "h", 2, 0, 0, 1, 0, 0, NULL },
+		{ 3, "0000000000000003", "{}", 0, "", 1, 1, 0, 1, 0, 0, NULL },
+	}, *u;
+	const struct task *list[3] = { &t[0], &t[1], &t[2] };
+	struct strbuf sb = STRBUF_INIT;
+	int n = 0;
+
+	msg_put_tasks(&sb, list, 3);
+	CHECK(!msg_get_tasks(sb.buf, sb.len, &u, &n), "three tasks in one message decode");
+	CHECK_INT(n, 3, "task count");
+	CHECK(u[1].cell == 2 && !strcmp(u[1].replica, "h") && u[1].pass == 1, "second task's fields");
+	CHECK(u[2].control == 1 && !strcmp(u[2].params, "{}"), "third task's fields");
+	for (int i = 0; i < n; i++)
+		task_release(&u[i]);
+	free(u);
+	for (size_t k = 0; k < sb.len; k++)
+		CHECK(msg_get_tasks(sb.buf, k, &u, &n) == -1, "truncated list (%zu of %zu bytes) is refused", k, sb.len);
+	sb_reset(&sb);
+	msg_put_tasks(&sb, list, 0);
+	CHECK(msg_get_tasks(sb.buf, sb.len, &u, &n) == -1, "an empty list is refused");
+	sb_release(&sb);
+}
+
 static void test_result(void)
 {
 	struct result r, u;
@@ -144,6 +171,7 @@ static void test_util(void)
 int main(void)
 {
 	test_task();
+	test_tasks();
 	test_result();
 	test_json();
 	test_util();

@@ -1,0 +1,42 @@
+/* launch_int.h: what launch.c, launch_status.c and launch_pull.c share (private to those three files). */
+#ifndef SWEEP_LAUNCH_INT_H
+#define SWEEP_LAUNCH_INT_H
+
+#include "inventory.h"
+#include "util.h"
+
+/*
+ * What a launch leaves on a host, under its workdir: results/NAME.db (the run's database), .log (its
+ * output, appended to by every launch), .pid (the pid of the shell that runs it: the leader of its own
+ * session) and .exit (its exit status, once it ended). The .pid files are how status and pull find the
+ * sweeps launched there. Scripts run there with sh and answer in lines "sweep-remote: KEY REST".
+ */
+#define LAUNCH_TIMEOUT 120      /* seconds per host: launch (with --sync: copies) and status */
+#define PULL_TIMEOUT 900        /* seconds per host for pull: a snapshot and its copy may be large */
+#define LAUNCH_JOBS 16          /* hosts handled at once */
+#define LAUNCH_MIN_FREE "1G"    /* launch refuses a host with less free space for results/ */
+#define REMOTE_TAG "sweep-remote: "
+
+/* 1 when s may name a sweep's files (it came from a host, or names files there): a spec's characters,
+ * not starting with '.' or '-'. */
+int launch_name_ok(const char *s);
+/* Append s (at most max bytes), control characters as '?': text from another machine, for a terminal. */
+void launch_add_shown(struct strbuf *sb, const char *s, size_t max);
+/* Start a script for h: the shell functions alive, hasbin and say, W (the workdir) and B (sweep_bin), and
+ * cd "$W" (made first when mkdir), answering "error no folder" when that fails. */
+void launch_script_begin(struct strbuf *sb, const struct inventory_host *h, int mkdir);
+/* Set the script's "$@" to the sweeps launched there (their .pid files; "none" is answered when there is
+ * none), or to only when it is not NULL. */
+void launch_script_names(struct strbuf *sb, const char *only);
+/* Call fn(key, rest) for every answer line in out (valid during the call only). */
+void launch_each_answer(const struct strbuf *out, void (*fn)(const char *key, const char *rest, void *data),
+			void *data);
+/* mkdir -p; -1 with the reason appended to why (nothing printed: hosts are handled on threads). */
+int launch_make_dirs(const char *path, struct strbuf *why);
+/* The indices of the hosts to work on: all of inv, or those named in names ("a,b"); *idx is the caller's
+ * to free. -1 after error() when a name is not a host. */
+int launch_pick_hosts(const struct inventory *inv, const char *names, int **idx, int *n);
+/* --timeout SECONDS: 0, or -1 after error(). */
+int launch_parse_timeout(const char *s, double *out);
+
+#endif

@@ -1,0 +1,292 @@
+/* launch_pull.c: `sweep pull`: a snapshot of each launched sweep on every host, copied back and merged. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "inventory.h"
+#include "launch_int.h"
+#include "remote.h"
+#include "store.h"
+#include "util.h"
+
+/* ---- sweep pull ---- */
+
+struct pulled {
+	char *name;            /* the sweep */
+	char *local;           /* its snapshot here, once copied */
+};
+
+struct pull_host {
+	struct pulled *v;
+	int n;
+	int error;             /* 2: unreachable */
+	struct strbuf msg;     /* errors and notes, one per line */
+};
+
+struct pull {
+	const struct inventory *inv;
+	const int *hosts;
+	const char *only, *dir;
+	double timeout;
+	struct pull_host *res;
+};
+
+static void pull_answer(const char *key, const char *rest, void *data)
+{
+	struct pull_host *r = data;
+	char name[256];
+	const char *sp = strchr(rest, ' ');
+	size_t len = sp ? (size_t)(sp - rest) : strlen(rest);
+
+	if (!strcmp(key, "error")) {
+		r->error = 1;
+		launch_add_shown(&r->msg, rest, 300);
+		sb_addc(&r->msg, '\n');
+		return;
+	}
+	if (!strcmp(key, "none")) {
+		r->error = 1;
+		sb_adds(&r->msg, "nothing launched there (no results/*.pid)\n");
+		return;
+	}
+	if (len >= sizeof(name))
+		return;
+	memcpy(name, rest, len);
+	name[len] = '\0';
+	if (!launch_name_ok(name))
+		return;
+	if (!strcmp(key, "snap")) {
+		r->v = xrealloc(r->v, (size_t)(r->n + 1) * sizeof(*r->v));
+		r->v[r->n++] = (struct pulled){ xstrdup(name), NULL };
+	} else if (!strcmp(key, "nodb")) {
+		sb_addf(&r->msg, "%s: no database yet\n", name);
+	} else if (!strcmp(key, "snaperr")) {
+		r->error = 1;
+		sb_addf(&r->msg, "%s: snapshot failed: ", name);
+		launch_add_shown(&r->msg, sp ? sp + 1 : "", 300);
+		sb_addc(&r->msg, '\n');
+	}
+}
+
+static void pull_host(int k, void *data)
+{
+	struct pull *p = data;
+	const struct inventory_host *h = &p->inv->hosts[p->hosts[k]];
+	struct pull_host *r = &p->res[k];
+	double deadline = now_mono() + p->timeout;
+	char *token = xasprintf("%ld-%d", (long)getpid(), k), *dir = NULL;
+	struct strbuf sc = STRBUF_INIT;
+	struct remote_out o;
+	int dir_ok;
+
+	launch_script_begin(&sc, h, 0);
+	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
+	launch_script_names(&sc, p->only);
+	sb_addf(&sc, "for n in \"$@\"; do\n"
+		"  [ -f \"results/$n.db\" ] || { say nodb \"$n\"; continue; }\n"
+		"  o=\"results/.$n.pull-%s.db\"; rm -f \"$o\"\n"
+		"  if e=$(\"$B\" snapshot \"results/$n.db\" \"$o\" 2>&1); then say snap \"$n\";"
+		" else say snaperr \"$n\" \"$(printf '%%s\\n' \"$e\" | tail -n 1)\"; fi\n"
+		"done\n", token);
+	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o)) {
+		r->error = remote_unreachable(&o) ? 2 : 1;
+		remote_why(&o, &r->msg);
+		sb_addc(&r->msg, '\n');
+		remote_out_release(&o);
+		goto out;
+	}
+	launch_each_answer(&o.out, pull_answer, r);
+	if (!r->error && !r->n && !r->msg.len) {
+		r->error = 1;
+		sb_adds(&r->msg, "no answer from the host's shell: ");
+		remote_why(&o, &r->msg);
+		sb_addc(&r->msg, '\n');
+	}
+	remote_out_release(&o);
+	if (!r->n)
+		goto out;
+	/* Copy each snapshot beside its place here, then over it: a failed copy leaves the last one. */
+	dir = xasprintf("%s/pulled/%s", p->dir, h->name);
+	dir_ok = !launch_make_dirs(dir, &r->msg);
+	if (!dir_ok) {
+		r->error = 1;
+		sb_addc(&r->msg, '\n');
+	}
+	for (int i = 0; i < r->n && dir_ok; i++) {
+		char *rel = xasprintf("results/.%s.pull-%s.db", r->v[i].name, token);
+		char *path = remote_path(h, rel), *local = xasprintf("%s/%s.db", dir, r->v[i].name);
+		char *part = xasprintf("%s.part", local);
+		struct remote_out c;
+
+		unlink(part);
+		if (remote_get(h, path, part, deadline, &c)) {
+			r->error = remote_unreachable(&c) ? 2 : 1;
+			sb_addf(&r->msg, "%s: cannot copy the snapshot back: ", r->v[i].name);
+			remote_why(&c, &r->msg);
+			sb_addc(&r->msg, '\n');
+			unlink(part);
+		} else if (rename(part, local)) {
+			r->error = 1;
+			sb_addf(&r->msg, "%s: cannot rename '%s': %s\n", r->v[i].name, part, strerror(errno));
+		} else {
+			r->v[i].local = local;
+			local = NULL;
+		}
+		remote_out_release(&c);
+		free(rel);
+		free(path);
+		free(local);
+		free(part);
+	}
+	/* The snapshots on the host go, copied or not (bounded: a few seconds past the deadline at most). */
+	sb_reset(&sc);
+	launch_script_begin(&sc, h, 0);
+	for (int i = 0; i < r->n; i++)
+		sb_addf(&sc, "rm -f \"results/.%s.pull-%s.db\"\n", r->v[i].name, token);
+	if (!remote_run(h, sc.buf, (deadline > now_mono() ? deadline : now_mono()) + 15, &o))
+		remote_out_release(&o);
+out:
+	sb_release(&sc);
+	free(token);
+	free(dir);
+}
+
+int cmd_pull(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "into", required_argument, NULL, 'i' }, { "sweep", required_argument, NULL, 'S' },
+		{ "hosts", required_argument, NULL, 'H' }, { "timeout", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	struct inventory inv;
+	struct pull p = { 0 };
+	const char *into = NULL, *names = NULL;
+	char *dir = NULL;
+	char **merged = NULL;
+	int *hosts = NULL, nhosts, nmerged = 0, opt, jobs = LAUNCH_JOBS, bad = 0, ret = EXIT_USAGE;
+
+	p.timeout = PULL_TIMEOUT;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		long v;
+
+		switch (opt) {
+		case 'i':
+			into = optarg;
+			break;
+		case 'S':
+			if (!launch_name_ok(optarg))
+				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
+			p.only = optarg;
+			break;
+		case 'H':
+			names = optarg;
+			break;
+		case 't':
+			if (launch_parse_timeout(optarg, &p.timeout))
+				return EXIT_USAGE;
+			break;
+		case 'j':
+			if (parse_long(optarg, &v) || v < 1 || v > 1024)
+				return error("--jobs takes a number from 1 to 1024, not '%s'", optarg), EXIT_USAGE;
+			jobs = (int)v;
+			break;
+		default:
+			return cli_usage("pull");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("pull");
+	if (inventory_load(argv[optind], &inv))
+		return EXIT_USAGE;
+	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
+		goto out;
+	/* Snapshots are kept beside the output, in pulled/HOST/: the last one of each host stays there. */
+	if (into) {
+		const char *slash = strrchr(into, '/');
+
+		dir = slash ? xstrndup(into, (size_t)(slash - into) + (slash == into)) : xstrdup(".");
+	} else {
+		dir = xstrdup("results");
+	}
+	p.inv = &inv;
+	p.hosts = hosts;
+	p.dir = dir;
+	p.res = xcalloc((size_t)nhosts, sizeof(*p.res));
+	remote_parallel(nhosts, jobs, pull_host, &p);
+	/* Merging is one writer at a time, here: each snapshot on its own, so that one a merge refuses
+	 * leaves the others in. */
+	for (int k = 0; k < nhosts; k++) {
+		struct pull_host *r = &p.res[k];
+		const char *name = inv.hosts[hosts[k]].name;
+
+		for (const char *m = r->msg.buf ? r->msg.buf : ""; *m;) {
+			size_t len = strcspn(m, "\n");
+
+			printf("%s: %s%.*s\n", name, r->error == 2 ? "unreachable: " : "", (int)len, m);
+			m += len + (m[len] == '\n');
+		}
+		for (int i = 0; i < r->n; i++) {
+			struct store_merge_stats ms;
+			const char *in = r->v[i].local;
+			char *out = into ? xstrdup(into) : xasprintf("results/%s.db", r->v[i].name);
+			int seen = 0;
+
+			if (!in) {
+				free(out);
+				continue;
+			}
+			if (store_merge(out, &in, 1, NULL, &ms)) {
+				printf("%s: %s: refused by the merge (see above); '%s' is as it was\n", name,
+				       r->v[i].name, out);
+				r->error = 1;
+				free(out);
+				continue;
+			}
+			printf("%s: %s: %" PRIu64 " cells, %" PRIu64 " results new, %" PRIu64 " already there, %"
+			       PRIu64 " conflicts -> %s\n", name, r->v[i].name, ms.cells, ms.results_new,
+			       ms.results_same, ms.conflicts, out);
+			for (int j = 0; j < nmerged && !seen; j++)
+				seen = !strcmp(merged[j], out);
+			if (!seen) {
+				merged = xrealloc(merged, (size_t)(nmerged + 1) * sizeof(*merged));
+				merged[nmerged++] = out;
+			} else {
+				free(out);
+			}
+		}
+		bad += r->error != 0;
+	}
+	/* The inventory's labels into the hosts of every output, for reports by label.NAME. */
+	for (int j = 0; j < nmerged; j++) {
+		struct store *st;
+
+		if (store_open(merged[j], STORE_RW, &st) || inventory_apply(&inv, st, NULL, NULL))
+			warning("the hosts of '%s' were not labelled from '%s'", merged[j], inv.path);
+		store_close(st);
+	}
+	if (bad)
+		fprintf(stderr, "sweep: %d of %d host%s not pulled\n", bad, nhosts, nhosts == 1 ? "" : "s");
+	ret = bad ? EXIT_CELLS : EXIT_OK;
+	for (int k = 0; k < nhosts; k++) {
+		for (int i = 0; i < p.res[k].n; i++) {
+			free(p.res[k].v[i].name);
+			free(p.res[k].v[i].local);
+		}
+		free(p.res[k].v);
+		sb_release(&p.res[k].msg);
+	}
+	free(p.res);
+out:
+	for (int j = 0; j < nmerged; j++)
+		free(merged[j]);
+	free(merged);
+	free(dir);
+	free(hosts);
+	inventory_release(&inv);
+	return ret;
+}

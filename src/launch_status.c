@@ -1,0 +1,400 @@
+/* launch_status.c: `sweep status --hosts` (every launched sweep of every host, over ssh) and `--json`. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "inventory.h"
+#include "json.h"
+#include "launch_int.h"
+#include "remote.h"
+#include "store.h"
+#include "table.h"
+#include "util.h"
+
+/* ---- sweep status DB --json: the line status --hosts reads over ssh ---- */
+
+static int json_row(const struct store_row *row, void *data)
+{
+	struct strbuf *sb = data;
+	/* Columns: name, then type: 'n' number or null, 's' string or null. */
+	static const char *const names[] = { "sweeps", "cells", "ok", "planned", "running", "quarantined",
+		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now" };
+	static const char types[] = "snnnnnnsnsssnns";
+	double rate = NAN, eta = NAN;
+
+	sb_addc(sb, '{');
+	for (int i = 0; i < row->ncol && i < (int)ARRAY_SIZE(names); i++) {
+		sb_addf(sb, "%s\"%s\":", i ? "," : "", names[i]);
+		if (!row->text[i])
+			sb_adds(sb, "null");
+		else if (types[i] == 's')
+			json_add_str(sb, row->text[i]);
+		else
+			json_add_num(sb, row->num[i]);
+	}
+	/* Cells per second over the latest run, and the time the cells left need at that rate. */
+	if (row->text[12] && row->text[13] && row->num[13] > 0)
+		rate = row->num[12] / row->num[13];
+	if (rate > 0 && row->text[9] && !strcmp(row->text[9], "running"))
+		eta = (row->num[3] + row->num[4]) / rate;
+	sb_adds(sb, ",\"rate\":");
+	json_add_num(sb, rate);
+	sb_adds(sb, ",\"eta\":");
+	json_add_num(sb, eta);
+	sb_addc(sb, '}');
+	return 0;
+}
+
+static int status_json(const char *db)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct store *st;
+	int ret = EXIT_FAIL;
+
+	if (store_open(db, STORE_RO, &st))
+		return EXIT_USAGE;
+	if (!store_query(st,
+			 "SELECT (SELECT group_concat(name, ',') FROM sweeps),"
+			 " c.cells, c.ok, c.planned, c.running, c.quarantined,"
+			 " (SELECT count(*) FROM results WHERE status != 'ok'),"
+			 " (SELECT max(started) FROM results),"
+			 " r.id, r.status, r.started, r.finished,"
+			 " (SELECT count(*) FROM results x WHERE x.run = r.id AND x.status = 'ok'),"
+			 " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
+			 " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			 " FROM (SELECT count(*) FILTER (WHERE state != 'template') AS cells,"
+			 "  count(*) FILTER (WHERE state = 'ok') AS ok,"
+			 "  count(*) FILTER (WHERE state = 'planned') AS planned,"
+			 "  count(*) FILTER (WHERE state = 'running') AS running,"
+			 "  count(*) FILTER (WHERE state = 'quarantined') AS quarantined FROM cells) c"
+			 " LEFT JOIN (SELECT * FROM runs ORDER BY id DESC LIMIT 1) r ON 1",
+			 NULL, 0, 1, json_row, &sb)) {
+		printf("%s\n", sb.buf ? sb.buf : "{}");
+		ret = EXIT_OK;
+	}
+	sb_release(&sb);
+	store_close(st);
+	return ret;
+}
+
+/* ---- sweep status --hosts ---- */
+
+/* One sweep of one host as the table shows it. */
+struct status_row {
+	char *name, *state;
+	struct json_obj info;  /* the host's `sweep status --json` line; empty when none */
+};
+
+struct status_host {
+	struct status_row *rows;
+	int nrows;
+	int error;             /* the host could not be read: why in msg */
+	int none;              /* nothing launched there */
+	struct strbuf msg;
+};
+
+struct status {
+	const struct inventory *inv;
+	const int *hosts;
+	const char *only;
+	double timeout;
+	struct status_host *res;
+};
+
+static void status_answer(const char *key, const char *rest, void *data)
+{
+	struct status_host *r = data;
+	char name[256];
+	const char *sp = strchr(rest, ' ');
+	size_t len = sp ? (size_t)(sp - rest) : strlen(rest);
+
+	if (!strcmp(key, "error")) {
+		if (!r->error) {
+			r->error = 1;
+			launch_add_shown(&r->msg, rest, 300);
+		}
+		return;
+	}
+	if (!strcmp(key, "none")) {
+		r->none = 1;
+		return;
+	}
+	if (len >= sizeof(name))
+		return;
+	memcpy(name, rest, len);
+	name[len] = '\0';
+	if (!launch_name_ok(name))
+		return;
+	if (!strcmp(key, "state")) {
+		r->rows = xrealloc(r->rows, (size_t)(r->nrows + 1) * sizeof(*r->rows));
+		r->rows[r->nrows] = (struct status_row){ xstrdup(name), NULL, JSON_OBJ_INIT };
+		{
+			struct strbuf st = STRBUF_INIT;
+
+			launch_add_shown(&st, sp ? sp + 1 : "-", 40);
+			r->rows[r->nrows].state = sb_detach(&st);
+		}
+		r->nrows++;
+	} else if (!strcmp(key, "json") && sp && r->nrows && !strcmp(r->rows[r->nrows - 1].name, name)) {
+		char err[128];
+		struct status_row *row = &r->rows[r->nrows - 1];
+
+		json_obj_release(&row->info);
+		if (json_parse_flat(sp + 1, &row->info, 1, err, sizeof(err)))
+			memset(&row->info, 0, sizeof(row->info));
+	}
+}
+
+static void status_host(int k, void *data)
+{
+	struct status *s = data;
+	const struct inventory_host *h = &s->inv->hosts[s->hosts[k]];
+	struct status_host *r = &s->res[k];
+	struct strbuf sc = STRBUF_INIT;
+	struct remote_out o;
+
+	launch_script_begin(&sc, h, 0);
+	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
+	launch_script_names(&sc, s->only);
+	sb_adds(&sc, "for n in \"$@\"; do\n"
+		"  st=stopped\n"
+		"  if [ -s \"results/$n.exit\" ]; then st=\"exit $(cat \"results/$n.exit\")\"\n"
+		"  elif [ -s \"results/$n.pid\" ] && alive \"$(cat \"results/$n.pid\")\" \"results/$n.pid\"; then"
+		" st=running\n"
+		"  elif [ ! -f \"results/$n.pid\" ]; then st=not-launched; fi\n"
+		"  say state \"$n\" \"$st\"\n"
+		"  [ -f \"results/$n.db\" ] &&"
+		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json 2>/dev/null | head -n 1)\"\n"
+		"done\n");
+	if (remote_run(h, sc.buf, now_mono() + s->timeout, &o)) {
+		r->error = 1;
+		remote_why(&o, &r->msg);
+	} else if (remote_unreachable(&o)) {
+		r->error = 2;
+		remote_why(&o, &r->msg);
+	} else {
+		launch_each_answer(&o.out, status_answer, r);
+		if (!r->error && !r->none && !r->nrows) {
+			r->error = 1;
+			sb_adds(&r->msg, "no answer from the host's shell: ");
+			remote_why(&o, &r->msg);
+		}
+	}
+	remote_out_release(&o);
+	sb_release(&sc);
+}
+
+/* Seconds as "45s", "12m", "3h05m", "2d04h". */
+static void add_duration(struct strbuf *sb, double s)
+{
+	long v = (long)llround(s);
+
+	if (v < 60)
+		sb_addf(sb, "%lds", v);
+	else if (v < 3600)
+		sb_addf(sb, "%ldm%02lds", v / 60, v % 60);
+	else if (v < 86400)
+		sb_addf(sb, "%ldh%02ldm", v / 3600, v % 3600 / 60);
+	else
+		sb_addf(sb, "%ldd%02ldh", v / 86400, v % 86400 / 3600);
+}
+
+static double info_num(const struct json_obj *o, const char *key)
+{
+	const struct json_pair *p = json_obj_find(o, key);
+	double v;
+
+	if (!p || p->type != JSON_NUM || parse_double(p->val, &v))
+		return NAN;
+	return v;
+}
+
+static const char *info_str(const struct json_obj *o, const char *key)
+{
+	const struct json_pair *p = json_obj_find(o, key);
+
+	return p && p->type == JSON_STR ? p->val : NULL;
+}
+
+/* Seconds from ISO time a to ISO time b (both "YYYY-MM-DDTHH:MM:SS..."), NaN when unreadable. */
+static double iso_diff(const char *a, const char *b)
+{
+	struct tm ta = { 0 }, tb = { 0 };
+
+	if (!a || !b || sscanf(a, "%d-%d-%dT%d:%d:%d", &ta.tm_year, &ta.tm_mon, &ta.tm_mday, &ta.tm_hour,
+			       &ta.tm_min, &ta.tm_sec) != 6 ||
+	    sscanf(b, "%d-%d-%dT%d:%d:%d", &tb.tm_year, &tb.tm_mon, &tb.tm_mday, &tb.tm_hour, &tb.tm_min,
+		   &tb.tm_sec) != 6)
+		return NAN;
+	ta.tm_year -= 1900;
+	tb.tm_year -= 1900;
+	ta.tm_mon--;
+	tb.tm_mon--;
+	return difftime(timegm(&tb), timegm(&ta));
+}
+
+/* The table row of one sweep on one host. */
+static void status_table_row(struct table *t, const char *host, const struct status_row *r)
+{
+	struct strbuf c[8];
+	const char *cells[9];
+	const struct json_obj *in = &r->info;
+	double total = info_num(in, "cells"), ok = info_num(in, "ok"), rate = info_num(in, "rate");
+	double eta = info_num(in, "eta"), failed = info_num(in, "failed"), quar = info_num(in, "quarantined");
+	double age = iso_diff(info_str(in, "last"), info_str(in, "now"));
+	const char *last = info_str(in, "last");
+	long code = -1;
+	int exited = !strncmp(r->state, "exit ", 5) && !parse_long(r->state + 5, &code);
+
+	for (int i = 0; i < 8; i++)
+		sb_init(&c[i]);
+	launch_add_shown(&c[0], r->name, 64);
+	/* The state: from the pid and exit files, which know whether the process is there. */
+	if (!strcmp(r->state, "running"))
+		sb_adds(&c[1], "running");
+	else if (exited)
+		sb_adds(&c[1], code == 0 ? "finished" : code == EXIT_CELLS ? "finished, incomplete" : "failed");
+	else if (!strcmp(r->state, "stopped"))
+		sb_adds(&c[1], "stopped");
+	else
+		sb_adds(&c[1], r->state);
+	if (exited && code != 0 && code != EXIT_CELLS)
+		sb_addf(&c[1], " (exit %ld)", code);
+	if (!isnan(total) && !isnan(ok))
+		sb_addf(&c[2], "%.0f/%.0f", ok, total);
+	else
+		sb_adds(&c[2], "-");
+	if (rate > 0)
+		sb_addf(&c[3], rate >= 10 ? "%.0f/s" : rate >= 0.1 ? "%.2f/s" : "%.1f/min", rate >= 0.1 ? rate :
+			rate * 60);
+	else
+		sb_adds(&c[3], "-");
+	if (!isnan(eta) && !strcmp(r->state, "running"))
+		add_duration(&c[4], eta);
+	else
+		sb_adds(&c[4], "-");
+	sb_addf(&c[5], "%.0f", isnan(failed) ? 0 : failed);
+	if (quar > 0)
+		sb_addf(&c[5], " (%.0f quarantined)", quar);
+	if (last) {
+		/* To the second, and how long ago by the host's clock (no skew with ours). */
+		launch_add_shown(&c[6], last, 19);
+		if (!isnan(age) && age >= 0) {
+			sb_adds(&c[6], " (");
+			add_duration(&c[6], age);
+			sb_adds(&c[6], " ago)");
+		}
+	} else {
+		sb_adds(&c[6], "-");
+	}
+	cells[0] = host;
+	for (int i = 0; i < 7; i++)
+		cells[i + 1] = c[i].buf;
+	table_add(t, cells);
+	for (int i = 0; i < 8; i++)
+		sb_release(&c[i]);
+}
+
+static int status_hosts(const char *path, const char *names, const char *only, double timeout, int jobs)
+{
+	static const char *const head[] = { "host", "sweep", "state", "done", "rate", "eta", "failed",
+		"last result" };
+	struct inventory inv;
+	struct status s = { 0 };
+	struct table t;
+	int *hosts = NULL, nhosts, bad = 0, ret = EXIT_USAGE;
+
+	if (inventory_load(path, &inv))
+		return EXIT_USAGE;
+	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
+		goto out;
+	s.inv = &inv;
+	s.hosts = hosts;
+	s.only = only;
+	s.timeout = timeout;
+	s.res = xcalloc((size_t)nhosts, sizeof(*s.res));
+	remote_parallel(nhosts, jobs, status_host, &s);
+	table_init(&t, 8, head);
+	for (int k = 0; k < nhosts; k++) {
+		const struct status_host *r = &s.res[k];
+		const char *name = inv.hosts[hosts[k]].name;
+
+		if (r->error || r->none) {
+			const char *cells[8] = { name, "-", r->error == 2 ? "unreachable" : r->error ? "error" :
+						 "nothing launched", "-", "-", "-", "-", "-" };
+
+			table_add(&t, cells);
+			bad += r->error != 0;
+			continue;
+		}
+		for (int i = 0; i < r->nrows; i++)
+			status_table_row(&t, name, &r->rows[i]);
+	}
+	table_print(&t, stdout, TABLE_TEXT);
+	table_release(&t);
+	for (int k = 0; k < nhosts; k++) {
+		struct status_host *r = &s.res[k];
+
+		if (r->error)
+			printf("%s: %s%s\n", inv.hosts[hosts[k]].name, r->error == 2 ? "unreachable: " : "", r->msg.buf);
+		for (int i = 0; i < r->nrows; i++) {
+			free(r->rows[i].name);
+			free(r->rows[i].state);
+			json_obj_release(&r->rows[i].info);
+		}
+		free(r->rows);
+		sb_release(&r->msg);
+	}
+	free(s.res);
+	ret = bad ? EXIT_CELLS : EXIT_OK;
+out:
+	free(hosts);
+	inventory_release(&inv);
+	return ret;
+}
+
+int cmd_status_remote(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' }, { "json", no_argument, NULL, 'J' },
+		{ "sweep", required_argument, NULL, 'S' }, { "timeout", required_argument, NULL, 't' },
+		{ "only", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
+	};
+	const char *inv = NULL, *only = NULL, *names = NULL;
+	double timeout = LAUNCH_TIMEOUT;
+	int opt, json = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'H':
+			inv = optarg;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'S':
+			if (!launch_name_ok(optarg))
+				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
+			only = optarg;
+			break;
+		case 'o':
+			names = optarg;
+			break;
+		case 't':
+			if (launch_parse_timeout(optarg, &timeout))
+				return EXIT_USAGE;
+			break;
+		default:
+			return cli_usage("status");
+		}
+	}
+	if (json && !inv && optind == argc - 1)
+		return status_json(argv[optind]);
+	if (inv && !json && optind == argc)
+		return status_hosts(inv, names, only, timeout, LAUNCH_JOBS);
+	return cli_usage("status");
+}
