@@ -24,6 +24,7 @@ NVFLAGS   := -std=c++17 -O3 -g $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-Werror,-Wn
              -DSWEEP_CUDA $(MPICC_CFLAGS)
 
 B := build
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 # Objects of CUDA and CPU-only builds live apart, so that switching CUDA= never mixes them.
 O := $(B)/$(if $(filter 1,$(CUDA)),cuda,cpu)
 SRC_C  := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/*.c)
@@ -81,19 +82,19 @@ deps:
 	@tests/deps.sh
 
 demo: deps
-	$(MAKE) $(B)/sweep
+	$(MAKE) -j$(NPROC) $(B)/sweep
 	rm -f results/demo.db*
 	$(B)/sweep run sweeps/demo.yaml
 	$(B)/sweep report results/demo.db --rows dtype,M --cols N --metric gflops
 
 check: deps
-	$(MAKE) $(B)/sweep $(UNIT_BIN)
-	$(MAKE) CUDA=0 $(SAN_BIN)
+	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN)
+	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
 	tests/run.sh $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 
 # Debian's python3 has mpi4py (python3-mpi4py), whatever python3 comes first on PATH.
 bench: deps
-	$(MAKE) $(B)/sweep
+	$(MAKE) -j$(NPROC) $(B)/sweep
 	tests/bench.sh
 	tests/bench_report.sh
 

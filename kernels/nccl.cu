@@ -38,6 +38,7 @@ static const struct param_def nccl_params[] = {
 	{ "dtype", PARAM_STR, "f32", "element type", "f32|f16|bf16|f64" },
 	{ "op", PARAM_STR, "sum", "reduction (all_reduce, reduce_scatter)", "sum|max|min|prod" },
 	{ "gpus", PARAM_INT, "2", "GPUs (workers) one cell uses", NULL },
+	{ "hang", PARAM_INT, "-1", "gang rank that never launches, to test timeouts and aborts; -1 none", NULL },
 	{},
 };
 
@@ -191,6 +192,12 @@ static int nccl_launch(struct kctx *ctx)
 	size_t chunk = s->sendcount / n, es = elem_size(s->dt);
 	ncclResult_t rc = ncclSuccess;
 
+	/* A member that never joins: the others' collective hangs until their timeout aborts it. */
+	if (r == kparam_long(ctx, "hang") && n > 1) {
+		while (!*ctx->cancel)
+			ksleep(ctx, 50);
+		return kfail(ctx, "gang rank %d never launched (hang = %d)", r, r);
+	}
 	switch (C) {
 	case ALL_REDUCE: rc = ncclAllReduce(s->send, s->out.data, s->count, s->nt, s->op, g->comm, st); break;
 	case ALL_GATHER: rc = ncclAllGather(s->send, s->out.data, s->sendcount, s->nt, g->comm, st); break;

@@ -77,12 +77,14 @@ Y
 test_expect_success 'unequal cells: workers finish within one cell of each other (dynamic scheduling)' '
 	$MPIRUN -np 3 "$SWEEP" run unequal.yaml --db u.db 2>/dev/null &&
 	test "$(sql u.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 30 &&
-	# each worker: the time its last cell ended; the spread must be under the longest cell (+ 20 ms)
+	# each worker: the time its last cell ended. With no prefetch the spread would stay under the longest
+	# cell; a prefetched cell can add part of another, and a loaded machine stretches every cell alike,
+	# so the bound is 1.5 longest cells (a static split of these cells would end 200 ms and more apart).
 	spread=$(sql u.db "SELECT (max(e) - min(e)) * 1000 FROM (SELECT max(julianday(started) * 86400 + wall) AS e
 		FROM results GROUP BY worker)") &&
 	longest=$(sql u.db "SELECT max(wall) * 1000 FROM results") &&
 	echo "end spread ${spread} ms, longest cell ${longest} ms" &&
-	awk -v s="$spread" -v l="$longest" "BEGIN { exit !(s < l + 20) }"
+	awk -v s="$spread" -v l="$longest" "BEGIN { exit !(s < 1.5 * l + 20) }"
 '
 
 cat >"$T/perhost.yaml" <<'Y'

@@ -4,16 +4,8 @@
 # $OUT. Reads the cards' state only. Run there after tests/gpu/vendor.sh here, with carry: ["vendor"].
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/evidence-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/evidence.log") 2>&1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-V=$PWD/vendor R=/tmp/ev
-rm -rf "$R" && mkdir -p "$R"
-step() { echo; echo "=== $* ($(date +%T))"; }
-S=build/sweep
-q() { $S sql "$1" "$2" --md; }
+NAME=evidence
+. tests/gpu/lib.sh
 run() { # run NP SPEC DB [extra]: prints the master's summary line
 	timeout 100 mpirun -np "$1" --bind-to none $S run "$2" --db "$3" ${4:-} 2>&1 | grep -E '^sweep: ' | tail -3
 }
@@ -21,10 +13,7 @@ run() { # run NP SPEC DB [extra]: prints the master's summary line
 step machine
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
 step build
-make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" \
-	SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
-nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA tests/gpu/gemm_direct.cu -o build/gemm_direct -lcublasLt ||
-	exit 1
+build
 $S kernels | grep -E '^[a-z_.0-9]+:' | tr '\n' ' '; echo
 
 step "single GPU: copy, gemm, decode, h2d (two passes each)"

@@ -4,21 +4,11 @@
 # bus bandwidth from 64 MiB against torch.distributed timed the nccl-tests way (ops back to back).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/evidence-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/evidence2.log") 2>&1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-V=$PWD/vendor R=/tmp/ev
-rm -rf "$R" && mkdir -p "$R"
-step() { echo; echo "=== $* ($(date +%T))"; }
-S=build/sweep
-q() { $S sql "$1" "$2" --md; }
+NAME=evidence2
+. tests/gpu/lib.sh
 run() { timeout 100 mpirun -np "$1" --bind-to none $S run "$2" --db "$3" 2>&1 | grep -E '^sweep: ' | tail -3; }
 step build
-make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" \
-	SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
-nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA tests/gpu/gemm_direct.cu -o build/gemm_direct -lcublasLt || exit 1
+build
 step copy
 run 1 tests/gpu/specs/ev-copy2.yaml "$R/copy.db"
 q "$R/copy.db" "SELECT json_extract(params, '\$.bytes') / 1048576 AS MiB, json_extract(params, '\$.method')

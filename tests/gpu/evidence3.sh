@@ -5,22 +5,11 @@
 # 220-cell grid on 1 and 2 GPUs, and a mixed 1-/2-GPU grid. Logs and databases go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/evidence-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/evidence3.log") 2>&1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-V=$PWD/vendor R=/tmp/ev
-rm -rf "$R" && mkdir -p "$R"
-step() { echo; echo "=== $* ($(date +%T))"; }
-S=build/sweep
-q() { $S sql "$1" "$2" --md; }
+NAME=evidence3
+. tests/gpu/lib.sh
 run() { timeout 100 mpirun -np "$1" --bind-to none $S "${@:2}" 2>&1 | grep -E '^sweep: |^probes' | tail -4; }
 step build
-MK=(CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib"
-    SQLITE_LIBS="-l:libsqlite3.so.0")
-make -j16 "${MK[@]}" build/sweep >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
-nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA tests/gpu/gemm_direct.cu -o build/gemm_direct -lcublasLt || exit 1
+build
 CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
 gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA -I"$CUDA_HOME/include" \
 	-I"$V/include" tests/gpu/check_kernels.c build/cuda/libsweep.a -L"$V/lib" -Wl,-rpath,"$V/lib" -lyaml \

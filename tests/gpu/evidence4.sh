@@ -3,16 +3,9 @@
 # in turn), and sweep hosts probe on both GPUs (no failed attempts after the first-launch fix).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/evidence-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/evidence4.log") 2>&1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-V=$PWD/vendor R=/tmp/ev
-rm -rf "$R" && mkdir -p "$R"
-S=build/sweep
-make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" \
-	SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
-nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA tests/gpu/gemm_direct.cu -o build/gemm_direct -lcublasLt || exit 1
+NAME=evidence4
+. tests/gpu/lib.sh
+build
 sed 's/timeout: 3}/timeout: 3, l2: hot}/; s/ev-gemm2/ev-gemm2-hot/' tests/gpu/specs/ev-gemm2.yaml >"$R/hot.yaml"
 for round in 1 2 3; do
 	echo "== round $round"
