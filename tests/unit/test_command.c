@@ -304,7 +304,7 @@ static void test_timeout(void)
 	CHECK_INT(c.r.status, RESULT_TIMEOUT, "a command past its timeout is a timeout");
 	CHECK(c.r.error && strstr(c.r.error, "killed after 1 s") && strstr(c.r.error, "started"),
 	      "timeout message with the last stderr line: '%s'", c.r.error);
-	CHECK(took >= 3 && took < 5, "SIGTERM at 1 s, SIGKILL 2 s later: %.2f s", took);
+	CHECK(took >= 3 && took < 8, "SIGTERM at 1 s, SIGKILL 2 s later: %.2f s", took);
 	gpid = c.r.out ? atol(c.r.out) : 0;
 	CHECK(gpid > 0, "the grandchild's pid was printed: %ld", gpid);
 	if (gpid > 0) {
@@ -320,7 +320,7 @@ static void test_timeout(void)
 	command_run(&c.w, &c.t, &c.r);
 	took = now_mono() - start;
 	CHECK_INT(c.r.status, RESULT_TIMEOUT, "timeout of a group that obeys SIGTERM");
-	CHECK(took >= 0.5 && took < 1.5, "ends soon after SIGTERM: %.2f s", took);
+	CHECK(took >= 0.5 && took < 3, "ends soon after SIGTERM: %.2f s", took);
 	gpid = c.r.out ? atol(c.r.out) : 0;
 	if (gpid > 0) {
 		st = reap(gpid);

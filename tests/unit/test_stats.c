@@ -333,15 +333,10 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* 10,000 resamples of 30 items in well under 10 ms; best of 5 so that a busy machine does not fail it.
- * Sanitizers slow everything several times, so that build gets a 100 ms bound. */
+/* The usual size (10,000 resamples of 30 items) gives an interval around the ratio. Its time is printed
+ * for information only: speed is for make bench, not for a test that a busy machine could fail. */
 static void test_ratio_speed(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-	const double limit = 0.1;
-#else
-	const double limit = 0.01;
-#endif
 	double a[30], b[30], ratio, lo, hi, best = 1e9;
 	struct rng r;
 
@@ -357,8 +352,8 @@ static void test_ratio_speed(void)
 		if (now() - t0 < best)
 			best = now() - t0;
 	}
-	CHECK(best < limit && lo < ratio && ratio < hi, "10,000 resamples of 30 items: %.2f ms (limit %.0f ms)",
-	      best * 1e3, limit * 1e3);
+	CHECK(lo < ratio && ratio < hi, "10,000 resamples of 30 items: %.4f in [%.4f, %.4f]", ratio, lo, hi);
+	printf("# 10,000 resamples of 30 items: best of 5 took %.2f ms\n", best * 1e3);
 }
 
 static void test_format(void)
