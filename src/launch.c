@@ -169,6 +169,17 @@ int launch_parse_timeout(const char *s, double *out)
 		return error("--timeout takes seconds (more than 0), not '%s'", s);
 	return 0;
 }
+
+int launch_parse_jobs(const char *s, int *out)
+{
+	long v;
+
+	if (parse_long(s, &v) || v < 1 || v > 1024)
+		return error("--jobs takes a number from 1 to 1024, not '%s'", s);
+	*out = (int)v;
+	return 0;
+}
+
 /* ---- sweep launch ---- */
 
 /* A file --sync copies: local path, and where it goes under the workdir. */
@@ -483,8 +494,6 @@ int cmd_launch(int argc, char **argv)
 
 	l.timeout = LAUNCH_TIMEOUT;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		long v;
-
 		switch (opt) {
 		case 's':
 			l.sync = 1;
@@ -500,9 +509,8 @@ int cmd_launch(int argc, char **argv)
 			min_free = optarg;
 			break;
 		case 'j':
-			if (parse_long(optarg, &v) || v < 1 || v > 1024)
-				return error("--jobs takes a number from 1 to 1024, not '%s'", optarg), EXIT_USAGE;
-			jobs = (int)v;
+			if (launch_parse_jobs(optarg, &jobs))
+				return EXIT_USAGE;
 			break;
 		default:
 			return cli_usage("launch");

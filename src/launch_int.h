@@ -38,5 +38,7 @@ int launch_make_dirs(const char *path, struct strbuf *why);
 int launch_pick_hosts(const struct inventory *inv, const char *names, int **idx, int *n);
 /* --timeout SECONDS: 0, or -1 after error(). */
 int launch_parse_timeout(const char *s, double *out);
+/* --jobs N: hosts handled at once, 1 to 1024; -1 after error() otherwise. */
+int launch_parse_jobs(const char *s, int *out);
 
 #endif

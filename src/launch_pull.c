@@ -172,8 +172,6 @@ int cmd_pull(int argc, char **argv)
 
 	p.timeout = PULL_TIMEOUT;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		long v;
-
 		switch (opt) {
 		case 'i':
 			into = optarg;
@@ -191,9 +189,8 @@ int cmd_pull(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'j':
-			if (parse_long(optarg, &v) || v < 1 || v > 1024)
-				return error("--jobs takes a number from 1 to 1024, not '%s'", optarg), EXIT_USAGE;
-			jobs = (int)v;
+			if (launch_parse_jobs(optarg, &jobs))
+				return EXIT_USAGE;
 			break;
 		default:
 			return cli_usage("pull");
