@@ -170,6 +170,20 @@ int launch_parse_timeout(const char *s, double *out)
 	return 0;
 }
 
+const char *launch_answer_name(const char *rest, char *name, size_t n)
+{
+	const char *sp = strchr(rest, ' ');
+	size_t len = sp ? (size_t)(sp - rest) : strlen(rest);
+
+	if (len >= n)
+		return NULL;
+	memcpy(name, rest, len);
+	name[len] = '\0';
+	if (!launch_name_ok(name))
+		return NULL;
+	return sp ? sp + 1 : "";
+}
+
 int launch_parse_jobs(const char *s, int *out)
 {
 	long v;

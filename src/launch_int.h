@@ -37,6 +37,9 @@ int launch_make_dirs(const char *path, struct strbuf *why);
  * to free. -1 after error() when a name is not a host. */
 int launch_pick_hosts(const struct inventory *inv, const char *names, int **idx, int *n);
 /* --timeout SECONDS: 0, or -1 after error(). */
+/* An answer line's REST that starts with a sweep name: the name into name (n bytes), and what follows the
+ * space after it ("" when nothing does); NULL when the name is too long or not a safe sweep name. */
+const char *launch_answer_name(const char *rest, char *name, size_t n);
 int launch_parse_timeout(const char *s, double *out);
 /* --jobs N: hosts handled at once, 1 to 1024; -1 after error() otherwise. */
 int launch_parse_jobs(const char *s, int *out);

@@ -40,8 +40,7 @@ static void pull_answer(const char *key, const char *rest, void *data)
 {
 	struct pull_host *r = data;
 	char name[256];
-	const char *sp = strchr(rest, ' ');
-	size_t len = sp ? (size_t)(sp - rest) : strlen(rest);
+	const char *more;
 
 	if (!strcmp(key, "error")) {
 		r->error = 1;
@@ -54,11 +53,7 @@ static void pull_answer(const char *key, const char *rest, void *data)
 		sb_adds(&r->msg, "nothing launched there (no results/*.pid)\n");
 		return;
 	}
-	if (len >= sizeof(name))
-		return;
-	memcpy(name, rest, len);
-	name[len] = '\0';
-	if (!launch_name_ok(name))
+	if (!(more = launch_answer_name(rest, name, sizeof(name))))
 		return;
 	if (!strcmp(key, "snap")) {
 		r->v = xrealloc(r->v, (size_t)(r->n + 1) * sizeof(*r->v));
@@ -68,7 +63,7 @@ static void pull_answer(const char *key, const char *rest, void *data)
 	} else if (!strcmp(key, "snaperr")) {
 		r->error = 1;
 		sb_addf(&r->msg, "%s: snapshot failed: ", name);
-		launch_add_shown(&r->msg, sp ? sp + 1 : "", 300);
+		launch_add_shown(&r->msg, more, 300);
 		sb_addc(&r->msg, '\n');
 	}
 }

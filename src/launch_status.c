@@ -109,8 +109,7 @@ static void status_answer(const char *key, const char *rest, void *data)
 {
 	struct status_host *r = data;
 	char name[256];
-	const char *sp = strchr(rest, ' ');
-	size_t len = sp ? (size_t)(sp - rest) : strlen(rest);
+	const char *more;
 
 	if (!strcmp(key, "error")) {
 		if (!r->error) {
@@ -123,11 +122,7 @@ static void status_answer(const char *key, const char *rest, void *data)
 		r->none = 1;
 		return;
 	}
-	if (len >= sizeof(name))
-		return;
-	memcpy(name, rest, len);
-	name[len] = '\0';
-	if (!launch_name_ok(name))
+	if (!(more = launch_answer_name(rest, name, sizeof(name))))
 		return;
 	if (!strcmp(key, "state")) {
 		r->rows = xrealloc(r->rows, (size_t)(r->nrows + 1) * sizeof(*r->rows));
@@ -135,16 +130,16 @@ static void status_answer(const char *key, const char *rest, void *data)
 		{
 			struct strbuf st = STRBUF_INIT;
 
-			launch_add_shown(&st, sp ? sp + 1 : "-", 40);
+			launch_add_shown(&st, *more ? more : "-", 40);
 			r->rows[r->nrows].state = sb_detach(&st);
 		}
 		r->nrows++;
-	} else if (!strcmp(key, "json") && sp && r->nrows && !strcmp(r->rows[r->nrows - 1].name, name)) {
+	} else if (!strcmp(key, "json") && *more && r->nrows && !strcmp(r->rows[r->nrows - 1].name, name)) {
 		char err[128];
 		struct status_row *row = &r->rows[r->nrows - 1];
 
 		json_obj_release(&row->info);
-		if (json_parse_flat(sp + 1, &row->info, 1, err, sizeof(err)))
+		if (json_parse_flat(more, &row->info, 1, err, sizeof(err)))
 			memset(&row->info, 0, sizeof(row->info));
 	}
 }
