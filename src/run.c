@@ -235,7 +235,7 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct sched_
 	n[2] += stats.waiting;
 	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
 	fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
-		"%llu failed attempts in %.1f s\n", s->name, (unsigned long long)n[0], (unsigned long long)n[1],
+		"%llu failed attempts in %.2f s\n", s->name, (unsigned long long)n[0], (unsigned long long)n[1],
 		(unsigned long long)n[2], (unsigned long long)stats.ok, (unsigned long long)stats.failed,
 		stats.seconds);
 	if (n[2])

@@ -171,7 +171,7 @@ int store_schema_version(void)
 
 /* Statements prepared once, on first use, and kept for the life of the connection. */
 enum store_sql {
-	SQL_BEGIN, SQL_COMMIT, SQL_ROLLBACK, SQL_SAVEPOINT, SQL_RELEASE, SQL_ROLLBACK_TO,
+	SQL_BEGIN, SQL_COMMIT, SQL_ROLLBACK,
 	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
 	SQL_HOST_ID,
 	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_MARK_SENT, SQL_ATTEMPTS,
@@ -183,9 +183,6 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
 	[SQL_COMMIT] = "COMMIT",
 	[SQL_ROLLBACK] = "ROLLBACK",
-	[SQL_SAVEPOINT] = "SAVEPOINT store_atomic",
-	[SQL_RELEASE] = "RELEASE store_atomic",
-	[SQL_ROLLBACK_TO] = "ROLLBACK TO store_atomic",
 	/* The time of an update changes only when the text does. */
 	[SQL_SWEEP] = "INSERT INTO sweeps(name, kernel, command, per, spec, hash, updated)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(name) DO UPDATE SET"
@@ -432,31 +429,6 @@ void store_rollback(struct store *st)
 	if (sqlite3_get_autocommit(st->db) == 0)
 		store_run(st, SQL_ROLLBACK);
 	st->in_tx = 0;
-}
-
-/*
- * Make a group of statements atomic: a savepoint inside the caller's transaction (a failure undoes this
- * group only, the batch goes on), or a transaction of its own outside one. End with store_atomic_end.
- */
-static int store_atomic_begin(struct store *st, int *own)
-{
-	*own = !st->in_tx;
-	return store_run(st, *own ? SQL_BEGIN : SQL_SAVEPOINT);
-}
-
-static int store_atomic_end(struct store *st, int own, int ok)
-{
-	if (ok)
-		return store_run(st, own ? SQL_COMMIT : SQL_RELEASE) ? store_atomic_end(st, own, 0) : 0;
-	store_forget_workers(st);
-	if (own) {
-		if (sqlite3_get_autocommit(st->db) == 0)
-			store_run(st, SQL_ROLLBACK);
-	} else {
-		store_run(st, SQL_ROLLBACK_TO);
-		store_run(st, SQL_RELEASE);
-	}
-	return -1;
 }
 
 /* ---- SQL functions ---- */
@@ -1286,7 +1258,7 @@ int store_put_result(struct store *st, int64_t run, const struct result *r, int 
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_CELL_FOR_RESULT);
 	int64_t row[2], rid = 0;
-	int found, own;
+	int found;
 
 	if (r->cell <= 0)
 		BUG("store_put_result: cell %" PRId64 " (a control cell goes to store_put_control)", r->cell);
@@ -1305,10 +1277,16 @@ int store_put_result(struct store *st, int64_t run, const struct result *r, int 
 			*id = row[1];
 		return 0;
 	}
-	if (store_atomic_begin(st, &own))
+	/* Inside the caller's transaction a failure leaves the rollback to the caller: a savepoint per
+	 * result would copy every page it touches to a statement journal (a third of a short cell's cost). */
+	if (st->in_tx)
+		return store_put_result_rows(st, run, r, max_attempts, row[0], id ? id : &rid);
+	if (store_begin(st))
 		return -1;
-	if (store_atomic_end(st, own, !store_put_result_rows(st, run, r, max_attempts, row[0], &rid)))
+	if (store_put_result_rows(st, run, r, max_attempts, row[0], &rid) || store_commit(st)) {
+		store_rollback(st);
 		return -1;
+	}
 	if (id)
 		*id = rid;
 	return 0;
