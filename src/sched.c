@@ -12,11 +12,6 @@
 #include "sched_int.h"
 #include "topo.h"
 
-/* A worker sends its results together when they come fast: at most this long after the first unsent
- * one, and at most this many in one message. */
-#define RESULTS_SECONDS 0.0005
-#define RESULTS_MAX 256
-
 /* A round of results is committed this long after its first message at most: long enough that short
  * cells share a commit (a commit costs far more than storing one result), short enough that a worker's
  * prefetched cells (PREFETCH_SECONDS) never run out before its next ones are sent. */
@@ -515,6 +510,11 @@ fail:
 
 static int worker_session(struct comm *c, int *next);
 
+int sched_results_due(int last_of_batch, double wall, double waited, int count)
+{
+	return last_of_batch || wall >= RESULTS_SECONDS || waited >= RESULTS_SECONDS || count >= RESULTS_MAX;
+}
+
 /* Rank 0's own worker lives for one sweep: each sched_master starts its own. */
 static void *local_worker_main(void *arg)
 {
@@ -606,6 +606,7 @@ static int worker_session(struct comm *c, int *next)
 	int ntasks = 0, next_task = 0;
 	double first_unsent = 0;
 	int tag, rc, ngpu, ret = -1, have_spec = 0;
+	double wall;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t plen;
 
@@ -697,12 +698,11 @@ static int worker_session(struct comm *c, int *next)
 		if (!msg_results_count(&out))
 			first_unsent = now_mono();
 		msg_results_add(&out, &r);
+		wall = r.wall;
 		result_release(&r);
 		task_release(&t);
-		/* Short cells' results go back together: before this worker would wait for more cells, after
-		 * RESULTS_SECONDS, or RESULTS_MAX at a time. A long cell's result goes at once. */
-		if (next_task == ntasks || now_mono() - first_unsent >= RESULTS_SECONDS ||
-		    msg_results_count(&out) >= RESULTS_MAX) {
+		if (sched_results_due(next_task == ntasks, wall, now_mono() - first_unsent,
+				      msg_results_count(&out))) {
 			if (comm_worker_send(c, MSG_RESULT, out.buf, out.len))
 				goto out;
 			msg_results_init(&out);

@@ -18,6 +18,20 @@
 #define PREFETCH_SECONDS 0.005
 #define DRAIN_MAX 4096         /* messages handled per transaction at most */
 
+/* A worker sends its results together when they come fast: at most this long after the first unsent
+ * one, and at most this many in one message. */
+#define RESULTS_SECONDS 0.0005
+#define RESULTS_MAX 256
+
+/*
+ * Whether a worker sends the results it holds now, after a cell of wall seconds: short cells' results go
+ * back together, when the last cell of the master's message is done (the worker would wait for more
+ * otherwise), once the oldest has waited RESULTS_SECONDS, or RESULTS_MAX at a time. A long cell's result
+ * (wall >= RESULTS_SECONDS) goes at once: held until the next cell ends, it would keep the master from
+ * sending the cell after that one in time, and the prefetch would turn into stop-and-wait.
+ */
+int sched_results_due(int last_of_batch, double wall, double waited, int count);
+
 /* Message tag of a gang's bootstrap blob: leader -> master -> the other members. */
 #define MSG_GANG_BLOB 100
 
