@@ -32,7 +32,7 @@ SRC_CU := $(wildcard src/*.cu) $(wildcard kernels/*.cu)
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -MMD -MP
 ifeq ($(CUDA),1)
 CFLAGS_ALL += -DSWEEP_CUDA -I$(CUDA_HOME)/include
-LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lcublasLt -lnccl -lrt -lstdc++
+LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lnccl -lrt -lstdc++
 OBJ := $(SRC_C:%.c=$(O)/%.o) $(SRC_CU:%.cu=$(O)/%.o)
 else
 OBJ := $(SRC_C:%.c=$(O)/%.o)
@@ -75,7 +75,7 @@ $(SAN)/libsweep.a: $(SAN_OBJ)
 $(SAN)/tests/%: tests/unit/%.c $(SAN)/libsweep.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O1 -g $(SANFLAGS) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -iquote src -o $@ $< \
-		$(SAN)/libsweep.a $(filter-out -lcudart_static -lcublasLt -lnccl -lstdc++,$(LIBS))
+		$(SAN)/libsweep.a $(filter-out -lcudart_static -lnccl -lstdc++,$(LIBS))
 SAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(SAN)/tests/%)
 
 deps:
@@ -106,7 +106,7 @@ $(B)/fuzz/%.o: %.c
 	clang $(CSTD) -O1 -g -fsanitize=fuzzer-no-link,address,undefined $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -c $< -o $@
 $(B)/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_OBJ)
 	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -iquote src -o $@ $^ \
-		$(filter-out -lcudart_static -lcublasLt -lnccl -lstdc++,$(LIBS))
+		$(filter-out -lcudart_static -lnccl -lstdc++,$(LIBS))
 fuzz: deps
 	$(MAKE) CUDA=0 $(B)/fuzz_spec
 	mkdir -p $(B)/fuzz-corpus

@@ -27,10 +27,13 @@ extern "C" {
 	} while (0)
 /* After a <<<>>> launch: a bad configuration shows only in cudaGetLastError. */
 #define LAUNCH_CHECK(ctx) CUDA_CHECK(ctx, cudaGetLastError())
+#ifndef CUBLAS_STATUS_NAME
+#define CUBLAS_STATUS_NAME cublasLtGetStatusString   /* cuda_gemm.cu calls it through its dlopen table */
+#endif
 #define CUBLAS_CHECK(ctx, call) do { \
 	cublasStatus_t s_ = (call); \
 	if (s_ != CUBLAS_STATUS_SUCCESS) \
-		return kfail((ctx), "%s:%d: cuBLASLt: %s", __FILE__, __LINE__, cublasLtGetStatusString(s_)); \
+		return kfail((ctx), "%s:%d: cuBLASLt: %s", __FILE__, __LINE__, CUBLAS_STATUS_NAME(s_)); \
 	} while (0)
 
 /*

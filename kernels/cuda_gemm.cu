@@ -1,7 +1,64 @@
 /* cuda_gemm.cu: D = op(A) op(B) through cuBLASLt: f16, bf16, fp8 or f32 inputs, fp32 accumulation. */
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <cublasLt.h>
+#define CUBLAS_STATUS_NAME lt.GetStatusString
 #include "cuda_common.h"
+
+/*
+ * cuBLASLt is loaded on the first gemm cell (dlopen), not linked: loading its 540 MB library cost every
+ * sweep process, plan and report included, 210 MB of memory and 80 ms, and a host without it could not
+ * start sweep at all; now only its gemm cells fail, saying why.
+ */
+#define GEMM_LT_FUNCS(X) \
+	X(Create) \
+	X(Destroy) \
+	X(GetStatusString) \
+	X(Matmul) \
+	X(MatmulAlgoConfigGetAttribute) \
+	X(MatmulAlgoGetHeuristic) \
+	X(MatmulDescCreate) \
+	X(MatmulDescDestroy) \
+	X(MatmulDescSetAttribute) \
+	X(MatmulPreferenceCreate) \
+	X(MatmulPreferenceDestroy) \
+	X(MatmulPreferenceSetAttribute) \
+	X(MatrixLayoutCreate) \
+	X(MatrixLayoutDestroy)
+static struct {
+#define X(f) decltype(&cublasLt##f) f;
+	GEMM_LT_FUNCS(X)
+#undef X
+} lt;
+static char lt_error[256];
+static pthread_once_t lt_once = PTHREAD_ONCE_INIT;
+
+static void gemm_lt_open(void)
+{
+	char name[32];
+	void *lib;
+
+	snprintf(name, sizeof(name), "libcublasLt.so.%d", CUBLAS_VER_MAJOR);
+	if (!(lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(lt_error, sizeof(lt_error), "cannot load %s: %s", name, dlerror());
+		return;
+	}
+#define X(f) \
+	if (!(lt.f = (decltype(&cublasLt##f))dlsym(lib, "cublasLt" #f))) { \
+		snprintf(lt_error, sizeof(lt_error), "%s has no cublasLt%s", name, #f); \
+		return; \
+	}
+	GEMM_LT_FUNCS(X)
+#undef X
+}
+
+/* 0 once cuBLASLt is loaded; else -1 with why in ctx->err. */
+static int gemm_lt_load(struct kctx *ctx)
+{
+	pthread_once(&lt_once, gemm_lt_open);
+	return lt_error[0] ? kfail(ctx, "%s", lt_error) : 0;
+}
 
 #define GEMM_WORKSPACE (32u << 20)
 #define GEMM_SAMPLES 256
@@ -111,28 +168,30 @@ static int gemm_plan(struct kctx *ctx, struct gemm_state *s)
 	char num[32];
 	size_t len;
 
-	CUBLAS_CHECK(ctx, cublasLtCreate(&s->lt));
-	CUBLAS_CHECK(ctx, cublasLtMatmulDescCreate(&s->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+	if (gemm_lt_load(ctx))
+		return -1;
+	CUBLAS_CHECK(ctx, lt.Create(&s->lt));
+	CUBLAS_CHECK(ctx, lt.MatmulDescCreate(&s->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
 	CUBLAS_CHECK(ctx,
-		     cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)));
+		     lt.MatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)));
 	CUBLAS_CHECK(ctx,
-		     cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)));
+		     lt.MatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)));
 	if (s->in == CUDA_FP8) {
-		CUBLAS_CHECK(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+		CUBLAS_CHECK(ctx, lt.MatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
 								 &s->one, sizeof(s->one)));
-		CUBLAS_CHECK(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+		CUBLAS_CHECK(ctx, lt.MatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
 								 &s->one, sizeof(s->one)));
 	}
 	/* Stored shapes: A is M x K (K x M transposed), B is K x N (N x K transposed), D is M x N. */
-	CUBLAS_CHECK(ctx, cublasLtMatrixLayoutCreate(&s->la, tin, s->ta ? s->k : s->m, s->ta ? s->m : s->k,
+	CUBLAS_CHECK(ctx, lt.MatrixLayoutCreate(&s->la, tin, s->ta ? s->k : s->m, s->ta ? s->m : s->k,
 						      s->ta ? s->k : s->m));
-	CUBLAS_CHECK(ctx, cublasLtMatrixLayoutCreate(&s->lb, tin, s->tb ? s->n : s->k, s->tb ? s->k : s->n,
+	CUBLAS_CHECK(ctx, lt.MatrixLayoutCreate(&s->lb, tin, s->tb ? s->n : s->k, s->tb ? s->k : s->n,
 						      s->tb ? s->n : s->k));
-	CUBLAS_CHECK(ctx, cublasLtMatrixLayoutCreate(&s->ld, tout, s->m, s->n, s->m));
-	CUBLAS_CHECK(ctx, cublasLtMatmulPreferenceCreate(&s->pref));
-	CUBLAS_CHECK(ctx, cublasLtMatmulPreferenceSetAttribute(
+	CUBLAS_CHECK(ctx, lt.MatrixLayoutCreate(&s->ld, tout, s->m, s->n, s->m));
+	CUBLAS_CHECK(ctx, lt.MatmulPreferenceCreate(&s->pref));
+	CUBLAS_CHECK(ctx, lt.MatmulPreferenceSetAttribute(
 				  s->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
-	if (cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->ld, s->ld, s->pref, 1, &h,
+	if (lt.MatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->ld, s->ld, s->pref, 1, &h,
 					   &found) != CUBLAS_STATUS_SUCCESS ||
 	    found < 1)
 		return kfail(ctx, "cuBLASLt has no algorithm for %s %ldx%ldx%ld ta=%c tb=%c%s",
@@ -140,7 +199,7 @@ static int gemm_plan(struct kctx *ctx, struct gemm_state *s)
 			     s->in == CUDA_FP8 && (!s->ta || s->tb) ? " (fp8 wants ta=t tb=n)" : "");
 	s->algo = h.algo;
 	/* Which kernel the heuristic picked is part of the result: another cuBLAS may pick another. */
-	if (cublasLtMatmulAlgoConfigGetAttribute(&s->algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &len) ==
+	if (lt.MatmulAlgoConfigGetAttribute(&s->algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &len) ==
 	    CUBLAS_STATUS_SUCCESS) {
 		snprintf(num, sizeof(num), "%d", id);
 		json_obj_add(ctx->metrics, "cublaslt_algo", num, JSON_NUM);
@@ -200,7 +259,7 @@ static int gemm_launch(struct kctx *ctx)
 	const float alpha = 1.0f, beta = 0.0f;
 
 	CUBLAS_CHECK(ctx,
-		     cublasLtMatmul(s->lt, s->op, &alpha, s->a, s->la, s->b, s->lb, &beta, s->out.data, s->ld,
+		     lt.Matmul(s->lt, s->op, &alpha, s->a, s->la, s->b, s->lb, &beta, s->out.data, s->ld,
 				    s->out.data, s->ld, &s->algo, s->ws, GEMM_WORKSPACE, cuda_stream(ctx)));
 	return 0;
 }
@@ -283,17 +342,17 @@ static void gemm_teardown(struct kctx *ctx)
 		return;
 	cudaStreamSynchronize(cuda_stream(ctx));
 	if (s->pref)
-		cublasLtMatmulPreferenceDestroy(s->pref);
+		lt.MatmulPreferenceDestroy(s->pref);
 	if (s->la)
-		cublasLtMatrixLayoutDestroy(s->la);
+		lt.MatrixLayoutDestroy(s->la);
 	if (s->lb)
-		cublasLtMatrixLayoutDestroy(s->lb);
+		lt.MatrixLayoutDestroy(s->lb);
 	if (s->ld)
-		cublasLtMatrixLayoutDestroy(s->ld);
+		lt.MatrixLayoutDestroy(s->ld);
 	if (s->op)
-		cublasLtMatmulDescDestroy(s->op);
+		lt.MatmulDescDestroy(s->op);
 	if (s->lt)
-		cublasLtDestroy(s->lt);
+		lt.Destroy(s->lt);
 	cudaFree(s->a);
 	cudaFree(s->b);
 	cudaFree(s->out.data);
