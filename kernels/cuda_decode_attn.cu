@@ -2,10 +2,24 @@
 #include <math.h>
 #include "cuda_common.h"
 
+/* Tuning constants; -D on the compiler's command line overrides them (tests/gpu/decode_variants.sh). */
+#ifndef ATTN_WARPS
 #define ATTN_WARPS 4
+#endif
+#ifndef ATTN_TILE
 #define ATTN_TILE 4            /* keys each lane group loads before it computes: loads in flight */
-#define ATTN_MIN_CHUNK 256 /* keys of one split at least: fewer make the combine cost more than it saves */
+#endif
+#ifndef ATTN_MIN_CHUNK
+/* Keys of one split at least: more, shorter splits cost more in the combine than they gain (batch 1 at 64K
+ * keys on an H200: 110 us with 1024, 160 us with 256; tests/gpu/decode_variants.sh). */
+#define ATTN_MIN_CHUNK 1024
+#endif
+#ifndef ATTN_WAVES
 #define ATTN_WAVES 4           /* blocks per SM slot the splits aim at */
+#endif
+#ifndef ATTN_LOAD
+#define ATTN_LOAD __ldcs       /* K and V are read once: streaming loads */
+#endif
 #define ATTN_CHECK_HEADS 8     /* (batch, head) pairs the host reference recomputes at most */
 #define ATTN_NEG (-1e30f)      /* "minus infinity" that keeps exp2(m - m') finite when both are empty */
 
@@ -107,8 +121,8 @@ attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__r
 			int key = base + t * NG + group;
 
 			if (key < k1) {
-				kv[t] = __ldcs((const uint4 *)(k + cache + (size_t)key * D));
-				vv[t] = __ldcs((const uint4 *)(v + cache + (size_t)key * D));
+				kv[t] = ATTN_LOAD((const uint4 *)(k + cache + (size_t)key * D));
+				vv[t] = ATTN_LOAD((const uint4 *)(v + cache + (size_t)key * D));
 			} else {
 				kv[t] = vv[t] = make_uint4(0, 0, 0, 0);
 			}

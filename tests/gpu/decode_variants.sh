@@ -1,0 +1,29 @@
+#!/bin/bash
+# decode_variants.sh: decode_attn's tuning constants (kernels/cuda_decode_attn.cu) tried side by side: each
+# variant's kernel object is linked ahead of libsweep.a into tests/gpu/check_kernels.c, which times the cells
+# of one decode step over 64K keys (32/8 heads of dim 128) at batch 1, 4 and 16. Run after vendor.sh with
+# carry: ["vendor"]; reads the card's state only.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+NAME=decode_variants
+. tests/gpu/lib.sh
+build
+CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
+LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link) -lpthread
+	-ldl -lm -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcudart_static -lcublasLt -lnccl -lrt -lstdc++"
+variant() { # NAME DEFINES...
+	local n=$1; shift
+	nvcc -std=c++17 -O3 -arch=sm_90 "$@" -c kernels/cuda_decode_attn.cu -o "$R/attn-$n.o" || return
+	gcc -std=c11 -D_GNU_SOURCE -O2 -DSWEEP_CUDA -I"$CUDA_HOME/include" -I"$V/include" tests/gpu/check_kernels.c \
+		"$R/attn-$n.o" build/cuda/libsweep.a $LIBS -o "$R/check-$n" || return
+	echo "== $n: $*"
+	"$R/check-$n" 0 cells decode_attn '{"batch": 1, "kv_len": 65536}' \
+		decode_attn '{"batch": 4, "kv_len": 65536}' decode_attn '{"batch": 16, "kv_len": 65536}' | grep -E '^(ok|not ok) - decode' |
+		sed -E 's/.*"batch": ([0-9]+).*median ([0-9.]+) ms, ([0-9.]+) GB\/s.*/batch \1: \2 ms, \3 GB\/s/'
+}
+variant base
+variant chunk1k -DATTN_MIN_CHUNK=1024
+variant chunk2k -DATTN_MIN_CHUNK=2048
+variant chunk4k -DATTN_MIN_CHUNK=4096
+variant chunk2k-waves8 -DATTN_MIN_CHUNK=2048 -DATTN_WAVES=8
+variant chunk1k-waves2 -DATTN_MIN_CHUNK=1024 -DATTN_WAVES=2
