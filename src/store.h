@@ -79,7 +79,8 @@ int store_mark_running(struct store *st, int64_t cell, int *attempt);
  * move the cell to "ok", back to "planned" for a retry, or to "quarantined" once it has failed
  * max_attempts times. The summary (median, quartiles, noise, ...) is computed here from r->samples.
  * Outside a transaction all of it or nothing is written; inside the caller's, a failure (-1) leaves
- * partial rows that the caller must roll back. A second ok result for a cell that has one is not stored: a warning, *id = the kept one, 0.
+ * partial rows that the caller must roll back. A second ok result for a cell that has one is not stored:
+ * a warning, *id = the kept one, 0.
  * r->cell must be a cell (> 0): control cells go to store_put_control. *id may be NULL.
  */
 int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id);

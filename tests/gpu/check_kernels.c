@@ -31,11 +31,17 @@ struct cell {
 };
 
 static const struct cell cells[] = {
-	{ "copy", "{\"bytes\": 1048579, \"unroll\": 1}", NULL, 0 },
-	{ "copy", "{\"bytes\": 1048579, \"unroll\": 4}", NULL, 0 },
-	{ "copy", "{\"bytes\": 15, \"unroll\": 8}", NULL, 0 },
-	{ "copy", "{\"bytes\": \"64M\", \"unroll\": 2}", NULL, 1 },
-	{ "copy", "{\"bytes\": 4096, \"unroll\": 3}", "unroll must be", 0 },
+	{ "copy", "{\"bytes\": 1048579}", NULL, 0 },
+	{ "copy", "{\"bytes\": 1048579, \"method\": \"kernel\", \"unroll\": 1}", NULL, 0 },
+	{ "copy", "{\"bytes\": 1048579, \"method\": \"kernel\", \"unroll\": 4}", NULL, 0 },
+	{ "copy", "{\"bytes\": 15, \"method\": \"plain\", \"unroll\": 8}", NULL, 0 },
+	{ "copy", "{\"bytes\": \"64M\", \"method\": \"kernel\", \"unroll\": 2}", NULL, 1 },
+	{ "copy", "{\"bytes\": 4096, \"method\": \"kernel\", \"unroll\": 3}", "unroll must be", 0 },
+	{ "copy", "{\"bytes\": 1048579, \"method\": \"bulk\"}", NULL, 0 },
+	{ "copy", "{\"bytes\": 100000, \"method\": \"bulk\", \"chunk\": 4096}", NULL, 0 },
+	{ "copy", "{\"bytes\": 9, \"method\": \"bulk\"}", NULL, 0 },
+	{ "copy", "{\"bytes\": \"64M\", \"method\": \"bulk\", \"chunk\": \"48K\"}", NULL, 1 },
+	{ "copy", "{\"bytes\": 4096, \"method\": \"bulk\", \"chunk\": 100}", "chunk must be", 0 },
 	{ "h2d", "{\"bytes\": 1048581}", NULL, 0 },
 	{ "d2h", "{\"bytes\": 1048581}", NULL, 0 },
 	{ "h2d", "{\"bytes\": \"64M\"}", NULL, 1 },
@@ -259,6 +265,8 @@ int main(int argc, char **argv)
 			if (!small || !cells[i].big)
 				run_cell(&cells[i], gpu, 1);
 		broken("copy", "{\"bytes\": 1048579}", gpu, 1);
+		broken("copy", "{\"bytes\": 1048579, \"method\": \"kernel\"}", gpu, 1);
+		broken("copy", "{\"bytes\": 1048579, \"method\": \"bulk\"}", gpu, 1);
 		broken("h2d", "{\"bytes\": 1048579}", gpu, 1);
 		broken("d2h", "{\"bytes\": 1048579}", gpu, 1);
 		broken("gemm", "{\"M\": 512, \"N\": 512, \"K\": 512}", gpu, 0);

@@ -10,11 +10,7 @@ NAME=evidence3
 run() { timeout 100 mpirun -np "$1" --bind-to none $S "${@:2}" 2>&1 | grep -E '^sweep: |^probes' | tail -4; }
 step build
 build
-CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA -I"$CUDA_HOME/include" \
-	-I"$V/include" tests/gpu/check_kernels.c build/cuda/libsweep.a -L"$V/lib" -Wl,-rpath,"$V/lib" -lyaml \
-	-l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link) -lpthread -ldl -lm -L"$CUDA_HOME/lib64" \
-	-lcudart_static -lcublasLt -lnccl -lrt -lstdc++ -o build/check_kernels || exit 1
+build_check
 step "every CUDA kernel's check on GPU 0, and corrupted outputs"
 build/check_kernels 0 >"$R/check.log" 2>&1
 echo "$(grep -c '^ok' "$R/check.log") ok, $(grep -c '^not ok' "$R/check.log") not ok"

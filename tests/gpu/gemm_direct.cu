@@ -1,14 +1,20 @@
-/* gemm_direct.cu: cuBLASLt bf16 GEMM timed directly (CUDA events, median of 50 after warm-up), to compare
- * with the sweep's gemm cell of the same shape: same data (cuda_fill_uniform, seeds 1 and 2, [-1, 1]),
- * same descriptors (column-major, n/n, fp32 compute), same heuristic and 32 MiB workspace.
- * Usage: gemm_direct [M N K [GPU]] (default 8192 8192 8192 0). Prints one line per statistic. */
+/* gemm_direct.cu: cuBLASLt bf16 GEMM timed directly (CUDA events around each launch, median of 50 after a
+ * warm-up of 10 launches and at least WARM seconds back to back), to compare with the sweep's gemm cell of
+ * the same shape: same data (cuda_fill_uniform, seeds 1 and 2, [-1, 1]), same descriptors (column-major,
+ * n/n, fp32 compute), same heuristic and 32 MiB workspace. The SM clock is read through NVML after each
+ * sample (as the cell does), so that times taken at different clocks of a power-limited card can be
+ * compared as cycles (time x clock). With FLUSH = 1, twice the L2 is written then read before each
+ * sample, as the cell's cold L2 does. Build: nvcc ... gemm_direct.cu ../../src/nvml.c -lcublasLt -ldl.
+ * Usage: gemm_direct [M N K [GPU [WARM [FLUSH]]]] (default 8192 8192 8192 0 0 0). */
 #include <algorithm>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <vector>
 #include <cublasLt.h>
 #include "../../kernels/cuda_common.h"
+#include "../../src/nvml.h"
 
 #define WARMUP 10
 #define SAMPLES 50
@@ -24,7 +30,25 @@ extern "C" int kfail(struct kctx *ctx, const char *fmt, ...)
 	return -1;
 }
 
-static int run(struct kctx *ctx, long m, long n, long k)
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static __global__ void flush_read(const uint4 *p, size_t n16, unsigned *sink)
+{
+	unsigned acc = 0;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x)
+		acc ^= p[i].x ^ p[i].y ^ p[i].z ^ p[i].w;
+	if (acc == 0x5eed5eedu)
+		*sink = acc;
+}
+
+static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush)
 {
 	cublasLtHandle_t lt;
 	cublasLtMatmulDesc_t op;
@@ -40,6 +64,11 @@ static int run(struct kctx *ctx, long m, long n, long k)
 	const float alpha = 1, beta = 0;
 	int found = 0, id = -1;
 	size_t len;
+	double t0, warmed;
+	void *fl = NULL, *nv = NULL;
+	size_t fl_bytes = 0;
+	std::vector<unsigned> clk;
+	char pci[32];
 
 	CUDA_CHECK(ctx, cudaMalloc(&a, (size_t)m * k * 2));
 	CUDA_CHECK(ctx, cudaMalloc(&b, (size_t)k * n * 2));
@@ -64,23 +93,51 @@ static int run(struct kctx *ctx, long m, long n, long k)
 	cublasLtMatmulAlgoConfigGetAttribute(&h.algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &len);
 	CUDA_CHECK(ctx, cudaEventCreate(&e0));
 	CUDA_CHECK(ctx, cudaEventCreate(&e1));
-	for (int i = 0; i < WARMUP + SAMPLES; i++) {
-		float t;
+	if (flush) {
+		int l2 = 0;
 
+		CUDA_CHECK(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ctx->gpu));
+		fl_bytes = 2 * (size_t)l2;
+		CUDA_CHECK(ctx, cudaMalloc(&fl, fl_bytes));
+	}
+	if (cudaDeviceGetPCIBusId(pci, sizeof(pci), ctx->gpu) != cudaSuccess || nvml_device(pci, NULL, &nv))
+		nv = NULL;
+	t0 = wall_now();
+	for (int i = 0; i < WARMUP || wall_now() - t0 < warm; i++) {
+		CUBLAS_CHECK(ctx, cublasLtMatmul(lt, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &h.algo,
+						 ws, wsb, st));
+		if (i % 8 == 7)
+			CUDA_CHECK(ctx, cudaStreamSynchronize(st));
+	}
+	warmed = wall_now() - t0;
+	for (int i = 0; i < SAMPLES; i++) {
+		float t;
+		unsigned mhz = 0;
+
+		if (fl) {
+			CUDA_CHECK(ctx, cudaMemsetAsync(fl, i & 0xff, fl_bytes, st));
+			flush_read<<<528, 256, 0, st>>>((const uint4 *)fl, fl_bytes / 16, (unsigned *)fl);
+		}
 		CUDA_CHECK(ctx, cudaEventRecord(e0, st));
 		CUBLAS_CHECK(ctx, cublasLtMatmul(lt, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &h.algo,
 						 ws, wsb, st));
 		CUDA_CHECK(ctx, cudaEventRecord(e1, st));
 		CUDA_CHECK(ctx, cudaEventSynchronize(e1));
 		CUDA_CHECK(ctx, cudaEventElapsedTime(&t, e0, e1));
-		if (i >= WARMUP)
-			ms.push_back(t);
+		ms.push_back(t);
+		if (nv && !nvml_clock(nv, NVML_SM, 0, &mhz))
+			clk.push_back(mhz);
 	}
 	std::sort(ms.begin(), ms.end());
+	std::sort(clk.begin(), clk.end());
 	double med = (ms[SAMPLES / 2 - 1] + ms[SAMPLES / 2]) / 2, flops = 2.0 * m * n * k;
-	printf("gemm_direct bf16 %ldx%ldx%ld algo %d: median %.4f ms = %.1f TFLOP/s (min %.4f ms = %.1f, "
-	       "max %.4f ms), %d samples after %d warm-up\n", m, n, k, id, med, flops / med / 1e9, ms[0],
-	       flops / ms[0] / 1e9, ms[SAMPLES - 1], SAMPLES, WARMUP);
+	unsigned mhz = clk.empty() ? 0 : clk[clk.size() / 2];
+	printf("gemm_direct bf16 %ldx%ldx%ld algo %d%s: median %.4f ms = %.1f TFLOP/s (min %.4f, max %.4f ms), "
+	       "%d samples after %.1f s of warm-up, SM clock median %u MHz: %.3f Mcycles\n", m, n, k, id,
+	       flush ? " (cold L2)" : "", med, flops / med / 1e9, ms[0], ms[SAMPLES - 1], SAMPLES, warmed, mhz,
+	       med * 1e-3 * mhz);
+	if (fl)
+		cudaFree(fl);
 	return 0;
 }
 
@@ -89,6 +146,8 @@ int main(int argc, char **argv)
 	long m = argc > 3 ? atol(argv[1]) : 8192, n = argc > 3 ? atol(argv[2]) : 8192;
 	long k = argc > 3 ? atol(argv[3]) : 8192;
 	int gpu = argc > 4 ? atoi(argv[4]) : 0;
+	double warm = argc > 5 ? atof(argv[5]) : 0;
+	int flush = argc > 6 ? atoi(argv[6]) : 0;
 	struct kctx ctx;
 	cudaStream_t st;
 
@@ -99,7 +158,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ctx.stream = st;
-	if (run(&ctx, m, n, k)) {
+	if (run(&ctx, m, n, k, warm, flush)) {
 		fprintf(stderr, "gemm_direct: %s\n", ctx.err);
 		return 1;
 	}

@@ -45,8 +45,8 @@ LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -l:libsqlite3.so.0 -lhwloc -lopenblas $(
 gcc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA \
 	-I"$CUDA_HOME/include" -I"$V/include" tests/gpu/check_kernels.c "$LIBSWEEP" $LIBS \
 	-o build/check_kernels || exit 1
-nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA -I"$V/include" tests/gpu/gemm_direct.cu -o build/gemm_direct \
-	-lcublasLt || exit 1
+nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA -I"$V/include" tests/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
+	-lcublasLt -ldl || exit 1
 [ -x build/sweep ] && build/sweep kernels | grep -E '^[a-z_.0-9]+:'
 
 step check_kernels on GPU 0

@@ -10,10 +10,24 @@ V=$PWD/vendor R=/tmp/ev S=build/sweep
 rm -rf "$R" && mkdir -p "$R"
 step() { echo; echo "=== $* ($(date +%T))"; }
 q() { $S sql "$1" "$2" --md; }
-# build: build/sweep and build/gemm_direct for sm_90 against vendor/ (tests/gpu/vendor.sh).
+# build: build/sweep, build/gemm_direct and build/copy_variants for sm_90 against vendor/ (tests/gpu/vendor.sh).
 build() {
 	make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" \
 		SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
-	nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA tests/gpu/gemm_direct.cu -o build/gemm_direct -lcublasLt ||
-		exit 1
+	nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA tests/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
+		-lcublasLt -ldl || exit 1
+	nvcc -std=c++17 -O3 -arch=sm_90 tests/gpu/copy_variants.cu -o build/copy_variants || exit 1
+}
+# build_check: build/check_kernels (tests/gpu/check_kernels.c) against build/cuda/libsweep.a; after build.
+build_check() {
+	local cuda
+	cuda=$(dirname "$(dirname "$(command -v nvcc)")")
+	gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA -I"$cuda/include" \
+		-I"$V/include" tests/gpu/check_kernels.c build/cuda/libsweep.a -L"$V/lib" -Wl,-rpath,"$V/lib" -lyaml \
+		-l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link) -lpthread -ldl -lm -L"$cuda/lib64" \
+		-Wl,-rpath,"$cuda/lib64" -lcudart_static -lnccl -lrt -lstdc++ -o build/check_kernels || exit 1
+}
+# sweep_run NP SPEC DB: `sweep run` under mpirun; prints the master's summary lines.
+sweep_run() {
+	timeout 200 mpirun -np "$1" --bind-to none $S run "$2" --db "$3" 2>&1 | grep -E '^sweep: ' | tail -2
 }

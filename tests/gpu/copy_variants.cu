@@ -1,0 +1,154 @@
+/* copy_variants.cu: device-to-device copy variants timed side by side (bytes read plus written over the
+ * median of CUDA-event times, each sample after a 2x-L2 write-then-read flush), to choose the copy kernel's
+ * method: grid-stride or contiguous per block, loads with or without the L2 256-byte prefetch hint, block
+ * sizes and unrolls, against cudaMemcpyAsync, and read-only / write-only kernels for the two ceilings.
+ * Usage: copy_variants [GiB [GPU]]. One line per variant. */
+#include <algorithm>
+#include <stdio.h>
+#include <stdlib.h>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+enum { GRID = 0, CONTIG = 1 };
+enum { LD_PLAIN = 0, LD_NC256 = 1, LD_CS = 2, LD_NC = 3 };
+
+template <int LD>
+__device__ __forceinline__ uint4 load(const uint4 *p)
+{
+	if (LD == LD_NC256) {
+		uint4 v;
+		asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+			     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+		return v;
+	}
+	if (LD == LD_CS)
+		return __ldcs(p);
+	if (LD == LD_NC)
+		return __ldg(p);
+	return *p;
+}
+
+template <int U, int LD, int PART>
+__global__ void copy_k(uint4 *__restrict__ d, const uint4 *__restrict__ s, size_t n)
+{
+	size_t lo = 0, hi = n, step, i;
+
+	if (PART == CONTIG) {
+		size_t per = (n + gridDim.x - 1) / gridDim.x;
+		lo = blockIdx.x * per;
+		hi = lo + per < n ? lo + per : n;
+		step = (size_t)blockDim.x * U;
+		i = lo + threadIdx.x;
+	} else {
+		step = (size_t)gridDim.x * blockDim.x * U;
+		i = (size_t)blockIdx.x * blockDim.x * U + threadIdx.x;
+	}
+	for (; i + (U - 1) * blockDim.x < hi; i += step) {
+		uint4 v[U];
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			v[u] = load<LD>(s + i + u * blockDim.x);
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			d[i + u * blockDim.x] = v[u];
+	}
+	for (int u = 0; u < U; u++)
+		if (i + u * blockDim.x < hi)
+			d[i + u * blockDim.x] = s[i + u * blockDim.x];
+}
+
+template <int LD = LD_NC256>
+__global__ void read_k(const uint4 *__restrict__ s, size_t n, unsigned *sink)
+{
+	unsigned a = 0;
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		uint4 v = load<LD>(s + i);
+		a ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (a == 0x5eed5eedu)
+		*sink = a;
+}
+
+__global__ void write_k(uint4 *__restrict__ d, size_t n)
+{
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		d[i] = make_uint4((unsigned)i, 1, 2, 3);
+}
+
+static void *flushbuf;
+static size_t flushn;
+static cudaStream_t st;
+
+template <typename F>
+static double timeit(F launch, double bytes, int samples)
+{
+	cudaEvent_t a, b;
+	std::vector<float> ms;
+
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int i = 0; i < 3; i++)
+		launch();
+	for (int i = 0; i < samples; i++) {
+		float t;
+		CK(cudaMemsetAsync(flushbuf, i & 0xff, flushn, st));
+		read_k<LD_NC256><<<528, 256, 0, st>>>((const uint4 *)flushbuf, flushn / 16, (unsigned *)flushbuf);
+		CK(cudaEventRecord(a, st));
+		launch();
+		CK(cudaEventRecord(b, st));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&t, a, b));
+		ms.push_back(t);
+	}
+	CK(cudaGetLastError());
+	std::sort(ms.begin(), ms.end());
+	return bytes / (ms[samples / 2] * 1e-3) / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	size_t bytes = (size_t)(argc > 1 ? atof(argv[1]) : 4) * (1ull << 30), n = bytes / 16;
+	int gpu = argc > 2 ? atoi(argv[2]) : 0, sms, l2;
+	size_t off = argc > 3 ? strtoull(argv[3], NULL, 0) : 0;   /* bytes the destination is shifted by */
+	uint4 *s, *d;
+	char *dbase;
+
+	CK(cudaSetDevice(gpu));
+	CK(cudaStreamCreate(&st));
+	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu));
+	CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, gpu));
+	flushn = 2 * (size_t)l2;
+	CK(cudaMalloc(&flushbuf, flushn));
+	CK(cudaMalloc(&s, bytes));
+	CK(cudaMalloc(&dbase, bytes + off));
+	d = (uint4 *)(dbase + off);
+	CK(cudaMemset(s, 7, bytes));
+	CK(cudaMemset(d, 0, bytes));
+	printf("copy_variants: %.1f GiB, GPU %d, %d SMs, L2 %d MiB, destination shifted by %zu bytes\n",
+	       bytes / 1073741824.0, gpu, sms, l2 >> 20, off);
+	const int S = 40;
+	printf("%-40s %8.1f GB/s\n", "memcpy", timeit([&] { CK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice, st)); }, 2.0 * bytes, S));
+	printf("%-40s %8.1f GB/s\n", "read only (nc, L2::256B)", timeit([&] { read_k<LD_NC256><<<sms * 8, 256, 0, st>>>(s, n, (unsigned *)flushbuf); }, 1.0 * bytes, S));
+	printf("%-40s %8.1f GB/s\n", "read only (plain)", timeit([&] { read_k<LD_PLAIN><<<sms * 8, 256, 0, st>>>(s, n, (unsigned *)flushbuf); }, 1.0 * bytes, S));
+	printf("%-40s %8.1f GB/s\n", "write only", timeit([&] { write_k<<<sms * 8, 256, 0, st>>>(d, n); }, 1.0 * bytes, S));
+#define V(U, LD, PART, T, BPS) do { \
+	char name[64]; \
+	snprintf(name, sizeof(name), "%s u%d %s t%d b%d/SM", PART == CONTIG ? "contig" : "grid", U, \
+		 LD == LD_NC256 ? "nc256" : LD == LD_CS ? "cs" : LD == LD_NC ? "nc" : "plain", T, BPS); \
+	printf("%-40s %8.1f GB/s\n", name, timeit([&] { copy_k<U, LD, PART><<<sms * BPS, T, 0, st>>>(d, s, n); }, \
+		2.0 * bytes, S)); } while (0)
+	V(4, LD_PLAIN, GRID, 512, 4);
+	V(4, LD_NC, GRID, 512, 4);
+	V(1, LD_PLAIN, GRID, 512, 4);
+	V(2, LD_PLAIN, GRID, 512, 4);
+	V(8, LD_PLAIN, GRID, 512, 4);
+	V(4, LD_PLAIN, GRID, 256, 8);
+	V(4, LD_PLAIN, GRID, 128, 16);
+	V(2, LD_PLAIN, GRID, 1024, 2);
+	V(4, LD_PLAIN, GRID, 512, 32);
+	V(1, LD_PLAIN, GRID, 256, 64);
+	return 0;
+}
