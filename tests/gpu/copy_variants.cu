@@ -150,5 +150,47 @@ int main(int argc, char **argv)
 	V(2, LD_PLAIN, GRID, 1024, 2);
 	V(4, LD_PLAIN, GRID, 512, 32);
 	V(1, LD_PLAIN, GRID, 256, 64);
+
+	/* The copy split between the driver's copy on one stream and our kernel (or more driver copies) on
+	 * others, all started together: does a second engine add bandwidth? The timed region spans both. */
+	cudaStream_t st2[4];
+	cudaEvent_t go, done[4];
+	for (int i = 0; i < 4; i++) {
+		CK(cudaStreamCreateWithFlags(&st2[i], cudaStreamNonBlocking));
+		CK(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming));
+	}
+	CK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
+	auto split = [&](double share, int kernel_part, int parts) {
+		size_t first = ((size_t)(share * n) / 256) * 256;   /* 16-byte units copied by memcpy */
+		CK(cudaEventRecord(go, st));
+		for (int i = 0; i < parts; i++)
+			CK(cudaStreamWaitEvent(st2[i], go, 0));
+		if (kernel_part) {
+			CK(cudaMemcpyAsync(d, s, first * 16, cudaMemcpyDeviceToDevice, st2[0]));
+			copy_k<4, LD_PLAIN, GRID><<<sms * 32, 512, 0, st2[1]>>>(d + first, s + first, n - first);
+		} else {
+			size_t per = (n / parts / 256) * 256;
+			for (int i = 0; i < parts; i++) {
+				size_t lo = i * per, len = i == parts - 1 ? n - lo : per;
+				CK(cudaMemcpyAsync(d + lo, s + lo, len * 16, cudaMemcpyDeviceToDevice, st2[i]));
+			}
+		}
+		for (int i = 0; i < parts; i++) {
+			CK(cudaEventRecord(done[i], st2[i]));
+			CK(cudaStreamWaitEvent(st, done[i], 0));
+		}
+	};
+	const double shares[] = { 0.95, 0.9, 0.8, 0.7, 0.5 };
+	for (double sh : shares) {
+		char name[64];
+		snprintf(name, sizeof(name), "memcpy %.0f%% + kernel %.0f%%", sh * 100, 100 - sh * 100);
+		printf("%-40s %8.1f GB/s\n", name, timeit([&] { split(sh, 1, 2); }, 2.0 * bytes, S));
+	}
+	for (int parts = 2; parts <= 4; parts *= 2) {
+		char name[64];
+		snprintf(name, sizeof(name), "memcpy in %d parts on %d streams", parts, parts);
+		printf("%-40s %8.1f GB/s\n", name, timeit([&] { split(0, 0, parts); }, 2.0 * bytes, S));
+	}
+	printf("%-40s %8.1f GB/s\n", "memcpy (again)", timeit([&] { CK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice, st)); }, 2.0 * bytes, S));
 	return 0;
 }
