@@ -10,18 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "cli.h"
 #include "util.h"
+#include "ydoc.h"
 
 /* libyaml's loader recurses once per level; an inventory needs four. */
 #define INV_MAX_DEPTH 32
 #define INV_MAX_HOSTS 10000      /* duplicate names are looked for pairwise */
 #define INV_MAX_SLOTS 4096
-
-#define for_each_pair(pr, n) \
-	for (yaml_node_pair_t *pr = (n)->data.mapping.pairs.start; pr < (n)->data.mapping.pairs.top; pr++)
 
 static const char *const top_names[] = { "hosts", "defaults", NULL };
 /* The ssh fields come last in both lists, in the same order: parse_ssh reads them from either. */
@@ -44,7 +41,6 @@ struct inv_ssh {
 /* The parse in progress. */
 struct ip {
 	const char *path;
-	yaml_document_t *doc;
 	int nproblems;
 	int def_slots;
 	struct json_obj def_labels;
@@ -64,42 +60,32 @@ static void problem_at(struct ip *p, int line, int col, const char *fmt, ...)
 		error("%s:%d:%d: %s", p->path, line, col, msg);
 }
 
-#define problem(p, n, ...) \
-	problem_at(p, (int)(n)->start_mark.line + 1, (int)(n)->start_mark.column + 1, __VA_ARGS__)
-
-static yaml_node_t *node(struct ip *p, int index)
-{
-	yaml_node_t *n = yaml_document_get_node(p->doc, index);
-
-	if (!n)
-		BUG("libyaml node %d out of range", index);
-	return n;
-}
+#define problem(p, n, ...) problem_at(p, (n)->line, (n)->col, __VA_ARGS__)
 
 /* The text of a scalar node (NUL bytes refused), or NULL after a problem. */
-static const char *scalar(struct ip *p, const yaml_node_t *n, const char *what)
+static const char *scalar(struct ip *p, const struct ynode *n, const char *what)
 {
-	if (n->type != YAML_SCALAR_NODE) {
+	if (n->kind != YNODE_SCALAR) {
 		problem(p, n, "expected a scalar for '%s'", what);
 		return NULL;
 	}
-	if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length) {
+	if (strlen(n->text) != n->len) {
 		problem(p, n, "NUL byte in '%s'", what);
 		return NULL;
 	}
-	return (const char *)n->data.scalar.value;
+	return n->text;
 }
 
 /* Match mapping n's keys against names: vals[i] is the value node of names[i] (NULL when absent). */
-static int fields(struct ip *p, const yaml_node_t *n, const char *where, const char *const *names,
-		  yaml_node_t **vals)
+static int fields(struct ip *p, const struct ynode *n, const char *where, const char *const *names,
+		  const struct ynode **vals)
 {
-	if (n->type != YAML_MAPPING_NODE) {
+	if (n->kind != YNODE_MAP) {
 		problem(p, n, "expected a mapping for %s", where);
 		return -1;
 	}
-	for_each_pair(pr, n) {
-		yaml_node_t *k = node(p, pr->key);
+	for (int j = 0; j < n->n; j++) {
+		const struct ynode *k = ydoc_key(n, j);
 		const char *name = scalar(p, k, "a key"), *near;
 		int i;
 
@@ -114,7 +100,7 @@ static int fields(struct ip *p, const yaml_node_t *n, const char *where, const c
 		} else if (vals[i]) {
 			problem(p, k, "duplicate key '%s' in %s", name, where);
 		} else {
-			vals[i] = node(p, pr->value);
+			vals[i] = ydoc_value(n, j);
 		}
 	}
 	return 0;
@@ -142,7 +128,7 @@ static int label_name_ok(const char *s)
 	return 1;
 }
 
-static int get_slots(struct ip *p, const yaml_node_t *n, int *out)
+static int get_slots(struct ip *p, const struct ynode *n, int *out)
 {
 	const char *t = scalar(p, n, "slots");
 	long v;
@@ -158,12 +144,11 @@ static int get_slots(struct ip *p, const yaml_node_t *n, int *out)
 }
 
 /* A plain scalar that reads as a finite number is a JSON number; anything else a string. */
-static enum json_type scalar_type(const yaml_node_t *n)
+static enum json_type scalar_type(const struct ynode *n)
 {
 	double d;
 
-	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	    !parse_double((const char *)n->data.scalar.value, &d) && isfinite(d))
+	if (n->plain && !parse_double(n->text, &d) && isfinite(d))
 		return JSON_NUM;
 	return JSON_STR;
 }
@@ -181,14 +166,14 @@ static void label_set(struct json_obj *o, const char *key, const char *val, enum
 }
 
 /* Add the pairs of mapping n to labels (a later value of a name replaces the earlier one). */
-static void parse_labels(struct ip *p, const yaml_node_t *n, struct json_obj *labels)
+static void parse_labels(struct ip *p, const struct ynode *n, struct json_obj *labels)
 {
-	if (n->type != YAML_MAPPING_NODE) {
+	if (n->kind != YNODE_MAP) {
 		problem(p, n, "expected a mapping of label: value for 'labels'");
 		return;
 	}
-	for_each_pair(pr, n) {
-		const yaml_node_t *k = node(p, pr->key), *v = node(p, pr->value);
+	for (int i = 0; i < n->n; i++) {
+		const struct ynode *k = ydoc_key(n, i), *v = ydoc_value(n, i);
 		const char *name = scalar(p, k, "a label name"), *val;
 
 		if (!name)
@@ -262,7 +247,7 @@ static int ssh_option_ok(const char *s)
 }
 
 /* Read the ssh fields (v[S_USER..S_SWEEP_BIN], NULL when absent) into x, replacing what x has. */
-static void parse_ssh(struct ip *p, yaml_node_t *const *v, struct inv_ssh *x)
+static void parse_ssh(struct ip *p, const struct ynode *const *v, struct inv_ssh *x)
 {
 	const char *t;
 
@@ -291,12 +276,11 @@ static void parse_ssh(struct ip *p, yaml_node_t *const *v, struct inv_ssh *x)
 		}
 	}
 	if (v[S_OPTIONS]) {
-		if (v[S_OPTIONS]->type != YAML_SEQUENCE_NODE) {
+		if (v[S_OPTIONS]->kind != YNODE_SEQ) {
 			problem(p, v[S_OPTIONS], "expected a list of Name=value for 'ssh_options'");
 		} else {
-			for (yaml_node_item_t *it = v[S_OPTIONS]->data.sequence.items.start;
-			     it < v[S_OPTIONS]->data.sequence.items.top; it++) {
-				yaml_node_t *o = node(p, *it);
+			for (int i = 0; i < v[S_OPTIONS]->n; i++) {
+				const struct ynode *o = ydoc_item(v[S_OPTIONS], i);
 
 				if (!(t = scalar(p, o, "ssh_options")))
 					continue;
@@ -365,17 +349,17 @@ static void host_release(struct inventory_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static void parse_host(struct ip *p, const yaml_node_t *n, struct inventory *inv)
+static void parse_host(struct ip *p, const struct ynode *n, struct inventory *inv)
 {
 	struct inv_ssh x = { 0 };
-	yaml_node_t *v[NHOST + 1] = { 0 };
+	const struct ynode *v[NHOST + 1] = { 0 };
 	struct inventory_host h = { 0 };
 	const char *t;
 
 	if (fields(p, n, "a host", host_names, v))
 		return;
-	h.line = (int)n->start_mark.line + 1;
-	h.col = (int)n->start_mark.column + 1;
+	h.line = n->line;
+	h.col = n->col;
 	if (!v[H_NAME]) {
 		problem(p, n, "a host needs a 'name'");
 		return;
@@ -428,9 +412,9 @@ static void parse_host(struct ip *p, const yaml_node_t *n, struct inventory *inv
 	inv->hosts[inv->nhosts++] = h;
 }
 
-static void parse_doc(struct ip *p, const yaml_node_t *root, struct inventory *inv)
+static void parse_doc(struct ip *p, const struct ynode *root, struct inventory *inv)
 {
-	yaml_node_t *v[3] = { 0 };
+	const struct ynode *v[3] = { 0 };
 
 	if (!root) {
 		problem_at(p, 1, 1, "empty inventory: expected a mapping with 'hosts:'");
@@ -440,7 +424,7 @@ static void parse_doc(struct ip *p, const yaml_node_t *root, struct inventory *i
 		return;
 	p->def_slots = 1;
 	if (v[1]) {
-		yaml_node_t *d[NDEF + 1] = { 0 };
+		const struct ynode *d[NDEF + 1] = { 0 };
 
 		if (!fields(p, v[1], "'defaults'", default_names, d)) {
 			if (d[D_SLOTS])
@@ -454,70 +438,36 @@ static void parse_doc(struct ip *p, const yaml_node_t *root, struct inventory *i
 		problem(p, root, "no 'hosts:' list");
 		return;
 	}
-	if (v[0]->type != YAML_SEQUENCE_NODE) {
+	if (v[0]->kind != YNODE_SEQ) {
 		problem(p, v[0], "expected a list of hosts for 'hosts'");
 		return;
 	}
-	if (v[0]->data.sequence.items.top - v[0]->data.sequence.items.start > INV_MAX_HOSTS) {
+	if (v[0]->n > INV_MAX_HOSTS) {
 		problem(p, v[0], "more than %d hosts", INV_MAX_HOSTS);
 		return;
 	}
-	for (yaml_node_item_t *it = v[0]->data.sequence.items.start; it < v[0]->data.sequence.items.top; it++)
-		parse_host(p, node(p, *it), inv);
+	for (int i = 0; i < v[0]->n; i++)
+		parse_host(p, ydoc_item(v[0], i), inv);
 	if (!inv->nhosts && !p->nproblems)
 		problem(p, v[0], "the 'hosts' list is empty");
-}
-
-/* Deep nesting overflows libyaml's recursive loader: walk the events (heap state) first. */
-static int depth_ok(struct ip *p, const char *text, size_t len)
-{
-	yaml_parser_t y;
-	yaml_event_t ev;
-	int depth = 0, ok = 1, done = 0;
-
-	if (!yaml_parser_initialize(&y))
-		die("out of memory");
-	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-	while (!done && yaml_parser_parse(&y, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > INV_MAX_DEPTH) {
-				problem(p, &ev, "nesting deeper than %d levels", INV_MAX_DEPTH);
-				ok = 0;
-				done = 1;
-			}
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		}
-		done |= ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&y);
-	return ok;
 }
 
 int inventory_parse(const char *path, const char *text, size_t len, struct inventory *inv)
 {
 	struct ip p = { .path = path, .def_labels = JSON_OBJ_INIT };
-	yaml_parser_t y;
-	yaml_document_t doc;
+	struct ydoc d;
+	int rc;
 
 	memset(inv, 0, sizeof(*inv));
 	inv->path = xstrdup(path);
-	if (!depth_ok(&p, text, len))
-		goto out;
-	if (!yaml_parser_initialize(&y))
-		die("out of memory");
-	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&y, &doc)) {
-		problem_at(&p, (int)y.problem_mark.line + 1, (int)y.problem_mark.column + 1, "%s",
-			   y.problem ? y.problem : "cannot parse YAML");
-	} else {
-		p.doc = &doc;
-		parse_doc(&p, yaml_document_get_root_node(&doc), inv);
-		yaml_document_delete(&doc);
-	}
-	yaml_parser_delete(&y);
-out:
+	rc = ydoc_parse(&d, text, len, INV_MAX_DEPTH);
+	if (!rc)
+		parse_doc(&p, d.root, inv);
+	if (rc || d.trailing_error)
+		problem_at(&p, d.err.line, d.err.col, "%s", d.err.msg);
+	else if (d.second_line)
+		problem_at(&p, d.second_line, d.second_col, "a second YAML document: an inventory holds one");
+	ydoc_release(&d);
 	json_obj_release(&p.def_labels);
 	ssh_release(&p.def_ssh);
 	if (p.nproblems > 100)

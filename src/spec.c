@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "util.h"
+#include "ydoc.h"
 #include "../kernels/kernel.h"
 
 /* Problems kept and printed: past a hundred the rest is noise caused by the first ones. */
@@ -37,9 +37,6 @@
 #define PLACEHOLDER_MAX 127
 #define SWEEP_NAME_MAX 128
 
-#define for_each_pair(pr, n) \
-	for (yaml_node_pair_t *pr = (n)->data.mapping.pairs.start; pr < (n)->data.mapping.pairs.top; pr++)
-
 struct problem {
 	int line, col, seq;
 	char *msg;
@@ -49,7 +46,6 @@ struct problem {
 struct sp {
 	const char *path;
 	struct spec *s;
-	yaml_document_t *doc;
 	struct problem *probs;      /* the first SPEC_MAX_PROBLEMS problems */
 	size_t nprobs, probs_alloc;
 	int nproblems;              /* all problems, kept or not */
@@ -115,14 +111,14 @@ static void problem_at(struct sp *p, int line, int col, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A problem at node n (libyaml marks are 0-based; messages are 1-based). */
+/* A problem at node n. */
 __attribute__((format(printf, 3, 4)))
-static void problem(struct sp *p, const yaml_node_t *n, const char *fmt, ...)
+static void problem(struct sp *p, const struct ynode *n, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	problem_add(p, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1, fmt, ap);
+	problem_add(p, n->line, n->col, fmt, ap);
 	va_end(ap);
 }
 
@@ -183,77 +179,52 @@ static const char *hint(struct sp *p, char buf[HINT_BUF], const char *s, const c
 	return buf;
 }
 
-static const char *kind(const yaml_node_t *n)
+static const char *kind(const struct ynode *n)
 {
-	switch (n->type) {
-	case YAML_SCALAR_NODE: return "a scalar";
-	case YAML_SEQUENCE_NODE: return "a list";
-	case YAML_MAPPING_NODE: return "a mapping";
-	default: return "nothing";
+	switch (n->kind) {
+	case YNODE_SCALAR: return "a scalar";
+	case YNODE_SEQ: return "a list";
+	case YNODE_MAP: return "a mapping";
 	}
-}
-
-static yaml_node_t *node(struct sp *p, int index)
-{
-	yaml_node_t *n = yaml_document_get_node(p->doc, index);
-
-	if (!n)
-		BUG("libyaml node %d out of range", index);
-	return n;
-}
-
-static int seq_len(const yaml_node_t *n)
-{
-	return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-}
-
-static int map_len(const yaml_node_t *n)
-{
-	return (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-}
-
-static yaml_node_t *seq_item(struct sp *p, const yaml_node_t *n, int i)
-{
-	return node(p, n->data.sequence.items.start[i]);
+	return "nothing";
 }
 
 /* The text of scalar node n, or NULL after a problem (what names the value in it). */
-static const char *scalar(struct sp *p, const yaml_node_t *n, const char *what)
+static const char *scalar(struct sp *p, const struct ynode *n, const char *what)
 {
 	char a[SHOW_BUF];
 
-	if (n->type != YAML_SCALAR_NODE) {
+	if (n->kind != YNODE_SCALAR) {
 		problem(p, n, "expected a scalar for '%s', got %s", shown(a, what), kind(n));
 		return NULL;
 	}
-	if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length) {
+	if (strlen(n->text) != n->len) {
 		problem(p, n, "NUL byte in the value of '%s'", shown(a, what));
 		return NULL;
 	}
-	return (const char *)n->data.scalar.value;
+	return n->text;
 }
 
 /* The text of a mapping key, or NULL after a problem. */
-static const char *key_text(struct sp *p, const yaml_node_t *k)
+static const char *key_text(struct sp *p, const struct ynode *k)
 {
-	if (k->type != YAML_SCALAR_NODE) {
+	if (k->kind != YNODE_SCALAR) {
 		problem(p, k, "expected a scalar key, got %s", kind(k));
 		return NULL;
 	}
-	if (strlen((const char *)k->data.scalar.value) != k->data.scalar.length) {
+	if (strlen(k->text) != k->len) {
 		problem(p, k, "NUL byte in a key");
 		return NULL;
 	}
-	return (const char *)k->data.scalar.value;
+	return k->text;
 }
 
 /* A plain (unquoted) scalar that reads as a finite number: a JSON number, not a string. */
-static int scalar_is_num(const yaml_node_t *n, double *v)
+static int scalar_is_num(const struct ynode *n, double *v)
 {
 	double d;
 
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-	    parse_double((const char *)n->data.scalar.value, &d) || !isfinite(d))
+	if (n->kind != YNODE_SCALAR || !n->plain || parse_double(n->text, &d) || !isfinite(d))
 		return 0;
 	if (v)
 		*v = d;
@@ -261,15 +232,14 @@ static int scalar_is_num(const yaml_node_t *n, double *v)
 }
 
 /* A plain empty, ~ or null: YAML's null, which as a parameter value means nothing was written. */
-static int scalar_is_null(const yaml_node_t *n)
+static int scalar_is_null(const struct ynode *n)
 {
 	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
-	const char *t = (const char *)n->data.scalar.value;
 
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (n->kind != YNODE_SCALAR || !n->plain)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(nulls); i++)
-		if (!strcmp(t, nulls[i]))
+		if (!strcmp(n->text, nulls[i]))
 			return 1;
 	return 0;
 }
@@ -279,20 +249,20 @@ static int scalar_is_null(const yaml_node_t *n)
  * key nodes of names[i] (left NULL when absent). Unknown and repeated keys are problems. where names the
  * mapping in messages ("'timing'"; NULL at the top level). -1 when n is not a mapping.
  */
-static int map_fields(struct sp *p, const yaml_node_t *n, const char *where, const char *const *names,
-		      yaml_node_t **vals, yaml_node_t **keys)
+static int map_fields(struct sp *p, const struct ynode *n, const char *where, const char *const *names,
+		      const struct ynode **vals, const struct ynode **keys)
 {
 	char a[SHOW_BUF], h[HINT_BUF];
 
-	if (n->type != YAML_MAPPING_NODE) {
+	if (n->kind != YNODE_MAP) {
 		if (where)
 			problem(p, n, "expected a mapping for %s, got %s", where, kind(n));
 		else
 			problem(p, n, "expected a mapping at the top level, got %s", kind(n));
 		return -1;
 	}
-	for_each_pair(pr, n) {
-		yaml_node_t *k = node(p, pr->key);
+	for (int j = 0; j < n->n; j++) {
+		const struct ynode *k = ydoc_key(n, j);
 		const char *name = key_text(p, k);
 		int i;
 
@@ -305,9 +275,9 @@ static int map_fields(struct sp *p, const yaml_node_t *n, const char *where, con
 				where ? where : "", hint(p, h, name, names));
 		else if (vals[i])
 			problem(p, k, "duplicate key '%s' (first at %d:%d)", names[i],
-				(int)keys[i]->start_mark.line + 1, (int)keys[i]->start_mark.column + 1);
+				keys[i]->line, keys[i]->col);
 		else {
-			vals[i] = node(p, pr->value);
+			vals[i] = ydoc_value(n, j);
 			keys[i] = k;
 		}
 	}
@@ -315,7 +285,7 @@ static int map_fields(struct sp *p, const yaml_node_t *n, const char *where, con
 }
 
 /* Count n more stored values; -1 (after one problem for the whole spec) past SPEC_MAX_VALUES. */
-static int values_reserve(struct sp *p, const yaml_node_t *at, size_t n)
+static int values_reserve(struct sp *p, const struct ynode *at, size_t n)
 {
 	if (n <= SPEC_MAX_VALUES && p->nvalues + n <= SPEC_MAX_VALUES) {
 		p->nvalues += n;
@@ -327,7 +297,7 @@ static int values_reserve(struct sp *p, const yaml_node_t *at, size_t n)
 	return -1;
 }
 
-static int get_long(struct sp *p, const yaml_node_t *n, const char *what, long min, long max, long *out)
+static int get_long(struct sp *p, const struct ynode *n, const char *what, long min, long max, long *out)
 {
 	char a[SHOW_BUF];
 	const char *t = scalar(p, n, what);
@@ -350,7 +320,7 @@ static int get_long(struct sp *p, const yaml_node_t *n, const char *what, long m
 	return 0;
 }
 
-static int get_int(struct sp *p, const yaml_node_t *n, const char *what, int min, int *out)
+static int get_int(struct sp *p, const struct ynode *n, const char *what, int min, int *out)
 {
 	long v;
 
@@ -361,8 +331,8 @@ static int get_int(struct sp *p, const yaml_node_t *n, const char *what, int min
 }
 
 /* A finite number >= min (> min when above), <= max. */
-static int get_double(struct sp *p, const yaml_node_t *n, const char *what, double min, int above, double max,
-		      double *out)
+static int get_double(struct sp *p, const struct ynode *n, const char *what, double min, int above,
+		      double max, double *out)
 {
 	char a[SHOW_BUF];
 	const char *t = scalar(p, n, what);
@@ -388,7 +358,7 @@ static int get_double(struct sp *p, const yaml_node_t *n, const char *what, doub
 }
 
 /* The index of n's text in names, or -1 after a problem. */
-static int get_enum(struct sp *p, const yaml_node_t *n, const char *what, const char *const *names)
+static int get_enum(struct sp *p, const struct ynode *n, const char *what, const char *const *names)
 {
 	char a[SHOW_BUF], h[HINT_BUF];
 	struct strbuf all = STRBUF_INIT;
@@ -411,16 +381,16 @@ static int get_enum(struct sp *p, const yaml_node_t *n, const char *what, const 
 }
 
 /* A newly allocated copy of every scalar of list n, or NULL after problems; *count gets the length. */
-static char **get_strings(struct sp *p, const yaml_node_t *n, const char *what, int *count)
+static char **get_strings(struct sp *p, const struct ynode *n, const char *what, int *count)
 {
 	char **v;
 	int len, bad = 0;
 
-	if (n->type != YAML_SEQUENCE_NODE) {
+	if (n->kind != YNODE_SEQ) {
 		problem(p, n, "expected a list for '%s', got %s", what, kind(n));
 		return NULL;
 	}
-	len = seq_len(n);
+	len = n->n;
 	if (!len) {
 		problem(p, n, "empty list for '%s'", what);
 		return NULL;
@@ -429,7 +399,7 @@ static char **get_strings(struct sp *p, const yaml_node_t *n, const char *what, 
 		return NULL;
 	v = xcalloc((size_t)len, sizeof(*v));
 	for (int i = 0; i < len; i++) {
-		const char *t = scalar(p, seq_item(p, n, i), what);
+		const char *t = scalar(p, ydoc_item(n, i), what);
 
 		bad |= !t;
 		v[i] = xstrdup(t ? t : "");
@@ -465,7 +435,7 @@ static int in_choices(const char *choices, const char *t)
  * Check value v of kernel parameter pd against its type: an integer, a number, a byte size (converted
  * to its number of bytes) or one of the choices of a string. -1 after a problem.
  */
-static int value_typed(struct sp *p, struct spec_scalar *v, const yaml_node_t *n, const struct param_def *pd)
+static int value_typed(struct sp *p, struct spec_scalar *v, const struct ynode *n, const struct param_def *pd)
 {
 	char a[SHOW_BUF];
 	double d;
@@ -503,14 +473,14 @@ static int value_typed(struct sp *p, struct spec_scalar *v, const yaml_node_t *n
 
 /* Fill v from scalar node n, a value of parameter key; pd (may be NULL) is the kernel's declaration.
  * v->text is always set, so that the caller frees uniformly. -1 after a problem. */
-static int value_set(struct sp *p, struct spec_scalar *v, const yaml_node_t *n, const char *key,
+static int value_set(struct sp *p, struct spec_scalar *v, const struct ynode *n, const char *key,
 		     const struct param_def *pd)
 {
 	char a[SHOW_BUF];
 	const char *t = scalar(p, n, key);
 
-	v->line = (int)n->start_mark.line + 1;
-	v->col = (int)n->start_mark.column + 1;
+	v->line = n->line;
+	v->col = n->col;
 	v->text = xstrdup(t ? t : "");
 	v->is_num = 0;
 	if (!t)
@@ -525,7 +495,7 @@ static int value_set(struct sp *p, struct spec_scalar *v, const yaml_node_t *n, 
 }
 
 /* The kernel's declaration of parameter name; NULL (after a problem) when the kernel has none. */
-static const struct param_def *param_decl(struct sp *p, const char *name, const yaml_node_t *at)
+static const struct param_def *param_decl(struct sp *p, const char *name, const struct ynode *at)
 {
 	char a[SHOW_BUF], h[HINT_BUF];
 	const struct param_def *pd;
@@ -539,7 +509,7 @@ static const struct param_def *param_decl(struct sp *p, const char *name, const 
 	return pd;
 }
 
-static struct spec_axis *axis_new(struct sp *p, const yaml_node_t *at, int nkeys)
+static struct spec_axis *axis_new(struct sp *p, const struct ynode *at, int nkeys)
 {
 	struct spec *s = p->s;
 	struct spec_axis *a;
@@ -547,18 +517,19 @@ static struct spec_axis *axis_new(struct sp *p, const yaml_node_t *at, int nkeys
 	ALLOC_GROW(s->axes, (size_t)s->naxes + 1, p->axes_alloc);
 	a = &s->axes[s->naxes++];
 	memset(a, 0, sizeof(*a));
-	a->line = (int)at->start_mark.line + 1;
-	a->col = (int)at->start_mark.column + 1;
+	a->line = at->line;
+	a->col = at->col;
 	a->nkeys = nkeys;
 	a->keys = xcalloc((size_t)nkeys, sizeof(*a->keys));
 	return a;
 }
 
 /* An axis of one key and the values of list (or scalar) n. */
-static void parse_list_axis(struct sp *p, const char *name, const yaml_node_t *keynode, const yaml_node_t *n)
+static void parse_list_axis(struct sp *p, const char *name, const struct ynode *keynode,
+			    const struct ynode *n)
 {
 	const struct param_def *pd = param_decl(p, name, keynode);
-	int len = n->type == YAML_SEQUENCE_NODE ? seq_len(n) : 1;
+	int len = n->kind == YNODE_SEQ ? n->n : 1;
 	struct spec_axis *a = axis_new(p, n, 1);
 
 	a->keys[0] = xstrdup(name);
@@ -567,7 +538,7 @@ static void parse_list_axis(struct sp *p, const char *name, const yaml_node_t *k
 	a->vals = xcalloc((size_t)len, sizeof(*a->vals));
 	a->npoints = len;
 	for (int i = 0; i < len; i++)
-		value_set(p, &a->vals[i], n->type == YAML_SEQUENCE_NODE ? seq_item(p, n, i) : n, name, pd);
+		value_set(p, &a->vals[i], n->kind == YNODE_SEQ ? ydoc_item(n, i) : n, name, pd);
 }
 
 static void join_keys(struct strbuf *sb, const struct spec_axis *a)
@@ -579,11 +550,11 @@ static void join_keys(struct strbuf *sb, const struct spec_axis *a)
 }
 
 /* A zipped group: list n of mappings that all have the keys of the first. */
-static void parse_group(struct sp *p, const char *name, const yaml_node_t *n)
+static void parse_group(struct sp *p, const char *name, const struct ynode *n)
 {
 	char a[SHOW_BUF], b[SHOW_BUF];
-	const yaml_node_t *first = seq_item(p, n, 0);
-	int len = seq_len(n), nkeys = map_len(first);
+	const struct ynode *first = ydoc_item(n, 0);
+	int len = n->n, nkeys = first->n;
 	const struct param_def **pds;
 	struct spec_axis *ax;
 	char *seen;
@@ -596,7 +567,7 @@ static void parse_group(struct sp *p, const char *name, const yaml_node_t *n)
 	pds = xcalloc((size_t)nkeys, sizeof(*pds));
 	seen = xcalloc((size_t)nkeys, 1);
 	for (int k = 0; k < nkeys; k++) {
-		const yaml_node_t *kn = node(p, first->data.mapping.pairs.start[k].key);
+		const struct ynode *kn = ydoc_key(first, k);
 		const char *t = key_text(p, kn);
 
 		ax->keys[k] = xstrdup(t ? t : "");
@@ -613,18 +584,18 @@ static void parse_group(struct sp *p, const char *name, const yaml_node_t *n)
 	ax->vals = xcalloc((size_t)len * (size_t)nkeys, sizeof(*ax->vals));
 	ax->npoints = len;
 	for (int e = 0; e < len; e++) {
-		const yaml_node_t *en = seq_item(p, n, e);
+		const struct ynode *en = ydoc_item(n, e);
 		struct spec_scalar *row = &ax->vals[(size_t)e * (size_t)nkeys];
 		int differ = 0;
 
-		if (en->type != YAML_MAPPING_NODE) {
+		if (en->kind != YNODE_MAP) {
 			problem(p, en, "expected a mapping in zipped group '%s', got %s", shown(a, name),
 				kind(en));
 			continue;
 		}
 		memset(seen, 0, (size_t)nkeys);
-		for_each_pair(pr, en) {
-			const yaml_node_t *kn = node(p, pr->key);
+		for (int j = 0; j < en->n; j++) {
+			const struct ynode *kn = ydoc_key(en, j);
 			const char *t = key_text(p, kn);
 			int k;
 
@@ -638,7 +609,7 @@ static void parse_group(struct sp *p, const char *name, const yaml_node_t *n)
 				problem(p, kn, "duplicate key '%s'", shown(b, t));
 			else if (!seen[k]) {
 				seen[k] = 1;
-				value_set(p, &row[k], node(p, pr->value), t, pds[k]);
+				value_set(p, &row[k], ydoc_value(en, j), t, pds[k]);
 			}
 		}
 		for (int k = 0; k < nkeys; k++)
@@ -659,7 +630,7 @@ out:
 }
 
 /* A range bound: a number or a byte size ("8G"). */
-static int range_bound(struct sp *p, const yaml_node_t *n, const char *what, double *out)
+static int range_bound(struct sp *p, const struct ynode *n, const char *what, double *out)
 {
 	char a[SHOW_BUF];
 	const char *t = scalar(p, n, what);
@@ -673,10 +644,10 @@ static int range_bound(struct sp *p, const yaml_node_t *n, const char *what, dou
 }
 
 /* A range {from, to, factor | step}: its points from `from`, `to` included when hit. */
-static void parse_range(struct sp *p, const char *name, const yaml_node_t *keynode, const yaml_node_t *n)
+static void parse_range(struct sp *p, const char *name, const struct ynode *keynode, const struct ynode *n)
 {
 	char a[SHOW_BUF], where[SHOW_BUF + 16];
-	yaml_node_t *v[NRANGE + 1] = { 0 }, *k[NRANGE + 1] = { 0 };
+	const struct ynode *v[NRANGE + 1] = { 0 }, *k[NRANGE + 1] = { 0 };
 	const struct param_def *pd = param_decl(p, name, keynode);
 	double from = 0, to = 0, by = 0, count;
 	struct spec_axis *ax;
@@ -743,43 +714,42 @@ static void parse_range(struct sp *p, const char *name, const yaml_node_t *keyno
 }
 
 /* A mapping that means to be a range: one of its keys is a range's. */
-static int is_range(struct sp *p, const yaml_node_t *n)
+static int is_range(struct sp *p, const struct ynode *n)
 {
-	for_each_pair(pr, n) {
-		const yaml_node_t *k = node(p, pr->key);
+	for (int j = 0; j < n->n; j++) {
+		const struct ynode *k = ydoc_key(n, j);
 
-		for (int i = 0; k->type == YAML_SCALAR_NODE && range_names[i]; i++)
-			if (!strcmp((const char *)k->data.scalar.value, range_names[i]))
+		for (int i = 0; k->kind == YNODE_SCALAR && range_names[i]; i++)
+			if (!strcmp(k->text, range_names[i]))
 				return 1;
 	}
 	return 0;
 }
 
-static void parse_params(struct sp *p, const yaml_node_t *n)
+static void parse_params(struct sp *p, const struct ynode *n)
 {
 	char a[SHOW_BUF];
 
-	if (n->type != YAML_MAPPING_NODE) {
+	if (n->kind != YNODE_MAP) {
 		problem(p, n, "expected a mapping for 'params', got %s", kind(n));
 		return;
 	}
-	for_each_pair(pr, n) {
-		const yaml_node_t *k = node(p, pr->key), *v = node(p, pr->value);
+	for (int i = 0; i < n->n; i++) {
+		const struct ynode *k = ydoc_key(n, i), *v = ydoc_value(n, i);
 		const char *name = key_text(p, k);
 
 		if (!name)
 			continue;
-		if (v->type == YAML_MAPPING_NODE && !is_range(p, v)) {
+		if (v->kind == YNODE_MAP && !is_range(p, v)) {
 			problem(p, v, "expected a list, a scalar or a range {from, to, factor|step} "
 				"for '%s', got a mapping (a zipped group is a list of mappings)",
 				shown(a, name));
 			axis_new(p, v, 1)->keys[0] = xstrdup(name);
-		} else if (v->type == YAML_MAPPING_NODE) {
+		} else if (v->kind == YNODE_MAP) {
 			parse_range(p, name, k, v);
-		} else if (v->type == YAML_SEQUENCE_NODE && seq_len(v) &&
-			   seq_item(p, v, 0)->type == YAML_MAPPING_NODE) {
+		} else if (v->kind == YNODE_SEQ && v->n && ydoc_item(v, 0)->kind == YNODE_MAP) {
 			parse_group(p, name, v);
-		} else if ((v->type == YAML_SEQUENCE_NODE && !seq_len(v)) || scalar_is_null(v)) {
+		} else if ((v->kind == YNODE_SEQ && !v->n) || scalar_is_null(v)) {
 			problem(p, v, "empty axis '%s'", shown(a, name));
 			/* Kept (with no points) so that later checks know the name. */
 			axis_new(p, v, 1)->keys[0] = xstrdup(name);
@@ -870,25 +840,25 @@ static int is_param(struct sp *p, const char *name)
 	return p->nsorted && bsearch(&name, p->sorted, p->nsorted, sizeof(*p->sorted), cmp_strp);
 }
 
-static void parse_exclude(struct sp *p, const yaml_node_t *n)
+static void parse_exclude(struct sp *p, const struct ynode *n)
 {
 	char a[SHOW_BUF], h[HINT_BUF];
 	struct spec *s = p->s;
 
-	if (n->type != YAML_SEQUENCE_NODE) {
+	if (n->kind != YNODE_SEQ) {
 		problem(p, n, "expected a list for 'exclude', got %s", kind(n));
 		return;
 	}
-	for (int i = 0; i < seq_len(n); i++) {
-		const yaml_node_t *en = seq_item(p, n, i);
+	for (int i = 0; i < n->n; i++) {
+		const struct ynode *en = ydoc_item(n, i);
 		struct spec_match *m;
 		int len;
 
-		if (en->type != YAML_MAPPING_NODE) {
+		if (en->kind != YNODE_MAP) {
 			problem(p, en, "expected a mapping in 'exclude', got %s", kind(en));
 			continue;
 		}
-		len = map_len(en);
+		len = en->n;
 		if (!len) {
 			problem(p, en, "empty exclude entry (it would drop every cell)");
 			continue;
@@ -898,12 +868,12 @@ static void parse_exclude(struct sp *p, const yaml_node_t *n)
 		ALLOC_GROW(s->exclude, (size_t)s->nexclude + 1, p->exclude_alloc);
 		m = &s->exclude[s->nexclude++];
 		memset(m, 0, sizeof(*m));
-		m->line = (int)en->start_mark.line + 1;
-		m->col = (int)en->start_mark.column + 1;
+		m->line = en->line;
+		m->col = en->col;
 		m->keys = xcalloc((size_t)len, sizeof(*m->keys));
 		m->vals = xcalloc((size_t)len, sizeof(*m->vals));
-		for_each_pair(pr, en) {
-			const yaml_node_t *kn = node(p, pr->key);
+		for (int k = 0; k < en->n; k++) {
+			const struct ynode *kn = ydoc_key(en, k);
 			const char *t = key_text(p, kn);
 			const struct param_def *pd = NULL;
 			int dup = 0;
@@ -924,18 +894,18 @@ static void parse_exclude(struct sp *p, const yaml_node_t *n)
 			if (p->kernel)
 				pd = kernel_param(p->kernel, t);
 			m->keys[m->n] = xstrdup(t);
-			value_set(p, &m->vals[m->n], node(p, pr->value), t, pd);
+			value_set(p, &m->vals[m->n], ydoc_value(en, k), t, pd);
 			m->n++;
 		}
 	}
 }
 
-static void parse_control(struct sp *p, const yaml_node_t *n)
+static void parse_control(struct sp *p, const struct ynode *n)
 {
 	char a[SHOW_BUF], h[HINT_BUF];
-	yaml_node_t *v[NCONTROL + 1] = { 0 }, *k[NCONTROL + 1] = { 0 };
+	const struct ynode *v[NCONTROL + 1] = { 0 }, *k[NCONTROL + 1] = { 0 };
 	struct spec *s = p->s;
-	const yaml_node_t *pn;
+	const struct ynode *pn;
 
 	if (map_fields(p, n, "'control'", control_names, v, k))
 		return;
@@ -946,16 +916,16 @@ static void parse_control(struct sp *p, const yaml_node_t *n)
 		return;
 	}
 	pn = v[C_PARAMS];
-	if (pn->type != YAML_MAPPING_NODE) {
+	if (pn->kind != YNODE_MAP) {
 		problem(p, pn, "expected a mapping for 'params' in 'control', got %s", kind(pn));
 		return;
 	}
-	if (!map_len(pn)) {
+	if (!pn->n) {
 		problem(p, pn, "empty 'params' in 'control'");
 		return;
 	}
-	for_each_pair(pr, pn) {
-		const yaml_node_t *kn = node(p, pr->key);
+	for (int i = 0; i < pn->n; i++) {
+		const struct ynode *kn = ydoc_key(pn, i);
 		const char *t = key_text(p, kn);
 		const struct param_def *pd = NULL;
 		struct spec_scalar sv = { 0 };
@@ -978,7 +948,7 @@ static void parse_control(struct sp *p, const yaml_node_t *n)
 				hint(p, h, t, p->names));
 			continue;
 		}
-		value_set(p, &sv, node(p, pr->value), t, pd);
+		value_set(p, &sv, ydoc_value(pn, i), t, pd);
 		json_obj_add(&s->control, t, sv.text, sv.is_num ? JSON_NUM : JSON_STR);
 		free(sv.text);
 	}
@@ -996,7 +966,7 @@ static void parse_control(struct sp *p, const yaml_node_t *n)
 }
 
 /* Every {name} in t names a parameter or item/gpu/host/cell; *uses_item is set when {item} is used. */
-static void check_placeholders(struct sp *p, const char *t, const yaml_node_t *n, int *uses_item)
+static void check_placeholders(struct sp *p, const char *t, const struct ynode *n, int *uses_item)
 {
 	char a[SHOW_BUF], b[SHOW_BUF], h[HINT_BUF];
 
@@ -1029,12 +999,12 @@ static void check_placeholders(struct sp *p, const char *t, const yaml_node_t *n
 	}
 }
 
-static void parse_command(struct sp *p, const yaml_node_t *n)
+static void parse_command(struct sp *p, const struct ynode *n)
 {
 	struct spec *s = p->s;
 
-	s->command_line = (int)n->start_mark.line + 1;
-	s->command_col = (int)n->start_mark.column + 1;
+	s->command_line = n->line;
+	s->command_col = n->col;
 	s->command = get_strings(p, n, "command", &s->ncommand);
 }
 
@@ -1048,17 +1018,17 @@ static int env_name_ok(const char *t)
 	return 1;
 }
 
-static void parse_env(struct sp *p, const yaml_node_t *n, int *uses_item)
+static void parse_env(struct sp *p, const struct ynode *n, int *uses_item)
 {
 	char a[SHOW_BUF];
 	struct spec *s = p->s;
 
-	if (n->type != YAML_MAPPING_NODE) {
+	if (n->kind != YNODE_MAP) {
 		problem(p, n, "expected a mapping for 'env', got %s", kind(n));
 		return;
 	}
-	for_each_pair(pr, n) {
-		const yaml_node_t *kn = node(p, pr->key);
+	for (int j = 0; j < n->n; j++) {
+		const struct ynode *kn = ydoc_key(n, j);
 		const char *key = key_text(p, kn), *val;
 		int dup = 0;
 
@@ -1074,10 +1044,10 @@ static void parse_env(struct sp *p, const yaml_node_t *n, int *uses_item)
 			problem(p, kn, "duplicate key '%s'", key);
 			continue;
 		}
-		val = scalar(p, node(p, pr->value), key);
+		val = scalar(p, ydoc_value(n, j), key);
 		if (!val)
 			continue;
-		check_placeholders(p, val, node(p, pr->value), uses_item);
+		check_placeholders(p, val, ydoc_value(n, j), uses_item);
 		ALLOC_GROW(s->env_keys, (size_t)s->nenv + 1, p->env_alloc);
 		s->env_vals = xrealloc(s->env_vals, p->env_alloc * sizeof(*s->env_vals));
 		s->env_keys[s->nenv] = xstrdup(key);
@@ -1227,13 +1197,13 @@ check:
 	return 0;
 }
 
-static void parse_metrics(struct sp *p, const yaml_node_t *n)
+static void parse_metrics(struct sp *p, const struct ynode *n)
 {
 	char a[SHOW_BUF], h[HINT_BUF];
 	static const char *const json_name[] = { "json", NULL };
 	struct spec *s = p->s;
 
-	if (n->type == YAML_SCALAR_NODE) {
+	if (n->kind == YNODE_SCALAR) {
 		const char *t = scalar(p, n, "metrics");
 
 		if (t && !strcmp(t, "json"))
@@ -1245,21 +1215,21 @@ static void parse_metrics(struct sp *p, const yaml_node_t *n)
 				"name: regex)", shown(a, t));
 		return;
 	}
-	if (n->type != YAML_MAPPING_NODE) {
+	if (n->kind != YNODE_MAP) {
 		problem(p, n, "expected json or a mapping of name: regex for 'metrics', got %s", kind(n));
 		return;
 	}
-	if (!map_len(n)) {
+	if (!n->n) {
 		problem(p, n, "empty mapping for 'metrics'");
 		return;
 	}
 	s->metrics = METRICS_REGEX;
-	if (map_len(n) > REGEX_MAX_METRICS) {
+	if (n->n > REGEX_MAX_METRICS) {
 		problem(p, n, "more than %d metrics", REGEX_MAX_METRICS);
 		return;
 	}
-	for_each_pair(pr, n) {
-		const yaml_node_t *kn = node(p, pr->key), *vn = node(p, pr->value);
+	for (int j = 0; j < n->n; j++) {
+		const struct ynode *kn = ydoc_key(n, j), *vn = ydoc_value(n, j);
 		const char *name = key_text(p, kn), *pat, *why;
 		char msg[256];
 		regex_t re;
@@ -1306,13 +1276,13 @@ static void parse_metrics(struct sp *p, const yaml_node_t *n)
 	}
 }
 
-static void parse_items(struct sp *p, const yaml_node_t *n)
+static void parse_items(struct sp *p, const struct ynode *n)
 {
 	char a[SHOW_BUF];
 	struct spec *s = p->s;
 	char **sorted;
 
-	if (n->type == YAML_SCALAR_NODE) {
+	if (n->kind == YNODE_SCALAR) {
 		const char *t = scalar(p, n, "items");
 		long count;
 
@@ -1347,9 +1317,9 @@ static void parse_items(struct sp *p, const yaml_node_t *n)
 	free(sorted);
 }
 
-static void parse_timing(struct sp *p, const yaml_node_t *n)
+static void parse_timing(struct sp *p, const struct ynode *n)
 {
-	yaml_node_t *v[NTIMING + 1] = { 0 }, *k[NTIMING + 1] = { 0 };
+	const struct ynode *v[NTIMING + 1] = { 0 }, *k[NTIMING + 1] = { 0 };
 	struct spec_timing *t = &p->s->timing;
 	int l2;
 
@@ -1373,7 +1343,7 @@ static void parse_timing(struct sp *p, const yaml_node_t *n)
 		get_int(p, v[T_BATCH], "batch", 0, &t->batch);
 }
 
-static void parse_name(struct sp *p, const yaml_node_t *n)
+static void parse_name(struct sp *p, const struct ynode *n)
 {
 	char a[SHOW_BUF];
 	const char *t = scalar(p, n, "sweep");
@@ -1395,7 +1365,7 @@ static void parse_name(struct sp *p, const yaml_node_t *n)
 	p->s->name = xstrdup(t);
 }
 
-static void parse_kernel(struct sp *p, const yaml_node_t *n)
+static void parse_kernel(struct sp *p, const struct ynode *n)
 {
 	char a[SHOW_BUF], h[HINT_BUF];
 	const char *t = scalar(p, n, "kernel");
@@ -1423,9 +1393,9 @@ static void parse_kernel(struct sp *p, const yaml_node_t *n)
 		p->knames[i] = p->kernel->params[i].name;
 }
 
-static void parse_doc(struct sp *p, const yaml_node_t *root)
+static void parse_doc(struct sp *p, const struct ynode *root)
 {
-	yaml_node_t *v[NTOP + 1] = { 0 }, *k[NTOP + 1] = { 0 };
+	const struct ynode *v[NTOP + 1] = { 0 }, *k[NTOP + 1] = { 0 };
 	static const int command_only[] = { K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS };
 	struct spec *s = p->s;
 	int e, uses_item = 0;
@@ -1480,7 +1450,7 @@ static void parse_doc(struct sp *p, const yaml_node_t *root)
 		parse_control(p, v[K_CONTROL]);
 
 	for (int i = 0; i < s->ncommand; i++)
-		check_placeholders(p, s->command[i], seq_item(p, v[K_COMMAND], i), &uses_item);
+		check_placeholders(p, s->command[i], ydoc_item(v[K_COMMAND], i), &uses_item);
 	if (v[K_ENV])
 		parse_env(p, v[K_ENV], &uses_item);
 	if (v[K_METRICS])
@@ -1515,60 +1485,6 @@ static void parse_doc(struct sp *p, const yaml_node_t *root)
 		get_int(p, v[K_MAX_ATTEMPTS], "max_attempts", 1, &s->max_attempts);
 }
 
-/* libyaml's own message, at its mark (a reader error has only a byte offset). */
-static void yaml_problem(struct sp *p, const yaml_parser_t *y, const char *text, size_t len)
-{
-	const char *what = y->problem ? y->problem : "cannot parse YAML";
-	int line = (int)y->problem_mark.line + 1, col = (int)y->problem_mark.column + 1;
-
-	if (y->error == YAML_READER_ERROR) {
-		line = col = 1;
-		for (size_t i = 0; i < y->problem_offset && i < len; i++, col++)
-			if (text[i] == '\n') {
-				line++;
-				col = 0;
-			}
-		problem_at(p, line, col, "%s", what);
-	} else if (y->context) {
-		problem_at(p, line, col, "%s (%s at %d:%d)", what, y->context, (int)y->context_mark.line + 1,
-			   (int)y->context_mark.column + 1);
-	} else {
-		problem_at(p, line, col, "%s", what);
-	}
-}
-
-/*
- * libyaml's loader recurses once per nesting level, so deep enough input overflows the stack. The event
- * parser keeps its state on the heap: walk the events first. -1 after a problem when too deep; a syntax
- * error is left for the loader to report.
- */
-static int depth_check(struct sp *p, const char *text, size_t len)
-{
-	yaml_parser_t y;
-	yaml_event_t ev;
-	int depth = 0, ret = 0, done = 0;
-
-	if (!yaml_parser_initialize(&y))
-		die("out of memory");
-	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-	while (!done && yaml_parser_parse(&y, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > YAML_MAX_DEPTH) {
-				problem_at(p, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
-					   "nesting deeper than %d levels", YAML_MAX_DEPTH);
-				ret = -1;
-				done = 1;
-			}
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		}
-		done |= ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&y);
-	return ret;
-}
-
 static void spec_defaults(struct spec *s)
 {
 	s->repeat = 1;
@@ -1589,38 +1505,19 @@ static void spec_defaults(struct spec *s)
 	s->control_every = 20;
 }
 
-/* Load text's one YAML document and read it into p->s. */
+/* Read text's one YAML document into p->s. */
 static void parse_text(struct sp *p, const char *text, size_t len)
 {
-	yaml_parser_t y;
-	yaml_document_t doc, more;
+	struct ydoc d;
+	int rc = ydoc_parse(&d, text, len, YAML_MAX_DEPTH);
 
-	if (depth_check(p, text, len))
-		return;
-	if (!yaml_parser_initialize(&y))
-		die("out of memory");
-	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-	/* On failure yaml_parser_load frees the document itself. */
-	if (!yaml_parser_load(&y, &doc)) {
-		yaml_problem(p, &y, text, len);
-		goto out;
-	}
-	p->doc = &doc;
-	parse_doc(p, yaml_document_get_root_node(&doc));
-	if (yaml_document_get_root_node(&doc)) {
-		if (!yaml_parser_load(&y, &more)) {
-			yaml_problem(p, &y, text, len);
-		} else {
-			if (yaml_document_get_root_node(&more))
-				problem(p, yaml_document_get_root_node(&more),
-					"a second YAML document: a spec file holds one");
-			yaml_document_delete(&more);
-		}
-	}
-	yaml_document_delete(&doc);
-	p->doc = NULL;
-out:
-	yaml_parser_delete(&y);
+	if (!rc)
+		parse_doc(p, d.root);
+	if (rc || d.trailing_error)
+		problem_at(p, d.err.line, d.err.col, "%s", d.err.msg);
+	else if (d.second_line)
+		problem_at(p, d.second_line, d.second_col, "a second YAML document: a spec file holds one");
+	ydoc_release(&d);
 }
 
 int spec_parse(const char *path, const char *text, size_t len, struct spec *out)

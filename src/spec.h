@@ -1,4 +1,4 @@
-/* spec.h: a sweep spec read from YAML. spec.c is the only file that includes yaml.h. */
+/* spec.h: a sweep spec read from YAML (through ydoc.h, the only user of libyaml). */
 #ifndef SWEEP_SPEC_H
 #define SWEEP_SPEC_H
 

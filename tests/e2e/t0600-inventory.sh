@@ -71,7 +71,14 @@ test_expect_success 'a bad inventory: every problem as file:line:col, exit 2' '
 	test $rc = 2 && grep -q "empty.yaml:1:8: the .hosts. list is empty" err2 &&
 	printf "hosts:\n  - name: x\n   bad: [\n" >syntax.yaml &&
 	set +e; "$SWEEP" hosts list syntax.yaml 2>err3; rc=$?; set -e
-	test $rc = 2 && grep -q "^sweep: syntax.yaml:[0-9]*:[0-9]*: " err3
+	test $rc = 2 && grep -q "^sweep: syntax.yaml:[0-9]*:[0-9]*: " err3 &&
+	printf "hosts:\n  - name: x\n    slots: [1, 2\n" >flow.yaml &&
+	set +e; "$SWEEP" hosts list flow.yaml 2>err4; rc=$?; set -e
+	test $rc = 2 &&
+	grep -q "flow.yaml:4:1: did not find expected .,. or .]. (while parsing a flow sequence at 3:12)" err4 &&
+	printf "hosts:\n  - name: x\n---\nhosts: []\n" >two.yaml &&
+	set +e; "$SWEEP" hosts list two.yaml 2>err5; rc=$?; set -e
+	test $rc = 2 && grep -q "two.yaml:4:1: a second YAML document: an inventory holds one" err5
 '
 
 cat >"$T/ph.yaml" <<'Y'
