@@ -11,7 +11,7 @@
 #endif
 #ifndef ATTN_MIN_CHUNK
 /* Keys of one split at least: more, shorter splits cost more in the combine than they gain (batch 1 at 64K
- * keys on an H200: 110 us with 1024, 160 us with 256; tests/gpu/decode_variants.sh). */
+ * keys on an H200: 99.9 us with 1024, 103.7 with 512, 113.5 with 256; tests/gpu/decode_variants.sh). */
 #define ATTN_MIN_CHUNK 1024
 #endif
 #ifndef ATTN_WAVES
@@ -20,6 +20,7 @@
 #ifndef ATTN_LOAD
 #define ATTN_LOAD __ldcs       /* K and V are read once: streaming loads */
 #endif
+#define ATTN_MAX_SPLITS 8192   /* the combine keeps a weight per split in shared memory */
 #define ATTN_CHECK_HEADS 8     /* (batch, head) pairs the host reference recomputes at most */
 #define ATTN_NEG (-1e30f)      /* "minus infinity" that keeps exp2(m - m') finite when both are empty */
 
@@ -219,24 +220,62 @@ attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__r
 	}
 }
 
-/* One block of dim threads per (head, sequence): the splits' partial results, weighted by their maxima. */
+/* The block's maximum or sum of v (op 0: max, 1: sum), in every thread; red holds a value per warp. */
+__device__ float attn_block_reduce(float v, int op, float *red)
+{
+	int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = (blockDim.x + 31) / 32;
+
+#pragma unroll
+	for (int off = 16; off > 0; off /= 2) {
+		float o = __shfl_xor_sync(0xffffffffu, v, off);
+
+		v = op ? v + o : fmaxf(v, o);
+	}
+	__syncthreads();   /* red may still be read from the last reduction */
+	if (lane == 0)
+		red[warp] = v;
+	__syncthreads();
+	v = red[0];
+	for (int i = 1; i < nwarps; i++)
+		v = op ? v + red[i] : fmaxf(v, red[i]);
+	return v;
+}
+
+/*
+ * One block of dim threads per (head, sequence): the splits' partial results, weighted by their maxima.
+ * The maximum, the weights (kept in shared memory) and the sum over splits are computed by all threads
+ * at once, and the weighted sum of each output element reads the splits' partials with no dependence
+ * between loads: a loop over splits in each thread in turn took 33 us at 64 splits (batch 1, 64K keys).
+ */
 template <typename T>
 __global__ void attn_combine_kernel(const float *__restrict__ po, const float *__restrict__ pm,
 				    const float *__restrict__ pl, T *__restrict__ out, int splits, int heads)
 {
+	extern __shared__ float w[];   /* one weight per split */
+	__shared__ float red[32];
 	size_t h = (size_t)blockIdx.y * heads + blockIdx.x;
+	const float *m = pm + h * splits, *l = pl + h * splits, *p = po + h * splits * blockDim.x;
 	int d = threadIdx.x, dim = blockDim.x;
-	float mx = ATTN_NEG, sum = 0, o = 0;
+	float mx = ATTN_NEG, sum = 0, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+	int s;
 
-	for (int s = 0; s < splits; s++)
-		mx = fmaxf(mx, pm[h * splits + s]);
-	for (int s = 0; s < splits; s++) {
-		float w = exp2f(pm[h * splits + s] - mx);
-
-		sum += pl[h * splits + s] * w;
-		o += po[(h * splits + s) * dim + d] * w;
+	for (s = d; s < splits; s += dim)
+		mx = fmaxf(mx, m[s]);
+	mx = attn_block_reduce(mx, 0, red);
+	for (s = d; s < splits; s += dim) {
+		w[s] = exp2f(m[s] - mx);
+		sum += l[s] * w[s];
 	}
-	out[h * dim + d] = cuda_from_float<T>(sum > 0 ? o / sum : 0.0f);
+	sum = attn_block_reduce(sum, 1, red);   /* its barriers also publish w */
+	for (s = 0; s + 4 <= splits; s += 4) {
+		o0 += p[(size_t)s * dim + d] * w[s];
+		o1 += p[(size_t)(s + 1) * dim + d] * w[s + 1];
+		o2 += p[(size_t)(s + 2) * dim + d] * w[s + 2];
+		o3 += p[(size_t)(s + 3) * dim + d] * w[s + 3];
+	}
+	for (; s < splits; s++)
+		o0 += p[(size_t)s * dim + d] * w[s];
+	out[h * dim + d] = cuda_from_float<T>(sum > 0 ? (o0 + o1 + o2 + o3) / sum : 0.0f);
 }
 
 /* The instance for (dtype, dim, group size), or NULL when the shape is not built. */
@@ -301,7 +340,8 @@ static int attn_setup(struct kctx *ctx)
 	CUDA_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, s->split_fn, s->threads, 0));
 	target = (long)sms * (per_sm > 0 ? per_sm : 1);
 	most = (s->kv_len + ATTN_MIN_CHUNK - 1) / ATTN_MIN_CHUNK;
-	s->splits = (int)fmin(fmax(ATTN_WAVES * target / (s->batch * s->kv_heads), 1), most);
+	s->splits = (int)fmin(fmin(fmax(ATTN_WAVES * target / (s->batch * s->kv_heads), 1), most),
+			      ATTN_MAX_SPLITS);
 	s->chunk = (int)((s->kv_len + s->splits - 1) / s->splits);
 	s->splits = (int)((s->kv_len + s->chunk - 1) / s->chunk);
 	if (s->splits > 65535 || s->heads > 65535)
@@ -340,7 +380,7 @@ static int attn_launch(struct kctx *ctx)
 	CUDA_CHECK(ctx, cudaLaunchKernel(s->split_fn, dim3(s->splits, s->kv_heads, s->batch),
 					 dim3(s->threads), split_args, 0, cuda_stream(ctx)));
 	CUDA_CHECK(ctx, cudaLaunchKernel(s->combine_fn, dim3(s->heads, s->batch), dim3(s->dim), combine_args,
-					 0, cuda_stream(ctx)));
+					 s->splits * sizeof(float), cuda_stream(ctx)));
 	return 0;
 }
 

@@ -22,8 +22,11 @@ variant() { # NAME DEFINES...
 		sed -E 's/.*"batch": ([0-9]+).*median ([0-9.]+) ms, ([0-9.]+) GB\/s.*/batch \1: \2 ms, \3 GB\/s/'
 }
 variant base
-variant chunk1k -DATTN_MIN_CHUNK=1024
+variant chunk256 -DATTN_MIN_CHUNK=256
+variant chunk512 -DATTN_MIN_CHUNK=512
 variant chunk2k -DATTN_MIN_CHUNK=2048
-variant chunk4k -DATTN_MIN_CHUNK=4096
-variant chunk2k-waves8 -DATTN_MIN_CHUNK=2048 -DATTN_WAVES=8
-variant chunk1k-waves2 -DATTN_MIN_CHUNK=1024 -DATTN_WAVES=2
+variant chunk512-waves8 -DATTN_MIN_CHUNK=512 -DATTN_WAVES=8
+variant chunk256-waves8 -DATTN_MIN_CHUNK=256 -DATTN_WAVES=8
+variant tile8 -DATTN_TILE=8
+step "every kernel's check with the default constants"
+"$R/check-base" 0 | grep -E '^not ok|^ok - decode_attn.*(passes|caught)|PASSED|FAILED'
