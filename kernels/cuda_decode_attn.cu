@@ -11,14 +11,14 @@
 #endif
 #ifndef ATTN_MIN_CHUNK
 /* Keys of one split at least: more, shorter splits cost more in the combine than they gain (batch 1 at 64K
- * keys on an H200: 99.9 us with 1024, 103.7 with 512, 113.5 with 256; tests/gpu/decode_variants.sh). */
+ * keys on an H200: 92.3 us with 1024, 99.7 with 512; tests/gpu/decode_variants.sh and its NOTES.md). */
 #define ATTN_MIN_CHUNK 1024
 #endif
 #ifndef ATTN_WAVES
 #define ATTN_WAVES 4           /* blocks per SM slot the splits aim at */
 #endif
-#ifndef ATTN_LOAD
-#define ATTN_LOAD __ldcs       /* K and V are read once: streaming loads */
+#ifndef ATTN_STAGES
+#define ATTN_STAGES 3          /* tiles of K and V in flight per thread (cp.async into shared memory) */
 #endif
 #define ATTN_MAX_SPLITS 8192   /* the combine keeps a weight per split in shared memory */
 #define ATTN_CHECK_HEADS 8     /* (batch, head) pairs the host reference recomputes at most */
@@ -36,6 +36,7 @@ struct attn_state {
 	long batch, heads, kv_heads, dim, kv_len;
 	int splits, chunk, dtype;
 	unsigned threads;
+	size_t smem;           /* dynamic shared memory of a split block */
 	const void *split_fn, *combine_fn;
 };
 
@@ -77,6 +78,23 @@ __device__ __forceinline__ void attn_to_float8(const uint4 &u, float *f, const _
 	}
 }
 
+/* One 16-byte asynchronous copy to shared memory (cp.async, sm_80 on), zero-filled past bytes (0 or 16). */
+__device__ __forceinline__ void attn_cp_async16(void *dst, const void *src, int bytes)
+{
+	unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(bytes) : "memory");
+}
+
+/* Shared memory of a split block: the copy stages during the loop, then the merge of its lane groups. */
+static constexpr size_t attn_smem_bytes(int d, int r)
+{
+	size_t stages = (size_t)ATTN_STAGES * 2 * ATTN_TILE * ATTN_WARPS * 32 * sizeof(uint4);
+	size_t merge = (size_t)ATTN_WARPS * (256 / d) * r * (d + 2) * sizeof(float);   /* NG x R x (D + 2) */
+
+	return stages > merge ? stages : merge;
+}
+
 /*
  * One block per (split, kv head, sequence). A lane group of D/8 lanes takes one key at a time, each lane
  * 8 elements (one 16-byte load) of it, so a warp reads 32 / (D/8) whole consecutive rows per load. Every
@@ -90,9 +108,9 @@ attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__r
 		  float *__restrict__ po, float *__restrict__ pm, float *__restrict__ pl, int kv_len,
 		  int chunk, int splits, int heads, int kv_heads, float qscale)
 {
-	constexpr int LANES = D / 8, KPW = 32 / LANES, NG = ATTN_WARPS * KPW;
-	__shared__ float sm_acc[NG][R][D];
-	__shared__ float sm_m[NG][R], sm_l[NG][R];
+	constexpr int LANES = D / 8, KPW = 32 / LANES, NG = ATTN_WARPS * KPW, STEP = NG * ATTN_TILE;
+	extern __shared__ __align__(16) unsigned char attn_smem[];
+	uint4 *stage = reinterpret_cast<uint4 *>(attn_smem);
 	const int lane = threadIdx.x % 32, li = lane % LANES, group = (threadIdx.x / 32) * KPW + lane / LANES;
 	const int s = blockIdx.x, g = blockIdx.y, b = blockIdx.z;
 	const int k0 = s * chunk, k1 = min(kv_len, k0 + chunk);
@@ -112,21 +130,41 @@ attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__r
 		m[r] = ATTN_NEG;
 		l[r] = 0;
 	}
-	for (int base = k0; base < k1; base += NG * ATTN_TILE) {
+	/*
+	 * Each thread copies the 16 bytes of K and of V it will use itself into its own slots of shared
+	 * memory, ATTN_STAGES tiles ahead: the loads stay in flight without holding registers, and since no
+	 * thread reads another's slots the stages need no barrier. Keys past the split are zero-filled.
+	 */
+	const int ntiles = (k1 - k0 + STEP - 1) / STEP;
+	auto slot = [&](int st, int which, int t) -> uint4 * {
+		return &stage[((st * 2 + which) * ATTN_TILE + t) * (ATTN_WARPS * 32) + threadIdx.x];
+	};
+	auto issue = [&](int it) {
+		if (it < ntiles) {
+#pragma unroll
+			for (int t = 0; t < ATTN_TILE; t++) {
+				int key = k0 + it * STEP + t * NG + group, ok = key < k1;
+				size_t row = (size_t)(ok ? key : k0) * D;
+
+				attn_cp_async16(slot(it % ATTN_STAGES, 0, t), k + cache + row, ok ? 16 : 0);
+				attn_cp_async16(slot(it % ATTN_STAGES, 1, t), v + cache + row, ok ? 16 : 0);
+			}
+		}
+		asm volatile("cp.async.commit_group;" ::: "memory");   /* empty groups keep the count even */
+	};
+	for (int it = 0; it < ATTN_STAGES - 1; it++)
+		issue(it);
+	for (int it = 0; it < ntiles; it++) {
+		const int base = k0 + it * STEP;
 		uint4 kv[ATTN_TILE], vv[ATTN_TILE];
 		float sc[ATTN_TILE][R];
 
-		/* All loads first: 2 * ATTN_TILE independent 16-byte loads in flight per lane. */
+		issue(it + ATTN_STAGES - 1);   /* into the stage this thread read last time round */
+		asm volatile("cp.async.wait_group %0;" ::"n"(ATTN_STAGES - 1) : "memory");
 #pragma unroll
 		for (int t = 0; t < ATTN_TILE; t++) {
-			int key = base + t * NG + group;
-
-			if (key < k1) {
-				kv[t] = ATTN_LOAD((const uint4 *)(k + cache + (size_t)key * D));
-				vv[t] = ATTN_LOAD((const uint4 *)(v + cache + (size_t)key * D));
-			} else {
-				kv[t] = vv[t] = make_uint4(0, 0, 0, 0);
-			}
+			kv[t] = *slot(it % ATTN_STAGES, 0, t);
+			vv[t] = *slot(it % ATTN_STAGES, 1, t);
 		}
 #pragma unroll
 		for (int t = 0; t < ATTN_TILE; t++) {
@@ -188,6 +226,12 @@ attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__r
 			}
 		}
 	}
+	/* The stages are done with: the merge reuses their shared memory once every thread is past them. */
+	asm volatile("cp.async.wait_all;" ::: "memory");
+	__syncthreads();
+	float(*sm_acc)[R][D] = reinterpret_cast<float(*)[R][D]>(attn_smem);
+	float(*sm_m)[R] = reinterpret_cast<float(*)[R]>(attn_smem + sizeof(float) * NG * R * D);
+	float(*sm_l)[R] = reinterpret_cast<float(*)[R]>(attn_smem + sizeof(float) * NG * R * (D + 1));
 #pragma unroll
 	for (int r = 0; r < R; r++) {
 #pragma unroll
@@ -337,7 +381,11 @@ static int attn_setup(struct kctx *ctx)
 	 */
 	s->threads = ATTN_WARPS * 32;
 	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
-	CUDA_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, s->split_fn, s->threads, 0));
+	s->smem = attn_smem_bytes((int)s->dim, (int)r);
+	CUDA_CHECK(ctx, cudaFuncSetAttribute(s->split_fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					     (int)s->smem));
+	CUDA_CHECK(ctx,
+		   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, s->split_fn, s->threads, s->smem));
 	target = (long)sms * (per_sm > 0 ? per_sm : 1);
 	most = (s->kv_len + ATTN_MIN_CHUNK - 1) / ATTN_MIN_CHUNK;
 	s->splits = (int)fmin(fmin(fmax(ATTN_WAVES * target / (s->batch * s->kv_heads), 1), most),
@@ -378,7 +426,7 @@ static int attn_launch(struct kctx *ctx)
 	void *combine_args[] = { &s->po, &s->pm, &s->pl, &s->out.data, &s->splits, &heads };
 
 	CUDA_CHECK(ctx, cudaLaunchKernel(s->split_fn, dim3(s->splits, s->kv_heads, s->batch),
-					 dim3(s->threads), split_args, 0, cuda_stream(ctx)));
+					 dim3(s->threads), split_args, s->smem, cuda_stream(ctx)));
 	CUDA_CHECK(ctx, cudaLaunchKernel(s->combine_fn, dim3(s->heads, s->batch), dim3(s->dim), combine_args,
 					 s->splits * sizeof(float), cuda_stream(ctx)));
 	return 0;

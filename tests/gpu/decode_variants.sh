@@ -22,11 +22,11 @@ variant() { # NAME DEFINES...
 		sed -E 's/.*"batch": ([0-9]+).*median ([0-9.]+) ms, ([0-9.]+) GB\/s.*/batch \1: \2 ms, \3 GB\/s/'
 }
 variant base
-variant chunk256 -DATTN_MIN_CHUNK=256
+variant stages2 -DATTN_STAGES=2
+variant stages4 -DATTN_STAGES=4
+variant tile2-stages4 -DATTN_TILE=2 -DATTN_STAGES=4
+variant tile2-stages6 -DATTN_TILE=2 -DATTN_STAGES=6
 variant chunk512 -DATTN_MIN_CHUNK=512
-variant chunk2k -DATTN_MIN_CHUNK=2048
-variant chunk512-waves8 -DATTN_MIN_CHUNK=512 -DATTN_WAVES=8
-variant chunk256-waves8 -DATTN_MIN_CHUNK=256 -DATTN_WAVES=8
-variant tile8 -DATTN_TILE=8
+variant waves8 -DATTN_WAVES=8
 step "every kernel's check with the default constants"
 "$R/check-base" 0 | grep -E '^not ok|^ok - decode_attn.*(passes|caught)|PASSED|FAILED'
