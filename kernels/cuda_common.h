@@ -174,6 +174,37 @@ static inline int cuda_fill_bytes(struct kctx *ctx, void *p, size_t bytes, uint6
 	return 0;
 }
 
+/*
+ * The cold-L2 flush the timer does before each GPU sample (src/measure_cuda.cu), here so that reference
+ * programs (tests/gpu) flush the same way. buf holds bytes (a multiple of 16, twice the L2) and 16 more
+ * for the read's sink. It is written with value, then read back: the write alone leaves the L2 full of
+ * dirty lines whose write-back would land inside the next timed launch (up to the L2's size of extra
+ * writes: 3 % of a 1 GiB copy); reading evicts them here and leaves only clean lines. The sink's store
+ * never happens (the XOR of equal bytes is not the sentinel) but keeps the loads from being dropped.
+ */
+static __global__ void cuda_flush_read_kernel(const uint4 *p, size_t n16, unsigned *sink)
+{
+	size_t step = (size_t)gridDim.x * blockDim.x;
+	unsigned acc = 0;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += step)
+		acc ^= p[i].x ^ p[i].y ^ p[i].z ^ p[i].w;
+	if (acc == 0x5eed5eedu)
+		*sink = acc;
+}
+
+static inline cudaError_t cuda_l2_flush(void *buf, size_t bytes, unsigned value, unsigned blocks,
+					cudaStream_t st)
+{
+	cudaError_t e = cudaMemsetAsync(buf, (int)(value & 0xff), bytes, st);
+
+	if (e != cudaSuccess)
+		return e;
+	cuda_flush_read_kernel<<<blocks, 256, 0, st>>>((const uint4 *)buf, bytes / 16,
+							 (unsigned *)((char *)buf + bytes));
+	return cudaGetLastError();
+}
+
 /* The lowest index i < n where a[i] != b[i] goes to *first (left at ~0 when equal). */
 static __global__ void cuda_compare_kernel(const unsigned char *a, const unsigned char *b, size_t n,
 				    unsigned long long *first)

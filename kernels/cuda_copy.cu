@@ -5,14 +5,22 @@
 
 #define COPY_THREADS 512
 
+/* The method parameter, in the order of its choices. */
+enum copy_method {
+	COPY_MEMCPY,           /* the driver's device-to-device copy */
+	COPY_KERNEL,           /* our vector copy, streaming (evict-first) hints */
+	COPY_PLAIN,            /* the same without the hints */
+	COPY_BULK,             /* the copy engine of sm_90 (TMA) through shared memory */
+};
+
+static const char *const copy_method_names[] = { "memcpy", "kernel", "plain", "bulk" };
+
 struct copy_state {
 	struct kout out;       /* first: the destination, for tests (cuda_common.h) */
 	void *src;
 	size_t bytes;
 	int unroll;
-	int memcpy;            /* method: memcpy: the driver's device-to-device copy instead of ours */
-	int plain;             /* method: plain: our copy without the streaming (evict-first) hints */
-	int bulk;              /* method: bulk: the copy engine of sm_90 (TMA) through shared memory */
+	enum copy_method method;
 	unsigned chunk;        /* bytes of one bulk copy */
 	unsigned blocks;
 };
@@ -182,16 +190,16 @@ static int copy_setup(struct kctx *ctx)
 
 	ctx->priv = s;
 	s->unroll = (int)kparam_long(ctx, "unroll");
-	s->memcpy = !strcmp(kparam_str(ctx, "method"), "memcpy");
-	s->plain = !strcmp(kparam_str(ctx, "method"), "plain");
-	s->bulk = !strcmp(kparam_str(ctx, "method"), "bulk");
+	for (int i = 0; i < (int)ARRAY_SIZE(copy_method_names); i++)
+		if (!strcmp(kparam_str(ctx, "method"), copy_method_names[i]))
+			s->method = (enum copy_method)i;
 	if (bytes <= 0)
 		return kfail(ctx, "bytes must be positive, not %ld", bytes);
 	s->bytes = bytes;
-	if (s->bulk && bulk_setup(ctx, s))
-		return -1;
-	switch (s->bulk ? -1 : s->unroll) {
-	case -1: break;   /* bulk_setup sized the grid */
+	if (s->method == COPY_BULK) {
+		if (bulk_setup(ctx, s))
+			return -1;
+	} else switch (s->unroll) {
 	case 1: if (copy_blocks<1>(ctx, &s->blocks)) return -1; break;
 	case 2: if (copy_blocks<2>(ctx, &s->blocks)) return -1; break;
 	case 4: if (copy_blocks<4>(ctx, &s->blocks)) return -1; break;
@@ -218,17 +226,21 @@ static int copy_launch(struct kctx *ctx)
 	const unsigned char *at = (const unsigned char *)s->src + 16 * n16;
 	cudaStream_t st = cuda_stream(ctx);
 
-	if (s->memcpy) {
+	switch (s->method) {
+	case COPY_MEMCPY:
 		CUDA_CHECK(ctx, cudaMemcpyAsync(s->out.data, s->src, s->bytes, cudaMemcpyDeviceToDevice, st));
 		return 0;
-	}
-	if (s->bulk)
+	case COPY_BULK:
 		bulk_copy_kernel<<<s->blocks, 32, (size_t)BULK_STAGES * s->chunk, st>>>(
 			(char *)d, (const char *)a, 16 * n16, s->chunk, dt, at, tail);
-	else if (s->plain)
+		break;
+	case COPY_PLAIN:
 		copy_run<false>(s->unroll, s->blocks, st, d, a, n16, dt, at, tail);
-	else
+		break;
+	case COPY_KERNEL:
 		copy_run<true>(s->unroll, s->blocks, st, d, a, n16, dt, at, tail);
+		break;
+	}
 	LAUNCH_CHECK(ctx);
 	return 0;
 }

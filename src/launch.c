@@ -35,13 +35,6 @@ int launch_name_ok(const char *s)
 	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
 }
 
-/* Printable text from another machine, for the terminal: control characters become '?'. */
-void launch_add_shown(struct strbuf *sb, const char *s, size_t max)
-{
-	for (size_t i = 0; s[i] && i < max; i++)
-		sb_addc(sb, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
-}
-
 /* The script's start: its folder (made with mkdir), the variables W and B, and the functions. */
 void launch_script_begin(struct strbuf *sb, const struct inventory_host *h, int mkdir)
 {
@@ -217,6 +210,14 @@ struct launch {
 
 enum { L_ERROR, L_STARTED, L_RUNNING };
 
+/* Host k's state, and its message "WHAT, pid PID" with the pid as the host answered it. */
+static void launch_state(struct launch *l, int k, int state, const char *what, const char *pid)
+{
+	l->state[k] = state;
+	sb_addf(&l->msg[k], "%s, pid ", what);
+	sb_add_printable(&l->msg[k], pid, 20);
+}
+
 /* The binary as the host runs it: a bare name is looked up in PATH, unless --sync put it in the workdir. */
 static char *bin_run(const struct inventory_host *h, int sync)
 {
@@ -242,7 +243,7 @@ static void collect_answer(const char *key, const char *rest, void *data)
 	if (!strcmp(key, "log")) {
 		if (a->log.len < 2000) {
 			sb_adds(&a->log, "\n    ");
-			launch_add_shown(&a->log, rest, 300);
+			sb_add_printable(&a->log, rest, 300);
 		}
 		return;
 	}
@@ -314,12 +315,10 @@ static int launch_sync(struct launch *l, const struct inventory_host *h, const c
 	if (run_script(h, sc.buf, deadline, &a, &l->msg[k]))
 		goto out;
 	if (!strcmp(a.key, "running")) {
-		l->state[k] = L_RUNNING;
-		sb_adds(&l->msg[k], "already running, pid ");
-		launch_add_shown(&l->msg[k], a.rest, 20);
+		launch_state(l, k, L_RUNNING, "already running", a.rest);
 		ret = 1;
 	} else if (strcmp(a.key, "ready")) {
-		launch_add_shown(&l->msg[k], a.rest, 300);
+		sb_add_printable(&l->msg[k], a.rest, 300);
 	} else {
 		ret = 0;
 		for (int i = 0; i < l->nfiles && !ret; i++) {
@@ -411,13 +410,9 @@ static void launch_host(int k, void *data)
 	if (run_script(h, sc.buf, deadline, &a, &l->msg[k]))
 		goto out;
 	if (!strcmp(a.key, "running")) {
-		l->state[k] = L_RUNNING;
-		sb_adds(&l->msg[k], "already running, pid ");
-		launch_add_shown(&l->msg[k], a.rest, 20);
+		launch_state(l, k, L_RUNNING, "already running", a.rest);
 	} else if (!strcmp(a.key, "started")) {
-		l->state[k] = L_STARTED;
-		sb_adds(&l->msg[k], "started, pid ");
-		launch_add_shown(&l->msg[k], a.rest, 20);
+		launch_state(l, k, L_STARTED, "started", a.rest);
 		sb_addf(&l->msg[k], " (log %s/results/%s.log)", remote_workdir(h), n);
 	} else if (!strcmp(a.key, "exited")) {
 		long code = -1;
@@ -436,7 +431,7 @@ static void launch_host(int k, void *data)
 				remote_workdir(h), n, a.log.buf ? a.log.buf : "");
 		}
 	} else {
-		launch_add_shown(&l->msg[k], a.rest, 300);
+		sb_add_printable(&l->msg[k], a.rest, 300);
 		if (a.log.len)
 			sb_addf(&l->msg[k], "; the end of its log:%s", a.log.buf);
 	}

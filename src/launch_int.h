@@ -20,8 +20,6 @@
 /* 1 when s may name a sweep's files (it came from a host, or names files there): a spec's characters,
  * not starting with '.' or '-'. */
 int launch_name_ok(const char *s);
-/* Append s (at most max bytes), control characters as '?': text from another machine, for a terminal. */
-void launch_add_shown(struct strbuf *sb, const char *s, size_t max);
 /* Start a script for h: the shell functions alive, hasbin and say, W (the workdir) and B (sweep_bin), and
  * cd "$W" (made first when mkdir), answering "error no folder" when that fails. */
 void launch_script_begin(struct strbuf *sb, const struct inventory_host *h, int mkdir);

@@ -44,7 +44,7 @@ static void pull_answer(const char *key, const char *rest, void *data)
 
 	if (!strcmp(key, "error")) {
 		r->error = 1;
-		launch_add_shown(&r->msg, rest, 300);
+		sb_add_printable(&r->msg, rest, 300);
 		sb_addc(&r->msg, '\n');
 		return;
 	}
@@ -63,7 +63,7 @@ static void pull_answer(const char *key, const char *rest, void *data)
 	} else if (!strcmp(key, "snaperr")) {
 		r->error = 1;
 		sb_addf(&r->msg, "%s: snapshot failed: ", name);
-		launch_add_shown(&r->msg, more, 300);
+		sb_add_printable(&r->msg, more, 300);
 		sb_addc(&r->msg, '\n');
 	}
 }

@@ -114,7 +114,7 @@ static void status_answer(const char *key, const char *rest, void *data)
 	if (!strcmp(key, "error")) {
 		if (!r->error) {
 			r->error = 1;
-			launch_add_shown(&r->msg, rest, 300);
+			sb_add_printable(&r->msg, rest, 300);
 		}
 		return;
 	}
@@ -130,7 +130,7 @@ static void status_answer(const char *key, const char *rest, void *data)
 		{
 			struct strbuf st = STRBUF_INIT;
 
-			launch_add_shown(&st, *more ? more : "-", 40);
+			sb_add_printable(&st, *more ? more : "-", 40);
 			r->rows[r->nrows].state = sb_detach(&st);
 		}
 		r->nrows++;
@@ -247,7 +247,7 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 
 	for (int i = 0; i < 8; i++)
 		sb_init(&c[i]);
-	launch_add_shown(&c[0], r->name, 64);
+	sb_add_printable(&c[0], r->name, 64);
 	/* The state: from the pid and exit files, which know whether the process is there. */
 	if (!strcmp(r->state, "running"))
 		sb_adds(&c[1], "running");
@@ -277,7 +277,7 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 		sb_addf(&c[5], " (%.0f quarantined)", quar);
 	if (last) {
 		/* To the second, and how long ago by the host's clock (no skew with ours). */
-		launch_add_shown(&c[6], last, 19);
+		sb_add_printable(&c[6], last, 19);
 		if (!isnan(age) && age >= 0) {
 			sb_adds(&c[6], " (");
 			add_duration(&c[6], age);

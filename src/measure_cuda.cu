@@ -23,7 +23,7 @@ struct cuda_timer {
 	void *flush;                    /* NULL when the L2 stays hot */
 	size_t flush_bytes;
 	unsigned flush_value;
-	int flush_blocks;               /* of flush_read_kernel: 4 per SM */
+	int flush_blocks;               /* of the flush's read: 4 per SM */
 	void *nvml;                     /* NVML handle of this GPU, NULL without NVML */
 	cudaGraphExec_t graph;          /* batch launches of graph_launches each, or NULL */
 	int graph_launches;
@@ -48,25 +48,6 @@ static __global__ void gate_kernel(volatile int *gate, unsigned long long timeou
 	do
 		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	while (!*gate && t - t0 < timeout_ns);
-}
-
-/*
- * The second half of the cold-L2 flush: read the buffer the memset just wrote. The memset leaves the L2
- * full of dirty lines, whose write-back would otherwise land inside the next timed launch (up to the L2's
- * size of extra writes: 3 % of a 1 GiB copy); reading twice the L2 evicts them here, outside the timed
- * region, and leaves only clean lines behind. The store never happens (the sum of the fill bytes is not
- * the sentinel) but keeps the compiler from dropping the loads.
- */
-static __global__ void flush_read_kernel(const uint4 *p, size_t n16, unsigned *sink)
-{
-	unsigned acc = 0;
-
-	size_t step = (size_t)gridDim.x * blockDim.x;
-
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += step)
-		acc ^= p[i].x ^ p[i].y ^ p[i].z ^ p[i].w;
-	if (acc == 0x5eed5eedu)
-		*sink = acc;
 }
 
 static void cuda_timer_free(struct cuda_timer *s)
@@ -114,7 +95,7 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 	    (e = cudaHostGetDevicePointer((void **)&s->gate_dev, (void *)s->gate, 0)) != cudaSuccess)
 		goto fail;
 	/* Cold by default: twice the L2 written, then read, before each sample evicts whatever the last
-	 * launch left (flush_read_kernel says why the read). One more word at the end is the read's sink. */
+	 * launch left (cuda_l2_flush, kernels/cuda_common.h, says why the read and the 16 more bytes). */
 	if (!t->l2_hot && l2 > 0) {
 		s->flush_bytes = 2 * (size_t)l2;
 		if ((e = cudaMalloc(&s->flush, s->flush_bytes + 16)) != cudaSuccess ||
@@ -196,13 +177,9 @@ static int cuda_capture(struct cuda_timer *s, const struct kernel_ops *k, struct
 static int cuda_enqueue(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int batch, int reps)
 {
 	/* Outside the timed region: a different value each time, so no layer can skip a repeated fill. */
-	if (s->flush) {
-		CUDA_CHECK(ctx, cudaMemsetAsync(s->flush, (int)(++s->flush_value & 0xff), s->flush_bytes,
-						s->stream));
-		flush_read_kernel<<<s->flush_blocks, 256, 0, s->stream>>>((const uint4 *)s->flush, s->flush_bytes / 16,
-									  (unsigned *)((char *)s->flush + s->flush_bytes));
-		LAUNCH_CHECK(ctx);
-	}
+	if (s->flush)
+		CUDA_CHECK(ctx,
+			   cuda_l2_flush(s->flush, s->flush_bytes, ++s->flush_value, s->flush_blocks, s->stream));
 	CUDA_CHECK(ctx, cudaEventRecord(s->start, s->stream));
 	if (batch > 1) {
 		for (int i = 0; i < reps; i++)

@@ -151,15 +151,7 @@ static int problems_flush(struct sp *p)
 /* s made fit for a one-line message: control bytes as '?', cut after SHOW_MAX bytes. */
 static const char *shown(char buf[SHOW_BUF], const char *s)
 {
-	size_t i;
-
-	for (i = 0; s[i] && i < SHOW_MAX; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	if (s[i])
-		memcpy(buf + i, "...", 4);
-	else
-		buf[i] = '\0';
-	return buf;
+	return printable(buf, s, SHOW_MAX);
 }
 
 /* " (did you mean 'x'?)" when a candidate is close to s, else "". */

@@ -282,17 +282,7 @@ static const char *col_text(sqlite3_stmt *s, int i)
  * terminal from a hostile file). */
 static const char *shown(char buf[52], const char *s)
 {
-	size_t i;
-
-	if (!s)
-		return "NULL";
-	for (i = 0; s[i] && i < 48; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	if (s[i])
-		memcpy(buf + i, "...", 4);
-	else
-		buf[i] = '\0';
-	return buf;
+	return s ? printable(buf, s, 48) : "NULL";
 }
 
 /* ---- opening and checking an input ---- */

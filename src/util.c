@@ -157,6 +157,30 @@ void sb_addc(struct strbuf *sb, char c)
 	sb_add(sb, &c, 1);
 }
 
+static char printable_char(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
+}
+
+void sb_add_printable(struct strbuf *sb, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++)
+		sb_addc(sb, printable_char(s[i]));
+}
+
+const char *printable(char *buf, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < max; i++)
+		buf[i] = printable_char(s[i]);
+	if (s[i])
+		memcpy(buf + i, "...", 4);
+	else
+		buf[i] = '\0';
+	return buf;
+}
+
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;

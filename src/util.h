@@ -43,6 +43,10 @@ void sb_reset(struct strbuf *sb);         /* len = 0, keeps the memory */
 void sb_add(struct strbuf *sb, const void *data, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
+/* Up to max bytes of s with control bytes as '?': text from a file or another machine made safe for a
+ * terminal. printable() writes it to buf (max + 4 bytes) with "..." when s was longer, for messages. */
+void sb_add_printable(struct strbuf *sb, const char *s, size_t max);
+const char *printable(char *buf, const char *s, size_t max);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 char *sb_detach(struct strbuf *sb);       /* returns buf (never NULL); sb is empty */

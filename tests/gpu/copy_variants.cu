@@ -1,13 +1,14 @@
 /* copy_variants.cu: device-to-device copy variants timed side by side (bytes read plus written over the
- * median of CUDA-event times, each sample after a 2x-L2 write-then-read flush), to choose the copy kernel's
- * method: grid-stride or contiguous per block, loads with or without the L2 256-byte prefetch hint, block
- * sizes and unrolls, against cudaMemcpyAsync, and read-only / write-only kernels for the two ceilings.
- * Usage: copy_variants [GiB [GPU]]. One line per variant. */
+ * median of CUDA-event times, each sample after the timer's cold-L2 flush, cuda_l2_flush), to choose the
+ * copy kernel's method: grid-stride or contiguous per block, loads with or without the L2 256-byte prefetch
+ * hint, block sizes and unrolls, against cudaMemcpyAsync, and read-only / write-only kernels for the two
+ * ceilings. Usage: copy_variants [GiB [GPU [DST_SHIFT]]]. One line per variant. */
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
 #include <vector>
 #include <cuda_runtime.h>
+#include "../../kernels/cuda_common.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -94,8 +95,7 @@ static double timeit(F launch, double bytes, int samples)
 		launch();
 	for (int i = 0; i < samples; i++) {
 		float t;
-		CK(cudaMemsetAsync(flushbuf, i & 0xff, flushn, st));
-		read_k<LD_NC256><<<528, 256, 0, st>>>((const uint4 *)flushbuf, flushn / 16, (unsigned *)flushbuf);
+		CK(cuda_l2_flush(flushbuf, flushn, (unsigned)i, 528, st));
 		CK(cudaEventRecord(a, st));
 		launch();
 		CK(cudaEventRecord(b, st));
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu));
 	CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, gpu));
 	flushn = 2 * (size_t)l2;
-	CK(cudaMalloc(&flushbuf, flushn));
+	CK(cudaMalloc(&flushbuf, flushn + 16));
 	CK(cudaMalloc(&s, bytes));
 	CK(cudaMalloc(&dbase, bytes + off));
 	d = (uint4 *)(dbase + off);

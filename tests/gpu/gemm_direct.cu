@@ -3,8 +3,8 @@
  * the same shape: same data (cuda_fill_uniform, seeds 1 and 2, [-1, 1]), same descriptors (column-major,
  * n/n, fp32 compute), same heuristic and 32 MiB workspace. The SM clock is read through NVML after each
  * sample (as the cell does), so that times taken at different clocks of a power-limited card can be
- * compared as cycles (time x clock). With FLUSH = 1, twice the L2 is written then read before each
- * sample, as the cell's cold L2 does. Build: nvcc ... gemm_direct.cu ../../src/nvml.c -lcublasLt -ldl.
+ * compared as cycles (time x clock). With FLUSH = 1, the L2 is flushed before each sample as the cell's
+ * cold L2 is (cuda_l2_flush). Build: nvcc ... gemm_direct.cu ../../src/nvml.c -lcublasLt -ldl.
  * Usage: gemm_direct [M N K [GPU [WARM [FLUSH]]]] (default 8192 8192 8192 0 0 0). */
 #include <algorithm>
 #include <stdarg.h>
@@ -36,16 +36,6 @@ static double wall_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static __global__ void flush_read(const uint4 *p, size_t n16, unsigned *sink)
-{
-	unsigned acc = 0;
-
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x)
-		acc ^= p[i].x ^ p[i].y ^ p[i].z ^ p[i].w;
-	if (acc == 0x5eed5eedu)
-		*sink = acc;
 }
 
 static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush)
@@ -98,7 +88,7 @@ static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush)
 
 		CUDA_CHECK(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ctx->gpu));
 		fl_bytes = 2 * (size_t)l2;
-		CUDA_CHECK(ctx, cudaMalloc(&fl, fl_bytes));
+		CUDA_CHECK(ctx, cudaMalloc(&fl, fl_bytes + 16));
 	}
 	if (cudaDeviceGetPCIBusId(pci, sizeof(pci), ctx->gpu) != cudaSuccess || nvml_device(pci, NULL, &nv))
 		nv = NULL;
@@ -114,10 +104,8 @@ static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush)
 		float t;
 		unsigned mhz = 0;
 
-		if (fl) {
-			CUDA_CHECK(ctx, cudaMemsetAsync(fl, i & 0xff, fl_bytes, st));
-			flush_read<<<528, 256, 0, st>>>((const uint4 *)fl, fl_bytes / 16, (unsigned *)fl);
-		}
+		if (fl)
+			CUDA_CHECK(ctx, cuda_l2_flush(fl, fl_bytes, (unsigned)i, 528, st));
 		CUDA_CHECK(ctx, cudaEventRecord(e0, st));
 		CUBLAS_CHECK(ctx, cublasLtMatmul(lt, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &h.algo,
 						 ws, wsb, st));
