@@ -130,7 +130,7 @@ static int dispatch_gang(struct master *m, const struct task *g, const int *chos
 int gang_form(struct master *m)
 {
 	for (size_t i = 0; i < m->nqueues; i++) {
-		struct tqueue *q = &m->queues[i];
+		struct tqueue *q = m->queues[i];
 		struct tlist *l = &q->gangs;
 
 		while (l->head < l->n) {

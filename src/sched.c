@@ -25,17 +25,21 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* Queues are allocated one by one: workers keep pointers to them while more are added. */
 static struct tqueue *queue_for(struct master *m, const char *replica, int create)
 {
+	struct tqueue *q;
+
 	for (size_t i = 0; i < m->nqueues; i++)
-		if (!strcmp(m->queues[i].replica, replica))
-			return &m->queues[i];
+		if (!strcmp(m->queues[i]->replica, replica))
+			return m->queues[i];
 	if (!create)
 		return NULL;
 	ALLOC_GROW(m->queues, m->nqueues + 1, m->alloc_queues);
-	memset(&m->queues[m->nqueues], 0, sizeof(m->queues[0]));
-	m->queues[m->nqueues].replica = xstrdup(replica);
-	return &m->queues[m->nqueues++];
+	q = xcalloc(1, sizeof(*q));
+	q->replica = xstrdup(replica);
+	m->queues[m->nqueues++] = q;
+	return q;
 }
 
 void task_copy(struct task *dst, const struct task *src)
@@ -165,10 +169,9 @@ static int count_absent(struct master *m)
 	return 0;
 }
 
-/* Collect every worker's hello; store hosts and workers; make replicas; build the queues. */
+/* Collect every worker's hello, then sched_assign. */
 static int greet(struct master *m)
 {
-	const struct spec *s = m->o->spec;
 	double deadline = now_mono() + m->o->hello_timeout;
 	int expected = 0, got = 0, peer, tag, rc;
 
@@ -195,6 +198,13 @@ static int greet(struct master *m)
 		m->w[peer].rank = peer;
 		got++;
 	}
+	return sched_assign(m);
+}
+
+int sched_assign(struct master *m)
+{
+	const struct spec *s = m->o->spec;
+
 	if (store_begin(m->o->store))
 		return -1;
 	for (int r = 0; r < m->nw; r++) {
@@ -434,7 +444,7 @@ static int work_left(const struct master *m)
 		if (m->w[r].nfly)
 			return 1;
 	for (size_t i = 0; i < m->nqueues; i++) {
-		const struct tqueue *q = &m->queues[i];
+		const struct tqueue *q = m->queues[i];
 		int served = 0;
 
 		for (int r = 0; r < m->nw; r++)
@@ -565,22 +575,28 @@ out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	stats->seconds = now_mono() - m.t0;
-	for (int r = 0; r < m.nw; r++) {
-		for (int j = 0; j < m.w[r].nfly; j++)
-			task_release(fly_at(&m.w[r], j));
-		hello_release(&m.w[r].hello);
-	}
-	for (size_t i = 0; i < m.nqueues; i++) {
-		tlist_release(&m.queues[i].cells);
-		tlist_release(&m.queues[i].gangs);
-		free(m.queues[i].replica);
-	}
-	gang_release(&m);
-	free(m.queues);
-	free(m.w);
-	sb_release(&m.buf);
-	sb_release(&m.out);
+	sched_release(&m);
 	return ret;
+}
+
+void sched_release(struct master *m)
+{
+	for (int r = 0; r < m->nw; r++) {
+		for (int j = 0; j < m->w[r].nfly; j++)
+			task_release(fly_at(&m->w[r], j));
+		hello_release(&m->w[r].hello);
+	}
+	for (size_t i = 0; i < m->nqueues; i++) {
+		tlist_release(&m->queues[i]->cells);
+		tlist_release(&m->queues[i]->gangs);
+		free(m->queues[i]->replica);
+		free(m->queues[i]);
+	}
+	gang_release(m);
+	free(m->queues);
+	free(m->w);
+	sb_release(&m->buf);
+	sb_release(&m->out);
 }
 
 int sched_worker(struct comm *c)

@@ -83,7 +83,7 @@ struct master {
 	struct sched_stats *stats;
 	struct wstate *w;
 	int nw;                    /* ranks 0..nw-1; w[0] is the local worker when there is one */
-	struct tqueue *queues;
+	struct tqueue **queues;    /* each allocated apart: workers point at them */
 	size_t nqueues, alloc_queues;
 	struct gang_acc *accs;
 	size_t naccs, alloc_accs;
@@ -102,6 +102,11 @@ static inline struct task *fly_at(struct wstate *w, int i)
 }
 
 /* sched.c */
+/* After every worker's hello is in m->w: store hosts and workers, make the per-host or per-GPU replicas,
+ * give each active worker its queue and load the pending cells into the queues (m->stats counts them). */
+int sched_assign(struct master *m);
+/* Frees everything the master holds, m->w included (hellos too). */
+void sched_release(struct master *m);
 void task_copy(struct task *dst, const struct task *src);
 void tlist_push(struct tlist *l, const struct task *t);
 /* Put t in flight on w (marking the cell running when it becomes w's head). */

@@ -110,6 +110,14 @@ test_expect_success 'per: host makes one replica per host; per: gpu one per work
 	test "$(sql pg.db "SELECT count(*), count(DISTINCT replica) FROM cells WHERE state = '\''ok'\''")" = "9|3"
 '
 
+# The master kept pointers into its array of queues while adding to it: 17 or more replicas crashed it.
+test_expect_success 'per: gpu on 20 ranks: 20 replicas, every cell ok, exit 0' '
+	$MPIRUN -np 20 "$SWEEP" run pergpu.yaml --db p20.db 2>err20 &&
+	test "$(sql p20.db "SELECT count(*), count(DISTINCT replica) FROM cells WHERE state = '\''ok'\''")" = "60|20" &&
+	test "$(sql p20.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 60 &&
+	grep -q "60 cells ok, 0 quarantined, 0 not run" err20
+'
+
 test_expect_success 'hosts: naming no host of the run leaves every cell waiting, exit 3' '
 	sed "s/^per: host/per: host\nhosts: [elsewhere]/" perhost.yaml >elsewhere.yaml &&
 	set +e; "$SWEEP" run elsewhere.yaml --db e.db 2>err; rc=$?; set -e

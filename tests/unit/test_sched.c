@@ -1,8 +1,14 @@
-/* test_sched.c: the worker's rule for sending its results (sched_results_due). */
+/* test_sched.c: the worker's rule for sending its results (sched_results_due), and the master's start-up
+ * (sched_assign) with many per-GPU replicas on a real database. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "plan.h"
 #include "sched_int.h"
 #include "test.h"
+#include "util.h"
 
-int main(void)
+static void test_results_due(void)
 {
 	/* A short cell in the middle of the master's message: held for the next ones. */
 	CHECK(!sched_results_due(0, 1e-5, 0, 1), "a short cell's result waits for the next cells");
@@ -16,5 +22,111 @@ int main(void)
 	CHECK(sched_results_due(0, 0.002, 0, 1), "a 2 ms cell's result goes at once");
 	CHECK(sched_results_due(0, RESULTS_SECONDS, 0, 1), "so does one of exactly RESULTS_SECONDS");
 	CHECK(!sched_results_due(0, RESULTS_SECONDS * 0.99, 0, 1), "just under it waits");
+}
+
+struct planned {
+	struct store *st;
+	const char *sweep;
+	uint64_t ord;
+};
+
+static int add_cell(const struct plan_cell *c, void *data)
+{
+	struct planned *p = data;
+	int added;
+
+	return store_add_cell(p->st, p->sweep, c->key, c->params, c->pass, "", p->ord++, "template", &added);
+}
+
+static int count_cb(const struct store_row *row, void *data)
+{
+	*(long long *)data = (long long)row->num[0];
+	return 0;
+}
+
+static long long count(struct store *st, const char *sql)
+{
+	long long n = -1;
+
+	store_query(st, sql, NULL, 0, 1, count_cb, &n);
+	return n;
+}
+
+/* NW workers on NW hosts of one GPU each, for a per: gpu sweep of 2 cells: the master makes a replica
+ * and a queue per worker. The queues used to live in one array that grew while workers kept pointers
+ * into it: 17 or more replicas crashed the master. */
+static void test_assign_replicas(int nw)
+{
+	static const char text[] = "sweep: g\nkernel: sleep\nparams: {ms: [0, 1]}\nper: gpu\n";
+	char dir[] = "/tmp/test_sched.XXXXXX", *db;
+	struct spec s;
+	struct store *st = NULL;
+	struct sched_opts o = { 0 };
+	struct sched_stats stats = { 0 };
+	struct master m = { 0 };
+	struct planned p = { 0 };
+	int wrong = 0;
+
+	CHECK(mkdtemp(dir) != NULL, "temporary folder");
+	db = xasprintf("%s/s.db", dir);
+	CHECK_INT(spec_parse("g.yaml", text, sizeof(text) - 1, &s), 0, "spec parses");
+	CHECK_INT(store_open(db, STORE_RW, &st), 0, "store opens");
+	p.st = st;
+	p.sweep = s.name;
+	CHECK_INT(store_begin(st) || store_put_sweep(st, &s) || plan_each(&s, add_cell, &p) || store_commit(st),
+		  0, "two template cells planned");
+	CHECK_INT(store_run_begin(st, "test", s.name, s.hash, &o.run), 0, "run begins");
+	o.spec = &s;
+	o.store = st;
+	m.o = &o;
+	m.stats = &stats;
+	m.kernel = kernel_find("sleep");
+	m.nw = nw;
+	m.w = xcalloc((size_t)nw, sizeof(*m.w));
+	for (int r = 0; r < nw; r++) {
+		struct hello *h = &m.w[r].hello;
+
+		m.w[r].rank = h->rank = r;
+		h->gpu = 0;
+		h->host = xasprintf("h%04d", r);
+		h->facts = xasprintf("{\"hostname\":\"h%04d\"}", r);
+		h->gpu_uuid = xstrdup("");
+		h->binding = xstrdup("");
+	}
+	CHECK(sched_assign(&m) == 0, "assign with %d workers", nw);
+	CHECK_INT((long long)m.nqueues, nw, "one queue per replica");
+	for (int r = 0; r < nw; r++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "h%04d/gpu0", r);
+		wrong += !m.w[r].active || !m.w[r].q || strcmp(m.w[r].q->replica, want) ||
+			 m.w[r].q->cells.n - m.w[r].q->cells.head != 2;
+	}
+	CHECK_INT(wrong, 0, "workers whose queue is not their own replica's two cells");
+	CHECK_INT((long long)stats.pending, 2LL * nw, "pending cells");
+	CHECK_INT(count(st, "SELECT count(*) FROM cells WHERE state = 'planned'"), 2LL * nw, "replicas planned");
+	CHECK_INT(count(st, "SELECT count(DISTINCT replica) FROM cells WHERE state = 'planned'"), nw,
+		  "distinct replicas");
+	CHECK_INT(count(st, "SELECT count(*) FROM workers"), nw, "workers stored");
+	sched_release(&m);
+	store_close(st);
+	spec_release(&s);
+	unlink(db);
+	free(db);
+	db = xasprintf("%s/s.db-wal", dir);
+	unlink(db);
+	free(db);
+	db = xasprintf("%s/s.db-shm", dir);
+	unlink(db);
+	free(db);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_results_due();
+	test_assign_replicas(3);
+	test_assign_replicas(17);
+	test_assign_replicas(1000);
 	return test_done();
 }
