@@ -3,7 +3,7 @@
 # lines. A program that exits non-zero without printing a "not ok" line counts one failure. Ends with
 # the line "N passed, N failed" and exits non-zero when anything failed.
 pass=0 fail=0
-log=build/test-logs
+log=${TEST_LOGS:-build/test-logs}
 mkdir -p "$log"
 for t in "$@"; do
 	name=$(echo "$t" | tr '/' '_')

@@ -1,5 +1,5 @@
-# lib.sh: sourced by every end-to-end test. Gives test_expect_success, a scratch folder and helpers.
-# Run from the repository root; each test prints "ok - name" or "not ok - name".
+# lib.sh: sourced by every end-to-end test. Gives test_expect_success, expected-failure helpers, a scratch
+# folder and sql. Run from the repository root; each test prints "ok - name" or "not ok - name".
 set -u
 ROOT=$(pwd)
 SWEEP="$ROOT/build/sweep"
@@ -8,16 +8,69 @@ trap 'rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
 
-# test_expect_success NAME 'shell code': runs the code in a subshell with errexit; ok when it exits 0.
+# test_expect_success NAME 'shell code': ok when the code exits 0. The code must be one && chain (as in
+# git's t/): tests/chainlint.py checks it first and a broken chain is "not ok" without running it, since a
+# failure before the break would go unseen. The body runs in a subshell in $T with errexit; it is not the
+# condition of an `if` (where bash ignores errexit). On failure the last commands run (xtrace) and the
+# last lines of output are shown. TEST_CHAIN_LINT=0 skips the lint (the harness's own test uses it).
 test_expect_success() {
-	local name=$1 code=$2
-	if (set -e; cd "$T"; eval "$code") >"$T/.out" 2>&1; then
+	local name=$1 code=$2 lint rc
+	if [ "${TEST_CHAIN_LINT:-1}" != 0 ] &&
+		! lint=$(printf '%s\n' "$code" | python3 "$ROOT/tests/chainlint.py" -); then
+		echo "not ok - $name"
+		echo "# broken &&-chain, not run: $lint"
+		return 0
+	fi
+	(
+		set -e
+		cd "$T"
+		exec 9>"$T/.trace"
+		BASH_XTRACEFD=9
+		set -x
+		eval "$code"
+	) >"$T/.out" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then
 		echo "ok - $name"
 		sed 's/^/# /' "$T/.out" | tail -30
 	else
-		echo "not ok - $name"
+		echo "not ok - $name (exit $rc)"
+		echo "# last commands:"
+		tail -8 "$T/.trace" | cut -c1-300 | sed 's/^/#   /'
+		echo "# output:"
 		sed 's/^/# /' "$T/.out" | tail -30
 	fi
+	return 0
+}
+
+# test_must_fail CMD...: CMD exits non-zero, but not by a signal, 126 or 127 (a crash or a missing
+# program is not the failure a test expects).
+test_must_fail() {
+	local rc=0
+	"$@" || rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "test_must_fail: command succeeded: $*" >&2
+		return 1
+	elif [ "$rc" -gt 128 ] && [ "$rc" -le 192 ]; then
+		echo "test_must_fail: died of signal $((rc - 128)): $*" >&2
+		return 1
+	elif [ "$rc" = 126 ] || [ "$rc" = 127 ]; then
+		echo "test_must_fail: could not run ($rc): $*" >&2
+		return 1
+	fi
+	return 0
+}
+
+# test_expect_code N CMD...: CMD exits with status N exactly.
+test_expect_code() {
+	local want=$1 rc=0
+	shift
+	"$@" || rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "test_expect_code: want exit $want, got $rc: $*" >&2
+		return 1
+	fi
+	return 0
 }
 
 # sql DB 'SELECT ...': one value per line, columns separated by |.
