@@ -40,7 +40,9 @@ test_expect_success 'a second run has nothing left to do and adds no result' '
 '
 
 test_expect_success 'the default database is results/NAME.db relative to the working directory' '
-	mkdir -p d && cd d && "$SWEEP" run ../sleep.yaml 2>/dev/null && test -f results/naps.db
+	mkdir -p d && cd d && "$SWEEP" run ../sleep.yaml 2>/dev/null && test -f results/naps.db &&
+	test "$(sql results/naps.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 4 &&
+	test ! -e ../results
 '
 
 cat >"$T/fail.yaml" <<'Y'
@@ -55,35 +57,47 @@ timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2}
 Y
 
 test_expect_success 'a failing cell is retried, quarantined with its error, and the exit code is 3' '
-	set +e; "$SWEEP" run fail.yaml --db f.db 2>err; rc=$?; set -e
-	test $rc = 3 &&
+	test_expect_code 3 "$SWEEP" run fail.yaml --db f.db 2>err &&
+	grep -q "^sweep: fails: 3 cells ok, 1 quarantined, 0 not run; this run: 3 results ok, 2 failed attempts" err &&
 	test "$(sql f.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 3 &&
 	test "$(sql f.db "SELECT json_extract(params, '\''$.i'\''), attempts FROM cells
 		WHERE state = '\''quarantined'\''")" = "2|2" &&
 	test "$(sql f.db "SELECT count(*) FROM results WHERE status = '\''error'\''")" = 2 &&
-	"$SWEEP" status f.db >st && grep -q "quarantined" st && grep -q "i=2" st
+	"$SWEEP" status f.db >st &&
+	grep -Eq "^fails +4 +3 +0 +0 +1 +75.0%" st &&
+	# the failures table: the cell i=2, quarantined after 2 attempts, with the kernel'\''s error
+	grep -Eq "^fails +[0-9a-f]{16} +\{[^ ]*\"i\":2\} +quarantined +2 +launch: debug.fail: failing on purpose" st
 '
 
 test_expect_success 'status shows cells by state and the workers of the latest run' '
 	"$SWEEP" status r.db >st &&
-	grep -q "^naps " st && grep -q "100.0%" st && grep -q "$(hostname)" st
+	grep -Eq "^naps +4 +4 +0 +0 +0 +100.0%" st &&
+	# the latest run is the second, which had nothing left to do: its worker has no result
+	grep -Eq "^ +2 +naps +[0-9T:.-]+Z +[0-9T:.-]+Z +ok" st &&
+	grep -Eq "^$(hostname) +0 +-1 +0 +0 +0 " st
 '
 
 test_expect_success 'sql prints a table, csv and json, and refuses writes' '
 	"$SWEEP" sql r.db "SELECT json_extract(params, '\''$.ms'\'') AS ms, count(*) AS n FROM cells
 		GROUP BY 1 ORDER BY 1" --csv >csv &&
 	printf "ms,n\n1,2\n2,2\n" | cmp - csv &&
-	"$SWEEP" sql r.db "SELECT 1 AS one" --json | grep -q "\"one\":1" &&
-	set +e; "$SWEEP" sql r.db "DELETE FROM cells" 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "read-only" err &&
+	"$SWEEP" sql r.db "SELECT 1 AS one, '\''a'\'' AS s" --json >j &&
+	test "$(cat j)" = "[{\"one\":1,\"s\":\"a\"}]" &&
+	"$SWEEP" sql r.db "SELECT 1 AS one, 2 AS two" >tab &&
+	grep -Eq "^one +two *$" tab && grep -Eq "^ *1 +2 *$" tab &&
+	test_expect_code 2 "$SWEEP" sql r.db "DELETE FROM cells" 2>err &&
+	grep -q "read-only" err &&
 	test "$(sql r.db "SELECT count(*) FROM cells")" = 4
 '
 
 test_expect_success 'every subcommand has --help, and exit codes for usage errors are 2' '
-	for c in plan run status sql kernels; do "$SWEEP" $c --help | grep -q "^usage: sweep $c" || exit 1; done &&
-	set +e; "$SWEEP" plna 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "did you mean '\''plan'\''" err &&
-	set +e; "$SWEEP" run 2>/dev/null; rc=$?; set -e; test $rc = 2
+	for c in plan run status sql kernels; do
+		"$SWEEP" $c --help >h && grep -q "^usage: sweep $c" h || return 1
+	done &&
+	test_expect_code 2 "$SWEEP" plna 2>err &&
+	grep -q "unknown command '\''plna'\'' (did you mean '\''plan'\''?)" err &&
+	test_expect_code 2 "$SWEEP" run 2>err &&
+	grep -q "^usage: sweep run SPEC" err
 '
 
 test_expect_success 'kernels lists every kernel with its parameters' '
