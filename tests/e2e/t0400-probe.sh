@@ -18,6 +18,8 @@ test_expect_success 'under mpirun, probing again adds a new measurement' '
 '
 
 test_expect_success 'hosts probe --help and bad options' '
-	"$SWEEP" hosts --help | grep -q "sweep hosts probe" &&
-	set +e; "$SWEEP" hosts probe --bogus 2>err; rc=$?; set -e; test $rc = 2
+	"$SWEEP" hosts --help >help &&
+	grep -q "^  sweep hosts probe \[--db PATH\] \[--cpu\]: " help &&
+	test_expect_code 2 "$SWEEP" hosts probe --bogus --db b.db 2>err &&
+	grep -q "unrecognized option '\''--bogus'\''" err && ! test -e b.db
 '
