@@ -90,15 +90,30 @@ test_expect_success 'A/A: an arm against itself gives 1 [1, 1]' '
 	printf "model,n,tok_s_a,tok_s_a,ratio,ci_lo,ci_hi\nm1,4,12.5,12.5,1,1,1\nm2,4,12.5,12.5,1,1,1\n" | cmp - aa
 '
 
+# With 4 or 3 items the resampled ratios take few values, and 10000 resamples put the percentiles on the
+# same ones whatever the seed; 20 resamples make the interval depend on the seed.
 test_expect_success '--seed repeats the interval; --ci and --boot change it' '
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --format csv >s1 2>/dev/null &&
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --format csv >s2 2>/dev/null &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --boot 20 \
+		--format csv >s1 2>/dev/null &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --boot 20 \
+		--format csv >s2 2>/dev/null &&
 	cmp s1 s2 &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 3 --boot 20 \
+		--format csv >s3 2>/dev/null &&
+	! cmp -s s1 s3 &&
+	# the default seed is 1: the same interval as out.csv, until --boot changes
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 1 --format csv >d1 2>/dev/null &&
+	cmp out.csv d1 &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 1 --boot 20 \
+		--format csv >b20 2>/dev/null &&
+	! cmp -s out.csv b20 &&
 	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --ci 50 --boot 2000 \
 		--format csv >s50 2>/dev/null &&
-	# a 50 % interval is narrower than the 95 % one
-	paste -d, out.csv s50 | awk -F, "NR > 1 { exit !(\$13 > \$6 && \$14 < \$7) }" &&
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --ci 50 2>/dev/null | grep -q "\[50% CI\]"
+	# a 50 % interval is narrower than the 95 % one, in every row
+	paste -d, out.csv s50 |
+		awk -F, "NR > 1 && !(\$13 > \$6 && \$14 < \$7) { bad = 1 } END { exit bad || NR != 3 }" &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --ci 50 >md50 2>/dev/null &&
+	grep -q "a/b \[50% CI\]" md50
 '
 
 test_expect_success 'no rows: one comparison over everything' '
@@ -124,14 +139,12 @@ test_expect_success '--paired-by a parameter pairs cells by its value' '
 '
 
 test_expect_success 'a wrong arm, a compared row key or no per-item values are refused, exit 2' '
-	set +e
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/c 2>e1; r1=$?
-	"$SWEEP" report c.db --rows system --metric tok_s --compare system=a/b 2>e2; r2=$?
-	"$SWEEP" report p.db --metric t --compare system=fast/slow 2>e3; r3=$?
-	"$SWEEP" report c.db --metric tok_s --compare system=a 2>e4; r4=$?
-	set -e
-	test $r1 = 2 && grep -q "no ok results with system=c in sweep '\''cmp'\'' (system takes: a, b)" e1 &&
-	test $r2 = 2 && grep -q "cannot also be a row key" e2 &&
-	test $r3 = 2 && grep -q "no per-item values of '\''t'\''" e3 && grep -q "paired-by" e3 &&
-	test $r4 = 2 && grep -q "KEY=A/B" e4
+	test_expect_code 2 "$SWEEP" report c.db --rows model --metric tok_s --compare system=a/c 2>e1 &&
+	grep -q "no ok results with system=c in sweep '\''cmp'\'' (system takes: a, b)" e1 &&
+	test_expect_code 2 "$SWEEP" report c.db --rows system --metric tok_s --compare system=a/b 2>e2 &&
+	grep -q "cannot also be a row key" e2 &&
+	test_expect_code 2 "$SWEEP" report p.db --metric t --compare system=fast/slow 2>e3 &&
+	grep -q "no per-item values of '\''t'\''" e3 && grep -q "paired-by" e3 &&
+	test_expect_code 2 "$SWEEP" report c.db --metric tok_s --compare system=a 2>e4 &&
+	grep -q "KEY=A/B" e4
 '
