@@ -29,8 +29,8 @@ test_expect_success 'one process, then mpirun on 2 and 4 ranks: the same 60 succ
 
 test_expect_success 'with --no-local-worker rank 0 only schedules' '
 	$MPIRUN -np 3 "$SWEEP" run grid.yaml --db nl.db --no-local-worker 2>/dev/null &&
-	test "$(sql nl.db "SELECT group_concat(DISTINCT w.rank) FROM results r JOIN workers w ON w.id = r.worker
-		ORDER BY 1")" != "" &&
+	test "$(sql nl.db "SELECT group_concat(rank) FROM (SELECT DISTINCT w.rank FROM results r
+		JOIN workers w ON w.id = r.worker ORDER BY 1)")" = "1,2" &&
 	test "$(sql nl.db "SELECT count(*) FROM results r JOIN workers w ON w.id = r.worker WHERE w.rank = 0")" = 0 &&
 	test "$(ok_set nl.db | wc -l)" = 60
 '
@@ -120,12 +120,17 @@ test_expect_success 'per: gpu on 20 ranks: 20 replicas, every cell ok, exit 0' '
 
 test_expect_success 'hosts: naming no host of the run leaves every cell waiting, exit 3' '
 	sed "s/^per: host/per: host\nhosts: [elsewhere]/" perhost.yaml >elsewhere.yaml &&
-	set +e; "$SWEEP" run elsewhere.yaml --db e.db 2>err; rc=$?; set -e
-	test $rc = 3 && test "$(sql e.db "SELECT count(*) FROM results")" = 0
+	test_expect_code 3 "$SWEEP" run elsewhere.yaml --db e.db 2>err &&
+	grep -q "host '\''elsewhere'\'' named in the spec is not in this run: its cells wait" err &&
+	grep -q "perhost: 0 cells ok, 0 quarantined, 3 not run" err &&
+	grep -q "^sweep: 3 cells wait for hosts or GPUs that were not in this run$" err &&
+	test "$(sql e.db "SELECT count(*) FROM results")" = 0 &&
+	test "$(sql e.db "SELECT group_concat(state) FROM cells")" = "template,template,template"
 '
 
 test_expect_success 'hosts and workers are recorded with their facts' '
 	test "$(sql n2.db "SELECT hostname FROM hosts")" = "$(hostname)" &&
-	sql n2.db "SELECT facts FROM hosts" | grep -q "\"cores\":" &&
-	test "$(sql n2.db "SELECT count(*) FROM workers")" = 2
+	test "$(sql n2.db "SELECT json_extract(facts, '\''$.cores'\''), json_extract(facts, '\''$.kernel'\'')
+		FROM hosts")" = "$(getconf _NPROCESSORS_ONLN)|$(uname -s) $(uname -r) $(uname -m)" &&
+	test "$(sql n2.db "SELECT group_concat(rank) FROM (SELECT rank FROM workers ORDER BY rank)")" = "0,1"
 '
