@@ -86,15 +86,17 @@ test_expect_success 'a limit from metrics and parameters; division is real on in
 '
 
 test_expect_success 'unknown names and anything but a plain expression are refused, exit 2' '
-	set +e
-	"$SWEEP" report l.db --rows host --metric tok_s --limit "hbm_gbs * 2" 2>e1; r1=$?
-	"$SWEEP" report l.db --rows host --metric tok_s --limit "1; DROP TABLE probes" 2>e2; r2=$?
-	"$SWEEP" report l.db --rows host --metric tok_s --limit "(SELECT max(value) FROM probes)" 2>e3; r3=$?
-	"$SWEEP" report l.db --rows host --cols k --metric tok_s --limit "k" 2>e4; r4=$?
-	set -e
-	test $r1 = 2 && grep -q "unknown name '\''hbm_gbs'\'' in --limit" e1 && grep -q "probes: host_read_gbs" e1 &&
-	test $r2 = 2 && grep -q "unexpected '\'';'\''" e2 &&
-	test $r3 = 2 && test $r4 = 2 &&
+	test_expect_code 2 "$SWEEP" report l.db --rows host --metric tok_s --limit "hbm_gbs * 2" >o1 2>e1 &&
+	grep -q "unknown name '\''hbm_gbs'\'' in --limit (parameters: bytes_per_token, k; metrics: seconds, tok_s; probes: host_read_gbs;" e1 &&
+	test_expect_code 2 "$SWEEP" report l.db --rows host --metric tok_s --limit "1; DROP TABLE probes" >o2 2>e2 &&
+	grep -q "unexpected '\'';'\'' at column 2 of --limit" e2 &&
+	test_expect_code 2 "$SWEEP" report l.db --rows host --metric tok_s --limit "(SELECT max(value) FROM probes)" \
+		>o3 2>e3 &&
+	grep -q "unknown name '\''SELECT'\'' in --limit" e3 &&
+	test_expect_code 2 "$SWEEP" report l.db --rows host --cols k --metric tok_s --limit "k" >o4 2>e4 &&
+	grep -q "with --limit put the keys into --rows" e4 &&
+	# a refused report prints no table
+	test ! -s o1 && test ! -s o2 && test ! -s o3 && test ! -s o4 &&
 	test "$(sql l.db "SELECT count(*) FROM probes")" = 4
 '
 

@@ -90,8 +90,8 @@ test_expect_success 'a sweep without controls: --drift says how to get them; --e
 	params: {x: [1]}
 	EOF
 	"$SWEEP" run plain.yaml --db p.db 2>/dev/null &&
-	set +e; "$SWEEP" report p.db --drift 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "add '\''control:'\'' to its spec" err &&
+	test_expect_code 2 "$SWEEP" report p.db --drift >out 2>err &&
+	grep -q "sweep '\''plain'\'' has no control results: add '\''control:'\'' to its spec" err && test ! -s out &&
 	"$SWEEP" report p.db --rows x --metric t --exclude-unstable --format csv >o 2>err &&
 	printf "x,n,t\n1,1,1\n" | cmp - o && grep -q "no control cells: no host can be judged" err
 '

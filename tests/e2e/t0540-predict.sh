@@ -36,25 +36,25 @@ test_expect_success 'bad files are refused with the line, nothing is registered,
 	printf "sweep,M,dtype,value\npr,1,a,1\n" >e4.csv &&
 	printf "sweep,M,dtype,metric,value\npr,1,a,w,1\npr,2,a\n" >e5.csv &&
 	for i in 1 2 3 4 5; do
-		set +e; "$SWEEP" predict p.db e$i.csv 2>err$i; rc=$?; set -e
-		test $rc = 2 || { echo "e$i.csv: exit $rc"; exit 1; }
+		test_expect_code 2 "$SWEEP" predict p.db e$i.csv >out$i 2>err$i &&
+		test ! -s out$i || return 1
 	done &&
-	grep -q "column '\''MM'\'' is not a parameter of sweep '\''pr'\'' (did you mean '\''M'\''?)" err1 &&
+	grep -q "e1.csv:1: column '\''MM'\'' is not a parameter of sweep '\''pr'\'' (did you mean '\''M'\''?)" err1 &&
 	grep -q "e2.csv:2: no cell of sweep '\''pr'\'' has these parameter values" err2 &&
 	grep -q "e3.csv:2: value '\''fast'\'' is not a number" err3 &&
-	grep -q "needs the columns metric and value" err4 &&
+	grep -q "e4.csv:1: the header needs the columns metric and value" err4 &&
 	grep -q "e5.csv:3: 3 fields, the header has 5" err5 &&
 	test "$(sql p.db "SELECT count(*) FROM predictions")" = 4 &&
-	set +e; "$SWEEP" predict nosuch.db pred.csv 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "plan the sweep first" err && test ! -e nosuch.db
+	test_expect_code 2 "$SWEEP" predict nosuch.db pred.csv 2>err &&
+	grep -q "plan the sweep first" err && test ! -e nosuch.db
 '
 
 test_expect_success 'after the run a prediction for a measured cell is refused unless --late' '
 	"$SWEEP" run pr.yaml --db p.db 2>/dev/null &&
 	key=$(sql p.db "SELECT key FROM cells WHERE json_extract(params, '\''$.M'\'') = 3 ORDER BY pass LIMIT 1") &&
 	printf "key,metric,value\n%s,v,24\n" "$key" >late.csv &&
-	set +e; "$SWEEP" predict p.db late.csv 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "1 prediction is for a cell that already has a result" err &&
+	test_expect_code 2 "$SWEEP" predict p.db late.csv 2>err &&
+	grep -q "1 prediction is for a cell that already has a result" err &&
 	grep -q "late.csv:2: cell $key" err && grep -q "with --late" err &&
 	test "$(sql p.db "SELECT count(*) FROM predictions")" = 4 &&
 	"$SWEEP" predict p.db late.csv --late >out &&
@@ -64,8 +64,8 @@ test_expect_success 'after the run a prediction for a measured cell is refused u
 
 test_expect_success 'a registered prediction is never replaced' '
 	printf "sweep,M,dtype,metric,value\npr,1,a,v,11\n" >again.csv &&
-	set +e; "$SWEEP" predict p.db again.csv --late 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "already has a prediction of v" err && grep -q "never replaced" err &&
+	test_expect_code 2 "$SWEEP" predict p.db again.csv --late 2>err &&
+	grep -q "already has a prediction of v" err && grep -q "never replaced" err &&
 	test "$(sql p.db "SELECT count(*), sum(value) FROM predictions")" = "5|94.0"
 '
 
@@ -98,7 +98,8 @@ EOF
 test_expect_success 'per-host sweeps: predictions on the planned template score every host replica' '
 	"$SWEEP" plan ph.yaml --db h.db >/dev/null &&
 	printf "x,metric,value\n4,v,5\n8,v,8\n" >ph.csv &&
-	"$SWEEP" predict h.db ph.csv | grep -q "2 predictions registered (2 blind" &&
+	"$SWEEP" predict h.db ph.csv >out &&
+	grep -q "ph.csv: 2 predictions registered (2 blind, 0 late), 0 already registered" out &&
 	"$SWEEP" run ph.yaml --db h.db 2>/dev/null &&
 	"$SWEEP" report h.db --score --rows host,x --format csv >s &&
 	printf "host,x,metric,predictions,n,rms_err_%%,mean_err_%%\n%s,4,v,blind,1,20,-20\n%s,8,v,blind,1,0,0\n" \
@@ -106,6 +107,6 @@ test_expect_success 'per-host sweeps: predictions on the planned template score 
 '
 
 test_expect_success 'score without predictions says how to make them' '
-	set +e; "$SWEEP" report h.db --sweep ph --score --metric w 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "no predictions of sweep '\''ph'\'' for w" err
+	test_expect_code 2 "$SWEEP" report h.db --sweep ph --score --metric w 2>err &&
+	grep -q "no predictions of sweep '\''ph'\'' for w" err
 '

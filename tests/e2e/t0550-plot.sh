@@ -14,7 +14,8 @@ params:
 EOF
 
 test_expect_success 'setup' '
-	"$SWEEP" run pl.yaml --db p.db 2>/dev/null
+	"$SWEEP" run pl.yaml --db p.db 2>/dev/null &&
+	test "$(sql p.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 20
 '
 
 test_expect_success 'png: data, script and picture; labels with units, one line per series, a panel per facet' '
@@ -50,7 +51,11 @@ test_expect_success 'pdf, a title and axis labels of ones own' '
 
 test_expect_success 'text on the x axis becomes categories' '
 	"$SWEEP" plot p.db --x model --y tok_s --series system --out cat.png >/dev/null &&
-	grep -q "using 1:2:xtic(3)" cat.gp && grep -q "^1	.*	small	" cat.dat
+	grep -q "using 1:2:xtic(3)" cat.gp &&
+	# one point per model: the median over the 5 batches of each system (3 or 2 times 1, 2, 4, 8, 16)
+	printf "0\t12\tlarge\t5\n1\t12\tsmall\t5\n0\t8\tlarge\t5\n1\t8\tsmall\t5\n" >want &&
+	grep "^[0-9]" cat.dat | cmp want - &&
+	grep -q "^# fast$" cat.dat && grep -q "^# slow$" cat.dat
 '
 
 test_expect_success 'without gnuplot: the data and script are written, with how to render them' '
@@ -62,14 +67,14 @@ test_expect_success 'without gnuplot: the data and script are written, with how 
 '
 
 test_expect_success 'an unknown extension, key or metric is refused' '
-	set +e
-	"$SWEEP" plot p.db --x batch --y tok_s --out a.jpg 2>e1; r1=$?
-	"$SWEEP" plot p.db --x bach --y tok_s --out a.png 2>e2; r2=$?
-	"$SWEEP" plot p.db --x batch --y toks --out a.png 2>e3; r3=$?
-	"$SWEEP" plot p.db --x batch --out a.png 2>e4; r4=$?
-	set -e
-	test $r1 = 2 && grep -q ".png, .svg or .pdf" e1 &&
-	test $r2 = 2 && grep -q "did you mean '\''batch'\''" e2 &&
-	test $r3 = 2 && grep -q "did you mean '\''tok_s'\''" e3 &&
-	test $r4 = 2 && test ! -e a.png
+	test_expect_code 2 "$SWEEP" plot p.db --x batch --y tok_s --out a.jpg 2>e1 &&
+	grep -q "^sweep: --out '\''a.jpg'\'': the picture is made from the name'\''s extension: .png, .svg or .pdf$" e1 &&
+	test_expect_code 2 "$SWEEP" plot p.db --x bach --y tok_s --out a.png 2>e2 &&
+	grep -q "unknown key '\''bach'\'' (did you mean '\''batch'\''?)" e2 &&
+	test_expect_code 2 "$SWEEP" plot p.db --x batch --y toks --out a.png 2>e3 &&
+	grep -q "no metric '\''toks'\'' in the results of sweep '\''pl'\'' (did you mean '\''tok_s'\''?" e3 &&
+	test_expect_code 2 "$SWEEP" plot p.db --x batch --out a.png 2>e4 &&
+	grep -q "plot needs --x KEY, --y METRIC and --out FILE" e4 &&
+	# nothing is written when the plot is refused: no picture, data or script
+	test ! -e a.jpg && test ! -e a.png && test ! -e a.dat && test ! -e a.gp
 '

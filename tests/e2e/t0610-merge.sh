@@ -8,7 +8,6 @@
 # as_host NAME CMD...: CMD under a hostname of its own (a UTS namespace; root only, as the tests run).
 as_host() { unshare --uts sh -c 'hostname "$0" && exec "$@"' "$@"; }
 dump() { sqlite3 "$1" .dump | sha256sum; }
-test_must_fail() { ! "$@"; }
 
 cat >"$T/ph.yaml" <<'Y'
 sweep: ph
@@ -54,8 +53,10 @@ test_expect_success 'the values came over unchanged' '
 test_expect_success 'the merged database reports by host' '
 	"$SWEEP" report out.db --rows ms --cols host --metric seconds --format csv >rep &&
 	cat rep &&
-	head -1 rep | grep -q "merge-a" && head -1 rep | grep -q "merge-b" &&
-	test "$(wc -l <rep)" = 4
+	test "$(head -1 rep)" = "ms,host=merge-a,host=merge-b" &&
+	# a value in every column of every row: each host measured each ms
+	test "$(grep -c "^[012],[0-9][0-9.e-]*,[0-9][0-9.e-]*$" rep)" = 3 &&
+	test "$(cut -d, -f1 rep | tr "\n" " ")" = "ms 0 1 2 "
 '
 
 test_expect_success 'merging the same files again adds nothing (byte for byte the same dump)' '
@@ -87,8 +88,7 @@ timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2}
 Y
 
 test_expect_success 'failed attempts and quarantined cells come over once' '
-	set +e; "$SWEEP" run fail.yaml --db f.db 2>/dev/null; rc=$?; set -e
-	test $rc = 3 &&
+	test_expect_code 3 "$SWEEP" run fail.yaml --db f.db 2>/dev/null &&
 	test "$(sql f.db "SELECT status, count(*) FROM results GROUP BY status ORDER BY status" | tr "\n" " ")" = \
 		"error|2 ok|2 " &&
 	"$SWEEP" merge fm.db f.db >/dev/null &&
@@ -140,7 +140,7 @@ test_expect_success 'shards: three --shard runs merged give the cells of one run
 	timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2}
 	EOF
 	"$SWEEP" run sh.yaml --db full.db 2>/dev/null &&
-	for i in 0 1 2; do "$SWEEP" run sh.yaml --db s$i.db --shard $i/3 2>/dev/null || exit 1; done &&
+	for i in 0 1 2; do "$SWEEP" run sh.yaml --db s$i.db --shard $i/3 2>/dev/null || return 1; done &&
 	n0=$(sql s0.db "SELECT count(*) FROM cells") && n1=$(sql s1.db "SELECT count(*) FROM cells") &&
 	n2=$(sql s2.db "SELECT count(*) FROM cells") && echo "shards of $n0, $n1, $n2 cells" &&
 	test $((n0 + n1 + n2)) = 12 && test "$n0" -gt 0 && test "$n1" -gt 0 && test "$n2" -gt 0 &&
@@ -148,11 +148,11 @@ test_expect_success 'shards: three --shard runs merged give the cells of one run
 	sql full.db "SELECT key FROM cells WHERE state = '\''ok'\'' ORDER BY key" >k1 &&
 	sql sm.db "SELECT key FROM cells WHERE state = '\''ok'\'' ORDER BY key" >k2 &&
 	test "$(wc -l <k1)" = 12 && cmp k1 k2 &&
-	set +e; "$SWEEP" run sh.yaml --db full2.db --shard 3/3 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q -- "--shard takes I/K" err &&
+	test_expect_code 2 "$SWEEP" run sh.yaml --db full2.db --shard 3/3 2>err &&
+	grep -q -- "--shard takes I/K with 0 <= I < K, not '\''3/3'\''" err && test ! -e full2.db &&
 	"$SWEEP" plan sh.yaml --db mixed.db >/dev/null &&
-	set +e; "$SWEEP" run sh.yaml --db mixed.db --shard 1/3 2>err; rc=$?; set -e
-	test $rc != 0 && grep -q "pending cells of other shards" err
+	test_must_fail "$SWEEP" run sh.yaml --db mixed.db --shard 1/3 2>err &&
+	grep -q "'\''mixed.db'\'' holds $((12 - n1)) pending cells of other shards than 1/3" err
 '
 
 # Untrusted inputs. Each must be refused with exit 2 and a message naming it, OUT.db unchanged.
@@ -175,13 +175,15 @@ test_expect_success 'setup: hostile and broken inputs' '
 	cp c1.db nocol.db && sqlite3 nocol.db "ALTER TABLE items DROP COLUMN value"
 '
 
-refuse() { # refuse FILE PATTERN: merging FILE into cm.db fails with PATTERN, cm.db unchanged
-	local before rc
-	before=$(dump cm.db)
-	"$SWEEP" merge cm.db c1.db "$1" >/dev/null 2>err; rc=$?
-	sed "s/^/  /" err
-	test $rc = 2 && grep -q "$2" err && grep -q "nothing was merged; .cm.db. is as it was" err &&
-		test "$(dump cm.db)" = "$before"
+# refuse FILE PATTERN: merging FILE into cm.db exits 2 with PATTERN, cm.db unchanged. One && chain, as a
+# body is: a body that is only this call runs it with errexit on.
+refuse() {
+	local before
+	before=$(dump cm.db) &&
+	test_expect_code 2 "$SWEEP" merge cm.db c1.db "$1" >/dev/null 2>err &&
+	sed "s/^/  /" err &&
+	grep -q "$2" err && grep -q "nothing was merged; .cm.db. is as it was" err &&
+	test "$(dump cm.db)" = "$before"
 }
 
 test_expect_success 'a corrupt file is refused' 'refuse corrupt.db "corrupt.db.: the database is corrupt"'
@@ -211,8 +213,11 @@ test_expect_success 'another schema version is refused' '
 test_expect_success 'a missing column is refused' 'refuse nocol.db "table .items. has no column .value."'
 
 test_expect_success 'a refused input leaves no new output behind; the output is no input' '
-	test_must_fail "$SWEEP" merge new.db c1.db corrupt.db 2>err &&
-	! test -e new.db &&
-	test_must_fail "$SWEEP" merge cm.db cm.db 2>err && grep -q "is the output itself" err &&
-	test_must_fail "$SWEEP" merge cm.db nothere.db 2>err && grep -q "cannot open .nothere.db." err
+	test_expect_code 2 "$SWEEP" merge new.db c1.db corrupt.db 2>err &&
+	grep -q "cannot merge .corrupt.db.: the database is corrupt" err &&
+	grep -q "nothing was merged; .new.db. is as it was" err && ! test -e new.db &&
+	before=$(dump cm.db) &&
+	test_expect_code 2 "$SWEEP" merge cm.db cm.db 2>err && grep -q ".cm.db. is the output itself" err &&
+	test_expect_code 2 "$SWEEP" merge cm.db nothere.db 2>err && grep -q "cannot open .nothere.db." err &&
+	! test -e nothere.db && test "$(dump cm.db)" = "$before"
 '
