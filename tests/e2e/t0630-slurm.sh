@@ -38,7 +38,12 @@ test_expect_success 'submit --dry-run prints the job script and submits nothing'
 	grep -qx "#SBATCH --requeue" script &&
 	! grep -q "gpus-per-node" script &&
 	! grep -q "{{" script &&
-	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db" script &&
+	grep -qx "#SBATCH --output=$T/grid-%j.log" script &&
+	grep -qx "cd $T || exit 1" script &&
+	# a single job: no shards, the database itself
+	grep -qx "if \[ 0 -gt 0 \]; then" script &&
+	test "$(grep -c "^	db=$T/one.db$" script)" = 2 &&
+	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db \"\$db\" \$shard" script &&
 	bash -n script &&
 	! test -e one.db &&
 	test -z "$(squeue -h -o %i)"
@@ -50,13 +55,18 @@ test_expect_success 'submit --dry-run --array: shard databases, the task id from
 	grep -qx "#SBATCH --array=0-2" s2 &&
 	grep -qx "#SBATCH --gpus-per-node=4" s2 && grep -qx "#SBATCH --ntasks-per-node=4" s2 &&
 	grep -qx "#SBATCH --partition=p1" s2 && grep -qx "#SBATCH --account=a1" s2 &&
-	grep -q "db=$T/arr.shard-\"\$SLURM_ARRAY_TASK_ID\".db" s2 &&
-	test_must_fail() { ! "$@"; } &&
-	test_must_fail "$SWEEP" submit grid.yaml --partition "a b" --dry-run 2>err &&
-	grep -q "no spaces" err &&
+	grep -qx "if \[ 3 -gt 0 \]; then" s2 &&
+	grep -qx "	db=$T/arr.shard-\"\$SLURM_ARRAY_TASK_ID\".db" s2 &&
+	grep -qx "	shard=\"--shard=\${SLURM_ARRAY_TASK_ID}/3\"" s2 &&
+	grep -qx "	db=$T/arr.db" s2 &&
+	test_expect_code 2 "$SWEEP" submit grid.yaml --partition "a b" --dry-run >out 2>err &&
+	grep -qx "sweep: --partition .a b.: no spaces, quotes or ... on an #SBATCH line" err &&
+	test ! -s out &&
 	printf "#!/bin/sh\n{{sbatch}}\necho {{nope}}\n" >bad.sbatch &&
-	test_must_fail "$SWEEP" submit grid.yaml --template bad.sbatch --dry-run 2>err &&
-	grep -q "bad.sbatch:3: unknown placeholder .{{nope}}." err
+	test_expect_code 2 "$SWEEP" submit grid.yaml --template bad.sbatch --dry-run >out 2>err &&
+	grep -qx "sweep: bad.sbatch:3: unknown placeholder .{{nope}}. (did you mean .{{name}}.?)" err &&
+	test ! -s out &&
+	test -z "$(squeue -h -o %i)"
 '
 
 test_expect_success 'submit: a job id, the job runs the sweep, status shows the job' '
@@ -88,7 +98,7 @@ test_expect_success 'an array of 3 shards plus sweep merge: the cells of the sin
 		c=$(sql arr.shard-$i.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''") &&
 		test "$(sql arr.shard-$i.db "SELECT count(*) FROM cells")" = "$c" &&
 		test "$(sql arr.shard-$i.db "SELECT count(DISTINCT task) FROM slurm_runs WHERE task = $i")" = 1 &&
-		n=$((n + c)) || exit 1
+		n=$((n + c)) || return 1
 	done &&
 	test $n = 12 &&
 	"$SWEEP" merge arr.db arr.shard-0.db arr.shard-1.db arr.shard-2.db &&
@@ -108,12 +118,13 @@ params:
 timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
 Y
 
+# some_done DB: the database has 4 results or more.
+some_done() { test "$(sqlite3 "$1" "SELECT count(*) FROM results" 2>/dev/null || echo 0)" -ge 4; }
+
 test_expect_success 'a job requeued mid-run resumes and finishes with every cell exactly once' '
-	job=$("$SWEEP" submit slow.yaml --db rq.db --ntasks-per-node 2 2>/dev/null) &&
+	job=$("$SWEEP" submit slow.yaml --db rq.db --ntasks-per-node 2 2>err) &&
 	# requeue once a few cells are done (bounded wait), well before the 40 are
-	results() { sqlite3 rq.db "SELECT count(*) FROM results" 2>/dev/null || echo 0; } &&
-	some_done() { test "$(results)" -ge 4; } &&
-	wait_for 60 some_done &&
+	wait_for 60 some_done rq.db &&
 	before=$(sql rq.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''") &&
 	echo "requeued with $before cells ok" &&
 	test "$before" -lt 40 &&
@@ -125,6 +136,9 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	test "$(sql rq.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
 		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
 	test "$(sql rq.db "SELECT count(*) FROM runs")" = 2 &&
+	# the first run stopped at the requeue, keeping what it did; the second did the rest
+	test "$(sql rq.db "SELECT count(*) FROM results WHERE run = 1 AND status = '\''ok'\''")" -ge "$before" &&
+	test "$(sql rq.db "SELECT count(*) FROM results WHERE run = 2 AND status = '\''ok'\''")" -gt 0 &&
 	test "$(sql rq.db "SELECT group_concat(restarts) FROM (SELECT restarts FROM slurm_runs ORDER BY run)")" = \
 		"0,1" &&
 	test "$(sql rq.db "PRAGMA integrity_check")" = ok

@@ -4,6 +4,9 @@
 . tests/e2e/lib.sh
 MPIRUN="timeout 300 mpirun --bind-to none"
 
+# run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
+run_bg() { "$@" & BG_PID=$!; }
+
 cat >"$T/ar.yaml" <<'Y'
 sweep: ar
 kernel: cpu.allreduce
@@ -62,9 +65,9 @@ timing: {min_samples: 3, min_time: 0, max_noise: 1, timeout: 5, warmup: 0}
 Y
 
 test_expect_success 'a gang larger than the run is reported and waits; the rest runs; exit 3' '
-	set +e; $MPIRUN -np 3 "$SWEEP" run big.yaml --db big.db 2>err; rc=$?; set -e
-	cat err | grep -v "^\[" | tail -5
-	test $rc = 3 && grep -q "needs 5 workers on one host; this run has at most 2" err &&
+	test_expect_code 3 $MPIRUN -np 3 "$SWEEP" run big.yaml --db big.db 2>err &&
+	grep -v "^\[" err | tail -5 &&
+	grep -q "needs 5 workers on one host; this run has at most 2" err &&
 	test "$(sql big.db "SELECT json_extract(params, '\''$.gpus'\'') FROM cells WHERE state = '\''ok'\''")" = 2 &&
 	test "$(sql big.db "SELECT state FROM cells WHERE json_extract(params, '\''$.gpus'\'') = 5")" = planned
 '
@@ -81,18 +84,53 @@ timing: {min_samples: 3, min_time: 0, max_noise: 1, timeout: 1, warmup: 0}
 Y
 
 test_expect_success 'a gang member that hangs times the cell out; the gang recovers and runs the rest' '
-	set +e; $MPIRUN -np 3 "$SWEEP" run hang.yaml --db hang.db 2>err; rc=$?; set -e
-	test $rc = 3 &&
+	test_expect_code 3 $MPIRUN -np 3 "$SWEEP" run hang.yaml --db hang.db 2>err &&
 	test "$(sql hang.db "SELECT count(*) FROM results WHERE status = '\''timeout'\''")" = 2 &&
 	test "$(sql hang.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 2 &&
-	sql hang.db "SELECT error FROM results WHERE status = '\''timeout'\''" | grep -q "hung until the timeout"
+	sql hang.db "SELECT error FROM results WHERE status = '\''timeout'\''" | grep -q "hung until the timeout" &&
+	# the cells that hang time out (and, at max_attempts 1, are quarantined); the others are ok
+	test "$(sql hang.db "SELECT group_concat(h, '\'' '\'') FROM (SELECT json_extract(params, '\''$.hang'\'')
+		|| '\'':'\'' || status AS h FROM v_results ORDER BY 1)")" = "-1:ok -1:ok 1:timeout 1:timeout" &&
+	test "$(sql hang.db "SELECT count(*) FROM cells WHERE state = '\''quarantined'\''
+		AND json_extract(params, '\''$.hang'\'') = 1")" = 2
 '
 
+# The mixed grid with slower cells (0.05 to 1 s each, a few seconds in all), so that a kill lands mid-run.
+cat >"$T/slowmix.yaml" <<'Y'
+sweep: slowmix
+kernel: cpu.allreduce
+params:
+  bytes: {from: 1K, to: 64K, factor: 2}
+  gpus: [1, 2]
+order: shuffle
+timing: {min_samples: 3, min_time: 0.2, max_noise: 1, timeout: 1, warmup: 0}
+Y
+
 test_expect_success 'a killed gang run resumes with every gang cell exactly once' '
-	timeout 60 mpirun --bind-to none -np 3 "$SWEEP" run mixed.yaml --db k.db >/dev/null 2>&1 &
-	job=$!; sleep 1.5; pkill -9 -f "sweep run mixed.yaml --db k.db" || true; wait $job || true
-	$MPIRUN -np 3 "$SWEEP" run mixed.yaml --db k.db 2>/dev/null &&
+	# the run in a session of its own, so that every process of it (mpirun, its ranks) can be killed at once
+	run_bg setsid timeout 60 mpirun --bind-to none -np 3 "$SWEEP" run slowmix.yaml --db k.db >/dev/null 2>&1 &&
+	sid=$BG_PID &&
+	# wait (bounded: 600 x 0.1 s) until two cells are done, then kill the run
+	for i in $(seq 1 600); do
+		n=$(sql k.db "SELECT count(*) FROM results WHERE status = '\''ok'\''" 2>/dev/null || echo 0) &&
+		if test "${n:-0}" -ge 2; then break; fi &&
+		sleep 0.1 || return 1
+	done &&
+	pkill -9 -s "$sid" &&
+	test_expect_code 137 wait "$sid" &&
+	before=$(sql k.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''") &&
+	echo "ok cells when killed: $before" &&
+	test "$before" -ge 2 && test "$before" -lt 14 &&
+	$MPIRUN -np 3 "$SWEEP" run slowmix.yaml --db k.db 2>err &&
+	tail -1 err &&
+	test "$(sql k.db "PRAGMA integrity_check")" = ok &&
 	test "$(sql k.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 14 &&
 	test "$(sql k.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 14 &&
-	test "$(sql k.db "PRAGMA integrity_check")" = ok
+	test "$(sql k.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
+		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
+	# what the killed run finished is kept; the resume ran only the rest, gangs of 2 included
+	test "$(sql k.db "SELECT count(*) FROM results WHERE status = '\''ok'\'' AND run = 1")" = "$before" &&
+	test "$(sql k.db "SELECT count(*) FROM results WHERE status = '\''ok'\'' AND run = 2")" = $((14 - before)) &&
+	test "$(sql k.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''
+		AND json_extract(params, '\''$.gpus'\'') = 2")" = 7
 '

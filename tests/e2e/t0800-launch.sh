@@ -58,9 +58,8 @@ test_expect_success 'the hosts: three sshds, each its own address and hostname' 
 
 test_expect_success 'launch without --sync: no folder, no sweep binary: an error per host, exit 3' '
 	mkdir -p w1 &&
-	set +e; "$SWEEP" launch inv.yaml long.yaml >out 2>err; rc=$?; set -e
+	test_expect_code 3 "$SWEEP" launch inv.yaml long.yaml >out 2>err &&
 	cat out err &&
-	test $rc = 3 &&
 	grep -q "^r1: error: no sweep binary .build/sweep. in $T/w1 on the host" out &&
 	grep -q "^r2: error: no folder $T/w2 on the host" out &&
 	grep -q "^r3: error: no folder $T/w3 on the host" out &&
@@ -69,17 +68,17 @@ test_expect_success 'launch without --sync: no folder, no sweep binary: an error
 '
 
 test_expect_success 'launch --hosts with an unknown name is refused before any host is touched' '
-	set +e; "$SWEEP" launch inv.yaml long.yaml --hosts r1,nosuch >out 2>err; rc=$?; set -e
+	test_expect_code 2 "$SWEEP" launch inv.yaml long.yaml --hosts r1,nosuch >out 2>err &&
 	cat out err &&
-	test $rc = 2 && grep -q "no host .nosuch." err && test ! -s out
+	grep -q "no host .nosuch." err && test ! -s out
 '
 
 test_expect_success 'launch --min-free refuses a host whose disk is too full' '
 	mkdir -p w1/build && cp "$SWEEP" w1/build/sweep && cp long.yaml w1/ &&
-	set +e; "$SWEEP" launch inv.yaml long.yaml --hosts r1 --min-free 1P >out 2>err; rc=$?; set -e
+	test_expect_code 3 "$SWEEP" launch inv.yaml long.yaml --hosts r1 --min-free 1P >out 2>err &&
 	cat out &&
-	test $rc = 3 &&
-	grep -q "^r1: error: disk full: [0-9]* KiB free for $T/w1/results, under [0-9]* KiB" out &&
+	# 1P is 2^40 KiB
+	grep -qx "r1: error: disk full: [0-9]* KiB free for $T/w1/results, under 1099511627776 KiB" out &&
 	test ! -e w1/results/long.pid && rm -rf w1
 '
 
@@ -93,7 +92,7 @@ test_expect_success 'launch --sync: binary and spec copied, a detached run start
 		pid=$(cat w$i/results/long.pid) && kill -0 "$pid" &&
 		# a session of its own: the run outlived the ssh session that started it
 		test "$(ps -o sid= -p "$pid" | tr -d " ")" = "$pid" &&
-		! ls w$i/build/*.sweep-part-* 2>/dev/null || exit 1
+		! ls w$i/build/*.sweep-part-* 2>/dev/null || return 1
 	done &&
 	test "$(wc -l <out)" = 3
 '
@@ -102,59 +101,71 @@ test_expect_success 'launch again while they run: already running, nothing start
 	"$SWEEP" launch inv.yaml long.yaml --sync >out 2>err &&
 	cat out &&
 	for i in 1 2 3; do
-		grep -q "^r$i: already running, pid $(cat w$i/results/long.pid)$" out || exit 1
+		grep -q "^r$i: already running, pid $(cat w$i/results/long.pid)$" out || return 1
 	done &&
 	test "$(grep -c "^--- sweep launch" w1/results/long.log)" = 1
 '
 
 test_expect_success 'status --hosts while they run: one table, every host running' '
-	# wait (bounded) until every host has a few results (mpirun takes a moment to start on r1)
+	# wait (bounded: 300 x 0.1 s) until every host has a few results (mpirun takes a moment to start on r1)
 	for t in $(seq 1 300); do
-		[ "$(ok_on 1)" -ge 3 ] && [ "$(ok_on 2)" -ge 3 ] && [ "$(ok_on 3)" -ge 3 ] && break
-		sleep 0.1
+		if test "$(ok_on 1)" -ge 3 && test "$(ok_on 2)" -ge 3 && test "$(ok_on 3)" -ge 3; then break; fi &&
+		sleep 0.1 || return 1
 	done &&
 	"$SWEEP" status --hosts inv.yaml >st &&
 	cat st &&
 	head -1 st | grep -q "host.*sweep.*state.*done.*rate.*eta.*failed.*last result" &&
 	for i in 1 2 3; do
-		grep -q "^r$i  *long  *running  *[0-9]*/60 " st || exit 1
-	done
+		grep -q "^r$i  *long  *running  *[0-9]*/60 " st || return 1
+	done &&
+	# every host has done the 3 cells waited for, and none failed
+	test "$(awk "NR > 1 { split(\$4, d, \"/\"); print \$1, (d[1] >= 3), \$7 }" st)" = "r1 1 0
+r2 1 0
+r3 1 0"
 '
 
 test_expect_success 'pull while they run: consistent snapshots, merged' '
 	"$SWEEP" pull inv.yaml --into merged.db >out 2>err &&
 	cat out err &&
+	sum=0 &&
 	for i in 1 2 3; do
-		grep -q "^r$i: long: 120 cells, [0-9]* results new, 0 already there, 0 conflicts -> merged.db" out &&
 		test "$(sql pulled/r$i/long.db "PRAGMA integrity_check")" = ok &&
 		test "$(sql pulled/r$i/long.db "PRAGMA journal_mode")" = delete &&
 		test ! -e pulled/r$i/long.db-wal &&
 		n=$(sql pulled/r$i/long.db "SELECT count(*) FROM results WHERE status = $(q ok)") &&
 		echo "r$i: $n ok results in its snapshot" &&
 		test "$n" -ge 3 && test "$n" -lt 60 &&
+		test "$(sql pulled/r$i/long.db "SELECT count(*) FROM results")" = "$n" &&
+		grep -qx "r$i: long: 120 cells, $n results new, 0 already there, 0 conflicts -> merged.db" out &&
+		sum=$((sum + n)) &&
 		# the run was still going when its snapshot was taken
 		kill -0 "$(cat w$i/results/long.pid)" &&
-		! ls w$i/results/.long.pull-* 2>/dev/null || exit 1
+		! ls w$i/results/.long.pull-* 2>/dev/null || return 1
 	done &&
 	test "$(sql merged.db "PRAGMA integrity_check")" = ok &&
 	test "$(sql merged.db "SELECT count(DISTINCT host) FROM v_results")" = 3 &&
-	test "$(sql merged.db "SELECT count(*) FROM v_results WHERE status = $(q ok)")" -lt 180
+	test "$(sql merged.db "SELECT count(*) FROM v_results WHERE status = $(q ok)")" = "$sum"
 '
 
 test_expect_success 'the runs finish (status --hosts says so, bounded)' '
+	# bounded: 240 x 1 s
 	for t in $(seq 1 240); do
-		"$SWEEP" status --hosts inv.yaml >st || true
-		[ "$(grep -c " long  *finished  *60/60 " st)" = 3 ] && break
-		sleep 1
+		"$SWEEP" status --hosts inv.yaml >st &&
+		if test "$(grep -c " long  *finished  *60/60 " st)" = 3; then break; fi &&
+		sleep 1 || return 1
 	done &&
 	cat st &&
 	test "$(grep -c " long  *finished  *60/60 " st)" = 3 &&
-	for i in 1 2 3; do test "$(cat w$i/results/long.exit)" = 0 || exit 1; done
+	for i in 1 2 3; do test "$(cat w$i/results/long.exit)" = 0 || return 1; done
 '
 
 test_expect_success 'pull after they finished: exactly one ok result per host per cell' '
 	"$SWEEP" pull inv.yaml --into merged.db >out 2>err &&
 	cat out &&
+	# what is new and what the pull mid-run brought make the 60 results of each host
+	test "$(awk "/ long: 120 cells, / { print \$1, \$5 + \$8 }" out)" = "r1: 60
+r2: 60
+r3: 60" &&
 	test "$(sql merged.db "PRAGMA integrity_check")" = ok &&
 	test "$(sql merged.db "SELECT count(*) FROM cells WHERE state = $(q template)")" = 60 &&
 	test "$(sql merged.db "SELECT count(*) FROM cells WHERE state = $(q ok)")" = 180 &&
@@ -177,7 +188,12 @@ test_expect_success 'pull after they finished: exactly one ok result per host pe
 		"$H1=r1 $H2=r2 $H3=r3" &&
 	"$SWEEP" report merged.db --rows ms --cols label.name --metric seconds --format csv >rep &&
 	head -2 rep &&
-	test "$(head -1 rep)" = "ms,label.name=r1,label.name=r2,label.name=r3" && test "$(wc -l <rep)" = 61
+	test "$(head -1 rep)" = "ms,label.name=r1,label.name=r2,label.name=r3" && test "$(wc -l <rep)" = 61 &&
+	# each row holds its own cells: the sleep kernel takes ms milliseconds on every host, never less
+	# (which alone catches rows out of place), and seldom over 10 ms more (seconds, not a unit off; one
+	# cell in ten may overshoot that far on a loaded machine)
+	test "$(awk -F, "NR > 1 { for (i = 2; i <= 4; i++) { n++; low += (\$i < \$1 / 1000)
+		high += (\$i > \$1 / 1000 + 0.01) } } END { print n, low + 0, (high <= n / 10) }" rep)" = "180 0 1"
 '
 
 test_expect_success 'pulling again adds nothing' '
@@ -200,7 +216,10 @@ test_expect_success 'a run killed on its host is shown stopped, and launch start
 	cat out && grep -q "^r2: started, pid" out &&
 	pid=$(cat w2/results/slow.pid) &&
 	kill -9 -- -"$pid" &&
-	for t in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done &&
+	for t in $(seq 1 100); do
+		if ! kill -0 "$pid" 2>/dev/null; then break; fi &&
+		sleep 0.1 || return 1
+	done &&
 	! kill -0 "$pid" 2>/dev/null &&
 	"$SWEEP" status --hosts inv.yaml --only r2 --sweep slow >st &&
 	cat st &&
@@ -228,9 +247,8 @@ Y
 
 test_expect_success 'one host'"'"'s sshd stopped: launch reports it and starts the others' '
 	ssh_stop 3 &&
-	set +e; "$SWEEP" launch inv.yaml short.yaml --sync >out 2>err; rc=$?; set -e
+	test_expect_code 3 "$SWEEP" launch inv.yaml short.yaml --sync >out 2>err &&
 	cat out err &&
-	test $rc = 3 &&
 	grep -q "^r1: started" out && grep -q "^r2: started" out &&
 	grep -q "^r3: error: unreachable: .*Connection refused" out &&
 	cmp progs/cell.sh w1/progs/cell.sh && cmp progs/cell.sh w2/progs/cell.sh && test ! -e w3/progs &&
@@ -238,9 +256,8 @@ test_expect_success 'one host'"'"'s sshd stopped: launch reports it and starts t
 '
 
 test_expect_success 'status --hosts reports it unreachable and shows the others' '
-	set +e; "$SWEEP" status --hosts inv.yaml >st 2>err; rc=$?; set -e
+	test_expect_code 3 "$SWEEP" status --hosts inv.yaml >st 2>err &&
 	cat st err &&
-	test $rc = 3 &&
 	grep -q "^r3  *-  *unreachable" st &&
 	grep -q "^r3: unreachable: .*Connection refused" st &&
 	grep -q "^r1  *long  *finished  *60/60" st && grep -q "^r2  *long  *finished  *60/60" st &&
@@ -248,14 +265,13 @@ test_expect_success 'status --hosts reports it unreachable and shows the others'
 '
 
 test_expect_success 'pull reports it and still pulls the others' '
-	# the short runs end within seconds (bounded wait)
+	# the short runs end within seconds (bounded wait: 600 x 0.1 s)
 	for t in $(seq 1 600); do
-		[ -s w1/results/short.exit ] && [ -s w2/results/short.exit ] && break
-		sleep 0.1
+		if test -s w1/results/short.exit && test -s w2/results/short.exit; then break; fi &&
+		sleep 0.1 || return 1
 	done &&
-	set +e; "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err; rc=$?; set -e
+	test_expect_code 3 "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err &&
 	cat out err &&
-	test $rc = 3 &&
 	grep -q "^r3: unreachable: .*Connection refused" out &&
 	grep -q "^r1: short: 8 cells, 4 results new" out &&
 	grep -q "^r2: short: 8 cells, 4 results new" out &&
@@ -268,7 +284,7 @@ test_expect_success 'pull reports it and still pulls the others' '
 '
 
 test_expect_success 'a host that does not answer at all is given up on within --timeout' '
-	cat >ghost.yaml <<EOF
+	cat >ghost.yaml <<EOF &&
 defaults:
   user: root
   identity: $SSH_KEY
@@ -278,17 +294,17 @@ hosts:
   - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1}
 EOF
 	start=$(date +%s) &&
-	set +e; "$SWEEP" status --hosts ghost.yaml --timeout 3 >st 2>err; rc=$?; set -e
+	test_expect_code 3 "$SWEEP" status --hosts ghost.yaml --timeout 3 >st 2>err &&
 	took=$(( $(date +%s) - start )) &&
 	cat st err && echo "took $took s" &&
-	test $rc = 3 && test $took -le 10 &&
+	test $took -le 10 &&
 	grep -q "^ghost  *-  *unreachable" st && grep -q "^r1  *long  *finished" st
 '
 
 test_expect_success 'a run that fails at once is an error with the end of its log; status says failed' '
 	printf "#!/bin/sh\necho \"fake: cannot load libcudart.so.12\" >&2\nexit 127\n" >fake.sh &&
 	chmod +x fake.sh &&
-	cat >fake.yaml <<EOF
+	cat >fake.yaml <<EOF &&
 defaults:
   user: root
   identity: $SSH_KEY
@@ -296,9 +312,8 @@ defaults:
 hosts:
   - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/fake.sh}
 EOF
-	set +e; "$SWEEP" launch fake.yaml short.yaml >out 2>err; rc=$?; set -e
+	test_expect_code 3 "$SWEEP" launch fake.yaml short.yaml >out 2>err &&
 	cat out err &&
-	test $rc = 3 &&
 	grep -q "^r1: error: sweep run exited 127 at once; the end of $T/w1/results/short.log:" out &&
 	grep -q "^    fake: cannot load libcudart.so.12" out &&
 	"$SWEEP" status --hosts fake.yaml --sweep short >st &&

@@ -23,11 +23,13 @@ params:
 timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 10, warmup: 0}
 Y
 
+# run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
+run_bg() { "$@" & BG_PID=$!; }
+
 json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d[sys.argv[2]])' "$@"; }
 
 test_expect_success 'status --json: totals of a finished run with failures' '
-	set +e; "$SWEEP" run f.yaml --db f.db 2>/dev/null; rc=$?; set -e
-	test $rc = 3 &&
+	test_expect_code 3 "$SWEEP" run f.yaml --db f.db 2>run.err &&
 	"$SWEEP" status f.db --json >j &&
 	cat j &&
 	test "$(wc -l <j)" = 1 &&
@@ -38,25 +40,32 @@ test_expect_success 'status --json: totals of a finished run with failures' '
 	test "$(json j run_status)" = incomplete &&
 	test "$(json j run_ok)" = 3 &&
 	test "$(json j eta)" = None &&
-	python3 -c "import json; d = json.load(open(\"j\")); assert d[\"rate\"] > 0 and d[\"elapsed\"] > 0" &&
+	# the rate: ok results of the run over its elapsed time
+	python3 -c "import json; d = json.load(open(\"j\"))
+assert d[\"elapsed\"] > 0 and abs(d[\"rate\"] - d[\"run_ok\"] / d[\"elapsed\"]) <= 1e-9 * d[\"rate\"], d" &&
 	test "$(json j last)" = "$(sql f.db "SELECT max(started) FROM results")"
 '
 
 test_expect_success 'status --json and snapshot while a run writes the database' '
-	"$SWEEP" run slow.yaml --db s.db 2>/dev/null &
-	pid=$!
+	run_bg "$SWEEP" run slow.yaml --db s.db 2>run.err &&
+	pid=$BG_PID &&
+	# wait (bounded: 300 x 0.1 s) until a few results are in
 	for t in $(seq 1 300); do
-		n=$(sql s.db "SELECT count(*) FROM results" 2>/dev/null || echo 0)
-		[ "${n:-0}" -ge 3 ] && break
-		sleep 0.1
+		n=$(sql s.db "SELECT count(*) FROM results" 2>/dev/null || echo 0) &&
+		if test "${n:-0}" -ge 3; then break; fi &&
+		sleep 0.1 || return 1
 	done &&
+	test "$n" -ge 3 &&
 	"$SWEEP" status s.db --json >j &&
 	"$SWEEP" snapshot s.db snap.db >out &&
 	kill -0 $pid &&
 	cat j out &&
 	test "$(json j run_status)" = running &&
 	test "$(json j cells)" = 40 &&
-	python3 -c "import json; d = json.load(open(\"j\")); assert d[\"eta\"] > 0 and d[\"rate\"] > 0, d" &&
+	# the ETA is what is left (planned and running cells) at that rate
+	python3 -c "import json; d = json.load(open(\"j\"))
+assert d[\"rate\"] > 0 and abs(d[\"rate\"] - d[\"run_ok\"] / d[\"elapsed\"]) <= 1e-9 * d[\"rate\"], d
+assert abs(d[\"eta\"] - (d[\"planned\"] + d[\"running\"]) / d[\"rate\"]) <= 1e-9 * d[\"eta\"], d" &&
 	grep -qx "s.db: snapshot written to snap.db" out &&
 	test "$(sql snap.db "PRAGMA integrity_check")" = ok &&
 	test "$(sql snap.db "PRAGMA journal_mode")" = delete &&
@@ -69,13 +78,13 @@ test_expect_success 'status --json and snapshot while a run writes the database'
 
 test_expect_success 'snapshot refuses to overwrite, and what is not a sweep database' '
 	before=$(sha256sum <snap.db) &&
-	set +e; "$SWEEP" snapshot s.db snap.db 2>err; rc=$?; set -e
-	test $rc = 1 && grep -q "snap.db. exists" err && test "$(sha256sum <snap.db)" = "$before" &&
+	test_expect_code 1 "$SWEEP" snapshot s.db snap.db 2>err &&
+	grep -q "snap.db. exists" err && test "$(sha256sum <snap.db)" = "$before" &&
 	sqlite3 other.db "CREATE TABLE t(x)" &&
-	set +e; "$SWEEP" snapshot other.db o2.db 2>err; rc=$?; set -e
-	cat err && test $rc = 1 && grep -q "not a sweep database" err && test ! -e o2.db &&
-	set +e; "$SWEEP" snapshot s.db 2>err; rc=$?; set -e
-	test $rc = 2 && grep -q "usage: sweep snapshot DB OUT.db" err
+	test_expect_code 1 "$SWEEP" snapshot other.db o2.db 2>err &&
+	cat err && grep -q "not a sweep database" err && test ! -e o2.db &&
+	test_expect_code 2 "$SWEEP" snapshot s.db 2>err &&
+	grep -q "usage: sweep snapshot DB OUT.db" err
 '
 
 test_expect_success 'an inventory with ssh fields is listed; bad ones are refused with file:line:col' '
@@ -85,7 +94,9 @@ test_expect_success 'an inventory with ssh fields is listed; bad ones are refuse
 	  - {name: a, address: 192.0.2.1, port: 2222, workdir: ~/bench, sweep_bin: /opt/sweep}
 	  - {name: b, address: 192.0.2.2}
 	EOF
-	"$SWEEP" hosts list inv.yaml >out && cat out && test "$(wc -l <out)" = 3 &&
+	"$SWEEP" hosts list inv.yaml >out && cat out &&
+	test "$(awk "NR > 1 { print \$1, \$2, \$3, \$4 }" out)" = "a a 192.0.2.1 1
+b b 192.0.2.2 1" &&
 	cat >bad.yaml <<-\EOF &&
 	hosts:
 	  - name: a
@@ -94,12 +105,13 @@ test_expect_success 'an inventory with ssh fields is listed; bad ones are refuse
 	    workdir: "x; rm -rf ~"
 	    ssh_options: [ProxyCommand]
 	EOF
-	set +e; "$SWEEP" hosts list bad.yaml 2>err; rc=$?; set -e
-	cat err && test $rc = 2 &&
+	test_expect_code 2 "$SWEEP" hosts list bad.yaml 2>err &&
+	cat err &&
 	grep -q "^sweep: bad.yaml:3:11: user .-oProxyCommand=evil.: letters, digits" err &&
 	grep -q "^sweep: bad.yaml:4:11: port must be a whole number from 1 to 65535, not .99999." err &&
 	grep -q "^sweep: bad.yaml:5:14: workdir .x; rm -rf ~.: letters, digits" err &&
-	grep -q "^sweep: bad.yaml:6:19: ssh option .ProxyCommand.: expected Name=value" err
+	grep -q "^sweep: bad.yaml:6:19: ssh option .ProxyCommand.: expected Name=value" err &&
+	test "$(wc -l <err)" = 4
 '
 
 # A host that refuses at once: nothing listens on port 1 of this machine.
@@ -111,27 +123,35 @@ hosts:
 Y
 
 test_expect_success 'launch, status --hosts and pull report a host that refuses ssh' '
-	set +e; "$SWEEP" launch refuse.yaml slow.yaml >out 2>err; rc=$?; set -e
-	cat out err && test $rc = 3 &&
+	test_expect_code 3 "$SWEEP" launch refuse.yaml slow.yaml >out 2>err &&
+	cat out err &&
 	grep -q "^closed: error: unreachable: ssh: connect to host 127.0.0.1 port 1: Connection refused" out &&
-	set +e; "$SWEEP" status --hosts refuse.yaml >out 2>err; rc=$?; set -e
-	cat out err && test $rc = 3 &&
+	test_expect_code 3 "$SWEEP" status --hosts refuse.yaml >out 2>err &&
+	cat out err &&
 	grep -q "^closed  *-  *unreachable" out &&
 	grep -q "^closed: unreachable: ssh: connect to host 127.0.0.1 port 1: Connection refused" out &&
-	set +e; "$SWEEP" pull refuse.yaml --into p/pulled.db >out 2>err; rc=$?; set -e
-	cat out err && test $rc = 3 &&
+	test_expect_code 3 "$SWEEP" pull refuse.yaml --into p/pulled.db >out 2>err &&
+	cat out err &&
 	grep -q "^closed: unreachable: ssh: connect to host 127.0.0.1 port 1: Connection refused" out &&
 	grep -q "1 of 1 host not pulled" err &&
 	test ! -e p/pulled.db && test ! -e p
 '
 
 test_expect_success 'usage errors: exit 2, nothing done' '
-	for args in "launch refuse.yaml" "launch refuse.yaml slow.yaml --min-free lots" \
-		"launch refuse.yaml slow.yaml --timeout 0" "launch refuse.yaml slow.yaml --hosts nosuch" \
-		"launch refuse.yaml nosuch.yaml" "pull" "pull refuse.yaml --sweep ../x" \
-		"status --hosts refuse.yaml s.db" "status s.db --json --hosts refuse.yaml" "status --json"; do
-		set +e; "$SWEEP" $args >out 2>err; rc=$?; set -e
-		echo "$args: $rc $(head -1 err)"
-		test $rc = 2 && test ! -s out || exit 1
-	done
+	while IFS="|" read -r args want; do
+		test_expect_code 2 "$SWEEP" $args >out 2>err &&
+		echo "$args: $(head -1 err)" &&
+		test ! -s out && grep -q "^$want" err || return 1
+	done <<-\EOF
+	launch refuse.yaml|usage: sweep launch INVENTORY SPEC
+	launch refuse.yaml slow.yaml --min-free lots|sweep: --min-free takes a size (e.g. 10G), not .lots.$
+	launch refuse.yaml slow.yaml --timeout 0|sweep: --timeout takes seconds (more than 0), not .0.$
+	launch refuse.yaml slow.yaml --hosts nosuch|sweep: no host .nosuch. in .refuse.yaml.$
+	launch refuse.yaml nosuch.yaml|sweep: cannot open .nosuch.yaml.: No such file
+	pull|usage: sweep pull INVENTORY
+	pull refuse.yaml --sweep ../x|sweep: --sweep takes a sweep name, not .../x.$
+	status --hosts refuse.yaml s.db|usage: sweep status DB
+	status s.db --json --hosts refuse.yaml|usage: sweep status DB
+	status --json|usage: sweep status DB
+	EOF
 '
