@@ -366,7 +366,7 @@ static int input_check_schema(struct input *in)
 	}
 	for (int t = 0; t < NTABLES; t++) {
 		const struct mtable *tb = &tables[t];
-		int found[32] = { 0 };
+		int found[32] = { 0 }, known;
 		int64_t n;
 
 		sb_reset(&sb);
@@ -397,9 +397,20 @@ static int input_check_schema(struct input *in)
 				sqlite3_finalize(s);
 				goto out;
 			}
+			known = 0;
 			for (int c = 0; c < tb->ncols; c++)
 				if (name && !strcmp(name, tb->cols[c].name))
-					found[c] = 1;
+					found[c] = known = 1;
+			/* The copy reads named columns only: another column's values would be dropped
+			 * without a word (as out_check_columns refuses for the output). */
+			if (!known) {
+				char a[52];
+
+				error("'%s': table '%s' has column '%s', which sweep merge does not copy: not a "
+				      "sweep database of this version", in->path, tb->name, shown(a, name));
+				sqlite3_finalize(s);
+				goto out;
+			}
 		}
 		sqlite3_finalize(s);
 		if (rc != SQLITE_DONE) {
