@@ -200,25 +200,21 @@ static void acc_release(struct master *m, struct gang_acc *a)
 	*a = m->accs[--m->naccs];
 }
 
-/*
- * One result for the gang: each sample is the slowest member's time of that launch (the collective is
- * done when its last member is), the first failure (in gang order) fails the cell, and the kernel's
- * derive() adds what depends on the gang (bus bandwidth) from the combined median.
- */
-static void combine(struct master *m, struct gang_acc *a, struct result *c)
+void gang_combine(const struct kernel_ops *k, const struct task *t, const struct result *members,
+		  const struct spec_timing *timing, struct result *c)
 {
-	int size = a->t.gang_size, n = a->r[0].nsamples;
+	int size = t->gang_size, n = members[0].nsamples;
 	struct summary sum;
 	struct json_obj params = JSON_OBJ_INIT;
 	double v, worst_errors = 0;
 	char err[64];
 
 	result_init(c);
-	c->cell = a->t.cell;
-	c->worker = a->t.gang_ranks[0];
-	c->started = a->r[0].started;
+	c->cell = t->cell;
+	c->worker = t->gang_ranks[0];
+	c->started = members[0].started;
 	for (int i = 0; i < size; i++) {
-		const struct result *r = &a->r[i];
+		const struct result *r = &members[i];
 
 		if (r->nsamples < n)
 			n = r->nsamples;
@@ -234,7 +230,7 @@ static void combine(struct master *m, struct gang_acc *a, struct result *c)
 		if (r->status != RESULT_OK) {
 			/* Every member's reason: the one that hung and the ones left waiting for it. */
 			char *e = xasprintf("%s%sgang rank %d (rank %d): %s", c->error ? c->error : "",
-					    c->error ? "; " : "", i, a->t.gang_ranks[i],
+					    c->error ? "; " : "", i, t->gang_ranks[i],
 					    r->error ? r->error : result_status_name[r->status]);
 
 			free(c->error);
@@ -246,28 +242,28 @@ static void combine(struct master *m, struct gang_acc *a, struct result *c)
 	if (c->status != RESULT_OK)
 		return;
 	for (int s = 0; s < n; s++) {
-		double t = 0, clk = 0;
+		double x = 0, clk = 0;
 
 		for (int i = 0; i < size; i++) {
-			if (a->r[i].samples[s] > t)
-				t = a->r[i].samples[s];
-			if (a->r[i].clocks[s] > 0 && (clk == 0 || a->r[i].clocks[s] < clk))
-				clk = a->r[i].clocks[s];
+			if (members[i].samples[s] > x)
+				x = members[i].samples[s];
+			if (members[i].clocks[s] > 0 && (clk == 0 || members[i].clocks[s] < clk))
+				clk = members[i].clocks[s];
 		}
-		result_add_sample(c, t, clk);
+		result_add_sample(c, x, clk);
 	}
 	stats_summary(c->samples, (size_t)c->nsamples, &sum);
 	c->noise = sum.noise;
-	c->noise_ok = !(sum.noise > m->o->spec->timing.max_noise);
-	for (size_t i = 0; i < a->r[0].metrics.n; i++)
-		if (a->r[0].metrics.v[i].type == JSON_NUM && !parse_double(a->r[0].metrics.v[i].val, &v))
-			result_set_metric(c, a->r[0].metrics.v[i].key, v);
+	c->noise_ok = !(sum.noise > timing->max_noise);
+	for (size_t i = 0; i < members[0].metrics.n; i++)
+		if (members[0].metrics.v[i].type == JSON_NUM && !parse_double(members[0].metrics.v[i].val, &v))
+			result_set_metric(c, members[0].metrics.v[i].key, v);
 	result_set_metric(c, "seconds", sum.median);
 	result_set_metric(c, "errors", worst_errors);
-	if (m->kernel->derive && !json_parse_flat(a->t.params, &params, 0, err, sizeof(err))) {
+	if (k && k->derive && !json_parse_flat(t->params, &params, 0, err, sizeof(err))) {
 		struct json_obj extra = JSON_OBJ_INIT;
 
-		m->kernel->derive(&params, size, sum.median, &extra);
+		k->derive(&params, size, sum.median, &extra);
 		for (size_t i = 0; i < extra.n; i++)
 			if (!parse_double(extra.v[i].val, &v))
 				result_set_metric(c, extra.v[i].key, v);
@@ -289,7 +285,7 @@ int gang_result(struct master *m, struct wstate *w, struct task *t, struct resul
 	a->got[t->gang_rank] = 1;
 	if (++a->ngot < a->t.gang_size)
 		return 0;
-	combine(m, a, &c);
+	gang_combine(m->kernel, &a->t, a->r, &m->o->spec->timing, &c);
 	if (c.status != RESULT_OK)
 		retire_set(m, a->t.gang_id);
 	ret = sched_store_result(m, &m->w[a->t.gang_ranks[0]], &a->t, &c);
