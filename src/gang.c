@@ -200,6 +200,34 @@ static void acc_release(struct master *m, struct gang_acc *a)
 	*a = m->accs[--m->naccs];
 }
 
+/*
+ * The cell's parameters as derive() reads them: every declared parameter present and sizes as numbers, as
+ * the worker hands them to the kernel. A cell's params hold only the spec's axes: without the defaults, a
+ * sweep that left bytes at its default got 0 GB/s of bus bandwidth. -1 when the text does not parse.
+ */
+static int gang_params(const struct kernel_ops *k, const char *text, struct json_obj *out)
+{
+	char err[64];
+
+	if (json_parse_flat(text ? text : "{}", out, 0, err, sizeof(err)))
+		return -1;
+	for (const struct param_def *d = k->params; d && d->name; d++) {
+		struct strbuf sb = STRBUF_INIT;
+		double v;
+
+		if (json_obj_find(out, d->name) || !d->def)
+			continue;
+		if (d->type == PARAM_BYTES && !parse_bytes(d->def, &v)) {
+			json_add_num(&sb, v);
+			json_obj_add(out, d->name, sb.buf, JSON_NUM);
+			sb_release(&sb);
+		} else {
+			json_obj_add(out, d->name, d->def, d->type == PARAM_STR ? JSON_STR : JSON_NUM);
+		}
+	}
+	return 0;
+}
+
 void gang_combine(const struct kernel_ops *k, const struct task *t, const struct result *members,
 		  const struct spec_timing *timing, struct result *c)
 {
@@ -207,7 +235,6 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 	struct summary sum;
 	struct json_obj params = JSON_OBJ_INIT;
 	double v, worst_errors = 0;
-	char err[64];
 
 	result_init(c);
 	c->cell = t->cell;
@@ -260,7 +287,7 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 			result_set_metric(c, members[0].metrics.v[i].key, v);
 	result_set_metric(c, "seconds", sum.median);
 	result_set_metric(c, "errors", worst_errors);
-	if (k && k->derive && !json_parse_flat(t->params, &params, 0, err, sizeof(err))) {
+	if (k && k->derive && !gang_params(k, t->params, &params)) {
 		struct json_obj extra = JSON_OBJ_INIT;
 
 		k->derive(&params, size, sum.median, &extra);

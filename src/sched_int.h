@@ -131,8 +131,8 @@ void gang_release(struct master *m);
  * the earliest. A failed member fails the cell: status is the first failure's (in gang order), error
  * names every failed member (gang rank and world rank) with its reason, and no sample is kept. The
  * leader's numeric metrics are carried over, seconds is the combined median and k->derive (k may be
- * NULL) adds the metrics that depend on the gang (bus bandwidth) from it. Initialises c (the caller
- * releases it); members are not changed.
+ * NULL) adds the metrics that depend on the gang (bus bandwidth) from it and the cell's params with
+ * k's defaults filled in. Initialises c (the caller releases it); members are not changed.
  */
 void gang_combine(const struct kernel_ops *k, const struct task *t, const struct result *members,
 		  const struct spec_timing *timing, struct result *c);

@@ -276,6 +276,22 @@ static void test_worst_errors(void)
 	gang_release_test(&g);
 }
 
+/*
+ * A cell's params hold only the spec's axes; derive() must see the kernel's defaults as the kernel did
+ * (sizes as numbers): a sweep that left bytes at cpu.allreduce's default 1M got 0 GB/s.
+ */
+static void test_derive_defaults(void)
+{
+	struct gang g;
+
+	gang_init(&g, "{\"dtype\":\"f64\"}");
+	gang_combine_now(&g);
+	/* 1M = 1048576 bytes; 1048576 / 0.018 / 1e9; busbw * 2 (3 - 1) / 3. */
+	CHECK_NEAR(metric(&g.c, "algbw_gbs"), 0.058254222222222224, 1e-12, "default bytes: algbw_gbs");
+	CHECK_NEAR(metric(&g.c, "busbw_gbs"), 0.077672296296296299, 1e-12, "default bytes: busbw_gbs");
+	gang_release_test(&g);
+}
+
 /* No derive hook (or no kernel) adds nothing; unreadable params skip derive rather than fail the cell. */
 static void test_no_derive(void)
 {
@@ -304,6 +320,7 @@ int main(void)
 	test_all_failed();
 	test_throttled_and_clock();
 	test_worst_errors();
+	test_derive_defaults();
 	test_no_derive();
 	return test_done();
 }
