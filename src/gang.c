@@ -1,4 +1,5 @@
 /* gang.c: cells that run on several workers at once (collectives): forming gangs, combining results. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +235,8 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 	int size = t->gang_size, n = members[0].nsamples;
 	struct summary sum;
 	struct json_obj params = JSON_OBJ_INIT;
-	double v, worst_errors = 0;
+	double v, worst_errors = 0, lead_sec;
+	const char *lead;
 
 	result_init(c);
 	c->cell = t->cell;
@@ -282,9 +284,20 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 	stats_summary(c->samples, (size_t)c->nsamples, &sum);
 	c->noise = sum.noise;
 	c->noise_ok = !(sum.noise > timing->max_noise);
-	for (size_t i = 0; i < members[0].metrics.n; i++)
-		if (members[0].metrics.v[i].type == JSON_NUM && !parse_double(members[0].metrics.v[i].val, &v))
-			result_set_metric(c, members[0].metrics.v[i].key, v);
+	lead = json_obj_get(&members[0].metrics, "seconds");
+	if (!lead || parse_double(lead, &lead_sec) || !(lead_sec > 0))
+		lead_sec = NAN;
+	for (size_t i = 0; i < members[0].metrics.n; i++) {
+		const struct json_pair *p = &members[0].metrics.v[i];
+
+		if (p->type != JSON_NUM || parse_double(p->val, &v))
+			continue;
+		/* The leader's rates are its work over its own median: over the cell's median instead, or
+		 * gbs would disagree with seconds and algbw_gbs (NaN, left out, when that cannot be done). */
+		if (!strcmp(p->key, "gflops") || !strcmp(p->key, "gbs"))
+			v = v * lead_sec / sum.median;
+		result_set_metric(c, p->key, v);
+	}
 	result_set_metric(c, "seconds", sum.median);
 	result_set_metric(c, "errors", worst_errors);
 	if (k && k->derive && !gang_params(k, t->params, &params)) {

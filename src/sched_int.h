@@ -130,7 +130,8 @@ void gang_release(struct master *m);
  * those samples against timing->max_noise; throttled, wall and errors are the members' largest, started
  * the earliest. A failed member fails the cell: status is the first failure's (in gang order), error
  * names every failed member (gang rank and world rank) with its reason, and no sample is kept. The
- * leader's numeric metrics are carried over, seconds is the combined median and k->derive (k may be
+ * leader's numeric metrics are carried over (its rates, gflops and gbs, put over the combined median:
+ * left out when it sent no seconds), seconds is the combined median and k->derive (k may be
  * NULL) adds the metrics that depend on the gang (bus bandwidth) from it and the cell's params with
  * k's defaults filled in. Initialises c (the caller releases it); members are not changed.
  */

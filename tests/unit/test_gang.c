@@ -121,6 +121,9 @@ static void test_slowest_per_launch(void)
 	CHECK_NEAR(metric(&g.c, "seconds"), 0.018, 1e-15, "seconds: the combined median, not the leader's 0.013");
 	CHECK_NEAR(metric(&g.c, "errors"), 0, 0, "errors");
 	CHECK_NEAR(metric(&g.c, "batch"), 4, 0, "the leader's other metrics are carried over");
+	/* The leader's gbs was 65536 bytes over its own median 0.013; the cell's is over the cell's median,
+	 * 65536 / 0.018 / 1e9, the same as algbw_gbs. */
+	CHECK_NEAR(metric(&g.c, "gbs"), 0.003640888888888889, 1e-12, "gbs over the combined median");
 	/* cpu.allreduce's derive, as nccl-tests: algbw = bytes / seconds / 1e9 = 65536 / 0.018 / 1e9;
 	 * busbw = algbw * 2 (n - 1) / n = algbw * 4 / 3 for 3 members. */
 	CHECK_NEAR(metric(&g.c, "algbw_gbs"), 0.003640888888888889, 1e-12, "algbw_gbs from the combined median");
@@ -292,6 +295,35 @@ static void test_derive_defaults(void)
 	gang_release_test(&g);
 }
 
+/* Every rate the leader measured (work over its own median) is put over the gang's median, the cell's
+ * seconds; one that cannot be (the leader sent no seconds) is left out rather than kept inconsistent. */
+static void test_rates(void)
+{
+	struct gang g;
+
+	gang_init(&g, "{\"bytes\":65536,\"gpus\":3}");
+	result_set_metric(&g.m[0], "gflops", 2.0);
+	result_set_metric(&g.m[1], "gflops", 9.0);   /* not the leader's: not read */
+	gang_combine_now(&g);
+	/* 2.0 * 0.013 / 0.018 */
+	CHECK_NEAR(metric(&g.c, "gflops"), 1.4444444444444444, 1e-12, "gflops: the leader's work over 0.018 s");
+	CHECK_NEAR(metric(&g.c, "gbs"), metric(&g.c, "algbw_gbs"), 1e-12, "gbs equals algbw_gbs");
+	gang_release_test(&g);
+
+	gang_init(&g, "{\"bytes\":65536,\"gpus\":3}");
+	result_release(&g.m[0]);
+	result_init(&g.m[0]);
+	for (int s = 0; s < 5; s++)
+		result_add_sample(&g.m[0], times[0][s], clocks[0][s]);
+	result_set_metric(&g.m[0], "gbs", 5.0);
+	result_set_metric(&g.m[0], "batch", 4);
+	gang_combine_now(&g);
+	CHECK(isnan(metric(&g.c, "gbs")), "leader without seconds: no gbs (got %g)", metric(&g.c, "gbs"));
+	CHECK_NEAR(metric(&g.c, "batch"), 4, 0, "leader without seconds: batch kept");
+	CHECK_NEAR(metric(&g.c, "seconds"), 0.018, 1e-15, "leader without seconds: seconds");
+	gang_release_test(&g);
+}
+
 /* No derive hook (or no kernel) adds nothing; unreadable params skip derive rather than fail the cell. */
 static void test_no_derive(void)
 {
@@ -321,6 +353,7 @@ int main(void)
 	test_throttled_and_clock();
 	test_worst_errors();
 	test_derive_defaults();
+	test_rates();
 	test_no_derive();
 	return test_done();
 }
