@@ -235,7 +235,7 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 	int size = t->gang_size, n = members[0].nsamples;
 	struct summary sum;
 	struct json_obj params = JSON_OBJ_INIT;
-	double v, worst_errors = 0, lead_sec;
+	double v, worst_errors = NAN, lead_sec;   /* NaN: no member counted errors (no check to count) */
 	const char *lead;
 
 	result_init(c);
@@ -254,7 +254,7 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 		if (r->throttled > c->throttled)
 			c->throttled = r->throttled;
 		if (json_obj_get(&r->metrics, "errors") && !parse_double(json_obj_get(&r->metrics, "errors"), &v) &&
-		    v > worst_errors)
+		    (isnan(worst_errors) || v > worst_errors))
 			worst_errors = v;
 		if (r->status != RESULT_OK) {
 			/* Every member's reason: the one that hung and the ones left waiting for it. */
@@ -299,7 +299,8 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 		result_set_metric(c, p->key, v);
 	}
 	result_set_metric(c, "seconds", sum.median);
-	result_set_metric(c, "errors", worst_errors);
+	if (!isnan(worst_errors))
+		result_set_metric(c, "errors", worst_errors);
 	if (k && k->derive && !gang_params(k, t->params, &params)) {
 		struct json_obj extra = JSON_OBJ_INIT;
 

@@ -277,6 +277,27 @@ static void test_worst_errors(void)
 	CHECK_INT(g.c.status, RESULT_OK, "errors: ok");
 	CHECK_NEAR(metric(&g.c, "errors"), 3, 0, "errors: the worst member's 3, not the leader's 0");
 	gang_release_test(&g);
+
+	/* Only a member that is not the leader counted errors: still the cell's. */
+	gang_init(&g, "{\"bytes\":65536,\"gpus\":3}");
+	json_obj_release(&g.m[0].metrics);
+	json_obj_release(&g.m[2].metrics);
+	result_set_metric(&g.m[1], "errors", 2);
+	gang_combine_now(&g);
+	CHECK_NEAR(metric(&g.c, "errors"), 2, 0, "errors: member 1's 2 though the leader has none");
+	gang_release_test(&g);
+
+	/* A kernel that checks nothing reports no errors metric: the cell claims no "0 errors" for it. */
+	gang_init(&g, "{\"bytes\":65536,\"gpus\":3}");
+	for (int i = 0; i < NM; i++) {
+		json_obj_release(&g.m[i].metrics);
+		result_set_metric(&g.m[i], "seconds", own_median[i]);
+	}
+	gang_combine_now(&g);
+	CHECK(isnan(metric(&g.c, "errors")), "no member counted errors: no errors metric (got %g)",
+	      metric(&g.c, "errors"));
+	CHECK_NEAR(metric(&g.c, "seconds"), 0.018, 1e-15, "no errors metric: seconds still there");
+	gang_release_test(&g);
 }
 
 /*
