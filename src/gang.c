@@ -1,4 +1,5 @@
 /* gang.c: cells that run on several workers at once (collectives): forming gangs, combining results. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,24 +202,48 @@ static void acc_release(struct master *m, struct gang_acc *a)
 }
 
 /*
- * One result for the gang: each sample is the slowest member's time of that launch (the collective is
- * done when its last member is), the first failure (in gang order) fails the cell, and the kernel's
- * derive() adds what depends on the gang (bus bandwidth) from the combined median.
+ * The cell's parameters as derive() reads them: every declared parameter present and sizes as numbers, as
+ * the worker hands them to the kernel. A cell's params hold only the spec's axes: without the defaults, a
+ * sweep that left bytes at its default got 0 GB/s of bus bandwidth. -1 when the text does not parse.
  */
-static void combine(struct master *m, struct gang_acc *a, struct result *c)
+static int gang_params(const struct kernel_ops *k, const char *text, struct json_obj *out)
 {
-	int size = a->t.gang_size, n = a->r[0].nsamples;
-	struct summary sum;
-	struct json_obj params = JSON_OBJ_INIT;
-	double v, worst_errors = 0;
 	char err[64];
 
+	if (json_parse_flat(text ? text : "{}", out, 0, err, sizeof(err)))
+		return -1;
+	for (const struct param_def *d = k->params; d && d->name; d++) {
+		struct strbuf sb = STRBUF_INIT;
+		double v;
+
+		if (json_obj_find(out, d->name) || !d->def)
+			continue;
+		if (d->type == PARAM_BYTES && !parse_bytes(d->def, &v)) {
+			json_add_num(&sb, v);
+			json_obj_add(out, d->name, sb.buf, JSON_NUM);
+			sb_release(&sb);
+		} else {
+			json_obj_add(out, d->name, d->def, d->type == PARAM_STR ? JSON_STR : JSON_NUM);
+		}
+	}
+	return 0;
+}
+
+void gang_combine(const struct kernel_ops *k, const struct task *t, const struct result *members,
+		  const struct spec_timing *timing, struct result *c)
+{
+	int size = t->gang_size, n = members[0].nsamples;
+	struct summary sum;
+	struct json_obj params = JSON_OBJ_INIT;
+	double v, worst_errors = NAN, lead_sec;   /* NaN: no member counted errors (no check to count) */
+	const char *lead;
+
 	result_init(c);
-	c->cell = a->t.cell;
-	c->worker = a->t.gang_ranks[0];
-	c->started = a->r[0].started;
+	c->cell = t->cell;
+	c->worker = t->gang_ranks[0];
+	c->started = members[0].started;
 	for (int i = 0; i < size; i++) {
-		const struct result *r = &a->r[i];
+		const struct result *r = &members[i];
 
 		if (r->nsamples < n)
 			n = r->nsamples;
@@ -229,12 +254,12 @@ static void combine(struct master *m, struct gang_acc *a, struct result *c)
 		if (r->throttled > c->throttled)
 			c->throttled = r->throttled;
 		if (json_obj_get(&r->metrics, "errors") && !parse_double(json_obj_get(&r->metrics, "errors"), &v) &&
-		    v > worst_errors)
+		    (isnan(worst_errors) || v > worst_errors))
 			worst_errors = v;
 		if (r->status != RESULT_OK) {
 			/* Every member's reason: the one that hung and the ones left waiting for it. */
 			char *e = xasprintf("%s%sgang rank %d (rank %d): %s", c->error ? c->error : "",
-					    c->error ? "; " : "", i, a->t.gang_ranks[i],
+					    c->error ? "; " : "", i, t->gang_ranks[i],
 					    r->error ? r->error : result_status_name[r->status]);
 
 			free(c->error);
@@ -246,28 +271,40 @@ static void combine(struct master *m, struct gang_acc *a, struct result *c)
 	if (c->status != RESULT_OK)
 		return;
 	for (int s = 0; s < n; s++) {
-		double t = 0, clk = 0;
+		double x = 0, clk = 0;
 
 		for (int i = 0; i < size; i++) {
-			if (a->r[i].samples[s] > t)
-				t = a->r[i].samples[s];
-			if (a->r[i].clocks[s] > 0 && (clk == 0 || a->r[i].clocks[s] < clk))
-				clk = a->r[i].clocks[s];
+			if (members[i].samples[s] > x)
+				x = members[i].samples[s];
+			if (members[i].clocks[s] > 0 && (clk == 0 || members[i].clocks[s] < clk))
+				clk = members[i].clocks[s];
 		}
-		result_add_sample(c, t, clk);
+		result_add_sample(c, x, clk);
 	}
 	stats_summary(c->samples, (size_t)c->nsamples, &sum);
 	c->noise = sum.noise;
-	c->noise_ok = !(sum.noise > m->o->spec->timing.max_noise);
-	for (size_t i = 0; i < a->r[0].metrics.n; i++)
-		if (a->r[0].metrics.v[i].type == JSON_NUM && !parse_double(a->r[0].metrics.v[i].val, &v))
-			result_set_metric(c, a->r[0].metrics.v[i].key, v);
+	c->noise_ok = !(sum.noise > timing->max_noise);
+	lead = json_obj_get(&members[0].metrics, "seconds");
+	if (!lead || parse_double(lead, &lead_sec) || !(lead_sec > 0))
+		lead_sec = NAN;
+	for (size_t i = 0; i < members[0].metrics.n; i++) {
+		const struct json_pair *p = &members[0].metrics.v[i];
+
+		if (p->type != JSON_NUM || parse_double(p->val, &v))
+			continue;
+		/* The leader's rates are its work over its own median: over the cell's median instead, or
+		 * gbs would disagree with seconds and algbw_gbs (NaN, left out, when that cannot be done). */
+		if (!strcmp(p->key, "gflops") || !strcmp(p->key, "gbs"))
+			v = v * lead_sec / sum.median;
+		result_set_metric(c, p->key, v);
+	}
 	result_set_metric(c, "seconds", sum.median);
-	result_set_metric(c, "errors", worst_errors);
-	if (m->kernel->derive && !json_parse_flat(a->t.params, &params, 0, err, sizeof(err))) {
+	if (!isnan(worst_errors))
+		result_set_metric(c, "errors", worst_errors);
+	if (k && k->derive && !gang_params(k, t->params, &params)) {
 		struct json_obj extra = JSON_OBJ_INIT;
 
-		m->kernel->derive(&params, size, sum.median, &extra);
+		k->derive(&params, size, sum.median, &extra);
 		for (size_t i = 0; i < extra.n; i++)
 			if (!parse_double(extra.v[i].val, &v))
 				result_set_metric(c, extra.v[i].key, v);
@@ -289,7 +326,7 @@ int gang_result(struct master *m, struct wstate *w, struct task *t, struct resul
 	a->got[t->gang_rank] = 1;
 	if (++a->ngot < a->t.gang_size)
 		return 0;
-	combine(m, a, &c);
+	gang_combine(m->kernel, &a->t, a->r, &m->o->spec->timing, &c);
 	if (c.status != RESULT_OK)
 		retire_set(m, a->t.gang_id);
 	ret = sched_store_result(m, &m->w[a->t.gang_ranks[0]], &a->t, &c);

@@ -122,6 +122,22 @@ int gang_result(struct master *m, struct wstate *w, struct task *t, struct resul
 /* The leader's bootstrap blob: forwarded to the other members of its gang. */
 int gang_forward_blob(struct master *m, int peer, const char *buf, size_t len);
 void gang_release(struct master *m);
+/*
+ * One result for gang cell t (the leader's copy: t->gang_size members, world ranks in t->gang_ranks)
+ * from members[i], gang rank i's result; a pure function, so that it is tested without MPI. Each sample
+ * is the slowest member's time of that launch (the collective is done when its last member is) with the
+ * lowest known SM clock of that launch, over the samples every member has; noise and noise_ok come from
+ * those samples against timing->max_noise; throttled, wall and errors are the members' largest (no
+ * errors metric when none counted any), started the earliest. A failed member fails the cell: status is
+ * the first failure's (in gang order), error names every failed member (gang rank and world rank) with
+ * its reason, and no sample is kept. The leader's numeric metrics are carried over (its rates, gflops
+ * and gbs, put over the combined median: left out when it sent no seconds), seconds is the combined
+ * median and k->derive (k may be NULL) adds the metrics that depend on the gang (bus bandwidth) from it
+ * and the cell's params with k's defaults filled in. Initialises c (the caller releases it); members are
+ * not changed.
+ */
+void gang_combine(const struct kernel_ops *k, const struct task *t, const struct result *members,
+		  const struct spec_timing *timing, struct result *c);
 
 /* gang.c: the worker's side. Communicators cached by gang id, closed at the end. */
 struct gang_cache;
