@@ -2,15 +2,107 @@
 #include "json.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The length (1 to 4) of the UTF-8 character at p, or 0 when p does not start a well-formed one: overlong
+ * forms, surrogates (U+D800..U+DFFF) and code points past U+10FFFF are not UTF-8 (RFC 3629). Then *bad
+ * is the length of the invalid part (at least 1): its longest start that could have begun a character.
+ * Never reads past a NUL byte.
+ */
+static size_t utf8_char(const unsigned char *p, size_t *bad)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf) {
+		n = 2;
+	} else if (*p >= 0xe0 && *p <= 0xef) {
+		n = 3;
+		lo = *p == 0xe0 ? 0xa0 : 0x80;      /* below: overlong */
+		hi = *p == 0xed ? 0x9f : 0xbf;      /* above: surrogates */
+	} else if (*p >= 0xf0 && *p <= 0xf4) {
+		n = 4;
+		lo = *p == 0xf0 ? 0x90 : 0x80;      /* below: overlong */
+		hi = *p == 0xf4 ? 0x8f : 0xbf;      /* above: past U+10FFFF */
+	} else {
+		*bad = 1;
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
+/*
+ * Scan the JSON number at s (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?): NULL with *end
+ * after it, or why there is none. A number that overflows a double is out of range (one that underflows
+ * reads as 0 or a subnormal, as written).
+ */
+static const char *scan_number(const char *s, const char **end)
+{
+	const char *p = s;
+
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return "expected a value";
+	if (*p == '0')
+		p++;
+	else
+		while (isdigit((unsigned char)*p))
+			p++;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return "bad number";
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return "bad number";
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	/* 01, 0x10, 12ab, 1.5.3: not a number followed by something else. */
+	if (isalnum((unsigned char)*p) || *p == '.' || *p == '+' || *p == '-')
+		return "bad number";
+	if (isinf(strtod(s, NULL)))
+		return "number out of range";
+	*end = p;
+	return NULL;
+}
+
+int json_number_ok(const char *s)
+{
+	const char *end;
+
+	return !scan_number(s, &end) && !*end;
+}
+
 void json_add_str(struct strbuf *sb, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, bad;
+
 	sb_addc(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
 		switch (*p) {
 		case '"': sb_adds(sb, "\\\""); break;
 		case '\\': sb_adds(sb, "\\\\"); break;
@@ -18,11 +110,22 @@ void json_add_str(struct strbuf *sb, const char *s)
 		case '\r': sb_adds(sb, "\\r"); break;
 		case '\t': sb_adds(sb, "\\t"); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				sb_addf(sb, "\\u%04x", *p);
-			else
+			} else if (*p < 0x80) {
 				sb_addc(sb, (char)*p);
+			} else if ((n = utf8_char(p, &bad))) {
+				sb_add(sb, p, n);
+				p += n;
+				continue;
+			} else {
+				/* JSON text is UTF-8: what is not becomes U+FFFD, one for each invalid part. */
+				sb_adds(sb, "\xef\xbf\xbd");
+				p += bad;
+				continue;
+			}
 		}
+		p++;
 	}
 	sb_addc(sb, '"');
 }
@@ -39,8 +142,10 @@ void json_add_num(struct strbuf *sb, double v)
 		sb_addf(sb, "%.0f", v);
 		return;
 	}
-	/* The shortest of %.15g..%.17g that reads back as the same double. */
-	for (int prec = 15; prec <= 17; prec++) {
+	/* The shortest of %.15g..%.17g that reads back as the same double. A normal double needing fewer
+	 * digits gets them from %.15g, which drops trailing zeros; a subnormal holds fewer than 15
+	 * significant digits, so %.15g would show noise: for one, start from 1 digit. */
+	for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
 			break;
@@ -83,18 +188,38 @@ const char *json_obj_get(const struct json_obj *o, const char *key)
 	return p ? p->val : NULL;
 }
 
+/* A number's text as JSON: as written when it is a JSON number, else the double it reads as (0x10, .5
+ * and +2 are not JSON), else null (inf, nan, a word). */
+static void add_num_text(struct strbuf *sb, const char *val)
+{
+	double v;
+
+	if (json_number_ok(val))
+		sb_adds(sb, val);
+	else if (!parse_double(val, &v))
+		json_add_num(sb, v);
+	else
+		sb_adds(sb, "null");
+}
+
 void json_obj_write(struct strbuf *sb, const struct json_obj *o)
 {
 	sb_addc(sb, '{');
 	for (size_t i = 0; i < o->n; i++) {
+		const char *val = o->v[i].val;
+
 		if (i)
 			sb_addc(sb, ',');
 		json_add_str(sb, o->v[i].key);
 		sb_addc(sb, ':');
 		if (o->v[i].type == JSON_STR)
-			json_add_str(sb, o->v[i].val);
+			json_add_str(sb, val);
+		else if (o->v[i].type == JSON_NUM)
+			add_num_text(sb, val);
+		else if (o->v[i].type == JSON_BOOL && (!strcmp(val, "true") || !strcmp(val, "false")))
+			sb_adds(sb, val);
 		else
-			sb_adds(sb, o->v[i].val);
+			sb_adds(sb, "null");
 	}
 	sb_addc(sb, '}');
 }
