@@ -20,9 +20,13 @@ struct json_obj {
 #define JSON_OBJ_INIT { NULL, 0, 0 }
 
 /*
- * Parse text holding one JSON object whose values are scalars (nested arrays or objects are skipped
- * when skip_nested, an error otherwise). Returns 0, or -1 with a one-line reason in err (no message
- * printed). On failure out holds nothing.
+ * Parse text holding one JSON object whose values are scalars (nested arrays or objects are checked and
+ * skipped when skip_nested, an error otherwise). Strict RFC 8259 JSON: nothing but whitespace after the
+ * object; no NaN, Infinity, leading zeros, hexadecimal or numbers that overflow a double (1e999); no
+ * duplicate keys (in nested objects too); strings in UTF-8, with \u escapes of surrogates in high-low
+ * pairs and no \u0000 (values are C strings). Nesting deeper than 64 levels is refused.
+ * Returns 0 with the pairs in *out, or -1 with a one-line reason in err (no message printed) and *out
+ * empty. *out is overwritten, not released first.
  */
 int json_parse_flat(const char *text, struct json_obj *out, int skip_nested, char *err, size_t errlen);
 void json_obj_release(struct json_obj *o);
