@@ -188,9 +188,7 @@ const char *json_obj_get(const struct json_obj *o, const char *key)
 	return p ? p->val : NULL;
 }
 
-/* A number's text as JSON: as written when it is a JSON number, else the double it reads as (0x10, .5
- * and +2 are not JSON), else null (inf, nan, a word). */
-static void add_num_text(struct strbuf *sb, const char *val)
+void json_add_num_text(struct strbuf *sb, const char *val)
 {
 	double v;
 
@@ -215,7 +213,7 @@ void json_obj_write(struct strbuf *sb, const struct json_obj *o)
 		if (o->v[i].type == JSON_STR)
 			json_add_str(sb, val);
 		else if (o->v[i].type == JSON_NUM)
-			add_num_text(sb, val);
+			json_add_num_text(sb, val);
 		else if (o->v[i].type == JSON_BOOL && (!strcmp(val, "true") || !strcmp(val, "false")))
 			sb_adds(sb, val);
 		else

@@ -36,9 +36,8 @@ void json_obj_add(struct json_obj *o, const char *key, const char *val, enum jso
 const struct json_pair *json_obj_find(const struct json_obj *o, const char *key);
 /* Its value text, or NULL when absent. */
 const char *json_obj_get(const struct json_obj *o, const char *key);
-/* Serialise as a compact object, in pair order. Always valid JSON: a JSON_NUM whose text is not a JSON
- * number is written as the double it reads as (0x10 as 16), or null (inf, nan, a word); a JSON_BOOL
- * other than true or false, and every JSON_NULL, as null. */
+/* Serialise as a compact object, in pair order. Always valid JSON: a JSON_NUM's text as
+ * json_add_num_text writes it; a JSON_BOOL other than true or false, and every JSON_NULL, as null. */
 void json_obj_write(struct strbuf *sb, const struct json_obj *o);
 
 /* Append s as a quoted, escaped JSON string: control characters escaped, UTF-8 passed through, and
@@ -47,6 +46,9 @@ void json_add_str(struct strbuf *sb, const char *s);
 /* Append a number in the shortest form that reads back exactly (integers without a fraction); NaN and
  * infinities become null. */
 void json_add_num(struct strbuf *sb, double v);
+/* Append text, the text of a number, as JSON: as written when it is a JSON number, else the double it
+ * reads as (0x10, .5 and +2 are not JSON), else null (inf, nan, a word). */
+void json_add_num_text(struct strbuf *sb, const char *text);
 /* 1 when s is exactly a JSON number (RFC 8259) that a double holds (1e999 is not one). */
 int json_number_ok(const char *s);
 
