@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,14 +142,11 @@ static int get_slots(struct ip *p, const struct ynode *n, int *out)
 	return 0;
 }
 
-/* A plain scalar that reads as a finite number is a JSON number; anything else a string. */
+/* A plain scalar written as a JSON number is one; anything else a string: 007 (a zip code, a part
+ * number) and 0x1f would lose their text as numbers, and are no JSON numbers as written. */
 static enum json_type scalar_type(const struct ynode *n)
 {
-	double d;
-
-	if (n->plain && !parse_double(n->text, &d) && isfinite(d))
-		return JSON_NUM;
-	return JSON_STR;
+	return n->plain && json_number_ok(n->text) ? JSON_NUM : JSON_STR;
 }
 
 static void label_set(struct json_obj *o, const char *key, const char *val, enum json_type type)
