@@ -49,14 +49,15 @@ struct ip {
 __attribute__((format(printf, 4, 5)))
 static void problem_at(struct ip *p, int line, int col, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], shown[sizeof(msg) + 4];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote the file's text: a control character in it must not reach the terminal. */
 	if (p->nproblems++ < 100)
-		error("%s:%d:%d: %s", p->path, line, col, msg);
+		error("%s:%d:%d: %s", p->path, line, col, printable(shown, msg, sizeof(msg)));
 }
 
 #define problem(p, n, ...) problem_at(p, (n)->line, (n)->col, __VA_ARGS__)
