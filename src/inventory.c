@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,14 +49,15 @@ struct ip {
 __attribute__((format(printf, 4, 5)))
 static void problem_at(struct ip *p, int line, int col, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], shown[sizeof(msg) + 4];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote the file's text: a control character in it must not reach the terminal. */
 	if (p->nproblems++ < 100)
-		error("%s:%d:%d: %s", p->path, line, col, msg);
+		error("%s:%d:%d: %s", p->path, line, col, printable(shown, msg, sizeof(msg)));
 }
 
 #define problem(p, n, ...) problem_at(p, (n)->line, (n)->col, __VA_ARGS__)
@@ -143,14 +143,11 @@ static int get_slots(struct ip *p, const struct ynode *n, int *out)
 	return 0;
 }
 
-/* A plain scalar that reads as a finite number is a JSON number; anything else a string. */
+/* A plain scalar written as a JSON number is one; anything else a string: 007 (a zip code, a part
+ * number) and 0x1f would lose their text as numbers, and are no JSON numbers as written. */
 static enum json_type scalar_type(const struct ynode *n)
 {
-	double d;
-
-	if (n->plain && !parse_double(n->text, &d) && isfinite(d))
-		return JSON_NUM;
-	return JSON_STR;
+	return n->plain && json_number_ok(n->text) ? JSON_NUM : JSON_STR;
 }
 
 static void label_set(struct json_obj *o, const char *key, const char *val, enum json_type type)

@@ -2,15 +2,107 @@
 #include "json.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The length (1 to 4) of the UTF-8 character at p, or 0 when p does not start a well-formed one: overlong
+ * forms, surrogates (U+D800..U+DFFF) and code points past U+10FFFF are not UTF-8 (RFC 3629). Then *bad
+ * is the length of the invalid part (at least 1): its longest start that could have begun a character.
+ * Never reads past a NUL byte.
+ */
+static size_t utf8_char(const unsigned char *p, size_t *bad)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf) {
+		n = 2;
+	} else if (*p >= 0xe0 && *p <= 0xef) {
+		n = 3;
+		lo = *p == 0xe0 ? 0xa0 : 0x80;      /* below: overlong */
+		hi = *p == 0xed ? 0x9f : 0xbf;      /* above: surrogates */
+	} else if (*p >= 0xf0 && *p <= 0xf4) {
+		n = 4;
+		lo = *p == 0xf0 ? 0x90 : 0x80;      /* below: overlong */
+		hi = *p == 0xf4 ? 0x8f : 0xbf;      /* above: past U+10FFFF */
+	} else {
+		*bad = 1;
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
+/*
+ * Scan the JSON number at s (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?): NULL with *end
+ * after it, or why there is none. A number that overflows a double is out of range (one that underflows
+ * reads as 0 or a subnormal, as written).
+ */
+static const char *scan_number(const char *s, const char **end)
+{
+	const char *p = s;
+
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return "expected a value";
+	if (*p == '0')
+		p++;
+	else
+		while (isdigit((unsigned char)*p))
+			p++;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return "bad number";
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return "bad number";
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	/* 01, 0x10, 12ab, 1.5.3: not a number followed by something else. */
+	if (isalnum((unsigned char)*p) || *p == '.' || *p == '+' || *p == '-')
+		return "bad number";
+	if (isinf(strtod(s, NULL)))
+		return "number out of range";
+	*end = p;
+	return NULL;
+}
+
+int json_number_ok(const char *s)
+{
+	const char *end;
+
+	return !scan_number(s, &end) && !*end;
+}
+
 void json_add_str(struct strbuf *sb, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, bad;
+
 	sb_addc(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
 		switch (*p) {
 		case '"': sb_adds(sb, "\\\""); break;
 		case '\\': sb_adds(sb, "\\\\"); break;
@@ -18,11 +110,22 @@ void json_add_str(struct strbuf *sb, const char *s)
 		case '\r': sb_adds(sb, "\\r"); break;
 		case '\t': sb_adds(sb, "\\t"); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				sb_addf(sb, "\\u%04x", *p);
-			else
+			} else if (*p < 0x80) {
 				sb_addc(sb, (char)*p);
+			} else if ((n = utf8_char(p, &bad))) {
+				sb_add(sb, p, n);
+				p += n;
+				continue;
+			} else {
+				/* JSON text is UTF-8: what is not becomes U+FFFD, one for each invalid part. */
+				sb_adds(sb, "\xef\xbf\xbd");
+				p += bad;
+				continue;
+			}
 		}
+		p++;
 	}
 	sb_addc(sb, '"');
 }
@@ -39,8 +142,10 @@ void json_add_num(struct strbuf *sb, double v)
 		sb_addf(sb, "%.0f", v);
 		return;
 	}
-	/* The shortest of %.15g..%.17g that reads back as the same double. */
-	for (int prec = 15; prec <= 17; prec++) {
+	/* The shortest of %.15g..%.17g that reads back as the same double. A normal double needing fewer
+	 * digits gets them from %.15g, which drops trailing zeros; a subnormal holds fewer than 15
+	 * significant digits, so %.15g would show noise: for one, start from 1 digit. */
+	for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
 			break;
@@ -83,21 +188,43 @@ const char *json_obj_get(const struct json_obj *o, const char *key)
 	return p ? p->val : NULL;
 }
 
+void json_add_num_text(struct strbuf *sb, const char *val)
+{
+	double v;
+
+	if (json_number_ok(val))
+		sb_adds(sb, val);
+	else if (!parse_double(val, &v))
+		json_add_num(sb, v);
+	else
+		sb_adds(sb, "null");
+}
+
 void json_obj_write(struct strbuf *sb, const struct json_obj *o)
 {
 	sb_addc(sb, '{');
 	for (size_t i = 0; i < o->n; i++) {
+		const char *val = o->v[i].val;
+
 		if (i)
 			sb_addc(sb, ',');
 		json_add_str(sb, o->v[i].key);
 		sb_addc(sb, ':');
 		if (o->v[i].type == JSON_STR)
-			json_add_str(sb, o->v[i].val);
+			json_add_str(sb, val);
+		else if (o->v[i].type == JSON_NUM)
+			json_add_num_text(sb, val);
+		else if (o->v[i].type == JSON_BOOL && (!strcmp(val, "true") || !strcmp(val, "false")))
+			sb_adds(sb, val);
 		else
-			sb_adds(sb, o->v[i].val);
+			sb_adds(sb, "null");
 	}
 	sb_addc(sb, '}');
 }
+
+/* The deepest nesting read (the object itself is level 1): values are followed by recursion, so a hostile
+ * depth must stop before the stack does. Nothing sweep writes goes past 3. */
+#define JSON_MAX_DEPTH 64
 
 struct reader {
 	const char *p;
@@ -108,6 +235,12 @@ struct reader {
 static int fail(struct reader *r, const char *what)
 {
 	snprintf(r->err, r->errlen, "%s", what);
+	return -1;
+}
+
+static int too_deep(struct reader *r)
+{
+	snprintf(r->err, r->errlen, "nesting deeper than %d levels", JSON_MAX_DEPTH);
 	return -1;
 }
 
@@ -152,13 +285,15 @@ static int read_hex4(struct reader *r, unsigned *out)
 	return 0;
 }
 
-/* A string at r->p (opening quote included), unescaped into sb. */
+/* A string at r->p (opening quote included), unescaped into sb. Its text must be UTF-8, and a \u escape
+ * of a surrogate must be the high half of a pair, the low half following at once. */
 static int read_string(struct reader *r, struct strbuf *sb)
 {
 	r->p++;
 	for (;;) {
 		char c = *r->p++;
 		unsigned cp, lo;
+		size_t n, bad;
 
 		if (!c)
 			return fail(r, "unterminated string");
@@ -166,6 +301,13 @@ static int read_string(struct reader *r, struct strbuf *sb)
 			return 0;
 		if ((unsigned char)c < 0x20)
 			return fail(r, "control character in string");
+		if ((unsigned char)c >= 0x80) {
+			if (!(n = utf8_char((const unsigned char *)r->p - 1, &bad)))
+				return fail(r, "invalid UTF-8 in string");
+			sb_add(sb, r->p - 1, n);
+			r->p += n - 1;
+			continue;
+		}
 		if (c != '\\') {
 			sb_addc(sb, c);
 			continue;
@@ -180,13 +322,19 @@ static int read_string(struct reader *r, struct strbuf *sb)
 		case 'u':
 			if (read_hex4(r, &cp))
 				return -1;
-			if (cp >= 0xd800 && cp < 0xdc00 && r->p[0] == '\\' && r->p[1] == 'u') {
+			if (cp >= 0xdc00 && cp < 0xe000)
+				return fail(r, "lone surrogate in \\u escape");
+			if (cp >= 0xd800 && cp < 0xdc00) {
+				if (r->p[0] != '\\' || r->p[1] != 'u')
+					return fail(r, "lone surrogate in \\u escape");
 				r->p += 2;
 				if (read_hex4(r, &lo))
 					return -1;
-				if (lo >= 0xdc00 && lo < 0xe000)
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				if (lo < 0xdc00 || lo >= 0xe000)
+					return fail(r, "lone surrogate in \\u escape");
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 			}
+			/* Values are C strings: a NUL would cut them short without a word. */
 			if (!cp)
 				return fail(r, "NUL in string");
 			add_utf8(sb, cp);
@@ -197,40 +345,9 @@ static int read_string(struct reader *r, struct strbuf *sb)
 	}
 }
 
-/* Skip a nested array or object, strings included. */
-static int skip_nested(struct reader *r)
-{
-	int depth = 0;
-	struct strbuf tmp = STRBUF_INIT;
-
-	do {
-		char c = *r->p;
-
-		if (!c) {
-			sb_release(&tmp);
-			return fail(r, "unterminated array or object");
-		}
-		if (c == '"') {
-			sb_reset(&tmp);
-			if (read_string(r, &tmp)) {
-				sb_release(&tmp);
-				return -1;
-			}
-			continue;
-		}
-		if (c == '[' || c == '{')
-			depth++;
-		else if (c == ']' || c == '}')
-			depth--;
-		r->p++;
-	} while (depth > 0);
-	sb_release(&tmp);
-	return 0;
-}
-
 static int read_scalar(struct reader *r, struct strbuf *val, enum json_type *type)
 {
-	const char *start = r->p;
+	const char *why, *end;
 
 	if (*r->p == '"') {
 		*type = JSON_STR;
@@ -248,106 +365,177 @@ static int read_scalar(struct reader *r, struct strbuf *val, enum json_type *typ
 		r->p += 5;
 		return 0;
 	}
-	if (*r->p == '-')
-		r->p++;
-	if (!isdigit((unsigned char)*r->p))
-		return fail(r, "expected a value");
-	while (isdigit((unsigned char)*r->p))
-		r->p++;
-	if (*r->p == '.') {
-		r->p++;
-		if (!isdigit((unsigned char)*r->p))
-			return fail(r, "bad number");
-		while (isdigit((unsigned char)*r->p))
-			r->p++;
-	}
-	if (*r->p == 'e' || *r->p == 'E') {
-		r->p++;
-		if (*r->p == '+' || *r->p == '-')
-			r->p++;
-		if (!isdigit((unsigned char)*r->p))
-			return fail(r, "bad number");
-		while (isdigit((unsigned char)*r->p))
-			r->p++;
-	}
+	if ((why = scan_number(r->p, &end)))
+		return fail(r, why);
 	*type = JSON_NUM;
-	sb_add(val, start, (size_t)(r->p - start));
+	sb_add(val, r->p, (size_t)(end - r->p));
+	r->p = end;
 	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Refuse an object whose keys (those of a's pairs and of b's) are not all different: which value wins
+ * would be anyone's guess. Sorting keeps a hostile number of keys from taking n^2 time. */
+static int check_duplicates(struct reader *r, const struct json_obj *a, const struct json_obj *b)
+{
+	size_t n = a->n + b->n, k = 0;
+	const char **keys;
+	int ret = 0;
+
+	if (n < 2)
+		return 0;
+	keys = xmalloc(n * sizeof(*keys));
+	for (size_t i = 0; i < a->n; i++)
+		keys[k++] = a->v[i].key;
+	for (size_t i = 0; i < b->n; i++)
+		keys[k++] = b->v[i].key;
+	qsort(keys, n, sizeof(*keys), cmp_key);
+	for (size_t i = 1; i < n && !ret; i++)
+		if (!strcmp(keys[i - 1], keys[i])) {
+			char shown[44];
+
+			snprintf(r->err, r->errlen, "duplicate key '%s'", printable(shown, keys[i], 40));
+			ret = -1;
+		}
+	free(keys);
+	return ret;
+}
+
+static int read_object(struct reader *r, int depth, struct json_obj *o, int skip);
+
+/* Check and pass over any value: nested ones must be JSON too. */
+static int skip_value(struct reader *r, int depth)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	enum json_type type;
+	int ret;
+
+	if (*r->p == '{')
+		return read_object(r, depth + 1, NULL, 1);
+	if (*r->p != '[') {
+		ret = read_scalar(r, &tmp, &type);
+		sb_release(&tmp);
+		return ret;
+	}
+	if (depth + 1 > JSON_MAX_DEPTH)
+		return too_deep(r);
+	r->p++;
+	skip_ws(r);
+	if (*r->p == ']') {
+		r->p++;
+		return 0;
+	}
+	for (;;) {
+		skip_ws(r);
+		if (skip_value(r, depth + 1))
+			return -1;
+		skip_ws(r);
+		if (*r->p == ']') {
+			r->p++;
+			return 0;
+		}
+		if (*r->p != ',')
+			return fail(r, "expected ',' or ']'");
+		r->p++;
+	}
+}
+
+/*
+ * The object at r->p, at nesting level depth. Its scalar pairs go into o; nested values are an error
+ * unless skip. o NULL (a nested object): every value is checked and passed over.
+ */
+static int read_object(struct reader *r, int depth, struct json_obj *o, int skip)
+{
+	struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
+	static const struct json_obj none = JSON_OBJ_INIT;
+	struct json_obj passed = JSON_OBJ_INIT;   /* keys of values not kept in o */
+	enum json_type type;
+	int ret = -1;
+
+	if (depth > JSON_MAX_DEPTH)
+		return too_deep(r);
+	r->p++;
+	skip_ws(r);
+	if (*r->p == '}') {
+		r->p++;
+		return 0;
+	}
+	for (;;) {
+		skip_ws(r);
+		if (*r->p != '"') {
+			fail(r, "expected a key");
+			goto out;
+		}
+		sb_reset(&key);
+		sb_add(&key, "", 0);
+		if (read_string(r, &key))
+			goto out;
+		skip_ws(r);
+		if (*r->p != ':') {
+			fail(r, "expected ':'");
+			goto out;
+		}
+		r->p++;
+		skip_ws(r);
+		if (o && (*r->p == '[' || *r->p == '{') && !skip) {
+			fail(r, "nested value");
+			goto out;
+		}
+		if (o && *r->p != '[' && *r->p != '{') {
+			sb_reset(&val);
+			sb_add(&val, "", 0);
+			if (read_scalar(r, &val, &type))
+				goto out;
+			json_obj_add(o, key.buf, val.buf, type);
+		} else {
+			if (skip_value(r, depth))
+				goto out;
+			json_obj_add(&passed, key.buf, "", JSON_NULL);
+		}
+		skip_ws(r);
+		if (*r->p == '}') {
+			r->p++;
+			break;
+		}
+		if (*r->p != ',') {
+			fail(r, "expected ',' or '}'");
+			goto out;
+		}
+		r->p++;
+	}
+	ret = check_duplicates(r, o ? o : &none, &passed);
+out:
+	sb_release(&key);
+	sb_release(&val);
+	json_obj_release(&passed);
+	return ret;
 }
 
 int json_parse_flat(const char *text, struct json_obj *out, int skip, char *err, size_t errlen)
 {
 	struct reader r = { text, err, errlen };
-	struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
 	struct json_obj o = JSON_OBJ_INIT;
-	enum json_type type;
 
 	skip_ws(&r);
 	if (*r.p != '{') {
 		fail(&r, "not a JSON object");
 		goto fail;
 	}
-	r.p++;
-	skip_ws(&r);
-	if (*r.p == '}') {
-		r.p++;
-		goto done;
-	}
-	for (;;) {
-		skip_ws(&r);
-		if (*r.p != '"') {
-			fail(&r, "expected a key");
-			goto fail;
-		}
-		sb_reset(&key);
-		sb_add(&key, "", 0);
-		if (read_string(&r, &key))
-			goto fail;
-		skip_ws(&r);
-		if (*r.p++ != ':') {
-			fail(&r, "expected ':'");
-			goto fail;
-		}
-		skip_ws(&r);
-		if (*r.p == '[' || *r.p == '{') {
-			if (!skip) {
-				fail(&r, "nested value");
-				goto fail;
-			}
-			if (skip_nested(&r))
-				goto fail;
-		} else {
-			sb_reset(&val);
-			sb_add(&val, "", 0);
-			if (read_scalar(&r, &val, &type))
-				goto fail;
-			json_obj_add(&o, key.buf, val.buf, type);
-		}
-		skip_ws(&r);
-		if (*r.p == ',') {
-			r.p++;
-			continue;
-		}
-		if (*r.p == '}') {
-			r.p++;
-			break;
-		}
-		fail(&r, "expected ',' or '}'");
+	if (read_object(&r, 1, &o, skip))
 		goto fail;
-	}
-done:
 	skip_ws(&r);
 	if (*r.p) {
 		fail(&r, "trailing characters after the object");
 		goto fail;
 	}
-	sb_release(&key);
-	sb_release(&val);
 	*out = o;
 	return 0;
 fail:
-	sb_release(&key);
-	sb_release(&val);
 	json_obj_release(&o);
+	*out = (struct json_obj)JSON_OBJ_INIT;
 	return -1;
 }

@@ -68,31 +68,73 @@ static const char *at(const struct table *t, size_t r, int c)
 	return s ? s : "";
 }
 
+/* Characters, not bytes, line text up: a UTF-8 continuation byte adds nothing to the width. */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * A cell as aligned text or Markdown shows it. A control character would break the row (a newline) or
+ * reach the terminal (an escape): it shows as '?', except that Markdown writes a newline as <br>.
+ * Markdown splits cells at '|' unless escaped as \|, and reads \ before punctuation as an escape: both
+ * are escaped.
+ */
+static char *shown_cell(const char *s, int md)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_add(&sb, "", 0);
+	for (; *s; s++) {
+		if (md && *s == '\n')
+			sb_adds(&sb, "<br>");
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			sb_addc(&sb, '?');
+		else if (md && (*s == '|' || *s == '\\'))
+			sb_addf(&sb, "\\%c", *s);
+		else
+			sb_addc(&sb, *s);
+	}
+	return sb_detach(&sb);
+}
+
 static void print_aligned(const struct table *t, FILE *f, int md)
 {
 	size_t *w = xcalloc((size_t)t->ncol, sizeof(*w));
+	size_t ncells = (t->nrows + 1) * (size_t)t->ncol;
+	char **shown = xcalloc(ncells, sizeof(*shown));   /* the header row, then the rows */
 
 	for (int c = 0; c < t->ncol; c++) {
-		w[c] = strlen(t->head[c]);
+		shown[c] = shown_cell(t->head[c], md);
 		for (size_t r = 0; r < t->nrows; r++)
-			if (strlen(at(t, r, c)) > w[c])
-				w[c] = strlen(at(t, r, c));
-		if (md && w[c] < 3)
-			w[c] = 3;
+			shown[(r + 1) * (size_t)t->ncol + (size_t)c] = shown_cell(at(t, r, c), md);
+		w[c] = md ? 3 : 0;
+		for (size_t r = 0; r <= t->nrows; r++)
+			if (text_width(shown[r * (size_t)t->ncol + (size_t)c]) > w[c])
+				w[c] = text_width(shown[r * (size_t)t->ncol + (size_t)c]);
 	}
-	for (long r = -1; r < (long)t->nrows; r++) {
+	for (size_t r = 0; r <= t->nrows; r++) {
 		if (md)
 			fputs("| ", f);
 		for (int c = 0; c < t->ncol; c++) {
-			const char *s = r < 0 ? t->head[c] : at(t, (size_t)r, c);
-			int right = t->numeric[c] && r >= 0;
+			const char *s = shown[r * (size_t)t->ncol + (size_t)c];
+			int right = t->numeric[c] && r > 0;
 
-			fprintf(f, right ? "%*s" : "%-*s", (int)w[c], s);
+			if (!right)
+				fputs(s, f);
+			for (size_t i = text_width(s); i < w[c]; i++)
+				fputc(' ', f);
+			if (right)
+				fputs(s, f);
 			if (c + 1 < t->ncol)
 				fputs(md ? " | " : "  ", f);
 		}
 		fputs(md ? " |\n" : "\n", f);
-		if (r < 0 && md) {
+		if (r == 0 && md) {
 			fputs("|", f);
 			for (int c = 0; c < t->ncol; c++) {
 				fputc(t->numeric[c] ? ' ' : ':', f);
@@ -103,6 +145,9 @@ static void print_aligned(const struct table *t, FILE *f, int md)
 			fputc('\n', f);
 		}
 	}
+	for (size_t i = 0; i < ncells; i++)
+		free(shown[i]);
+	free(shown);
 	free(w);
 }
 
@@ -121,6 +166,9 @@ static void csv_cell(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* LaTeX's ten special characters escaped; '<', '>' and '|' by name, since its default (OT1) fonts
+ * print them as inverted marks and a dash; a control character as a space (a blank line would end the
+ * paragraph inside the tabular). */
 static void latex_cell(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -132,6 +180,14 @@ static void latex_cell(FILE *f, const char *s)
 			fputs("\\textasciicircum{}", f);
 		else if (*s == '\\')
 			fputs("\\textbackslash{}", f);
+		else if (*s == '<')
+			fputs("\\textless{}", f);
+		else if (*s == '>')
+			fputs("\\textgreater{}", f);
+		else if (*s == '|')
+			fputs("\\textbar{}", f);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc(' ', f);
 		else
 			fputc(*s, f);
 	}
@@ -182,7 +238,7 @@ void table_print(const struct table *t, FILE *f, enum table_format fmt)
 				if (!s || (t->numeric[c] && !is_number(s)))
 					sb_adds(&sb, "null");
 				else if (t->numeric[c])
-					sb_adds(&sb, s);
+					json_add_num_text(&sb, s);   /* 0x10 and inf are not JSON */
 				else
 					json_add_str(&sb, s);
 			}

@@ -1,0 +1,375 @@
+/* test_table.c: every table format byte for byte on awkward values, read back where a reader exists. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "json.h"
+#include "table.h"
+#include "util.h"
+
+/* s for a test's message: bytes other than printable ASCII as \xNN, newlines as \n. */
+static const char *shown(struct strbuf *sb, const char *s)
+{
+	sb_reset(sb);
+	sb_add(sb, "", 0);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			sb_adds(sb, "\\n");
+		else if (c >= 0x20 && c < 0x7f)
+			sb_addc(sb, (char)c);
+		else
+			sb_addf(sb, "\\x%02x", c);
+	}
+	return s ? sb->buf : "(null)";
+}
+
+/* got equals want; on a difference, both printed whole (escaped) as comments. */
+#define CHECK_TEXT(got_, want_, name_) do { \
+	const char *g_ = (got_), *w_ = (want_); \
+	int same_ = g_ && !strcmp(g_, w_); \
+	CHECK(same_, "%s", name_); \
+	if (!same_) { \
+		struct strbuf e_ = STRBUF_INIT; \
+		printf("# got:  %s\n", shown(&e_, g_)); \
+		printf("# want: %s\n", shown(&e_, w_)); \
+		sb_release(&e_); \
+	} \
+} while (0)
+
+/* What table_print writes for fmt, captured through a memory stream. Caller frees. */
+static char *print(const struct table *t, enum table_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	table_print(t, f, fmt);
+	fclose(f);
+	return buf;
+}
+
+#define NCOL 3
+static const char *const head[NCOL] = { "name", "note", "n_%" };
+/* A comma, a quote, a newline, '|', '&', '%', '_', '#', '\', an empty value, a blank one, a NULL,
+ * non-ASCII text (2- and 3-byte characters), LaTeX's other specials, and numbers of several forms. */
+static const char *const rows[][NCOL] = {
+	{ "a,b", "say \"hi\"", "1.5" },
+	{ "two\nlines", "a|b", "-2" },
+	{ "R&D 100%", "x_y #1", "1e3" },
+	{ "C:\\dir\\", "", "" },
+	{ "  ", NULL, "-" },
+	{ "caf\xc3\xa9", "\xe4\xb8\xad\xe6\x96\x87", "42" },
+	{ "~^{}$<>", "\\|", "0x10" },
+};
+#define NROWS ARRAY_SIZE(rows)
+
+static void make(struct table *t)
+{
+	table_init(t, NCOL, head);
+	for (size_t r = 0; r < NROWS; r++)
+		table_add(t, rows[r]);
+}
+
+static void check_format(const struct table *t, enum table_format fmt, const char *want, const char *name)
+{
+	char *got = print(t, fmt);
+
+	CHECK_TEXT(got, want, name);
+	free(got);
+}
+
+static void test_formats(void)
+{
+	struct table t;
+
+	make(&t);
+	CHECK(t.nrows == NROWS && t.ncol == NCOL, "%zu rows of %d columns", t.nrows, t.ncol);
+	CHECK(!t.numeric[0] && !t.numeric[1] && t.numeric[2],
+	      "numeric columns: only the third (empty, '-' and 0x10 are allowed in one)");
+
+	/* Two spaces between columns; text left-aligned, numbers right-aligned (their heading not);
+	 * widths in characters (café is 4, 中文 is 2); a control character as '?'. */
+	check_format(&t, TABLE_TEXT,
+		     "name       note      n_% \n"
+		     "a,b        say \"hi\"   1.5\n"
+		     "two?lines  a|b         -2\n"
+		     "R&D 100%   x_y #1     1e3\n"
+		     "C:\\dir\\                  \n"
+		     "                        -\n"
+		     "caf\xc3\xa9       \xe4\xb8\xad\xe6\x96\x87          42\n"
+		     "~^{}$<>    \\|        0x10\n",
+		     "aligned text");
+
+	/* GitHub Markdown: '|' and '\' escaped, a newline as <br>; widths of what is written. */
+	check_format(&t, TABLE_MD,
+		     "| name         | note     | n_%  |\n"
+		     "|:------------ |:-------- | ----:|\n"
+		     "| a,b          | say \"hi\" |  1.5 |\n"
+		     "| two<br>lines | a\\|b     |   -2 |\n"
+		     "| R&D 100%     | x_y #1   |  1e3 |\n"
+		     "| C:\\\\dir\\\\    |          |      |\n"
+		     "|              |          |    - |\n"
+		     "| caf\xc3\xa9         | \xe4\xb8\xad\xe6\x96\x87       |   42 |\n"
+		     "| ~^{}$<>      | \\\\\\|     | 0x10 |\n",
+		     "Markdown");
+
+	/* RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled; no
+	 * other field is (spaces are part of a field). */
+	check_format(&t, TABLE_CSV,
+		     "name,note,n_%\n"
+		     "\"a,b\",\"say \"\"hi\"\"\",1.5\n"
+		     "\"two\nlines\",a|b,-2\n"
+		     "R&D 100%,x_y #1,1e3\n"
+		     "C:\\dir\\,,\n"
+		     "  ,,-\n"
+		     "caf\xc3\xa9,\xe4\xb8\xad\xe6\x96\x87,42\n"
+		     "~^{}$<>,\\|,0x10\n",
+		     "CSV");
+
+	/* booktabs; & % $ # _ { } escaped, ~ ^ \ < > | by name, a newline as a space. */
+	check_format(&t, TABLE_LATEX,
+		     "\\begin{tabular}{llr}\n"
+		     "\\toprule\n"
+		     "name & note & n\\_\\% \\\\\n"
+		     "\\midrule\n"
+		     "a,b & say \"hi\" & 1.5 \\\\\n"
+		     "two lines & a\\textbar{}b & -2 \\\\\n"
+		     "R\\&D 100\\% & x\\_y \\#1 & 1e3 \\\\\n"
+		     "C:\\textbackslash{}dir\\textbackslash{} &  &  \\\\\n"
+		     "   &  & - \\\\\n"
+		     "caf\xc3\xa9 & \xe4\xb8\xad\xe6\x96\x87 & 42 \\\\\n"
+		     "\\textasciitilde{}\\textasciicircum{}\\{\\}\\$\\textless{}\\textgreater{} & "
+		     "\\textbackslash{}\\textbar{} & 0x10 \\\\\n"
+		     "\\bottomrule\n"
+		     "\\end{tabular}\n",
+		     "LaTeX");
+
+	/* An array of objects, one a line; a NULL cell and a numeric column's empty or '-' are null; a
+	 * number not in JSON's form (0x10) is written as JSON writes it. */
+	check_format(&t, TABLE_JSON,
+		     "[{\"name\":\"a,b\",\"note\":\"say \\\"hi\\\"\",\"n_%\":1.5},\n"
+		     " {\"name\":\"two\\nlines\",\"note\":\"a|b\",\"n_%\":-2},\n"
+		     " {\"name\":\"R&D 100%\",\"note\":\"x_y #1\",\"n_%\":1e3},\n"
+		     " {\"name\":\"C:\\\\dir\\\\\",\"note\":\"\",\"n_%\":null},\n"
+		     " {\"name\":\"  \",\"note\":null,\"n_%\":null},\n"
+		     " {\"name\":\"caf\xc3\xa9\",\"note\":\"\xe4\xb8\xad\xe6\x96\x87\",\"n_%\":42},\n"
+		     " {\"name\":\"~^{}$<>\",\"note\":\"\\\\|\",\"n_%\":16}]\n",
+		     "JSON");
+	table_release(&t);
+	CHECK(t.cell == NULL && t.head == NULL && t.nrows == 0, "release empties the table");
+}
+
+/* Read one RFC 4180 field at *p into sb; returns the character that ended it (',' '\n' or NUL). */
+static char csv_field(const char **p, struct strbuf *sb)
+{
+	const char *s = *p;
+
+	sb_reset(sb);
+	sb_add(sb, "", 0);
+	if (*s == '"') {
+		for (s++; *s; s++) {
+			if (*s == '"' && s[1] == '"')
+				sb_addc(sb, *s++);
+			else if (*s == '"')
+				break;
+			else
+				sb_addc(sb, *s);
+		}
+		if (*s == '"')
+			s++;
+	} else {
+		while (*s && *s != ',' && *s != '\n')
+			sb_addc(sb, *s++);
+	}
+	*p = *s ? s + 1 : s;
+	return *s;
+}
+
+/* The CSV and JSON read back give every cell as it was (NULL as empty in CSV, null in JSON). */
+static void test_read_back(void)
+{
+	struct strbuf field = STRBUF_INIT;
+	struct table t;
+	char *csv, *json, *line, *save = NULL;
+	const char *p;
+	int csv_ok = 1, nrec = 0;
+	size_t nobj = 0;
+
+	make(&t);
+	csv = print(&t, TABLE_CSV);
+	p = csv;
+	for (long r = -1; *p; r++, nrec++) {
+		for (int c = 0; c < NCOL; c++) {
+			const char *want = r < 0 ? head[c] : rows[r][c] ? rows[r][c] : "";
+			char end = csv_field(&p, &field);
+
+			if (r >= (long)NROWS || strcmp(field.buf, want) || end != (c + 1 < NCOL ? ',' : '\n')) {
+				struct strbuf e = STRBUF_INIT;
+
+				printf("# CSV record %ld field %d: '%s'\n", r + 1, c, shown(&e, field.buf));
+				sb_release(&e);
+				csv_ok = 0;
+			}
+		}
+	}
+	CHECK(csv_ok && nrec == (int)NROWS + 1, "CSV reads back as the cells (%d records)", nrec);
+	free(csv);
+
+	json = print(&t, TABLE_JSON);
+	for (line = strtok_r(json, "\n", &save); line; line = strtok_r(NULL, "\n", &save), nobj++) {
+		struct json_obj o;
+		char err[128];
+		size_t len = strlen(line);
+		const struct json_pair *pr;
+		int ok;
+
+		line[len - 1] = '\0';            /* the ',' or ']' after the object */
+		if (!nobj)
+			line++;                  /* the '[' before the first */
+		ok = !json_parse_flat(line, &o, 0, err, sizeof(err)) && nobj < NROWS && o.n == NCOL;
+		for (int c = 0; ok && c < NCOL; c++) {
+			const char *want = rows[nobj][c];
+
+			pr = json_obj_find(&o, head[c]);
+			if (c == 2)     /* the numbers: checked byte for byte above */
+				ok = pr && (pr->type == JSON_NUM || pr->type == JSON_NULL);
+			else
+				ok = pr && (want ? pr->type == JSON_STR && !strcmp(pr->val, want) : pr->type == JSON_NULL);
+		}
+		CHECK(ok, "JSON row %zu is a valid object of the cells (%s)", nobj, ok ? "ok" : err);
+		json_obj_release(&o);
+	}
+	CHECK(nobj == NROWS, "one JSON object per row (%zu)", nobj);
+	free(json);
+	table_release(&t);
+	sb_release(&field);
+}
+
+/* A numeric column: right-aligned; in JSON, numbers as JSON writes them whatever their form. */
+static void test_numbers(void)
+{
+	static const char *const h[] = { "k", "v" };
+	static const char *const r[][2] = {
+		{ "json", "-1.25e+03" }, { "hex", "0x10" }, { "inf", "inf" }, { "-inf", "-inf" },
+		{ "point", ".5" }, { "zeros", "007" }, { "plus", "+1" }, { "zero", "-0" }, { "none", "-" },
+	};
+	struct table t;
+
+	table_init(&t, 2, h);
+	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
+		table_add(&t, r[i]);
+	CHECK(!t.numeric[0] && t.numeric[1], "the column of numbers is numeric");
+	check_format(&t, TABLE_JSON,
+		     "[{\"k\":\"json\",\"v\":-1.25e+03},\n"
+		     " {\"k\":\"hex\",\"v\":16},\n"
+		     " {\"k\":\"inf\",\"v\":null},\n"
+		     " {\"k\":\"-inf\",\"v\":null},\n"
+		     " {\"k\":\"point\",\"v\":0.5},\n"
+		     " {\"k\":\"zeros\",\"v\":7},\n"
+		     " {\"k\":\"plus\",\"v\":1},\n"
+		     " {\"k\":\"zero\",\"v\":-0},\n"
+		     " {\"k\":\"none\",\"v\":null}]\n",
+		     "JSON numbers always in JSON's form");
+	check_format(&t, TABLE_TEXT,
+		     "k      v        \n"
+		     "json   -1.25e+03\n"
+		     "hex         0x10\n"
+		     "inf          inf\n"
+		     "-inf        -inf\n"
+		     "point         .5\n"
+		     "zeros        007\n"
+		     "plus          +1\n"
+		     "zero          -0\n"
+		     "none           -\n",
+		     "text: numbers right-aligned as written");
+	check_format(&t, TABLE_MD,
+		     "| k     | v         |\n"
+		     "|:----- | ---------:|\n"
+		     "| json  | -1.25e+03 |\n"
+		     "| hex   |      0x10 |\n"
+		     "| inf   |       inf |\n"
+		     "| -inf  |      -inf |\n"
+		     "| point |        .5 |\n"
+		     "| zeros |       007 |\n"
+		     "| plus  |        +1 |\n"
+		     "| zero  |        -0 |\n"
+		     "| none  |         - |\n",
+		     "Markdown: numbers right-aligned, ':' on the right");
+	table_release(&t);
+
+	/* One word in a column makes it text: quoted in JSON, left-aligned, 'l' in LaTeX. */
+	table_init(&t, 2, h);
+	table_add(&t, (const char *const[]){ "a", "1" });
+	table_add(&t, (const char *const[]){ "b", "n/a" });
+	CHECK(!t.numeric[1], "a word makes a column text");
+	check_format(&t, TABLE_JSON, "[{\"k\":\"a\",\"v\":\"1\"},\n {\"k\":\"b\",\"v\":\"n/a\"}]\n",
+		     "JSON: a text column's numbers are strings");
+	check_format(&t, TABLE_TEXT, "k  v  \na  1  \nb  n/a\n", "text: a text column is left-aligned");
+	check_format(&t, TABLE_LATEX,
+		     "\\begin{tabular}{ll}\n\\toprule\nk & v \\\\\n\\midrule\na & 1 \\\\\nb & n/a \\\\\n"
+		     "\\bottomrule\n\\end{tabular}\n",
+		     "LaTeX: a text column is 'l'");
+	table_release(&t);
+}
+
+/* No rows: the heading alone, and an empty JSON array. */
+static void test_empty(void)
+{
+	static const char *const h[] = { "a", "long heading" };
+	struct table t;
+
+	table_init(&t, 2, h);
+	check_format(&t, TABLE_TEXT, "a  long heading\n", "text with no rows");
+	check_format(&t, TABLE_MD, "| a   | long heading |\n| ---:| ------------:|\n", "Markdown with no rows");
+	check_format(&t, TABLE_CSV, "a,long heading\n", "CSV with no rows");
+	check_format(&t, TABLE_LATEX,
+		     "\\begin{tabular}{rr}\n\\toprule\na & long heading \\\\\n\\midrule\n\\bottomrule\n"
+		     "\\end{tabular}\n", "LaTeX with no rows");
+	check_format(&t, TABLE_JSON, "[]\n", "JSON with no rows");
+	table_release(&t);
+}
+
+static void test_format_parse(void)
+{
+	static const char *const names[] = { "text", "md", "csv", "latex", "json" };
+	static const enum table_format want[] = { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_LATEX, TABLE_JSON };
+	enum table_format f;
+	char errs[512];
+	FILE *tmp;
+	int saved, rc;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		f = (enum table_format)-1;
+		rc = table_format_parse(names[i], &f);
+		CHECK(rc == 0 && f == want[i], "format '%s' is %d (got %d, rc %d)", names[i], want[i], f, rc);
+	}
+	/* An unknown name: -1 and one message naming the choices. */
+	tmp = tmpfile();
+	saved = dup(2);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	f = TABLE_CSV;
+	rc = table_format_parse("JSON", &f);
+	rc += table_format_parse("", &f);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	errs[fread(errs, 1, sizeof(errs) - 1, tmp)] = '\0';
+	fclose(tmp);
+	CHECK(rc == -2 && f == TABLE_CSV, "unknown names (case counts) fail and leave out alone (rc %d)", rc);
+	CHECK_TEXT(errs, "sweep: unknown format 'JSON' (expected text, md, csv, latex or json)\n"
+		   "sweep: unknown format '' (expected text, md, csv, latex or json)\n", "the message");
+}
+
+int main(void)
+{
+	test_formats();
+	test_read_back();
+	test_numbers();
+	test_empty();
+	test_format_parse();
+	return test_done();
+}
