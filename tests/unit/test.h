@@ -23,6 +23,35 @@ static int test_failed_count;
 	CHECK(fabs(a_ - b_) <= (tol) * fmax(1.0, fabs(b_)), "%s: got %.17g, want %.17g", name, a_, b_); \
 	} while (0)
 
+/* s shown on one line into buf (cut to fit): newlines as \n, other control and non-ASCII bytes as \xNN. */
+static inline const char *test_shown(char *buf, size_t n, const char *s)
+{
+	size_t k = 0;
+
+	if (!s)
+		return "(null)";
+	for (; *s && k + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			k += (size_t)snprintf(buf + k, n - k, "\\n");
+		else if (c >= 0x20 && c < 0x7f)
+			buf[k++] = (char)c;
+		else
+			k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* CHECK_STR for texts of several lines or with control bytes: on a difference both are printed whole,
+ * escaped, as comments. */
+#define CHECK_TEXT(got, want, name) do { const char *g_ = (got), *w_ = (want); char e_[8192]; \
+	int same_ = g_ && w_ && !strcmp(g_, w_); \
+	CHECK(same_, "%s", name); \
+	if (!same_) { printf("# got:  %s\n", test_shown(e_, sizeof(e_), g_)); \
+		printf("# want: %s\n", test_shown(e_, sizeof(e_), w_)); } } while (0)
+
 static inline int test_done(void)
 {
 	fflush(stdout);

@@ -304,7 +304,8 @@ static void test_timeout(void)
 	CHECK_INT(c.r.status, RESULT_TIMEOUT, "a command past its timeout is a timeout");
 	CHECK(c.r.error && strstr(c.r.error, "killed after 1 s") && strstr(c.r.error, "started"),
 	      "timeout message with the last stderr line: '%s'", c.r.error);
-	CHECK(took >= 3 && took < 8, "SIGTERM at 1 s, SIGKILL 2 s later: %.2f s", took);
+	/* The lower bound is the rule; the upper one is far below the 100 s the group would live. */
+	CHECK(took >= 3 && took < 30, "SIGTERM at 1 s, SIGKILL 2 s later: %.2f s", took);
 	gpid = c.r.out ? atol(c.r.out) : 0;
 	CHECK(gpid > 0, "the grandchild's pid was printed: %ld", gpid);
 	if (gpid > 0) {
@@ -320,7 +321,7 @@ static void test_timeout(void)
 	command_run(&c.w, &c.t, &c.r);
 	took = now_mono() - start;
 	CHECK_INT(c.r.status, RESULT_TIMEOUT, "timeout of a group that obeys SIGTERM");
-	CHECK(took >= 0.5 && took < 3, "ends soon after SIGTERM: %.2f s", took);
+	CHECK(took >= 0.5 && took < 30, "ends at SIGTERM, not at SIGKILL's 100 s: %.2f s", took);
 	gpid = c.r.out ? atol(c.r.out) : 0;
 	if (gpid > 0) {
 		st = reap(gpid);
@@ -337,8 +338,8 @@ static void test_timeout(void)
 	command_run(&c.w, &c.t, &c.r);
 	took = now_mono() - start;
 	CHECK_INT(c.r.status, RESULT_OK, "a command that leaves a background child is ok");
-	CHECK(took < 2.5, "it does not wait for the background child: %.2f s", took);
-	CHECK(c.r.nsamples == 1 && c.r.samples[0] < 0.1, "the sample is the command's own time: %.3f s",
+	CHECK(took < 30, "it does not wait for the background child's 100 s: %.2f s", took);
+	CHECK(c.r.nsamples == 1 && c.r.samples[0] < 5, "the sample is the command's own time: %.3f s",
 	      c.r.nsamples ? c.r.samples[0] : -1);
 	gpid = c.r.out ? atol(c.r.out) : 0;
 	if (gpid > 0) {

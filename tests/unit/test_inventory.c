@@ -8,34 +8,11 @@
 #include "json.h"
 #include "util.h"
 
+static char shown_buf[8192];   /* test_shown output for messages */
+
 static char errs[1 << 16];   /* what the last parse printed on stderr */
 
-/* s for a test's message: newlines as \n, other bytes that are not printable ASCII as \xNN. */
-static const char *shown(struct strbuf *sb, const char *s)
-{
-	sb_reset(sb);
-	sb_add(sb, "", 0);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
 
-		if (c == '\n')
-			sb_adds(sb, "\\n");
-		else if (c >= 0x20 && c < 0x7f)
-			sb_addc(sb, (char)c);
-		else
-			sb_addf(sb, "\\x%02x", c);
-	}
-	return s ? sb->buf : "(null)";
-}
-
-/* CHECK_STR for texts of several lines: both shown escaped on one line. */
-#define CHECK_TEXT(got_, want_, name_) do { \
-	struct strbuf g_ = STRBUF_INIT, w_ = STRBUF_INIT; \
-	const char *a_ = (got_), *b_ = (want_); \
-	CHECK(a_ && !strcmp(a_, b_), "%s: got '%s', want '%s'", name_, shown(&g_, a_), shown(&w_, b_)); \
-	sb_release(&g_); \
-	sb_release(&w_); \
-} while (0)
 
 /* inventory_parse of text as "inv.yaml" with stderr captured into errs. */
 static int parse(const char *text, struct inventory *inv)
@@ -73,9 +50,9 @@ static void check_err(const char *text, const char *want, int line)
 		sb_addc(&w, '\n');
 		p += n + (nl != NULL);
 	}
-	CHECK(rc == -1 && !strcmp(errs, w.buf), "line %d: '%s'", line, shown(&e, want));
+	CHECK(rc == -1 && !strcmp(errs, w.buf), "line %d: '%s'", line, test_shown(shown_buf, sizeof(shown_buf), want));
 	if (rc != -1 || strcmp(errs, w.buf))
-		printf("# rc %d, printed: %s\n", rc, shown(&e, errs));
+		printf("# rc %d, printed: %s\n", rc, test_shown(shown_buf, sizeof(shown_buf), errs));
 	CHECK(inv.hosts == NULL && inv.nhosts == 0 && inv.path == NULL, "line %d: a failed inventory is empty", line);
 	sb_release(&w);
 	sb_release(&e);
@@ -131,7 +108,7 @@ static void test_good(void)
 	struct strbuf sb = STRBUF_INIT;
 	int rc = parse(good, &inv);
 
-	CHECK(rc == 0 && !*errs, "a good inventory parses without a word (%s)", shown(&sb, errs));
+	CHECK(rc == 0 && !*errs, "a good inventory parses without a word (%s)", test_shown(shown_buf, sizeof(shown_buf), errs));
 	if (rc)
 		return;
 	CHECK_STR(inv.path, "inv.yaml", "path kept");
@@ -489,7 +466,7 @@ static void test_load(void)
 	rewind(tmp);
 	errs[fread(errs, 1, sizeof(errs) - 1, tmp)] = '\0';
 	fclose(tmp);
-	CHECK(rc == -1 && strstr(errs, "cannot open '/nonexistent/inv.yaml'"), "a missing file: %s", shown(&sb, errs));
+	CHECK(rc == -1 && strstr(errs, "cannot open '/nonexistent/inv.yaml'"), "a missing file: %s", test_shown(shown_buf, sizeof(shown_buf), errs));
 	CHECK(inv.hosts == NULL && inv.path == NULL, "a missing file leaves the inventory empty");
 	sb_release(&sb);
 }

@@ -8,25 +8,7 @@
 #include "util.h"
 
 /* s for a test's message: bytes other than printable ASCII as \xNN, so that the log stays text. */
-static const char *shown(char *buf, size_t n, const char *s)
-{
-	size_t k = 0;
 
-	if (!s)
-		return "(null)";
-	for (; *s && k + 5 < n; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		k += (size_t)snprintf(buf + k, n - k, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
-	}
-	buf[k] = '\0';
-	return buf;
-}
-
-/* CHECK_STR with the values shown escaped. */
-#define CHECK_TEXT(a, b, name) do { const char *a_ = (a), *b_ = (b); char ga_[600], wa_[600]; \
-	CHECK(a_ && b_ && !strcmp(a_, b_), "%s: got '%s', want '%s'", name, shown(ga_, sizeof(ga_), a_), \
-	      shown(wa_, sizeof(wa_), b_)); } while (0)
 
 /* The text json_add_str writes for s. */
 static const char *str_json(struct strbuf *sb, const char *s)
@@ -225,7 +207,7 @@ static void check_bad(const char *name, const char *text, int skip, const char *
 	strcpy(err, "(no reason)");
 	rc = json_parse_flat(text, &o, skip, err, sizeof(err));
 	CHECK(rc == -1 && !strcmp(err, want), "%s refused: got %d '%s', want '%s'", name, rc,
-	      shown(buf, sizeof(buf), err), want);
+	      test_shown(buf, sizeof(buf), err), want);
 	CHECK(o.v == NULL && o.n == 0 && o.alloc == 0, "%s: out holds nothing", name);
 	if (!rc)
 		json_obj_release(&o);
@@ -454,7 +436,7 @@ static void test_round_trip(void)
 	if (rc) {
 		char buf[1200];
 
-		printf("# %s\n", shown(buf, sizeof(buf), sb.buf));
+		printf("# %s\n", test_shown(buf, sizeof(buf), sb.buf));
 	}
 	json_obj_write(&again, &back);
 	CHECK(!strcmp(sb.buf, again.buf), "written again, the same text (%zu bytes)", sb.len);

@@ -160,7 +160,8 @@ static void test_spawn(void)
 
 	t0 = now_mono();
 	CHECK_INT(remote_spawn(slow, now_mono() + 0.5, &o), 0, "a slow program runs");
-	CHECK(now_mono() - t0 < 5, "killed at the deadline: %.2f s", now_mono() - t0);
+	/* The program sleeps 30 s: anything well under that is the deadline's kill (load only delays it). */
+	CHECK(now_mono() - t0 < 15, "killed at the deadline: %.2f s", now_mono() - t0);
 	CHECK_INT(o.timed_out, 1, "timed out");
 	CHECK_INT(o.signal, SIGKILL, "by SIGKILL");
 	CHECK(remote_unreachable(&o), "no answer counts as unreachable");
@@ -179,7 +180,8 @@ static void test_spawn(void)
 	t0 = now_mono();
 	CHECK_INT(remote_spawn(linger, now_mono() + 20, &o), 0,
 		  "a program leaving a child that holds its output");
-	CHECK(now_mono() - t0 < 3, "returns soon after the program exits: %.2f s", now_mono() - t0);
+	CHECK(now_mono() - t0 < 15, "returns when the program exits, not at the 20 s deadline: %.2f s",
+	      now_mono() - t0);
 	CHECK_INT(o.timed_out, 0, "not a timeout");
 	CHECK_INT(o.status, 0, "its exit status");
 	CHECK(o.out.buf && strstr(o.out.buf, "done\n"), "its output: %s", o.out.buf ? o.out.buf : "");

@@ -7,36 +7,9 @@
 #include "table.h"
 #include "util.h"
 
-/* s for a test's message: bytes other than printable ASCII as \xNN, newlines as \n. */
-static const char *shown(struct strbuf *sb, const char *s)
-{
-	sb_reset(sb);
-	sb_add(sb, "", 0);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+static char shown_buf[8192];   /* test_shown output for messages */
 
-		if (c == '\n')
-			sb_adds(sb, "\\n");
-		else if (c >= 0x20 && c < 0x7f)
-			sb_addc(sb, (char)c);
-		else
-			sb_addf(sb, "\\x%02x", c);
-	}
-	return s ? sb->buf : "(null)";
-}
 
-/* got equals want; on a difference, both printed whole (escaped) as comments. */
-#define CHECK_TEXT(got_, want_, name_) do { \
-	const char *g_ = (got_), *w_ = (want_); \
-	int same_ = g_ && !strcmp(g_, w_); \
-	CHECK(same_, "%s", name_); \
-	if (!same_) { \
-		struct strbuf e_ = STRBUF_INIT; \
-		printf("# got:  %s\n", shown(&e_, g_)); \
-		printf("# want: %s\n", shown(&e_, w_)); \
-		sb_release(&e_); \
-	} \
-} while (0)
 
 /* What table_print writes for fmt, captured through a memory stream. Caller frees. */
 static char *print(const struct table *t, enum table_format fmt)
@@ -208,7 +181,7 @@ static void test_read_back(void)
 			if (r >= (long)NROWS || strcmp(field.buf, want) || end != (c + 1 < NCOL ? ',' : '\n')) {
 				struct strbuf e = STRBUF_INIT;
 
-				printf("# CSV record %ld field %d: '%s'\n", r + 1, c, shown(&e, field.buf));
+				printf("# CSV record %ld field %d: '%s'\n", r + 1, c, test_shown(shown_buf, sizeof(shown_buf), field.buf));
 				sb_release(&e);
 				csv_ok = 0;
 			}
