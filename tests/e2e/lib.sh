@@ -73,5 +73,8 @@ test_expect_code() {
 	return 0
 }
 
+# run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
+run_bg() { "$@" & BG_PID=$!; }
+
 # sql DB 'SELECT ...': one value per line, columns separated by |.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }

@@ -17,8 +17,6 @@ H1=$(netns_name 1) H2=$(netns_name 2) H3=$(netns_name 3)
 MPIRUN="timeout 120 mpirun --bind-to none $(netns_mpirun_opts)"
 ALL="--hostfile $NETNS_HOSTFILE"
 
-# run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
-run_bg() { "$@" & BG_PID=$!; }
 
 cat >"$T/inv.yaml" <<EOF
 hosts:

@@ -4,8 +4,6 @@
 . tests/e2e/lib.sh
 MPIRUN="timeout 300 mpirun --bind-to none"
 
-# run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
-run_bg() { "$@" & BG_PID=$!; }
 
 cat >"$T/ar.yaml" <<'Y'
 sweep: ar

@@ -23,8 +23,6 @@ params:
 timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 10, warmup: 0}
 Y
 
-# run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
-run_bg() { "$@" & BG_PID=$!; }
 
 json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d[sys.argv[2]])' "$@"; }
 

@@ -5,7 +5,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int test_failed_count;
 
@@ -51,6 +53,56 @@ static inline const char *test_shown(char *buf, size_t n, const char *s)
 	CHECK(same_, "%s", name); \
 	if (!same_) { printf("# got:  %s\n", test_shown(e_, sizeof(e_), g_)); \
 		printf("# want: %s\n", test_shown(e_, sizeof(e_), w_)); } } while (0)
+
+/* What is printed on stderr (error(), warning()) between test_capture_start() and test_capture_end(),
+ * which returns it (malloc'd, NUL-terminated; the caller frees it). Not nested. */
+struct test_capture {
+	FILE *file;
+	int saved;
+};
+
+static inline struct test_capture *test_capture_state(void)
+{
+	static struct test_capture c = { NULL, -1 };
+
+	return &c;
+}
+
+static inline void test_capture_start(void)
+{
+	struct test_capture *c = test_capture_state();
+
+	fflush(stderr);
+	c->file = tmpfile();
+	c->saved = dup(2);
+	dup2(fileno(c->file), 2);
+}
+
+static inline char *test_capture_end(void)
+{
+	struct test_capture *c = test_capture_state();
+	long n;
+	char *s;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	n = ftell(c->file);
+	s = malloc((size_t)(n > 0 ? n : 0) + 1);
+	rewind(c->file);
+	s[n > 0 ? fread(s, 1, (size_t)n, c->file) : 0] = '\0';
+	fclose(c->file);
+	return s;
+}
+
+/* test_capture_end() into buf (cut to n - 1 bytes). */
+static inline void capture_into(char *buf, size_t n)
+{
+	char *s = test_capture_end();
+
+	snprintf(buf, n, "%s", s);
+	free(s);
+}
 
 static inline int test_done(void)
 {

@@ -17,18 +17,11 @@ static char errs[1 << 16];   /* what the last parse printed on stderr */
 /* inventory_parse of text as "inv.yaml" with stderr captured into errs. */
 static int parse(const char *text, struct inventory *inv)
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(2), rc;
+	int rc;
 
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
+	test_capture_start();
 	rc = inventory_parse("inv.yaml", text, strlen(text), inv);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	errs[fread(errs, 1, sizeof(errs) - 1, tmp)] = '\0';
-	fclose(tmp);
+	capture_into(errs, sizeof(errs));
 	return rc;
 }
 
@@ -444,8 +437,6 @@ static void test_load(void)
 	int fd = mkstemp(path), rc;
 	struct inventory inv;
 	struct strbuf sb = STRBUF_INIT;
-	FILE *tmp;
-	int saved;
 
 	CHECK(fd >= 0 && write(fd, good, strlen(good)) == (ssize_t)strlen(good), "wrote an inventory file");
 	close(fd);
@@ -455,17 +446,9 @@ static void test_load(void)
 		inventory_release(&inv);
 	unlink(path);
 
-	tmp = tmpfile();
-	saved = dup(2);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
+	test_capture_start();
 	rc = inventory_load("/nonexistent/inv.yaml", &inv);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	errs[fread(errs, 1, sizeof(errs) - 1, tmp)] = '\0';
-	fclose(tmp);
+	capture_into(errs, sizeof(errs));
 	CHECK(rc == -1 && strstr(errs, "cannot open '/nonexistent/inv.yaml'"), "a missing file: %s", test_shown(shown_buf, sizeof(shown_buf), errs));
 	CHECK(inv.hosts == NULL && inv.path == NULL, "a missing file leaves the inventory empty");
 	sb_release(&sb);

@@ -29,32 +29,6 @@ static void rm_db(const char *path)
 	unlink(buf);
 }
 
-/* stderr into a file while a call runs that is expected to print (error(), warning()). */
-static int cap_fd = -1, cap_saved = -1;
-static char cap_path[300];
-
-static void capture_start(void)
-{
-	snprintf(cap_path, sizeof(cap_path), "%s/stderr.txt", dir);
-	fflush(stderr);
-	cap_saved = dup(2);
-	cap_fd = open(cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(cap_fd, 2);
-}
-
-static char *capture_end(void)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	close(cap_fd);
-	sb_read_file(&sb, cap_path);
-	unlink(cap_path);
-	return sb_detach(&sb);
-}
-
 static void copy_file(const char *from, const char *to)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -726,9 +700,9 @@ static void check_refused(const char *out, const char *const *in, int n, int fre
 	char *msg, *after, *path = tmp_path("fresh.db");
 	int rc;
 
-	capture_start();
+	test_capture_start();
 	rc = store_merge(out, in, n, NULL, stats);
-	msg = capture_end();
+	msg = test_capture_end();
 	for (char *p = msg; *p; p++)
 		if (*p == '\n')
 			*p = p[1] ? ' ' : '\0';
@@ -741,9 +715,9 @@ static void check_refused(const char *out, const char *const *in, int n, int fre
 	free(msg);
 	if (fresh) {
 		rm_db(path);
-		capture_start();
+		test_capture_start();
 		rc = store_merge(path, in, n, NULL, NULL);
-		free(capture_end());
+		free(test_capture_end());
 		CHECK(rc == -1 && access(path, F_OK) != 0,
 		      "%s: refused (%d) into a new output, none left behind", what, rc);
 	}

@@ -12,20 +12,11 @@ static char errs[1 << 16];   /* what the last parse printed on stderr */
 /* spec_parse of text as "t.yaml" with stderr captured into errs. */
 static int parse(const char *text, struct spec *s)
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(2), rc;
-	size_t n;
+	int rc;
 
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
+	test_capture_start();
 	rc = spec_parse("t.yaml", text, strlen(text), s);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(errs, 1, sizeof(errs) - 1, tmp);
-	errs[n] = '\0';
-	fclose(tmp);
+	capture_into(errs, sizeof(errs));
 	return rc;
 }
 
@@ -340,8 +331,7 @@ static void test_load(void)
 	char path[] = "/tmp/test_spec_XXXXXX";
 	const char *text = "sweep: l\nkernel: sleep\nparams: {ms: [1, 2]}\n";
 	struct spec s;
-	int fd = mkstemp(path), rc, saved;
-	FILE *tmp;
+	int fd = mkstemp(path), rc;
 
 	CHECK(fd >= 0, "temporary file");
 	if (fd < 0)
@@ -358,17 +348,9 @@ static void test_load(void)
 	}
 	unlink(path);
 
-	tmp = tmpfile();
-	saved = dup(2);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
+	test_capture_start();
 	rc = spec_load("/nonexistent/x.yaml", &s);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	errs[fread(errs, 1, sizeof(errs) - 1, tmp)] = '\0';
-	fclose(tmp);
+	capture_into(errs, sizeof(errs));
 	CHECK_INT(rc, -1, "missing file fails");
 	CHECK(strstr(errs, "cannot open '/nonexistent/x.yaml'") != NULL, "missing file message");
 }

@@ -82,32 +82,6 @@ static void check_q1(struct store *st, const char *sql, const char *want)
 	free(got);
 }
 
-/* Run fn-less code with stderr captured into buf (what error() and warning() print). */
-static int cap_fd = -1, cap_saved = -1;
-static char cap_path[300];
-
-static void capture_start(void)
-{
-	snprintf(cap_path, sizeof(cap_path), "%s/stderr.txt", dir);
-	fflush(stderr);
-	cap_saved = dup(2);
-	cap_fd = open(cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(cap_fd, 2);
-}
-
-static char *capture_end(void)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	close(cap_fd);
-	sb_read_file(&sb, cap_path);
-	unlink(cap_path);
-	return sb_detach(&sb);
-}
-
 static void write_file(const char *path, const char *data, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -142,10 +116,10 @@ static void test_open(void)
 	CHECK_INT(store_open(path, STORE_RO, &st), 0, "reopen ro");
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells"), 0, "ro reads");
 	/* A write through a read-only connection fails even when the caller allows writes. */
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_query(st, "INSERT INTO runs(started) VALUES('x')", NULL, 0, 0, NULL, NULL), -1,
 		  "write on ro store");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "sql error: ") && strstr(msg, "readonly"), "ro write message: %s", msg);
 	free(msg);
 	store_close(st);
@@ -154,9 +128,9 @@ static void test_open(void)
 	rm_db(path);
 	free(path);
 	path = tmp_path("missing.db");
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro missing file");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(st == NULL, "no store on failure");
 	CHECK(strstr(msg, path) && strstr(msg, "No such file"), "missing message: %s", msg);
 	CHECK(access(path, F_OK) != 0, "ro open did not create the file");
@@ -172,10 +146,10 @@ static void test_open(void)
 			junk[i] = "not a database\n"[i % 15];
 		write_file(path, junk, sizeof(junk));
 	}
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro garbage");
 	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw garbage");
-	msg = capture_end();
+	msg = test_capture_end();
 	want = xasprintf("cannot open '%s': file is not a database", path);
 	CHECK(strstr(msg, want) != NULL, "garbage message: %s", msg);
 	free(want);
@@ -186,9 +160,9 @@ static void test_open(void)
 	free(path);
 	path = tmp_path("empty.db");
 	write_file(path, "", 0);
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro empty file");
-	msg = capture_end();
+	msg = test_capture_end();
 	want = xasprintf("'%s' is not a sweep database", path);
 	CHECK(strstr(msg, want) != NULL, "empty message: %s", msg);
 	free(want);
@@ -198,10 +172,10 @@ static void test_open(void)
 	CHECK_INT(store_query(st, "PRAGMA user_version = 0", NULL, 0, 0, NULL, NULL), 0,
 		  "reset user_version");
 	store_close(st);
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro non-sweep sqlite");
 	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw non-sweep sqlite");
-	msg = capture_end();
+	msg = test_capture_end();
 	want = xasprintf("'%s' is not a sweep database", path);
 	CHECK(strstr(msg, want) != NULL, "non-sweep ro message: %s", msg);
 	free(want);
@@ -215,10 +189,10 @@ static void test_open(void)
 	CHECK_INT(store_open(path, STORE_RW, &st), 0, "fresh");
 	CHECK_INT(store_query(st, "PRAGMA user_version = 99", NULL, 0, 0, NULL, NULL), 0, "future version");
 	store_close(st);
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw newer schema");
 	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro newer schema");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "schema version 99") != NULL, "newer message: %s", msg);
 	free(msg);
 	rm_db(path);
@@ -266,9 +240,9 @@ static void test_cells(void)
 		  "add k1 again");
 	CHECK_INT(added, 0, "existing key not added");
 	check_q1(st, "SELECT params || ord || state FROM cells WHERE key = 'k1'", "{\"n\":1}1planned");
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_add_cell(st, "s", "k9", "{}", 0, "", 9, "bogus", &added), -1, "bad state refused");
-	free(capture_end());
+	free(test_capture_end());
 	CHECK_INT(store_add_cell(st, "s", "t1", "{\"m\":1}", 1, "", 3, "template", &added), 0, "template 1");
 	CHECK_INT(store_add_cell(st, "s", "t0", "{\"m\":\"a b\"}", 0, "", 4, "template", &added), 0,
 		  "template 0");
@@ -337,9 +311,9 @@ static void test_cells(void)
 		  "mark k1 again");
 	CHECK_INT(attempt, 2, "k1 attempt 2");
 	check_q1(st, "SELECT state || attempts FROM cells WHERE key = 'k1'", "running2");
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_mark_running(st, 999999, &attempt), -1, "mark missing cell");
-	free(capture_end());
+	free(test_capture_end());
 	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'o0'"), &attempt), 0,
 		  "mark other sweep");
 
@@ -453,11 +427,11 @@ static void test_bulk(void)
 	CHECK_INT(added, 0, "w exists");
 	check_q1(st, "SELECT group_concat(key, ',') FROM (SELECT key FROM cells ORDER BY ord)", "x,y,z,w");
 	/* The unique index is really there. */
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_query(st, "INSERT INTO cells(sweep, key, params, pass, ord, state) "
 			      "VALUES('s', 'x', '{}', 0, 9, 'planned')", NULL, 0, 0, NULL, NULL), -1,
 		  "unique key");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "UNIQUE constraint failed: cells.key") != NULL, "unique message: %s", msg);
 	free(msg);
 	store_close(st);
@@ -494,9 +468,9 @@ static void test_results(void)
 	CHECK_INT(host, host2, "same facts, same host id");
 	CHECK_INT(store_put_host(st, "{\"hostname\":\"node2\"}", &host2), 0, "other host");
 	CHECK(host2 != host, "other facts, other id");
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_put_host(st, "{\"cpus\":1}", &host2), -1, "facts without hostname");
-	free(capture_end());
+	free(test_capture_end());
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM hosts"), 2, "two hosts");
 	check_q1(st, "SELECT hostname FROM hosts WHERE id = 1", "node1");
 	CHECK_INT(store_put_worker(st, run, 0, host, -1, NULL, "0-3"), 0, "worker 0");
@@ -555,20 +529,20 @@ static void test_results(void)
 		 " run || '|' || median FROM v_results", "c1|node1|1|{\"n\":1}||1|3.0");
 
 	/* A duplicate ok is refused; the first one stays. */
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_put_result(st, run, &r, 3, &id2), 0, "duplicate ok returns 0");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK_INT(id2, id, "duplicate reports the kept result");
 	CHECK(strstr(msg, "already has an ok result") != NULL, "duplicate warning: %s", msg);
 	free(msg);
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 1, "still one result");
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM samples"), 5, "still five samples");
 	/* The partial unique index itself refuses a second ok row. */
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_query(st, "INSERT INTO results(cell, status, attempt, n, noise_ok) "
 			      "SELECT cell, 'ok', 2, 0, 1 FROM results", NULL, 0, 0, NULL, NULL), -1,
 		  "second ok row refused by the index");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "sql error: UNIQUE constraint failed") != NULL, "index message: %s", msg);
 	free(msg);
 	/* A failed attempt after the ok is kept as history, but the cell stays ok. */
@@ -609,18 +583,18 @@ static void test_results(void)
 	r.cell = c3;
 	r.worker = 5;
 	result_fail(&r, RESULT_TIMEOUT, "slow");
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL), 0, "put from unknown worker");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "no worker row for run 1 rank 5") != NULL, "unknown worker warning: %s", msg);
 	free(msg);
 	check_q1(st, "SELECT state || error FROM cells WHERE id = 3", "plannedslow");
 	check_q1(st, "SELECT coalesce(host, 'none') FROM v_results WHERE cell = 3", "none");
 	/* A result for a cell that does not exist changes nothing. */
 	r.cell = 424242;
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL), -1, "result for a missing cell");
-	free(capture_end());
+	free(test_capture_end());
 	result_release(&r);
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 5, "results in all");
 
@@ -639,9 +613,9 @@ static void test_results(void)
 
 	CHECK_INT(store_run_end(st, run, "ok"), 0, "run end");
 	check_q1(st, "SELECT status || (finished IS NOT NULL) FROM runs", "ok1");
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_run_end(st, 77, "ok"), -1, "end of a missing run");
-	free(capture_end());
+	free(test_capture_end());
 	store_close(st);
 	rm_db(path);
 	free(path);
@@ -715,9 +689,9 @@ static void test_functions(void)
 	check_q1(st, "SELECT group_concat(g || '=' || m, ' ') FROM (SELECT column1 AS g, median(column2) AS m"
 		 " FROM (VALUES ('a', 1), ('a', 3), ('b', 5)) GROUP BY column1 ORDER BY column1)",
 		 "a=2.0 b=5.0");
-	capture_start();
+	test_capture_start();
 	check_q1(st, "SELECT quantile(column1, 2) FROM (VALUES (1))", "error");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "sql error: quantile(x, q): q must be a number in [0, 1]") != NULL,
 	      "q msg: %s", msg);
 	free(msg);
@@ -743,9 +717,9 @@ static void test_functions(void)
 			  "(VALUES (2, 1), (4, 2))"), 2, 1e-15, "ratio of means is JSON");
 	check_q1(st, "SELECT ratio_ci(column1, column2) FROM (VALUES (1, 0), (2, 0))", "NULL");
 	check_q1(st, "SELECT ratio_ci(column1, column2) FROM (VALUES (1, 1)) WHERE 0", "NULL");
-	capture_start();
+	test_capture_start();
 	check_q1(st, "SELECT ratio_ci(column1, column2, 1.5) FROM (VALUES (1, 1))", "error");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "ci must be in (0, 1)") != NULL, "ci msg: %s", msg);
 	free(msg);
 	{
@@ -754,9 +728,9 @@ static void test_functions(void)
 		plan_key("s", "{\"b\":2,\"a\":\"x\"}", 1, "r", key);
 		check_q1(st, "SELECT sweep_key('s', '{\"b\":2,\"a\":\"x\"}', 1, 'r')", key);
 	}
-	capture_start();
+	test_capture_start();
 	check_q1(st, "SELECT sweep_key('s', 'not json', 0, '')", "error");
-	free(capture_end());
+	free(test_capture_end());
 	sb_release(&sql);
 	store_close(st);
 
@@ -800,22 +774,22 @@ static void test_query(void)
 	CHECK_STR(r.sb.buf, "i=1/1/1 f=2.5/2/2.5 t=x/3/nan z=NULL/0/nan b=8/1/8 s=abc/3/nan;", "row values");
 	CHECK_INT(r.n, 1, "one row");
 
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_query(st, "DELETE FROM cells", NULL, 0, 1, NULL, NULL), -1,
 		  "readonly refuses DELETE");
 	CHECK_INT(store_query(st, "UPDATE cells SET state = 'ok'", NULL, 0, 1, NULL, NULL), -1, "and UPDATE");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "sql error: the statement would write to the database") != NULL, "msg: %s", msg);
 	free(msg);
 	check_q1(st, "SELECT count(*) || state FROM cells", "1planned");
 
-	capture_start();
+	test_capture_start();
 	CHECK_INT(store_query(st, "SELECT 1; DELETE FROM cells", NULL, 0, 1, NULL, NULL), -1,
 		  "two statements");
 	CHECK_INT(store_query(st, "SELECT ?1, ?2", binds, 1, 1, NULL, NULL), -1, "too few binds");
 	CHECK_INT(store_query(st, "SELEC 1", NULL, 0, 1, NULL, NULL), -1, "syntax error");
 	CHECK_INT(store_query(st, "SELECT * FROM nosuch", NULL, 0, 1, NULL, NULL), -1, "no table");
-	msg = capture_end();
+	msg = test_capture_end();
 	CHECK(strstr(msg, "sql error: one statement at a time") != NULL, "two statements msg: %s", msg);
 	CHECK(strstr(msg, "sql error: the statement has 2 parameters, 1 value given") != NULL,
 	      "binds: %s", msg);

@@ -310,8 +310,7 @@ static void test_format_parse(void)
 	static const enum table_format want[] = { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_LATEX, TABLE_JSON };
 	enum table_format f;
 	char errs[512];
-	FILE *tmp;
-	int saved, rc;
+	int rc;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		f = (enum table_format)-1;
@@ -319,19 +318,11 @@ static void test_format_parse(void)
 		CHECK(rc == 0 && f == want[i], "format '%s' is %d (got %d, rc %d)", names[i], want[i], f, rc);
 	}
 	/* An unknown name: -1 and one message naming the choices. */
-	tmp = tmpfile();
-	saved = dup(2);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
+	test_capture_start();
 	f = TABLE_CSV;
 	rc = table_format_parse("JSON", &f);
 	rc += table_format_parse("", &f);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	errs[fread(errs, 1, sizeof(errs) - 1, tmp)] = '\0';
-	fclose(tmp);
+	capture_into(errs, sizeof(errs));
 	CHECK(rc == -2 && f == TABLE_CSV, "unknown names (case counts) fail and leave out alone (rc %d)", rc);
 	CHECK_TEXT(errs, "sweep: unknown format 'JSON' (expected text, md, csv, latex or json)\n"
 		   "sweep: unknown format '' (expected text, md, csv, latex or json)\n", "the message");
