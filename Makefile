@@ -27,7 +27,7 @@ B := build
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 # Objects of CUDA and CPU-only builds live apart, so that switching CUDA= never mixes them.
 O := $(B)/$(if $(filter 1,$(CUDA)),cuda,cpu)
-SRC_C  := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/*.c)
+SRC_C  := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard src/builtin/*.c) $(wildcard kernels/*.c)
 SRC_CU := $(wildcard src/*.cu) $(wildcard kernels/*.cu)
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -MMD -MP
 ifeq ($(CUDA),1)

@@ -3,14 +3,12 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "util.h"
 #include "ydoc.h"
 
@@ -596,144 +594,26 @@ out:
 	return ret;
 }
 
-/* ---- sweep hosts ---- */
-
-static int hosts_hostfile(int argc, char **argv)
+void inventory_keep(struct inventory *inv, char *const *want, int nwant)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' }, { "label", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct inventory inv;
-	struct strbuf sb = STRBUF_INIT;
-	const char *out = NULL;
-	char **want = NULL;
-	int nwant = 0, opt, ret = EXIT_USAGE;
-
-	while ((opt = getopt_long(argc, argv, "o:l:", opts, NULL)) != -1) {
-		if (opt == 'o') {
-			out = optarg;
-		} else if (opt == 'l' && strchr(optarg, '=') && optarg[0] != '=') {
-			want = xrealloc(want, (size_t)(nwant + 1) * sizeof(*want));
-			want[nwant++] = optarg;
-		} else {
-			if (opt == 'l')
-				error("--label takes NAME=VALUE, not '%s'", optarg);
-			free(want);
-			return cli_usage("hosts");
-		}
-	}
-	if (optind != argc - 1) {
-		free(want);
-		return cli_usage("hosts");
-	}
-	if (inventory_load(argv[optind], &inv)) {
-		free(want);
-		return EXIT_USAGE;
-	}
-	/* --label NAME=VALUE keeps the hosts whose label (or name) has that value. */
-	for (int i = 0; i < inv.nhosts; i++) {
+	for (int i = 0; i < inv->nhosts; i++) {
 		int keep = 1;
 
 		for (int w = 0; w < nwant && keep; w++) {
 			const char *eq = strchr(want[w], '=');
 			char *name = xstrndup(want[w], (size_t)(eq - want[w]));
-			const char *val = !strcmp(name, "name") ? inv.hosts[i].name
-								: json_obj_get(&inv.hosts[i].labels, name);
+			const char *val = !strcmp(name, "name") ? inv->hosts[i].name
+								: json_obj_get(&inv->hosts[i].labels, name);
 
 			keep = val && !strcmp(val, eq + 1);
 			free(name);
 		}
 		if (!keep) {
-			host_release(&inv.hosts[i]);
-			memmove(&inv.hosts[i], &inv.hosts[i + 1], (size_t)(inv.nhosts - i - 1) * sizeof(inv.hosts[0]));
-			inv.nhosts--;
+			host_release(&inv->hosts[i]);
+			memmove(&inv->hosts[i], &inv->hosts[i + 1],
+				(size_t)(inv->nhosts - i - 1) * sizeof(inv->hosts[0]));
+			inv->nhosts--;
 			i--;
 		}
 	}
-	if (!inv.nhosts) {
-		error("no host of '%s' has every label asked for", argv[optind]);
-		goto out;
-	}
-	inventory_hostfile(&inv, &sb);
-	if (out) {
-		FILE *f = fopen(out, "w");
-
-		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f)) {
-			error("cannot write '%s'", out);
-			ret = EXIT_FAIL;
-			goto out;
-		}
-	} else {
-		fputs(sb.buf, stdout);
-	}
-	ret = EXIT_OK;
-out:
-	sb_release(&sb);
-	inventory_release(&inv);
-	free(want);
-	return ret;
-}
-
-static int hosts_list(int argc, char **argv)
-{
-	struct inventory inv;
-
-	if (argc != 2)
-		return cli_usage("hosts");
-	if (inventory_load(argv[1], &inv))
-		return EXIT_USAGE;
-	printf("%-16s %-24s %-24s %5s  %s\n", "name", "hostname", "address", "slots", "labels");
-	for (int i = 0; i < inv.nhosts; i++) {
-		struct strbuf sb = STRBUF_INIT;
-
-		json_obj_write(&sb, &inv.hosts[i].labels);
-		printf("%-16s %-24s %-24s %5d  %s\n", inv.hosts[i].name, inv.hosts[i].hostname, inv.hosts[i].address,
-		       inv.hosts[i].slots, sb.buf);
-		sb_release(&sb);
-	}
-	inventory_release(&inv);
-	return EXIT_OK;
-}
-
-static int hosts_label(int argc, char **argv)
-{
-	struct inventory inv;
-	struct store *st;
-	int matched, unmatched, ret = EXIT_FAIL;
-
-	if (argc != 3)
-		return cli_usage("hosts");
-	if (access(argv[1], F_OK))
-		return error("cannot open '%s': %s", argv[1], strerror(errno)), EXIT_USAGE;
-	if (inventory_load(argv[2], &inv))
-		return EXIT_USAGE;
-	if (store_open(argv[1], STORE_RW, &st)) {
-		inventory_release(&inv);
-		return EXIT_USAGE;
-	}
-	if (!inventory_apply(&inv, st, &matched, &unmatched)) {
-		printf("%s: labels of %d host%s written; %d hostname%s not in %s\n", argv[1], matched,
-		       matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", argv[2]);
-		ret = EXIT_OK;
-	}
-	store_close(st);
-	inventory_release(&inv);
-	return ret;
-}
-
-int cmd_hosts(int argc, char **argv)
-{
-	if (argc < 2)
-		return cli_usage("hosts");
-	if (!strcmp(argv[1], "hostfile"))
-		return hosts_hostfile(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return hosts_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "label"))
-		return hosts_label(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "probe"))
-		return cmd_probe(argc - 1, argv + 1);
-	error("unknown 'sweep hosts' command '%s' (hostfile, list, label or probe)", argv[1]);
-	return cli_usage("hosts");
 }

@@ -61,6 +61,9 @@ const struct inventory_host *inventory_find(const struct inventory *inv, const c
 /* The labels of h as a JSON object: {"name": ..., then its labels in file order}. Appends to sb. */
 void inventory_labels_json(const struct inventory_host *h, struct strbuf *sb);
 
+/* Keep only the hosts whose label (or name, for "name") has the value of every want[i] = "NAME=VALUE". */
+void inventory_keep(struct inventory *inv, char *const *want, int nwant);
+
 /* An Open MPI hostfile: "ADDRESS slots=N" per host (a comment line names it). */
 void inventory_hostfile(const struct inventory *inv, struct strbuf *sb);
 

@@ -1,6 +1,5 @@
-/* launch.c: `sweep launch` (runs started over ssh, detached), `sweep snapshot`, helpers of launch_int.h. */
+/* launch.c: runs started over ssh on rented hosts, detached, and the helpers launch.h shares. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "exitcode.h"
 #include "inventory.h"
-#include "launch_int.h"
+#include "launch.h"
 #include "remote.h"
 #include "spec.h"
 #include "store.h"
@@ -442,8 +441,7 @@ out:
 	free(part);
 }
 
-/* Where the spec goes under the workdir: its own relative path when it has one, else sweeps/BASENAME. */
-static char *spec_place(const char *path)
+char *launch_spec_place(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	char *rel;
@@ -486,66 +484,15 @@ static void add_command_files(const struct spec *s, const char *spec_rel, struct
 	}
 }
 
-int cmd_launch(int argc, char **argv)
+int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const struct spec *s,
+	       const char *spec_path, const char *spec_rel, const struct launch_opts *o)
 {
-	static const struct option opts[] = {
-		{ "sync", no_argument, NULL, 's' }, { "hosts", required_argument, NULL, 'H' },
-		{ "timeout", required_argument, NULL, 't' }, { "min-free", required_argument, NULL, 'm' },
-		{ "jobs", required_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
-	};
 	struct launch l = { 0 };
-	struct inventory inv = { 0 };
-	struct spec s;
-	const char *names = NULL, *min_free = LAUNCH_MIN_FREE;
-	char *spec_rel = NULL;
-	int *hosts = NULL, nhosts = 0, opt, ret = EXIT_USAGE, loaded = 0, jobs = LAUNCH_JOBS, failed = 0;
-	double bytes;
+	int failed = 0, ret = -1;
 
-	l.timeout = LAUNCH_TIMEOUT;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			l.sync = 1;
-			break;
-		case 'H':
-			names = optarg;
-			break;
-		case 't':
-			if (launch_parse_timeout(optarg, &l.timeout))
-				return EXIT_USAGE;
-			break;
-		case 'm':
-			min_free = optarg;
-			break;
-		case 'j':
-			if (launch_parse_jobs(optarg, &jobs))
-				return EXIT_USAGE;
-			break;
-		default:
-			return cli_usage("launch");
-		}
-	}
-	if (optind != argc - 2)
-		return cli_usage("launch");
-	if (parse_bytes(min_free, &bytes) || bytes < 0 || bytes > 1e18)
-		return error("--min-free takes a size (e.g. 10G), not '%s'", min_free), EXIT_USAGE;
-	l.min_free_kib = (long)ceil(bytes / 1024);
-	if (inventory_load(argv[optind], &inv))
-		return EXIT_USAGE;
-	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
-		goto out;
-	if (spec_load(argv[optind + 1], &s))
-		goto out;
-	loaded = 1;
-	if (!launch_name_ok(s.name)) {
-		error("sweep name '%s': its files on the hosts would be hidden or taken for options", s.name);
-		goto out;
-	}
-	if (!(spec_rel = spec_place(argv[optind + 1]))) {
-		error("'%s': no place for it on the hosts (use a name of letters, digits and ._+@,=-)",
-		      argv[optind + 1]);
-		goto out;
-	}
+	l.sync = o->sync;
+	l.timeout = o->timeout;
+	l.min_free_kib = o->min_free_kib;
 	if (l.sync) {
 		char self[PATH_MAX];
 		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -553,32 +500,31 @@ int cmd_launch(int argc, char **argv)
 		/* /proc/self is scp's own once scp runs: the binary's path is read here. */
 		if (len <= 0) {
 			error("cannot find this sweep binary to copy: %s", strerror(errno));
-			ret = EXIT_FAIL;
 			goto out;
 		}
 		self[len] = '\0';
 		l.files = xcalloc(2, sizeof(*l.files));
 		l.files[0] = (struct sync_file){ xstrdup(self), NULL, 1 };
-		l.files[1] = (struct sync_file){ xstrdup(argv[optind + 1]), xstrdup(spec_rel), 0 };
+		l.files[1] = (struct sync_file){ xstrdup(spec_path), xstrdup(spec_rel), 0 };
 		l.nfiles = 2;
-		add_command_files(&s, spec_rel, &l.files, &l.nfiles);
+		add_command_files(s, spec_rel, &l.files, &l.nfiles);
 	}
-	l.inv = &inv;
+	l.inv = inv;
 	l.hosts = hosts;
-	l.name = s.name;
+	l.name = s->name;
 	l.spec_rel = spec_rel;
 	l.state = xcalloc((size_t)nhosts, sizeof(int));
 	l.msg = xcalloc((size_t)nhosts, sizeof(struct strbuf));
 	for (int k = 0; k < nhosts; k++)
 		sb_init(&l.msg[k]);
-	remote_parallel(nhosts, jobs, launch_host, &l);
+	remote_parallel(nhosts, o->jobs, launch_host, &l);
 	for (int k = 0; k < nhosts; k++) {
-		printf("%s: %s%s\n", inv.hosts[hosts[k]].name, l.state[k] == L_ERROR ? "error: " : "", l.msg[k].buf);
+		printf("%s: %s%s\n", inv->hosts[hosts[k]].name, l.state[k] == L_ERROR ? "error: " : "", l.msg[k].buf);
 		failed += l.state[k] == L_ERROR;
 	}
 	if (failed)
 		fprintf(stderr, "sweep: %d of %d host%s not started\n", failed, nhosts, nhosts == 1 ? "" : "s");
-	ret = failed ? EXIT_CELLS : EXIT_OK;
+	ret = failed;
 	for (int k = 0; k < nhosts; k++)
 		sb_release(&l.msg[k]);
 	free(l.msg);
@@ -589,21 +535,5 @@ out:
 		free(l.files[i].rel);
 	}
 	free(l.files);
-	free(spec_rel);
-	free(hosts);
-	if (loaded)
-		spec_release(&s);
-	inventory_release(&inv);
 	return ret;
-}
-/* ---- sweep snapshot ---- */
-
-int cmd_snapshot(int argc, char **argv)
-{
-	if (argc != 3)
-		return cli_usage("snapshot");
-	if (store_snapshot(argv[1], argv[2]))
-		return EXIT_FAIL;
-	printf("%s: snapshot written to %s\n", argv[1], argv[2]);
-	return EXIT_OK;
 }

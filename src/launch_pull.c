@@ -1,20 +1,16 @@
 /* launch_pull.c: `sweep pull`: a snapshot of each launched sweep on every host, copied back and merged. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "inventory.h"
-#include "launch_int.h"
+#include "launch.h"
 #include "remote.h"
 #include "store.h"
 #include "util.h"
-
-/* ---- sweep pull ---- */
 
 struct pulled {
 	char *name;            /* the sweep */
@@ -151,52 +147,16 @@ out:
 	free(dir);
 }
 
-int cmd_pull(int argc, char **argv)
+int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const char *only, const char *into,
+		double timeout, int jobs)
 {
-	static const struct option opts[] = {
-		{ "into", required_argument, NULL, 'i' }, { "sweep", required_argument, NULL, 'S' },
-		{ "hosts", required_argument, NULL, 'H' }, { "timeout", required_argument, NULL, 't' },
-		{ "jobs", required_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
-	};
-	struct inventory inv;
 	struct pull p = { 0 };
-	const char *into = NULL, *names = NULL;
 	char *dir = NULL;
 	char **merged = NULL;
-	int *hosts = NULL, nhosts, nmerged = 0, opt, jobs = LAUNCH_JOBS, bad = 0, ret = EXIT_USAGE;
+	int nmerged = 0, bad = 0;
 
-	p.timeout = PULL_TIMEOUT;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			into = optarg;
-			break;
-		case 'S':
-			if (!launch_name_ok(optarg))
-				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
-			p.only = optarg;
-			break;
-		case 'H':
-			names = optarg;
-			break;
-		case 't':
-			if (launch_parse_timeout(optarg, &p.timeout))
-				return EXIT_USAGE;
-			break;
-		case 'j':
-			if (launch_parse_jobs(optarg, &jobs))
-				return EXIT_USAGE;
-			break;
-		default:
-			return cli_usage("pull");
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage("pull");
-	if (inventory_load(argv[optind], &inv))
-		return EXIT_USAGE;
-	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
-		goto out;
+	p.timeout = timeout;
+	p.only = only;
 	/* Snapshots are kept beside the output, in pulled/HOST/: the last one of each host stays there. */
 	if (into) {
 		const char *slash = strrchr(into, '/');
@@ -205,7 +165,7 @@ int cmd_pull(int argc, char **argv)
 	} else {
 		dir = xstrdup("results");
 	}
-	p.inv = &inv;
+	p.inv = inv;
 	p.hosts = hosts;
 	p.dir = dir;
 	p.res = xcalloc((size_t)nhosts, sizeof(*p.res));
@@ -214,7 +174,7 @@ int cmd_pull(int argc, char **argv)
 	 * leaves the others in. */
 	for (int k = 0; k < nhosts; k++) {
 		struct pull_host *r = &p.res[k];
-		const char *name = inv.hosts[hosts[k]].name;
+		const char *name = inv->hosts[hosts[k]].name;
 
 		for (const char *m = r->msg.buf ? r->msg.buf : ""; *m;) {
 			size_t len = strcspn(m, "\n");
@@ -257,13 +217,12 @@ int cmd_pull(int argc, char **argv)
 	for (int j = 0; j < nmerged; j++) {
 		struct store *st;
 
-		if (store_open(merged[j], STORE_RW, &st) || inventory_apply(&inv, st, NULL, NULL))
-			warning("the hosts of '%s' were not labelled from '%s'", merged[j], inv.path);
+		if (store_open(merged[j], STORE_RW, &st) || inventory_apply(inv, st, NULL, NULL))
+			warning("the hosts of '%s' were not labelled from '%s'", merged[j], inv->path);
 		store_close(st);
 	}
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not pulled\n", bad, nhosts, nhosts == 1 ? "" : "s");
-	ret = bad ? EXIT_CELLS : EXIT_OK;
 	for (int k = 0; k < nhosts; k++) {
 		for (int i = 0; i < p.res[k].n; i++) {
 			free(p.res[k].v[i].name);
@@ -273,12 +232,9 @@ int cmd_pull(int argc, char **argv)
 		sb_release(&p.res[k].msg);
 	}
 	free(p.res);
-out:
 	for (int j = 0; j < nmerged; j++)
 		free(merged[j]);
 	free(merged);
 	free(dir);
-	free(hosts);
-	inventory_release(&inv);
-	return ret;
+	return bad;
 }

@@ -1,85 +1,18 @@
-/* launch_status.c: `sweep status --hosts` (every launched sweep of every host, over ssh) and `--json`. */
-#include <getopt.h>
+/* launch_status.c: the state of every sweep launched on the hosts of an inventory, read over ssh. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "exitcode.h"
 #include "inventory.h"
 #include "json.h"
-#include "launch_int.h"
+#include "launch.h"
 #include "remote.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
-
-/* ---- sweep status DB --json: the line status --hosts reads over ssh ---- */
-
-static int json_row(const struct store_row *row, void *data)
-{
-	struct strbuf *sb = data;
-	/* Columns: name, then type: 'n' number or null, 's' string or null. */
-	static const char *const names[] = { "sweeps", "cells", "ok", "planned", "running", "quarantined",
-		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now" };
-	static const char types[] = "snnnnnnsnsssnns";
-	double rate = NAN, eta = NAN;
-
-	sb_addc(sb, '{');
-	for (int i = 0; i < row->ncol && i < (int)ARRAY_SIZE(names); i++) {
-		sb_addf(sb, "%s\"%s\":", i ? "," : "", names[i]);
-		if (!row->text[i])
-			sb_adds(sb, "null");
-		else if (types[i] == 's')
-			json_add_str(sb, row->text[i]);
-		else
-			json_add_num(sb, row->num[i]);
-	}
-	/* Cells per second over the latest run, and the time the cells left need at that rate. */
-	if (row->text[12] && row->text[13] && row->num[13] > 0)
-		rate = row->num[12] / row->num[13];
-	if (rate > 0 && row->text[9] && !strcmp(row->text[9], "running"))
-		eta = (row->num[3] + row->num[4]) / rate;
-	sb_adds(sb, ",\"rate\":");
-	json_add_num(sb, rate);
-	sb_adds(sb, ",\"eta\":");
-	json_add_num(sb, eta);
-	sb_addc(sb, '}');
-	return 0;
-}
-
-static int status_json(const char *db)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct store *st;
-	int ret = EXIT_FAIL;
-
-	if (store_open(db, STORE_RO, &st))
-		return EXIT_USAGE;
-	if (!store_query(st,
-			 "SELECT (SELECT group_concat(name, ',') FROM sweeps),"
-			 " c.cells, c.ok, c.planned, c.running, c.quarantined,"
-			 " (SELECT count(*) FROM results WHERE status != 'ok'),"
-			 " (SELECT max(started) FROM results),"
-			 " r.id, r.status, r.started, r.finished,"
-			 " (SELECT count(*) FROM results x WHERE x.run = r.id AND x.status = 'ok'),"
-			 " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
-			 " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-			 " FROM (SELECT count(*) FILTER (WHERE state != 'template') AS cells,"
-			 "  count(*) FILTER (WHERE state = 'ok') AS ok,"
-			 "  count(*) FILTER (WHERE state = 'planned') AS planned,"
-			 "  count(*) FILTER (WHERE state = 'running') AS running,"
-			 "  count(*) FILTER (WHERE state = 'quarantined') AS quarantined FROM cells) c"
-			 " LEFT JOIN (SELECT * FROM runs ORDER BY id DESC LIMIT 1) r ON 1",
-			 NULL, 0, 1, json_row, &sb)) {
-		printf("%s\n", sb.buf ? sb.buf : "{}");
-		ret = EXIT_OK;
-	}
-	sb_release(&sb);
-	store_close(st);
-	return ret;
-}
 
 /* ---- sweep status --hosts ---- */
 
@@ -294,20 +227,16 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 		sb_release(&c[i]);
 }
 
-static int status_hosts(const char *path, const char *names, const char *only, double timeout, int jobs)
+int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhosts, const char *only,
+			double timeout, int jobs)
 {
 	static const char *const head[] = { "host", "sweep", "state", "done", "rate", "eta", "failed",
 		"last result" };
-	struct inventory inv;
 	struct status s = { 0 };
 	struct table t;
-	int *hosts = NULL, nhosts, bad = 0, ret = EXIT_USAGE;
+	int bad = 0;
 
-	if (inventory_load(path, &inv))
-		return EXIT_USAGE;
-	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
-		goto out;
-	s.inv = &inv;
+	s.inv = inv;
 	s.hosts = hosts;
 	s.only = only;
 	s.timeout = timeout;
@@ -316,7 +245,7 @@ static int status_hosts(const char *path, const char *names, const char *only, d
 	table_init(&t, 8, head);
 	for (int k = 0; k < nhosts; k++) {
 		const struct status_host *r = &s.res[k];
-		const char *name = inv.hosts[hosts[k]].name;
+		const char *name = inv->hosts[hosts[k]].name;
 
 		if (r->error || r->none) {
 			const char *cells[8] = { name, "-", r->error == 2 ? "unreachable" : r->error ? "error" :
@@ -335,7 +264,7 @@ static int status_hosts(const char *path, const char *names, const char *only, d
 		struct status_host *r = &s.res[k];
 
 		if (r->error)
-			printf("%s: %s%s\n", inv.hosts[hosts[k]].name, r->error == 2 ? "unreachable: " : "", r->msg.buf);
+			printf("%s: %s%s\n", inv->hosts[hosts[k]].name, r->error == 2 ? "unreachable: " : "", r->msg.buf);
 		for (int i = 0; i < r->nrows; i++) {
 			free(r->rows[i].name);
 			free(r->rows[i].state);
@@ -345,51 +274,6 @@ static int status_hosts(const char *path, const char *names, const char *only, d
 		sb_release(&r->msg);
 	}
 	free(s.res);
-	ret = bad ? EXIT_CELLS : EXIT_OK;
-out:
-	free(hosts);
-	inventory_release(&inv);
-	return ret;
+	return bad;
 }
 
-int cmd_status_remote(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "hosts", required_argument, NULL, 'H' }, { "json", no_argument, NULL, 'J' },
-		{ "sweep", required_argument, NULL, 'S' }, { "timeout", required_argument, NULL, 't' },
-		{ "only", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
-	};
-	const char *inv = NULL, *only = NULL, *names = NULL;
-	double timeout = LAUNCH_TIMEOUT;
-	int opt, json = 0;
-
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'H':
-			inv = optarg;
-			break;
-		case 'J':
-			json = 1;
-			break;
-		case 'S':
-			if (!launch_name_ok(optarg))
-				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
-			only = optarg;
-			break;
-		case 'o':
-			names = optarg;
-			break;
-		case 't':
-			if (launch_parse_timeout(optarg, &timeout))
-				return EXIT_USAGE;
-			break;
-		default:
-			return cli_usage("status");
-		}
-	}
-	if (json && !inv && optind == argc - 1)
-		return status_json(argv[optind]);
-	if (inv && !json && optind == argc)
-		return status_hosts(inv, names, only, timeout, LAUNCH_JOBS);
-	return cli_usage("status");
-}

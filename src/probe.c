@@ -1,13 +1,11 @@
 /* probe.c: `sweep hosts probe`: measured ceilings (device copy, host to device, host read, GEMM peak) on
  * every GPU (or host) of the job, stored in probes so that reports can divide by what this host can do. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/kernel.h"
-#include "cli.h"
-#include "hostinfo.h"
+#include "probe.h"
 #include "run.h"
 
 /* One probe: a one-cell sweep, and which of its metrics becomes which probe. */
@@ -61,33 +59,22 @@ static int store_probe(const struct probe *p, const char *sweep, const char *db,
 	return ret;
 }
 
-static const struct option opts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "cpu", no_argument, NULL, 'c' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* The master's side: each probe as a sweep of its own, the workers kept between them. */
-static int probe_master(struct comm *c, const char *db, int gpus, int argc, char **argv)
+int probe_run(struct comm *c, const char *db, int gpus, const char *args)
 {
-	struct strbuf args = STRBUF_INIT, text = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
 	char stamp[32];
-	int n = 0, done = 0, ret = EXIT_OK;
+	int n = 0, done = 0, ret = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
 		n += want(&probes[i], gpus);
-	for (int i = 0; i < argc; i++)
-		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
 	/* Each session has its own sweeps, so that probing again measures again. */
 	iso_time(now_wall(), stamp, sizeof(stamp));
-	for (size_t i = 0; i < ARRAY_SIZE(probes) && ret != EXIT_FAIL; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(probes) && ret >= 0; i++) {
 		const struct probe *p = &probes[i];
 		struct sched_opts o = { 0 };
 		struct run_extra x = { 0 };
 		struct run_result res;
 		struct spec s;
-		int rc;
-
 		if (!want(p, gpus))
 			continue;
 		sb_reset(&name);
@@ -103,45 +90,15 @@ static int probe_master(struct comm *c, const char *db, int gpus, int argc, char
 		o.progress_every = 1;
 		o.hello_timeout = 120;
 		o.keep_workers = ++done < n;
-		rc = run_spec(c, &s, db, &o, &x, args.buf, &res);
-		if (rc == EXIT_FAIL || (rc == EXIT_OK && store_probe(p, s.name, db, res.run)))
-			ret = EXIT_FAIL;
-		else if (rc != EXIT_OK)
-			ret = EXIT_CELLS;
+		if (run_spec(c, &s, db, &o, &x, args, &res))
+			ret = -1;
+		else if (res.quarantined || res.not_run)
+			ret++;
+		else if (store_probe(p, s.name, db, res.run))
+			ret = -1;
 		spec_release(&s);
 	}
-	sb_release(&args);
 	sb_release(&text);
 	sb_release(&name);
-	return ret;
-}
-
-int cmd_probe(int argc, char **argv)
-{
-	const char *db = "results/probes.db";
-	struct comm *c;
-	int opt, cpu = 0, ret;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		if (opt == 'd')
-			db = optarg;
-		else if (opt == 'c')
-			cpu = 1;
-		else
-			return cli_usage("hosts");
-	}
-	if (optind != argc)
-		return cli_usage("hosts");
-	if (comm_init(&argc, &argv, &c))
-		return EXIT_FAIL;
-	if (comm_rank(c) == 0) {
-		ret = probe_master(c, db, cpu ? 0 : hostinfo_gpu_count(), argc, argv);
-		if (ret != EXIT_FAIL)
-			printf("probes stored in %s (table probes; the latest per host, GPU and name is current)\n", db);
-	} else {
-		ret = run_worker(c);
-	}
-	comm_finish(c);
 	return ret;
 }

@@ -1,6 +1,6 @@
-/* report.h: what the report files share (report.c, report_table.c, report_expr.c, report_compare.c,
- * report_limit.c, report_drift.c, report_predict.c, report_score.c, report_plot.c, report_sha256.c).
- * Not used outside them; the commands are declared in cli.h. */
+/* report.h: the reports of a database (report*.c): the core every report shares (report.c, report_expr.c)
+ * below the reports themselves (tables, compare, limit, drift, score, plot, predictions), which the
+ * commands in src/builtin/ call. */
 #ifndef SWEEP_REPORT_H
 #define SWEEP_REPORT_H
 
@@ -171,12 +171,36 @@ int report_score(struct report *r);        /* report_score.c */
  * (and reasons printed as notes). 0 or -1 after error(). */
 int report_unstable_hosts(struct report *r);
 
+/* ---- report_plot.c ---- */
+
+struct plot_opts {
+	const char *x, *series, *facet, *title, *xlabel, *ylabel;
+	int logx, logy;
+};
+/*
+ * r->metric against o->x, one line per o->series value and one panel per o->facet value: r->out's
+ * data (.dat) and gnuplot script (.gp) written beside it, then rendered (r->out ends in .png, .svg or
+ * .pdf) unless gnuplot is missing (then the command to render them is printed). Opens r. Returns 0, -1
+ * after error() when the input cannot be plotted (a name, no data), -2 after error() when SQL, a file or
+ * gnuplot failed.
+ */
+int report_plot(struct report *r, const struct plot_opts *o);
+
 /* ---- report_sha256.c ---- */
 
 /* SHA-256 of n bytes as 64 lowercase hex digits and a NUL. */
 void report_sha256(const void *data, size_t n, char hex[65]);
 
 /* ---- report_predict.c ---- */
+
+/*
+ * `sweep predict`: the predictions of the CSV file at path (see its help) matched to the cells of db
+ * (of sweep_arg, when the file has no sweep column and db more than one sweep) and registered with the
+ * file's sha256 and the time; late allows cells that already have a result (marked not blind). Returns
+ * 0, -1 after error() when the file or a prediction is refused (nothing registered), -2 on a failure of
+ * the database.
+ */
+int report_predict(const char *db, const char *path, const char *sweep_arg, int late);
 
 /*
  * One record of a CSV file (RFC 4180: quoted fields with "" for a quote, CRLF or LF). *pos advances past

@@ -1,4 +1,5 @@
-/* report_expr.c: user expressions (--where, --limit) checked token by token and translated into SQL. */
+/* report_expr.c: user expressions (--where, --limit) checked token by token and translated into SQL, and
+ * the FROM ... WHERE every report query shares (the sweep, --where, excluded hosts). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,4 +322,41 @@ int report_expr_probes(struct report *r, const char *expr, char ***names, size_t
 		free(r->binds[--r->nbind]);
 	sb_release(&sql);
 	return ret;
+}
+
+int report_from(struct report *r, struct strbuf *sql, int join)
+{
+	sb_adds(sql, " FROM results r JOIN cells c ON c.id = r.cell"
+		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
+	if (join & JOIN_METRIC) {
+		sb_adds(sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
+		report_bind(r, sql, r->metric_base);
+	}
+	if (join & JOIN_ITEMS) {
+		sb_adds(sql, " JOIN items i ON i.result = r.id AND i.metric = ");
+		report_bind(r, sql, r->metric_base);
+	}
+	for (size_t i = 0; (join & JOIN_PROBES) && i < r->njoined; i++) {
+		sb_addf(sql, " LEFT JOIN report_probes rp%zu ON rp%zu.worker = r.worker AND rp%zu.name = ",
+			i, i, i);
+		report_bind(r, sql, r->joined[i]);
+	}
+	sb_adds(sql, " WHERE r.status = 'ok' AND c.sweep = ");
+	report_bind(r, sql, r->sweep);
+	if (r->where) {
+		sb_adds(sql, " AND (");
+		if (report_expr_sql(r, "--where", r->where, 0, sql))
+			return -1;
+		sb_addc(sql, ')');
+	}
+	if (r->nexcluded) {
+		sb_adds(sql, " AND coalesce(h.hostname, '') NOT IN (");
+		for (size_t i = 0; i < r->nexcluded; i++) {
+			if (i)
+				sb_addc(sql, ',');
+			report_bind(r, sql, r->excluded[i]);
+		}
+		sb_addc(sql, ')');
+	}
+	return 0;
 }

@@ -1,13 +1,11 @@
-/* report_plot.c: `sweep plot`: a metric against a parameter, as data and a gnuplot script, rendered. */
+/* report_plot.c: a metric against a parameter, as data and a gnuplot script, rendered by gnuplot. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cli.h"
 #include "report.h"
 
 extern char **environ;
@@ -120,29 +118,6 @@ static int all_pow2(const struct plot *p)
 	return 1;
 }
 
-static const struct option plot_opts[] = {
-	{ "x", required_argument, NULL, 'x' },
-	{ "y", required_argument, NULL, 'y' },
-	{ "series", required_argument, NULL, 's' },
-	{ "facet", required_argument, NULL, 'f' },
-	{ "logx", no_argument, NULL, 'L' },
-	{ "logy", no_argument, NULL, 'Y' },
-	{ "out", required_argument, NULL, 'o' },
-	{ "sweep", required_argument, NULL, 'S' },
-	{ "where", required_argument, NULL, 'w' },
-	{ "stat", required_argument, NULL, 't' },
-	{ "title", required_argument, NULL, 'T' },
-	{ "xlabel", required_argument, NULL, 'X' },
-	{ "ylabel", required_argument, NULL, 'V' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-struct plot_opts {
-	const char *x, *series, *facet, *title, *xlabel, *ylabel;
-	int logx, logy;
-};
-
 /* The gnuplot script: one panel per facet, one line per series, into out. */
 static void plot_script(struct report *r, const struct plot_opts *o, const struct plot *p, const char *out,
 			const char *dat, struct strbuf *gp)
@@ -245,96 +220,49 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 		sb_adds(gp, "unset multiplot\n");
 }
 
-int cmd_plot(int argc, char **argv)
+int report_plot(struct report *r, const struct plot_opts *o)
 {
-	struct report r = { 0 };
-	struct plot_opts o = { 0 };
 	struct plot p = { 0 };
 	struct strbuf sql = STRBUF_INIT, gp = STRBUF_INIT, dat = STRBUF_INIT;
 	char *base = NULL, *datpath = NULL, *gppath = NULL, **xcat = NULL;
-	const char *ext;
+	const char *ext = strrchr(r->out, '.');
 	size_t nxcat = 0;
-	int opt, ret = EXIT_USAGE, rc;
+	int ret = -1, rc;
 
-	r.stat = "median";
-	r.fmt = TABLE_TEXT;
-	while ((opt = getopt_long(argc, argv, "h", plot_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'x': o.x = optarg; break;
-		case 'y': r.metric = optarg; break;
-		case 's': o.series = optarg; break;
-		case 'f': o.facet = optarg; break;
-		case 'L': o.logx = 1; break;
-		case 'Y': o.logy = 1; break;
-		case 'o': r.out = optarg; break;
-		case 'S': r.sweep_arg = optarg; break;
-		case 'w': r.where = optarg; break;
-		case 'T': o.title = optarg; break;
-		case 'X': o.xlabel = optarg; break;
-		case 'V': o.ylabel = optarg; break;
-		case 't':
-			if (strcmp(optarg, "median") && strcmp(optarg, "mean") && strcmp(optarg, "geomean") &&
-			    strcmp(optarg, "min") && strcmp(optarg, "max")) {
-				error("--stat is median, mean, geomean, min or max, not '%s'", optarg);
-				goto out;
-			}
-			r.stat = optarg;
-			break;
-		case 'h':
-			cli_usage("plot");
-			ret = EXIT_OK;
-			goto out;
-		default:
-			ret = cli_usage("plot");
-			goto out;
-		}
-	}
-	if (optind != argc - 1 || !o.x || !r.metric || !r.out) {
-		if (optind == argc - 1)
-			error("plot needs --x KEY, --y METRIC and --out FILE.png|svg|pdf");
-		ret = cli_usage("plot");
-		goto out;
-	}
-	ext = strrchr(r.out, '.');
-	if (!ext || strchr(ext, '/') || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
-		error("--out '%s': the picture is made from the name's extension: .png, .svg or .pdf", r.out);
-		goto out;
-	}
-	r.db = argv[optind];
-	if (report_open(&r) || report_metric(&r, r.metric))
+	if (report_open(r) || report_metric(r, r->metric))
 		goto out;
 	sb_adds(&sql, "SELECT ");
-	if (o.facet) {
-		if (report_key_sql(&r, o.facet, &sql))
+	if (o->facet) {
+		if (report_key_sql(r, o->facet, &sql))
 			goto out;
 	} else {
 		sb_adds(&sql, "NULL");
 	}
 	sb_adds(&sql, ", ");
-	if (o.series) {
-		if (report_key_sql(&r, o.series, &sql))
+	if (o->series) {
+		if (report_key_sql(r, o->series, &sql))
 			goto out;
 	} else {
 		sb_adds(&sql, "NULL");
 	}
 	sb_adds(&sql, ", ");
-	if (report_key_sql(&r, o.x, &sql))
+	if (report_key_sql(r, o->x, &sql))
 		goto out;
-	sb_addf(&sql, ", %s(", report_stat_sql(r.stat));
-	report_metric_value(&r, &sql);
+	sb_addf(&sql, ", %s(", report_stat_sql(r->stat));
+	report_metric_value(r, &sql);
 	sb_adds(&sql, "), count(m.value)");
-	if (report_from(&r, &sql, JOIN_METRIC))
+	if (report_from(r, &sql, JOIN_METRIC))
 		goto out;
 	sb_adds(&sql, " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
-	p.has_facet = !!o.facet;
-	p.has_series = !!o.series;
-	if (store_query(r.st, sql.buf, (const char *const *)r.binds, (int)r.nbind, 1, plot_row, &p)) {
-		ret = EXIT_FAIL;
+	p.has_facet = !!o->facet;
+	p.has_series = !!o->series;
+	if (store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, plot_row, &p)) {
+		ret = -2;
 		goto out;
 	}
 	if (!p.n) {
-		error("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", r.sweep, r.metric,
-		      r.where ? " that pass --where" : "");
+		error("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", r->sweep, r->metric,
+		      r->where ? " that pass --where" : "");
 		goto out;
 	}
 	/* Text on the x axis: categories numbered in sorted order, the same numbers in every series. */
@@ -348,17 +276,17 @@ int cmd_plot(int argc, char **argv)
 			xcat[nxcat++] = p.v[i].xtext;
 		}
 	}
-	base = xstrndup(r.out, (size_t)(ext - r.out));
+	base = xstrndup(r->out, (size_t)(ext - r->out));
 	datpath = xasprintf("%s.dat", base);
 	gppath = xasprintf("%s.gp", base);
-	sb_addf(&dat, "# %s\t%s (%s)\t%s\tn\n", o.x, r.metric, r.stat, o.x);
+	sb_addf(&dat, "# %s\t%s (%s)\t%s\tn\n", o->x, r->metric, r->stat, o->x);
 	for (size_t i = 0; i < p.n; i++) {
 		if (i && (!same(p.v[i].facet, p.v[i - 1].facet) || !same(p.v[i].series, p.v[i - 1].series)))
 			sb_adds(&dat, "\n\n");
 		if (!i || !same(p.v[i].facet, p.v[i - 1].facet) || !same(p.v[i].series, p.v[i - 1].series))
-			sb_addf(&dat, "# %s%s%s%s%s%s\n", o.facet ? o.facet : "", o.facet ? "=" : "",
-				o.facet ? p.v[i].facet : "", o.facet && o.series ? " " : "",
-				o.series ? p.v[i].series : "", "");
+			sb_addf(&dat, "# %s%s%s%s%s%s\n", o->facet ? o->facet : "", o->facet ? "=" : "",
+				o->facet ? p.v[i].facet : "", o->facet && o->series ? " " : "",
+				o->series ? p.v[i].series : "", "");
 		if (p.x_text) {
 			size_t k;
 
@@ -369,22 +297,22 @@ int cmd_plot(int argc, char **argv)
 			sb_addf(&dat, "%.17g\t%.17g\t%s\t%.0f\n", p.v[i].x, p.v[i].y, p.v[i].xtext, p.v[i].n);
 		}
 	}
-	plot_script(&r, &o, &p, r.out, datpath, &gp);
+	plot_script(r, o, &p, r->out, datpath, &gp);
 	if (write_file(datpath, dat.buf) || write_file(gppath, gp.buf)) {
-		ret = EXIT_FAIL;
+		ret = -2;
 		goto out;
 	}
 	rc = run_gnuplot(gppath);
 	if (rc < 0) {
-		ret = EXIT_FAIL;
+		ret = -2;
 		goto out;
 	}
 	if (rc > 0)
 		printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
 		       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);
 	else
-		printf("wrote %s (data %s, script %s)\n", r.out, datpath, gppath);
-	ret = EXIT_OK;
+		printf("wrote %s (data %s, script %s)\n", r->out, datpath, gppath);
+	ret = 0;
 out:
 	for (size_t i = 0; i < p.n; i++) {
 		free(p.v[i].facet);
@@ -399,6 +327,5 @@ out:
 	sb_release(&sql);
 	sb_release(&gp);
 	sb_release(&dat);
-	report_release(&r);
 	return ret;
 }

@@ -1,11 +1,9 @@
-/* report_predict.c: `sweep predict`: predictions from a CSV file matched to planned cells and stored. */
-#include <getopt.h>
+/* report_predict.c: predictions from a CSV file matched to planned cells and stored. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "json.h"
 #include "report.h"
 
@@ -327,13 +325,6 @@ static struct psweep *get_sweep(struct store *st, struct predict_file *pf, struc
 	return s;
 }
 
-static const struct option predict_opts[] = {
-	{ "late", no_argument, NULL, 'l' },
-	{ "sweep", required_argument, NULL, 'S' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* The predictions read from a file, and the cells refused because they have a result. */
 struct pread {
 	struct pred *v;
@@ -475,7 +466,7 @@ static int pred_cmp(const void *a, const void *b)
 	return c ? c : x->line - y->line;
 }
 
-int cmd_predict(int argc, char **argv)
+int report_predict(const char *db, const char *path, const char *sweep_arg, int late)
 {
 	struct predict_file pf = { 0 };
 	struct strbuf text = STRBUF_INIT;
@@ -486,28 +477,13 @@ int cmd_predict(int argc, char **argv)
 	struct psweep *sweeps = NULL;
 	size_t npred, nsweeps = 0, nblind = 0, nold = 0, nnew = 0;
 	char sha[65], now[32];
-	const char *db;
-	int opt, ret = EXIT_USAGE;
+	int ret = -1;
 
-	while ((opt = getopt_long(argc, argv, "h", predict_opts, NULL)) != -1) {
-		if (opt == 'l')
-			pf.late = 1;
-		else if (opt == 'S')
-			pf.sweep_arg = optarg;
-		else
-			return opt == 'h' ? (cli_usage("predict"), EXIT_OK) : cli_usage("predict");
-	}
-	if (optind != argc - 2)
-		return cli_usage("predict");
-	db = argv[optind];
-	pf.path = argv[optind + 1];
-	/* a prediction needs planned cells: never create a database here */
-	if (access(db, F_OK)) {
-		error("cannot open '%s': %m (plan the sweep first: sweep plan SPEC --db %s)", db, db);
-		return EXIT_USAGE;
-	}
+	pf.path = path;
+	pf.sweep_arg = sweep_arg;
+	pf.late = late;
 	if (sb_read_file(&text, pf.path))
-		return EXIT_USAGE;
+		return -1;
 	if (memchr(text.buf, '\0', text.len)) {
 		error("'%s' is not a CSV text file", pf.path);
 		goto out;
@@ -530,7 +506,7 @@ int cmd_predict(int argc, char **argv)
 		}
 	iso_time(now_wall(), now, sizeof(now));
 	if (store_begin(st)) {
-		ret = EXIT_FAIL;
+		ret = -2;
 		goto out;
 	}
 	/* Read under the write lock: two registrations at once cannot both pass the checks. */
@@ -581,11 +557,11 @@ int cmd_predict(int argc, char **argv)
 		goto fail;
 	printf("%s: %zu predictions registered (%zu blind, %zu late), %zu already registered; sha256 %s, "
 	       "frozen at %s\n", pf.path, nnew, nblind, nnew - nblind, nold, sha, now);
-	ret = EXIT_OK;
+	ret = 0;
 	goto out;
 fail:
 	store_rollback(st);
-	ret = EXIT_FAIL;
+	ret = -2;
 out:
 	for (size_t i = 0; i < pr.n; i++) {
 		free(pr.v[i].key);

@@ -1,35 +1,39 @@
-/* run.h: running sweeps: planning into the store, and the master's and workers' sides of a job. */
+/* run.h: one sweep run: the spec planned into its database, then the master's and workers' sides. */
 #ifndef SWEEP_RUN_H
 #define SWEEP_RUN_H
 
 #include <stdint.h>
 #include "comm.h"
+#include "inventory.h"
 #include "sched.h"
 #include "spec.h"
 #include "store.h"
 
-/* Plan every cell of s into st (one transaction); counts of new and existing cells. */
-int run_plan(const struct spec *s, struct store *st, uint64_t *added, uint64_t *existing);
-
 /* What a run is asked beyond its spec. */
 struct run_extra {
 	unsigned shard, nshards;   /* nshards > 0: only that shard's cells (array jobs) */
-	const char *inventory;     /* label the hosts from this inventory, or NULL */
+	const struct inventory *inv;   /* label the hosts from this inventory, or NULL */
 };
 
 struct run_result {
 	int64_t run;               /* runs.id */
 	uint64_t ok;               /* cells of the sweep that are ok */
+	uint64_t quarantined;      /* cells quarantined */
+	uint64_t not_run;          /* cells still to run: failed attempts left, or waiting for absent hosts */
 };
 
 /*
  * The master's side of one sweep on rank 0: open db (s->db when NULL), plan, recover, run the workers
- * through sched_master with o, summarise on stderr. args is the command line recorded in runs. Returns
- * an exit code (cli.h): 0 every cell ok, 3 some failed or wait, 2 bad input, 1 an error.
+ * through sched_master with o, summarise on stderr; res counts the cells. args is the command line
+ * recorded in runs. Returns 0 when the run went through (cells may still have failed: res says), or -1
+ * after error().
  */
 int run_spec(struct comm *c, const struct spec *s, const char *db, struct sched_opts *o,
 	     const struct run_extra *x, const char *args, struct run_result *res);
-/* A rank other than 0: the worker loop for every sweep of the job; ends the job when it fails. */
+/* Send STOP to every other rank: rank 0 stops before a run (bad input) and the workers must not wait. */
+void run_release_workers(struct comm *c);
+/* A rank other than 0: the worker loop for every sweep of the job. Returns 0; a worker that fails ends the
+ * job (MPI cannot go on without a rank). */
 int run_worker(struct comm *c);
 
 #endif

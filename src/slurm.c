@@ -1,9 +1,8 @@
-/* slurm.c: `sweep submit` (job scripts from slurm/sweep.sbatch, sbatch) and job states for `sweep status`. */
+/* slurm.c: Slurm batch jobs: job scripts from slurm/sweep.sbatch, sbatch, the runs of a job, job states. */
 #include "slurm.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
@@ -15,8 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "run.h"
+#include "plan_db.h"
 #include "spec.h"
 #include "table.h"
 
@@ -77,7 +75,7 @@ char *slurm_shard_db(const char *db, int i)
 }
 
 /* An sbatch option value goes on a #SBATCH line: no spaces, quotes or line breaks. */
-static int option_ok(const char *what, const char *v)
+int slurm_option_ok(const char *what, const char *v)
 {
 	for (const char *p = v; *p; p++)
 		if (!isgraph((unsigned char)*p) || strchr("'\"\\`$", *p))
@@ -230,18 +228,6 @@ static char *abs_path(const char *path)
 	return !strcmp(path, ".") ? xstrdup(buf) : xasprintf("%s/%s", buf, path);
 }
 
-/* Make the folder of path (one level, like sweep run does for results/). */
-static int make_parent(const char *path)
-{
-	char *copy = xstrdup(path), *dir = dirname(copy);
-	int ret = 0;
-
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		ret = error("cannot create '%s': %s", dir, strerror(errno));
-	free(copy);
-	return ret;
-}
-
 /* Run sbatch --parsable with script on its stdin; the job id into id. -1 after error(). */
 static int sbatch(const char *script, char *id, size_t n)
 {
@@ -306,33 +292,6 @@ static int sbatch(const char *script, char *id, size_t n)
 	return 0;
 }
 
-static const struct option submit_opts[] = {
-	{ "nodes", required_argument, NULL, 'N' },
-	{ "gpus-per-node", required_argument, NULL, 'G' },
-	{ "ntasks-per-node", required_argument, NULL, 'T' },
-	{ "time", required_argument, NULL, 't' },
-	{ "partition", required_argument, NULL, 'p' },
-	{ "account", required_argument, NULL, 'A' },
-	{ "array", required_argument, NULL, 'a' },
-	{ "db", required_argument, NULL, 'd' },
-	{ "template", required_argument, NULL, 'f' },
-	{ "inventory", required_argument, NULL, 'i' },
-	{ "sbatch", required_argument, NULL, 's' },
-	{ "no-requeue", no_argument, NULL, 'R' },
-	{ "dry-run", no_argument, NULL, 'n' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int positive(const char *opt, const char *v, int min, int *out)
-{
-	long n;
-
-	if (parse_long(v, &n) || n < min || n > 100000)
-		return error("--%s takes a whole number from %d, not '%s'", opt, min, v);
-	*out = (int)n;
-	return 0;
-}
-
 /* Plan the spec into the sweep's database, and for an array each shard's own database from it. */
 static int prepare_dbs(const struct spec *s, const char *db, int shards)
 {
@@ -342,7 +301,7 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = run_plan(s, st, &added, &existing);
+	ret = plan_db(s, st, 0, 0, &added, &existing);
 	store_close(st);
 	if (ret)
 		return -1;
@@ -382,133 +341,80 @@ static int record_job(const char *db, const char *id, const struct slurm_job *j,
 	return ret;
 }
 
-int cmd_submit(int argc, char **argv)
+int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec_path, const char *db,
+		  const char *tmpl, const char *inventory)
 {
-	struct slurm_job j = { .nodes = 1, .requeue = 1, .tasks_per_node = 0 };
-	const char *db_opt = NULL, *tmpl_opt = NULL, *inv_opt = NULL, **extra = NULL;
-	char exe[PATH_MAX], id[64];
-	char *spec = NULL, *db = NULL, *workdir = NULL, *tpath = NULL, *logdir = NULL, *inv = NULL;
-	struct strbuf text = STRBUF_INIT, script = STRBUF_INIT, args = STRBUF_INIT;
-	struct spec s;
-	int opt, dry = 0, have_spec = 0, ret = EXIT_USAGE;
+	struct slurm_job *j = &x->job;
+	struct strbuf text = STRBUF_INIT;
+	char exe[PATH_MAX];
 	ssize_t n;
+	int ret = -1;
 
-	while ((opt = getopt_long(argc, argv, "N:G:T:t:p:A:a:d:f:i:s:Rn", submit_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'N': if (positive("nodes", optarg, 1, &j.nodes)) goto out; break;
-		case 'G': if (positive("gpus-per-node", optarg, 0, &j.gpus_per_node)) goto out; break;
-		case 'T': if (positive("ntasks-per-node", optarg, 1, &j.tasks_per_node)) goto out; break;
-		case 'a': if (positive("array", optarg, 1, &j.shards)) goto out; break;
-		case 't': if (option_ok("--time", optarg)) goto out; j.time = optarg; break;
-		case 'p': if (option_ok("--partition", optarg)) goto out; j.partition = optarg; break;
-		case 'A': if (option_ok("--account", optarg)) goto out; j.account = optarg; break;
-		case 's':
-			if (option_ok("--sbatch", optarg))
-				goto out;
-			extra = xrealloc(extra, (size_t)(j.n_extra + 1) * sizeof(*extra));
-			extra[j.n_extra++] = optarg;
-			break;
-		case 'd': db_opt = optarg; break;
-		case 'f': tmpl_opt = optarg; break;
-		case 'i': inv_opt = optarg; break;
-		case 'R': j.requeue = 0; break;
-		case 'n': dry = 1; break;
-		default: ret = cli_usage("submit"); goto out;
-		}
-	}
-	j.extra = extra;
-	if (optind != argc - 1) {
-		ret = cli_usage("submit");
-		goto out;
-	}
-	if (spec_load(argv[optind], &s))
-		goto out;
-	have_spec = 1;
-	if (!j.tasks_per_node)
-		j.tasks_per_node = j.gpus_per_node > 0 ? j.gpus_per_node : 1;
+	if (!j->tasks_per_node)
+		j->tasks_per_node = j->gpus_per_node > 0 ? j->gpus_per_node : 1;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		error("cannot find this program's path: %s", strerror(errno));
-		goto out;
-	}
+	if (n <= 0)
+		return error("cannot find this program's path: %s", strerror(errno));
 	exe[n] = '\0';
-	if (!(spec = abs_path(argv[optind])) || !(db = abs_path(db_opt ? db_opt : s.db)) ||
-	    !(workdir = abs_path(".")))
+	x->exe = xstrdup(exe);
+	if (!(x->spec = abs_path(spec_path)) || !(x->db = abs_path(db ? db : s->db)) ||
+	    !(x->workdir = abs_path(".")))
 		goto out;
-	if (inv_opt) {
-		if (!(inv = abs_path(inv_opt)))
+	if (inventory) {
+		char *inv = abs_path(inventory);
+
+		if (!inv)
 			goto out;
-		sb_adds(&args, "--inventory ");
-		sh_word(&args, inv);
+		sb_adds(&x->args, "--inventory ");
+		sh_word(&x->args, inv);
+		free(inv);
 	}
 	/* The log sits beside the database, one file per job (and array task), appended to on requeue. */
 	{
-		char *d = xstrdup(db);
+		char *d = xstrdup(x->db);
 
-		logdir = xstrdup(dirname(d));
+		x->log = xasprintf("%s/%s-%s.log", dirname(d), s->name, j->shards ? "%A_%a" : "%j");
 		free(d);
 	}
-	{
-		char *log = xasprintf("%s/%s-%s.log", logdir, s.name, j.shards ? "%A_%a" : "%j");
-
-		if (option_ok("the log path", log)) {
-			free(log);
-			goto out;
-		}
-		free(logdir);
-		logdir = log;   /* kept for the job's lifetime below */
-	}
-	j.name = s.name;
-	j.sweep = exe;
-	j.spec = spec;
-	j.db = db;
-	j.workdir = workdir;
-	j.log = logdir;
-	j.run_args = args.buf ? args.buf : "";
-	if (!(tpath = find_template(tmpl_opt, exe))) {
+	if (slurm_option_ok("the log path", x->log))
+		goto out;
+	j->name = s->name;
+	j->sweep = x->exe;
+	j->spec = x->spec;
+	j->db = x->db;
+	j->workdir = x->workdir;
+	j->log = x->log;
+	j->run_args = x->args.buf ? x->args.buf : "";
+	if (!(x->tmpl = find_template(tmpl, exe))) {
 		error("no job template: slurm/sweep.sbatch is not here nor beside %s; give --template FILE", exe);
 		goto out;
 	}
-	if (sb_read_file(&text, tpath) || slurm_render(tpath, text.buf, &j, &script))
+	if (sb_read_file(&text, x->tmpl) || slurm_render(x->tmpl, text.buf, j, &x->script))
 		goto out;
-	if (dry) {
-		fputs(script.buf, stdout);
-		ret = EXIT_OK;
-		goto out;
-	}
-	ret = EXIT_FAIL;
-	if (make_parent(db) || prepare_dbs(&s, db, j.shards) || sbatch(script.buf, id, sizeof(id)) ||
-	    record_job(db, id, &j, script.buf))
-		goto out;
-	printf("%s\n", id);
-	fprintf(stderr, "sweep: submitted %s as job %s%s; 'sweep status %s' shows it\n", s.name, id,
-		j.shards ? " (an array)" : "", db_opt ? db_opt : s.db);
-	if (j.shards) {
-		fprintf(stderr, "sweep: when its %d tasks have finished, merge them:\n  sweep merge %s", j.shards,
-			db_opt ? db_opt : s.db);
-		for (int i = 0; i < j.shards; i++) {
-			char *p = slurm_shard_db(db_opt ? db_opt : s.db, i);
-
-			fprintf(stderr, " %s", p);
-			free(p);
-		}
-		fputc('\n', stderr);
-	}
-	ret = EXIT_OK;
+	ret = 0;
 out:
-	if (have_spec)
-		spec_release(&s);
-	free(extra);
-	free(spec);
-	free(db);
-	free(workdir);
-	free(tpath);
-	free(logdir);
-	free(inv);
 	sb_release(&text);
-	sb_release(&script);
-	sb_release(&args);
 	return ret;
+}
+
+int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n)
+{
+	if (mkdir_parent(x->db) || prepare_dbs(s, x->db, x->job.shards) || sbatch(x->script.buf, id, n) ||
+	    record_job(x->db, id, &x->job, x->script.buf))
+		return -1;
+	return 0;
+}
+
+void slurm_submit_release(struct slurm_submit *x)
+{
+	free(x->exe);
+	free(x->spec);
+	free(x->db);
+	free(x->workdir);
+	free(x->log);
+	free(x->tmpl);
+	sb_release(&x->args);
+	sb_release(&x->script);
 }
 
 /* ---- runs and states ---- */

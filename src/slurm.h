@@ -3,6 +3,7 @@
 #define SWEEP_SLURM_H
 
 #include <stdint.h>
+#include "spec.h"
 #include "store.h"
 #include "util.h"
 
@@ -27,6 +28,30 @@ struct slurm_job {
  * one shell word (quoted where needed). An unknown placeholder is an error: -1 after error().
  */
 int slurm_render(const char *tpath, const char *text, const struct slurm_job *job, struct strbuf *out);
+
+/* An sbatch option value fit for an #SBATCH line (no spaces, quotes, '$'; not empty); -1 after error(). */
+int slurm_option_ok(const char *what, const char *v);
+
+/* A job on its way to sbatch: job's strings point into the fields below or the caller's options. */
+struct slurm_submit {
+	struct slurm_job job;
+	char *exe, *spec, *db, *workdir, *log, *tmpl;
+	struct strbuf args, script;
+};
+#define SLURM_SUBMIT_INIT { .job = { .nodes = 1, .requeue = 1 }, .args = STRBUF_INIT, .script = STRBUF_INIT }
+
+/*
+ * Complete x->job for spec s (read from spec_path): absolute paths of this binary, the spec, the
+ * database (db, or s->db when NULL), the working folder and the log; --inventory for the run when
+ * inventory is not NULL; then render the template (tmpl, or slurm/sweep.sbatch here or beside the
+ * binary) into x->script. Changes nothing anywhere: -1 after error() is bad input.
+ */
+int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec_path, const char *db,
+		  const char *tmpl, const char *inventory);
+/* Plan s into its database (and each shard's for an array), hand the script to sbatch, record the job
+ * in the database; its id into id (n bytes). -1 after error(). */
+int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n);
+void slurm_submit_release(struct slurm_submit *x);
 
 /* The database of shard i of an array over db: results/x.db -> results/x.shard-I.db. Caller frees. */
 char *slurm_shard_db(const char *db, int i);

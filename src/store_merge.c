@@ -1,6 +1,5 @@
 /* store_merge.c: `sweep merge`: sweep databases from other hosts or jobs into one; every input untrusted. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +9,6 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include "cli.h"
 #include "json.h"
 #include "plan.h"
 #include "store.h"
@@ -1455,64 +1453,4 @@ unsigned store_shard(const char *sweep, const char *params, int pass, unsigned n
 		BUG("store_shard: no shards");
 	plan_key(sweep, params, pass, "", key);
 	return (unsigned)(strtoull(key, NULL, 16) % nshards);
-}
-
-/* ---- sweep merge ---- */
-
-static int print_conflict(const struct store_row *row, void *data)
-{
-	int *n = data;
-	char a[52];
-
-	if (!(*n)++)
-		printf("\nconflicts (ok results kept apart; the output keeps its own):\n");
-	printf("  %s %s: kept median %s, %s has %s (run %s)\n", shown(a, row->text[0]), row->text[1],
-	       row->text[2] ? row->text[2] : "NULL", row->text[3], row->text[4] ? row->text[4] : "NULL",
-	       row->text[5] ? row->text[5] : "-");
-	return 0;
-}
-
-int cmd_merge(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
-	};
-	struct store_merge_stats *stats;
-	struct store *st;
-	uint64_t conflicts = 0;
-	int opt, quiet = 0, n, listed = 0;
-
-	while ((opt = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-		if (opt == 'q')
-			quiet = 1;
-		else
-			return cli_usage("merge");
-	}
-	if (argc - optind < 2)
-		return cli_usage("merge");
-	n = argc - optind - 1;
-	stats = xcalloc((size_t)n, sizeof(*stats));
-	if (store_merge(argv[optind], (const char *const *)argv + optind + 1, n, NULL, stats)) {
-		free(stats);
-		error("nothing was merged; '%s' is as it was", argv[optind]);
-		return EXIT_USAGE;
-	}
-	for (int i = 0; i < n; i++) {
-		const struct store_merge_stats *s = &stats[i];
-
-		conflicts += s->conflicts;
-		if (!quiet)
-			printf("%s: %" PRIu64 " cells (%" PRIu64 " new), %" PRIu64 " results new, %" PRIu64
-			       " already there, %" PRIu64 " conflicts; %" PRIu64 " runs, %" PRIu64 " hosts new\n",
-			       argv[optind + 1 + i], s->cells, s->cells_new, s->results_new, s->results_same,
-			       s->conflicts, s->runs_new, s->hosts_new);
-	}
-	free(stats);
-	if (conflicts && !store_open(argv[optind], STORE_RO, &st)) {
-		store_query(st, "SELECT c.sweep, c.key, r.median, x.source, x.median, x.run FROM conflicts x"
-			    " JOIN cells c ON c.id = x.cell LEFT JOIN results r ON r.id = x.kept"
-			    " ORDER BY x.id LIMIT 50", NULL, 0, 1, print_conflict, &listed);
-		store_close(st);
-	}
-	return EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
@@ -217,6 +218,20 @@ char *sb_detach(struct strbuf *sb)
 	p = sb->buf;
 	sb_init(sb);
 	return p;
+}
+
+int mkdir_parent(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int ret = 0;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0777) && errno != EEXIST)
+			ret = error("cannot create '%s': %s", dir, strerror(errno));
+	}
+	free(dir);
+	return ret;
 }
 
 int sb_read_file(struct strbuf *sb, const char *path)

@@ -50,6 +50,8 @@ const char *printable(char *buf, const char *s, size_t max);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 char *sb_detach(struct strbuf *sb);       /* returns buf (never NULL); sb is empty */
+/* Make the folder that holds path (one level: results/ of results/x.db); -1 after error(). */
+int mkdir_parent(const char *path);
 /* Read a whole file into sb; -1 with error() when it cannot be read. */
 int sb_read_file(struct strbuf *sb, const char *path);
 

@@ -1,8 +1,9 @@
-/* launch_int.h: what launch.c, launch_status.c and launch_pull.c share (private to those three files). */
-#ifndef SWEEP_LAUNCH_INT_H
-#define SWEEP_LAUNCH_INT_H
+/* launch.h: sweeps on rented hosts over ssh: `sweep launch`, `status --hosts`, `pull` (launch*.c). */
+#ifndef SWEEP_LAUNCH_H
+#define SWEEP_LAUNCH_H
 
 #include "inventory.h"
+#include "spec.h"
 #include "util.h"
 
 /*
@@ -41,5 +42,42 @@ const char *launch_answer_name(const char *rest, char *name, size_t n);
 int launch_parse_timeout(const char *s, double *out);
 /* --jobs N: hosts handled at once, 1 to 1024; -1 after error() otherwise. */
 int launch_parse_jobs(const char *s, int *out);
+
+/* What `sweep launch` is asked beyond the hosts and the spec. */
+struct launch_opts {
+	int sync;              /* copy this binary, the spec and its command's files first */
+	double timeout;        /* seconds per host */
+	long min_free_kib;     /* refuse a host with less free space for results/ */
+	int jobs;              /* hosts at once */
+};
+
+/* Where the spec at path goes under a host's workdir: its own relative path when it has one, else
+ * sweeps/BASENAME; NULL when neither is a safe remote path. The caller frees it. */
+char *launch_spec_place(const char *path);
+
+/*
+ * `sweep launch`: start `sweep run` of s (read from spec_path, placed at spec_rel under each workdir) on
+ * hosts[0..nhosts) of inv, detached, and print a line per host (started, already running, or the error).
+ * Returns how many hosts were not started, or -1 on an error before any host was touched.
+ */
+int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const struct spec *s,
+	       const char *spec_path, const char *spec_rel, const struct launch_opts *o);
+
+/*
+ * `sweep pull`: a snapshot of each sweep launched on hosts[0..nhosts) of inv (only the sweep named only,
+ * when not NULL), copied back into pulled/HOST/ beside into (results/ when NULL) and merged into into
+ * (default results/NAME.db), the inventory's labels applied; a line per host and sweep. Returns how many
+ * hosts were not pulled.
+ */
+int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const char *only, const char *into,
+		double timeout, int jobs);
+
+/*
+ * `sweep status --hosts`: the state of every sweep launched on hosts[0..nhosts) of inv (only the sweep
+ * named only, when not NULL), read over ssh within timeout seconds a host, jobs hosts at once, as one
+ * table on stdout, then a line for each host that could not be read. Returns how many could not.
+ */
+int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhosts, const char *only,
+			double timeout, int jobs);
 
 #endif

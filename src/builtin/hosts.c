@@ -1,0 +1,190 @@
+/* hosts.c: `sweep hosts hostfile|list|label|probe`: a host inventory at work. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../hostinfo.h"
+#include "../inventory.h"
+#include "../json.h"
+#include "../probe.h"
+#include "../run.h"
+#include "builtin.h"
+
+static int hosts_hostfile(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' }, { "label", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct inventory inv;
+	struct strbuf sb = STRBUF_INIT;
+	const char *out = NULL;
+	char **want = NULL;
+	int nwant = 0, opt, ret = EXIT_USAGE;
+
+	while ((opt = getopt_long(argc, argv, "o:l:", opts, NULL)) != -1) {
+		if (opt == 'o') {
+			out = optarg;
+		} else if (opt == 'l' && strchr(optarg, '=') && optarg[0] != '=') {
+			want = xrealloc(want, (size_t)(nwant + 1) * sizeof(*want));
+			want[nwant++] = optarg;
+		} else {
+			if (opt == 'l')
+				error("--label takes NAME=VALUE, not '%s'", optarg);
+			free(want);
+			return cmd_usage(&cmd_hosts);
+		}
+	}
+	if (optind != argc - 1) {
+		free(want);
+		return cmd_usage(&cmd_hosts);
+	}
+	if (inventory_load(argv[optind], &inv)) {
+		free(want);
+		return EXIT_USAGE;
+	}
+	inventory_keep(&inv, want, nwant);
+	if (!inv.nhosts) {
+		error("no host of '%s' has every label asked for", argv[optind]);
+		goto out;
+	}
+	inventory_hostfile(&inv, &sb);
+	if (out) {
+		FILE *f = fopen(out, "w");
+
+		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f)) {
+			error("cannot write '%s'", out);
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	} else {
+		fputs(sb.buf, stdout);
+	}
+	ret = EXIT_OK;
+out:
+	sb_release(&sb);
+	inventory_release(&inv);
+	free(want);
+	return ret;
+}
+
+static int hosts_list(int argc, char **argv)
+{
+	struct inventory inv;
+
+	if (argc != 2)
+		return cmd_usage(&cmd_hosts);
+	if (inventory_load(argv[1], &inv))
+		return EXIT_USAGE;
+	printf("%-16s %-24s %-24s %5s  %s\n", "name", "hostname", "address", "slots", "labels");
+	for (int i = 0; i < inv.nhosts; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		json_obj_write(&sb, &inv.hosts[i].labels);
+		printf("%-16s %-24s %-24s %5d  %s\n", inv.hosts[i].name, inv.hosts[i].hostname, inv.hosts[i].address,
+		       inv.hosts[i].slots, sb.buf);
+		sb_release(&sb);
+	}
+	inventory_release(&inv);
+	return EXIT_OK;
+}
+
+static int hosts_label(int argc, char **argv)
+{
+	struct inventory inv;
+	struct store *st;
+	int matched, unmatched, ret = EXIT_FAIL;
+
+	if (argc != 3)
+		return cmd_usage(&cmd_hosts);
+	if (access(argv[1], F_OK))
+		return error("cannot open '%s': %s", argv[1], strerror(errno)), EXIT_USAGE;
+	if (inventory_load(argv[2], &inv))
+		return EXIT_USAGE;
+	if (store_open(argv[1], STORE_RW, &st)) {
+		inventory_release(&inv);
+		return EXIT_USAGE;
+	}
+	if (!inventory_apply(&inv, st, &matched, &unmatched)) {
+		printf("%s: labels of %d host%s written; %d hostname%s not in %s\n", argv[1], matched,
+		       matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", argv[2]);
+		ret = EXIT_OK;
+	}
+	store_close(st);
+	inventory_release(&inv);
+	return ret;
+}
+
+static int hosts_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' }, { "cpu", no_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+	};
+	const char *db = "results/probes.db";
+	struct comm *c;
+	int opt, cpu = 0, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		if (opt == 'd')
+			db = optarg;
+		else if (opt == 'c')
+			cpu = 1;
+		else
+			return cmd_usage(&cmd_hosts);
+	}
+	if (optind != argc)
+		return cmd_usage(&cmd_hosts);
+	if (comm_init(&argc, &argv, &c))
+		return EXIT_FAIL;
+	if (comm_rank(c) == 0) {
+		struct strbuf args = STRBUF_INIT;
+		int rc;
+
+		for (int i = 0; i < argc; i++)
+			sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
+		rc = probe_run(c, db, cpu ? 0 : hostinfo_gpu_count(), args.buf);
+		sb_release(&args);
+		ret = rc < 0 ? EXIT_FAIL : rc ? EXIT_CELLS : EXIT_OK;
+		if (ret != EXIT_FAIL)
+			printf("probes stored in %s (table probes; the latest per host, GPU and name is current)\n", db);
+	} else {
+		ret = (run_worker(c), EXIT_OK);
+	}
+	comm_finish(c);
+	return ret;
+}
+
+static int hosts_fn(int argc, char **argv)
+{
+	if (argc < 2)
+		return cmd_usage(&cmd_hosts);
+	if (!strcmp(argv[1], "hostfile"))
+		return hosts_hostfile(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return hosts_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "label"))
+		return hosts_label(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "probe"))
+		return hosts_probe(argc - 1, argv + 1);
+	error("unknown 'sweep hosts' command '%s' (hostfile, list, label or probe)", argv[1]);
+	return cmd_usage(&cmd_hosts);
+}
+
+const struct cmd cmd_hosts = { "hosts", hosts_fn,
+	"sweep hosts hostfile|list|label|probe ...",
+	"A host inventory (hosts/*.yaml: name, hostname, address, slots, labels, notes; see\n"
+	"hosts/example.yaml) at work.\n"
+	"  sweep hosts hostfile FILE.yaml [--out PATH] [--label NAME=VALUE ...]: an Open MPI hostfile\n"
+	"    (\"ADDRESS slots=N\" per host), of the hosts with every label given, for mpirun --hostfile.\n"
+	"  sweep hosts list FILE.yaml: the hosts, checked, one a line.\n"
+	"  sweep hosts label DB FILE.yaml: write the labels of every host of DB whose hostname the\n"
+	"    inventory knows into its facts, so that reports group by label.NAME ('sweep run --inventory'\n"
+	"    does the same at the end of a run).\n"
+	"  sweep hosts probe [--db PATH] [--cpu]: measure the ceilings of every GPU (and host) of the job\n"
+	"    (under mpirun: every rank's): hbm_copy_gbs, h2d_gbs, gemm_bf16_tflops per GPU, host_read_gbs\n"
+	"    per host, into the probes table of PATH (default results/probes.db; give your sweep's\n"
+	"    database so that reports can use them in --limit). --cpu: the host probe only." };

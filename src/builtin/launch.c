@@ -1,0 +1,89 @@
+/* launch.c: `sweep launch INVENTORY SPEC`: start the sweep on every host of the inventory over ssh. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../launch.h"
+#include "builtin.h"
+
+static int launch_fn(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sync", no_argument, NULL, 's' }, { "hosts", required_argument, NULL, 'H' },
+		{ "timeout", required_argument, NULL, 't' }, { "min-free", required_argument, NULL, 'm' },
+		{ "jobs", required_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	struct launch_opts o = { 0, LAUNCH_TIMEOUT, 0, LAUNCH_JOBS };
+	struct inventory inv = { 0 };
+	struct spec s;
+	const char *names = NULL, *min_free = LAUNCH_MIN_FREE;
+	char *spec_rel = NULL;
+	int *hosts = NULL, nhosts = 0, opt, ret = EXIT_USAGE, loaded = 0, failed;
+	double bytes;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			o.sync = 1;
+			break;
+		case 'H':
+			names = optarg;
+			break;
+		case 't':
+			if (launch_parse_timeout(optarg, &o.timeout))
+				return EXIT_USAGE;
+			break;
+		case 'm':
+			min_free = optarg;
+			break;
+		case 'j':
+			if (launch_parse_jobs(optarg, &o.jobs))
+				return EXIT_USAGE;
+			break;
+		default:
+			return cmd_usage(&cmd_launch);
+		}
+	}
+	if (optind != argc - 2)
+		return cmd_usage(&cmd_launch);
+	if (parse_bytes(min_free, &bytes) || bytes < 0 || bytes > 1e18)
+		return error("--min-free takes a size (e.g. 10G), not '%s'", min_free), EXIT_USAGE;
+	o.min_free_kib = (long)ceil(bytes / 1024);
+	if (inventory_load(argv[optind], &inv))
+		return EXIT_USAGE;
+	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
+		goto out;
+	if (spec_load(argv[optind + 1], &s))
+		goto out;
+	loaded = 1;
+	if (!launch_name_ok(s.name)) {
+		error("sweep name '%s': its files on the hosts would be hidden or taken for options", s.name);
+		goto out;
+	}
+	if (!(spec_rel = launch_spec_place(argv[optind + 1]))) {
+		error("'%s': no place for it on the hosts (use a name of letters, digits and ._+@,=-)",
+		      argv[optind + 1]);
+		goto out;
+	}
+	failed = launch_run(&inv, hosts, nhosts, &s, argv[optind + 1], spec_rel, &o);
+	ret = failed < 0 ? EXIT_FAIL : failed ? EXIT_CELLS : EXIT_OK;
+out:
+	free(spec_rel);
+	free(hosts);
+	if (loaded)
+		spec_release(&s);
+	inventory_release(&inv);
+	return ret;
+}
+
+const struct cmd cmd_launch = { "launch", launch_fn,
+	"sweep launch INVENTORY SPEC [--sync] [--hosts NAME,...] [--min-free SIZE]\n"
+	"                    [--timeout SECONDS] [--jobs N]",
+	"Start 'sweep run SPEC' on every host of the inventory over ssh (user, port, identity, ssh_options\n"
+	"from the inventory; your own ssh config and keys), in the host's workdir, detached so that it\n"
+	"outlives the ssh session, writing results/NAME.db and results/NAME.log there (under mpirun -np\n"
+	"SLOTS on a host with more than one slot). One line per host: started, already running, or the\n"
+	"error (unreachable, no sweep binary, no spec, disk full under --min-free, 1G by default).\n"
+	"--sync first copies this sweep binary (to the host's sweep_bin), the spec and the files its\n"
+	"command names. Hosts are handled at once, each within --timeout (120 s).\n"
+	"Exit: 0 every host started or running, 3 some did not." };

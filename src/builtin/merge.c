@@ -1,0 +1,75 @@
+/* merge.c: `sweep merge OUT.db IN.db...`: databases of other hosts or shards, checked, into one. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../store.h"
+#include "builtin.h"
+
+static int print_conflict(const struct store_row *row, void *data)
+{
+	int *n = data;
+	char a[52];
+
+	if (!(*n)++)
+		printf("\nconflicts (ok results kept apart; the output keeps its own):\n");
+	printf("  %s %s: kept median %s, %s has %s (run %s)\n", printable(a, row->text[0], 48), row->text[1],
+	       row->text[2] ? row->text[2] : "NULL", row->text[3], row->text[4] ? row->text[4] : "NULL",
+	       row->text[5] ? row->text[5] : "-");
+	return 0;
+}
+
+static int merge_fn(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
+	};
+	struct store_merge_stats *stats;
+	struct store *st;
+	uint64_t conflicts = 0;
+	int opt, quiet = 0, n, listed = 0;
+
+	while ((opt = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+		if (opt == 'q')
+			quiet = 1;
+		else
+			return cmd_usage(&cmd_merge);
+	}
+	if (argc - optind < 2)
+		return cmd_usage(&cmd_merge);
+	n = argc - optind - 1;
+	stats = xcalloc((size_t)n, sizeof(*stats));
+	if (store_merge(argv[optind], (const char *const *)argv + optind + 1, n, NULL, stats)) {
+		free(stats);
+		error("nothing was merged; '%s' is as it was", argv[optind]);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct store_merge_stats *s = &stats[i];
+
+		conflicts += s->conflicts;
+		if (!quiet)
+			printf("%s: %" PRIu64 " cells (%" PRIu64 " new), %" PRIu64 " results new, %" PRIu64
+			       " already there, %" PRIu64 " conflicts; %" PRIu64 " runs, %" PRIu64 " hosts new\n",
+			       argv[optind + 1 + i], s->cells, s->cells_new, s->results_new, s->results_same,
+			       s->conflicts, s->runs_new, s->hosts_new);
+	}
+	free(stats);
+	if (conflicts && !store_open(argv[optind], STORE_RO, &st)) {
+		store_query(st, "SELECT c.sweep, c.key, r.median, x.source, x.median, x.run FROM conflicts x"
+			    " JOIN cells c ON c.id = x.cell LEFT JOIN results r ON r.id = x.kept"
+			    " ORDER BY x.id LIMIT 50", NULL, 0, 1, print_conflict, &listed);
+		store_close(st);
+	}
+	return EXIT_OK;
+}
+
+const struct cmd cmd_merge = { "merge", merge_fn,
+	"sweep merge OUT.db IN.db... [--quiet]",
+	"Combine sweep databases (one per rented host, or the shards of an array job) into OUT.db, made\n"
+	"when missing. Cells are matched by key, results and the rest by what identifies them: merging a\n"
+	"file again adds nothing. An ok result for a cell that already has another ok result is kept apart\n"
+	"in the table conflicts (and listed), never written over it. Every input is untrusted: opened\n"
+	"read-only with SQLite's defensive settings, checked (integrity, schema, types, keys) before\n"
+	"anything is written; a bad one is refused with the reason and OUT.db is left as it was." };

@@ -1,0 +1,38 @@
+/* sql.c: `sweep sql DB QUERY`: one read-only query, its rows as a table. */
+#include <getopt.h>
+
+#include "../query.h"
+#include "builtin.h"
+
+static int sql_fn(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "csv", no_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
+		{ "md", no_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
+	};
+	enum table_format fmt = TABLE_TEXT;
+	struct store *st;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'c')
+			fmt = TABLE_CSV;
+		else if (opt == 'j')
+			fmt = TABLE_JSON;
+		else if (opt == 'm')
+			fmt = TABLE_MD;
+		else
+			return cmd_usage(&cmd_sql);
+	}
+	if (optind != argc - 2)
+		return cmd_usage(&cmd_sql);
+	if (store_open(argv[optind], STORE_RO, &st))
+		return EXIT_USAGE;
+	ret = query_print(st, NULL, argv[optind + 1], NULL, 0, fmt, 0) ? EXIT_USAGE : EXIT_OK;
+	store_close(st);
+	return ret;
+}
+
+const struct cmd cmd_sql = { "sql", sql_fn, "sweep sql DB QUERY [--csv | --json | --md]",
+	"Run one read-only SQL query and print the rows as an aligned table. The functions median(x),\n"
+	"quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available." };

@@ -1,0 +1,96 @@
+/* status.c: `sweep status DB [--json]` and `sweep status --hosts INVENTORY`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../launch.h"
+#include "../status.h"
+#include "builtin.h"
+
+static int status_db(const char *db, int json)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct store *st;
+	int rc;
+
+	if (store_open(db, STORE_RO, &st))
+		return EXIT_USAGE;
+	rc = json ? status_json(st, &sb) : status_print(st);
+	if (!rc && json)
+		printf("%s\n", sb.buf ? sb.buf : "{}");
+	sb_release(&sb);
+	store_close(st);
+	return rc ? EXIT_FAIL : EXIT_OK;
+}
+
+static int status_hosts(const char *path, const char *names, const char *only, double timeout)
+{
+	struct inventory inv;
+	int *hosts = NULL, nhosts, bad, ret = EXIT_USAGE;
+
+	if (inventory_load(path, &inv))
+		return EXIT_USAGE;
+	if (!launch_pick_hosts(&inv, names, &hosts, &nhosts)) {
+		bad = launch_status_hosts(&inv, hosts, nhosts, only, timeout, LAUNCH_JOBS);
+		ret = bad ? EXIT_CELLS : EXIT_OK;
+	}
+	free(hosts);
+	inventory_release(&inv);
+	return ret;
+}
+
+static int status_fn(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' }, { "json", no_argument, NULL, 'J' },
+		{ "sweep", required_argument, NULL, 'S' }, { "timeout", required_argument, NULL, 't' },
+		{ "only", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
+	};
+	const char *inv = NULL, *only = NULL, *names = NULL;
+	double timeout = LAUNCH_TIMEOUT;
+	int opt, json = 0, remote = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'H':
+			inv = optarg;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'S':
+			if (!launch_name_ok(optarg))
+				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
+			only = optarg;
+			remote = 1;
+			break;
+		case 'o':
+			names = optarg;
+			remote = 1;
+			break;
+		case 't':
+			if (launch_parse_timeout(optarg, &timeout))
+				return EXIT_USAGE;
+			remote = 1;
+			break;
+		default:
+			return cmd_usage(&cmd_status);
+		}
+	}
+	if (!inv && (json || !remote) && optind == argc - 1)
+		return status_db(argv[optind], json);
+	if (inv && !json && optind == argc)
+		return status_hosts(inv, names, only, timeout);
+	return cmd_usage(&cmd_status);
+}
+
+const struct cmd cmd_status = { "status", status_fn,
+	"sweep status DB [--json] | sweep status --hosts INVENTORY [--sweep NAME]\n"
+	"                    [--only HOST,...] [--timeout SECONDS]",
+	"Cells by state for each sweep, progress per host and worker of the latest run, and the failures\n"
+	"with their last error. Safe to run while a run writes the database. When 'sweep submit' sent jobs\n"
+	"for the database, their states as Slurm reports them now. --json: one line of totals (what\n"
+	"--hosts reads on each host).\n"
+	"--hosts: the sweeps 'sweep launch' started on the hosts of the inventory, read over ssh, in one\n"
+	"table: state (running, finished, failed, stopped, unreachable), done/total cells, rate, ETA,\n"
+	"failed attempts and the time of the latest result. Exit 3 when a host could not be read." };

@@ -1,0 +1,13 @@
+/* exitcode.h: the exit codes of sweep, a contract with scripts: the commands (src/builtin/) return them,
+ * and the code that reads another sweep's exit status (on a launched host, in a Slurm job) reads them. */
+#ifndef SWEEP_EXITCODE_H
+#define SWEEP_EXITCODE_H
+
+enum {
+	EXIT_OK = 0,           /* everything asked for was done (every cell ok) */
+	EXIT_FAIL = 1,         /* an error: the message says what */
+	EXIT_USAGE = 2,        /* bad input: command line, spec, file; nothing was written */
+	EXIT_CELLS = 3         /* ran, but some cells failed, were quarantined or wait for absent hosts */
+};
+
+#endif

@@ -1,0 +1,15 @@
+/* probe.h: `sweep hosts probe`: measured ceilings of every GPU and host of the job, into probes. */
+#ifndef SWEEP_PROBE_H
+#define SWEEP_PROBE_H
+
+#include "comm.h"
+
+/*
+ * Rank 0's side: each probe as a sweep of its own (GPU probes when gpus > 0 and the build has CUDA; the
+ * host probe always), the job's workers kept between them, each ok result copied into the probes table
+ * of db. args is the command line recorded in runs. The other ranks run run_worker(). Returns how many
+ * probes left cells not ok, or -1 after error().
+ */
+int probe_run(struct comm *c, const char *db, int gpus, const char *args);
+
+#endif
