@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../kernels/command.h"
 #include "../kernels/kernel.h"
+#include "command.h"
 #include "measure.h"
 #include "worker.h"
 
@@ -224,62 +224,4 @@ void worker_run_task(struct worker *w, const struct task *t, struct result *r)
 	else
 		worker_run_kernel(w, t, r);
 	r->wall = now_mono() - start;
-}
-
-static int worker_name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '.' || c == '-';
-}
-
-/* The value for placeholder name, or NULL to keep it as written. */
-static const char *worker_lookup(const char *name, const struct json_obj *params, const char *item, int gpu,
-				 const char *host, const char *cell, char *buf, size_t len)
-{
-	const char *v;
-
-	if (params && (v = json_obj_get(params, name)))
-		return v;
-	if (!strcmp(name, "item"))
-		return item;
-	if (!strcmp(name, "host"))
-		return host;
-	if (!strcmp(name, "cell"))
-		return cell;
-	if (!strcmp(name, "gpu")) {
-		snprintf(buf, len, "%d", gpu);
-		return buf;
-	}
-	return NULL;
-}
-
-char *worker_expand(const char *tmpl, const struct json_obj *params, const char *item, int gpu,
-		    const char *host, const char *cell)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *p = tmpl, *end, *v;
-	char name[128], num[32];
-
-	sb_add(&sb, "", 0);   /* an empty template still gives "" (sb_detach of an unused strbuf does not) */
-	while (*p) {
-		if (*p != '{') {
-			sb_addc(&sb, *p++);
-			continue;
-		}
-		for (end = p + 1; worker_name_char(*end); end++)
-			;
-		v = NULL;
-		if (*end == '}' && end > p + 1 && (size_t)(end - p - 1) < sizeof(name)) {
-			memcpy(name, p + 1, end - p - 1);
-			name[end - p - 1] = '\0';
-			v = worker_lookup(name, params, item, gpu, host, cell, num, sizeof(num));
-		}
-		if (v) {
-			sb_adds(&sb, v);
-			p = end + 1;
-		} else {
-			sb_addc(&sb, *p++);
-		}
-	}
-	return sb_detach(&sb);
 }

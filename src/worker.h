@@ -28,10 +28,4 @@ void worker_release(struct worker *w);
  */
 void worker_run_task(struct worker *w, const struct task *t, struct result *r);
 
-/* Expand {placeholders} in tmpl: a parameter of params, or item, gpu, host, cell. Unknown names are kept
- * as written (spec.c has already refused them), and so is a NULL item, host or cell; a parameter wins
- * over a built-in name; gpu is -1 on a worker without one. Returns a new string the caller frees. */
-char *worker_expand(const char *tmpl, const struct json_obj *params, const char *item, int gpu,
-		    const char *host, const char *cell);
-
 #endif

@@ -1,5 +1,5 @@
 /* test_command.c: command cells (metrics from JSON lines and regexes, items, timeouts that kill the whole
- * process group, stderr capture, missing programs) and worker_expand. Run from the repository root:
+ * process group, stderr capture, missing programs) and command_expand. Run from the repository root:
  * it uses tests/progs/metrics.sh. */
 #include <errno.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../../kernels/command.h"
+#include "command.h"
 #include "test.h"
 
 #define PROG "tests/progs/metrics.sh"
@@ -20,28 +20,28 @@ static void test_expand(void)
 
 	json_parse_flat("{\"M\": 128, \"dtype\": \"f32\", \"gpu\": \"h200\", \"a.b\": 1}", &p, 0, err,
 			sizeof(err));
-	s = worker_expand("gemm-{M}x{M}-{dtype}", &p, NULL, 0, NULL, NULL);
+	s = command_expand("gemm-{M}x{M}-{dtype}", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "gemm-128x128-f32", "parameters expand");
 	free(s);
-	s = worker_expand("{item}/{host}/{cell}/{gpu}", NULL, "q7", 3, "node1", "00ff");
+	s = command_expand("{item}/{host}/{cell}/{gpu}", NULL, "q7", 3, "node1", "00ff");
 	CHECK_STR(s, "q7/node1/00ff/3", "item, host, cell and gpu expand");
 	free(s);
-	s = worker_expand("{gpu}", NULL, NULL, -1, NULL, NULL);
+	s = command_expand("{gpu}", NULL, NULL, -1, NULL, NULL);
 	CHECK_STR(s, "-1", "gpu is -1 on a worker without one");
 	free(s);
-	s = worker_expand("{gpu} {a.b}", &p, NULL, 2, NULL, NULL);
+	s = command_expand("{gpu} {a.b}", &p, NULL, 2, NULL, NULL);
 	CHECK_STR(s, "h200 1", "a parameter wins over a built-in name; dotted names work");
 	free(s);
-	s = worker_expand("{item}{host}{cell}{nope}", &p, NULL, 0, NULL, NULL);
+	s = command_expand("{item}{host}{cell}{nope}", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{item}{host}{cell}{nope}", "unknown or NULL placeholders are kept as written");
 	free(s);
-	s = worker_expand("{} { M} {M {{M}} }{ x{", &p, NULL, 0, NULL, NULL);
+	s = command_expand("{} { M} {M {{M}} }{ x{", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{} { M} {M {128} }{ x{", "braces that are not placeholders are kept");
 	free(s);
-	s = worker_expand("{\"v\": {M}}", &p, NULL, 0, NULL, NULL);
+	s = command_expand("{\"v\": {M}}", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{\"v\": 128}", "JSON text around a placeholder is kept");
 	free(s);
-	s = worker_expand("", &p, NULL, 0, NULL, NULL);
+	s = command_expand("", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "", "empty template");
 	free(s);
 	json_obj_release(&p);

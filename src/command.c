@@ -1,4 +1,4 @@
-/* command.c: command cells: fork/exec in a process group, timeout, capture, metrics from the output. */
+/* command.c: command cells: a program run per cell (or per item), its output parsed for measurements. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../src/stats.h"
+#include "stats.h"
 #include "command.h"
 
 extern char **environ;
@@ -263,7 +263,7 @@ static char **command_env(const struct command_state *st, const struct json_obj 
 	for (i = 0; i < n; i++)
 		env[i] = xstrdup(environ[i]);
 	for (k = 0; k < s->nenv; k++) {
-		v = worker_expand(s->env_vals[k], params, st->item, w->gpu, w->host, t->key);
+		v = command_expand(s->env_vals[k], params, st->item, w->gpu, w->host, t->key);
 		len = strlen(s->env_keys[k]);
 		replaced = 0;
 		for (i = 0; i < n; i++) {
@@ -490,7 +490,7 @@ static int command_once(struct command_state *st, const struct worker *w, const 
 
 	argv = xcalloc(s->ncommand + 1, sizeof(*argv));
 	for (i = 0; i < s->ncommand; i++)
-		argv[i] = worker_expand(s->command[i], params, st->item, w->gpu, w->host, t->key);
+		argv[i] = command_expand(s->command[i], params, st->item, w->gpu, w->host, t->key);
 	env = command_env(st, params, w, t);
 	st->run_err = st->err.len;
 	if (command_spawn(st, argv, env, &end)) {
@@ -639,4 +639,62 @@ out:
 	sb_release(&st.out);
 	sb_release(&st.err);
 	json_obj_release(&params);
+}
+
+static int command_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '.' || c == '-';
+}
+
+/* The value for placeholder name, or NULL to keep it as written. */
+static const char *command_lookup(const char *name, const struct json_obj *params, const char *item, int gpu,
+				 const char *host, const char *cell, char *buf, size_t len)
+{
+	const char *v;
+
+	if (params && (v = json_obj_get(params, name)))
+		return v;
+	if (!strcmp(name, "item"))
+		return item;
+	if (!strcmp(name, "host"))
+		return host;
+	if (!strcmp(name, "cell"))
+		return cell;
+	if (!strcmp(name, "gpu")) {
+		snprintf(buf, len, "%d", gpu);
+		return buf;
+	}
+	return NULL;
+}
+
+char *command_expand(const char *tmpl, const struct json_obj *params, const char *item, int gpu,
+		    const char *host, const char *cell)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = tmpl, *end, *v;
+	char name[128], num[32];
+
+	sb_add(&sb, "", 0);   /* an empty template still gives "" (sb_detach of an unused strbuf does not) */
+	while (*p) {
+		if (*p != '{') {
+			sb_addc(&sb, *p++);
+			continue;
+		}
+		for (end = p + 1; command_name_char(*end); end++)
+			;
+		v = NULL;
+		if (*end == '}' && end > p + 1 && (size_t)(end - p - 1) < sizeof(name)) {
+			memcpy(name, p + 1, end - p - 1);
+			name[end - p - 1] = '\0';
+			v = command_lookup(name, params, item, gpu, host, cell, num, sizeof(num));
+		}
+		if (v) {
+			sb_adds(&sb, v);
+			p = end + 1;
+		} else {
+			sb_addc(&sb, *p++);
+		}
+	}
+	return sb_detach(&sb);
 }

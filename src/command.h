@@ -2,9 +2,10 @@
 #ifndef SWEEP_COMMAND_H
 #define SWEEP_COMMAND_H
 
-#include "../src/result.h"
-#include "../src/spec.h"
-#include "../src/worker.h"
+#include "json.h"
+#include "result.h"
+#include "spec.h"
+#include "worker.h"
 
 /* Cap on captured stdout and stderr kept per cell (bytes, each). */
 #define COMMAND_CAPTURE_MAX (64 * 1024)
@@ -29,5 +30,11 @@
  * timeout is an error/timeout result, and later items are not run; metrics are set only when all ran.
  */
 void command_run(const struct worker *w, const struct task *t, struct result *r);
+
+/* Expand {placeholders} in tmpl: a parameter of params, or item, gpu, host, cell. Unknown names are kept
+ * as written (spec.c has already refused them), and so is a NULL item, host or cell; a parameter wins
+ * over a built-in name; gpu is -1 on a worker without one. Returns a new string the caller frees. */
+char *command_expand(const char *tmpl, const struct json_obj *params, const char *item, int gpu,
+		     const char *host, const char *cell);
 
 #endif
