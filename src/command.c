@@ -250,7 +250,7 @@ static char *command_last_err(const struct command_state *st)
 /* Environment of the child: ours, with the spec's env (expanded) added or replacing. Built before fork:
  * a child of a threaded process must not allocate. */
 static char **command_env(const struct command_state *st, const struct json_obj *params,
-			  const struct worker *w, const struct task *t)
+			  const struct executor *w, const struct task *t)
 {
 	const struct spec *s = st->s;
 	size_t n = 0, i, len;
@@ -480,7 +480,7 @@ static const char *command_signame(int sig, char *buf, size_t n)
 }
 
 /* Run the command once (for one item, or for the cell) and record its sample; -1 when r is failed. */
-static int command_once(struct command_state *st, const struct worker *w, const struct task *t,
+static int command_once(struct command_state *st, const struct executor *w, const struct task *t,
 			const struct json_obj *params)
 {
 	const struct spec *s = st->s;
@@ -575,7 +575,7 @@ static int command_uses_item(const struct spec *s)
 	return 0;
 }
 
-void command_run(const struct worker *w, const struct task *t, struct result *r)
+void command_run(const struct executor *w, const struct task *t, struct result *r)
 {
 	const struct spec *s = w->spec;
 	struct command_state st;

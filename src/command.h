@@ -5,7 +5,7 @@
 #include "json.h"
 #include "result.h"
 #include "spec.h"
-#include "worker.h"
+#include "executor.h"
 
 /* Cap on captured stdout and stderr kept per cell (bytes, each). */
 #define COMMAND_CAPTURE_MAX (64 * 1024)
@@ -29,7 +29,7 @@
  * ("killed by signal N (SIGNAME)"), a program that cannot be exec'd ("cannot run 'prog': reason") or a
  * timeout is an error/timeout result, and later items are not run; metrics are set only when all ran.
  */
-void command_run(const struct worker *w, const struct task *t, struct result *r);
+void command_run(const struct executor *w, const struct task *t, struct result *r);
 
 /* Expand {placeholders} in tmpl: a parameter of params, or item, gpu, host, cell. Unknown names are kept
  * as written (spec.c has already refused them), and so is a NULL item, host or cell; a parameter wins

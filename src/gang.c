@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_int.h"
+#include "master_int.h"
 #include "stats.h"
 
 static int eligible(const struct master *m, const struct wstate *w, const struct tqueue *q)
@@ -122,7 +122,7 @@ static int dispatch_gang(struct master *m, const struct task *g, const int *chos
 
 		t.gang_rank = i;
 		w->reserved = 0;
-		if (fly_push(m, w, &t))
+		if (queue_fly(m, w, &t))
 			return -1;
 	}
 	return 0;
@@ -183,7 +183,7 @@ static struct gang_acc *find_acc(struct master *m, const struct task *t)
 	ALLOC_GROW(m->accs, m->naccs + 1, m->alloc_accs);
 	a = &m->accs[m->naccs++];
 	memset(a, 0, sizeof(*a));
-	task_copy(&a->t, t);
+	queue_task_copy(&a->t, t);
 	a->t.gang_rank = 0;
 	a->r = xcalloc((size_t)t->gang_size, sizeof(*a->r));
 	a->got = xcalloc((size_t)t->gang_size, sizeof(int));
@@ -329,7 +329,7 @@ int gang_result(struct master *m, struct wstate *w, struct task *t, struct resul
 	gang_combine(m->kernel, &a->t, a->r, &m->o->spec->timing, &c);
 	if (c.status != RESULT_OK)
 		retire_set(m, a->t.gang_id);
-	ret = sched_store_result(m, &m->w[a->t.gang_ranks[0]], &a->t, &c);
+	ret = queue_store_result(m, &m->w[a->t.gang_ranks[0]], &a->t, &c);
 	result_release(&c);
 	acc_release(m, a);
 	return ret;
@@ -355,127 +355,4 @@ void gang_release(struct master *m)
 	for (size_t i = 0; i < m->nsets; i++)
 		free(m->sets[i].ranks);
 	free(m->sets);
-}
-
-/* ---- the worker's side ---- */
-
-struct gang_cache {
-	int id;
-	void *comm;
-	struct gang_cache *next;
-};
-
-static void gang_ctx(const struct worker *w, const struct task *t, struct kctx *ctx)
-{
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->gpu = w->gpu;
-	ctx->gang_rank = t->gang_rank;
-	ctx->gang_size = t->gang_size;
-	ctx->gang_ranks = t->gang_ranks;
-}
-
-/* The leader makes the blob and sends it (empty when it failed, so that nobody waits for it); the others
- * receive it through the master. */
-static int exchange_blob(struct comm *c, struct worker *w, const struct task *t, const struct kernel_ops *k,
-			 struct strbuf *blob, char *err, size_t errlen)
-{
-	struct kctx ctx;
-	char buf[GANG_BLOB_MAX];
-	size_t len = sizeof(buf);
-	int tag, rc;
-
-	if (!k->gang_blob)
-		return 0;
-	if (t->gang_rank == 0) {
-		gang_ctx(w, t, &ctx);
-		rc = k->gang_blob(&ctx, buf, &len);
-		if (rc || len > sizeof(buf))
-			len = 0;
-		if (comm_worker_send(c, MSG_GANG_BLOB, buf, len))
-			return -1;
-		if (!len)
-			return snprintf(err, errlen, "bootstrap: %s", ctx.err[0] ? ctx.err : "failed"), -1;
-		sb_add(blob, buf, len);
-		return 0;
-	}
-	rc = comm_worker_recv(c, &tag, blob, w->spec->timing.timeout + 60);
-	if (rc != 1 || tag != MSG_GANG_BLOB)
-		return snprintf(err, errlen, "no bootstrap from the gang's leader (rank %d)", t->gang_ranks[0]), -1;
-	if (!blob->len)
-		return snprintf(err, errlen, "the gang's leader (rank %d) could not bootstrap", t->gang_ranks[0]), -1;
-	return 0;
-}
-
-int gang_prepare(struct comm *c, struct worker *w, const struct task *t, struct gang_cache **cache,
-		 char *err, size_t errlen)
-{
-	const struct kernel_ops *k = w->spec->kernel ? kernel_find(w->spec->kernel) : NULL;
-	struct gang_cache *e;
-	struct strbuf blob = STRBUF_INIT;
-	struct kctx ctx;
-
-	if (!k || !k->gang_open)
-		return snprintf(err, errlen, "kernel '%s' cannot run as a gang", w->spec->kernel), -1;
-	for (e = *cache; e && e->id != t->gang_id; e = e->next)
-		;
-	if (!e) {
-		void *comm = NULL;
-
-		if (exchange_blob(c, w, t, k, &blob, err, errlen)) {
-			sb_release(&blob);
-			return -1;
-		}
-		gang_ctx(w, t, &ctx);
-		if (k->gang_open(&ctx, blob.buf, blob.len, &comm)) {
-			sb_release(&blob);
-			return snprintf(err, errlen, "opening the communicator: %s", ctx.err), -1;
-		}
-		sb_release(&blob);
-		e = xcalloc(1, sizeof(*e));
-		e->id = t->gang_id;
-		e->comm = comm;
-		e->next = *cache;
-		*cache = e;
-	}
-	w->gang_rank = t->gang_rank;
-	w->gang_size = t->gang_size;
-	w->gang_ranks = t->gang_ranks;
-	w->gang_comm = e->comm;
-	return 0;
-}
-
-void gang_done(struct worker *w, const struct task *t, int failed, struct gang_cache **cache)
-{
-	const struct kernel_ops *k = kernel_find(w->spec->kernel);
-
-	w->gang_size = 1;
-	w->gang_rank = 0;
-	w->gang_ranks = NULL;
-	w->gang_comm = NULL;
-	if (!failed)
-		return;
-	for (struct gang_cache **p = cache; *p; p = &(*p)->next)
-		if ((*p)->id == t->gang_id) {
-			struct gang_cache *e = *p;
-
-			*p = e->next;
-			if (k && k->gang_close && e->comm)
-				k->gang_close(e->comm, 1);
-			free(e);
-			return;
-		}
-}
-
-void gang_cache_free(const struct worker *w, struct gang_cache **cache)
-{
-	const struct kernel_ops *k = *cache ? kernel_find(w->spec->kernel) : NULL;
-
-	while (*cache) {
-		struct gang_cache *e = *cache;
-
-		*cache = e->next;
-		if (k && k->gang_close && e->comm)
-			k->gang_close(e->comm, 0);
-		free(e);
-	}
 }

@@ -9,7 +9,8 @@
 /* Message tags. The protocol: master sends SPEC; each worker answers HELLO; then TASKs (a few in flight
  * per worker: one running, the others prefetched), each answered by a RESULT; finally STOP, or NEXT when
  * another SPEC follows in the same job (sweep hosts probe runs several sweeps on the same workers). */
-enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT };
+/* MSG_GANG_BLOB: a gang's bootstrap blob, leader -> master -> the other members. */
+enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT, MSG_GANG_BLOB = 100 };
 
 /* What a worker says about itself at start. Owns its strings (hello_release). */
 struct hello {

@@ -71,7 +71,7 @@ int probe_run(struct comm *c, const char *db, int gpus, const char *args)
 	iso_time(now_wall(), stamp, sizeof(stamp));
 	for (size_t i = 0; i < ARRAY_SIZE(probes) && ret >= 0; i++) {
 		const struct probe *p = &probes[i];
-		struct sched_opts o = { 0 };
+		struct master_opts o = { 0 };
 		struct run_extra x = { 0 };
 		struct run_result res;
 		struct spec s;

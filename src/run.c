@@ -10,7 +10,8 @@
 #include "msg.h"
 #include "plan_db.h"
 #include "run.h"
-#include "sched.h"
+#include "master.h"
+#include "worker.h"
 #include "slurm.h"
 #include "store.h"
 
@@ -82,11 +83,11 @@ void run_release_workers(struct comm *c)
 		comm_master_send(c, r, MSG_STOP, "", 0);
 }
 
-int run_spec(struct comm *c, const struct spec *s, const char *db, struct sched_opts *o,
+int run_spec(struct comm *c, const struct spec *s, const char *db, struct master_opts *o,
 	     const struct run_extra *x, const char *args, struct run_result *res)
 {
 	struct store *st = NULL;
-	struct sched_stats stats;
+	struct master_stats stats;
 	uint64_t added, existing, n[4] = { 0 };
 	int ret = -1;
 
@@ -98,7 +99,7 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct sched_
 		goto out;
 	o->store = st;
 	res->run = o->run;
-	if (sched_master(c, o, &stats)) {
+	if (master_run(c, o, &stats)) {
 		store_run_end(st, o->run, "failed");
 		label_hosts(x->inv, st, db ? db : s->db);
 		error("the run stopped early; run the same command again to resume where it stopped");
@@ -137,7 +138,7 @@ int run_worker(struct comm *c)
 {
 	char host[256] = "?";
 
-	if (!sched_worker(c))
+	if (!worker_run(c))
 		return 0;
 	/* Without fault-tolerant MPI the master cannot go on without this rank: end the job now, so that it
 	 * does not wait forever; what was committed stays, and a rerun resumes. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include "comm.h"
 #include "inventory.h"
-#include "sched.h"
+#include "master.h"
 #include "spec.h"
 #include "store.h"
 
@@ -24,11 +24,11 @@ struct run_result {
 
 /*
  * The master's side of one sweep on rank 0: open db (s->db when NULL), plan, recover, run the workers
- * through sched_master with o, summarise on stderr; res counts the cells. args is the command line
+ * through master_run with o, summarise on stderr; res counts the cells. args is the command line
  * recorded in runs. Returns 0 when the run went through (cells may still have failed: res says), or -1
  * after error().
  */
-int run_spec(struct comm *c, const struct spec *s, const char *db, struct sched_opts *o,
+int run_spec(struct comm *c, const struct spec *s, const char *db, struct master_opts *o,
 	     const struct run_extra *x, const char *args, struct run_result *res);
 /* Send STOP to every other rank: rank 0 stops before a run (bad input) and the workers must not wait. */
 void run_release_workers(struct comm *c);

@@ -11,7 +11,7 @@ struct hwloc_bitmap_s;
 /*
  * Bind this process (all its threads) and its memory near GPU gpu (-1: no GPU, the whole machine), to a
  * slice of the cores there that no other local rank sharing that locality gets. Local rank j is taken
- * to drive GPU j % (number of GPUs), as sched_worker assigns them; ranks whose GPUs have the same cpuset
+ * to drive GPU j % (number of GPUs), as the worker (worker.c) assigns them; ranks whose GPUs have the same cpuset
  * split it among themselves in rank order. Memory is bound to the NUMA nodes of the slice; a machine
  * that refuses memory binding still gets the CPU binding (binding says so).
  *

@@ -1,31 +1,28 @@
-/* worker.h: running one task on this process: a kernel through measure.c, or a command. */
+/* worker.h: a worker rank's side of a sweep: the loop that runs the master's cells. */
 #ifndef SWEEP_WORKER_H
 #define SWEEP_WORKER_H
 
-#include "result.h"
-#include "spec.h"
+#include "comm.h"
 
-/* Where a worker runs; filled once at start. */
-struct worker {
-	int rank;
-	int gpu;               /* device index, -1 when this worker has none */
-	char host[256];        /* hostname */
-	const struct spec *spec;
-	struct watchdog *watchdog;   /* started on first use; worker_release stops it */
-	/* The gang of the task at hand, set by the worker loop (gang_size 1: not a gang cell). */
-	int gang_rank, gang_size;
-	const int *gang_ranks;
-	void *gang_comm;
-};
-
-/* Stop what worker_run_task started (the watchdog thread). The worker can be used again. */
-void worker_release(struct worker *w);
+/* A worker sends its results together when they come fast: at most this long after the first unsent
+ * one, and at most this many in one message. */
+#define RESULTS_SECONDS 0.0005
+#define RESULTS_MAX 256
 
 /*
- * Run task t on this process and fill r (r must be result_init'ed). Never fails as a function: an error,
- * a failed check or a timeout is recorded in r->status and r->error. A cell that crashes the process
- * (debug.fail segv) takes the process with it: its attempt was counted before it was sent.
+ * Whether a worker sends the results it holds now, after a cell of wall seconds: short cells' results go
+ * back together, when the last cell of the master's message is done (the worker would wait for more
+ * otherwise), once the oldest has waited RESULTS_SECONDS, or RESULTS_MAX at a time. A long cell's result
+ * (wall >= RESULTS_SECONDS) goes at once: held until the next cell ends, it would keep the master from
+ * sending the cell after that one in time, and the prefetch would turn into stop-and-wait.
  */
-void worker_run_task(struct worker *w, const struct task *t, struct result *r);
+int worker_results_due(int last_of_batch, double wall, double waited, int count);
+
+/* The worker for every sweep of the job (spec, hello, cells until STOP; again after NEXT). Returns 0, or -1
+ * on a protocol error. */
+int worker_run(struct comm *c);
+/* One sweep: spec, hello, then cells until STOP (*next = 0) or NEXT (*next = 1). Rank 0's own worker runs
+ * one session a sweep on a thread beside the master. 0, or -1 on a protocol error. */
+int worker_session(struct comm *c, int *next);
 
 #endif

@@ -47,6 +47,8 @@ def call_graph(objdir):
     defs, uses = {}, collections.defaultdict(set)
     for o in glob.glob(os.path.join(objdir, "**", "*.o"), recursive=True):
         name = os.path.relpath(o, objdir)[:-2]
+        if not any(os.path.exists(name + ext) for ext in (".c", ".cu")):
+            continue   # a stale object of a source renamed or deleted since
         nm = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
         uses[name]
         for line in nm.splitlines():

@@ -8,7 +8,7 @@
 #include "builtin.h"
 
 /* Rank 0: the spec and the inventory, then the run. Bad input stops the workers before they wait. */
-static int run_master(struct comm *c, const char *path, const char *db, struct sched_opts *o,
+static int run_master(struct comm *c, const char *path, const char *db, struct master_opts *o,
 		      struct run_extra *x, const char *inv_path, int argc, char **argv)
 {
 	struct inventory inv = { 0 };
@@ -47,7 +47,7 @@ static int run_fn(int argc, char **argv)
 		{ "shard", required_argument, NULL, 's' }, { "inventory", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	struct sched_opts o = { 0 };
+	struct master_opts o = { 0 };
 	struct run_extra x = { 0 };
 	const char *db = NULL, *inv = NULL;
 	struct comm *c;

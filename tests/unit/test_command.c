@@ -49,7 +49,7 @@ static void test_expand(void)
 
 struct ct {
 	struct spec s;
-	struct worker w;
+	struct executor w;
 	struct task t;
 	struct result r;
 };
@@ -364,7 +364,7 @@ static void test_worker(void)
 	c.s.env_vals = env_vals;
 	c.s.nenv = 1;
 	c.w.gpu = 6;
-	worker_run_task(&c.w, &c.t, &c.r);
+	executor_run(&c.w, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_OK, "worker_run_task runs a command cell");
 	CHECK_NEAR(metric(&c.r, "k"), 10, 0, "a parameter placeholder in argv");
 	CHECK_NEAR(metric(&c.r, "g"), 6, 0, "{gpu} in the environment");

@@ -2,7 +2,7 @@
  * member per launch, the summary of those, failures, throttling, SM clocks and the kernel's derive(). */
 #include <stdlib.h>
 
-#include "sched_int.h"
+#include "master_int.h"
 #include "stats.h"
 #include "test.h"
 #include "util.h"

@@ -7,7 +7,7 @@
 #include "hostinfo.h"
 #include "measure.h"
 #include "stats.h"
-#include "worker.h"
+#include "executor.h"
 #include "test.h"
 
 /* A noise target loose enough to be met on a loaded two-core machine, where one preempted batch is tens
@@ -355,7 +355,7 @@ static void worker_spec(struct spec *s, const char *kernel)
 
 static void test_worker(void)
 {
-	struct worker w = { .rank = 3, .gpu = -1, .host = "h" };
+	struct executor w = { .rank = 3, .gpu = -1, .host = "h" };
 	struct task task = { .cell = 17, .key = "abc", .params = "{\"bytes\": \"64K\"}" };
 	struct result r;
 	struct spec s;
@@ -365,7 +365,7 @@ static void test_worker(void)
 	w.spec = &s;
 	result_init(&r);
 	start = now_wall();
-	worker_run_task(&w, &task, &r);
+	executor_run(&w, &task, &r);
 	CHECK_INT(r.status, RESULT_OK, "worker runs a cpu.copy cell");
 	CHECK_INT(r.cell, 17, "r->cell");
 	CHECK_INT(r.worker, 3, "r->worker");
@@ -379,7 +379,7 @@ static void test_worker(void)
 	worker_spec(&s, "sleep");
 	task.params = "{}";
 	result_init(&r);
-	worker_run_task(&w, &task, &r);
+	executor_run(&w, &task, &r);
 	med = metric(&r, "seconds");
 	CHECK(r.status == RESULT_OK && med >= 1e-3 && med < 3e-3, "sleep with default ms=1: %.3f ms",
 	      med * 1e3);
@@ -388,14 +388,14 @@ static void test_worker(void)
 	worker_spec(&s, "cpu.gemm");
 	task.params = "{\"M\": 2.5}";
 	result_init(&r);
-	worker_run_task(&w, &task, &r);
+	executor_run(&w, &task, &r);
 	CHECK(r.status == RESULT_ERROR && r.error && strstr(r.error, "whole number"),
 	      "M=2.5 is refused: '%s'", r.error);
 	result_release(&r);
 
 	worker_spec(&s, "no.such");
 	result_init(&r);
-	worker_run_task(&w, &task, &r);
+	executor_run(&w, &task, &r);
 	CHECK(r.status == RESULT_ERROR && r.error && strstr(r.error, "no.such"), "unknown kernel: '%s'",
 	      r.error);
 	result_release(&r);
@@ -406,7 +406,7 @@ static void test_worker(void)
 	task.params = "{\"mode\": \"hang\"}";
 	result_init(&r);
 	start = now_mono();
-	worker_run_task(&w, &task, &r);
+	executor_run(&w, &task, &r);
 	CHECK_INT(r.status, RESULT_TIMEOUT, "debug.fail hang is a timeout");
 	CHECK(r.error && strstr(r.error, "hung: cancelled after timeout"), "error: '%s'", r.error);
 	CHECK(now_mono() - start < 30, "cancelled, not left hanging: %.2f s", now_mono() - start);
@@ -414,10 +414,10 @@ static void test_worker(void)
 
 	task.params = "{\"mode\": \"ok\", \"i\": 4}";
 	result_init(&r);
-	worker_run_task(&w, &task, &r);
+	executor_run(&w, &task, &r);
 	CHECK_INT(r.status, RESULT_OK, "debug.fail mode ok runs");
 	result_release(&r);
-	worker_release(&w);
+	executor_release(&w);
 }
 
 static void test_hostinfo(void)

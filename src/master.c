@@ -1,5 +1,5 @@
-/* sched.c: the master's dynamic scheduling loop and the worker loop at the other end of it. */
-#include "sched.h"
+/* master.c: the master's loop: hellos, replicas, dispatch with prefetch, the commit window, progress. */
+#include "master.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -8,9 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hostinfo.h"
-#include "sched_int.h"
-#include "topo.h"
+#include "master_int.h"
+#include "worker.h"
 
 /* A round of results is committed this long after its first message at most: long enough that short
  * cells share a commit (a commit costs far more than storing one result), short enough that a worker's
@@ -23,48 +22,6 @@ static volatile int local_failed;   /* rank 0's own worker stopped on an error *
 static void on_signal(int sig)
 {
 	interrupted = sig;
-}
-
-/* Queues are allocated one by one: workers keep pointers to them while more are added. */
-static struct tqueue *queue_for(struct master *m, const char *replica, int create)
-{
-	struct tqueue *q;
-
-	for (size_t i = 0; i < m->nqueues; i++)
-		if (!strcmp(m->queues[i]->replica, replica))
-			return m->queues[i];
-	if (!create)
-		return NULL;
-	ALLOC_GROW(m->queues, m->nqueues + 1, m->alloc_queues);
-	q = xcalloc(1, sizeof(*q));
-	q->replica = xstrdup(replica);
-	m->queues[m->nqueues++] = q;
-	return q;
-}
-
-void task_copy(struct task *dst, const struct task *src)
-{
-	*dst = *src;
-	dst->key = xstrdup(src->key);
-	dst->params = xstrdup(src->params);
-	dst->replica = xstrdup(src->replica);
-	if (src->gang_ranks) {
-		dst->gang_ranks = xcalloc((size_t)src->gang_size, sizeof(int));
-		memcpy(dst->gang_ranks, src->gang_ranks, (size_t)src->gang_size * sizeof(int));
-	}
-}
-
-void tlist_push(struct tlist *l, const struct task *t)
-{
-	ALLOC_GROW(l->v, l->n + 1, l->alloc);
-	task_copy(&l->v[l->n++], t);
-}
-
-static void tlist_release(struct tlist *l)
-{
-	for (size_t i = l->head; i < l->n; i++)
-		task_release(&l->v[i]);
-	free(l->v);
 }
 
 /* Workers a cell needs: its gang size, read from its parameters only for kernels that have gangs. */
@@ -85,7 +42,7 @@ static int gang_size_of(const struct master *m, const struct task *t)
 static int load_pending(const struct task *t, void *data)
 {
 	struct master *m = data;
-	struct tqueue *q = queue_for(m, t->replica, 0);
+	struct tqueue *q = queue_get(m, t->replica, 0);
 
 	/* A replica for a host or GPU that is not in this run waits for a run that has it. */
 	struct task g;
@@ -99,7 +56,7 @@ static int load_pending(const struct task *t, void *data)
 	g = (struct task){ t->cell, t->key, t->params, t->pass, t->replica, t->attempt, 0, t->isolate, 1, 0, 0,
 			   NULL };
 	g.gang_size = gang_size_of(m, t);
-	tlist_push(g.gang_size > 1 ? &q->gangs : &q->cells, &g);
+	queue_push(g.gang_size > 1 ? &q->gangs : &q->cells, &g);
 	return 0;
 }
 
@@ -169,7 +126,7 @@ static int count_absent(struct master *m)
 	return 0;
 }
 
-/* Collect every worker's hello, then sched_assign. */
+/* Collect every worker's hello, then master_assign. */
 static int greet(struct master *m)
 {
 	double deadline = now_mono() + m->o->hello_timeout;
@@ -198,10 +155,10 @@ static int greet(struct master *m)
 		m->w[peer].rank = peer;
 		got++;
 	}
-	return sched_assign(m);
+	return master_assign(m);
 }
 
-int sched_assign(struct master *m)
+int master_assign(struct master *m)
 {
 	const struct spec *s = m->o->spec;
 
@@ -222,12 +179,12 @@ int sched_assign(struct master *m)
 		if (!host_allowed(s, w->hello.host))
 			continue;
 		replica = replica_of(s, &w->hello);
-		if (s->per != PER_ANY && !queue_for(m, replica, 0) &&
+		if (s->per != PER_ANY && !queue_get(m, replica, 0) &&
 		    store_replicate(m->o->store, s->name, replica, &added)) {
 			free(replica);
 			goto fail;
 		}
-		w->q = queue_for(m, replica, 1);
+		w->q = queue_get(m, replica, 1);
 		w->active = 1;
 		w->depth = MIN_INFLIGHT;
 		w->since_control = s->control_every;
@@ -241,29 +198,6 @@ int sched_assign(struct master *m)
 fail:
 	store_rollback(m->o->store);
 	return -1;
-}
-
-/*
- * Only the head of a worker's in-flight list is running (workers take tasks in order); the prefetched
- * one behind it has not started. So a cell is marked running, and its attempt counted, when it becomes
- * the head: a job that dies then charges the cells that were running, not the ones waiting behind them.
- * A gang cell is marked once, by its leader's copy.
- */
-static int mark_head(struct master *m, struct wstate *w)
-{
-	struct task *t = fly_at(w, 0);
-
-	if (t->control || t->gang_rank > 0)
-		return 0;
-	return store_mark_running(m->o->store, t->cell, &t->attempt);
-}
-
-int fly_push(struct master *m, struct wstate *w, const struct task *t)
-{
-	task_copy(fly_at(w, w->nfly++), t);
-	if (w->nfly == 1)
-		return mark_head(m, w);
-	return t->control ? 0 : store_mark_sent(m->o->store, t->cell);
 }
 
 /* Give w cells up to its depth, with a control cell first and then after every control_every cells.
@@ -284,14 +218,14 @@ static int refill(struct master *m, struct wstate *w)
 
 			json_obj_write(&params, &s->control);
 			ctl.params = params.buf;
-			rc = fly_push(m, w, &ctl);
+			rc = queue_fly(m, w, &ctl);
 			sb_release(&params);
 			if (rc)
 				return -1;
 			w->since_control = 0;
 			continue;
 		}
-		if (fly_push(m, w, &l->v[l->head]))
+		if (queue_fly(m, w, &l->v[l->head]))
 			return -1;
 		task_release(&l->v[l->head]);
 		l->head++;
@@ -331,24 +265,6 @@ static int send_tasks(struct master *m)
 	return 0;
 }
 
-int sched_store_result(struct master *m, struct wstate *w, struct task *t, struct result *r)
-{
-	const struct spec *s = m->o->spec;
-
-	if (store_put_result(m->o->store, m->o->run, r, s->max_attempts, NULL))
-		return -1;
-	if (r->status == RESULT_OK) {
-		m->stats->ok++;
-	} else {
-		m->stats->failed++;
-		if (t->attempt < s->max_attempts)
-			tlist_push(t->gang_size > 1 ? &w->q->gangs : &w->q->cells, t);   /* after those queued */
-		else
-			m->stats->quarantined++;
-	}
-	return 0;
-}
-
 struct from {
 	struct master *m;
 	int peer;
@@ -374,7 +290,7 @@ static int handle_result(struct result *res, void *data)
 	w->fhead = (w->fhead + 1) % MAX_INFLIGHT;
 	w->nfly--;
 	w->nsent--;
-	if (w->nfly && mark_head(m, w)) {
+	if (w->nfly && queue_mark_head(m, w)) {
 		ret = -1;
 		goto out;
 	}
@@ -393,7 +309,7 @@ static int handle_result(struct result *res, void *data)
 	else if (t.gang_size > 1)
 		ret = gang_result(m, w, &t, &r);
 	else
-		ret = sched_store_result(m, w, &t, &r);
+		ret = queue_store_result(m, w, &t, &r);
 out:
 	task_release(&t);
 	result_release(&r);
@@ -402,7 +318,7 @@ out:
 
 static void progress(struct master *m, int last)
 {
-	const struct sched_opts *o = m->o;
+	const struct master_opts *o = m->o;
 	double now = now_mono(), el = now - m->t0;
 	uint64_t done = m->stats->ok + m->stats->quarantined, total = m->stats->pending;
 	double rate = el > 0 ? (double)done / el : 0;
@@ -518,14 +434,7 @@ fail:
 	return -1;
 }
 
-static int worker_session(struct comm *c, int *next);
-
-int sched_results_due(int last_of_batch, double wall, double waited, int count)
-{
-	return last_of_batch || wall >= RESULTS_SECONDS || waited >= RESULTS_SECONDS || count >= RESULTS_MAX;
-}
-
-/* Rank 0's own worker lives for one sweep: each sched_master starts its own. */
+/* Rank 0's own worker lives for one sweep: each master_run starts its own. */
 static void *local_worker_main(void *arg)
 {
 	int next;
@@ -535,7 +444,7 @@ static void *local_worker_main(void *arg)
 	return NULL;
 }
 
-int sched_master(struct comm *c, const struct sched_opts *o, struct sched_stats *stats)
+int master_run(struct comm *c, const struct master_opts *o, struct master_stats *stats)
 {
 	struct master m = { 0 };
 	pthread_t local;
@@ -575,11 +484,11 @@ out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	stats->seconds = now_mono() - m.t0;
-	sched_release(&m);
+	master_release(&m);
 	return ret;
 }
 
-void sched_release(struct master *m)
+void master_release(struct master *m)
 {
 	for (int r = 0; r < m->nw; r++) {
 		for (int j = 0; j < m->w[r].nfly; j++)
@@ -587,8 +496,8 @@ void sched_release(struct master *m)
 		hello_release(&m->w[r].hello);
 	}
 	for (size_t i = 0; i < m->nqueues; i++) {
-		tlist_release(&m->queues[i]->cells);
-		tlist_release(&m->queues[i]->gangs);
+		queue_list_release(&m->queues[i]->cells);
+		queue_list_release(&m->queues[i]->gangs);
 		free(m->queues[i]->replica);
 		free(m->queues[i]);
 	}
@@ -597,145 +506,4 @@ void sched_release(struct master *m)
 	free(m->w);
 	sb_release(&m->buf);
 	sb_release(&m->out);
-}
-
-int sched_worker(struct comm *c)
-{
-	int next = 1, rc = 0;
-
-	while (next && !rc)
-		rc = worker_session(c, &next);
-	return rc;
-}
-
-/* One sweep on the worker side: spec, hello, then tasks until STOP (*next = 0) or NEXT (*next = 1). */
-static int worker_session(struct comm *c, int *next)
-{
-	struct strbuf buf = STRBUF_INIT, out = STRBUF_INIT;
-	struct spec spec;
-	struct worker w = { 0 };
-	struct hello h = { 0 };
-	struct json_obj facts = JSON_OBJ_INIT;
-	struct gang_cache *gangs = NULL;
-	struct strbuf binding = STRBUF_INIT;
-	struct task *tasks = NULL;   /* the cells of the last TASK message; next_task is the next to run */
-	int ntasks = 0, next_task = 0;
-	double first_unsent = 0;
-	int tag, rc, ngpu, ret = -1, have_spec = 0;
-	double wall;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t plen;
-
-	*next = 0;
-	do
-		rc = comm_worker_recv(c, &tag, &buf, 3600);
-	while (rc == 0);
-	if (rc < 0)
-		goto out;
-	if (tag == MSG_STOP) {
-		ret = 0;
-		goto out;
-	}
-	if (tag != MSG_SPEC || !(plen = strnlen(buf.buf, buf.len)) || plen == buf.len) {
-		error("rank %d: expected the spec, got message %d", comm_rank(c), tag);
-		goto out;
-	}
-	if (spec_parse(buf.buf, buf.buf + plen + 1, buf.len - plen - 1, &spec))
-		goto out;
-	have_spec = 1;
-	w.rank = comm_rank(c);
-	w.spec = &spec;
-	ngpu = hostinfo_gpu_count();
-	w.gpu = ngpu > 0 ? comm_local_rank(c) % ngpu : -1;
-	gethostname(w.host, sizeof(w.host) - 1);
-	/* Pinning pays off when each worker can have cores of its own; oversubscribed ranks (tests, small
-	 * machines) are left to the OS scheduler. Rank 0 has the master too: it binds like any worker. */
-	if (comm_local_size(c) > cores)
-		sb_addf(&binding, "none: %d ranks on %ld cores", comm_local_size(c), cores);
-	else if (topo_bind(w.gpu, comm_local_rank(c), comm_local_size(c), &binding))
-		warning("rank %d runs unbound: %s", w.rank, binding.buf ? binding.buf : "");
-	hostinfo_collect(&facts);
-	if (w.gpu >= 0)
-		hostinfo_gpu(&facts, w.gpu);
-	h.rank = w.rank;
-	h.local_rank = comm_local_rank(c);
-	h.gpu = w.gpu;
-	h.host = w.host;
-	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
-	h.binding = binding.buf ? binding.buf : "";
-	sb_reset(&out);
-	json_obj_write(&out, &facts);
-	h.facts = out.buf;
-	sb_reset(&buf);
-	msg_put_hello(&buf, &h);
-	if (comm_worker_send(c, MSG_HELLO, buf.buf, buf.len))
-		goto out;
-	msg_results_init(&out);
-	for (;;) {
-		struct task t;
-		struct result r;
-		char err[256];
-
-		if (next_task == ntasks) {
-			/* The cells of the last message are done: wait for the next message. */
-			rc = comm_worker_recv(c, &tag, &buf, 3600);
-			if (rc < 0)
-				goto out;
-			if (rc == 0)
-				continue;
-			if (tag == MSG_STOP || tag == MSG_NEXT) {
-				*next = tag == MSG_NEXT;
-				break;
-			}
-			for (int i = 0; i < ntasks; i++)
-				task_release(&tasks[i]);
-			free(tasks);
-			tasks = NULL;
-			next_task = ntasks = 0;
-			if (tag != MSG_TASK || msg_get_tasks(buf.buf, buf.len, &tasks, &ntasks)) {
-				error("rank %d: malformed task (message %d)", w.rank, tag);
-				goto out;
-			}
-		}
-		t = tasks[next_task];
-		memset(&tasks[next_task++], 0, sizeof(t));
-		result_init(&r);
-		w.gang_size = 1;
-		if (t.gang_size > 1 && gang_prepare(c, &w, &t, &gangs, err, sizeof(err))) {
-			r.cell = t.cell;
-			result_fail(&r, RESULT_ERROR, "gang of %d: %s", t.gang_size, err);
-		} else {
-			worker_run_task(&w, &t, &r);
-		}
-		if (t.gang_size > 1)
-			gang_done(&w, &t, r.status != RESULT_OK, &gangs);
-		r.cell = t.cell;
-		r.worker = w.rank;
-		if (!msg_results_count(&out))
-			first_unsent = now_mono();
-		msg_results_add(&out, &r);
-		wall = r.wall;
-		result_release(&r);
-		task_release(&t);
-		if (sched_results_due(next_task == ntasks, wall, now_mono() - first_unsent,
-				      msg_results_count(&out))) {
-			if (comm_worker_send(c, MSG_RESULT, out.buf, out.len))
-				goto out;
-			msg_results_init(&out);
-		}
-	}
-	ret = 0;
-out:
-	for (int i = 0; i < ntasks; i++)
-		task_release(&tasks[i]);
-	free(tasks);
-	gang_cache_free(&w, &gangs);
-	worker_release(&w);
-	sb_release(&binding);
-	if (have_spec)
-		spec_release(&spec);
-	json_obj_release(&facts);
-	sb_release(&buf);
-	sb_release(&out);
-	return ret;
 }

@@ -1,27 +1,28 @@
-/* test_sched.c: the worker's rule for sending its results (sched_results_due), and the master's start-up
- * (sched_assign) with many per-GPU replicas on a real database. */
+/* test_master.c: the worker's rule for sending its results (worker_results_due), and the master's start-up
+ * (master_assign) with many per-GPU replicas on a real database. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "plan.h"
-#include "sched_int.h"
+#include "master_int.h"
+#include "worker.h"
 #include "test.h"
 #include "util.h"
 
 static void test_results_due(void)
 {
 	/* A short cell in the middle of the master's message: held for the next ones. */
-	CHECK(!sched_results_due(0, 1e-5, 0, 1), "a short cell's result waits for the next cells");
-	CHECK(!sched_results_due(0, 1e-5, RESULTS_SECONDS / 2, 100), "and so do a hundred of them");
+	CHECK(!worker_results_due(0, 1e-5, 0, 1), "a short cell's result waits for the next cells");
+	CHECK(!worker_results_due(0, 1e-5, RESULTS_SECONDS / 2, 100), "and so do a hundred of them");
 	/* The ways out of holding. */
-	CHECK(sched_results_due(1, 1e-5, 0, 1), "the last cell of the message: the worker would wait next");
-	CHECK(sched_results_due(0, 1e-5, RESULTS_SECONDS, 3), "the oldest has waited RESULTS_SECONDS");
-	CHECK(sched_results_due(0, 1e-5, 0, RESULTS_MAX), "RESULTS_MAX results make a message");
+	CHECK(worker_results_due(1, 1e-5, 0, 1), "the last cell of the message: the worker would wait next");
+	CHECK(worker_results_due(0, 1e-5, RESULTS_SECONDS, 3), "the oldest has waited RESULTS_SECONDS");
+	CHECK(worker_results_due(0, 1e-5, 0, RESULTS_MAX), "RESULTS_MAX results make a message");
 	/* The prefetched cell behind a long one: holding the long cell's result until that one ends would
 	 * leave the master nothing to send in time (2 ms cells ran 25 % slower so). */
-	CHECK(sched_results_due(0, 0.002, 0, 1), "a 2 ms cell's result goes at once");
-	CHECK(sched_results_due(0, RESULTS_SECONDS, 0, 1), "so does one of exactly RESULTS_SECONDS");
-	CHECK(!sched_results_due(0, RESULTS_SECONDS * 0.99, 0, 1), "just under it waits");
+	CHECK(worker_results_due(0, 0.002, 0, 1), "a 2 ms cell's result goes at once");
+	CHECK(worker_results_due(0, RESULTS_SECONDS, 0, 1), "so does one of exactly RESULTS_SECONDS");
+	CHECK(!worker_results_due(0, RESULTS_SECONDS * 0.99, 0, 1), "just under it waits");
 }
 
 struct planned {
@@ -61,8 +62,8 @@ static void test_assign_replicas(int nw)
 	char dir[] = "/tmp/test_sched.XXXXXX", *db;
 	struct spec s;
 	struct store *st = NULL;
-	struct sched_opts o = { 0 };
-	struct sched_stats stats = { 0 };
+	struct master_opts o = { 0 };
+	struct master_stats stats = { 0 };
 	struct master m = { 0 };
 	struct planned p = { 0 };
 	int wrong = 0;
@@ -93,7 +94,7 @@ static void test_assign_replicas(int nw)
 		h->gpu_uuid = xstrdup("");
 		h->binding = xstrdup("");
 	}
-	CHECK(sched_assign(&m) == 0, "assign with %d workers", nw);
+	CHECK(master_assign(&m) == 0, "assign with %d workers", nw);
 	CHECK_INT((long long)m.nqueues, nw, "one queue per replica");
 	for (int r = 0; r < nw; r++) {
 		char want[32];
@@ -108,7 +109,7 @@ static void test_assign_replicas(int nw)
 	CHECK_INT(count(st, "SELECT count(DISTINCT replica) FROM cells WHERE state = 'planned'"), nw,
 		  "distinct replicas");
 	CHECK_INT(count(st, "SELECT count(*) FROM workers"), nw, "workers stored");
-	sched_release(&m);
+	master_release(&m);
 	store_close(st);
 	spec_release(&s);
 	unlink(db);

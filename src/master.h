@@ -1,13 +1,13 @@
-/* sched.h: the master (rank 0's main thread) and the worker loop that every worker runs. */
-#ifndef SWEEP_SCHED_H
-#define SWEEP_SCHED_H
+/* master.h: the master of a sweep (rank 0's main thread): hands cells to the workers, stores results. */
+#ifndef SWEEP_MASTER_H
+#define SWEEP_MASTER_H
 
 #include <stdint.h>
 #include "comm.h"
 #include "spec.h"
 #include "store.h"
 
-struct sched_opts {
+struct master_opts {
 	const struct spec *spec;
 	struct store *store;
 	int64_t run;
@@ -19,7 +19,7 @@ struct sched_opts {
 };
 
 /* What a run did, for the caller's summary. */
-struct sched_stats {
+struct master_stats {
 	uint64_t pending;          /* cells to run at start */
 	uint64_t ok, failed, quarantined;   /* results ok; failed attempts; cells quarantined in this run */
 	uint64_t waiting;          /* cells left for hosts or GPUs not in this run */
@@ -33,10 +33,6 @@ struct sched_stats {
  * went through (cells may still have failed: stats and the database say), -1 on an error or an interrupt
  * (after error()).
  */
-int sched_master(struct comm *c, const struct sched_opts *o, struct sched_stats *stats);
-
-/* A worker: receive the spec, say hello, run tasks; again for each sweep of the job, until STOP. Returns
- * 0, or -1 on a protocol error. */
-int sched_worker(struct comm *c);
+int master_run(struct comm *c, const struct master_opts *o, struct master_stats *stats);
 
 #endif

@@ -1,11 +1,11 @@
-/* sched_int.h: the master's state, shared by sched.c (dispatch) and gang.c (gangs). Not a public API. */
-#ifndef SWEEP_SCHED_INT_H
-#define SWEEP_SCHED_INT_H
+/* master_int.h: the master's state, shared by master.c (the loop), queue.c (its cells) and gang.c (gangs).
+ * Not a public API. */
+#ifndef SWEEP_MASTER_INT_H
+#define SWEEP_MASTER_INT_H
 
 #include "../kernels/kernel.h"
 #include "msg.h"
-#include "sched.h"
-#include "worker.h"
+#include "master.h"
 
 /*
  * Cells in flight per worker: the one it runs and at least one prefetched, so that no worker waits on the
@@ -18,22 +18,6 @@
 #define PREFETCH_SECONDS 0.005
 #define DRAIN_MAX 4096         /* messages handled per transaction at most */
 
-/* A worker sends its results together when they come fast: at most this long after the first unsent
- * one, and at most this many in one message. */
-#define RESULTS_SECONDS 0.0005
-#define RESULTS_MAX 256
-
-/*
- * Whether a worker sends the results it holds now, after a cell of wall seconds: short cells' results go
- * back together, when the last cell of the master's message is done (the worker would wait for more
- * otherwise), once the oldest has waited RESULTS_SECONDS, or RESULTS_MAX at a time. A long cell's result
- * (wall >= RESULTS_SECONDS) goes at once: held until the next cell ends, it would keep the master from
- * sending the cell after that one in time, and the prefetch would turn into stop-and-wait.
- */
-int sched_results_due(int last_of_batch, double wall, double waited, int count);
-
-/* Message tag of a gang's bootstrap blob: leader -> master -> the other members. */
-#define MSG_GANG_BLOB 100
 
 /* A FIFO of tasks. */
 struct tlist {
@@ -78,9 +62,9 @@ struct gang_set {
 
 struct master {
 	struct comm *c;
-	const struct sched_opts *o;
+	const struct master_opts *o;
 	const struct kernel_ops *kernel;   /* NULL for command sweeps */
-	struct sched_stats *stats;
+	struct master_stats *stats;
 	struct wstate *w;
 	int nw;                    /* ranks 0..nw-1; w[0] is the local worker when there is one */
 	struct tqueue **queues;    /* each allocated apart: workers point at them */
@@ -101,18 +85,25 @@ static inline struct task *fly_at(struct wstate *w, int i)
 	return &w->fly[(w->fhead + i) % MAX_INFLIGHT];
 }
 
-/* sched.c */
+/* master.c */
 /* After every worker's hello is in m->w: store hosts and workers, make the per-host or per-GPU replicas,
  * give each active worker its queue and load the pending cells into the queues (m->stats counts them). */
-int sched_assign(struct master *m);
+int master_assign(struct master *m);
 /* Frees everything the master holds, m->w included (hellos too). */
-void sched_release(struct master *m);
-void task_copy(struct task *dst, const struct task *src);
-void tlist_push(struct tlist *l, const struct task *t);
+void master_release(struct master *m);
+
+/* queue.c */
+/* The queue of replica ("" for per: any): found, or made when create (else NULL). */
+struct tqueue *queue_get(struct master *m, const char *replica, int create);
+void queue_task_copy(struct task *dst, const struct task *src);
+void queue_push(struct tlist *l, const struct task *t);
+void queue_list_release(struct tlist *l);
+/* Mark w's head running and count its attempt (control cells and non-leading gang members excepted). */
+int queue_mark_head(struct master *m, struct wstate *w);
 /* Put t in flight on w (marking the cell running when it becomes w's head). */
-int fly_push(struct master *m, struct wstate *w, const struct task *t);
+int queue_fly(struct master *m, struct wstate *w, const struct task *t);
 /* Store the result of task t (a whole gang's, combined) and requeue or count it. */
-int sched_store_result(struct master *m, struct wstate *w, struct task *t, struct result *r);
+int queue_store_result(struct master *m, struct wstate *w, struct task *t, struct result *r);
 
 /* gang.c: the master's side */
 /* Form what gangs can be formed now: reserve idle workers, dispatch a gang once all its members are. */
@@ -138,15 +129,5 @@ void gang_release(struct master *m);
  */
 void gang_combine(const struct kernel_ops *k, const struct task *t, const struct result *members,
 		  const struct spec_timing *timing, struct result *c);
-
-/* gang.c: the worker's side. Communicators cached by gang id, closed at the end. */
-struct gang_cache;
-/* Before running gang task t: the communicator for its members (opened on first use, with the leader's
- * blob passed through the master). Sets w's gang fields. -1 with the reason in err. */
-int gang_prepare(struct comm *c, struct worker *w, const struct task *t, struct gang_cache **cache,
-		 char *err, size_t errlen);
-/* After running it: a failed cell closes (aborts) the communicator, which may be broken. */
-void gang_done(struct worker *w, const struct task *t, int failed, struct gang_cache **cache);
-void gang_cache_free(const struct worker *w, struct gang_cache **cache);
 
 #endif

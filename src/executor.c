@@ -1,0 +1,227 @@
+/* executor.c: running one task on this process: a kernel through measure.c, or a command. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "../kernels/kernel.h"
+#include "command.h"
+#include "measure.h"
+#include "executor.h"
+
+/* The watchdog cancels a cell this long after its own timeout: the sampling loop stops by itself at the
+ * timeout, so only a launch that never returns (a hung kernel) is still running by then. */
+#define EXECUTOR_CANCEL_MARGIN 5.0
+
+/*
+ * One watchdog thread per worker, armed for each cell: creating a thread per cell would cost more than a
+ * short cell. Armed, it sets *cancel once the deadline passes; disarming is two mutex operations.
+ */
+struct watchdog {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t th;
+	struct timespec deadline;   /* CLOCK_MONOTONIC */
+	int armed, quit;
+	volatile int *cancel;
+};
+
+static int ts_passed(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+static void *watchdog_main(void *arg)
+{
+	struct watchdog *wd = arg;
+
+	pthread_mutex_lock(&wd->lock);
+	while (!wd->quit) {
+		if (!wd->armed) {
+			pthread_cond_wait(&wd->cond, &wd->lock);
+			continue;
+		}
+		pthread_cond_timedwait(&wd->cond, &wd->lock, &wd->deadline);
+		/* Re-check under the lock: the cell may have ended, or another been armed meanwhile. */
+		if (wd->armed && ts_passed(&wd->deadline)) {
+			__atomic_store_n(wd->cancel, 1, __ATOMIC_SEQ_CST);
+			wd->armed = 0;
+		}
+	}
+	pthread_mutex_unlock(&wd->lock);
+	return NULL;
+}
+
+static struct watchdog *watchdog_get(struct executor *w)
+{
+	struct watchdog *wd = w->watchdog;
+	pthread_condattr_t attr;
+
+	if (wd)
+		return wd;
+	wd = xcalloc(1, sizeof(*wd));
+	pthread_mutex_init(&wd->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&wd->th, NULL, watchdog_main, wd)) {
+		pthread_cond_destroy(&wd->cond);
+		pthread_mutex_destroy(&wd->lock);
+		free(wd);
+		return NULL;
+	}
+	w->watchdog = wd;
+	return wd;
+}
+
+static void watchdog_arm(struct watchdog *wd, volatile int *cancel, double seconds)
+{
+	pthread_mutex_lock(&wd->lock);
+	clock_gettime(CLOCK_MONOTONIC, &wd->deadline);
+	wd->deadline.tv_sec += (time_t)seconds;
+	wd->deadline.tv_nsec += (long)((seconds - floor(seconds)) * 1e9);
+	if (wd->deadline.tv_nsec >= 1000000000L) {
+		wd->deadline.tv_sec++;
+		wd->deadline.tv_nsec -= 1000000000L;
+	}
+	wd->cancel = cancel;
+	wd->armed = 1;
+	pthread_cond_signal(&wd->cond);
+	pthread_mutex_unlock(&wd->lock);
+}
+
+static void watchdog_disarm(struct watchdog *wd)
+{
+	pthread_mutex_lock(&wd->lock);
+	wd->armed = 0;
+	pthread_mutex_unlock(&wd->lock);
+}
+
+void executor_release(struct executor *w)
+{
+	struct watchdog *wd = w->watchdog;
+
+	if (!wd)
+		return;
+	pthread_mutex_lock(&wd->lock);
+	wd->quit = 1;
+	pthread_cond_signal(&wd->cond);
+	pthread_mutex_unlock(&wd->lock);
+	pthread_join(wd->th, NULL);
+	pthread_cond_destroy(&wd->cond);
+	pthread_mutex_destroy(&wd->lock);
+	free(wd);
+	w->watchdog = NULL;
+}
+
+static void executor_set_num(struct json_pair *p, double v)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	json_add_num(&sb, v);
+	free(p->val);
+	p->val = sb_detach(&sb);
+	p->type = JSON_NUM;
+}
+
+/* A value of declared type d->type as kparam_* reads it: sizes and integers as whole numbers. A bad value
+ * here (spec.c should have refused it) fails the cell rather than reaching a kernel's BUG(). */
+static int executor_param_value(const struct param_def *d, struct json_pair *p, struct result *r)
+{
+	double v;
+
+	if (d->type == PARAM_STR)
+		return 0;
+	if (d->type == PARAM_BYTES ? parse_bytes(p->val, &v) : parse_double(p->val, &v))
+		return result_fail(r, RESULT_ERROR, "parameter '%s': '%s' is not a %s", d->name, p->val,
+				   d->type == PARAM_BYTES ? "size" : "number");
+	if (d->type != PARAM_FLOAT && v != floor(v))
+		return result_fail(r, RESULT_ERROR, "parameter '%s': '%s' is not a whole number", d->name,
+				   p->val);
+	if (d->type == PARAM_BYTES || p->type != JSON_NUM)
+		executor_set_num(p, v);
+	return 0;
+}
+
+/*
+ * The cell's parameters as the kernel reads them: every declared parameter present (defaults filled in)
+ * and byte sizes as plain integers, whether written "64M" in the spec or in the kernel's defaults.
+ */
+static int executor_params(const struct kernel_ops *k, const char *text, struct json_obj *out,
+			 struct result *r)
+{
+	const struct param_def *d;
+	char err[128];
+	size_t i;
+
+	if (json_parse_flat(text ? text : "{}", out, 0, err, sizeof(err)))
+		return result_fail(r, RESULT_ERROR, "cell parameters: %s", err);
+	for (d = k->params; d && d->name; d++) {
+		if (!json_obj_find(out, d->name)) {
+			if (!d->def)
+				return result_fail(r, RESULT_ERROR, "parameter '%s' of '%s' has no value",
+						   d->name, k->name);
+			json_obj_add(out, d->name, d->def, d->type == PARAM_STR ? JSON_STR : JSON_NUM);
+		}
+		for (i = 0; i < out->n; i++)
+			if (!strcmp(out->v[i].key, d->name) && executor_param_value(d, &out->v[i], r))
+				return -1;
+	}
+	return 0;
+}
+
+static void executor_run_kernel(struct executor *w, const struct task *t, struct result *r)
+{
+	const struct spec *s = w->spec;
+	const struct kernel_ops *k = kernel_find(s->kernel);
+	struct json_obj params = JSON_OBJ_INIT, metrics = JSON_OBJ_INIT;
+	volatile int cancel = 0;
+	struct watchdog *wd = watchdog_get(w);
+	struct kctx ctx;
+
+	if (!k) {
+		result_fail(r, RESULT_ERROR, "unknown kernel '%s'", s->kernel);
+		goto out;
+	}
+	if (executor_params(k, t->params, &params, r))
+		goto out;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.params = &params;
+	ctx.gpu = k->place == KERNEL_CUDA ? w->gpu : -1;
+	ctx.cancel = &cancel;
+	ctx.metrics = &metrics;
+	ctx.gang_rank = w->gang_rank;
+	ctx.gang_size = w->gang_size > 1 ? w->gang_size : 1;
+	ctx.gang_ranks = w->gang_ranks;
+	ctx.gang_comm = w->gang_comm;
+	if (!wd) {
+		result_fail(r, RESULT_ERROR, "cannot start the watchdog thread");
+		goto out;
+	}
+	watchdog_arm(wd, &cancel, s->timing.timeout + EXECUTOR_CANCEL_MARGIN);
+	measure_kernel(k, &ctx, &s->timing, r);
+	watchdog_disarm(wd);
+out:
+	json_obj_release(&params);
+	json_obj_release(&metrics);
+}
+
+void executor_run(struct executor *w, const struct task *t, struct result *r)
+{
+	double start = now_mono();
+
+	r->cell = t->cell;
+	r->worker = w->rank;
+	r->started = now_wall();
+	if (w->spec->command)
+		command_run(w, t, r);
+	else
+		executor_run_kernel(w, t, r);
+	r->wall = now_mono() - start;
+}
