@@ -1447,16 +1447,6 @@ out:
 	return ret;
 }
 
-unsigned store_shard(const char *sweep, const char *params, int pass, unsigned nshards)
-{
-	char key[17];
-
-	if (!nshards)
-		BUG("store_shard: no shards");
-	plan_key(sweep, params, pass, "", key);
-	return (unsigned)(strtoull(key, NULL, 16) % nshards);
-}
-
 /* ---- sweep merge ---- */
 
 static int print_conflict(const struct store_row *row, void *data)
