@@ -293,12 +293,16 @@ int store_merge_input_open(struct input *in)
 		return error("cannot merge '%s': not a regular file", in->path);
 	if (sqlite3_open_v2(in->path, &in->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL))
 		return error("cannot open '%s': %s", in->path, in->db ? sqlite3_errmsg(in->db) : "out of memory");
-	/* Defensive: the schema is the input's, so nothing in it is trusted to run. */
+	/* Defensive: the schema is the input's, so nothing in it is trusted to run. And no double-quoted
+	 * string literals: the reads name columns in double quotes, and a name that is not a column must
+	 * fail there rather than read as its own text (the column checks are then not the only guard). */
 	if (sqlite3_db_config(in->db, SQLITE_DBCONFIG_DEFENSIVE, on, NULL) ||
 	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, off, NULL) ||
 	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, off, NULL) ||
 	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_ENABLE_VIEW, off, NULL) ||
 	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, off, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_DQS_DML, off, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_DQS_DDL, off, NULL) ||
 	    sqlite3_exec(in->db, "PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0",
 			 NULL, NULL, NULL))
 		return store_merge_input_err(in, "cannot set defensive options");
