@@ -1,4 +1,4 @@
-/* store.h: the results database. store.c is the only file that includes sqlite3.h. */
+/* store.h: the results database (the store module, src/store*.c: only its files include sqlite3.h). */
 #ifndef SWEEP_STORE_H
 #define SWEEP_STORE_H
 
@@ -40,6 +40,9 @@ int store_add_cell(struct store *st, const char *sweep, const char *key, const c
 		   const char *replica, uint64_t ord, const char *state, int *added);
 /* Make the replica of every template cell of sweep (state planned, key from plan_key); *added new ones. */
 int store_replicate(struct store *st, const char *sweep, const char *replica, int *added);
+/* The shard (0 .. nshards-1) of a cell, from its key without replica: the replicas of a per-host or
+ * per-GPU cell share the shard of their template. */
+unsigned store_shard(const char *sweep, const char *params, int pass, unsigned nshards);
 
 /* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
@@ -119,7 +122,7 @@ int store_query(struct store *st, const char *sql, const char *const *binds, int
  */
 int store_snapshot(const char *path, const char *out);
 
-/* --- merge --- (store_merge.c; the store module is store.c + store_merge.c) */
+/* --- merge --- (store_merge*.c) */
 
 /* What one input brought to a merge's output. */
 struct store_merge_stats {
@@ -148,9 +151,5 @@ struct store_merge_opts {
  */
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats);
-
-/* The shard (0 .. nshards-1) of a cell, from its key without replica: the replicas of a per-host or
- * per-GPU cell share the shard of their template. */
-unsigned store_shard(const char *sweep, const char *params, int pass, unsigned nshards);
 
 #endif

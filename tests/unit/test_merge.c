@@ -1,6 +1,7 @@
 /* test_merge.c: store_merge on temporary files: conflicts, duplicates, cell states, shards, hostile inputs.
  * Inputs are made with the store API; hostile edits and every check go through a plain sqlite3
- * connection, so what is checked is what the output file holds. */
+ * connection, so what is checked is what the output file holds. One test reads an input through merge's
+ * own connection (store_merge_int.h). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include "test.h"
 #include "plan.h"
 #include "store.h"
+#include "store_merge_int.h"
 #include "util.h"
 
 static char dir[256];
@@ -856,6 +858,61 @@ static void test_hostile(void)
 	free(good), free(base), free(out), free(bad), free(link), free(ok_out);
 }
 
+/* ---- merge's connection to an input ---- */
+
+/*
+ * Merge reads an input with SELECTs of double-quoted column names (store_merge_input_select). With
+ * SQLite's legacy double-quoted string literals on, a quoted name that is not a column reads as its own
+ * text, and only the column checks of store_merge_input_open kept that from mattering. The input's
+ * connection has them off: a description naming a column the input lacks fails to prepare.
+ */
+static void test_quoted_names(void)
+{
+	static const struct mcol cols[] = { { "key", K_TEXT }, { "no_such_column", K_TEXT } };
+	const struct mtable planted = { "cells", cols, (int)ARRAY_SIZE(cols) };
+	char *path = tmp_path("dqs.db"), msg[160] = "", got[64] = "";
+	struct store_merge_stats stats;
+	struct input in;
+	struct strbuf sb = STRBUF_INIT;
+	sqlite3_stmt *s = NULL;
+	struct store *st;
+	int rc, rows = 0;
+
+	st = input_open(path);
+	put_sweep(st, "s", PER_ANY);
+	add_cell(st, "s", "{\"n\":1}", "planned");
+	store_close(st);
+	memset(&in, 0, sizeof(in));
+	memset(&stats, 0, sizeof(stats));
+	in.path = path;
+	in.st = &stats;
+	CHECK_INT(store_merge_input_open(&in), 0, "merge opens and checks the input");
+
+	/* The real description of cells reads its one row, well typed: the connection works. */
+	store_merge_input_select(&sb, &store_merge_tables[T_CELLS], "");
+	rc = sqlite3_prepare_v2(in.db, sb.buf, -1, &s, NULL);
+	while (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		rows += !store_merge_input_check_row(&in, &store_merge_tables[T_CELLS], s);
+	sqlite3_finalize(s);
+	s = NULL;
+	CHECK_INT(rows, 1, "the cells of the input, read through store_merge_input_select");
+
+	/* A planted column: an error, not the text 'no_such_column' in every row. */
+	store_merge_input_select(&sb, &planted, "");
+	rc = sqlite3_prepare_v2(in.db, sb.buf, -1, &s, NULL);
+	snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(in.db));
+	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 1))
+		snprintf(got, sizeof(got), "%s", (const char *)sqlite3_column_text(s, 1));
+	sqlite3_finalize(s);
+	CHECK(rc != SQLITE_OK && strstr(msg, "no such column: no_such_column"),
+	      "a quoted name that is not a column does not prepare (%d: %s; read '%s')", rc, msg, got);
+
+	store_merge_input_close(&in);
+	sb_release(&sb);
+	rm_db(path);
+	free(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -870,6 +927,7 @@ int main(void)
 	test_states();
 	test_shards();
 	test_hostile();
+	test_quoted_names();
 	rmdir(dir);
 	return test_done();
 }

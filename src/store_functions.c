@@ -1,0 +1,222 @@
+/* store_functions.c: the SQL functions median, quantile, geomean, stdev, ratio_ci and sweep_key. */
+#include <math.h>
+#include <stdlib.h>
+#include "store_int.h"
+#include "json.h"
+#include "plan.h"
+#include "stats.h"
+#include "util.h"
+
+/* The rows an aggregate has seen: x (and y for paired functions), NULLs left out. */
+struct store_agg {
+	double *x, *y;
+	size_t n, alloc_x, alloc_y;
+	int have_args;         /* the constant arguments below were read from the first row */
+	double q, ci;
+	int boot;
+	uint64_t seed;
+};
+
+static void agg_push(struct store_agg *a, double x, double y, int paired)
+{
+	ALLOC_GROW(a->x, a->n + 1, a->alloc_x);
+	a->x[a->n] = x;
+	if (paired) {
+		ALLOC_GROW(a->y, a->n + 1, a->alloc_y);
+		a->y[a->n] = y;
+	}
+	a->n++;
+}
+
+/* The aggregate's state, or NULL (and a NOMEM error) when SQLite cannot allocate it. */
+static struct store_agg *agg_get(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+
+	if (!a)
+		sqlite3_result_error_nomem(ctx);
+	return a;
+}
+
+static void agg_step_x(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct store_agg *a;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || !(a = agg_get(ctx)))
+		return;
+	agg_push(a, sqlite3_value_double(argv[0]), 0, 0);
+}
+
+static void agg_step_quantile(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct store_agg *a;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || !(a = agg_get(ctx)))
+		return;
+	if (!a->have_args) {
+		a->q = sqlite3_value_double(argv[1]);
+		if (sqlite3_value_type(argv[1]) == SQLITE_NULL || !(a->q >= 0 && a->q <= 1)) {
+			sqlite3_result_error(ctx, "quantile(x, q): q must be a number in [0, 1]", -1);
+			return;
+		}
+		a->have_args = 1;
+	}
+	agg_push(a, sqlite3_value_double(argv[0]), 0, 0);
+}
+
+static void agg_step_ratio(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct store_agg *a;
+
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL ||
+	    !(a = agg_get(ctx)))
+		return;
+	if (!a->have_args) {
+		sqlite3_int64 boot = argc > 3 ? sqlite3_value_int64(argv[3]) : 10000;
+		sqlite3_int64 seed = argc > 4 ? sqlite3_value_int64(argv[4]) : 1;
+
+		a->ci = argc > 2 ? sqlite3_value_double(argv[2]) : 0.95;
+		if (!(a->ci > 0 && a->ci < 1)) {
+			sqlite3_result_error(ctx, "ratio_ci: ci must be in (0, 1)", -1);
+			return;
+		}
+		if (boot < 1 || boot > 100000000) {
+			sqlite3_result_error(ctx, "ratio_ci: boot must be in [1, 100000000]", -1);
+			return;
+		}
+		a->boot = (int)boot;
+		a->seed = (uint64_t)seed;
+		a->have_args = 1;
+	}
+	agg_push(a, sqlite3_value_double(argv[0]), sqlite3_value_double(argv[1]), 1);
+}
+
+static void agg_free(struct store_agg *a)
+{
+	free(a->x);
+	free(a->y);
+	a->x = a->y = NULL;
+	a->n = 0;
+}
+
+/* NaN (no answer: too few rows, a non-positive value for geomean) is SQL NULL. */
+static void result_num(sqlite3_context *ctx, double v)
+{
+	if (isnan(v))
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_double(ctx, v);
+}
+
+static void agg_final_median(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+
+	result_num(ctx, a && a->n ? stats_median(a->x, a->n) : NAN);
+	if (a)
+		agg_free(a);
+}
+
+static void agg_final_quantile(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+
+	result_num(ctx, a && a->n ? stats_quantile(a->x, a->n, a->q) : NAN);
+	if (a)
+		agg_free(a);
+}
+
+static void agg_final_geomean(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+
+	result_num(ctx, a && a->n ? stats_geomean(a->x, a->n) : NAN);
+	if (a)
+		agg_free(a);
+}
+
+static void agg_final_stdev(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+
+	result_num(ctx, a && a->n ? stats_stdev(a->x, a->n) : NAN);
+	if (a)
+		agg_free(a);
+}
+
+static void agg_final_ratio(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+	struct strbuf sb = STRBUF_INIT;
+	double ratio, lo, hi;
+
+	if (!a || !a->n || stats_ratio_ci(a->x, a->y, a->n, a->ci, a->boot, a->seed, &ratio, &lo, &hi)) {
+		sqlite3_result_null(ctx);
+	} else {
+		sb_addc(&sb, '[');
+		json_add_num(&sb, ratio);
+		sb_addc(&sb, ',');
+		json_add_num(&sb, lo);
+		sb_addc(&sb, ',');
+		json_add_num(&sb, hi);
+		sb_addc(&sb, ']');
+		sqlite3_result_text(ctx, sb.buf, (int)sb.len, SQLITE_TRANSIENT);
+		sb_release(&sb);
+	}
+	if (a)
+		agg_free(a);
+}
+
+/* sweep_key(sweep, params, pass, replica): plan_key in SQL, for store_replicate. */
+static void fn_sweep_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *sweep = (const char *)sqlite3_value_text(argv[0]);
+	const char *params = (const char *)sqlite3_value_text(argv[1]);
+	const char *replica = (const char *)sqlite3_value_text(argv[3]);
+	struct json_obj o = JSON_OBJ_INIT;
+	char key[17], err[128];
+
+	(void)argc;
+	if (!sweep || !params) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	/* plan_key treats bad params as a programmer error; from SQL they are the user's. */
+	if (json_parse_flat(params, &o, 0, err, sizeof(err))) {
+		sqlite3_result_error(ctx, "sweep_key: params are not a flat JSON object", -1);
+		return;
+	}
+	json_obj_release(&o);
+	plan_key(sweep, params, sqlite3_value_int(argv[2]), replica ? replica : "", key);
+	sqlite3_result_text(ctx, key, 16, SQLITE_TRANSIENT);
+}
+
+int store_functions_register(sqlite3 *db)
+{
+	static const struct {
+		const char *name;
+		int nargs;
+		void (*step)(sqlite3_context *, int, sqlite3_value **);
+		void (*final)(sqlite3_context *);
+	} aggs[] = {
+		{ "median", 1, agg_step_x, agg_final_median },
+		{ "quantile", 2, agg_step_quantile, agg_final_quantile },
+		{ "geomean", 1, agg_step_x, agg_final_geomean },
+		{ "stdev", 1, agg_step_x, agg_final_stdev },
+		{ "ratio_ci", 2, agg_step_ratio, agg_final_ratio },
+		{ "ratio_ci", 3, agg_step_ratio, agg_final_ratio },
+		{ "ratio_ci", 4, agg_step_ratio, agg_final_ratio },
+		{ "ratio_ci", 5, agg_step_ratio, agg_final_ratio },
+	};
+	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+
+	for (size_t i = 0; i < ARRAY_SIZE(aggs); i++)
+		if (sqlite3_create_function_v2(db, aggs[i].name, aggs[i].nargs, flags, NULL, NULL,
+					       aggs[i].step, aggs[i].final, NULL))
+			return error("sql error: %s", sqlite3_errmsg(db));
+	if (sqlite3_create_function_v2(db, "sweep_key", 4, flags, NULL, fn_sweep_key, NULL, NULL, NULL))
+		return error("sql error: %s", sqlite3_errmsg(db));
+	return 0;
+}

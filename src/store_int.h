@@ -1,0 +1,93 @@
+/* store_int.h: what the store's files share: the connection, its cached statements, bind and step helpers. */
+#ifndef SWEEP_STORE_INT_H
+#define SWEEP_STORE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include "store.h"
+
+/*
+ * The store module's files, lowest first: store_schema.c (the migration scripts) and store_functions.c
+ * (SQL functions) call no other store file; store.c (the connection: open, migrate, transactions, cached
+ * statements and the helpers below) calls them; store_cells.c, store_results.c and store_query.c call
+ * store.c; store_merge*.c (store_merge_int.h) call those. No file calls one above it.
+ */
+
+/* Statements prepared once, on first use, and kept for the life of the connection (text in store.c). */
+enum store_sql {
+	SQL_BEGIN, SQL_COMMIT, SQL_ROLLBACK,
+	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
+	SQL_HOST_ID,
+	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_MARK_SENT, SQL_ATTEMPTS,
+	SQL_CELL_FOR_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_FAILED,
+	SQL_CONTROL, SQL_COUNT
+};
+
+/*
+ * Bulk planning. A million cells inserted one at a time into a table with a unique index on random keys
+ * spend most of their time in that index. So when a transaction starts adding cells to an empty cells
+ * table, cells_key is dropped, each new key is checked against a set of the 64-bit hashes of the keys
+ * added so far, and the index is rebuilt in one sort before any other statement runs (store_settle):
+ * about 40% faster. A hash seen before (a duplicate key, or a collision) ends bulk mode first, so
+ * *added stays exact. Entered by store_add_cell (store_cells.c); ended by store_settle and the end of
+ * the transaction (store.c).
+ */
+enum bulk_state { BULK_UNTRIED, BULK_ON, BULK_OFF };
+struct store_bulk {
+	enum bulk_state state;         /* for the current transaction */
+	uint64_t *set;                 /* open addressing, 0 marks a free slot */
+	size_t cap, n;
+};
+
+/* One connection, used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX). store_close frees
+ * everything it holds. */
+struct store {
+	sqlite3 *db;
+	char *path;
+	int readonly;
+	int in_tx;                     /* inside store_begin .. store_commit/rollback */
+	int warned_worker;             /* "no worker row" is said once per connection */
+	int64_t wk_run;                /* wk_id[rank]: workers.id of rank in run wk_run, 0 when not known */
+	int64_t *wk_id;
+	size_t wk_alloc;
+	struct store_bulk bulk;
+	sqlite3_stmt *stmt[SQL_COUNT];
+};
+
+/* --- store.c --- */
+
+/* error("sql error: <SQLite's message>"); returns -1. */
+int store_sqlerr(struct store *st);
+/* End bulk mode (rebuild cells_key): every statement but a bulk insert needs it first. 0, or -1 after
+ * error(). */
+int store_settle(struct store *st);
+/* The cached statement, prepared on first use (after store_settle); NULL after error(). */
+sqlite3_stmt *store_stmt(struct store *st, enum store_sql which);
+/* Bind text (NULL binds NULL; bound SQLITE_STATIC: v must stay valid until the statement is stepped), a
+ * number (NaN binds NULL), an id (0 or less binds NULL). */
+void store_bind_text(sqlite3_stmt *s, int i, const char *v);
+void store_bind_num(sqlite3_stmt *s, int i, double v);
+void store_bind_id(sqlite3_stmt *s, int i, int64_t id);
+/* Step a bound statement to its end (rows ignored) and reset it; 0, or -1 after error(). */
+int store_step(struct store *st, sqlite3_stmt *s);
+/* Step a bound statement expected to give at most one row: *found, and the integers of its first ncol
+ * columns (NULL reads as 0). Resets it. 0, or -1 after error(). */
+int store_step_row(struct store *st, sqlite3_stmt *s, int *found, int64_t *col, int ncol);
+/* The integer value of a one-row statement (a PRAGMA); -1 without a message when it fails. */
+int store_int(struct store *st, const char *sql, int64_t *out);
+/* The wall-clock time now, as stored (ISO 8601). */
+void store_now(char *buf, size_t n);
+
+/* --- store_schema.c --- */
+
+/* store_schema_migrations[i] takes a database from user_version i to i + 1; store_schema_version()
+ * scripts in all. */
+extern const char *const store_schema_migrations[];
+
+/* --- store_functions.c --- */
+
+/* Register the SQL functions on db; 0, or -1 after error(). */
+int store_functions_register(sqlite3 *db);
+
+#endif

@@ -1,0 +1,448 @@
+/* store_merge_input.c: checking an untrusted input of a merge: file, schema, tables, columns and rows. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include "store_merge_int.h"
+#include "json.h"
+#include "plan.h"
+#include "util.h"
+
+/* ---- the tables read from an input, with the type every column must hold ---- */
+
+#define TABLE(name, cols) { name, cols, (int)ARRAY_SIZE(cols) }
+
+static const struct mcol sweeps_cols[] = {
+	{ "name", K_TEXT }, { "kernel", K_TEXT_NULL }, { "command", K_TEXT_NULL }, { "per", K_TEXT },
+	{ "spec", K_TEXT }, { "hash", K_TEXT }, { "updated", K_TEXT },
+};
+static const struct mcol runs_cols[] = {
+	{ "id", K_INT }, { "sweep", K_TEXT_NULL }, { "started", K_TEXT }, { "finished", K_TEXT_NULL },
+	{ "argv", K_TEXT_NULL }, { "spec_hash", K_TEXT_NULL }, { "version", K_TEXT_NULL }, { "status", K_TEXT },
+};
+static const struct mcol hosts_cols[] = {
+	{ "id", K_INT }, { "hostname", K_TEXT }, { "facts", K_TEXT }, { "hash", K_TEXT }, { "seen", K_TEXT },
+};
+static const struct mcol workers_cols[] = {
+	{ "id", K_INT }, { "run", K_INT }, { "rank", K_INT }, { "host", K_INT_NULL }, { "gpu", K_INT_NULL },
+	{ "gpu_uuid", K_TEXT_NULL }, { "binding", K_TEXT_NULL },
+};
+static const struct mcol cells_cols[] = {
+	{ "id", K_INT }, { "sweep", K_TEXT }, { "key", K_TEXT }, { "params", K_TEXT }, { "pass", K_INT },
+	{ "replica", K_TEXT }, { "ord", K_INT }, { "state", K_TEXT }, { "attempts", K_INT },
+	{ "error", K_TEXT_NULL }, { "flight", K_INT },
+};
+/* The order matters: copy_result binds columns 1.. (after id and cell) by position. */
+static const struct mcol results_cols[] = {
+	{ "id", K_INT }, { "cell", K_INT }, { "run", K_INT_NULL }, { "worker", K_INT_NULL },
+	{ "status", K_TEXT }, { "attempt", K_INT }, { "started", K_TEXT_NULL }, { "wall", K_REAL_NULL },
+	{ "n", K_INT }, { "median", K_REAL_NULL }, { "mean", K_REAL_NULL }, { "min", K_REAL_NULL },
+	{ "max", K_REAL_NULL }, { "stdev", K_REAL_NULL }, { "q1", K_REAL_NULL }, { "q3", K_REAL_NULL },
+	{ "noise", K_REAL_NULL }, { "noise_ok", K_INT }, { "throttled", K_INT }, { "sm_clock", K_REAL_NULL },
+	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL },
+};
+static const struct mcol samples_cols[] = {
+	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },
+};
+static const struct mcol metrics_cols[] = {
+	{ "result", K_INT }, { "name", K_TEXT }, { "value", K_REAL_NULL },
+};
+static const struct mcol items_cols[] = {
+	{ "result", K_INT }, { "item", K_TEXT }, { "metric", K_TEXT }, { "value", K_REAL_NULL },
+};
+static const struct mcol controls_cols[] = {
+	{ "id", K_INT }, { "run", K_INT_NULL }, { "worker", K_INT_NULL }, { "sweep", K_TEXT },
+	{ "params", K_TEXT }, { "started", K_TEXT_NULL }, { "median", K_REAL_NULL }, { "noise", K_REAL_NULL },
+	{ "n", K_INT }, { "error", K_TEXT_NULL },
+};
+static const struct mcol probes_cols[] = {
+	{ "id", K_INT }, { "host", K_INT_NULL }, { "gpu", K_INT_NULL }, { "name", K_TEXT },
+	{ "value", K_REAL_NULL }, { "unit", K_TEXT_NULL }, { "run", K_INT_NULL }, { "measured", K_TEXT_NULL },
+};
+static const struct mcol predictions_cols[] = {
+	{ "id", K_INT }, { "sweep", K_TEXT }, { "key", K_TEXT_NULL }, { "metric", K_TEXT },
+	{ "value", K_REAL_NULL }, { "blind", K_INT }, { "frozen_at", K_TEXT_NULL }, { "sha256", K_TEXT_NULL },
+	{ "source", K_TEXT_NULL },
+};
+
+const struct mtable store_merge_tables[NTABLES] = {
+	TABLE("sweeps", sweeps_cols), TABLE("runs", runs_cols), TABLE("hosts", hosts_cols),
+	TABLE("workers", workers_cols), TABLE("cells", cells_cols), TABLE("results", results_cols),
+	TABLE("samples", samples_cols), TABLE("metrics", metrics_cols), TABLE("items", items_cols),
+	TABLE("controls", controls_cols), TABLE("probes", probes_cols), TABLE("predictions", predictions_cols),
+};
+
+/* Columns that hold the id of a row of another table: each must name a row of the same input. */
+static const struct {
+	int table;
+	const char *col;
+	int target;
+} refs[] = {
+	{ T_WORKERS, "run", T_RUNS }, { T_WORKERS, "host", T_HOSTS }, { T_RESULTS, "cell", T_CELLS },
+	{ T_RESULTS, "run", T_RUNS }, { T_RESULTS, "worker", T_WORKERS }, { T_SAMPLES, "result", T_RESULTS },
+	{ T_METRICS, "result", T_RESULTS }, { T_ITEMS, "result", T_RESULTS }, { T_CONTROLS, "run", T_RUNS },
+	{ T_CONTROLS, "worker", T_WORKERS }, { T_PROBES, "host", T_HOSTS }, { T_PROBES, "run", T_RUNS },
+};
+
+int store_merge_input_err(struct input *in, const char *what)
+{
+	return error("cannot merge '%s': %s: %s", in->path, what, sqlite3_errmsg(in->db));
+}
+
+/* "SELECT "c1", "c2", ... FROM "table"" and then tail. */
+void store_merge_input_select(struct strbuf *sb, const struct mtable *t, const char *tail)
+{
+	sb_reset(sb);
+	sb_adds(sb, "SELECT ");
+	for (int i = 0; i < t->ncols; i++)
+		sb_addf(sb, "%s\"%s\"", i ? ", " : "", t->cols[i].name);
+	sb_addf(sb, " FROM \"%s\"%s", t->name, tail);
+}
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case SQLITE_INTEGER: return "an integer";
+	case SQLITE_FLOAT: return "a real number";
+	case SQLITE_TEXT: return "text";
+	case SQLITE_BLOB: return "a blob";
+	default: return "NULL";
+	}
+}
+
+/* Every column of the current row of s holds what t says it must. */
+int store_merge_input_check_row(struct input *in, const struct mtable *t, sqlite3_stmt *s)
+{
+	for (int i = 0; i < t->ncols; i++) {
+		int type = sqlite3_column_type(s, i), ok;
+
+		switch (t->cols[i].kind) {
+		case K_INT_NULL: ok = type == SQLITE_NULL || type == SQLITE_INTEGER; break;
+		case K_INT: ok = type == SQLITE_INTEGER; break;
+		case K_REAL_NULL: ok = type == SQLITE_NULL || type == SQLITE_INTEGER || type == SQLITE_FLOAT; break;
+		case K_REAL: ok = type == SQLITE_INTEGER || type == SQLITE_FLOAT; break;
+		case K_TEXT_NULL: ok = type == SQLITE_NULL || type == SQLITE_TEXT; break;
+		default: ok = type == SQLITE_TEXT; break;
+		}
+		if (!ok)
+			return error("'%s' is not a valid sweep database: %s.%s holds %s", in->path, t->name,
+				     t->cols[i].name, type_name(type));
+	}
+	return 0;
+}
+
+/* ---- opening and checking an input ---- */
+
+/*
+ * Everything the merge does on an input is a plain SELECT of named columns of named tables, a few
+ * PRAGMAs and the read transaction around them. The authorizer refuses anything else, so that even a
+ * schema object that slipped through the checks cannot make this connection do more.
+ */
+static int input_authorizer(void *data, int action, const char *a, const char *b, const char *c,
+			    const char *d)
+{
+	static const char *const pragmas[] = { "quick_check", "user_version", "table_xinfo" };
+
+	(void)data, (void)b, (void)c, (void)d;
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_FUNCTION:
+	case SQLITE_TRANSACTION:
+		return SQLITE_OK;
+	case SQLITE_PRAGMA:
+		for (size_t i = 0; i < ARRAY_SIZE(pragmas); i++)
+			if (a && !strcmp(a, pragmas[i]))
+				return SQLITE_OK;
+		return SQLITE_DENY;
+	default:
+		return SQLITE_DENY;
+	}
+}
+
+static int int_query(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *s = prep(db, sql);
+	int rc;
+
+	if (!s)
+		return -1;
+	rc = sqlite3_step(s);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The tables, columns and objects of the input's schema are those of a sweep database. */
+static int input_check_schema(struct input *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sqlite3_stmt *s;
+	int ret = -1, rc;
+
+	/* No trigger: a sweep database has none, and one here is there to run code when written. */
+	if (!(s = prep(in->db, "SELECT type, name, coalesce(sql, '') FROM sqlite_master"))) {
+		store_merge_input_err(in, "cannot read its schema");
+		goto out;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *type = col_text(s, 0), *name = col_text(s, 1), *sql = col_text(s, 2);
+
+		if (type && !strcmp(type, "trigger")) {
+			char a[52];
+
+			error("'%s' has a trigger ('%s'), which no sweep database has: refusing it", in->path,
+			      shown(a, name));
+			sqlite3_finalize(s);
+			goto out;
+		}
+		if (type && !strcmp(type, "table") && sql && !strncasecmp(sql, "CREATE VIRTUAL", 14)) {
+			for (int t = 0; t < NTABLES; t++)
+				if (name && !strcmp(name, store_merge_tables[t].name)) {
+					error("'%s': table '%s' is a virtual table: not a sweep database", in->path, name);
+					sqlite3_finalize(s);
+					goto out;
+				}
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		store_merge_input_err(in, "cannot read its schema");
+		goto out;
+	}
+	for (int t = 0; t < NTABLES; t++) {
+		const struct mtable *tb = &store_merge_tables[t];
+		int found[32] = { 0 }, known;
+		int64_t n;
+
+		sb_reset(&sb);
+		sb_addf(&sb, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", tb->name);
+		if (int_query(in->db, sb.buf, &n)) {
+			store_merge_input_err(in, "cannot read its schema");
+			goto out;
+		}
+		if (n != 1) {
+			error("'%s' is not a sweep database: it has no table '%s'", in->path, tb->name);
+			goto out;
+		}
+		/* Hidden (generated) columns are computed when read: a sweep database has none. */
+		sb_reset(&sb);
+		sb_addf(&sb, "PRAGMA table_xinfo(\"%s\")", tb->name);
+		if (!(s = prep(in->db, sb.buf))) {
+			store_merge_input_err(in, "cannot read its schema");
+			goto out;
+		}
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			const char *name = col_text(s, 1);
+
+			if (sqlite3_column_int(s, 6)) {
+				char a[52];
+
+				error("'%s': column %s.%s is generated: not a sweep database", in->path, tb->name,
+				      shown(a, name));
+				sqlite3_finalize(s);
+				goto out;
+			}
+			known = 0;
+			for (int c = 0; c < tb->ncols; c++)
+				if (name && !strcmp(name, tb->cols[c].name))
+					found[c] = known = 1;
+			/* The copy reads named columns only: another column's values would be dropped
+			 * without a word (as out_check_columns refuses for the output). */
+			if (!known) {
+				char a[52];
+
+				error("'%s': table '%s' has column '%s', which sweep merge does not copy: not a "
+				      "sweep database of this version", in->path, tb->name, shown(a, name));
+				sqlite3_finalize(s);
+				goto out;
+			}
+		}
+		sqlite3_finalize(s);
+		if (rc != SQLITE_DONE) {
+			store_merge_input_err(in, "cannot read its schema");
+			goto out;
+		}
+		for (int c = 0; c < tb->ncols; c++)
+			if (!found[c]) {
+				error("'%s' is not a sweep database: table '%s' has no column '%s'", in->path, tb->name,
+				      tb->cols[c].name);
+				goto out;
+			}
+	}
+	ret = 0;
+out:
+	sb_release(&sb);
+	return ret;
+}
+
+int store_merge_input_open(struct input *in)
+{
+	int64_t version;
+	sqlite3_stmt *s;
+	struct stat sb;
+	int on = 1, off = 0, rc;
+	const char *msg;
+
+	if (stat(in->path, &sb))
+		return error("cannot open '%s': %s", in->path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return error("cannot merge '%s': not a regular file", in->path);
+	if (sqlite3_open_v2(in->path, &in->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL))
+		return error("cannot open '%s': %s", in->path, in->db ? sqlite3_errmsg(in->db) : "out of memory");
+	/* Defensive: the schema is the input's, so nothing in it is trusted to run. And no double-quoted
+	 * string literals: the reads name columns in double quotes, and a name that is not a column must
+	 * fail there rather than read as its own text (the column checks are then not the only guard). */
+	if (sqlite3_db_config(in->db, SQLITE_DBCONFIG_DEFENSIVE, on, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, off, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, off, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_ENABLE_VIEW, off, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, off, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_DQS_DML, off, NULL) ||
+	    sqlite3_db_config(in->db, SQLITE_DBCONFIG_DQS_DDL, off, NULL) ||
+	    sqlite3_exec(in->db, "PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0",
+			 NULL, NULL, NULL))
+		return store_merge_input_err(in, "cannot set defensive options");
+	sqlite3_busy_timeout(in->db, 10000);
+	sqlite3_set_authorizer(in->db, input_authorizer, NULL);
+	/* The first read finds out whether it is SQLite at all; the read transaction then holds one
+	 * snapshot for the checks and the copy, even while a run still writes the file. */
+	if (sqlite3_exec(in->db, "BEGIN", NULL, NULL, NULL) || int_query(in->db, "PRAGMA user_version", &version))
+		return error("cannot merge '%s': %s", in->path, sqlite3_errmsg(in->db));
+	if (!(s = prep(in->db, "PRAGMA quick_check")))
+		return store_merge_input_err(in, "cannot check it");
+	rc = sqlite3_step(s);
+	msg = rc == SQLITE_ROW ? col_text(s, 0) : NULL;
+	if (rc != SQLITE_ROW || !msg || strcmp(msg, "ok")) {
+		char *why = xstrdup(msg ? msg : sqlite3_errmsg(in->db));
+
+		/* quick_check's report has line breaks; the message is one line. */
+		for (char *p = why; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		error("cannot merge '%s': the database is corrupt (%.200s)", in->path, why);
+		free(why);
+		sqlite3_finalize(s);
+		return -1;
+	}
+	sqlite3_finalize(s);
+	if (version == 0)
+		return error("'%s' is not a sweep database (no sweep schema version)", in->path);
+	if (version > store_schema_version())
+		return error("'%s' has schema version %" PRId64 ", newer than this sweep knows (%d): upgrade sweep",
+			     in->path, version, store_schema_version());
+	if (version != store_schema_version())
+		return error("'%s' has schema version %" PRId64 " (current %d): let this sweep migrate a copy "
+			     "of it ('sweep plan SPEC --db COPY') and merge the copy", in->path, version,
+			     store_schema_version());
+	return input_check_schema(in);
+}
+
+/* Every row of every table is well typed, cells carry the keys of their contents, ids refer to rows. */
+int store_merge_input_check_rows(struct input *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sqlite3_stmt *s = NULL;
+	struct json_obj o = JSON_OBJ_INIT;
+	char err[128], key[17];
+	int ret = -1, rc;
+
+	for (int t = 0; t < NTABLES; t++) {
+		store_merge_input_select(&sb, &store_merge_tables[t], "");
+		if (!(s = prep(in->db, sb.buf))) {
+			store_merge_input_err(in, "cannot read it");
+			goto out;
+		}
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			if (store_merge_input_check_row(in, &store_merge_tables[t], s))
+				goto out;
+			if (t == T_CELLS) {
+				const char *params = col_text(s, 3), *state = col_text(s, 7);
+				char a[52], b[52];
+				static const char *const states[] = { "planned", "running", "ok", "quarantined",
+								      "template" };
+				size_t i;
+
+				for (i = 0; i < ARRAY_SIZE(states) && strcmp(states[i], state); i++)
+					;
+				if (i == ARRAY_SIZE(states)) {
+					error("'%s': cell %s has state '%s'", in->path, shown(a, col_text(s, 2)),
+					      shown(b, state));
+					goto out;
+				}
+				if (json_parse_flat(params, &o, 0, err, sizeof(err))) {
+					error("'%s': cell %s: params are not a flat JSON object: %s", in->path,
+					      shown(a, col_text(s, 2)), err);
+					goto out;
+				}
+				json_obj_release(&o);
+				/* Cells are matched by key: a key must be the hash of what the cell is. */
+				plan_key(col_text(s, 1), params, sqlite3_column_int(s, 4), col_text(s, 5), key);
+				if (strcmp(key, col_text(s, 2))) {
+					error("'%s': cell %s does not have the key of its sweep, params, pass and "
+					      "replica (%s)", in->path, shown(a, col_text(s, 2)), key);
+					goto out;
+				}
+			} else if (t == T_HOSTS) {
+				char a[52];
+
+				if (json_parse_flat(col_text(s, 2), &o, 1, err, sizeof(err))) {
+					error("'%s': host %s: facts are not a JSON object: %s", in->path,
+					      shown(a, col_text(s, 1)), err);
+					goto out;
+				}
+				json_obj_release(&o);
+			} else if (t == T_RESULTS) {
+				const char *st = col_text(s, 4);
+				char a[52];
+
+				if (strcmp(st, "ok") && strcmp(st, "error") && strcmp(st, "timeout")) {
+					error("'%s': a result has status '%s'", in->path, shown(a, st));
+					goto out;
+				}
+			}
+		}
+		if (rc != SQLITE_DONE) {
+			store_merge_input_err(in, "cannot read it");
+			goto out;
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(refs); i++) {
+		const char *from = store_merge_tables[refs[i].table].name;
+		const char *to = store_merge_tables[refs[i].target].name;
+		int64_t n;
+
+		sb_reset(&sb);
+		sb_addf(&sb, "SELECT count(*) FROM \"%s\" WHERE \"%s\" IS NOT NULL AND \"%s\" NOT IN"
+			" (SELECT id FROM \"%s\")", from, refs[i].col, refs[i].col, to);
+		if (int_query(in->db, sb.buf, &n)) {
+			store_merge_input_err(in, "cannot read it");
+			goto out;
+		}
+		if (n) {
+			error("'%s': %" PRId64 " row%s of %s name%s a row of %s that is not there (%s.%s)", in->path,
+			      n, n == 1 ? "" : "s", from, n == 1 ? "s" : "", to, from, refs[i].col);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	json_obj_release(&o);
+	sb_release(&sb);
+	return ret;
+}
+
+
+void store_merge_input_close(struct input *in)
+{
+	if (in->db) {
+		sqlite3_exec(in->db, "COMMIT", NULL, NULL, NULL);
+		sqlite3_close_v2(in->db);
+	}
+}

@@ -1,0 +1,182 @@
+/* store_merge_output.c: the output of a merge: made when missing, opened, checked; its statements. */
+#include <string.h>
+#include <sys/stat.h>
+#include "store_merge_int.h"
+#include "util.h"
+
+/*
+ * Tables merging adds to its output. They are not in the versioned schema (store_schema.c): only merged
+ * databases have them, and a database without them lacks nothing. merges logs each input that added
+ * something; conflicts keeps an ok result whose cell already had another ok result (with different
+ * values) in the output: summary, samples, metrics and items as JSON, nothing dropped.
+ */
+const char store_merge_output_schema[] =
+	"CREATE TABLE IF NOT EXISTS merges(\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	source TEXT NOT NULL,\n"
+	"	merged TEXT NOT NULL,\n"
+	"	cells INTEGER NOT NULL,\n"
+	"	results INTEGER NOT NULL,\n"
+	"	conflicts INTEGER NOT NULL\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS conflicts(\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	merge INTEGER REFERENCES merges(id),\n"
+	"	cell INTEGER NOT NULL REFERENCES cells(id),\n"
+	"	kept INTEGER REFERENCES results(id),\n"
+	"	source TEXT NOT NULL,\n"
+	"	run INTEGER REFERENCES runs(id),\n"
+	"	worker INTEGER REFERENCES workers(id),\n"
+	"	attempt INTEGER, started TEXT, wall REAL, n INTEGER, median REAL, mean REAL, min REAL,\n"
+	"	max REAL, stdev REAL, q1 REAL, q3 REAL, noise REAL, noise_ok INTEGER, throttled INTEGER,\n"
+	"	sm_clock REAL, samples TEXT, metrics TEXT, items TEXT\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS conflicts_cell ON conflicts(cell);\n";
+
+int store_merge_output_err(struct merge *m)
+{
+	return error("cannot merge into '%s': %s", m->out_path, sqlite3_errmsg(m->out));
+}
+
+/* Step an output statement to its end; *found and the first column of its first row (when wanted). */
+int store_merge_output_step(struct merge *m, sqlite3_stmt *s, int *found, int64_t *val)
+{
+	int rc = sqlite3_step(s);
+
+	if (found)
+		*found = rc == SQLITE_ROW;
+	if (val)
+		*val = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	while (rc == SQLITE_ROW)
+		rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : store_merge_output_err(m);
+}
+
+static const char *const ostmt_sql[NOSTMT] = {
+	[O_SWEEP_FIND] = "SELECT hash, updated FROM sweeps WHERE name = ?1",
+	[O_SWEEP_NEWER] = "UPDATE sweeps SET kernel = ?2, command = ?3, per = ?4, spec = ?5, hash = ?6, updated = ?7"
+		" WHERE name = ?1",
+	[O_SWEEP_ADD] = "INSERT INTO sweeps(name, kernel, command, per, spec, hash, updated)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[O_HOST_FIND] = "SELECT id FROM hosts WHERE hash = ?1",
+	[O_HOST_ADD] = "INSERT INTO hosts(hostname, facts, hash, seen) VALUES(?1, ?2, ?3, ?4)",
+	/* Labels come from an inventory after the run: the input's fill in where the output has none. */
+	[O_HOST_LABELS] = "UPDATE hosts SET facts = json_set(facts, '$.labels', json_extract(?2, '$.labels')),"
+		" seen = max(seen, ?3) WHERE id = ?1 AND json_extract(facts, '$.labels') IS NULL"
+		" AND json_type(?2, '$.labels') = 'object'",
+	[O_RUN_ADD] = "INSERT INTO runs(sweep, started, finished, argv, spec_hash, version, status)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* A run that was still going when its database was first merged has ended since. */
+	[O_RUN_END] = "UPDATE runs SET finished = ?2, status = ?3 WHERE id = ?1 AND finished IS NULL"
+		" AND ?2 IS NOT NULL",
+	[O_WORKER_FIND] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
+	[O_WORKER_ADD] = "INSERT INTO workers(run, rank, host, gpu, gpu_uuid, binding)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	[O_CELL_FIND] = "SELECT id FROM cells WHERE key = ?1",
+	[O_CELL_ADD] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state, attempts, error)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1",
+	/* What made a cell quarantined elsewhere is news where it has not run yet. */
+	[O_CELL_QUARANTINE] = "UPDATE cells SET state = 'quarantined', error = ?2, attempts = max(attempts, ?3)"
+		" WHERE id = ?1 AND state = 'planned'",
+	[O_RESULT_FIND] = "SELECT id FROM results WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"
+		" AND started IS ?4 AND status = ?5",
+	[O_RESULT_OK] = "SELECT id, n, median, mean, min, max FROM results WHERE cell = ?1 AND status = 'ok'",
+	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
+		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+		" ?20, ?21, ?22)",
+	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
+	[O_METRIC_ADD] = "INSERT INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
+	[O_ITEM_ADD] = "INSERT INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
+	[O_CONFLICT_FIND] = "SELECT id FROM conflicts WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"
+		" AND started IS ?4",
+	[O_CONFLICT_ADD] = "INSERT INTO conflicts(merge, cell, kept, source, run, worker, attempt, started, wall,"
+		" n, median, mean, min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, samples, metrics,"
+		" items) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+		" ?19, ?20, ?21, ?22, ?23, ?24)",
+	[O_CONTROL_FIND] = "SELECT id FROM controls WHERE run IS ?1 AND worker IS ?2 AND sweep = ?3 AND params = ?4"
+		" AND started IS ?5",
+	[O_CONTROL_ADD] = "INSERT INTO controls(run, worker, sweep, params, started, median, noise, n, error)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[O_PROBE_FIND] = "SELECT id FROM probes WHERE host IS ?1 AND gpu IS ?2 AND name = ?3 AND run IS ?4"
+		" AND measured IS ?5",
+	[O_PROBE_ADD] = "INSERT INTO probes(host, gpu, name, value, unit, run, measured)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[O_PREDICTION_FIND] = "SELECT value FROM predictions WHERE sweep = ?1 AND key IS ?2 AND metric = ?3",
+	[O_PREDICTION_ADD] = "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at, sha256, source)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+};
+
+sqlite3_stmt *store_merge_output_stmt(struct merge *m, enum ostmt which)
+{
+	if (!m->stmt[which] && !(m->stmt[which] = prep(m->out, ostmt_sql[which])))
+		store_merge_output_err(m);
+	return m->stmt[which];
+}
+
+void store_merge_output_release(struct merge *m)
+{
+	for (int i = 0; i < NOSTMT; i++) {
+		sqlite3_finalize(m->stmt[i]);
+		m->stmt[i] = NULL;
+	}
+}
+
+
+/*
+ * Every column of the output's tables is one merge copies (store_merge_tables): a column added to the
+ * schema without being added there would be dropped by every merge, so it stops merging instead.
+ */
+static int out_check_columns(struct merge *m)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	for (int t = 0; t < NTABLES && !ret; t++) {
+		const struct mtable *tb = &store_merge_tables[t];
+		sqlite3_stmt *s;
+		int rc;
+
+		sb_reset(&sb);
+		sb_addf(&sb, "SELECT name FROM pragma_table_info('%s')", tb->name);
+		if (!(s = prep(m->out, sb.buf))) {
+			ret = store_merge_output_err(m);
+			break;
+		}
+		while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+			const char *name = col_text(s, 0);
+			int known = 0;
+
+			for (int c = 0; c < tb->ncols && name; c++)
+				known |= !strcmp(name, tb->cols[c].name);
+			if (!known)
+				ret = error("sweep merge does not know column %s.%s, which it would lose: "
+					    "store_merge_input.c lags behind the schema", tb->name, name ? name : "?");
+		}
+		if (!ret && rc != SQLITE_DONE)
+			ret = store_merge_output_err(m);
+		sqlite3_finalize(s);
+	}
+	sb_release(&sb);
+	return ret;
+}
+
+/* The output: made (schema by store_open) when missing, then opened here for the copy. */
+int store_merge_output_open(struct merge *m, int *made)
+{
+	struct store *st;
+	struct stat sb;
+
+	*made = stat(m->out_path, &sb) != 0;
+	if (store_open(m->out_path, STORE_RW, &st))
+		return -1;
+	store_close(st);
+	if (sqlite3_open_v2(m->out_path, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL))
+		return error("cannot open '%s': %s", m->out_path, m->out ? sqlite3_errmsg(m->out) : "out of memory");
+	sqlite3_busy_timeout(m->out, 10000);
+	if (sqlite3_exec(m->out, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL, NULL))
+		return store_merge_output_err(m);
+	return out_check_columns(m);
+}

@@ -1,0 +1,325 @@
+/* store_results.c: what a run writes: runs, hosts, workers, results (samples, metrics, items), controls. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store_int.h"
+#include "json.h"
+#include "stats.h"
+#include "util.h"
+
+/* ---- runs, hosts, workers ---- */
+
+int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
+		    int64_t *run)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_RUN_BEGIN);
+	char hash[17], now[32];
+
+	if (!s)
+		return -1;
+	snprintf(hash, sizeof(hash), "%016" PRIx64, spec_hash);
+	store_now(now, sizeof(now));
+	store_bind_text(s, 1, sweep);
+	store_bind_text(s, 2, now);
+	store_bind_text(s, 3, argv);
+	store_bind_text(s, 4, hash);
+#ifdef SWEEP_VERSION
+	store_bind_text(s, 5, SWEEP_VERSION);
+#else
+	store_bind_text(s, 5, NULL);
+#endif
+	if (store_step(st, s))
+		return -1;
+	*run = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_run_end(struct store *st, int64_t run, const char *status)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_RUN_END);
+	char now[32];
+
+	if (!s)
+		return -1;
+	store_now(now, sizeof(now));
+	sqlite3_bind_int64(s, 1, run);
+	store_bind_text(s, 2, now);
+	store_bind_text(s, 3, status);
+	if (store_step(st, s))
+		return -1;
+	if (!sqlite3_changes(st->db))
+		return error("no run %" PRId64 " in '%s'", run, st->path);
+	return 0;
+}
+
+int store_put_host(struct store *st, const char *facts_json, int64_t *host)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_HOST), *q = store_stmt(st, SQL_HOST_ID);
+	struct json_obj o = JSON_OBJ_INIT;
+	const char *hostname;
+	char hash[17], now[32], err[128];
+	int64_t id = 0;
+	int found, ret = -1;
+
+	if (!s || !q)
+		return -1;
+	if (json_parse_flat(facts_json, &o, 1, err, sizeof(err)))
+		return error("host facts are not a JSON object: %s", err);
+	hostname = json_obj_get(&o, "hostname");
+	if (!hostname || !*hostname) {
+		error("host facts have no \"hostname\"");
+		goto out;
+	}
+	snprintf(hash, sizeof(hash), "%016" PRIx64, hash64(HASH64_INIT, facts_json, strlen(facts_json)));
+	store_now(now, sizeof(now));
+	store_bind_text(s, 1, hostname);
+	store_bind_text(s, 2, facts_json);
+	store_bind_text(s, 3, hash);
+	store_bind_text(s, 4, now);
+	if (store_step(st, s))
+		goto out;
+	/* last_insert_rowid is stale after the update branch of an upsert: look the row up. */
+	store_bind_text(q, 1, hash);
+	if (store_step_row(st, q, &found, &id, 1))
+		goto out;
+	if (!found)
+		BUG("host row %s vanished", hash);
+	*host = id;
+	ret = 0;
+out:
+	json_obj_release(&o);
+	return ret;
+}
+
+int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int gpu, const char *gpu_uuid,
+		     const char *binding)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_WORKER);
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int(s, 2, rank);
+	store_bind_id(s, 3, host);
+	if (gpu >= 0)
+		sqlite3_bind_int(s, 4, gpu);
+	else
+		sqlite3_bind_null(s, 4);
+	store_bind_text(s, 5, gpu_uuid);
+	store_bind_text(s, 6, binding);
+	return store_step(st, s);
+}
+
+/* The workers row of (run, rank); 0 (stored as NULL) when the scheduler never recorded it. Cached per
+ * rank: a worker row keeps its id (store_put_worker updates it in place). */
+static int store_worker_id(struct store *st, int64_t run, int rank, int64_t *id)
+{
+	sqlite3_stmt *s;
+	size_t old = st->wk_alloc;
+	int found;
+
+	if (rank >= 0 && run == st->wk_run && (size_t)rank < st->wk_alloc && st->wk_id[rank]) {
+		*id = st->wk_id[rank];
+		return 0;
+	}
+	if (!(s = store_stmt(st, SQL_WORKER_ID)))
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int(s, 2, rank);
+	if (store_step_row(st, s, &found, id, 1))
+		return -1;
+	if (!found) {
+		*id = 0;
+		if (!st->warned_worker++)
+			warning("no worker row for run %" PRId64 " rank %d: results keep no host", run, rank);
+		return 0;
+	}
+	if (rank < 0)
+		return 0;
+	if (run != st->wk_run) {
+		if (st->wk_alloc)
+			memset(st->wk_id, 0, st->wk_alloc * sizeof(*st->wk_id));
+		st->wk_run = run;
+	}
+	ALLOC_GROW(st->wk_id, (size_t)rank + 1, st->wk_alloc);
+	memset(st->wk_id + old, 0, (st->wk_alloc - old) * sizeof(*st->wk_id));
+	st->wk_id[rank] = *id;
+	return 0;
+}
+
+/* ---- results ---- */
+
+/* The median SM clock of the samples whose clock is known; NaN when none is. */
+static double result_clock(const struct result *r)
+{
+	double *c, m;
+	size_t n = 0;
+
+	if (!r->clocks || !r->nsamples)
+		return NAN;
+	c = xmalloc(r->nsamples * sizeof(*c));
+	for (int i = 0; i < r->nsamples; i++)
+		if (r->clocks[i] > 0)
+			c[n++] = r->clocks[i];
+	m = n ? stats_median(c, n) : NAN;
+	free(c);
+	return m;
+}
+
+static int store_put_details(struct store *st, int64_t id, const struct result *r)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_SAMPLE), *m = store_stmt(st, SQL_METRIC);
+	sqlite3_stmt *it = store_stmt(st, SQL_ITEM);
+
+	if (!s || !m || !it)
+		return -1;
+	for (int i = 0; i < r->nsamples; i++) {
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int(s, 2, i);
+		sqlite3_bind_double(s, 3, r->samples[i]);
+		store_bind_num(s, 4, r->clocks && r->clocks[i] > 0 ? r->clocks[i] : NAN);
+		if (store_step(st, s))
+			return -1;
+	}
+	for (size_t i = 0; i < r->metrics.n; i++) {
+		const struct json_pair *p = &r->metrics.v[i];
+		double v;
+
+		sqlite3_bind_int64(m, 1, id);
+		store_bind_text(m, 2, p->key);
+		store_bind_num(m, 3, p->type == JSON_NUM && !parse_double(p->val, &v) ? v : NAN);
+		if (store_step(st, m))
+			return -1;
+	}
+	for (size_t i = 0; i < r->nitems; i++) {
+		sqlite3_bind_int64(it, 1, id);
+		store_bind_text(it, 2, r->items[i].item);
+		store_bind_text(it, 3, r->items[i].metric);
+		store_bind_num(it, 4, r->items[i].value);
+		if (store_step(st, it))
+			return -1;
+	}
+	return 0;
+}
+
+/* Insert the result row and its details, and move the cell on. Runs inside store_atomic. */
+static int store_put_result_rows(struct store *st, int64_t run, const struct result *r, int max_attempts,
+				 int64_t attempts, int64_t *id)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_RESULT), *c;
+	struct summary sum;
+	char started[32];
+	int64_t worker;
+
+	if (!s || store_worker_id(st, run, r->worker, &worker))
+		return -1;
+	stats_summary(r->samples, r->nsamples, &sum);
+	iso_time(r->started, started, sizeof(started));
+	sqlite3_bind_int64(s, 1, r->cell);
+	store_bind_id(s, 2, run);
+	store_bind_id(s, 3, worker);
+	store_bind_text(s, 4, result_status_name[r->status]);
+	sqlite3_bind_int64(s, 5, attempts);
+	store_bind_text(s, 6, r->started > 0 ? started : NULL);
+	store_bind_num(s, 7, r->wall);
+	sqlite3_bind_int(s, 8, r->nsamples);
+	store_bind_num(s, 9, sum.median);
+	store_bind_num(s, 10, sum.mean);
+	store_bind_num(s, 11, sum.min);
+	store_bind_num(s, 12, sum.max);
+	store_bind_num(s, 13, sum.stdev);
+	store_bind_num(s, 14, sum.q1);
+	store_bind_num(s, 15, sum.q3);
+	store_bind_num(s, 16, sum.noise);
+	sqlite3_bind_int(s, 17, r->noise_ok);
+	sqlite3_bind_int(s, 18, r->throttled);
+	store_bind_num(s, 19, result_clock(r));
+	store_bind_text(s, 20, r->error);
+	store_bind_text(s, 21, r->out);
+	store_bind_text(s, 22, r->err);
+	if (store_step(st, s))
+		return -1;
+	*id = sqlite3_last_insert_rowid(st->db);
+	if (store_put_details(st, *id, r))
+		return -1;
+	if (r->status == RESULT_OK) {
+		if (!(c = store_stmt(st, SQL_CELL_OK)))
+			return -1;
+		sqlite3_bind_int64(c, 1, r->cell);
+	} else {
+		if (!(c = store_stmt(st, SQL_CELL_FAILED)))
+			return -1;
+		sqlite3_bind_int64(c, 1, r->cell);
+		store_bind_text(c, 2, r->error ? r->error : result_status_name[r->status]);
+		sqlite3_bind_int(c, 3, max_attempts);
+	}
+	return store_step(st, c);
+}
+
+int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_CELL_FOR_RESULT);
+	int64_t row[2], rid = 0;
+	int found;
+
+	if (r->cell <= 0)
+		BUG("store_put_result: cell %" PRId64 " (a control cell goes to store_put_control)", r->cell);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, r->cell);
+	if (store_step_row(st, s, &found, row, 2))
+		return -1;
+	if (!found)
+		return error("result for cell %" PRId64 ", which is not in '%s'", r->cell, st->path);
+	/* One ok result per cell: a second one (two runs raced on a resume) is dropped, the first kept. */
+	if (r->status == RESULT_OK && row[1]) {
+		warning("cell %" PRId64 " already has an ok result (%" PRId64 "); keeping that one",
+			r->cell, row[1]);
+		if (id)
+			*id = row[1];
+		return 0;
+	}
+	/* Inside the caller's transaction a failure leaves the rollback to the caller: a savepoint per
+	 * result would copy every page it touches to a statement journal (a third of a short cell's cost). */
+	if (st->in_tx)
+		return store_put_result_rows(st, run, r, max_attempts, row[0], id ? id : &rid);
+	if (store_begin(st))
+		return -1;
+	if (store_put_result_rows(st, run, r, max_attempts, row[0], &rid) || store_commit(st)) {
+		store_rollback(st);
+		return -1;
+	}
+	if (id)
+		*id = rid;
+	return 0;
+}
+
+int store_put_control(struct store *st, int64_t run, const char *sweep, const char *params,
+		      const struct result *r, int64_t *id)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_CONTROL);
+	struct summary sum;
+	char started[32];
+	int64_t worker;
+
+	if (!s || store_worker_id(st, run, r->worker, &worker))
+		return -1;
+	stats_summary(r->samples, r->nsamples, &sum);
+	iso_time(r->started, started, sizeof(started));
+	store_bind_id(s, 1, run);
+	store_bind_id(s, 2, worker);
+	store_bind_text(s, 3, sweep);
+	store_bind_text(s, 4, params);
+	store_bind_text(s, 5, r->started > 0 ? started : NULL);
+	store_bind_num(s, 6, sum.median);
+	store_bind_num(s, 7, sum.noise);
+	sqlite3_bind_int(s, 8, r->nsamples);
+	store_bind_text(s, 9, r->status == RESULT_OK ? NULL : r->error ? r->error : result_status_name[r->status]);
+	if (store_step(st, s))
+		return -1;
+	if (id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
