@@ -614,12 +614,8 @@ void command_run(const struct executor *w, const struct task *t, struct result *
 			break;
 	}
 	if (r->status == RESULT_OK) {
-		struct summary sum;
-
 		command_metrics(&st);
-		stats_summary(r->samples, r->nsamples, &sum);
-		r->noise = sum.noise;
-		r->noise_ok = 1;   /* a command cell has no noise target to miss */
+		result_summarize(r, INFINITY);   /* a command cell has no noise target to miss */
 	}
 out:
 	if (st.out.len)

@@ -233,7 +233,6 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 		  const struct spec_timing *timing, struct result *c)
 {
 	int size = t->gang_size, n = members[0].nsamples;
-	struct summary sum;
 	struct json_obj params = JSON_OBJ_INIT;
 	double v, worst_errors = NAN, lead_sec;   /* NaN: no member counted errors (no check to count) */
 	const char *lead;
@@ -281,9 +280,7 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 		}
 		result_add_sample(c, x, clk);
 	}
-	stats_summary(c->samples, (size_t)c->nsamples, &sum);
-	c->noise = sum.noise;
-	c->noise_ok = !(sum.noise > timing->max_noise);
+	result_summarize(c, timing->max_noise);
 	lead = json_obj_get(&members[0].metrics, "seconds");
 	if (!lead || parse_double(lead, &lead_sec) || !(lead_sec > 0))
 		lead_sec = NAN;
@@ -295,16 +292,16 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 		/* The leader's rates are its work over its own median: over the cell's median instead, or
 		 * gbs would disagree with seconds and algbw_gbs (NaN, left out, when that cannot be done). */
 		if (!strcmp(p->key, "gflops") || !strcmp(p->key, "gbs"))
-			v = v * lead_sec / sum.median;
+			v = v * lead_sec / c->sum.median;
 		result_set_metric(c, p->key, v);
 	}
-	result_set_metric(c, "seconds", sum.median);
+	result_set_metric(c, "seconds", c->sum.median);
 	if (!isnan(worst_errors))
 		result_set_metric(c, "errors", worst_errors);
 	if (k && k->derive && !gang_params(k, t->params, &params)) {
 		struct json_obj extra = JSON_OBJ_INIT;
 
-		k->derive(&params, size, sum.median, &extra);
+		k->derive(&params, size, c->sum.median, &extra);
 		for (size_t i = 0; i < extra.n; i++)
 			if (!parse_double(extra.v[i].val, &v))
 				result_set_metric(c, extra.v[i].key, v);

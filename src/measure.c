@@ -94,7 +94,7 @@ static int measure_batch(double per)
 /* Metrics derived from the kept samples, then whatever numbers the kernel left in ctx->metrics. */
 static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, struct result *r, int batch)
 {
-	double median = stats_median(r->samples, r->nsamples), flops = 0, bytes = 0, v;
+	double median = r->sum.median, flops = 0, bytes = 0, v;
 	size_t i;
 
 	result_set_metric(r, "seconds", median);
@@ -164,19 +164,15 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 			noise = running_noise(&run);
 		}
 		now = now_mono();
-		if (r->nsamples >= t->min_samples && now - sampling >= t->min_time && noise <= t->max_noise) {
-			r->noise_ok = 1;
+		if (r->nsamples >= t->min_samples && now - sampling >= t->min_time && noise <= t->max_noise)
 			break;
-		}
-		if (now >= deadline) {
-			r->noise_ok = 0;
+		if (now >= deadline)
 			break;
-		}
 	}
 	if (!r->nsamples)
 		return result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",
 				   r->throttled, t->throttle * max_clock);
-	r->noise = noise;
+	result_summarize(r, t->max_noise);
 	measure_metrics(k, ctx, r, batch);
 	return 0;
 }
@@ -200,7 +196,6 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 			     struct kctx *ctx, const struct spec_timing *t, struct result *r, double deadline)
 {
 	double sec, clk, per, left, max_clock, n;
-	struct running run = { 0 };
 	int batch, warm, samples;
 
 	if (tm->sample(state, k, ctx, 1, &sec, &clk))
@@ -229,10 +224,8 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 		if (max_clock > 0 && clk > 0 && clk < t->throttle * max_clock)
 			r->throttled++;
 		result_add_sample(r, sec, clk);
-		running_add(&run, sec);
 	}
-	r->noise = running_noise(&run);
-	r->noise_ok = !(r->noise > t->max_noise);
+	result_summarize(r, t->max_noise);
 	measure_metrics(k, ctx, r, batch);
 	return 0;
 }

@@ -243,7 +243,14 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 	}
 	put_u32(sb, (uint32_t)r->throttled);
 	put_u32(sb, (uint32_t)r->noise_ok);
-	put_f64(sb, r->noise);
+	put_f64(sb, r->sum.median);
+	put_f64(sb, r->sum.mean);
+	put_f64(sb, r->sum.min);
+	put_f64(sb, r->sum.max);
+	put_f64(sb, r->sum.stdev);
+	put_f64(sb, r->sum.q1);
+	put_f64(sb, r->sum.q3);
+	put_f64(sb, r->sum.noise);
 	put_u32(sb, (uint32_t)r->metrics.n);
 	for (size_t i = 0; i < r->metrics.n; i++) {
 		put_str(sb, r->metrics.v[i].key);
@@ -282,7 +289,15 @@ int msg_get_result(const char *buf, size_t len, struct result *r)
 	}
 	r->throttled = (int)get_u32(&c);
 	r->noise_ok = (int)get_u32(&c);
-	r->noise = get_f64(&c);
+	r->sum.n = (size_t)r->nsamples;
+	r->sum.median = get_f64(&c);
+	r->sum.mean = get_f64(&c);
+	r->sum.min = get_f64(&c);
+	r->sum.max = get_f64(&c);
+	r->sum.stdev = get_f64(&c);
+	r->sum.q1 = get_f64(&c);
+	r->sum.q3 = get_f64(&c);
+	r->sum.noise = get_f64(&c);
 	n = get_count(&c, 12);
 	for (uint32_t i = 0; i < n && !c.bad; i++) {
 		char *k = get_str(&c), *v = get_str(&c);

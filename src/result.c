@@ -21,7 +21,7 @@ void result_init(struct result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->status = RESULT_OK;
-	r->noise = NAN;       /* unknown until measured: stored as NULL */
+	stats_summary(NULL, 0, &r->sum);   /* every field NaN until measured: stored as NULL */
 }
 
 void result_release(struct result *r)
@@ -99,4 +99,10 @@ int result_fail(struct result *r, enum result_status st, const char *fmt, ...)
 	r->error = sb_detach(&sb);
 	r->status = st;
 	return -1;
+}
+
+void result_summarize(struct result *r, double target)
+{
+	stats_summary(r->samples, (size_t)r->nsamples, &r->sum);
+	r->noise_ok = r->sum.noise <= target || isinf(target);
 }

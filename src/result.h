@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "json.h"
+#include "stats.h"
 
 /* A cell on its way to a worker. Owns its strings (task_release). */
 struct task {
@@ -47,8 +48,8 @@ struct result {
 	int nsamples;
 	size_t alloc_samples;
 	int throttled;         /* samples dropped as throttled */
-	int noise_ok;          /* 1 when the noise target was met */
-	double noise;          /* relative stdev of samples */
+	struct summary sum;    /* of samples, as result_summarize computed it where they were taken */
+	int noise_ok;          /* 1 when sum.noise met the noise target (result_summarize) */
 	struct json_obj metrics;
 	struct item_value *items;
 	size_t nitems, alloc_items;
@@ -59,6 +60,13 @@ void result_release(struct result *r);
 void result_add_sample(struct result *r, double seconds, double clock_mhz);
 void result_add_item(struct result *r, const char *item, const char *metric, double value);
 void result_set_metric(struct result *r, const char *name, double value);
+/*
+ * The one summary of r's samples (median, quartiles, min, max, mean, stdev, noise = stdev / mean) and the
+ * one noise rule: noise_ok when noise <= target. target is the spec's max_noise for kernels and gangs,
+ * INFINITY where nothing sets one (command cells); NaN noise (under two samples) meets only an infinite
+ * target. Called where the samples are taken (measure.c, gang.c, command.c); stored as computed.
+ */
+void result_summarize(struct result *r, double target);
 int result_fail(struct result *r, enum result_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));   /* sets status and error; returns -1 */
 

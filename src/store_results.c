@@ -209,13 +209,12 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 				 int64_t attempts, int64_t *id)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_RESULT), *c;
-	struct summary sum;
+	const struct summary *sum = &r->sum;
 	char started[32];
 	int64_t worker;
 
 	if (!s || store_worker_id(st, run, r->worker, &worker))
 		return -1;
-	stats_summary(r->samples, r->nsamples, &sum);
 	iso_time(r->started, started, sizeof(started));
 	sqlite3_bind_int64(s, 1, r->cell);
 	store_bind_id(s, 2, run);
@@ -225,14 +224,14 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_text(s, 6, r->started > 0 ? started : NULL);
 	store_bind_num(s, 7, r->wall);
 	sqlite3_bind_int(s, 8, r->nsamples);
-	store_bind_num(s, 9, sum.median);
-	store_bind_num(s, 10, sum.mean);
-	store_bind_num(s, 11, sum.min);
-	store_bind_num(s, 12, sum.max);
-	store_bind_num(s, 13, sum.stdev);
-	store_bind_num(s, 14, sum.q1);
-	store_bind_num(s, 15, sum.q3);
-	store_bind_num(s, 16, sum.noise);
+	store_bind_num(s, 9, sum->median);
+	store_bind_num(s, 10, sum->mean);
+	store_bind_num(s, 11, sum->min);
+	store_bind_num(s, 12, sum->max);
+	store_bind_num(s, 13, sum->stdev);
+	store_bind_num(s, 14, sum->q1);
+	store_bind_num(s, 15, sum->q3);
+	store_bind_num(s, 16, sum->noise);
 	sqlite3_bind_int(s, 17, r->noise_ok);
 	sqlite3_bind_int(s, 18, r->throttled);
 	store_bind_num(s, 19, result_clock(r));
@@ -300,21 +299,19 @@ int store_put_control(struct store *st, int64_t run, const char *sweep, const ch
 		      const struct result *r, int64_t *id)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_CONTROL);
-	struct summary sum;
 	char started[32];
 	int64_t worker;
 
 	if (!s || store_worker_id(st, run, r->worker, &worker))
 		return -1;
-	stats_summary(r->samples, r->nsamples, &sum);
 	iso_time(r->started, started, sizeof(started));
 	store_bind_id(s, 1, run);
 	store_bind_id(s, 2, worker);
 	store_bind_text(s, 3, sweep);
 	store_bind_text(s, 4, params);
 	store_bind_text(s, 5, r->started > 0 ? started : NULL);
-	store_bind_num(s, 6, sum.median);
-	store_bind_num(s, 7, sum.noise);
+	store_bind_num(s, 6, r->sum.median);
+	store_bind_num(s, 7, r->sum.noise);
 	sqlite3_bind_int(s, 8, r->nsamples);
 	store_bind_text(s, 9, r->status == RESULT_OK ? NULL : r->error ? r->error : result_status_name[r->status]);
 	if (store_step(st, s))

@@ -115,7 +115,7 @@ static void test_slowest_per_launch(void)
 	 * sqrt = 0.0031144823004794872. */
 	CHECK_NEAR(s.stdev, 0.0031144823004794872, 1e-12, "stdev (n - 1)");
 	/* 0.0031144823004794872 / 0.0172 */
-	CHECK_NEAR(g.c.noise, 0.18107455235345857, 1e-12, "noise: stdev / mean of the combined samples");
+	CHECK_NEAR(g.c.sum.noise, 0.18107455235345857, 1e-12, "noise: stdev / mean of the combined samples");
 	CHECK_INT(g.c.noise_ok, 1, "noise 0.181 is within max_noise 0.2");
 
 	CHECK_NEAR(metric(&g.c, "seconds"), 0.018, 1e-15, "seconds: the combined median, not the leader's 0.013");

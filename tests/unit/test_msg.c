@@ -83,8 +83,8 @@ static void test_result(void)
 	r.wall = 15.25;
 	result_add_sample(&r, 1e-3, 1980);
 	result_add_sample(&r, 2e-3, 1965);
-	r.noise = 0.25;
-	r.noise_ok = 1;
+	result_add_sample(&r, 6e-3, 1960);
+	result_summarize(&r, 0.9);
 	r.throttled = 4;
 	result_set_metric(&r, "gflops", 123.5);
 	result_add_item(&r, "p1", "tok_s", 88.5);
@@ -94,7 +94,14 @@ static void test_result(void)
 	CHECK_INT(u.cell, 7, "result cell");
 	CHECK_INT(u.status, RESULT_TIMEOUT, "result status");
 	CHECK_STR(u.error, "timed out after 15 s", "result error");
-	CHECK_INT(u.nsamples, 2, "result samples");
+	CHECK_INT(u.nsamples, 3, "result samples");
+	/* The summary travels as the worker computed it: the master stores it, never recomputes it. */
+	CHECK_NEAR(u.sum.median, 2e-3, 0, "summary median as sent");
+	CHECK_NEAR(u.sum.q1, 1.5e-3, 1e-15, "summary q1 as sent");
+	CHECK_NEAR(u.sum.q3, 4e-3, 1e-15, "summary q3 as sent");
+	CHECK_NEAR(u.sum.mean, 3e-3, 1e-15, "summary mean as sent");
+	CHECK_NEAR(u.sum.noise, 0.88191710368819687, 1e-12, "summary noise: stdev / mean = sqrt(7) / 3");
+	CHECK_INT(u.noise_ok, 1, "noise 0.88 meets the 0.9 target");
 	CHECK_NEAR(u.samples[1], 2e-3, 0, "sample value exact");
 	CHECK_NEAR(u.clocks[0], 1980, 0, "clock value exact");
 	CHECK_INT(u.throttled, 4, "throttled count");
@@ -111,6 +118,30 @@ static void test_result(void)
 	CHECK(msg_get_result(sb.buf, sb.len, &u) == -1, "bad status is refused");
 	result_release(&r);
 	sb_release(&sb);
+}
+
+/* The one noise rule: noise <= target; NaN noise (one sample) meets only an infinite target. */
+static void test_noise_rule(void)
+{
+	struct result r;
+
+	result_init(&r);
+	result_add_sample(&r, 1, 0);
+	result_add_sample(&r, 3, 0);
+	result_summarize(&r, 0.8);
+	CHECK_NEAR(r.sum.noise, 0.70710678118654757, 1e-15, "noise of {1, 3}: sqrt(2) / 2");
+	CHECK_INT(r.noise_ok, 1, "0.707 <= 0.8");
+	result_summarize(&r, 0.7);
+	CHECK_INT(r.noise_ok, 0, "0.707 > 0.7");
+	result_release(&r);
+	result_add_sample(&r, 1, 0);
+	result_summarize(&r, 0.8);
+	CHECK(isnan(r.sum.noise) && r.sum.median == 1, "one sample: median 1, noise NaN");
+	CHECK_INT(r.noise_ok, 0, "NaN noise does not meet a finite target");
+	result_summarize(&r, INFINITY);
+	CHECK_INT(r.noise_ok, 1, "but meets no target at all (command cells)");
+	result_release(&r);
+	CHECK(isnan(r.sum.median) && isnan(r.sum.noise), "a fresh result's summary is all NaN (stored NULL)");
 }
 
 static void test_json(void)
@@ -173,6 +204,7 @@ int main(void)
 	test_task();
 	test_tasks();
 	test_result();
+	test_noise_rule();
 	test_json();
 	test_util();
 	return test_done();

@@ -495,12 +495,12 @@ static void test_results(void)
 	r.started = 1700000000.25;
 	r.wall = 1.5;
 	r.throttled = 2;
-	r.noise_ok = 0;
 	result_add_sample(&r, 1, 1500);
 	result_add_sample(&r, 2, 0);
 	result_add_sample(&r, 3, 1400);
 	result_add_sample(&r, 4, 1600);
 	result_add_sample(&r, 10, 1700);
+	result_summarize(&r, 0.5);   /* noise 0.88: over the target, noise_ok 0 */
 	result_set_metric(&r, "gflops", 12.5);
 	result_set_metric(&r, "gbs", 3);
 	result_add_item(&r, "a", "t", 1.5);
@@ -569,6 +569,7 @@ static void test_results(void)
 	r.cell = c2;
 	r.worker = 1;
 	result_add_sample(&r, 0.5, 0);
+	result_summarize(&r, 0.5);
 	result_fail(&r, RESULT_TIMEOUT, "timed out after 15 s");
 	CHECK_INT(store_put_result(st, run, &r, 2, &id), 0, "put timeout");
 	check_q1(st, "SELECT state || attempts || error FROM cells WHERE id = 2",
@@ -605,6 +606,7 @@ static void test_results(void)
 	result_add_sample(&r, 2, 0);
 	result_add_sample(&r, 4, 0);
 	result_add_sample(&r, 3, 0);
+	result_summarize(&r, 0.5);
 	CHECK_INT(store_put_control(st, run, "s", "{\"n\":0}", &r, &id), 0, "control");
 	check_q1(st, "SELECT sweep || params || median || n || worker || coalesce(error, '-') || started "
 		 "FROM controls", "s{\"n\":0}3.031-2023-11-14T22:13:20.000Z");
@@ -893,6 +895,7 @@ static void bench(void)
 
 	result_init(&r);
 	result_add_sample(&r, 0.001, 1500);
+	result_summarize(&r, 0.5);
 	result_set_metric(&r, "gflops", 100);
 	r.started = now_wall();
 	r.wall = 0.01;
