@@ -1,4 +1,5 @@
-# sweep: one non-recursive Makefile. Targets: all (build/sweep), demo, check, bench, fuzz, deps, clean.
+# sweep: one non-recursive Makefile. Targets: all (build/sweep), demo, check, bench, fuzz, deps, deps-run,
+# clean.
 # Configuration can be overridden on the command line: make CUDA=0, make CUDA_ARCH="-arch=sm_90".
 
 CC      ?= gcc
@@ -79,9 +80,13 @@ $(SAN)/tests/%: tests/unit/%.c $(SAN)/libsweep.a
 SAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(SAN)/tests/%)
 
 deps:
-	@tests/deps.sh
+	@tools/deps.sh all
 
-demo: deps
+# What building and running sweep needs, without the services the tests start (Slurm, munge, sshd).
+deps-run:
+	@tools/deps.sh run
+
+demo: deps-run
 	$(MAKE) -j$(NPROC) $(B)/sweep
 	rm -f results/demo.db*
 	$(B)/sweep run sweeps/demo.yaml
@@ -90,7 +95,7 @@ demo: deps
 check: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN)
 	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
-	tests/run.sh $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
+	LAYERS_OBJ=$(O) tests/run.sh tests/layers.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 
 # Debian's python3 has mpi4py (python3-mpi4py), whatever python3 comes first on PATH.
 bench: deps
@@ -116,6 +121,6 @@ fuzz: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo check bench fuzz clean FORCE
+.PHONY: all deps deps-run demo check bench fuzz clean FORCE
 .SECONDARY:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

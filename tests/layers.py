@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""layers.py OBJDIR: the architecture's rules, checked on the built objects and the sources.
+"""layers.py [OBJDIR]: the architecture's rules, checked on the built objects and the sources.
+
+OBJDIR defaults to $LAYERS_OBJ (make check sets it), else build/cuda.
 
 Prints "ok - ..." / "not ok - ..." lines (tests/run.sh counts them):
 - no loop of calls between source files: if A calls B (directly or through others), B never calls A
@@ -148,4 +150,4 @@ def main(objdir):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "build/cuda"))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("LAYERS_OBJ", "build/cuda")))

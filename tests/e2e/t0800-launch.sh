@@ -14,7 +14,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 for p in /usr/sbin/sshd ssh scp ssh-keygen; do
 	command -v "$p" >/dev/null ||
-		{ echo "not ok - setup: $p is missing (tests/deps.sh installs it)"; exit 1; }
+		{ echo "not ok - setup: $p is missing (tools/deps.sh installs it)"; exit 1; }
 done
 trap 'ssh_down; rm -rf "$T"' EXIT
 ssh_up 3 "$T" || { echo "not ok - setup: sshd in network namespaces"; exit 1; }

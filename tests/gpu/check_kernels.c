@@ -1,7 +1,7 @@
 /* check_kernels.c: every CUDA kernel on small cells run as a worker runs them, then each check against a
  * corrupted output; without a GPU, that every CUDA cell fails cleanly. Also prints GPU facts and bindings.
  *
- * Built against build/libsweep.a (see tests/gpu/h200.sh): check_kernels [GPU [small]], or
+ * Built against build/libsweep.a (see tests/gpu/smoke.sh): check_kernels [GPU [small]], or
  * check_kernels GPU cells KERNEL PARAMS [KERNEL PARAMS...] to time given cells as a sweep would. Prints
  * "ok - " and "not ok - " lines like the unit tests and exits 1 when anything failed. The broken variants
  * need no hook in the kernels: a CUDA kernel's priv starts with struct kout (kernels/cuda_common.h), so this

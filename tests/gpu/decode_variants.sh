@@ -2,7 +2,7 @@
 # decode_variants.sh: decode_attn's tuning constants (kernels/cuda_decode_attn.cu) tried side by side: each
 # variant's kernel object is linked ahead of libsweep.a into tests/gpu/check_kernels.c, which times the cells
 # of one decode step over 64K keys (32/8 heads of dim 128) at batch 1, 4 and 16. Run after vendor.sh with
-# carry: ["vendor"]; reads the card's state only.
+# vendor/ copied along; reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=decode_variants

@@ -1,6 +1,6 @@
 #!/bin/sh
 # vendor.sh: gather into vendor/ (ignored) the headers and libraries the H200 machine lacks, copied from
-# this machine, so that `run` can carry them there: sqlite3.h (the library is there), yaml.h and libyaml,
+# this machine, so that they can be copied there with the checkout: sqlite3.h (the library is there), yaml.h and libyaml,
 # cblas.h and OpenBLAS with its Fortran runtime. Links named for -lyaml and -lopenblas point at the copies.
 set -eu
 cd "$(dirname "$0")/../.."

@@ -1,11 +1,11 @@
 #!/bin/bash
-# evidence6.sh: the copy methods (kernel, plain, memcpy, bulk) with the read-back L2 flush, on both GPUs;
+# copy_methods.sh: the copy methods (kernel, plain, memcpy, bulk) with the read-back L2 flush, on both GPUs;
 # the gemm 8192^3 bf16 cell against cuBLASLt timed directly after the same 1 s warm-up at full load, in
 # three interleaved rounds; decode_attn at 64K keys; every kernel's check. Run after tests/gpu/vendor.sh
-# with carry: ["vendor"]. Reads the cards' state only.
+# with vendor/ copied along. Reads the cards' state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence6
+NAME=copy_methods
 . tests/gpu/lib.sh
 step machine
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
@@ -55,4 +55,4 @@ sweep_run 1 tests/gpu/specs/ev-decode.yaml "$R/decode.db"
 q "$R/decode.db" "SELECT pass, json_extract(params, '\$.batch') AS batch, printf('%.1f', median * 1e6) AS us,
 	printf('%.1f', m.value) AS gbs, n FROM v_results JOIN metrics m ON m.result = v_results.id AND
 	m.name = 'gbs' WHERE status = 'ok' ORDER BY 2, 1"
-tar -C "$R" -czf "$OUT/evidence6-dbs.tgz" $(cd "$R" && ls *.db) check.log
+tar -C "$R" -czf "$OUT/copy_methods-dbs.tgz" $(cd "$R" && ls *.db) check.log

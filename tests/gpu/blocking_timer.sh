@@ -1,10 +1,10 @@
 #!/bin/bash
-# evidence2.sh: after evidence.sh: the timer with NVBench's blocking kernel (launch latency kept out of the
+# blocking_timer.sh: after first_pass.sh: the timer with NVBench's blocking kernel (launch latency kept out of the
 # timed region), copy by our kernel and by cudaMemcpyAsync, gemm against cuBLASLt timed directly, and NCCL
 # bus bandwidth from 64 MiB against torch.distributed timed the nccl-tests way (ops back to back).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence2
+NAME=blocking_timer
 . tests/gpu/lib.sh
 run() { timeout 100 mpirun -np "$1" --bind-to none $S run "$2" --db "$3" 2>&1 | grep -E '^sweep: ' | tail -3; }
 step build
@@ -35,4 +35,4 @@ for k in all_reduce all_gather; do
 		FROM v_results v ORDER BY 1"
 done
 timeout 200 torchrun --nproc_per_node 2 tests/gpu/torch_nccl.py 2>&1 | grep '^torch '
-tar -C "$R" -czf "$OUT/evidence2-dbs.tgz" $(cd "$R" && ls *.db 2>/dev/null)
+tar -C "$R" -czf "$OUT/blocking_timer-dbs.tgz" $(cd "$R" && ls *.db 2>/dev/null)

@@ -1,9 +1,9 @@
 #!/bin/bash
-# evidence5.sh: an NCCL collective that hangs (one gang member never launches) is aborted at the timeout,
+# nccl_hang.sh: an NCCL collective that hangs (one gang member never launches) is aborted at the timeout,
 # the cell is marked timeout, and the gang goes on to the next cells.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence5
+NAME=nccl_hang
 . tests/gpu/lib.sh
 build
 timeout 120 mpirun -np 2 --bind-to none $S run tests/gpu/specs/ev-hang.yaml --db "$R/hang.db" 2>&1 | grep '^sweep: '

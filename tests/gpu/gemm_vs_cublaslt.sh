@@ -1,9 +1,9 @@
 #!/bin/bash
-# evidence4.sh: the GEMM cell against cuBLASLt timed directly, back to back (cold L2, hot L2, direct,
+# gemm_vs_cublaslt.sh: the GEMM cell against cuBLASLt timed directly, back to back (cold L2, hot L2, direct,
 # in turn), and sweep hosts probe on both GPUs (no failed attempts after the first-launch fix).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence4
+NAME=gemm_vs_cublaslt
 . tests/gpu/lib.sh
 build
 sed 's/timeout: 3}/timeout: 3, l2: hot}/; s/ev-gemm2/ev-gemm2-hot/' tests/gpu/specs/ev-gemm2.yaml >"$R/hot.yaml"
@@ -23,4 +23,4 @@ echo "== sweep hosts probe"
 timeout 120 mpirun -np 2 --bind-to none $S hosts probe --db "$R/probe.db" 2>&1 | grep -E '^sweep: |^probes'
 $S sql "$R/probe.db" "SELECT p.gpu, p.name, printf('%.1f', p.value) AS value, p.unit FROM probes p
 	ORDER BY p.name, p.gpu" --md
-tar -C "$R" -czf "$OUT/evidence4-dbs.tgz" $(cd "$R" && ls *.db)
+tar -C "$R" -czf "$OUT/gemm_vs_cublaslt-dbs.tgz" $(cd "$R" && ls *.db)

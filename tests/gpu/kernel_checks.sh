@@ -1,11 +1,11 @@
 #!/bin/bash
-# evidence9.sh: after cuBLASLt became a dlopen on the first gemm cell and decode_attn's splits grew to at
+# kernel_checks.sh: after cuBLASLt became a dlopen on the first gemm cell and decode_attn's splits grew to at
 # least 1024 keys: every kernel's check, decode_attn at 64K keys (two passes), the gemm cell against
 # cuBLASLt timed directly after the same 1 s warm-up, and sweep hosts probe on both GPUs. Run after
-# tests/gpu/vendor.sh with carry: ["vendor"]. Reads the cards' state only.
+# tests/gpu/vendor.sh with vendor/ copied along. Reads the cards' state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence9
+NAME=kernel_checks
 . tests/gpu/lib.sh
 step build
 build
@@ -34,4 +34,4 @@ done
 step "sweep hosts probe on both GPUs"
 timeout 200 mpirun -np 2 --bind-to none $S hosts probe --db "$R/probe.db" 2>&1 | grep -E '^sweep: |^probes'
 q "$R/probe.db" "SELECT gpu, name, printf('%.1f', value) AS value, unit FROM probes ORDER BY name, gpu"
-tar -C "$R" -czf "$OUT/evidence9-dbs.tgz" $(cd "$R" && ls *.db) check.log
+tar -C "$R" -czf "$OUT/kernel_checks-dbs.tgz" $(cd "$R" && ls *.db) check.log

@@ -1,11 +1,11 @@
 #!/bin/bash
-# evidence3.sh: the final checks on the two-H200 machine, through `sweep run` under mpirun: every CUDA
+# final_checks.sh: the final checks on the two-H200 machine, through `sweep run` under mpirun: every CUDA
 # kernel's check (and a corrupted output caught), copy by three methods, gemm against cuBLASLt timed
 # directly, NCCL 8 B to 4 GiB (no timeouts) against torch.distributed, sweep hosts probe on both GPUs, the
 # 220-cell grid on 1 and 2 GPUs, and a mixed 1-/2-GPU grid. Logs and databases go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence3
+NAME=final_checks
 . tests/gpu/lib.sh
 run() { timeout 100 mpirun -np "$1" --bind-to none $S "${@:2}" 2>&1 | grep -E '^sweep: |^probes' | tail -4; }
 step build
@@ -56,4 +56,4 @@ run 2 run tests/gpu/specs/ev-mixed.yaml --db "$R/mixed.db"
 q "$R/mixed.db" "SELECT json_extract(params, '\$.gpus') AS gpus, w.rank, count(*) AS cells,
 	sum(r.status = 'ok') AS ok FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON w.id = r.worker
 	GROUP BY 1, 2"
-tar -C "$R" -czf "$OUT/evidence3-dbs.tgz" $(cd "$R" && ls *.db check.log 2>/dev/null)
+tar -C "$R" -czf "$OUT/final_checks-dbs.tgz" $(cd "$R" && ls *.db check.log 2>/dev/null)

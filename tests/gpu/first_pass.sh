@@ -1,10 +1,10 @@
 #!/bin/bash
-# evidence.sh: on the two-H200 machine, the measurements the GPU and NCCL issues ask for, through the real
+# first_pass.sh: on the two-H200 machine, the measurements the GPU and NCCL issues ask for, through the real
 # `sweep run` under mpirun, with independent references timed in the same run. Logs and databases go to
-# $OUT. Reads the cards' state only. Run there after tests/gpu/vendor.sh here, with carry: ["vendor"].
+# $OUT. Reads the cards' state only. Run there after tests/gpu/vendor.sh here, with vendor/ copied along.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence
+NAME=first_pass
 . tests/gpu/lib.sh
 run() { # run NP SPEC DB [extra]: prints the master's summary line
 	timeout 100 mpirun -np "$1" --bind-to none $S run "$2" --db "$3" ${4:-} 2>&1 | grep -E '^sweep: ' | tail -3
@@ -63,5 +63,5 @@ q "$R/mixed.db" "SELECT json_extract(params, '\$.gpus') AS gpus, w.rank, count(*
 	sum(r.status = 'ok') AS ok FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON w.id = r.worker
 	GROUP BY 1, 2"
 q "$R/grid1.db" "SELECT * FROM hosts"
-tar -C "$R" -czf "$OUT/evidence-dbs.tgz" $(cd "$R" && ls *.db torch.txt build.log 2>/dev/null)
+tar -C "$R" -czf "$OUT/first_pass-dbs.tgz" $(cd "$R" && ls *.db torch.txt build.log 2>/dev/null)
 ls -la "$OUT"

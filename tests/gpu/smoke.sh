@@ -1,9 +1,9 @@
 #!/bin/bash
-# h200.sh: on the H200 machine (device tool), build sweep against the carried vendor/ folder, check every
+# smoke.sh: on the H200 machine, build sweep against the carried vendor/ folder, check every
 # CUDA kernel (good and corrupted outputs, compute-sanitizer on small cells), run the copy, gemm and decode
 # sweeps under mpirun, and time cuBLASLt directly for the gemm 8192^3 bf16 cell. Logs and databases go to
 # $OUT. Reads the card's state only: never changes clocks, power limits or modes.
-# Run there as: tests/gpu/h200.sh [quick]   (after tests/gpu/vendor.sh here, with carry: ["vendor"]);
+# Run there as: tests/gpu/smoke.sh [quick]   (after tests/gpu/vendor.sh here, with vendor/ copied along);
 # quick stops after the checks and the timed cells, before compute-sanitizer and the sweeps.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

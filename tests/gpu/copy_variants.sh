@@ -1,11 +1,11 @@
 #!/bin/bash
-# evidence7.sh: copy variants side by side (tests/gpu/copy_variants.cu) at 4 and 16 GiB; the gemm 8192^3
+# copy_variants.sh: copy variants side by side (tests/gpu/copy_variants.cu) at 4 and 16 GiB; the gemm 8192^3
 # bf16 cell against cuBLASLt timed directly three ways (after 1 s at full load with and without the cell's
 # cold-L2 flush, and a short burst from idle), with the SM clock of each, in three interleaved rounds.
-# Run after tests/gpu/vendor.sh with carry: ["vendor"]. Reads the cards' state only.
+# Run after tests/gpu/vendor.sh with vendor/ copied along. Reads the cards' state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence7
+NAME=copy_variants
 . tests/gpu/lib.sh
 step build
 build
@@ -24,4 +24,4 @@ for round in 1 2 3; do
 	build/gemm_direct 8192 8192 8192 0 1 0
 	build/gemm_direct 8192 8192 8192 0 0 0
 done
-tar -C "$R" -czf "$OUT/evidence7-dbs.tgz" $(cd "$R" && ls *.db)
+tar -C "$R" -czf "$OUT/copy_variants-dbs.tgz" $(cd "$R" && ls *.db)

@@ -1,9 +1,9 @@
 #!/bin/bash
-# evidence10.sh: decode_attn with cp.async stages, through `sweep run` (ev-decode.yaml: 64K keys, batch 1,
-# 4 and 16, two passes). Run after tests/gpu/vendor.sh with carry: ["vendor"]. Reads the card's state only.
+# decode_passes.sh: decode_attn with cp.async stages, through `sweep run` (ev-decode.yaml: 64K keys, batch 1,
+# 4 and 16, two passes). Run after tests/gpu/vendor.sh with vendor/ copied along. Reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence10
+NAME=decode_passes
 . tests/gpu/lib.sh
 build
 sweep_run 1 tests/gpu/specs/ev-decode.yaml "$R/decode.db"

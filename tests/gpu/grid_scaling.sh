@@ -1,10 +1,10 @@
 #!/bin/bash
-# evidence8.sh: after the copy kernel's default became memcpy and the L2 flush gained its read: every
+# grid_scaling.sh: after the copy kernel's default became memcpy and the L2 flush gained its read: every
 # kernel's check (good and corrupted outputs), sweeps/copy.yaml as shipped, and the 220-cell grid on 1 GPU
-# then on 2, twice, for the wall-time ratio. Run after tests/gpu/vendor.sh with carry: ["vendor"].
+# then on 2, twice, for the wall-time ratio. Run after tests/gpu/vendor.sh with vendor/ copied along.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-NAME=evidence8
+NAME=grid_scaling
 . tests/gpu/lib.sh
 step build
 build
@@ -23,4 +23,4 @@ for i in 1 2; do
 	sweep_run 1 tests/gpu/specs/ev-grid.yaml "$R/grid1-$i.db"
 	sweep_run 2 tests/gpu/specs/ev-grid.yaml "$R/grid2-$i.db"
 done
-tar -C "$R" -czf "$OUT/evidence8-dbs.tgz" $(cd "$R" && ls *.db) check.log
+tar -C "$R" -czf "$OUT/grid_scaling-dbs.tgz" $(cd "$R" && ls *.db) check.log

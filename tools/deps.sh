@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install the Debian packages sweep needs, when any is missing. Idempotent and quiet when everything is
+# there; needs root (or sudo) only when something must be installed.
+#   tools/deps.sh run    what building and running sweep needs (a rented GPU host, `make demo`)
+#   tools/deps.sh all    that, and what the tests start: Slurm, munge, sshd, network namespaces (default)
+build="gcc make libyaml-dev libsqlite3-dev sqlite3 libhwloc-dev hwloc libopenblas-dev libopenmpi-dev
+openmpi-bin"
+run="python3 gnuplot-nox procps"
+tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client"
+case ${1:-all} in
+run) pkgs="$build $run" ;;
+all) pkgs="$build $run $tests" ;;
+*) echo "usage: tools/deps.sh [run|all]" >&2; exit 2 ;;
+esac
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing"
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+	{ echo "deps: apt-get install$missing failed" >&2; exit 1; }
