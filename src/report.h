@@ -1,5 +1,5 @@
 /* report.h: what the report files share (report.c, report_table.c, report_expr.c, report_compare.c,
- * report_limit.c, report_drift.c, report_predict.c, report_score.c, report_plot.c, report_sha256.c).
+ * report_limit.c, report_drift.c, report_predict.c, report_score.c, report_plot.c).
  * Not used outside them; the commands are declared in cli.h. */
 #ifndef SWEEP_REPORT_H
 #define SWEEP_REPORT_H
@@ -170,11 +170,6 @@ int report_score(struct report *r);        /* report_score.c */
 /* The hosts the drift check flags, with the reason, for --exclude-unstable: appended to r->excluded
  * (and reasons printed as notes). 0 or -1 after error(). */
 int report_unstable_hosts(struct report *r);
-
-/* ---- report_sha256.c ---- */
-
-/* SHA-256 of n bytes as 64 lowercase hex digits and a NUL. */
-void report_sha256(const void *data, size_t n, char hex[65]);
 
 /* ---- report_predict.c ---- */
 
