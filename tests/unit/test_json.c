@@ -196,6 +196,65 @@ static void test_read(void)
 	json_obj_release(&o);
 }
 
+/* Numbers keep their text as written, whatever double or integer type would hold them: params are hashed
+ * and metric items stored as these bytes. */
+static void test_number_text(void)
+{
+	static const struct {
+		const char *key, *text;
+	} nums[] = {
+		{ "past int64", "18446744073709551616" }, { "int64 max + 1", "9223372036854775808" },
+		{ "below int64", "-18446744073709551617" }, { "1e20", "1e20" }, { "0.1", "0.1" },
+		{ "1.50", "1.50" }, { "-0", "-0" }, { "underflow", "1e-400" }, { "2E+2", "2E+2" },
+		{ "many digits", "3.14159265358979323846264338327950288" },
+	};
+	struct strbuf sb = STRBUF_INIT, again = STRBUF_INIT;
+	struct json_obj o;
+	char err[128];
+	int rc;
+
+	sb_addc(&sb, '{');
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
+		sb_addf(&sb, "%s\"%s\" :\t%s", i ? ", " : "", nums[i].key, nums[i].text);
+	sb_adds(&sb, "}");
+	rc = json_parse_flat(sb.buf, &o, 0, err, sizeof(err));
+	CHECK(rc == 0, "numbers of every size parse (%s)", rc ? err : "ok");
+	for (size_t i = 0; !rc && i < ARRAY_SIZE(nums); i++)
+		check_pair(&o, i, nums[i].key, nums[i].text, JSON_NUM);
+	json_obj_write(&again, &o);
+	CHECK_TEXT(again.buf, "{\"past int64\":18446744073709551616,\"int64 max + 1\":9223372036854775808,"
+		   "\"below int64\":-18446744073709551617,\"1e20\":1e20,\"0.1\":0.1,\"1.50\":1.50,\"-0\":-0,"
+		   "\"underflow\":1e-400,\"2E+2\":2E+2,\"many digits\":3.14159265358979323846264338327950288}",
+		   "written back as they were written");
+	json_obj_release(&o);
+	sb_release(&sb);
+	sb_release(&again);
+}
+
+/* Pairs come in document order, however many there are and whatever their keys hash to. */
+static void test_order(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_obj o;
+	char err[128], key[16];
+	int rc, in_order = 1;
+
+	sb_addc(&sb, '{');
+	for (int i = 0; i < 500; i++)
+		sb_addf(&sb, "%s\"k%d\": %d", i ? "," : "", (i * 7919) % 500, i);
+	sb_adds(&sb, ", \"nested\": {\"z\": 1, \"a\": [2]}, \"last\": \"x\"}");
+	rc = json_parse_flat(sb.buf, &o, 1, err, sizeof(err));
+	CHECK(rc == 0 && o.n == 501, "500 keys and a skipped nested value: %zu pairs (%s)", o.n, rc ? err : "ok");
+	for (int i = 0; !rc && i < 500 && i < (int)o.n; i++) {
+		snprintf(key, sizeof(key), "k%d", (i * 7919) % 500);
+		in_order &= !strcmp(o.v[i].key, key) && atoi(o.v[i].val) == i;
+	}
+	CHECK(!rc && in_order, "the pairs in document order, each with its own value");
+	CHECK(!rc && o.n == 501 && !strcmp(o.v[500].key, "last"), "the pair after a skipped value comes last");
+	json_obj_release(&o);
+	sb_release(&sb);
+}
+
 /* json_parse_flat(text, skip) fails with reason want and leaves out empty (it starts out non-empty). */
 static void check_bad(const char *name, const char *text, int skip, const char *want)
 {
@@ -279,6 +338,8 @@ static void test_refuse(void)
 		{ "an empty exponent", "{\"x\": 1e}", 1, "bad number" },
 		{ "an exponent sign alone", "{\"x\": 1e+}", 1, "bad number" },
 		{ "a minus alone", "{\"x\": -}", 1, "expected a value" },
+		{ "a letter then digits", "{\"x\": t01}", 1, "expected a value" },
+		{ "a minus then a letter", "{\"x\": -e1}", 1, "expected a value" },
 		{ "hexadecimal", "{\"x\": 0x10}", 1, "bad number" },
 		{ "a number run on", "{\"x\": 12ab}", 1, "bad number" },
 		/* Strings. */
@@ -462,6 +523,8 @@ int main(void)
 	test_write_str();
 	test_write_num();
 	test_read();
+	test_number_text();
+	test_order();
 	test_refuse();
 	test_depth();
 	test_obj_write();
