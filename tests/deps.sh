@@ -1,9 +1,9 @@
 #!/bin/sh
 # Install the Debian packages sweep needs to build and test, when any is missing. Idempotent and quiet when
 # everything is there; needs root (or sudo) only when something must be installed.
-pkgs="gcc make clang libyaml-dev libsqlite3-dev sqlite3 libssl-dev libhwloc-dev hwloc libopenblas-dev libopenmpi-dev
-openmpi-bin python3 python3-mpi4py gnuplot-nox iproute2 procps psmisc slurm-wlm munge openssh-server
-openssh-client"
+pkgs="gcc make clang libyaml-dev libsqlite3-dev sqlite3 libjansson-dev libssl-dev libhwloc-dev hwloc
+libopenblas-dev libopenmpi-dev openmpi-bin python3 python3-mpi4py gnuplot-nox iproute2 procps psmisc slurm-wlm
+munge openssh-server openssh-client"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
