@@ -1,4 +1,4 @@
-/* json.c: writing escaped JSON values and reading flat objects of scalars. */
+/* json.c: JSON read through jansson (flat objects of scalars), and written the way sweep writes it. */
 #include "json.h"
 
 #include <ctype.h>
@@ -7,6 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* jansson.h names its null type JSON_NULL, as json.h names sweep's: jansson's is renamed while its header is
+ * read, so json_is_null() (which would compare with sweep's) must not be used here. */
+#define JSON_NULL JANSSON_NULL
+#include <jansson.h>
+#undef JSON_NULL
+
+/*
+ * Writing stays here rather than in jansson's encoder: that one writes \b, \f and \u001F where sweep writes
+ * \u0008, \u000c and \u001f, refuses a string that is not UTF-8 (sweep writes U+FFFD for each invalid part),
+ * and prints a real in 17 digits (0.10000000000000001) where sweep prints the shortest that reads back.
+ * Cell keys, stored params and metrics are these bytes: they must not change.
+ */
 
 /*
  * The length (1 to 4) of the UTF-8 character at p, or 0 when p does not start a well-formed one: overlong
@@ -44,56 +57,6 @@ static size_t utf8_char(const unsigned char *p, size_t *bad)
 		hi = 0xbf;
 	}
 	return n;
-}
-
-/*
- * Scan the JSON number at s (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?): NULL with *end
- * after it, or why there is none. A number that overflows a double is out of range (one that underflows
- * reads as 0 or a subnormal, as written).
- */
-static const char *scan_number(const char *s, const char **end)
-{
-	const char *p = s;
-
-	if (*p == '-')
-		p++;
-	if (!isdigit((unsigned char)*p))
-		return "expected a value";
-	if (*p == '0')
-		p++;
-	else
-		while (isdigit((unsigned char)*p))
-			p++;
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return "bad number";
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!isdigit((unsigned char)*p))
-			return "bad number";
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	/* 01, 0x10, 12ab, 1.5.3: not a number followed by something else. */
-	if (isalnum((unsigned char)*p) || *p == '.' || *p == '+' || *p == '-')
-		return "bad number";
-	if (isinf(strtod(s, NULL)))
-		return "number out of range";
-	*end = p;
-	return NULL;
-}
-
-int json_number_ok(const char *s)
-{
-	const char *end;
-
-	return !scan_number(s, &end) && !*end;
 }
 
 void json_add_str(struct strbuf *sb, const char *s)
@@ -222,320 +185,225 @@ void json_obj_write(struct strbuf *sb, const struct json_obj *o)
 	sb_addc(sb, '}');
 }
 
-/* The deepest nesting read (the object itself is level 1): values are followed by recursion, so a hostile
- * depth must stop before the stack does. Nothing sweep writes goes past 3. */
+/* Reading: jansson checks the text and unescapes strings; what it does not keep is found in the text. */
+
+/* The deepest nesting read (the object itself is level 1). jansson stops at 2048; nothing sweep writes goes
+ * past 3, and the limit is part of json.h's contract. */
 #define JSON_MAX_DEPTH 64
 
-struct reader {
-	const char *p;
-	char *err;
-	size_t errlen;
-};
+/* How jansson's own strictness is asked for: a number is never an integer that can overflow int64
+ * (18446744073709551616 reads as a double, as 1e20 does); duplicate keys are refused at every level. */
+#define JSON_READ_FLAGS (JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL)
 
-static int fail(struct reader *r, const char *what)
+/* Characters a JSON number is made of. */
+#define NUMBER_CHARS "+-.0123456789Ee"
+
+int json_number_ok(const char *s)
 {
-	snprintf(r->err, r->errlen, "%s", what);
-	return -1;
-}
+	size_t n = strlen(s);
+	json_t *v;
+	int ok;
 
-static int too_deep(struct reader *r)
-{
-	snprintf(r->err, r->errlen, "nesting deeper than %d levels", JSON_MAX_DEPTH);
-	return -1;
-}
-
-static void skip_ws(struct reader *r)
-{
-	while (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')
-		r->p++;
-}
-
-static void add_utf8(struct strbuf *sb, unsigned cp)
-{
-	if (cp < 0x80) {
-		sb_addc(sb, (char)cp);
-	} else if (cp < 0x800) {
-		sb_addc(sb, (char)(0xc0 | (cp >> 6)));
-		sb_addc(sb, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		sb_addc(sb, (char)(0xe0 | (cp >> 12)));
-		sb_addc(sb, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		sb_addc(sb, (char)(0x80 | (cp & 0x3f)));
-	} else {
-		sb_addc(sb, (char)(0xf0 | (cp >> 18)));
-		sb_addc(sb, (char)(0x80 | ((cp >> 12) & 0x3f)));
-		sb_addc(sb, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		sb_addc(sb, (char)(0x80 | (cp & 0x3f)));
-	}
-}
-
-static int read_hex4(struct reader *r, unsigned *out)
-{
-	unsigned v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		char c = r->p[i];
-
-		if (!isxdigit((unsigned char)c))
-			return fail(r, "bad \\u escape");
-		v = v * 16 + (unsigned)(isdigit((unsigned char)c) ? c - '0' : tolower((unsigned char)c) - 'a' + 10);
-	}
-	r->p += 4;
-	*out = v;
-	return 0;
-}
-
-/* A string at r->p (opening quote included), unescaped into sb. Its text must be UTF-8, and a \u escape
- * of a surrogate must be the high half of a pair, the low half following at once. */
-static int read_string(struct reader *r, struct strbuf *sb)
-{
-	r->p++;
-	for (;;) {
-		char c = *r->p++;
-		unsigned cp, lo;
-		size_t n, bad;
-
-		if (!c)
-			return fail(r, "unterminated string");
-		if (c == '"')
-			return 0;
-		if ((unsigned char)c < 0x20)
-			return fail(r, "control character in string");
-		if ((unsigned char)c >= 0x80) {
-			if (!(n = utf8_char((const unsigned char *)r->p - 1, &bad)))
-				return fail(r, "invalid UTF-8 in string");
-			sb_add(sb, r->p - 1, n);
-			r->p += n - 1;
-			continue;
-		}
-		if (c != '\\') {
-			sb_addc(sb, c);
-			continue;
-		}
-		switch (c = *r->p++) {
-		case '"': case '\\': case '/': sb_addc(sb, c); break;
-		case 'b': sb_addc(sb, '\b'); break;
-		case 'f': sb_addc(sb, '\f'); break;
-		case 'n': sb_addc(sb, '\n'); break;
-		case 'r': sb_addc(sb, '\r'); break;
-		case 't': sb_addc(sb, '\t'); break;
-		case 'u':
-			if (read_hex4(r, &cp))
-				return -1;
-			if (cp >= 0xdc00 && cp < 0xe000)
-				return fail(r, "lone surrogate in \\u escape");
-			if (cp >= 0xd800 && cp < 0xdc00) {
-				if (r->p[0] != '\\' || r->p[1] != 'u')
-					return fail(r, "lone surrogate in \\u escape");
-				r->p += 2;
-				if (read_hex4(r, &lo))
-					return -1;
-				if (lo < 0xdc00 || lo >= 0xe000)
-					return fail(r, "lone surrogate in \\u escape");
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			}
-			/* Values are C strings: a NUL would cut them short without a word. */
-			if (!cp)
-				return fail(r, "NUL in string");
-			add_utf8(sb, cp);
-			break;
-		default:
-			return fail(r, "bad escape in string");
-		}
-	}
-}
-
-static int read_scalar(struct reader *r, struct strbuf *val, enum json_type *type)
-{
-	const char *why, *end;
-
-	if (*r->p == '"') {
-		*type = JSON_STR;
-		return read_string(r, val);
-	}
-	if (!strncmp(r->p, "true", 4) || !strncmp(r->p, "null", 4)) {
-		*type = r->p[0] == 't' ? JSON_BOOL : JSON_NULL;
-		sb_add(val, r->p, 4);
-		r->p += 4;
+	/* jansson takes whitespace around a value: a number starts with '-' or a digit and ends with a digit. */
+	if (!n || !(*s == '-' || isdigit((unsigned char)*s)) || !isdigit((unsigned char)s[n - 1]))
 		return 0;
-	}
-	if (!strncmp(r->p, "false", 5)) {
-		*type = JSON_BOOL;
-		sb_add(val, r->p, 5);
-		r->p += 5;
-		return 0;
-	}
-	if ((why = scan_number(r->p, &end)))
-		return fail(r, why);
-	*type = JSON_NUM;
-	sb_add(val, r->p, (size_t)(end - r->p));
-	r->p = end;
-	return 0;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Refuse an object whose keys (those of a's pairs and of b's) are not all different: which value wins
- * would be anyone's guess. Sorting keeps a hostile number of keys from taking n^2 time. */
-static int check_duplicates(struct reader *r, const struct json_obj *a, const struct json_obj *b)
-{
-	size_t n = a->n + b->n, k = 0;
-	const char **keys;
-	int ret = 0;
-
-	if (n < 2)
-		return 0;
-	keys = xmalloc(n * sizeof(*keys));
-	for (size_t i = 0; i < a->n; i++)
-		keys[k++] = a->v[i].key;
-	for (size_t i = 0; i < b->n; i++)
-		keys[k++] = b->v[i].key;
-	qsort(keys, n, sizeof(*keys), cmp_key);
-	for (size_t i = 1; i < n && !ret; i++)
-		if (!strcmp(keys[i - 1], keys[i])) {
-			char shown[44];
-
-			snprintf(r->err, r->errlen, "duplicate key '%s'", printable(shown, keys[i], 40));
-			ret = -1;
-		}
-	free(keys);
-	return ret;
-}
-
-static int read_object(struct reader *r, int depth, struct json_obj *o, int skip);
-
-/* Check and pass over any value: nested ones must be JSON too. */
-static int skip_value(struct reader *r, int depth)
-{
-	struct strbuf tmp = STRBUF_INIT;
-	enum json_type type;
-	int ret;
-
-	if (*r->p == '{')
-		return read_object(r, depth + 1, NULL, 1);
-	if (*r->p != '[') {
-		ret = read_scalar(r, &tmp, &type);
-		sb_release(&tmp);
-		return ret;
-	}
-	if (depth + 1 > JSON_MAX_DEPTH)
-		return too_deep(r);
-	r->p++;
-	skip_ws(r);
-	if (*r->p == ']') {
-		r->p++;
-		return 0;
-	}
-	for (;;) {
-		skip_ws(r);
-		if (skip_value(r, depth + 1))
-			return -1;
-		skip_ws(r);
-		if (*r->p == ']') {
-			r->p++;
-			return 0;
-		}
-		if (*r->p != ',')
-			return fail(r, "expected ',' or ']'");
-		r->p++;
-	}
+	v = json_loadb(s, n, JSON_DECODE_ANY | JSON_READ_FLAGS, NULL);
+	ok = json_is_number(v);
+	json_decref(v);
+	return ok;
 }
 
 /*
- * The object at r->p, at nesting level depth. Its scalar pairs go into o; nested values are an error
- * unless skip. o NULL (a nested object): every value is checked and passed over.
+ * What jansson does not say about text it read, found by walking the text up to end: where each value of
+ * the top-level object starts (jansson keeps a number as a double; json_pair.val is its text as written),
+ * where nesting first goes past JSON_MAX_DEPTH, where the last string began and whether end is inside one.
+ * jansson has read the text before end as JSON, so only quotes, escapes and brackets need following.
  */
-static int read_object(struct reader *r, int depth, struct json_obj *o, int skip)
+struct walk {
+	size_t *at, n, alloc;  /* offsets of the top-level values, in document order */
+	size_t deep;           /* offset of the first bracket too deep, or SIZE_MAX */
+	size_t string_at;      /* offset of the last string's opening quote */
+	int in_string;
+};
+
+static void walk_text(const char *text, size_t end, struct walk *w)
 {
-	struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
-	static const struct json_obj none = JSON_OBJ_INIT;
-	struct json_obj passed = JSON_OBJ_INIT;   /* keys of values not kept in o */
-	enum json_type type;
+	int depth = 0;
+
+	w->n = 0;
+	w->deep = SIZE_MAX;
+	w->string_at = 0;
+	w->in_string = 0;
+	for (size_t i = 0; i < end; i++) {
+		char c = text[i];
+
+		if (w->in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				w->in_string = 0;
+		} else if (c == '"') {
+			w->in_string = 1;
+			w->string_at = i;
+		} else if (c == '{' || c == '[') {
+			if (++depth > JSON_MAX_DEPTH && w->deep == SIZE_MAX)
+				w->deep = i;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		} else if (c == ':' && depth == 1) {
+			ALLOC_GROW(w->at, w->n + 1, w->alloc);
+			w->at[w->n++] = i + 1 + strspn(text + i + 1, " \t\r\n");
+		}
+	}
+}
+
+/* jansson's reasons, by the start of its message, in the words json.h has always used. */
+static const struct {
+	const char *jansson, *ours;
+} reasons[] = {
+	{ "string or '}' expected", "expected a key" },
+	{ "':' expected", "expected ':'" },
+	{ "'}' expected", "expected ',' or '}'" },
+	{ "']' expected", "expected ',' or ']'" },
+	{ "unexpected token", "expected a value" },
+	{ "end of file expected", "trailing characters after the object" },
+	{ "premature end of input", "unterminated string" },
+	{ "unexpected newline", "control character in string" },
+	{ "control character", "control character in string" },
+	{ "invalid escape", "bad escape in string" },
+	{ "invalid Unicode escape", "bad escape in string" },
+	{ "invalid Unicode '", "lone surrogate in \\u escape" },
+	{ "\\u0000 is not allowed", "NUL in string" },
+	{ "NUL byte in object key", "NUL in string" },
+	{ "real number overflow", "number out of range" },
+};
+
+/* Why jansson refused text: its error, in json.h's words, with what the text around the error tells. */
+static void read_error(const char *text, const json_error_t *je, char *err, size_t errlen)
+{
+	size_t end = strnlen(text, je->position > 0 ? (size_t)je->position : 0);
+	struct walk w = { NULL, 0, 0, 0, 0, 0 };
+
+	walk_text(text, end, &w);
+	free(w.at);
+	/* jansson follows nesting to 2048 levels: too deep before the error is the first thing wrong. */
+	if (w.deep != SIZE_MAX) {
+		snprintf(err, errlen, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+		return;
+	}
+	if (json_error_code(je) == json_error_duplicate_key) {
+		/* The error is right after the key: the last string read, decoded by jansson. */
+		json_t *k = json_loadb(text + w.string_at, end - w.string_at, JSON_DECODE_ANY, NULL);
+		char shown[44];
+
+		snprintf(err, errlen, "duplicate key '%s'",
+			 printable(shown, json_is_string(k) ? json_string_value(k) : "?", 40));
+		json_decref(k);
+		return;
+	}
+	if (json_error_code(je) == json_error_invalid_utf8) {
+		snprintf(err, errlen, "%s", w.in_string ? "invalid UTF-8 in string" : "invalid UTF-8");
+		return;
+	}
+	if (!strncmp(je->text, "invalid token", 13)) {
+		/* The token ends where jansson stopped. 01, -01.5, 1. and 1e+ start as numbers: bad ones. NaN,
+		 * t01, +1, .5 and a lone - do not: no value at all. */
+		size_t start = end;
+
+		while (start && strchr(NUMBER_CHARS, text[start - 1]))
+			start--;
+		snprintf(err, errlen, "%s", start < end && (isdigit((unsigned char)text[start]) ||
+			 (text[start] == '-' && start + 1 < end && isdigit((unsigned char)text[start + 1]))) ?
+			 "bad number" : "expected a value");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(reasons); i++)
+		if (!strncmp(je->text, reasons[i].jansson, strlen(reasons[i].jansson))) {
+			snprintf(err, errlen, "%s", reasons[i].ours);
+			return;
+		}
+	snprintf(err, errlen, "%s", je->text);
+}
+
+/* The pairs of object root, read from text: its scalars in document order, its nested values refused or
+ * skipped. 0, or -1 with the reason in err. */
+static int read_pairs(const char *text, json_t *root, struct json_obj *o, int skip, char *err, size_t errlen)
+{
+	struct walk w = { NULL, 0, 0, 0, 0, 0 };
+	const char *key;
+	json_t *v;
+	size_t k = 0;
 	int ret = -1;
 
-	if (depth > JSON_MAX_DEPTH)
-		return too_deep(r);
-	r->p++;
-	skip_ws(r);
-	if (*r->p == '}') {
-		r->p++;
-		return 0;
-	}
-	for (;;) {
-		skip_ws(r);
-		if (*r->p != '"') {
-			fail(r, "expected a key");
-			goto out;
-		}
-		sb_reset(&key);
-		sb_add(&key, "", 0);
-		if (read_string(r, &key))
-			goto out;
-		skip_ws(r);
-		if (*r->p != ':') {
-			fail(r, "expected ':'");
-			goto out;
-		}
-		r->p++;
-		skip_ws(r);
-		if (o && (*r->p == '[' || *r->p == '{') && !skip) {
-			fail(r, "nested value");
-			goto out;
-		}
-		if (o && *r->p != '[' && *r->p != '{') {
-			sb_reset(&val);
-			sb_add(&val, "", 0);
-			if (read_scalar(r, &val, &type))
+	walk_text(text, strlen(text), &w);
+	if (w.n != json_object_size(root))
+		BUG("json: %zu values in the text, %zu in jansson's object", w.n, json_object_size(root));
+	/* jansson iterates an object in insertion order, which is the document's. */
+	json_object_foreach(root, key, v) {
+		const char *at = text + w.at[k++];
+
+		switch (json_typeof(v)) {
+		case JSON_OBJECT:
+		case JSON_ARRAY:
+			if (!skip) {
+				snprintf(err, errlen, "nested value");
 				goto out;
-			json_obj_add(o, key.buf, val.buf, type);
-		} else {
-			if (skip_value(r, depth))
-				goto out;
-			json_obj_add(&passed, key.buf, "", JSON_NULL);
-		}
-		skip_ws(r);
-		if (*r->p == '}') {
-			r->p++;
+			}
+			break;
+		case JSON_STRING:
+			json_obj_add(o, key, json_string_value(v), JSON_STR);
+			break;
+		case JSON_INTEGER:
+		case JSON_REAL: {
+			/* The number as written: 1.50 stays 1.50, and 18446744073709551616 keeps its digits. */
+			char *num = xstrndup(at, strspn(at, NUMBER_CHARS));
+
+			json_obj_add(o, key, num, JSON_NUM);
+			free(num);
 			break;
 		}
-		if (*r->p != ',') {
-			fail(r, "expected ',' or '}'");
-			goto out;
+		case JSON_TRUE:
+		case JSON_FALSE:
+			json_obj_add(o, key, json_is_true(v) ? "true" : "false", JSON_BOOL);
+			break;
+		case JANSSON_NULL:
+			json_obj_add(o, key, "null", JSON_NULL);
+			break;
 		}
-		r->p++;
 	}
-	ret = check_duplicates(r, o ? o : &none, &passed);
+	if (w.deep != SIZE_MAX) {
+		snprintf(err, errlen, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+		goto out;
+	}
+	ret = 0;
 out:
-	sb_release(&key);
-	sb_release(&val);
-	json_obj_release(&passed);
+	free(w.at);
 	return ret;
 }
 
 int json_parse_flat(const char *text, struct json_obj *out, int skip, char *err, size_t errlen)
 {
-	struct reader r = { text, err, errlen };
 	struct json_obj o = JSON_OBJ_INIT;
+	json_error_t je;
+	json_t *root;
 
-	skip_ws(&r);
-	if (*r.p != '{') {
-		fail(&r, "not a JSON object");
-		goto fail;
+	*out = o;
+	/* Said before jansson reads it: a text that is an array or a scalar is not what was asked for. */
+	if (text[strspn(text, " \t\r\n")] != '{') {
+		snprintf(err, errlen, "not a JSON object");
+		return -1;
 	}
-	if (read_object(&r, 1, &o, skip))
-		goto fail;
-	skip_ws(&r);
-	if (*r.p) {
-		fail(&r, "trailing characters after the object");
-		goto fail;
+	root = json_loads(text, JSON_READ_FLAGS, &je);
+	if (!root) {
+		read_error(text, &je, err, errlen);
+		return -1;
 	}
+	if (read_pairs(text, root, &o, skip, err, errlen)) {
+		json_decref(root);
+		json_obj_release(&o);
+		return -1;
+	}
+	json_decref(root);
 	*out = o;
 	return 0;
-fail:
-	json_obj_release(&o);
-	*out = (struct json_obj)JSON_OBJ_INIT;
-	return -1;
 }

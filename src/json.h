@@ -1,4 +1,5 @@
-/* json.h: the little JSON sweep needs: writing escaped values, and reading flat objects of scalars. */
+/* json.h: the little JSON sweep needs: writing escaped values, and reading flat objects of scalars (through
+ * jansson, which only json.c includes). */
 #ifndef SWEEP_JSON_H
 #define SWEEP_JSON_H
 

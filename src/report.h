@@ -186,11 +186,6 @@ struct plot_opts {
  */
 int report_plot(struct report *r, const struct plot_opts *o);
 
-/* ---- report_sha256.c ---- */
-
-/* SHA-256 of n bytes as 64 lowercase hex digits and a NUL. */
-void report_sha256(const void *data, size_t n, char hex[65]);
-
 /* ---- report_predict.c ---- */
 
 /*

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "sha256.h"
 
 int report_csv_record(const char *text, size_t *pos, char ***fields, char *err, size_t errlen)
 {
@@ -488,8 +489,7 @@ int report_predict(const char *db, const char *path, const char *sweep_arg, int 
 		error("'%s' is not a CSV text file", pf.path);
 		goto out;
 	}
-	report_sha256(text.buf, text.len, sha);
-	if (store_open(db, STORE_RW, &st))
+	if (sha256_hex(text.buf, text.len, sha) || store_open(db, STORE_RW, &st))
 		goto out;
 	if (predict_read(st, &pf, text.buf, &pr, &sweeps, &nsweeps))
 		goto out;

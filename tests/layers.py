@@ -30,6 +30,7 @@ OWNERS = {
     "jansson.h": ["src/json.c"],
     "openssl/sha.h": ["src/sha256.c"],
     "openssl/evp.h": ["src/sha256.c"],
+    "openssl/err.h": ["src/sha256.c"],
     "cblas.h": ["kernels/cpu_gemm.c"],
     "nccl.h": ["kernels/nccl.cu"],
     "spawn.h": ["src/spawn.c"],

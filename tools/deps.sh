@@ -3,7 +3,8 @@
 # there; needs root (or sudo) only when something must be installed.
 #   tools/deps.sh run    what building and running sweep needs (a rented GPU host, `make demo`)
 #   tools/deps.sh all    that, and what the tests start: Slurm, munge, sshd, network namespaces (default)
-build="gcc make libyaml-dev libsqlite3-dev sqlite3 libhwloc-dev hwloc libopenblas-dev libopenmpi-dev
+build="gcc make libyaml-dev libsqlite3-dev sqlite3 libhwloc-dev hwloc libopenblas-dev libopenmpi-dev libjansson-dev
+libssl-dev
 openmpi-bin"
 run="python3 gnuplot-nox procps"
 tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client"

@@ -196,6 +196,65 @@ static void test_read(void)
 	json_obj_release(&o);
 }
 
+/* Numbers keep their text as written, whatever double or integer type would hold them: params are hashed
+ * and metric items stored as these bytes. */
+static void test_number_text(void)
+{
+	static const struct {
+		const char *key, *text;
+	} nums[] = {
+		{ "past int64", "18446744073709551616" }, { "int64 max + 1", "9223372036854775808" },
+		{ "below int64", "-18446744073709551617" }, { "1e20", "1e20" }, { "0.1", "0.1" },
+		{ "1.50", "1.50" }, { "-0", "-0" }, { "underflow", "1e-400" }, { "2E+2", "2E+2" },
+		{ "many digits", "3.14159265358979323846264338327950288" },
+	};
+	struct strbuf sb = STRBUF_INIT, again = STRBUF_INIT;
+	struct json_obj o;
+	char err[128];
+	int rc;
+
+	sb_addc(&sb, '{');
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
+		sb_addf(&sb, "%s\"%s\" :\t%s", i ? ", " : "", nums[i].key, nums[i].text);
+	sb_adds(&sb, "}");
+	rc = json_parse_flat(sb.buf, &o, 0, err, sizeof(err));
+	CHECK(rc == 0, "numbers of every size parse (%s)", rc ? err : "ok");
+	for (size_t i = 0; !rc && i < ARRAY_SIZE(nums); i++)
+		check_pair(&o, i, nums[i].key, nums[i].text, JSON_NUM);
+	json_obj_write(&again, &o);
+	CHECK_TEXT(again.buf, "{\"past int64\":18446744073709551616,\"int64 max + 1\":9223372036854775808,"
+		   "\"below int64\":-18446744073709551617,\"1e20\":1e20,\"0.1\":0.1,\"1.50\":1.50,\"-0\":-0,"
+		   "\"underflow\":1e-400,\"2E+2\":2E+2,\"many digits\":3.14159265358979323846264338327950288}",
+		   "written back as they were written");
+	json_obj_release(&o);
+	sb_release(&sb);
+	sb_release(&again);
+}
+
+/* Pairs come in document order, however many there are and whatever their keys hash to. */
+static void test_order(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_obj o;
+	char err[128], key[16];
+	int rc, in_order = 1;
+
+	sb_addc(&sb, '{');
+	for (int i = 0; i < 500; i++)
+		sb_addf(&sb, "%s\"k%d\": %d", i ? "," : "", (i * 7919) % 500, i);
+	sb_adds(&sb, ", \"nested\": {\"z\": 1, \"a\": [2]}, \"last\": \"x\"}");
+	rc = json_parse_flat(sb.buf, &o, 1, err, sizeof(err));
+	CHECK(rc == 0 && o.n == 501, "500 keys and a skipped nested value: %zu pairs (%s)", o.n, rc ? err : "ok");
+	for (int i = 0; !rc && i < 500 && i < (int)o.n; i++) {
+		snprintf(key, sizeof(key), "k%d", (i * 7919) % 500);
+		in_order &= !strcmp(o.v[i].key, key) && atoi(o.v[i].val) == i;
+	}
+	CHECK(!rc && in_order, "the pairs in document order, each with its own value");
+	CHECK(!rc && o.n == 501 && !strcmp(o.v[500].key, "last"), "the pair after a skipped value comes last");
+	json_obj_release(&o);
+	sb_release(&sb);
+}
+
 /* json_parse_flat(text, skip) fails with reason want and leaves out empty (it starts out non-empty). */
 static void check_bad(const char *name, const char *text, int skip, const char *want)
 {
@@ -260,7 +319,7 @@ static void test_refuse(void)
 		{ "-Infinity", "{\"x\": -Infinity}", 1, "expected a value" },
 		{ "True", "{\"x\": True}", 1, "expected a value" },
 		{ "a cut literal", "{\"x\": tru}", 1, "expected a value" },
-		{ "a literal run on", "{\"x\": truex}", 1, "expected ',' or '}'" },
+		{ "a literal run on", "{\"x\": truex}", 1, "expected a value" },
 		{ "undefined", "{\"x\": undefined}", 1, "expected a value" },
 		{ "a single-quoted string", "{\"x\": 'a'}", 1, "expected a value" },
 		{ "1e999", "{\"x\": 1e999}", 1, "number out of range" },
@@ -279,16 +338,18 @@ static void test_refuse(void)
 		{ "an empty exponent", "{\"x\": 1e}", 1, "bad number" },
 		{ "an exponent sign alone", "{\"x\": 1e+}", 1, "bad number" },
 		{ "a minus alone", "{\"x\": -}", 1, "expected a value" },
-		{ "hexadecimal", "{\"x\": 0x10}", 1, "bad number" },
-		{ "a number run on", "{\"x\": 12ab}", 1, "bad number" },
+		{ "a letter then digits", "{\"x\": t01}", 1, "expected a value" },
+		{ "a minus then a letter", "{\"x\": -e1}", 1, "expected a value" },
+		{ "hexadecimal", "{\"x\": 0x10}", 1, "expected ',' or '}'" },
+		{ "a number run on", "{\"x\": 12ab}", 1, "expected ',' or '}'" },
 		/* Strings. */
 		{ "an unterminated string", "{\"x\": \"abc", 1, "unterminated string" },
 		{ "an unterminated key", "{\"x", 1, "unterminated string" },
 		{ "a backslash at the end", "{\"x\": \"a\\", 1, "bad escape in string" },
 		{ "an unknown escape", "{\"x\": \"a\\qb\"}", 1, "bad escape in string" },
 		{ "an escaped single quote", "{\"x\": \"\\'\"}", 1, "bad escape in string" },
-		{ "a short \\u", "{\"x\": \"\\u12\"}", 1, "bad \\u escape" },
-		{ "a \\u cut by the end", "{\"x\": \"\\u00", 1, "bad \\u escape" },
+		{ "a short \\u", "{\"x\": \"\\u12\"}", 1, "bad escape in string" },
+		{ "a \\u cut by the end", "{\"x\": \"\\u00", 1, "bad escape in string" },
 		{ "\\U", "{\"x\": \"\\U0041\"}", 1, "bad escape in string" },
 		{ "\\x", "{\"x\": \"\\x41\"}", 1, "bad escape in string" },
 		{ "a raw tab", "{\"x\": \"a\tb\"}", 1, "control character in string" },
@@ -317,7 +378,7 @@ static void test_refuse(void)
 		{ "two high surrogates", "{\"x\": \"\\ud800\\ud800\"}", 1, "lone surrogate in \\u escape" },
 		{ "a lone low surrogate", "{\"x\": \"\\udc00\"}", 1, "lone surrogate in \\u escape" },
 		{ "a pair in the wrong order", "{\"x\": \"\\ude00\\ud83d\"}", 1, "lone surrogate in \\u escape" },
-		{ "a high surrogate cut by the end", "{\"x\": \"\\ud83d\\u", 1, "bad \\u escape" },
+		{ "a high surrogate cut by the end", "{\"x\": \"\\ud83d\\u", 1, "bad escape in string" },
 		/* Nested values: refused unless skipped, and skipped only when they are JSON too. */
 		{ "an array when not skipping", "{\"a\": [1]}", 0, "nested value" },
 		{ "an object when not skipping", "{\"a\": {}}", 0, "nested value" },
@@ -462,6 +523,8 @@ int main(void)
 	test_write_str();
 	test_write_num();
 	test_read();
+	test_number_text();
+	test_order();
 	test_refuse();
 	test_depth();
 	test_obj_write();

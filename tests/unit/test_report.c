@@ -1,42 +1,8 @@
-/* test_report.c: the pure parts of the reports: SHA-256, the CSV reader, expressions into SQL. */
+/* test_report.c: the pure parts of the reports: the CSV reader, expressions into SQL. */
 #include <stdlib.h>
 
 #include "report.h"
 #include "test.h"
-
-/*
- * SHA-256 digests from GNU coreutils' sha256sum (printf 'abc' | sha256sum, and so on); the first three are
- * also the FIPS 180-2 appendix examples. The 55/56/64-byte messages cross the padding boundaries: 55 bytes
- * leave room for the length in the last block, 56 do not.
- */
-static void test_sha256(void)
-{
-	static const struct {
-		const char *text;
-		size_t repeat;
-		const char *hex;
-	} v[] = {
-		{ "abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
-		{ "", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
-		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
-		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
-		{ "a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0" },
-		{ "x", 55, "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072" },
-		{ "x", 56, "04c26261370ee7541549d16dee320c723e3fd14671e66a099afe0a377c16888e" },
-		{ "x", 64, "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
-		size_t len = strlen(v[i].text) * v[i].repeat;
-		char *buf = xmalloc(len + 1), hex[65];
-
-		for (size_t k = 0; k < v[i].repeat; k++)
-			memcpy(buf + k * strlen(v[i].text), v[i].text, strlen(v[i].text));
-		report_sha256(buf, len, hex);
-		CHECK_STR(hex, v[i].hex, "sha256");
-		free(buf);
-	}
-}
 
 /* Read every record of text; the fields joined by '|' and records by '/'. */
 static char *csv_all(const char *text, int *nrec)
@@ -203,7 +169,6 @@ static void test_expr(void)
 
 int main(void)
 {
-	test_sha256();
 	test_csv();
 	test_expr();
 	return test_done();
