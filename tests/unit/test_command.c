@@ -365,7 +365,7 @@ static void test_worker(void)
 	c.s.nenv = 1;
 	c.w.gpu = 6;
 	executor_run(&c.w, &c.t, &c.r);
-	CHECK_INT(c.r.status, RESULT_OK, "worker_run_task runs a command cell");
+	CHECK_INT(c.r.status, RESULT_OK, "executor_run runs a command cell");
 	CHECK_NEAR(metric(&c.r, "k"), 10, 0, "a parameter placeholder in argv");
 	CHECK_NEAR(metric(&c.r, "g"), 6, 0, "{gpu} in the environment");
 	CHECK(c.r.out && strstr(c.r.out, "\"cell\": \"0123456789abcdef\"") && strstr(c.r.out, "testhost"),

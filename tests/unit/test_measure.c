@@ -1,5 +1,5 @@
 /* test_measure.c: the timing loop (stopping rule, batching, throttle filter, failures, cancel) and
- * worker_run_task on kernel cells, with real CPU kernels and a fake timer that drives clocks. */
+ * executor_run on kernel cells, with real CPU kernels and a fake timer that drives clocks. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
