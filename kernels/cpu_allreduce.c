@@ -1,9 +1,9 @@
-/* cpu_allreduce.c: an all-reduce over MPI among a gang of workers, the CPU twin of the NCCL gangs. */
+/* cpu_allreduce.c: an all-reduce among a gang of workers over TCP, the CPU twin of the NCCL gangs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/comm.h"
+#include "gang_tcp.h"
 #include "kernel.h"
 
 /* Once a member is cancelled, how long it waits for the others before it gives the operation up. */
@@ -12,9 +12,8 @@
 struct allreduce {
 	void *send, *recv;
 	long count;
-	enum comm_dtype dt;
-	enum comm_op op;
-	int leak;              /* an operation is still pending in MPI: the buffers must outlive us */
+	int f64;
+	enum gang_tcp_op op;
 };
 
 static const struct param_def params[] = {
@@ -38,10 +37,11 @@ static int setup(struct kctx *ctx)
 	size_t elem;
 
 	ctx->priv = a;
-	a->dt = strcmp(kparam_str(ctx, "dtype"), "f64") ? COMM_F32 : COMM_F64;
-	a->op = !strcmp(kparam_str(ctx, "op"), "max") ? COMM_MAX : !strcmp(kparam_str(ctx, "op"), "min") ? COMM_MIN
-											    : COMM_SUM;
-	elem = a->dt == COMM_F32 ? 4 : 8;
+	a->f64 = !strcmp(kparam_str(ctx, "dtype"), "f64");
+	a->op = !strcmp(kparam_str(ctx, "op"), "max")   ? GANG_TCP_MAX
+		: !strcmp(kparam_str(ctx, "op"), "min") ? GANG_TCP_MIN
+							: GANG_TCP_SUM;
+	elem = a->f64 ? 8 : 4;
 	a->count = kparam_long(ctx, "bytes") / (long)elem;
 	if (a->count < 1)
 		return kfail(ctx, "bytes must hold at least one element");
@@ -50,31 +50,27 @@ static int setup(struct kctx *ctx)
 	a->send = xmalloc((size_t)a->count * elem);
 	a->recv = xcalloc((size_t)a->count, elem);
 	for (long i = 0; i < a->count; i++) {
-		if (a->dt == COMM_F32)
-			((float *)a->send)[i] = (float)value(ctx->gang_rank, i);
-		else
+		if (a->f64)
 			((double *)a->send)[i] = value(ctx->gang_rank, i);
+		else
+			((float *)a->send)[i] = (float)value(ctx->gang_rank, i);
 	}
 	return 0;
 }
 
-static int reduce(struct kctx *ctx, struct allreduce *a, const void *send, void *recv, long count,
-		  enum comm_dtype dt, enum comm_op op)
+static int reduce(struct kctx *ctx, const void *send, void *recv, long count, int f64, enum gang_tcp_op op)
 {
 	int rc;
 
 	/* A gang of one (gpus: 1) reduces over itself: a copy, so grids can mix sizes. */
 	if (ctx->gang_size < 2) {
-		memcpy(recv, send, (size_t)count * (dt == COMM_F32 ? 4 : 8));
+		memcpy(recv, send, (size_t)count * (f64 ? 8 : 4));
 		return 0;
 	}
-	rc = comm_group_allreduce(ctx->gang_comm, send, recv, count, dt, op, ctx->cancel, GRACE_SECONDS);
-
-	if (rc == -2) {
-		a->leak = 1;
+	rc = gang_tcp_allreduce(ctx->gang_comm, send, recv, count, f64, op, ctx->cancel, GRACE_SECONDS);
+	if (rc == -2)
 		return kfail(ctx, "the all-reduce did not finish: a member never joined");
-	}
-	return rc ? kfail(ctx, "MPI all-reduce failed") : 0;
+	return rc ? kfail(ctx, "the all-reduce failed: a member is gone") : 0;
 }
 
 static int launch(struct kctx *ctx)
@@ -85,11 +81,11 @@ static int launch(struct kctx *ctx)
 		/* Stall until the watchdog cancels this cell, then join so that nobody's call stays pending. */
 		while (!*ctx->cancel)
 			ksleep(ctx, 50);
-		reduce(ctx, a, a->send, a->recv, a->count, a->dt, a->op);
+		reduce(ctx, a->send, a->recv, a->count, a->f64, a->op);
 		return kfail(ctx, "gang rank %d hung until the timeout (hang = %d)", ctx->gang_rank,
 			     ctx->gang_rank);
 	}
-	return reduce(ctx, a, a->send, a->recv, a->count, a->dt, a->op);
+	return reduce(ctx, a->send, a->recv, a->count, a->f64, a->op);
 }
 
 static int check(struct kctx *ctx)
@@ -99,9 +95,9 @@ static int check(struct kctx *ctx)
 	long wrong = 0;
 
 	for (long i = 0; i < a->count; i++) {
-		double want = a->op == COMM_SUM ? n * (double)(i % 8) + 0.5 * n * (n + 1) / 2.0
-			    : a->op == COMM_MAX ? value(n - 1, i) : value(0, i);
-		double got = a->dt == COMM_F32 ? ((float *)a->recv)[i] : ((double *)a->recv)[i];
+		double want = a->op == GANG_TCP_SUM ? n * (double)(i % 8) + 0.5 * n * (n + 1) / 2.0
+			    : a->op == GANG_TCP_MAX ? value(n - 1, i) : value(0, i);
+		double got = a->f64 ? ((double *)a->recv)[i] : ((float *)a->recv)[i];
 
 		wrong += got != want;
 	}
@@ -121,7 +117,7 @@ static void teardown(struct kctx *ctx)
 {
 	struct allreduce *a = ctx->priv;
 
-	if (a && !a->leak) {
+	if (a) {
 		free(a->send);
 		free(a->recv);
 	}
@@ -129,27 +125,31 @@ static void teardown(struct kctx *ctx)
 	ctx->priv = NULL;
 }
 
+static int gang_blob(struct kctx *ctx, void *blob, size_t *len)
+{
+	return gang_tcp_blob(blob, len, ctx->err, sizeof(ctx->err));
+}
+
 static int gang_open(struct kctx *ctx, const void *blob, size_t len, void **comm)
 {
-	struct comm_group *g;
+	struct gang_tcp *g;
 
-	if (comm_group_open(ctx->gang_ranks, ctx->gang_size, &g))
-		return kfail(ctx, "cannot make the gang's MPI communicator");
+	if (gang_tcp_open(ctx->gang_rank, ctx->gang_size, blob, len, ctx->cancel, &g, ctx->err, sizeof(ctx->err)))
+		return -1;
 	*comm = g;
 	return 0;
 }
 
 static void gang_close(void *comm, int abort)
 {
-	comm_group_close(comm);
+	gang_tcp_close(comm);
 }
 
 static int gang_max(struct kctx *ctx, double *v)
 {
-	struct allreduce dummy = { 0 };
 	double in = *v;
 
-	return reduce(ctx, &dummy, &in, v, 1, COMM_F64, COMM_MAX);
+	return reduce(ctx, &in, v, 1, 1, GANG_TCP_MAX);
 }
 
 /* nccl-tests' all-reduce bus bandwidth: each byte crosses 2(n-1)/n links. */
@@ -168,7 +168,7 @@ static void derive(const struct json_obj *params, int n, double seconds, struct 
 
 const struct kernel_ops kernel_cpu_allreduce = {
 	.name = "cpu.allreduce",
-	.doc = "all-reduce over MPI among a gang of workers (the CPU twin of nccl.all_reduce)",
+	.doc = "all-reduce among a gang of workers over TCP (the CPU twin of nccl.all_reduce)",
 	.params = params,
 	.place = KERNEL_CPU,
 	.gpus = 2,
@@ -177,7 +177,7 @@ const struct kernel_ops kernel_cpu_allreduce = {
 	.check = check,
 	.counts = counts,
 	.teardown = teardown,
-	.uses_mpi = 1,
+	.gang_blob = gang_blob,
 	.gang_open = gang_open,
 	.gang_close = gang_close,
 	.gang_max = gang_max,

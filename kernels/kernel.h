@@ -56,14 +56,13 @@ struct kernel_ops {
 
 	/*
 	 * Gang kernels only (collectives: a cell runs on gang_size workers in lockstep; the size is the cell's
-	 * `gpus` parameter). The leader (gang rank 0) makes a bootstrap blob (an NCCL unique id; NULL hook:
-	 * none), the master hands it to every member, and each opens the communicator with it. The worker
-	 * caches communicators per set of members, closing them at the end (abort: after an error or a
-	 * timeout). gang_max replaces *v by its maximum over the gang: measure.c agrees on counts with it so
+	 * `gpus` parameter). The leader (gang rank 0) makes a bootstrap blob (an NCCL unique id, a TCP
+	 * address; NULL hook: none), the master hands it to every member, and each opens the communicator
+	 * with it. The executor caches communicators per set of members, closing them at the end (abort:
+	 * after an error or a timeout). gang_max replaces *v by its maximum over the gang: measure.c agrees on counts with it so
 	 * that every member launches the same number of times. derive adds the per-cell metrics (bus
 	 * bandwidth, ...) from the gang's time per launch (the slowest member's), on the master.
 	 */
-	int uses_mpi;                   /* its collectives go through comm.c: rank 0's own worker cannot join */
 	int (*gang_blob)(struct kctx *, void *blob, size_t *len);   /* blob has GANG_BLOB_MAX bytes */
 	int (*gang_open)(struct kctx *, const void *blob, size_t len, void **comm);
 	void (*gang_close)(void *comm, int abort);

@@ -1,11 +1,15 @@
 /* comm.c: MPI (the only file that calls it) and the in-process queue of rank 0's own worker. */
 #include "comm.h"
 
+#include <errno.h>
+#include <math.h>
 #include <mpi.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 
 /* One message waiting in the in-process queue. */
@@ -33,6 +37,7 @@ struct comm {
 	pthread_mutex_t lock;
 	pthread_cond_t to_master_cv, to_worker_cv;
 	struct queue to_master, to_worker;
+	int to_worker_efd;     /* rank 0: an eventfd written with each message to its own worker */
 	int backoff_us;        /* the master's current wait between polls when idle */
 };
 
@@ -57,6 +62,8 @@ int comm_init(int *argc, char ***argv, struct comm **out)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->to_master_cv, NULL);
 	pthread_cond_init(&c->to_worker_cv, NULL);
+	/* Rank 0's own worker waits on its executor's socket and on this queue at once: poll() sees both. */
+	c->to_worker_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->size = c->local_size = 1;
 	if (launched_by_mpirun()) {
 		int provided, rc;
@@ -130,6 +137,8 @@ void comm_finish(struct comm *c)
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->to_master_cv);
 	pthread_cond_destroy(&c->to_worker_cv);
+	if (c->to_worker_efd >= 0)
+		close(c->to_worker_efd);
 	free(c);
 }
 
@@ -304,7 +313,12 @@ int comm_master_send(struct comm *c, int peer, int tag, const void *buf, size_t 
 	int rc;
 
 	if (peer == 0) {
+		uint64_t one = 1;
+
 		queue_put(c, &c->to_worker, &c->to_worker_cv, tag, buf, len);
+		if (c->to_worker_efd >= 0 && write(c->to_worker_efd, &one, sizeof(one)) < 0) {
+			/* the counter is at its maximum: the waiter sees it readable anyway */
+		}
 		return 0;
 	}
 	if (len > (size_t)0x7fffffff)
@@ -348,73 +362,69 @@ int comm_worker_recv(struct comm *c, int *tag, struct strbuf *buf, double timeou
 	return poll_both(c, 0, NULL, NULL, &peer, tag, buf, timeout);
 }
 
-struct comm_group {
-	MPI_Comm comm;
-};
-
-int comm_group_open(const int *ranks, int n, struct comm_group **out)
+/* poll() for fd readable up to ms milliseconds (0: just look). */
+static int fd_ready(int fd, int ms)
 {
-	MPI_Group world, sub;
-	MPI_Comm comm;
-	int ok = 0, rc;
+	struct pollfd p = { fd, POLLIN, 0 };
 
-	MPI_Initialized(&ok);
-	if (!ok)
-		return error("gang collectives over MPI need the run to be started by mpirun");
-	MPI_Comm_group(MPI_COMM_WORLD, &world);
-	MPI_Group_incl(world, n, ranks, &sub);
-	/* Collective over the members only: other workers go on with their own cells. */
-	rc = MPI_Comm_create_group(MPI_COMM_WORLD, sub, 77, &comm);
-	MPI_Group_free(&sub);
-	MPI_Group_free(&world);
-	if (rc != MPI_SUCCESS)
-		return mpi_fail(rc, "MPI_Comm_create_group");
-	MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-	*out = xcalloc(1, sizeof(**out));
-	(*out)->comm = comm;
-	return 0;
+	return poll(&p, 1, ms) > 0;
 }
 
-void comm_group_close(struct comm_group *g)
+int comm_worker_wait(struct comm *c, int fd, int *tag, struct strbuf *buf, double timeout)
 {
-	if (!g)
-		return;
-	MPI_Comm_free(&g->comm);
-	free(g);
-}
+	double deadline = now_mono() + timeout;
+	int spins = 0, peer, rc;
 
-int comm_group_allreduce(struct comm_group *g, const void *send, void *recv, long count, enum comm_dtype dt,
-			 enum comm_op op, volatile int *cancel, double grace)
-{
-	static const MPI_Op ops[] = { MPI_SUM, MPI_MAX, MPI_MIN };
-	MPI_Request req;
-	double give_up = 0;
-	int done = 0, rc, spins = 0;
+	if (c->rank == 0) {
+		/* The queue, then a poll of both the eventfd its sender writes and fd: exact, no busy wait. */
+		for (;;) {
+			struct pollfd p[2] = { { c->to_worker_efd, POLLIN, 0 }, { fd, POLLIN, 0 } };
+			double left = deadline - now_mono();
+			uint64_t n;
 
-	if (count > 0x7fffffffL)
-		return error("allreduce of %ld elements is too large for one MPI call", count);
-	rc = MPI_Iallreduce(send, recv, (int)count, dt == COMM_F32 ? MPI_FLOAT : MPI_DOUBLE, ops[op], g->comm,
-			    &req);
-	if (rc != MPI_SUCCESS)
-		return mpi_fail(rc, "MPI_Iallreduce");
-	for (;;) {
-		rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-		if (rc != MPI_SUCCESS)
-			return mpi_fail(rc, "MPI_Test");
-		if (done)
-			return 0;
-		if (cancel && *cancel) {
-			if (!give_up)
-				give_up = now_mono() + grace;
-			else if (now_mono() > give_up)
-				return -2;
+			if (queue_take(c, &c->to_worker, &c->to_worker_cv, 0, tag, buf))
+				return 1;
+			if (fd_ready(fd, 0))
+				return 2;
+			if (left <= 0)
+				return 0;
+			if (poll(p, 2, (int)fmin(left * 1000 + 1, 1000)) < 0 && errno != EINTR)
+				return error("poll: %s", strerror(errno));
+			if (p[0].revents && read(c->to_worker_efd, &n, sizeof(n)) < 0) {
+				/* nothing to read: another wake-up took it */
+			}
 		}
-		if (++spins > 1000) {
-			struct timespec ts = { 0, 50000 };
-
-			nanosleep(&ts, NULL);
-		} else {
+	}
+	/* MPI has no way to wait on a socket: a few spins, then polls of fd that double from 20 us to 1 ms
+	 * (the same backoff as poll_both), so that a message from MPI waits at most that long. */
+	for (;;) {
+		rc = mpi_poll(0, &peer, tag, buf);
+		if (rc) {
+			c->backoff_us = 0;
+			return rc;
+		}
+		if (fd_ready(fd, 0)) {
+			c->backoff_us = 0;
+			return 2;
+		}
+		if (now_mono() >= deadline)
+			return 0;
+		if (++spins < SPINS) {
 			sched_yield();
+			continue;
+		}
+		c->backoff_us = c->backoff_us ? c->backoff_us * 2 : 20;
+		if (c->backoff_us > 1000)
+			c->backoff_us = 1000;
+		if (c->backoff_us < 1000) {
+			struct timespec ts = { 0, c->backoff_us * 1000L };
+
+			if (fd_ready(fd, 0))
+				return 2;
+			nanosleep(&ts, NULL);
+		} else if (fd_ready(fd, 1)) {
+			c->backoff_us = 0;
+			return 2;
 		}
 	}
 }

@@ -35,24 +35,9 @@ int comm_master_recv(struct comm *c, int *peer, int *tag, struct strbuf *buf, do
  * (through MPI). The peer is always the master. Receive returns like comm_master_recv. */
 int comm_worker_send(struct comm *c, int tag, const void *buf, size_t len);
 int comm_worker_recv(struct comm *c, int *tag, struct strbuf *buf, double timeout);
-
-/*
- * Collectives over MPI for gang cells of CPU kernels (cpu.allreduce, the CPU twin of NCCL gangs). They
- * run on the worker's thread of ranks > 0 only: on rank 0 MPI belongs to the master thread. A group is
- * opened collectively by its members (world ranks, in gang order).
- */
-enum comm_dtype { COMM_F32, COMM_F64 };
-enum comm_op { COMM_SUM, COMM_MAX, COMM_MIN };
-struct comm_group;
-int comm_group_open(const int *ranks, int n, struct comm_group **out);
-void comm_group_close(struct comm_group *g);
-/*
- * recv = op over the members of send (count elements). Polls *cancel: once it is set the call waits at
- * most grace seconds more for the others (a member that hung may still join) and then returns -2 with
- * the operation still pending: the caller must then leave both buffers allocated for good. -1 on an MPI
- * error (after error()), 0 when done.
- */
-int comm_group_allreduce(struct comm_group *g, const void *send, void *recv, long count, enum comm_dtype dt,
-			 enum comm_op op, volatile int *cancel, double grace);
+/* Wait up to timeout seconds for a message from the master (taken into tag and buf: 1) or for fd to be
+ * readable (2, nothing taken); 0 on timeout, -1 after error(). A worker waits so on the master and its
+ * executor at once. */
+int comm_worker_wait(struct comm *c, int fd, int *tag, struct strbuf *buf, double timeout);
 
 #endif

@@ -11,9 +11,6 @@
 #include "measure.h"
 #include "executor.h"
 
-/* The watchdog cancels a cell this long after its own timeout: the sampling loop stops by itself at the
- * timeout, so only a launch that never returns (a hung kernel) is still running by then. */
-#define EXECUTOR_CANCEL_MARGIN 5.0
 
 /*
  * One watchdog thread per worker, armed for each cell: creating a thread per cell would cost more than a

@@ -1,9 +1,14 @@
-/* executor.h: running one task on this process: a kernel through measure.c, or a command. */
+/* executor.h: running cells in an executor process: one task at a time (executor.c) and the process's
+ * loop (executor_loop.c). */
 #ifndef SWEEP_EXECUTOR_H
 #define SWEEP_EXECUTOR_H
 
 #include "result.h"
 #include "spec.h"
+
+/* The watchdog cancels a cell this long after its own timeout: the sampling loop stops by itself at the
+ * timeout, so only a launch that never returns (a hung kernel) is still running by then. */
+#define EXECUTOR_CANCEL_MARGIN 5.0
 
 /* Where a worker runs; filled once at start. */
 struct executor {
@@ -27,5 +32,12 @@ void executor_release(struct executor *w);
  * (debug.fail segv) takes the process with it: its attempt was counted before it was sent.
  */
 void executor_run(struct executor *w, const struct task *t, struct result *r);
+
+/* executor_loop.c: the executor process (`sweep __executor FD`, started by its worker with a socket on
+ * FD): INIT, its hello, then TASKS until QUIT or the end of the link. Returns the process's exit status:
+ * 0; EXECUTOR_EXIT_BROKEN after a GPU cell left the context unusable (the results so far were sent); 1
+ * when the link broke or INIT was bad. */
+#define EXECUTOR_EXIT_BROKEN 75
+int executor_loop(int fd);
 
 #endif

@@ -9,8 +9,7 @@
 
 static int eligible(const struct master *m, const struct wstate *w, const struct tqueue *q)
 {
-	/* Rank 0's own worker is a thread beside the master, which alone may call MPI there. */
-	return w->active && w->q == q && !(m->kernel->uses_mpi && w->rank == 0);
+	return w->active && w->q == q;
 }
 
 static int same_host(const struct wstate *a, const struct wstate *b)

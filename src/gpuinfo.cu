@@ -98,3 +98,17 @@ extern "C" int gpuinfo_collect(struct json_obj *facts, int gpu)
 	gpuinfo_nvml(facts, pci, uuid);
 	return 0;
 }
+
+/* A sticky error (an illegal address, a trap, a launch failure) poisons the context: the device
+ * synchronises with that error, and so does every call after it. */
+extern "C" int gpuinfo_broken(char *why, size_t n)
+{
+	cudaError_t e = cudaDeviceSynchronize();
+
+	if (e == cudaSuccess)
+		e = cudaGetLastError();
+	if (e == cudaSuccess)
+		return 0;
+	snprintf(why, n, "cuda: %s", cudaGetErrorString(e));
+	return 1;
+}

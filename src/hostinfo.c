@@ -86,6 +86,11 @@ int hostinfo_gpu_count(void)
 {
 	return gpuinfo_count();
 }
+
+int hostinfo_gpu_broken(char *why, size_t n)
+{
+	return gpuinfo_broken(why, n);
+}
 #else
 int hostinfo_gpu(struct json_obj *facts, int gpu)
 {
@@ -93,6 +98,11 @@ int hostinfo_gpu(struct json_obj *facts, int gpu)
 }
 
 int hostinfo_gpu_count(void)
+{
+	return 0;
+}
+
+int hostinfo_gpu_broken(char *why, size_t n)
 {
 	return 0;
 }

@@ -12,11 +12,17 @@ void hostinfo_collect(struct json_obj *facts);
 int hostinfo_gpu(struct json_obj *facts, int gpu);
 /* Number of CUDA devices visible (0 without CUDA or a driver). */
 int hostinfo_gpu_count(void);
+/* After a failed GPU cell: 1 with the reason in why (e.g. "cuda: an illegal memory access was
+ * encountered") when the process's CUDA context is left unusable (a sticky error: every later call would
+ * fail), else 0. Call it only in a process that ran a GPU cell (it would make a context otherwise);
+ * always 0 in a build without CUDA. */
+int hostinfo_gpu_broken(char *why, size_t n);
 
 #ifdef SWEEP_CUDA
 /* The CUDA side (a .cu file, extern "C"): what hostinfo_gpu and hostinfo_gpu_count return in CUDA builds. */
 int gpuinfo_collect(struct json_obj *facts, int gpu);
 int gpuinfo_count(void);
+int gpuinfo_broken(char *why, size_t n);
 #endif
 
 #endif

@@ -138,6 +138,41 @@ int msg_get_hello(const char *buf, size_t len, struct hello *h)
 	return 0;
 }
 
+void exec_init_release(struct exec_init *x)
+{
+	free(x->spec_path);
+	free(x->spec_text);
+	memset(x, 0, sizeof(*x));
+}
+
+void msg_put_init(struct strbuf *sb, const struct exec_init *x)
+{
+	put_u32(sb, (uint32_t)x->rank);
+	put_u32(sb, (uint32_t)x->local_rank);
+	put_u32(sb, (uint32_t)x->local_size);
+	put_u32(sb, (uint32_t)x->bind);
+	put_str(sb, x->spec_path);
+	put_str(sb, x->spec_text);
+}
+
+int msg_get_init(const char *buf, size_t len, struct exec_init *x)
+{
+	struct cursor c = { buf, buf + len, 0 };
+
+	memset(x, 0, sizeof(*x));
+	x->rank = (int)get_u32(&c);
+	x->local_rank = (int)get_u32(&c);
+	x->local_size = (int)get_u32(&c);
+	x->bind = (int)get_u32(&c);
+	x->spec_path = get_str(&c);
+	x->spec_text = get_str(&c);
+	if (done(&c) || !x->spec_path || !x->spec_text || x->local_size < 1) {
+		exec_init_release(x);
+		return -1;
+	}
+	return 0;
+}
+
 void msg_put_task(struct strbuf *sb, const struct task *t)
 {
 	put_i64(sb, t->cell);

@@ -24,10 +24,21 @@ struct hello {
 };
 void hello_release(struct hello *h);
 
+/* What a worker tells its executor process before anything else: the spec and where it runs. Owns its
+ * strings (exec_init_release). */
+struct exec_init {
+	int rank, local_rank, local_size;
+	int bind;              /* 1: pin near the GPU (the ranks of this host have cores of their own) */
+	char *spec_path, *spec_text;
+};
+void exec_init_release(struct exec_init *x);
+
 /* Encoders append to sb. Decoders return 0, or -1 when the buffer is truncated or malformed (the output is
  * then released). Integers are little-endian fixed width; strings are a 32-bit length and bytes. */
 void msg_put_hello(struct strbuf *sb, const struct hello *h);
 int msg_get_hello(const char *buf, size_t len, struct hello *h);
+void msg_put_init(struct strbuf *sb, const struct exec_init *x);
+int msg_get_init(const char *buf, size_t len, struct exec_init *x);
 void msg_put_task(struct strbuf *sb, const struct task *t);
 int msg_get_task(const char *buf, size_t len, struct task *t);
 /* A TASK message carries n >= 1 tasks (all a worker is sent in one round: one message, not n). On success

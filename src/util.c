@@ -123,7 +123,7 @@ void sb_release(struct strbuf *sb)
 	sb_init(sb);
 }
 
-static void sb_grow(struct strbuf *sb, size_t extra)
+void sb_grow(struct strbuf *sb, size_t extra)
 {
 	if (sb->len + extra + 1 > sb->alloc) {
 		size_t want = sb->len + extra + 1;

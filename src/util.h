@@ -40,6 +40,7 @@ struct strbuf {
 void sb_init(struct strbuf *sb);
 void sb_release(struct strbuf *sb);       /* frees buf; sb is empty and reusable */
 void sb_reset(struct strbuf *sb);         /* len = 0, keeps the memory */
+void sb_grow(struct strbuf *sb, size_t extra);   /* room for extra more bytes and the NUL */
 void sb_add(struct strbuf *sb, const void *data, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);

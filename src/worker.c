@@ -1,142 +1,352 @@
-/* worker.c: a worker rank: the spec and its hello, then the master's cells run in order and their results
- * sent back (batched when cells are short), until STOP; gang cells open their communicator first. */
+/* worker.c: a worker rank: the spec and its hello, then the master's cells, run in order by an executor
+ * process this rank supervises: a cell that crashes, hangs or breaks the GPU costs its attempt, and the
+ * rank starts a fresh executor and goes on. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "../kernels/kernel.h"
 #include "executor.h"
-#include "hostinfo.h"
+#include "link.h"
 #include "msg.h"
-#include "topo.h"
+#include "spawn.h"
 #include "worker.h"
 
-/* Communicators cached by gang id: the same members reuse theirs from one cell to the next. */
-struct gang_cache {
-	int id;
-	void *comm;
-	struct gang_cache *next;
+/* How long an executor may take from its start to its hello (CUDA and NCCL initialise in it). */
+#define WORKER_HELLO_SECONDS 120
+/* Past a cell's own limits (its timeout, the executor's watchdog margin, a command's SIGTERM grace), how
+ * long the worker still waits before it takes the executor for hung and kills it. */
+#define WORKER_KILL_MARGIN 10.0
+
+struct sup {
+	struct comm *c;
+	int rank;
+	struct strbuf spec_text;   /* path, NUL, text: as the master sent it */
+	struct spec spec;
+	pid_t pid;                 /* the executor, or 0 */
+	int fd;
+	/* Cells sent to the executor and not answered, in order: fly[0] runs, since head_start. */
+	struct task *fly;
+	int nfly, alloc;
+	double head_start;
+	struct strbuf buf, out;
+	int restarts;
 };
-
-static void gang_ctx(const struct executor *w, const struct task *t, struct kctx *ctx)
-{
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->gpu = w->gpu;
-	ctx->gang_rank = t->gang_rank;
-	ctx->gang_size = t->gang_size;
-	ctx->gang_ranks = t->gang_ranks;
-}
-
-/* The leader makes the blob and sends it (empty when it failed, so that nobody waits for it); the others
- * receive it through the master. */
-static int exchange_blob(struct comm *c, struct executor *w, const struct task *t, const struct kernel_ops *k,
-			 struct strbuf *blob, char *err, size_t errlen)
-{
-	struct kctx ctx;
-	char buf[GANG_BLOB_MAX];
-	size_t len = sizeof(buf);
-	int tag, rc;
-
-	if (!k->gang_blob)
-		return 0;
-	if (t->gang_rank == 0) {
-		gang_ctx(w, t, &ctx);
-		rc = k->gang_blob(&ctx, buf, &len);
-		if (rc || len > sizeof(buf))
-			len = 0;
-		if (comm_worker_send(c, MSG_GANG_BLOB, buf, len))
-			return -1;
-		if (!len)
-			return snprintf(err, errlen, "bootstrap: %.200s", ctx.err[0] ? ctx.err : "failed"), -1;
-		sb_add(blob, buf, len);
-		return 0;
-	}
-	rc = comm_worker_recv(c, &tag, blob, w->spec->timing.timeout + 60);
-	if (rc != 1 || tag != MSG_GANG_BLOB)
-		return snprintf(err, errlen, "no bootstrap from the gang's leader (rank %d)", t->gang_ranks[0]), -1;
-	if (!blob->len)
-		return snprintf(err, errlen, "the gang's leader (rank %d) could not bootstrap", t->gang_ranks[0]), -1;
-	return 0;
-}
-
-static int gang_prepare(struct comm *c, struct executor *w, const struct task *t, struct gang_cache **cache,
-		 char *err, size_t errlen)
-{
-	const struct kernel_ops *k = w->spec->kernel ? kernel_find(w->spec->kernel) : NULL;
-	struct gang_cache *e;
-	struct strbuf blob = STRBUF_INIT;
-	struct kctx ctx;
-
-	if (!k || !k->gang_open)
-		return snprintf(err, errlen, "kernel '%s' cannot run as a gang", w->spec->kernel), -1;
-	for (e = *cache; e && e->id != t->gang_id; e = e->next)
-		;
-	if (!e) {
-		void *comm = NULL;
-
-		if (exchange_blob(c, w, t, k, &blob, err, errlen)) {
-			sb_release(&blob);
-			return -1;
-		}
-		gang_ctx(w, t, &ctx);
-		if (k->gang_open(&ctx, blob.buf, blob.len, &comm)) {
-			sb_release(&blob);
-			return snprintf(err, errlen, "opening the communicator: %.200s", ctx.err), -1;
-		}
-		sb_release(&blob);
-		e = xcalloc(1, sizeof(*e));
-		e->id = t->gang_id;
-		e->comm = comm;
-		e->next = *cache;
-		*cache = e;
-	}
-	w->gang_rank = t->gang_rank;
-	w->gang_size = t->gang_size;
-	w->gang_ranks = t->gang_ranks;
-	w->gang_comm = e->comm;
-	return 0;
-}
-
-static void gang_done(struct executor *w, const struct task *t, int failed, struct gang_cache **cache)
-{
-	const struct kernel_ops *k = kernel_find(w->spec->kernel);
-
-	w->gang_size = 1;
-	w->gang_rank = 0;
-	w->gang_ranks = NULL;
-	w->gang_comm = NULL;
-	if (!failed)
-		return;
-	for (struct gang_cache **p = cache; *p; p = &(*p)->next)
-		if ((*p)->id == t->gang_id) {
-			struct gang_cache *e = *p;
-
-			*p = e->next;
-			if (k && k->gang_close && e->comm)
-				k->gang_close(e->comm, 1);
-			free(e);
-			return;
-		}
-}
-
-static void gang_cache_free(const struct executor *w, struct gang_cache **cache)
-{
-	const struct kernel_ops *k = *cache ? kernel_find(w->spec->kernel) : NULL;
-
-	while (*cache) {
-		struct gang_cache *e = *cache;
-
-		*cache = e->next;
-		if (k && k->gang_close && e->comm)
-			k->gang_close(e->comm, 0);
-		free(e);
-	}
-}
 
 int worker_results_due(int last_of_batch, double wall, double waited, int count)
 {
 	return last_of_batch || wall >= RESULTS_SECONDS || waited >= RESULTS_SECONDS || count >= RESULTS_MAX;
+}
+
+/* The longest cell t may take before its executor is taken for hung. */
+static double cell_limit(const struct spec *s, const struct task *t)
+{
+	double limit;
+
+	if (s->command) {
+		/* Each run of the program has the whole timeout, and SIGKILL follows SIGTERM 2 s later. */
+		double runs = s->nitems > 0 ? s->nitems : 1;
+
+		limit = s->timeout > 0 ? runs * (s->timeout + 2) : 1e9;
+	} else {
+		limit = s->timing.timeout + EXECUTOR_CANCEL_MARGIN;
+		if (t->gang_size > 1)
+			limit += s->timing.timeout + 60;   /* waiting for the leader's bootstrap */
+	}
+	return limit + WORKER_KILL_MARGIN;
+}
+
+/* How an executor that is gone ended, for the cell it was running. */
+static void exit_cause(int status, char *buf, size_t n)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		const char *name = sigabbrev_np(sig);
+
+		snprintf(buf, n, "signal %d%s%s%s", sig, name ? " (SIG" : "", name ? name : "", name ? ")" : "");
+	} else if (WIFEXITED(status)) {
+		snprintf(buf, n, "exit %d", WEXITSTATUS(status));
+	} else {
+		snprintf(buf, n, "ended (status 0x%x)", status);
+	}
+}
+
+/* End the executor (QUIT, or SIGKILL when it does not leave at once) and reap it; its status, if asked. */
+static void executor_stop(struct sup *s, int kill_now, int *status)
+{
+	int st = 0;
+
+	if (!s->pid)
+		return;
+	if (!kill_now && !link_send(s->fd, LINK_QUIT, "", 0) && spawn_wait(s->pid, now_mono() + 5, &st) == 0)
+		;
+	else
+		spawn_kill(s->pid, 0, &st);
+	close(s->fd);
+	s->pid = 0;
+	s->fd = -1;
+	if (status)
+		*status = st;
+}
+
+/* Start an executor and hand it the spec; its hello into hello (the caller sends it to the master or, on
+ * a restart, drops it). -1 after error(). */
+static int executor_start(struct sup *s, struct strbuf *hello)
+{
+	char *argv[] = { "/proc/self/exe", "__executor", NULL, NULL };
+	char fdnum[16];
+	struct exec_init x = { 0 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t plen = strlen(s->spec_text.buf);
+	int sv[2], tag, rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return error("rank %d: socketpair: %m", s->rank);
+	snprintf(fdnum, sizeof(fdnum), "%d", SPAWN_PASSED_FD);
+	argv[2] = fdnum;
+	rc = spawn_start(argv, sv[1], &s->pid);
+	close(sv[1]);
+	if (rc) {
+		close(sv[0]);
+		s->pid = 0;
+		return -1;
+	}
+	s->fd = sv[0];
+	x.rank = s->rank;
+	x.local_rank = comm_local_rank(s->c);
+	x.local_size = comm_local_size(s->c);
+	/* Pinning pays off when each rank can have cores of its own; oversubscribed ranks (tests, small
+	 * machines) are left to the OS scheduler. */
+	x.bind = comm_local_size(s->c) <= cores;
+	x.spec_path = s->spec_text.buf;
+	x.spec_text = s->spec_text.buf + plen + 1;
+	sb_reset(&s->out);
+	msg_put_init(&s->out, &x);
+	if (link_send(s->fd, LINK_INIT, s->out.buf, s->out.len) ||
+	    link_recv(s->fd, &tag, hello, WORKER_HELLO_SECONDS) != 1 || tag != LINK_HELLO) {
+		int st = 0;
+		char why[64];
+
+		executor_stop(s, 1, &st);
+		exit_cause(st, why, sizeof(why));
+		return error("rank %d: its executor did not start (%s)", s->rank, why);
+	}
+	return 0;
+}
+
+/* Send the cells from fly[from] on to the executor (after a restart: all of them). */
+static int send_fly(struct sup *s, int from)
+{
+	const struct task **v = xcalloc((size_t)(s->nfly - from), sizeof(*v));
+	int rc;
+
+	for (int i = from; i < s->nfly; i++)
+		v[i - from] = &s->fly[i];
+	sb_reset(&s->out);
+	msg_put_tasks(&s->out, (const struct task *const *)v, s->nfly - from);
+	free(v);
+	rc = link_send(s->fd, LINK_TASKS, s->out.buf, s->out.len);
+	return rc;
+}
+
+static void fly_pop(struct sup *s)
+{
+	task_release(&s->fly[0]);
+	memmove(s->fly, s->fly + 1, (size_t)(s->nfly - 1) * sizeof(*s->fly));
+	s->nfly--;
+	s->head_start = now_mono();
+}
+
+/* The executor answered results: they are for the oldest cells, in order. */
+static int pop_result(struct result *r, void *data)
+{
+	struct sup *s = data;
+	int bad = !s->nfly || r->cell != s->fly[0].cell, failed_gang;
+
+	if (bad) {
+		error("rank %d: its executor returned cell %lld, not the one it runs", s->rank, (long long)r->cell);
+		result_release(r);
+		return -1;
+	}
+	failed_gang = s->fly[0].gang_size > 1 && r->status != RESULT_OK;
+	result_release(r);
+	fly_pop(s);
+	/* A failed collective may have left the members' communicators and processes in any state: the
+	 * next gang of these workers starts on fresh executors. */
+	return failed_gang ? 1 : 0;
+}
+
+/* A fresh executor for the cells in flight: a broken one was stopped. -1 after error(). */
+static int executor_restart(struct sup *s)
+{
+	struct strbuf hello = STRBUF_INIT;
+	int rc;
+
+	s->restarts++;
+	rc = executor_start(s, &hello);
+	sb_release(&hello);
+	if (rc)
+		return -1;
+	s->head_start = now_mono();
+	return s->nfly ? send_fly(s, 0) : 0;
+}
+
+/* The executor is gone or hung (and stopped): the cell it ran fails with why (its attempt was counted)
+ * and a fresh executor takes the cells behind it. Gang members lose their communicators with it. */
+static int executor_lost(struct sup *s, enum result_status st, const char *why)
+{
+	struct result r;
+
+	if (s->nfly) {
+		result_init(&r);
+		r.cell = s->fly[0].cell;
+		r.worker = s->rank;
+		r.started = now_wall() - (now_mono() - s->head_start);
+		r.wall = now_mono() - s->head_start;
+		result_fail(&r, st, "%s", why);
+		sb_reset(&s->out);
+		msg_results_init(&s->out);
+		msg_results_add(&s->out, &r);
+		result_release(&r);
+		fly_pop(s);
+		if (comm_worker_send(s->c, MSG_RESULT, s->out.buf, s->out.len))
+			return -1;
+	}
+	return executor_restart(s);
+}
+
+/* What the executor said, or that it is gone. */
+static int from_executor(struct sup *s)
+{
+	int tag, rc = link_recv(s->fd, &tag, &s->buf, 0);
+	char why[96];
+
+	if (rc < 0) {
+		int st = 0;
+
+		executor_stop(s, 1, &st);
+		/* An executor that ends on a broken GPU context sent the failed cell's result first. */
+		if (WIFEXITED(st) && WEXITSTATUS(st) == EXECUTOR_EXIT_BROKEN)
+			return executor_restart(s);
+		exit_cause(st, why, sizeof(why));
+		return executor_lost(s, RESULT_ERROR, why);
+	}
+	if (rc == 0)
+		return 0;
+	if (tag == LINK_BLOB)
+		return comm_worker_send(s->c, MSG_GANG_BLOB, s->buf.buf, s->buf.len);
+	if (tag != LINK_RESULTS)
+		return error("rank %d: unexpected message %d from its executor", s->rank, tag);
+	rc = msg_results_each(s->buf.buf, s->buf.len, pop_result, s);
+	if (rc < 0)
+		return error("rank %d: malformed results from its executor", s->rank);
+	if (comm_worker_send(s->c, MSG_RESULT, s->buf.buf, s->buf.len))
+		return -1;
+	if (rc > 0) {
+		executor_stop(s, 1, NULL);
+		return executor_restart(s);
+	}
+	return 0;
+}
+
+/* A message from the master while cells run: more cells, a bootstrap blob, or the end. *end set on STOP
+ * (0) or NEXT (1). */
+static int from_master(struct sup *s, int tag, int *end)
+{
+	struct task *tasks = NULL;
+	int n = 0, was_idle = !s->nfly;
+
+	if (tag == MSG_STOP || tag == MSG_NEXT) {
+		*end = tag == MSG_NEXT;
+		return 0;
+	}
+	if (tag == MSG_GANG_BLOB)
+		return link_send(s->fd, LINK_BLOB, s->buf.buf, s->buf.len) ? error("rank %d: its executor is gone",
+										   s->rank) : 0;
+	if (tag != MSG_TASK || msg_get_tasks(s->buf.buf, s->buf.len, &tasks, &n))
+		return error("rank %d: malformed task (message %d)", s->rank, tag);
+	ALLOC_GROW(s->fly, (size_t)(s->nfly + n), s->alloc);
+	memcpy(s->fly + s->nfly, tasks, (size_t)n * sizeof(*tasks));
+	s->nfly += n;
+	free(tasks);
+	if (was_idle)
+		s->head_start = now_mono();
+	/* The master's bytes as they came: the executor decodes the same encoding. */
+	if (link_send(s->fd, LINK_TASKS, s->buf.buf, s->buf.len)) {
+		int st = 0;
+		char why[96];
+
+		executor_stop(s, 1, &st);
+		exit_cause(st, why, sizeof(why));
+		return executor_lost(s, RESULT_ERROR, why);
+	}
+	return 0;
+}
+
+int worker_session(struct comm *c, int *next)
+{
+	struct sup s = { .c = c, .rank = comm_rank(c), .fd = -1 };
+	struct strbuf hello = STRBUF_INIT;
+	int tag, rc, ret = -1, have_spec = 0, end = -1;
+	size_t plen;
+
+	*next = 0;
+	do
+		rc = comm_worker_recv(c, &tag, &s.buf, 3600);
+	while (rc == 0);
+	if (rc < 0)
+		goto out;
+	if (tag == MSG_STOP) {
+		ret = 0;
+		goto out;
+	}
+	if (tag != MSG_SPEC || !(plen = strnlen(s.buf.buf, s.buf.len)) || plen == s.buf.len) {
+		error("rank %d: expected the spec, got message %d", s.rank, tag);
+		goto out;
+	}
+	sb_add(&s.spec_text, s.buf.buf, s.buf.len);
+	if (spec_parse(s.buf.buf, s.buf.buf + plen + 1, s.buf.len - plen - 1, &s.spec))
+		goto out;
+	have_spec = 1;
+	if (executor_start(&s, &hello) || comm_worker_send(c, MSG_HELLO, hello.buf, hello.len))
+		goto out;
+	while (end < 0) {
+		double wait = 3600;
+
+		if (s.nfly) {
+			wait = s.head_start + cell_limit(&s.spec, &s.fly[0]) - now_mono();
+			if (wait <= 0) {
+				char why[96];
+
+				snprintf(why, sizeof(why), "hung: no result within %.0f s; its executor was killed",
+					 cell_limit(&s.spec, &s.fly[0]));
+				executor_stop(&s, 1, NULL);
+				if (executor_lost(&s, RESULT_TIMEOUT, why))
+					goto out;
+				continue;
+			}
+		}
+		rc = comm_worker_wait(c, s.fd, &tag, &s.buf, wait);
+		if (rc < 0 || (rc == 1 && from_master(&s, tag, &end)) || (rc == 2 && from_executor(&s)))
+			goto out;
+	}
+	*next = end;
+	ret = 0;
+out:
+	executor_stop(&s, s.nfly > 0, NULL);
+	for (int i = 0; i < s.nfly; i++)
+		task_release(&s.fly[i]);
+	free(s.fly);
+	if (have_spec)
+		spec_release(&s.spec);
+	sb_release(&s.spec_text);
+	sb_release(&s.buf);
+	sb_release(&s.out);
+	sb_release(&hello);
+	return ret;
 }
 
 int worker_run(struct comm *c)
@@ -146,135 +356,4 @@ int worker_run(struct comm *c)
 	while (next && !rc)
 		rc = worker_session(c, &next);
 	return rc;
-}
-
-int worker_session(struct comm *c, int *next)
-{
-	struct strbuf buf = STRBUF_INIT, out = STRBUF_INIT;
-	struct spec spec;
-	struct executor w = { 0 };
-	struct hello h = { 0 };
-	struct json_obj facts = JSON_OBJ_INIT;
-	struct gang_cache *gangs = NULL;
-	struct strbuf binding = STRBUF_INIT;
-	struct task *tasks = NULL;   /* the cells of the last TASK message; next_task is the next to run */
-	int ntasks = 0, next_task = 0;
-	double first_unsent = 0;
-	int tag, rc, ngpu, ret = -1, have_spec = 0;
-	double wall;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t plen;
-
-	*next = 0;
-	do
-		rc = comm_worker_recv(c, &tag, &buf, 3600);
-	while (rc == 0);
-	if (rc < 0)
-		goto out;
-	if (tag == MSG_STOP) {
-		ret = 0;
-		goto out;
-	}
-	if (tag != MSG_SPEC || !(plen = strnlen(buf.buf, buf.len)) || plen == buf.len) {
-		error("rank %d: expected the spec, got message %d", comm_rank(c), tag);
-		goto out;
-	}
-	if (spec_parse(buf.buf, buf.buf + plen + 1, buf.len - plen - 1, &spec))
-		goto out;
-	have_spec = 1;
-	w.rank = comm_rank(c);
-	w.spec = &spec;
-	ngpu = hostinfo_gpu_count();
-	w.gpu = ngpu > 0 ? comm_local_rank(c) % ngpu : -1;
-	gethostname(w.host, sizeof(w.host) - 1);
-	/* Pinning pays off when each worker can have cores of its own; oversubscribed ranks (tests, small
-	 * machines) are left to the OS scheduler. Rank 0 has the master too: it binds like any worker. */
-	if (comm_local_size(c) > cores)
-		sb_addf(&binding, "none: %d ranks on %ld cores", comm_local_size(c), cores);
-	else if (topo_bind(w.gpu, comm_local_rank(c), comm_local_size(c), &binding))
-		warning("rank %d runs unbound: %s", w.rank, binding.buf ? binding.buf : "");
-	hostinfo_collect(&facts);
-	if (w.gpu >= 0)
-		hostinfo_gpu(&facts, w.gpu);
-	h.rank = w.rank;
-	h.local_rank = comm_local_rank(c);
-	h.gpu = w.gpu;
-	h.host = w.host;
-	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
-	h.binding = binding.buf ? binding.buf : "";
-	sb_reset(&out);
-	json_obj_write(&out, &facts);
-	h.facts = out.buf;
-	sb_reset(&buf);
-	msg_put_hello(&buf, &h);
-	if (comm_worker_send(c, MSG_HELLO, buf.buf, buf.len))
-		goto out;
-	msg_results_init(&out);
-	for (;;) {
-		struct task t;
-		struct result r;
-		char err[256];
-
-		if (next_task == ntasks) {
-			/* The cells of the last message are done: wait for the next message. */
-			rc = comm_worker_recv(c, &tag, &buf, 3600);
-			if (rc < 0)
-				goto out;
-			if (rc == 0)
-				continue;
-			if (tag == MSG_STOP || tag == MSG_NEXT) {
-				*next = tag == MSG_NEXT;
-				break;
-			}
-			for (int i = 0; i < ntasks; i++)
-				task_release(&tasks[i]);
-			free(tasks);
-			tasks = NULL;
-			next_task = ntasks = 0;
-			if (tag != MSG_TASK || msg_get_tasks(buf.buf, buf.len, &tasks, &ntasks)) {
-				error("rank %d: malformed task (message %d)", w.rank, tag);
-				goto out;
-			}
-		}
-		t = tasks[next_task];
-		memset(&tasks[next_task++], 0, sizeof(t));
-		result_init(&r);
-		w.gang_size = 1;
-		if (t.gang_size > 1 && gang_prepare(c, &w, &t, &gangs, err, sizeof(err))) {
-			r.cell = t.cell;
-			result_fail(&r, RESULT_ERROR, "gang of %d: %s", t.gang_size, err);
-		} else {
-			executor_run(&w, &t, &r);
-		}
-		if (t.gang_size > 1)
-			gang_done(&w, &t, r.status != RESULT_OK, &gangs);
-		r.cell = t.cell;
-		r.worker = w.rank;
-		if (!msg_results_count(&out))
-			first_unsent = now_mono();
-		msg_results_add(&out, &r);
-		wall = r.wall;
-		result_release(&r);
-		task_release(&t);
-		if (worker_results_due(next_task == ntasks, wall, now_mono() - first_unsent,
-				      msg_results_count(&out))) {
-			if (comm_worker_send(c, MSG_RESULT, out.buf, out.len))
-				goto out;
-			msg_results_init(&out);
-		}
-	}
-	ret = 0;
-out:
-	for (int i = 0; i < ntasks; i++)
-		task_release(&tasks[i]);
-	free(tasks);
-	gang_cache_free(&w, &gangs);
-	executor_release(&w);
-	sb_release(&binding);
-	if (have_spec)
-		spec_release(&spec);
-	json_obj_release(&facts);
-	sb_release(&buf);
-	sb_release(&out);
-	return ret;
 }

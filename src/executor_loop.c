@@ -1,0 +1,296 @@
+/* executor_loop.c: the executor process: a worker's cells run here, one at a time, so that a cell that
+ * crashes, hangs or breaks the GPU context takes this process with it and not the MPI rank. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "../kernels/kernel.h"
+#include "executor.h"
+#include "hostinfo.h"
+#include "link.h"
+#include "msg.h"
+#include "topo.h"
+#include "worker.h"
+
+/* Communicators cached by gang id: the same members reuse theirs from one cell to the next. */
+struct gang_cache {
+	int id;
+	void *comm;
+	struct gang_cache *next;
+};
+
+struct loop {
+	int fd;
+	struct executor w;
+	struct spec spec;
+	struct gang_cache *gangs;
+	struct strbuf buf, out;
+};
+
+static void gang_ctx(const struct executor *w, const struct task *t, struct kctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->gpu = w->gpu;
+	ctx->gang_rank = t->gang_rank;
+	ctx->gang_size = t->gang_size;
+	ctx->gang_ranks = t->gang_ranks;
+}
+
+/* The leader makes the blob and sends it to its worker (empty when it failed, so that nobody waits for
+ * it); the others receive it from theirs, which had it from the master. */
+static int exchange_blob(struct loop *l, const struct task *t, const struct kernel_ops *k, struct strbuf *blob,
+			 char *err, size_t errlen)
+{
+	struct kctx ctx;
+	char buf[GANG_BLOB_MAX];
+	size_t len = sizeof(buf);
+	int tag, rc;
+
+	if (!k->gang_blob)
+		return 0;
+	if (t->gang_rank == 0) {
+		gang_ctx(&l->w, t, &ctx);
+		rc = k->gang_blob(&ctx, buf, &len);
+		if (rc || len > sizeof(buf))
+			len = 0;
+		if (link_send(l->fd, LINK_BLOB, buf, len))
+			return snprintf(err, errlen, "the worker is gone"), -1;
+		if (!len)
+			return snprintf(err, errlen, "bootstrap: %.200s", ctx.err[0] ? ctx.err : "failed"), -1;
+		sb_add(blob, buf, len);
+		return 0;
+	}
+	rc = link_recv(l->fd, &tag, blob, l->spec.timing.timeout + 60);
+	if (rc != 1 || tag != LINK_BLOB)
+		return snprintf(err, errlen, "no bootstrap from the gang's leader (rank %d)", t->gang_ranks[0]), -1;
+	if (!blob->len)
+		return snprintf(err, errlen, "the gang's leader (rank %d) could not bootstrap", t->gang_ranks[0]), -1;
+	return 0;
+}
+
+/* Before running gang task t: the communicator for its members (opened on first use). Sets the executor's
+ * gang fields. -1 with the reason in err. */
+static int gang_prepare(struct loop *l, const struct task *t, char *err, size_t errlen)
+{
+	const struct kernel_ops *k = l->spec.kernel ? kernel_find(l->spec.kernel) : NULL;
+	struct gang_cache *e;
+	struct strbuf blob = STRBUF_INIT;
+	struct kctx ctx;
+
+	if (!k || !k->gang_open)
+		return snprintf(err, errlen, "kernel '%s' cannot run as a gang", l->spec.kernel), -1;
+	for (e = l->gangs; e && e->id != t->gang_id; e = e->next)
+		;
+	if (!e) {
+		void *comm = NULL;
+
+		if (exchange_blob(l, t, k, &blob, err, errlen)) {
+			sb_release(&blob);
+			return -1;
+		}
+		gang_ctx(&l->w, t, &ctx);
+		if (k->gang_open(&ctx, blob.buf, blob.len, &comm)) {
+			sb_release(&blob);
+			return snprintf(err, errlen, "opening the communicator: %.200s", ctx.err), -1;
+		}
+		sb_release(&blob);
+		e = xcalloc(1, sizeof(*e));
+		e->id = t->gang_id;
+		e->comm = comm;
+		e->next = l->gangs;
+		l->gangs = e;
+	}
+	l->w.gang_rank = t->gang_rank;
+	l->w.gang_size = t->gang_size;
+	l->w.gang_ranks = t->gang_ranks;
+	l->w.gang_comm = e->comm;
+	return 0;
+}
+
+/* After running it: a failed cell closes (aborts) the communicator, which may be broken. */
+static void gang_done(struct loop *l, const struct task *t, int failed)
+{
+	const struct kernel_ops *k = kernel_find(l->spec.kernel);
+
+	l->w.gang_size = 1;
+	l->w.gang_rank = 0;
+	l->w.gang_ranks = NULL;
+	l->w.gang_comm = NULL;
+	if (!failed)
+		return;
+	for (struct gang_cache **p = &l->gangs; *p; p = &(*p)->next)
+		if ((*p)->id == t->gang_id) {
+			struct gang_cache *e = *p;
+
+			*p = e->next;
+			if (k && k->gang_close && e->comm)
+				k->gang_close(e->comm, 1);
+			free(e);
+			return;
+		}
+}
+
+static void gang_cache_free(struct loop *l)
+{
+	const struct kernel_ops *k = l->gangs ? kernel_find(l->spec.kernel) : NULL;
+
+	while (l->gangs) {
+		struct gang_cache *e = l->gangs;
+
+		l->gangs = e->next;
+		if (k && k->gang_close && e->comm)
+			k->gang_close(e->comm, 0);
+		free(e);
+	}
+}
+
+/* INIT: the spec, the GPU this worker drives, the pinning, the facts; answered by the hello. */
+static int init(struct loop *l, int *have_spec)
+{
+	struct exec_init x;
+	struct json_obj facts = JSON_OBJ_INIT;
+	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT;
+	struct hello h = { 0 };
+	int tag, ngpu, ret = -1;
+
+	if (link_recv(l->fd, &tag, &l->buf, -1) != 1 || tag != LINK_INIT ||
+	    msg_get_init(l->buf.buf, l->buf.len, &x))
+		return error("executor: no INIT from the worker");
+	if (spec_parse(x.spec_path, x.spec_text, strlen(x.spec_text), &l->spec))
+		goto out;
+	*have_spec = 1;
+	l->w.rank = x.rank;
+	l->w.spec = &l->spec;
+	ngpu = hostinfo_gpu_count();
+	l->w.gpu = ngpu > 0 ? x.local_rank % ngpu : -1;
+	gethostname(l->w.host, sizeof(l->w.host) - 1);
+	/* Pinning pays off when each worker can have cores of its own; oversubscribed ranks (tests, small
+	 * machines) are left to the OS scheduler. The worker rank itself mostly waits on this process. */
+	if (!x.bind)
+		sb_addf(&binding, "none: %d ranks on %ld cores", x.local_size, sysconf(_SC_NPROCESSORS_ONLN));
+	else if (topo_bind(l->w.gpu, x.local_rank, x.local_size, &binding))
+		warning("rank %d runs unbound: %s", l->w.rank, binding.buf ? binding.buf : "");
+	hostinfo_collect(&facts);
+	if (l->w.gpu >= 0)
+		hostinfo_gpu(&facts, l->w.gpu);
+	h.rank = l->w.rank;
+	h.local_rank = x.local_rank;
+	h.gpu = l->w.gpu;
+	h.host = l->w.host;
+	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
+	h.binding = binding.buf ? binding.buf : "";
+	json_obj_write(&fj, &facts);
+	h.facts = fj.buf;
+	sb_reset(&l->out);
+	msg_put_hello(&l->out, &h);
+	ret = link_send(l->fd, LINK_HELLO, l->out.buf, l->out.len);
+out:
+	exec_init_release(&x);
+	json_obj_release(&facts);
+	sb_release(&binding);
+	sb_release(&fj);
+	return ret;
+}
+
+/*
+ * One TASKS message: its cells in order, results sent back batched as the master wants them (a long
+ * cell's at once). After a failed cell whose GPU context is left broken (a sticky CUDA error), the
+ * results so far go back and the process ends with EXECUTOR_EXIT_BROKEN: its worker starts a fresh one
+ * for the cells after it. Returns 0, 1 when the process must end so, or -1 when the link broke.
+ */
+static int run_tasks(struct loop *l, struct task *tasks, int n)
+{
+	const struct kernel_ops *k = l->spec.kernel ? kernel_find(l->spec.kernel) : NULL;
+	double first_unsent = 0;
+	int broken = 0, gpu_cells = k && k->place == KERNEL_CUDA;
+
+	msg_results_init(&l->out);
+	for (int i = 0; i < n; i++) {
+		struct task *t = &tasks[i];
+		struct result r;
+		char err[256];
+		double wall;
+
+		result_init(&r);
+		l->w.gang_size = 1;
+		if (t->gang_size > 1 && gang_prepare(l, t, err, sizeof(err))) {
+			r.cell = t->cell;
+			result_fail(&r, RESULT_ERROR, "gang of %d: %s", t->gang_size, err);
+		} else {
+			executor_run(&l->w, t, &r);
+		}
+		if (t->gang_size > 1)
+			gang_done(l, t, r.status != RESULT_OK);
+		if (r.status != RESULT_OK && gpu_cells && hostinfo_gpu_broken(err, sizeof(err))) {
+			char *e = xasprintf("%s; %s", r.error ? r.error : result_status_name[r.status], err);
+
+			free(r.error);
+			r.error = e;
+			broken = 1;
+		}
+		r.cell = t->cell;
+		r.worker = l->w.rank;
+		if (!msg_results_count(&l->out))
+			first_unsent = now_mono();
+		msg_results_add(&l->out, &r);
+		wall = r.wall;
+		result_release(&r);
+		if (broken || worker_results_due(i == n - 1, wall, now_mono() - first_unsent,
+						 msg_results_count(&l->out))) {
+			if (link_send(l->fd, LINK_RESULTS, l->out.buf, l->out.len))
+				return -1;
+			msg_results_init(&l->out);
+		}
+		if (broken)
+			return 1;
+	}
+	return 0;
+}
+
+int executor_loop(int fd)
+{
+	struct loop l = { .fd = fd, .buf = STRBUF_INIT, .out = STRBUF_INIT };
+	int have_spec = 0, ret = 1, tag;
+
+	/* This process lives for its worker: when the rank dies (killed by mpirun, say), so does it. A
+	 * terminal's Ctrl-C goes to the ranks; this process is in a group of its own and waits for QUIT. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	if (init(&l, &have_spec))
+		goto out;
+	for (;;) {
+		struct task *tasks = NULL;
+		int n = 0, rc;
+
+		if (link_recv(fd, &tag, &l.buf, -1) != 1)
+			goto out;
+		if (tag == LINK_QUIT)
+			break;
+		if (tag != LINK_TASKS || msg_get_tasks(l.buf.buf, l.buf.len, &tasks, &n)) {
+			error("executor of rank %d: unexpected message %d", l.w.rank, tag);
+			goto out;
+		}
+		rc = run_tasks(&l, tasks, n);
+		for (int i = 0; i < n; i++)
+			task_release(&tasks[i]);
+		free(tasks);
+		if (rc) {
+			ret = rc > 0 ? EXECUTOR_EXIT_BROKEN : 1;
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	gang_cache_free(&l);
+	executor_release(&l.w);
+	if (have_spec)
+		spec_release(&l.spec);
+	sb_release(&l.buf);
+	sb_release(&l.out);
+	return ret;
+}

@@ -1,0 +1,29 @@
+/* link.h: framed messages over a stream socket between a worker rank and its executor process. */
+#ifndef SWEEP_LINK_H
+#define SWEEP_LINK_H
+
+#include <stddef.h>
+#include "util.h"
+
+/* What travels on the link. The payloads are msg.c's encodings where one exists. */
+enum link_tag {
+	LINK_INIT = 1,         /* worker -> executor: the spec and where it runs (link_init_*) */
+	LINK_HELLO,            /* executor -> worker: its hello (msg_put_hello), after binding and facts */
+	LINK_TASKS,            /* worker -> executor: cells to run in order (msg_put_tasks) */
+	LINK_RESULTS,          /* executor -> worker: results of the oldest cells (msg_results_*) */
+	LINK_BLOB,             /* a gang's bootstrap blob: the leader's executor -> worker, worker -> member */
+	LINK_QUIT              /* worker -> executor: exit now */
+};
+
+/* Send one message: a 4-byte tag, a 4-byte length, the bytes. Blocks until written. 0, or -1 when the
+ * peer is gone (no message printed: the caller knows what a broken link means). */
+int link_send(int fd, int tag, const void *buf, size_t len);
+
+/* Wait up to timeout seconds (< 0: forever) for one whole message into buf (replacing its contents).
+ * 1 with *tag set, 0 on timeout, -1 when the peer closed the link or sent something malformed. */
+int link_recv(int fd, int *tag, struct strbuf *buf, double timeout);
+
+/* 1 when a message (or the end of the link) can be read from fd now. */
+int link_ready(int fd);
+
+#endif
