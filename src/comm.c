@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 /* One message waiting in the in-process queue. */
 struct qmsg {

@@ -1,16 +1,12 @@
 /* command.c: command cells: a program run per cell (or per item), its output parsed for measurements. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
+#include "spawn.h"
 #include "stats.h"
 #include "command.h"
 
@@ -247,8 +243,7 @@ static char *command_last_err(const struct command_state *st)
 	return xstrndup(b + start, end - start);
 }
 
-/* Environment of the child: ours, with the spec's env (expanded) added or replacing. Built before fork:
- * a child of a threaded process must not allocate. */
+/* Environment of the child: ours, with the spec's env (expanded) added or replacing. */
 static char **command_env(const struct command_state *st, const struct json_obj *params,
 			  const struct executor *w, const struct task *t)
 {
@@ -290,182 +285,38 @@ static void command_free_strv(char **v)
 	free(v);
 }
 
-/* In the child, between fork and exec: only async-signal-safe calls. exec failure goes back to the
- * parent through errfd (close-on-exec, so a successful exec closes it with nothing written). */
-static void command_child(char **argv, char **env, int outfd, int errfd_out, int execfd)
+static void command_out_fn(void *data, const char *buf, size_t n)
 {
-	static const int sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2 };
-	sigset_t none;
-	size_t i;
-	int fd, e;
-
-	setpgid(0, 0);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		signal(sigs[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0 && fd != 0) {
-		dup2(fd, 0);
-		close(fd);
-	}
-	dup2(outfd, 1);
-	dup2(errfd_out, 2);
-	/* Whatever else the worker has open (MPI sockets, the database) is not the command's business. */
-	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC)) {
-		if (execfd > 3)
-			close_range(3, execfd - 1, 0);
-		close_range(execfd + 1, ~0U, 0);
-	}
-	execvpe(argv[0], argv, env);
-	e = errno;
-	if (write(execfd, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
+	command_stdout(data, buf, n);
 }
 
-/* How one process ended. */
-struct command_end {
-	int exec_errno;        /* exec failed with this errno (0: it ran) */
-	int status;            /* waitpid status */
-	int timed_out;
-	double wall;           /* from fork to the command's exit */
-};
-
-static void command_drain(struct command_state *st, int fd, int is_err, int *open_)
+static void command_err_fn(void *data, const char *buf, size_t n)
 {
-	char buf[65536];
-	ssize_t n = read(fd, buf, sizeof(buf));
-
-	if (n > 0) {
-		if (is_err)
-			command_stderr(st, buf, n);
-		else
-			command_stdout(st, buf, n);
-	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-		*open_ = 0;
-	}
+	command_stderr(data, buf, n);
 }
 
 /*
- * Run argv in its own process group with stdout and stderr read through pipes. Ends when the command
- * has exited and its pipes are closed, or COMMAND_DRAIN_GRACE after it exited; on timeout the group gets
- * SIGTERM, then SIGKILL COMMAND_TERM_GRACE later. Whatever is left of the group is then killed, before
- * the leader is reaped: while it is an unreaped zombie its pid, which is the group id, cannot be reused.
+ * Run argv in its own process group, stdout and stderr to the parser and the capture as they come. Ends
+ * when the command has exited and its pipes are closed, or COMMAND_DRAIN_GRACE after it exited; on
+ * timeout the group gets SIGTERM, then SIGKILL COMMAND_TERM_GRACE later. Whatever is left of the group
+ * is then killed. -1 when it could not be started (end->exec_errno says why).
  */
-static int command_spawn(struct command_state *st, char **argv, char **env, struct command_end *end)
+static int command_spawn(struct command_state *st, char **argv, char **env, struct spawn_result *end)
 {
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, ex[2] = { -1, -1 }, open_[2] = { 1, 1 };
-	double start = now_mono(), now, deadline, exit_at = 0, term_at = 0;
-	int exited = 0, killed = 0, nfd, i, ms, idle_us = 50, pidfd;
-	struct pollfd pfd[3];
-	siginfo_t si;
-	ssize_t n;
-	pid_t pid;
+	struct spawn_opts o = {
+		.argv = argv,
+		.env = env,
+		.in = SPAWN_NULL,
+		.out = { .to = SPAWN_CALL, .fn = command_out_fn, .data = st },
+		.err = { .to = SPAWN_CALL, .fn = command_err_fn, .data = st },
+		.deadline = st->s->timeout > 0 ? now_mono() + st->s->timeout : 0,
+		.term_grace = COMMAND_TERM_GRACE,
+		.linger = COMMAND_DRAIN_GRACE,
+	};
+	int ret = spawn_run(&o, end);
 
-	memset(end, 0, sizeof(*end));
-	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
-		for (i = 0; i < 2; i++) {
-			if (out[i] >= 0)
-				close(out[i]);
-			if (err[i] >= 0)
-				close(err[i]);
-			if (ex[i] >= 0)
-				close(ex[i]);
-		}
-		return error("cannot create pipes: %s", strerror(errno));
-	}
-	pid = fork();
-	if (pid < 0) {
-		for (i = 0; i < 2; i++) {
-			close(out[i]);
-			close(err[i]);
-			close(ex[i]);
-		}
-		return error("cannot fork: %s", strerror(errno));
-	}
-	if (!pid)
-		command_child(argv, env, out[1], err[1], ex[1]);
-	setpgid(pid, pid);   /* also in the parent, so a kill right away already reaches the group */
-	close(out[1]);
-	close(err[1]);
-	close(ex[1]);
-	while ((n = read(ex[0], &end->exec_errno, sizeof(end->exec_errno))) < 0 && errno == EINTR)
-		;
-	if (n != sizeof(end->exec_errno))
-		end->exec_errno = 0;
-	close(ex[0]);
-	/* A pidfd wakes poll() the moment the command exits, even while a background child keeps its
-	 * pipes open: the exit time is the sample. Without one (Linux < 5.3) poll times out every 20 ms. */
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-
-	deadline = st->s->timeout > 0 ? start + st->s->timeout : INFINITY;
-	for (;;) {
-		now = now_mono();
-		if (!exited) {
-			si.si_pid = 0;
-			if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) ? errno == ECHILD :
-			    si.si_pid == pid) {
-				/* ECHILD: SIGCHLD is ignored and the kernel reaped it; its status is lost. */
-				exited = 1;
-				exit_at = now;
-			}
-		}
-		if (exited && !open_[0] && !open_[1])
-			break;
-		if (exited && !term_at && now - exit_at >= COMMAND_DRAIN_GRACE)
-			break;
-		if (!term_at && !exited && now >= deadline) {
-			end->timed_out = 1;
-			kill(-pid, SIGTERM);
-			term_at = now;
-		}
-		if (term_at && !killed && now - term_at >= COMMAND_TERM_GRACE) {
-			kill(-pid, SIGKILL);
-			killed = 1;
-		}
-		if (killed && exited && now - term_at >= COMMAND_TERM_GRACE + COMMAND_DRAIN_GRACE)
-			break;
-		nfd = 0;
-		if (open_[0])
-			pfd[nfd++] = (struct pollfd){ .fd = out[0], .events = POLLIN };
-		if (open_[1])
-			pfd[nfd++] = (struct pollfd){ .fd = err[0], .events = POLLIN };
-		if (pidfd >= 0 && !exited)
-			pfd[nfd++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-		ms = 20;
-		if (!exited && deadline - now < 0.02)
-			ms = deadline > now ? (int)((deadline - now) * 1e3) + 1 : 0;
-		if (nfd == 0) {
-			/* Pipes closed, exit not seen yet: usually microseconds away, and the exit time is
-			 * the sample, so poll fast at first and back off for a command that runs on. */
-			usleep(idle_us < ms * 1000 ? idle_us : ms * 1000);
-			idle_us = idle_us < 20000 ? 2 * idle_us : 20000;
-			continue;
-		}
-		if (poll(pfd, nfd, ms) <= 0)
-			continue;
-		for (i = 0; i < nfd; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (pfd[i].fd == out[0])
-				command_drain(st, out[0], 0, &open_[0]);
-			else if (pfd[i].fd == err[0])
-				command_drain(st, err[0], 1, &open_[1]);
-		}
-	}
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &end->status, 0) < 0 && errno == EINTR)
-		;
-	if (!exited)
-		exit_at = now_mono();
-	end->wall = exit_at - start;
-	close(out[0]);
-	close(err[0]);
-	if (pidfd >= 0)
-		close(pidfd);
 	command_stdout_end(st);
-	return 0;
+	return ret;
 }
 
 static const char *command_signame(int sig, char *buf, size_t n)
@@ -484,7 +335,7 @@ static int command_once(struct command_state *st, const struct executor *w, cons
 			const struct json_obj *params)
 {
 	const struct spec *s = st->s;
-	struct command_end end;
+	struct spawn_result end;
 	char **argv, **env, *last, sig[32];
 	int i, ret = 0;
 
@@ -494,10 +345,6 @@ static int command_once(struct command_state *st, const struct executor *w, cons
 	env = command_env(st, params, w, t);
 	st->run_err = st->err.len;
 	if (command_spawn(st, argv, env, &end)) {
-		ret = result_fail(st->r, RESULT_ERROR, "cannot run '%s': cannot start a process", argv[0]);
-		goto out;
-	}
-	if (end.exec_errno) {
 		ret = result_fail(st->r, RESULT_ERROR, "cannot run '%s': %s", argv[0],
 				  strerror(end.exec_errno));
 		goto out;
@@ -515,6 +362,7 @@ static int command_once(struct command_state *st, const struct executor *w, cons
 				  *last ? ": " : "", last);
 	free(last);
 out:
+	spawn_result_release(&end);
 	command_free_strv(argv);
 	command_free_strv(env);
 	return ret;

@@ -1,17 +1,14 @@
 /* remote.c: commands on inventory hosts over ssh, files to and from them with scp, hosts in parallel. */
 #include "remote.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
+
+#include "spawn.h"
 
 void remote_out_release(struct remote_out *o)
 {
@@ -146,97 +143,37 @@ char *remote_path(const struct inventory_host *h, const char *rel)
 	return xasprintf("%s%s%s", w, n && w[n - 1] == '/' ? "" : "/", rel);
 }
 
-/* Read what fd has into sb (up to the cap); 0 at end of file, 1 when more may come. */
-static int drain(int fd, struct strbuf *sb)
-{
-	char buf[8192];
-	ssize_t n = read(fd, buf, sizeof(buf));
-
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : 0;
-	if (n == 0)
-		return 0;
-	if (sb->len < REMOTE_MAX_OUTPUT)
-		sb_add(sb, buf, sb->len + (size_t)n > REMOTE_MAX_OUTPUT ? REMOTE_MAX_OUTPUT - sb->len : (size_t)n);
-	return 1;
-}
-
 int remote_spawn(char *const *argv, double deadline, struct remote_out *o)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, open_out = 1, open_err = 1, rc, status = 0, exited = 0;
-	double grace = 0;
-	sigset_t def;
-	pid_t pid;
+	/* Its own process group, so that a timeout ends scp's ssh too; once it exited, what is left of the
+	 * group lives on (an ssh ControlPersist master). */
+	struct spawn_opts so = {
+		.argv = argv,
+		.in = SPAWN_NULL,
+		.out = { .to = SPAWN_CAPTURE, .cap = REMOTE_MAX_OUTPUT },
+		.err = { .to = SPAWN_CAPTURE, .cap = REMOTE_MAX_OUTPUT },
+		.deadline = deadline,
+		.term_grace = 0,
+		.linger = 0.5,
+		.keep_leftovers = 1,
+	};
+	struct spawn_result res;
 
 	memset(o, 0, sizeof(*o));
-	sb_init(&o->out);
-	sb_init(&o->err);
-	/* Close-on-exec: a program another thread starts meanwhile must not hold our pipes open. */
-	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-		sb_addf(&o->err, "cannot make a pipe: %s", strerror(errno));
-		if (out[0] >= 0) {
-			close(out[0]);
-			close(out[1]);
-		}
+	if (spawn_run(&so, &res)) {
+		sb_init(&o->out);
+		sb_init(&o->err);
+		sb_addf(&o->err, "cannot run '%s': %s", argv[0], strerror(res.exec_errno));
+		spawn_result_release(&res);
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-	posix_spawnattr_init(&at);
-	/* Its own process group, so that a timeout ends scp's ssh too; default signal handling. */
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(out[1]);
-	close(err[1]);
-	if (rc) {
-		sb_addf(&o->err, "cannot run '%s': %s", argv[0], strerror(rc));
-		close(out[0]);
-		close(err[0]);
-		return -1;
-	}
-	for (;;) {
-		struct pollfd p[2] = { { open_out ? out[0] : -1, POLLIN, 0 }, { open_err ? err[0] : -1, POLLIN, 0 } };
-		double now = now_mono();
-
-		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
-			exited = 1;
-			grace = now + 0.5;
-		}
-		if (exited && ((!open_out && !open_err) || now >= grace))
-			break;
-		if (!exited && now >= deadline) {
-			kill(-pid, SIGKILL);
-			o->timed_out = 1;
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		/* Woken by output, else every 50 ms to see whether it exited. */
-		if (poll(p, 2, 50) <= 0)
-			continue;
-		if (open_out && p[0].revents)
-			open_out = drain(out[0], &o->out);
-		if (open_err && p[1].revents)
-			open_err = drain(err[0], &o->err);
-	}
-	close(out[0]);
-	close(err[0]);
-	if (WIFEXITED(status)) {
-		o->status = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		o->signal = WTERMSIG(status);
+	o->out = res.out;
+	o->err = res.err;
+	o->timed_out = res.timed_out;
+	if (WIFEXITED(res.status)) {
+		o->status = WEXITSTATUS(res.status);
+	} else if (WIFSIGNALED(res.status)) {
+		o->signal = WTERMSIG(res.status);
 		o->status = 128 + o->signal;
 	}
 	return 0;

@@ -46,11 +46,12 @@ const char *remote_workdir(const struct inventory_host *h);
 char *remote_path(const struct inventory_host *h, const char *rel);
 
 /*
- * Run argv (PATH searched) in a process group of its own, stdin from /dev/null, capturing stdout and
- * stderr into o; at deadline (now_mono() seconds) the group is killed and o->timed_out set. Returns 0 when
- * the program ran (its status in o), -1 when it could not be started (the reason in o->err). Once it
- * exited, what a descendant of it still writes to the pipes (an ssh ControlPersist master keeps stderr) is
- * read for half a second at most. Prints nothing, so hosts can be handled on several threads at once.
+ * Run argv (PATH searched) with spawn_run in a process group of its own, stdin from /dev/null, capturing
+ * stdout and stderr into o; at deadline (now_mono() seconds) the group is killed (SIGKILL) and o->timed_out
+ * set. Returns 0 when the program ran (its status in o), -1 when it could not be started (o->err: "cannot
+ * run 'prog': reason"). Once it exited, what a descendant of it still writes to the pipes (an ssh
+ * ControlPersist master keeps stderr) is read for half a second at most, and the descendant is left
+ * running. Prints nothing, so hosts can be handled on several threads at once.
  */
 int remote_spawn(char *const *argv, double deadline, struct remote_out *o);
 

@@ -1,14 +1,12 @@
 /* report_plot.c: a metric against a parameter, as data and a gnuplot script, rendered by gnuplot. */
 #include <errno.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "report.h"
-
-extern char **environ;
+#include "spawn.h"
 
 /* Units of the metrics and parameters sweep knows, for axis labels. */
 static const char *const plot_units[][2] = {
@@ -91,20 +89,23 @@ static int write_file(const char *path, const char *text)
 static int run_gnuplot(const char *script)
 {
 	char *argv[] = { "gnuplot", (char *)script, NULL };
-	pid_t pid;
-	int rc, status;
+	/* gnuplot talks to the user: our stdin, stdout and stderr, our process group (Ctrl-C stops it too). */
+	struct spawn_opts o = {
+		.argv = argv,
+		.in = SPAWN_INHERIT,
+		.out = { .to = SPAWN_INHERIT },
+		.err = { .to = SPAWN_INHERIT },
+		.same_group = 1,
+	};
+	struct spawn_result res;
+	int ret = 0;
 
-	rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
-	if (rc == ENOENT)
-		return 1;
-	if (rc)
-		return error("cannot run gnuplot: %s", strerror(rc));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return error("waiting for gnuplot: %m");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return error("gnuplot failed on '%s'", script);
-	return 0;
+	if (spawn_run(&o, &res))
+		ret = res.exec_errno == ENOENT ? 1 : error("cannot run gnuplot: %s", strerror(res.exec_errno));
+	else if (!WIFEXITED(res.status) || WEXITSTATUS(res.status))
+		ret = error("gnuplot failed on '%s'", script);
+	spawn_result_release(&res);
+	return ret;
 }
 
 static int all_pow2(const struct plot *p)

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +14,13 @@
 #include <unistd.h>
 
 #include "plan_db.h"
+#include "spawn.h"
 #include "spec.h"
 #include "table.h"
+
+/* What a Slurm query's output may be: scontrol's lines are long (about 1 kB a job), and an array has a
+ * line per task. */
+#define SLURM_QUERY_MAX (4 << 20)
 
 /*
  * Tables of jobs, made on first use (outside the versioned schema: only databases of Slurm jobs have
@@ -231,65 +235,45 @@ static char *abs_path(const char *path)
 /* Run sbatch --parsable with script on its stdin; the job id into id. -1 after error(). */
 static int sbatch(const char *script, char *id, size_t n)
 {
-	int in[2], out[2], status;
-	char buf[256];
-	size_t len = 0;
-	ssize_t r;
-	pid_t pid;
-	void (*old_pipe)(int);
+	char *argv[] = { "sbatch", "--parsable", NULL };
+	/* sbatch's stderr is the user's: its message explains a failure. In our process group, as a
+	 * command typed at the terminal would be; no deadline (sbatch has its own timeouts). An sbatch that
+	 * exits early (bad option) closes its stdin: that is its error to report, not a SIGPIPE to die of. */
+	struct spawn_opts o = {
+		.argv = argv,
+		.in = SPAWN_CAPTURE,
+		.in_data = script,
+		.in_len = strlen(script),
+		.out = { .to = SPAWN_CAPTURE, .cap = 255 },
+		.err = { .to = SPAWN_INHERIT },
+		.same_group = 1,
+		.linger = 1.0,
+	};
+	struct spawn_result res;
+	const char *buf;
+	size_t len;
+	int ret = 0;
 
-	if (pipe(in))
-		return error("pipe: %s", strerror(errno));
-	if (pipe(out)) {
-		close(in[0]);
-		close(in[1]);
-		return error("pipe: %s", strerror(errno));
+	if (spawn_run(&o, &res)) {
+		error("cannot run sbatch: %s", strerror(res.exec_errno));
+		ret = error("sbatch failed (its message is above)");
+		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		for (int i = 0; i < 2; i++) {
-			close(in[i]);
-			close(out[i]);
-		}
-		return error("fork: %s", strerror(errno));
+	if (!WIFEXITED(res.status) || WEXITSTATUS(res.status)) {
+		ret = error("sbatch failed (its message is above)");
+		goto out;
 	}
-	if (!pid) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		execlp("sbatch", "sbatch", "--parsable", (char *)NULL);
-		fprintf(stderr, "sweep: cannot run sbatch: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	/* The script is a few kilobytes: sbatch reads it all before it answers. An sbatch that exits
-	 * early (bad option) closes the pipe: that is its error to report, not a SIGPIPE to die of. */
-	old_pipe = signal(SIGPIPE, SIG_IGN);
-	for (size_t off = 0, total = strlen(script); off < total; off += (size_t)r) {
-		r = write(in[1], script + off, total - off);
-		if (r <= 0)
-			break;
-	}
-	close(in[1]);
-	signal(SIGPIPE, old_pipe);
-	while (len < sizeof(buf) - 1 && (r = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)r;
-	buf[len] = '\0';
-	close(out[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return error("sbatch failed (its message is above)");
 	/* --parsable prints "jobid" or "jobid;cluster". */
+	buf = res.out.buf ? res.out.buf : "";
 	len = strspn(buf, "0123456789");
-	if (!len || len >= n)
-		return error("sbatch printed no job id: '%.100s'", buf);
+	if (!len || len >= n) {
+		ret = error("sbatch printed no job id: '%.100s'", buf);
+		goto out;
+	}
 	snprintf(id, n, "%.*s", (int)len, buf);
-	return 0;
+out:
+	spawn_result_release(&res);
+	return ret;
 }
 
 /* Plan the spec into the sweep's database, and for an array each shard's own database from it. */
@@ -471,46 +455,69 @@ static int cmp_state(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Run a Slurm query: stdout, capped, into out ("" when it could not run or failed). Ten seconds at most,
+ * then SIGTERM (and SIGKILL 2 s later) to its process group: a slurmctld that does not answer must not
+ * hang `sweep status`. Its stderr is dropped: the caller says "unknown" when it learns nothing. */
+static void slurm_query(char **argv, struct strbuf *out)
+{
+	struct spawn_opts o = {
+		.argv = argv,
+		.out = { .to = SPAWN_CAPTURE, .cap = SLURM_QUERY_MAX },
+		.deadline = now_mono() + 10,
+		.term_grace = 2,
+		.linger = 1,
+	};
+	struct spawn_result res;
+
+	if (!spawn_run(&o, &res) && res.out.len)
+		sb_add(out, res.out.buf, res.out.len);
+	spawn_result_release(&res);
+}
+
 /* The states Slurm gives for job id (array tasks each), e.g. "RUNNING" or "5_0 COMPLETED, 5_1 RUNNING". */
 static void job_state(const char *id, struct strbuf *out)
 {
+	char *squeue[] = { "squeue", "-h", "-j", (char *)id, "-o", "%i %T", NULL };
+	char *scontrol[] = { "scontrol", "-o", "show", "job", (char *)id, NULL };
 	struct states st = { 0 };
-	char *cmd, line[512];
-	FILE *f;
+	struct strbuf text = STRBUF_INIT;
+	char *line, *next;
 
 	/* squeue knows jobs in the queue; scontrol also those finished less than MinJobAge ago. */
-	cmd = xasprintf("timeout 10 squeue -h -j %s -o '%%i %%T' 2>/dev/null", id);
-	f = popen(cmd, "r");
-	free(cmd);
-	while (f && fgets(line, sizeof(line), f)) {
-		size_t n = strcspn(line, " ");
+	slurm_query(squeue, &text);
+	for (line = text.buf; line && *line; line = next) {
+		size_t n;
 
-		line[strcspn(line, "\n")] = '\0';
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		n = strcspn(line, " ");
 		if (line[n])
 			add_state(&st, id, line, n, line + n + 1, strlen(line + n + 1));
 	}
-	if (f)
-		pclose(f);
 	if (!st.n) {
-		cmd = xasprintf("timeout 10 scontrol -o show job %s 2>/dev/null", id);
-		f = popen(cmd, "r");
-		free(cmd);
-		while (f && fgets(line, sizeof(line), f)) {
-			char *state = strstr(line, " JobState="), *task = strstr(line, " ArrayTaskId=");
-			char *aj = strstr(line, " ArrayJobId="), tid[64];
+		sb_reset(&text);
+		slurm_query(scontrol, &text);
+		for (line = text.buf; line && *line; line = next) {
+			char *state, *task, *aj, tid[64];
 
+			next = line + strcspn(line, "\n");
+			if (*next)
+				*next++ = '\0';
+			state = strstr(line, " JobState=");
+			task = strstr(line, " ArrayTaskId=");
+			aj = strstr(line, " ArrayJobId=");
 			if (!state)
 				continue;
 			if (task && aj)
 				snprintf(tid, sizeof(tid), "%.*s_%.*s", (int)strcspn(aj + 12, " "), aj + 12,
-					 (int)strcspn(task + 13, " \n"), task + 13);
+					 (int)strcspn(task + 13, " "), task + 13);
 			else
 				snprintf(tid, sizeof(tid), "%s", id);
-			add_state(&st, id, tid, strlen(tid), state + 10, strcspn(state + 10, " \n"));
+			add_state(&st, id, tid, strlen(tid), state + 10, strcspn(state + 10, " "));
 		}
-		if (f)
-			pclose(f);
 	}
+	sb_release(&text);
 	if (st.n)
 		qsort(st.v, st.n, sizeof(*st.v), cmp_state);
 	for (size_t i = 0; i < st.n; i++) {
