@@ -1,5 +1,8 @@
 /* executor_loop.c: the executor process: a worker's cells run here, one at a time, so that a cell that
  * crashes, hangs or breaks the GPU context takes this process with it and not the MPI rank. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +26,10 @@ struct gang_cache {
 };
 
 struct loop {
-	int fd;
+	int fd;                /* the link to the worker */
+	int data;              /* the data pipe's write end (non-blocking): one record per result */
+	int unrung;            /* records written since the last LINK_DUE */
+	double first_unrung;
 	struct executor w;
 	struct spec spec;
 	struct gang_cache *gangs;
@@ -159,6 +165,10 @@ static int init(struct loop *l, int *have_spec)
 	if (link_recv(l->fd, &tag, &l->buf, -1) != 1 || tag != LINK_INIT ||
 	    msg_get_init(l->buf.buf, l->buf.len, &x))
 		return error("executor: no INIT from the worker");
+	if ((l->data = link_recv_fd(l->fd, 60)) < 0 || fcntl(l->data, F_SETFL, O_NONBLOCK)) {
+		exec_init_release(&x);
+		return error("executor: no data pipe from the worker");
+	}
 	if (spec_parse(x.spec_path, x.spec_text, strlen(x.spec_text), &l->spec))
 		goto out;
 	*have_spec = 1;
@@ -195,24 +205,60 @@ out:
 	return ret;
 }
 
+/* Ring the worker: the records written so far are for the master. */
+static int ring(struct loop *l)
+{
+	l->unrung = 0;
+	return link_send(l->fd, LINK_DUE, "", 0);
+}
+
+/* r's record into the data pipe at once (a crash in a later cell loses nothing), and a ring when the
+ * master should have the results now (worker_results_due: a long cell's at once, short ones together).
+ * A full pipe rings first, so that the worker empties it. */
+static int put_result(struct loop *l, const struct result *r, int last, int must_ring)
+{
+	size_t off = 0;
+
+	sb_reset(&l->out);
+	msg_record_put(&l->out, r);
+	while (off < l->out.len) {
+		ssize_t n = write(l->data, l->out.buf + off, l->out.len - off);
+
+		if (n > 0) {
+			off += (size_t)n;
+		} else if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { l->data, POLLOUT, 0 };
+
+			if (l->unrung && ring(l))
+				return -1;
+			poll(&p, 1, 1000);
+		} else if (!(n < 0 && errno == EINTR)) {
+			return -1;
+		}
+	}
+	if (!l->unrung++)
+		l->first_unrung = now_mono();
+	if (must_ring || worker_results_due(last, r->wall, now_mono() - l->first_unrung, l->unrung))
+		return ring(l);
+	return 0;
+}
+
 /*
- * One TASKS message: its cells in order, results sent back batched as the master wants them (a long
- * cell's at once). After a failed cell whose GPU context is left broken (a sticky CUDA error), the
- * results so far go back and the process ends with EXECUTOR_EXIT_BROKEN: its worker starts a fresh one
- * for the cells after it. Returns 0, 1 when the process must end so, or -1 when the link broke.
+ * One TASKS message: its cells in order, each result into the data pipe as it is made. After a failed
+ * cell whose GPU context is left broken (a sticky CUDA error), the process ends with
+ * EXECUTOR_EXIT_BROKEN once the worker was rung: its worker starts a fresh one for the cells after it.
+ * Returns 0, 1 when the process must end so, or -1 when the link broke.
  */
 static int run_tasks(struct loop *l, struct task *tasks, int n)
 {
 	const struct kernel_ops *k = l->spec.kernel ? kernel_find(l->spec.kernel) : NULL;
-	double first_unsent = 0;
 	int broken = 0, gpu_cells = k && k->place == KERNEL_CUDA;
 
-	msg_results_init(&l->out);
 	for (int i = 0; i < n; i++) {
 		struct task *t = &tasks[i];
 		struct result r;
 		char err[256];
-		double wall;
+		int rc;
 
 		result_init(&r);
 		l->w.gang_size = 1;
@@ -233,17 +279,10 @@ static int run_tasks(struct loop *l, struct task *tasks, int n)
 		}
 		r.cell = t->cell;
 		r.worker = l->w.rank;
-		if (!msg_results_count(&l->out))
-			first_unsent = now_mono();
-		msg_results_add(&l->out, &r);
-		wall = r.wall;
+		rc = put_result(l, &r, i == n - 1, broken);
 		result_release(&r);
-		if (broken || worker_results_due(i == n - 1, wall, now_mono() - first_unsent,
-						 msg_results_count(&l->out))) {
-			if (link_send(l->fd, LINK_RESULTS, l->out.buf, l->out.len))
-				return -1;
-			msg_results_init(&l->out);
-		}
+		if (rc)
+			return -1;
 		if (broken)
 			return 1;
 	}
@@ -252,7 +291,7 @@ static int run_tasks(struct loop *l, struct task *tasks, int n)
 
 int executor_loop(int fd)
 {
-	struct loop l = { .fd = fd, .buf = STRBUF_INIT, .out = STRBUF_INIT };
+	struct loop l = { .fd = fd, .data = -1, .buf = STRBUF_INIT, .out = STRBUF_INIT };
 	int have_spec = 0, ret = 1, tag;
 
 	/* This process lives for its worker: when the rank dies (killed by mpirun, say), so does it. A
@@ -292,5 +331,7 @@ out:
 		spec_release(&l.spec);
 	sb_release(&l.buf);
 	sb_release(&l.out);
+	if (l.data >= 0)
+		close(l.data);
 	return ret;
 }

@@ -1,4 +1,6 @@
-/* link.h: framed messages over a stream socket between a worker rank and its executor process. */
+/* link.h: framed messages over a stream socket between a worker rank and its executor process, and the
+ * data pipe beside it: the executor writes each result there as it is made (a crash loses none), and
+ * rings the worker (LINK_DUE) only when the master should have them. */
 #ifndef SWEEP_LINK_H
 #define SWEEP_LINK_H
 
@@ -10,7 +12,7 @@ enum link_tag {
 	LINK_INIT = 1,         /* worker -> executor: the spec and where it runs (link_init_*) */
 	LINK_HELLO,            /* executor -> worker: its hello (msg_put_hello), after binding and facts */
 	LINK_TASKS,            /* worker -> executor: cells to run in order (msg_put_tasks) */
-	LINK_RESULTS,          /* executor -> worker: results of the oldest cells (msg_results_*) */
+	LINK_DUE,              /* executor -> worker: results wait in the data pipe: take them now */
 	LINK_BLOB,             /* a gang's bootstrap blob: the leader's executor -> worker, worker -> member */
 	LINK_QUIT              /* worker -> executor: exit now */
 };
@@ -25,5 +27,9 @@ int link_recv(int fd, int *tag, struct strbuf *buf, double timeout);
 
 /* 1 when a message (or the end of the link) can be read from fd now. */
 int link_ready(int fd);
+
+/* Hand an open file descriptor to the peer (SCM_RIGHTS), or take one: the fd, or -1. */
+int link_send_fd(int sock, int fd);
+int link_recv_fd(int sock, double timeout);
 
 #endif

@@ -120,7 +120,7 @@ static int count_absent(struct master *m)
 			present |= m->w[r].hello.host && !strcmp(m->w[r].hello.host, s->hosts[i]);
 		if (!present) {
 			warning("host '%s' named in the spec is not in this run: its cells wait", s->hosts[i]);
-			m->stats->waiting += templates;
+			m->stats->absent += templates;
 		}
 	}
 	return 0;

@@ -22,7 +22,8 @@ struct master_opts {
 struct master_stats {
 	uint64_t pending;          /* cells to run at start */
 	uint64_t ok, failed, quarantined;   /* results ok; failed attempts; cells quarantined in this run */
-	uint64_t waiting;          /* cells left for hosts or GPUs not in this run */
+	uint64_t waiting;          /* planned cells left for hosts, GPUs or gangs this run does not have */
+	uint64_t absent;           /* replicas not even made: hosts named in hosts: that are not in this run */
 	double seconds;
 };
 

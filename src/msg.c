@@ -379,17 +379,54 @@ int msg_results_count(const struct strbuf *sb)
 	return (int)get_u32(&c);
 }
 
-void msg_results_add(struct strbuf *sb, const struct result *r)
+void msg_record_put(struct strbuf *sb, const struct result *r)
 {
 	size_t at = sb->len;
-	uint32_t n = (uint32_t)msg_results_count(sb) + 1;
 
 	put_u32(sb, 0);
 	msg_put_result(sb, r);
-	for (int b = 0; b < 4; b++) {
+	for (int b = 0; b < 4; b++)
 		sb->buf[at + b] = (char)(((sb->len - at - 4) >> (8 * b)) & 0xff);
+}
+
+static void results_bump(struct strbuf *sb)
+{
+	uint32_t n = (uint32_t)msg_results_count(sb) + 1;
+
+	for (int b = 0; b < 4; b++)
 		sb->buf[b] = (char)((n >> (8 * b)) & 0xff);
-	}
+}
+
+void msg_results_add(struct strbuf *sb, const struct result *r)
+{
+	msg_record_put(sb, r);
+	results_bump(sb);
+}
+
+void msg_results_add_record(struct strbuf *sb, const char *rec, size_t len)
+{
+	sb_add(sb, rec, len);
+	results_bump(sb);
+}
+
+int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_status *status, double *wall)
+{
+	struct cursor c = { rec, rec + len, 0 };
+	uint32_t size = get_u32(&c), n;
+
+	if (c.bad || size != len - 4)
+		return -1;
+	*cell = get_i64(&c);
+	get_u32(&c);   /* worker */
+	*status = (enum result_status)get_u32(&c);
+	n = get_u32(&c);   /* the error's length */
+	if (n != 0xffffffffu && !c.bad && (size_t)(c.end - c.p) >= n)
+		c.p += n;
+	else if (n != 0xffffffffu)
+		c.bad = 1;
+	get_f64(&c);   /* started */
+	*wall = get_f64(&c);
+	return c.bad || *status > RESULT_TIMEOUT ? -1 : 0;
 }
 
 int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, void *data), void *data)

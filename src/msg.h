@@ -55,5 +55,12 @@ void msg_results_init(struct strbuf *sb);
 void msg_results_add(struct strbuf *sb, const struct result *r);
 int msg_results_count(const struct strbuf *sb);
 int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, void *data), void *data);
+/* One result's record as a RESULT message holds it: a 4-byte size, then msg_put_result's bytes. The
+ * executor writes such records to its data pipe; the worker adds them to its message unchanged
+ * (msg_results_add_record) after reading what it needs without decoding the rest (msg_record_peek:
+ * 0, or -1 when rec is not a whole record). */
+void msg_record_put(struct strbuf *sb, const struct result *r);
+int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_status *status, double *wall);
+void msg_results_add_record(struct strbuf *sb, const char *rec, size_t len);
 
 #endif

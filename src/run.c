@@ -115,15 +115,15 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 				" FROM cells WHERE sweep = ?1 AND state != 'template'", bind, 1, 1, count_row, n))
 			goto out;
 	}
-	n[2] += stats.waiting;
+	n[2] += stats.absent;   /* the waiting cells that are planned rows are counted already */
 	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
 	fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
 		"%llu failed attempts in %.2f s\n", s->name, (unsigned long long)n[0], (unsigned long long)n[1],
 		(unsigned long long)n[2], (unsigned long long)stats.ok, (unsigned long long)stats.failed,
 		stats.seconds);
-	if (n[2])
-		fprintf(stderr, "sweep: %llu cells wait for hosts or GPUs that were not in this run\n",
-			(unsigned long long)n[2]);
+	if (stats.waiting + stats.absent)
+		fprintf(stderr, "sweep: %llu cells wait for hosts, GPUs or gangs that were not in this run\n",
+			(unsigned long long)(stats.waiting + stats.absent));
 	res->ok = n[0];
 	res->quarantined = n[1];
 	res->not_run = n[2];

@@ -1,6 +1,8 @@
 /* worker.c: a worker rank: the spec and its hello, then the master's cells, run in order by an executor
  * process this rank supervises: a cell that crashes, hangs or breaks the GPU costs its attempt, and the
  * rank starts a fresh executor and goes on. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +29,17 @@ struct sup {
 	struct strbuf spec_text;   /* path, NUL, text: as the master sent it */
 	struct spec spec;
 	pid_t pid;                 /* the executor, or 0 */
-	int fd;
-	/* Cells sent to the executor and not answered, in order: fly[0] runs, since head_start. */
+	int fd;                    /* the link to it */
+	int data;                  /* the read end of its data pipe (non-blocking) */
+	struct strbuf pipe;        /* bytes read from it, not yet a whole record */
+	/* Cells sent to the executor and not answered, in order: fly[fhead] runs, since head_start; the
+	 * nfly cells from there are live (a pop moves fhead, an append compacts when it must grow). */
 	struct task *fly;
-	int nfly, alloc;
+	int fhead, nfly, alloc;
 	double head_start;
 	struct strbuf buf, out;
+	struct strbuf results;     /* results for the master not yet sent (msg_results_*), since first_unsent */
+	double first_unsent;
 	int restarts;
 };
 
@@ -86,10 +93,25 @@ static void executor_stop(struct sup *s, int kill_now, int *status)
 	else
 		spawn_kill(s->pid, 0, &st);
 	close(s->fd);
+	close(s->data);
 	s->pid = 0;
-	s->fd = -1;
+	s->fd = s->data = -1;
+	sb_reset(&s->pipe);
 	if (status)
 		*status = st;
+}
+
+/* The executor has ended (its link closed): reap it, but keep its data pipe to read what it wrote. */
+static void executor_stop_keep_pipe(struct sup *s, int *status)
+{
+	int st = 0;
+
+	if (spawn_wait(s->pid, now_mono() + 5, &st) != 0)
+		spawn_kill(s->pid, 0, &st);
+	close(s->fd);
+	s->pid = 0;
+	s->fd = -1;
+	*status = st;
 }
 
 /* Start an executor and hand it the spec; its hello into hello (the caller sends it to the master or, on
@@ -101,20 +123,31 @@ static int executor_start(struct sup *s, struct strbuf *hello)
 	struct exec_init x = { 0 };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t plen = strlen(s->spec_text.buf);
-	int sv[2], tag, rc;
+	int sv[2], pp[2], tag, rc;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return error("rank %d: socketpair: %m", s->rank);
+	if (pipe2(pp, O_CLOEXEC)) {
+		close(sv[0]);
+		close(sv[1]);
+		return error("rank %d: pipe: %m", s->rank);
+	}
+	/* Room for many short cells' records between two rings (the default is 64 KiB). */
+	fcntl(pp[1], F_SETPIPE_SZ, 1 << 20);
+	fcntl(pp[0], F_SETFL, O_NONBLOCK);
 	snprintf(fdnum, sizeof(fdnum), "%d", SPAWN_PASSED_FD);
 	argv[2] = fdnum;
 	rc = spawn_start(argv, sv[1], &s->pid);
 	close(sv[1]);
 	if (rc) {
 		close(sv[0]);
+		close(pp[0]);
+		close(pp[1]);
 		s->pid = 0;
 		return -1;
 	}
 	s->fd = sv[0];
+	s->data = pp[0];
 	x.rank = s->rank;
 	x.local_rank = comm_local_rank(s->c);
 	x.local_size = comm_local_size(s->c);
@@ -125,8 +158,9 @@ static int executor_start(struct sup *s, struct strbuf *hello)
 	x.spec_text = s->spec_text.buf + plen + 1;
 	sb_reset(&s->out);
 	msg_put_init(&s->out, &x);
-	if (link_send(s->fd, LINK_INIT, s->out.buf, s->out.len) ||
-	    link_recv(s->fd, &tag, hello, WORKER_HELLO_SECONDS) != 1 || tag != LINK_HELLO) {
+	rc = link_send(s->fd, LINK_INIT, s->out.buf, s->out.len) || link_send_fd(s->fd, pp[1]);
+	close(pp[1]);
+	if (rc || link_recv(s->fd, &tag, hello, WORKER_HELLO_SECONDS) != 1 || tag != LINK_HELLO) {
 		int st = 0;
 		char why[64];
 
@@ -144,7 +178,7 @@ static int send_fly(struct sup *s, int from)
 	int rc;
 
 	for (int i = from; i < s->nfly; i++)
-		v[i - from] = &s->fly[i];
+		v[i - from] = &s->fly[s->fhead + i];
 	sb_reset(&s->out);
 	msg_put_tasks(&s->out, (const struct task *const *)v, s->nfly - from);
 	free(v);
@@ -154,29 +188,85 @@ static int send_fly(struct sup *s, int from)
 
 static void fly_pop(struct sup *s)
 {
-	task_release(&s->fly[0]);
-	memmove(s->fly, s->fly + 1, (size_t)(s->nfly - 1) * sizeof(*s->fly));
-	s->nfly--;
+	task_release(&s->fly[s->fhead]);
+	s->fhead = --s->nfly ? s->fhead + 1 : 0;
 	s->head_start = now_mono();
 }
 
-/* The executor answered results: they are for the oldest cells, in order. */
-static int pop_result(struct result *r, void *data)
+/* Send the results held for the master: when the executor has no cell left, when the oldest has waited
+ * long enough, or when the last was a long cell (worker_results_due). */
+static int flush_results(struct sup *s, int force, double wall)
 {
-	struct sup *s = data;
-	int bad = !s->nfly || r->cell != s->fly[0].cell, failed_gang;
+	int n = msg_results_count(&s->results);
 
-	if (bad) {
+	if (!n || !(force || worker_results_due(!s->nfly, wall, now_mono() - s->first_unsent, n)))
+		return 0;
+	if (comm_worker_send(s->c, MSG_RESULT, s->results.buf, s->results.len))
+		return -1;
+	msg_results_init(&s->results);
+	return 0;
+}
+
+/* A result for the oldest cell in flight (taken over): held for the master, the cell popped. */
+static int hold_result(struct sup *s, struct result *r)
+{
+	int failed_gang;
+	double wall = r->wall;
+
+	if (!s->nfly || r->cell != s->fly[s->fhead].cell) {
 		error("rank %d: its executor returned cell %lld, not the one it runs", s->rank, (long long)r->cell);
 		result_release(r);
 		return -1;
 	}
-	failed_gang = s->fly[0].gang_size > 1 && r->status != RESULT_OK;
+	failed_gang = s->fly[s->fhead].gang_size > 1 && r->status != RESULT_OK;
+	if (!msg_results_count(&s->results))
+		s->first_unsent = now_mono();
+	msg_results_add(&s->results, r);
 	result_release(r);
 	fly_pop(s);
-	/* A failed collective may have left the members' communicators and processes in any state: the
-	 * next gang of these workers starts on fresh executors. */
-	return failed_gang ? 1 : 0;
+	return flush_results(s, failed_gang, wall) ? -1 : failed_gang;
+}
+
+/* Take every whole record the data pipe holds now (to its end, when the executor is gone), each for
+ * the oldest cell in flight. 0, 1 when a gang cell failed (its members start afresh), -1. */
+static int drain(struct sup *s)
+{
+	char chunk[65536];
+	int ret = 0;
+
+	for (;;) {
+		ssize_t n = read(s->data, chunk, sizeof(chunk));
+
+		if (n > 0) {
+			sb_add(&s->pipe, chunk, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		break;   /* EAGAIN: nothing more now; 0: the executor is gone */
+	}
+	while (s->pipe.len >= 4) {
+		uint32_t size = (uint32_t)(unsigned char)s->pipe.buf[0] | (uint32_t)(unsigned char)s->pipe.buf[1] << 8 |
+				(uint32_t)(unsigned char)s->pipe.buf[2] << 16 |
+				(uint32_t)(unsigned char)s->pipe.buf[3] << 24;
+		size_t rec = 4 + (size_t)size;
+		int64_t cell;
+		enum result_status st;
+		double wall;
+
+		if (s->pipe.len < rec)
+			break;
+		if (msg_record_peek(s->pipe.buf, rec, &cell, &st, &wall) || !s->nfly || cell != s->fly[s->fhead].cell)
+			return error("rank %d: its executor returned a result that is not the running cell's", s->rank);
+		if (!msg_results_count(&s->results))
+			s->first_unsent = now_mono();
+		msg_results_add_record(&s->results, s->pipe.buf, rec);
+		ret |= s->fly[s->fhead].gang_size > 1 && st != RESULT_OK;
+		fly_pop(s);
+		memmove(s->pipe.buf, s->pipe.buf + rec, s->pipe.len - rec);
+		s->pipe.len -= rec;
+	}
+	return ret;
 }
 
 /* A fresh executor for the cells in flight: a broken one was stopped. -1 after error(). */
@@ -202,17 +292,12 @@ static int executor_lost(struct sup *s, enum result_status st, const char *why)
 
 	if (s->nfly) {
 		result_init(&r);
-		r.cell = s->fly[0].cell;
+		r.cell = s->fly[s->fhead].cell;
 		r.worker = s->rank;
 		r.started = now_wall() - (now_mono() - s->head_start);
 		r.wall = now_mono() - s->head_start;
 		result_fail(&r, st, "%s", why);
-		sb_reset(&s->out);
-		msg_results_init(&s->out);
-		msg_results_add(&s->out, &r);
-		result_release(&r);
-		fly_pop(s);
-		if (comm_worker_send(s->c, MSG_RESULT, s->out.buf, s->out.len))
+		if (hold_result(s, &r) < 0 || flush_results(s, 1, 0))
 			return -1;
 	}
 	return executor_restart(s);
@@ -225,10 +310,17 @@ static int from_executor(struct sup *s)
 	char why[96];
 
 	if (rc < 0) {
-		int st = 0;
+		int st = 0, gang;
 
-		executor_stop(s, 1, &st);
-		/* An executor that ends on a broken GPU context sent the failed cell's result first. */
+		/* What it finished before it ended is in the pipe: only the cell it was running is lost. */
+		executor_stop_keep_pipe(s, &st);
+		gang = drain(s);
+		close(s->data);
+		s->data = -1;
+		sb_reset(&s->pipe);
+		if (gang < 0 || flush_results(s, 1, 0))
+			return -1;
+		/* An executor that ends on a broken GPU context wrote the failed cell's result first. */
 		if (WIFEXITED(st) && WEXITSTATUS(st) == EXECUTOR_EXIT_BROKEN)
 			return executor_restart(s);
 		exit_cause(st, why, sizeof(why));
@@ -238,12 +330,10 @@ static int from_executor(struct sup *s)
 		return 0;
 	if (tag == LINK_BLOB)
 		return comm_worker_send(s->c, MSG_GANG_BLOB, s->buf.buf, s->buf.len);
-	if (tag != LINK_RESULTS)
+	if (tag != LINK_DUE)
 		return error("rank %d: unexpected message %d from its executor", s->rank, tag);
-	rc = msg_results_each(s->buf.buf, s->buf.len, pop_result, s);
-	if (rc < 0)
-		return error("rank %d: malformed results from its executor", s->rank);
-	if (comm_worker_send(s->c, MSG_RESULT, s->buf.buf, s->buf.len))
+	rc = drain(s);
+	if (rc < 0 || flush_results(s, 1, 0))
 		return -1;
 	if (rc > 0) {
 		executor_stop(s, 1, NULL);
@@ -261,15 +351,19 @@ static int from_master(struct sup *s, int tag, int *end)
 
 	if (tag == MSG_STOP || tag == MSG_NEXT) {
 		*end = tag == MSG_NEXT;
-		return 0;
+		return flush_results(s, 1, 0);
 	}
 	if (tag == MSG_GANG_BLOB)
 		return link_send(s->fd, LINK_BLOB, s->buf.buf, s->buf.len) ? error("rank %d: its executor is gone",
 										   s->rank) : 0;
 	if (tag != MSG_TASK || msg_get_tasks(s->buf.buf, s->buf.len, &tasks, &n))
 		return error("rank %d: malformed task (message %d)", s->rank, tag);
-	ALLOC_GROW(s->fly, (size_t)(s->nfly + n), s->alloc);
-	memcpy(s->fly + s->nfly, tasks, (size_t)n * sizeof(*tasks));
+	if (s->fhead + s->nfly + n > (int)s->alloc && s->fhead) {
+		memmove(s->fly, s->fly + s->fhead, (size_t)s->nfly * sizeof(*s->fly));
+		s->fhead = 0;
+	}
+	ALLOC_GROW(s->fly, (size_t)(s->fhead + s->nfly + n), s->alloc);
+	memcpy(s->fly + s->fhead + s->nfly, tasks, (size_t)n * sizeof(*tasks));
 	s->nfly += n;
 	free(tasks);
 	if (was_idle)
@@ -288,7 +382,7 @@ static int from_master(struct sup *s, int tag, int *end)
 
 int worker_session(struct comm *c, int *next)
 {
-	struct sup s = { .c = c, .rank = comm_rank(c), .fd = -1 };
+	struct sup s = { .c = c, .rank = comm_rank(c), .fd = -1, .data = -1 };
 	struct strbuf hello = STRBUF_INIT;
 	int tag, rc, ret = -1, have_spec = 0, end = -1;
 	size_t plen;
@@ -313,16 +407,17 @@ int worker_session(struct comm *c, int *next)
 	have_spec = 1;
 	if (executor_start(&s, &hello) || comm_worker_send(c, MSG_HELLO, hello.buf, hello.len))
 		goto out;
+	msg_results_init(&s.results);
 	while (end < 0) {
 		double wait = 3600;
 
 		if (s.nfly) {
-			wait = s.head_start + cell_limit(&s.spec, &s.fly[0]) - now_mono();
+			wait = s.head_start + cell_limit(&s.spec, &s.fly[s.fhead]) - now_mono();
 			if (wait <= 0) {
 				char why[96];
 
 				snprintf(why, sizeof(why), "hung: no result within %.0f s; its executor was killed",
-					 cell_limit(&s.spec, &s.fly[0]));
+					 cell_limit(&s.spec, &s.fly[s.fhead]));
 				executor_stop(&s, 1, NULL);
 				if (executor_lost(&s, RESULT_TIMEOUT, why))
 					goto out;
@@ -338,13 +433,15 @@ int worker_session(struct comm *c, int *next)
 out:
 	executor_stop(&s, s.nfly > 0, NULL);
 	for (int i = 0; i < s.nfly; i++)
-		task_release(&s.fly[i]);
+		task_release(&s.fly[s.fhead + i]);
 	free(s.fly);
 	if (have_spec)
 		spec_release(&s.spec);
 	sb_release(&s.spec_text);
 	sb_release(&s.buf);
 	sb_release(&s.out);
+	sb_release(&s.results);
+	sb_release(&s.pipe);
 	sb_release(&hello);
 	return ret;
 }
