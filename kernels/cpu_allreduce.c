@@ -1,4 +1,5 @@
 /* cpu_allreduce.c: an all-reduce among a gang of workers over TCP, the CPU twin of the NCCL gangs. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static const struct param_def params[] = {
 	{ "op", PARAM_STR, "sum", "reduction", "sum|max|min" },
 	{ "gpus", PARAM_INT, "2", "workers one cell uses (the gang's size)", NULL },
 	{ "hang", PARAM_INT, "-1", "gang rank that stalls until the cell's timeout (tests timeouts); -1 none", NULL },
+	{ "crash", PARAM_INT, "-1", "gang rank whose process dies (SIGSEGV) on its first launch; -1 none", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -76,6 +78,9 @@ static int reduce(struct kctx *ctx, const void *send, void *recv, long count, in
 static int launch(struct kctx *ctx)
 {
 	struct allreduce *a = ctx->priv;
+
+	if (ctx->gang_rank == kparam_long(ctx, "crash"))
+		raise(SIGSEGV);
 
 	if (ctx->gang_rank == kparam_long(ctx, "hang")) {
 		/* Stall until the watchdog cancels this cell, then join so that nobody's call stays pending. */

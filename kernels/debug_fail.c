@@ -5,8 +5,8 @@
 #include <unistd.h>
 #include "kernel.h"
 
-enum fail_mode { FAIL_ERROR, FAIL_ABORT, FAIL_SEGV, FAIL_HANG, FAIL_EXIT, FAIL_OK };
-static const char *const fail_mode_names[] = { "error", "abort", "segv", "hang", "exit", "ok", NULL };
+enum fail_mode { FAIL_ERROR, FAIL_ABORT, FAIL_SEGV, FAIL_HANG, FAIL_EXIT, FAIL_OK, FAIL_STUCK };
+static const char *const fail_mode_names[] = { "error", "abort", "segv", "hang", "exit", "ok", "stuck", NULL };
 
 struct fail_state {
 	enum fail_mode mode;
@@ -16,7 +16,7 @@ struct fail_state {
 
 static const struct param_def fail_params[] = {
 	{ .name = "mode", .type = PARAM_STR, .def = "error", .doc = "what a launch does",
-	  .choices = "error|abort|segv|hang|exit|ok" },
+	  .choices = "error|abort|segv|hang|exit|ok|stuck" },
 	{ .name = "on", .type = PARAM_STR, .def = "",
 	  .doc = "fail only in cells where this \"name=value\" holds (\"\": every cell)" },
 	{ .name = "i", .type = PARAM_INT, .def = "0", .doc = "a free axis, to make many cells" },
@@ -99,6 +99,10 @@ static int fail_launch(struct kctx *ctx)
 		_exit(7);
 	case FAIL_OK:
 		return 0;
+	case FAIL_STUCK:
+		/* Deaf to its cancel flag, like a kernel spinning on the GPU: only a kill ends it. */
+		for (;;)
+			pause();
 	}
 	BUG("debug.fail: mode %d", s->mode);
 }
@@ -111,7 +115,8 @@ static void fail_teardown(struct kctx *ctx)
 
 const struct kernel_ops kernel_debug_fail = {
 	.name = "debug.fail",
-	.doc = "fail on purpose: error, abort, segv, hang or exit, in every cell or where on= holds",
+	.doc = "fail on purpose: error, abort, segv, hang (until cancelled), stuck (until killed) or exit, in every "
+	       "cell or where on= holds",
 	.params = fail_params,
 	.place = KERNEL_CPU,
 	.gpus = 1,

@@ -12,12 +12,13 @@
  * samples each stay far below it). */
 #define LINK_MAX (1u << 30)
 
+/* send(), not write(): a peer that died must not kill this process with SIGPIPE. */
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;

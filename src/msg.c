@@ -409,7 +409,8 @@ void msg_results_add_record(struct strbuf *sb, const char *rec, size_t len)
 	results_bump(sb);
 }
 
-int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_status *status, double *wall)
+int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_status *status, double *started,
+		    double *wall)
 {
 	struct cursor c = { rec, rec + len, 0 };
 	uint32_t size = get_u32(&c), n;
@@ -424,7 +425,7 @@ int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_stat
 		c.p += n;
 	else if (n != 0xffffffffu)
 		c.bad = 1;
-	get_f64(&c);   /* started */
+	*started = get_f64(&c);
 	*wall = get_f64(&c);
 	return c.bad || *status > RESULT_TIMEOUT ? -1 : 0;
 }

@@ -3,6 +3,7 @@
  * rank starts a fresh executor and goes on. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,17 +253,21 @@ static int drain(struct sup *s)
 		size_t rec = 4 + (size_t)size;
 		int64_t cell;
 		enum result_status st;
-		double wall;
+		double started, wall;
 
 		if (s->pipe.len < rec)
 			break;
-		if (msg_record_peek(s->pipe.buf, rec, &cell, &st, &wall) || !s->nfly || cell != s->fly[s->fhead].cell)
+		if (msg_record_peek(s->pipe.buf, rec, &cell, &st, &started, &wall) || !s->nfly ||
+		    cell != s->fly[s->fhead].cell)
 			return error("rank %d: its executor returned a result that is not the running cell's", s->rank);
 		if (!msg_results_count(&s->results))
 			s->first_unsent = now_mono();
 		msg_results_add_record(&s->results, s->pipe.buf, rec);
 		ret |= s->fly[s->fhead].gang_size > 1 && st != RESULT_OK;
 		fly_pop(s);
+		/* The next cell started when this one ended, maybe well before the worker read it. */
+		if (started > 0 && wall >= 0)
+			s->head_start = fmin(s->head_start, now_mono() - (now_wall() - (started + wall)));
 		memmove(s->pipe.buf, s->pipe.buf + rec, s->pipe.len - rec);
 		s->pipe.len -= rec;
 	}
@@ -303,29 +308,33 @@ static int executor_lost(struct sup *s, enum result_status st, const char *why)
 	return executor_restart(s);
 }
 
+/* The executor is gone (its link broke): what it finished is in the pipe, so only the cell it was running
+ * is lost; an executor that ended on a broken GPU context wrote that cell's result too. */
+static int executor_died(struct sup *s)
+{
+	int st = 0, gang;
+	char why[96];
+
+	executor_stop_keep_pipe(s, &st);
+	gang = drain(s);
+	close(s->data);
+	s->data = -1;
+	sb_reset(&s->pipe);
+	if (gang < 0 || flush_results(s, 1, 0))
+		return -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == EXECUTOR_EXIT_BROKEN)
+		return executor_restart(s);
+	exit_cause(st, why, sizeof(why));
+	return executor_lost(s, RESULT_ERROR, why);
+}
+
 /* What the executor said, or that it is gone. */
 static int from_executor(struct sup *s)
 {
 	int tag, rc = link_recv(s->fd, &tag, &s->buf, 0);
-	char why[96];
 
-	if (rc < 0) {
-		int st = 0, gang;
-
-		/* What it finished before it ended is in the pipe: only the cell it was running is lost. */
-		executor_stop_keep_pipe(s, &st);
-		gang = drain(s);
-		close(s->data);
-		s->data = -1;
-		sb_reset(&s->pipe);
-		if (gang < 0 || flush_results(s, 1, 0))
-			return -1;
-		/* An executor that ends on a broken GPU context wrote the failed cell's result first. */
-		if (WIFEXITED(st) && WEXITSTATUS(st) == EXECUTOR_EXIT_BROKEN)
-			return executor_restart(s);
-		exit_cause(st, why, sizeof(why));
-		return executor_lost(s, RESULT_ERROR, why);
-	}
+	if (rc < 0)
+		return executor_died(s);
 	if (rc == 0)
 		return 0;
 	if (tag == LINK_BLOB)
@@ -354,8 +363,7 @@ static int from_master(struct sup *s, int tag, int *end)
 		return flush_results(s, 1, 0);
 	}
 	if (tag == MSG_GANG_BLOB)
-		return link_send(s->fd, LINK_BLOB, s->buf.buf, s->buf.len) ? error("rank %d: its executor is gone",
-										   s->rank) : 0;
+		return link_send(s->fd, LINK_BLOB, s->buf.buf, s->buf.len) ? executor_died(s) : 0;
 	if (tag != MSG_TASK || msg_get_tasks(s->buf.buf, s->buf.len, &tasks, &n))
 		return error("rank %d: malformed task (message %d)", s->rank, tag);
 	if (s->fhead + s->nfly + n > (int)s->alloc && s->fhead) {
@@ -368,15 +376,10 @@ static int from_master(struct sup *s, int tag, int *end)
 	free(tasks);
 	if (was_idle)
 		s->head_start = now_mono();
-	/* The master's bytes as they came: the executor decodes the same encoding. */
-	if (link_send(s->fd, LINK_TASKS, s->buf.buf, s->buf.len)) {
-		int st = 0;
-		char why[96];
-
-		executor_stop(s, 1, &st);
-		exit_cause(st, why, sizeof(why));
-		return executor_lost(s, RESULT_ERROR, why);
-	}
+	/* The master's bytes as they came: the executor decodes the same encoding. A dead executor's end is
+	 * handled here (it sent nothing more); the new one gets every cell in flight. */
+	if (link_send(s->fd, LINK_TASKS, s->buf.buf, s->buf.len))
+		return executor_died(s);
 	return 0;
 }
 
@@ -414,8 +417,14 @@ int worker_session(struct comm *c, int *next)
 		if (s.nfly) {
 			wait = s.head_start + cell_limit(&s.spec, &s.fly[s.fhead]) - now_mono();
 			if (wait <= 0) {
+				int64_t head = s.fly[s.fhead].cell;
 				char why[96];
 
+				/* Short cells finished before it may wait in the pipe, not yet rung for. */
+				if (drain(&s) < 0 || flush_results(&s, 1, 0))
+					goto out;
+				if (!s.nfly || s.fly[s.fhead].cell != head)
+					continue;
 				snprintf(why, sizeof(why), "hung: no result within %.0f s; its executor was killed",
 					 cell_limit(&s.spec, &s.fly[s.fhead]));
 				executor_stop(&s, 1, NULL);

@@ -77,25 +77,26 @@ static void test_records(void)
 	struct result r;
 	enum result_status st;
 	int64_t cell;
-	double wall;
+	double started, wall;
 
 	result_init(&r);
 	r.cell = 42;
 	r.worker = 3;
 	r.wall = 0.125;
+	r.started = 1.7e9;
 	result_add_sample(&r, 0.5, 0);
 	result_fail(&r, RESULT_TIMEOUT, "took too long");
 	msg_record_put(&rec1, &r);
-	CHECK_INT(msg_record_peek(rec1.buf, rec1.len, &cell, &st, &wall), 0, "peek a record");
-	CHECK(cell == 42 && st == RESULT_TIMEOUT && wall == 0.125, "cell %lld, status %d, wall %g", (long long)cell,
-	      st, wall);
-	CHECK_INT(msg_record_peek(rec1.buf, rec1.len - 1, &cell, &st, &wall), -1, "a cut record is refused");
+	CHECK_INT(msg_record_peek(rec1.buf, rec1.len, &cell, &st, &started, &wall), 0, "peek a record");
+	CHECK(cell == 42 && st == RESULT_TIMEOUT && wall == 0.125 && started == 1.7e9,
+	      "cell %lld, status %d, started %g, wall %g", (long long)cell, st, started, wall);
+	CHECK_INT(msg_record_peek(rec1.buf, rec1.len - 1, &cell, &st, &started, &wall), -1, "a cut record is refused");
 	result_release(&r);
 	result_init(&r);
 	r.cell = 43;
 	r.wall = 2;
 	msg_record_put(&rec2, &r);
-	CHECK_INT(msg_record_peek(rec2.buf, rec2.len, &cell, &st, &wall), 0, "peek a record without an error");
+	CHECK_INT(msg_record_peek(rec2.buf, rec2.len, &cell, &st, &started, &wall), 0, "peek a record without an error");
 	CHECK(cell == 43 && st == RESULT_OK && wall == 2, "cell %lld, status %d, wall %g", (long long)cell, st, wall);
 	/* Records as the pipe carries them become a RESULT message unchanged. */
 	msg_results_init(&msg);
