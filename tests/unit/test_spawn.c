@@ -74,13 +74,20 @@ static const int watched_sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, S
 static int child_main(const char *mode)
 {
 	struct strbuf sb = STRBUF_INIT;
+	char link[256];
+	ssize_t n;
 
+	alarm(60);   /* a child the test forgot ends anyway (SIGALRM) */
 	if (!strcmp(mode, "--fds")) {          /* its fds on stdout */
 		child_fds(&sb);
 		put(1, sb.buf);
 	} else if (!strcmp(mode, "--fds3")) {  /* its fds on fd 3 */
 		child_fds(&sb);
 		put(3, sb.buf);
+	} else if (!strcmp(mode, "--stdin")) {  /* what its fd 0 is */
+		n = readlink("/proc/self/fd/0", link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = '\0';
+		put(1, link);
 	} else if (!strcmp(mode, "--pgrp")) {
 		sb_addf(&sb, "%d %d", (int)getpid(), (int)getpgrp());
 		put(1, sb.buf);
@@ -405,7 +412,9 @@ static void test_stdin(void)
 	o.in = SPAWN_CAPTURE;
 	o.in_data = data;
 	o.in_len = n;
+	o.deadline = now_mono() + 120;   /* cat waiting for an EOF that never comes is a failure */
 	CHECK_INT(spawn_run(&o, &res), 0, "cat runs");
+	CHECK_INT(res.timed_out, 0, "cat ended at the end of its stdin, no timeout");
 	CHECK_INT((long long)res.out.len, (long long)n, "3 MiB through cat");
 	CHECK(res.out.len == n && !memcmp(res.out.buf, data, n), "the same bytes back");
 	CHECK(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "cat saw EOF and exited 0: 0x%x",
@@ -601,7 +610,7 @@ static void test_child_state(void)
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	signal(SIGALRM, SIG_IGN);
+	signal(SIGALRM, SIG_IGN);   /* for a moment: main's alarm is minutes away */
 	sigemptyset(&block);
 	sigaddset(&block, SIGUSR2);
 	sigaddset(&block, SIGINT);
@@ -629,6 +638,70 @@ static void test_child_state(void)
 		spawn_result_release(&res);
 		signal(SIGCHLD, SIG_DFL);
 	}
+}
+
+/* Which fd 0 the child gets for each mode, and that SPAWN_INHERIT outputs are ours. Our own fd 0 is a
+ * pipe meanwhile, so that /dev/null and inherited cannot look alike. */
+static void test_stdio(void)
+{
+	char *stdin_argv[] = { "/proc/self/exe", "--stdin", NULL };
+	char *both[] = { "sh", "-c", "echo to-stdout; echo to-stderr >&2", NULL };
+	struct spawn_opts o = { .argv = stdin_argv, .out = { .to = SPAWN_CAPTURE } };
+	struct spawn_result res;
+	char ours[256], *msg;
+	int p[2], saved = dup(0), saved1, tmp, r;
+	FILE *f;
+	ssize_t n;
+
+	CHECK(pipe2(p, O_CLOEXEC) == 0 && saved >= 0, "a pipe for our stdin");
+	dup2(p[0], 0);
+	n = readlink("/proc/self/fd/0", ours, sizeof(ours) - 1);
+	ours[n > 0 ? n : 0] = '\0';
+	CHECK(!strncmp(ours, "pipe:", 5), "our stdin is a pipe: %s", ours);
+	CHECK_INT(spawn_run(&o, &res), 0, "SPAWN_NULL stdin");
+	CHECK_STR(text(&res.out), "/dev/null", "SPAWN_NULL: /dev/null");
+	spawn_result_release(&res);
+	o.in = SPAWN_INHERIT;
+	CHECK_INT(spawn_run(&o, &res), 0, "SPAWN_INHERIT stdin");
+	CHECK_STR(text(&res.out), ours, "SPAWN_INHERIT: ours");
+	spawn_result_release(&res);
+	o.in = SPAWN_CAPTURE;
+	o.in_data = "";
+	CHECK_INT(spawn_run(&o, &res), 0, "SPAWN_CAPTURE stdin");
+	CHECK(!strncmp(text(&res.out), "pipe:", 5) && strcmp(text(&res.out), ours),
+	      "SPAWN_CAPTURE: a pipe of its own: %s", text(&res.out));
+	spawn_result_release(&res);
+	dup2(saved, 0);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+
+	/* Inherited stdout and stderr: ours, here a file and test_capture's file. */
+	fflush(stdout);
+	f = tmpfile();
+	saved1 = dup(1);
+	tmp = fileno(f);
+	dup2(tmp, 1);
+	o = (struct spawn_opts){ .argv = both, .out = { .to = SPAWN_INHERIT }, .err = { .to = SPAWN_INHERIT } };
+	test_capture_start();
+	r = spawn_run(&o, &res);   /* no CHECK until stdout is ours again */
+	msg = test_capture_end();
+	dup2(saved1, 1);
+	close(saved1);
+	CHECK(r == 0 && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "inherited outputs: 0x%x",
+	      res.status);
+	CHECK_STR(msg, "to-stderr\n", "SPAWN_INHERIT stderr: ours");
+	free(msg);
+	{
+		char buf[64] = "";
+
+		n = pread(tmp, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		CHECK_STR(buf, "to-stdout\n", "SPAWN_INHERIT stdout: ours");
+	}
+	fclose(f);
+	CHECK(res.out.buf == NULL && res.err.buf == NULL, "nothing captured");
+	spawn_result_release(&res);
 }
 
 /* ---- spawn_start ---- */
@@ -676,7 +749,7 @@ static void test_start(void)
 	sb_reset(&got);
 	CHECK_INT(spawn_start(echo3, child_end, &pid), 0, "spawn_start with fd 70 passed");
 	close(child_end);
-	CHECK(write(sv[0], "ping\n", 5) == 5, "a line to the child");
+	CHECK(send(sv[0], "ping\n", 5, MSG_NOSIGNAL) == 5, "a line to the child");
 	get(sv[0], &got, 1);
 	CHECK_STR(got.buf, "got: ping\n", "its answer over the socket");
 	start = now_mono();
@@ -732,14 +805,18 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		return child_main(argv[1]);
+	/* What was checked shows even when a broken spawn kills this process (SIGPIPE, SIGALRM). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	alarm(300);   /* a hang is a failure */
 	test_status();
 	test_exec_failure();
+	test_child_state();
+	test_stdio();
 	test_timeout();
 	test_leftovers();
 	test_stdin();
 	test_output();
 	test_env();
-	test_child_state();
 	test_start();
 	return test_done();
 }
