@@ -1,6 +1,7 @@
 /* measure.c: the timing loop every kernel shares: warm-up, batching, stopping rule, throttle filter. */
 #include <math.h>
 #include <time.h>
+#include "criterion.h"
 #include "measure.h"
 #include "stats.h"
 
@@ -38,6 +39,12 @@ static double cpu_max_clock(void *state)
 	return 0;
 }
 
+/* clock_gettime reads in tens of nanoseconds: twice that over the batch. */
+static double cpu_resolution(void *state, int batch)
+{
+	return 50e-9 / batch;
+}
+
 static void cpu_fini(void *state)
 {
 }
@@ -46,32 +53,9 @@ const struct timer_ops timer_cpu = {
 	.init = cpu_init,
 	.sample = cpu_sample,
 	.max_clock = cpu_max_clock,
+	.resolution = cpu_resolution,
 	.fini = cpu_fini,
 };
-
-/* Running mean and variance (Welford): the stopping rule is tested after every sample, so it must not
- * cost O(n) each time. */
-struct running {
-	long n;
-	double mean, m2;
-};
-
-static void running_add(struct running *s, double x)
-{
-	double d = x - s->mean;
-
-	s->n++;
-	s->mean += d / s->n;
-	s->m2 += d * (x - s->mean);
-}
-
-/* Relative standard deviation; NaN below two samples, so no target is met by one sample alone. */
-static double running_noise(const struct running *s)
-{
-	if (s->n < 2 || s->mean == 0)
-		return NAN;
-	return sqrt(s->m2 / (s->n - 1)) / fabs(s->mean);
-}
 
 /* A hook failed: a timeout when the watchdog cancelled the cell, an error otherwise. */
 static int measure_fail(struct result *r, const struct kctx *ctx, const char *what)
@@ -92,7 +76,8 @@ static int measure_batch(double per)
 }
 
 /* Metrics derived from the kept samples, then whatever numbers the kernel left in ctx->metrics. */
-static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, struct result *r, int batch)
+static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, struct result *r, int batch,
+			    double warmup)
 {
 	double median = r->sum.median, flops = 0, bytes = 0, v;
 	size_t i;
@@ -104,8 +89,8 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 		result_set_metric(r, "gflops", flops / median / 1e9);
 	if (bytes > 0)
 		result_set_metric(r, "gbs", bytes / median / 1e9);
-	if (batch > 1)
-		result_set_metric(r, "batch", batch);
+	result_set_metric(r, "launches", batch);
+	result_set_metric(r, "warmup_s", warmup);
 	for (i = 0; i < ctx->metrics->n; i++)
 		if (ctx->metrics->v[i].type == JSON_NUM && !parse_double(ctx->metrics->v[i].val, &v))
 			result_set_metric(r, ctx->metrics->v[i].key, v);
@@ -118,8 +103,8 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 static int measure_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			const struct spec_timing *t, struct result *r, double deadline)
 {
-	double sec, clk, per, now, warm_end, sampling, max_clock, noise = NAN;
-	struct running run = { 0 };
+	double sec, clk, per, now, warm_start, warmup, sampling, max_clock;
+	struct criterion c;
 	int batch;
 
 	/* The first launch warms up and leaves the output check() looks at. */
@@ -131,7 +116,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 
 	/* Warm-up: at least one more launch, whose time (not the cold first one) sizes the batch. */
 	per = INFINITY;
-	warm_end = now_mono() + t->warmup;
+	warm_start = now_mono();
 	do {
 		if (*ctx->cancel)
 			return measure_fail(r, ctx, "warm-up");
@@ -139,7 +124,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 			return measure_fail(r, ctx, "launch");
 		per = fmin(per, sec);
 		now = now_mono();
-	} while (now < warm_end && now < deadline);
+	} while (now < warm_start + t->warmup && now < deadline);
 	batch = t->batch > 0 ? t->batch : measure_batch(per);
 	if (batch > 1 && t->batch <= 0) {
 		/* Back to back launches often run faster than one alone: size again from one batch. */
@@ -150,8 +135,10 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	}
 
 	max_clock = tm->max_clock(state);
+	criterion_init(&c, t);
 	sampling = now_mono();
-	for (;;) {
+	warmup = sampling - warm_start;
+	while (!r->stop) {
 		if (*ctx->cancel)
 			return measure_fail(r, ctx, "sampling");
 		if (tm->sample(state, k, ctx, batch, &sec, &clk))
@@ -160,20 +147,16 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 			r->throttled++;
 		} else {
 			result_add_sample(r, sec, clk);
-			running_add(&run, sec);
-			noise = running_noise(&run);
+			criterion_add(&c, sec, tm->resolution(state, batch));
 		}
 		now = now_mono();
-		if (r->nsamples >= t->min_samples && now - sampling >= t->min_time && noise <= t->max_noise)
-			break;
-		if (now >= deadline)
-			break;
+		r->stop = criterion_check(&c, now - sampling, deadline - now);
 	}
 	if (!r->nsamples)
 		return result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",
 				   r->throttled, t->throttle * max_clock);
-	result_summarize(r, t->max_noise);
-	measure_metrics(k, ctx, r, batch);
+	result_summarize(r, criterion_target(&c));
+	measure_metrics(k, ctx, r, batch, warmup);
 	return 0;
 }
 
@@ -195,7 +178,7 @@ static int gang_agree(const struct kernel_ops *k, struct kctx *ctx, double *v)
 static int measure_gang_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k,
 			     struct kctx *ctx, const struct spec_timing *t, struct result *r, double deadline)
 {
-	double sec, clk, per, left, max_clock, n;
+	double sec, clk, per, left, max_clock, n, warmup;
 	int batch, warm, samples;
 
 	if (tm->sample(state, k, ctx, 1, &sec, &clk))
@@ -206,14 +189,18 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 	if (tm->sample(state, k, ctx, 1, &per, &clk) || gang_agree(k, ctx, &per))
 		return measure_fail(r, ctx, "launch");
 	warm = (int)fmin(fmax(ceil(t->warmup / fmax(per, 1e-9)), 1), 1000);
+	warmup = now_mono();
 	for (int i = 0; i < warm; i++)
 		if (tm->sample(state, k, ctx, 1, &sec, &clk))
 			return measure_fail(r, ctx, "warm-up");
+	warmup = now_mono() - warmup;
 	batch = t->batch > 0 ? t->batch : measure_batch(per);
 	left = deadline - now_mono();
 	n = fmax(t->min_samples, ceil(t->min_time / (per * batch)));
 	/* As many as fit in what is left of the timeout (with a margin), but never under min_samples. */
 	n = fmax(fmin(n, floor(0.8 * left / (per * batch))), t->min_samples);
+	if (t->max_samples > 0)
+		n = fmin(n, t->max_samples);
 	if (gang_agree(k, ctx, &n))
 		return measure_fail(r, ctx, "agreeing on the sample count");
 	samples = (int)n;
@@ -225,8 +212,9 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 			r->throttled++;
 		result_add_sample(r, sec, clk);
 	}
+	r->stop = STOP_COUNT;
 	result_summarize(r, t->max_noise);
-	measure_metrics(k, ctx, r, batch);
+	measure_metrics(k, ctx, r, batch, warmup);
 	return 0;
 }
 

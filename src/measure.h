@@ -19,6 +19,9 @@ struct timer_ops {
 	int (*sample)(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch,
 		      double *seconds, double *clock_mhz);
 	double (*max_clock)(void *state);   /* max SM clock in MHz, 0 when unknown (no throttle filter) */
+	/* How far off one sample's seconds per launch can be from the timer alone, for a sample of `batch`
+	 * launches: the noise target is never below what the timer can resolve (criterion.h). */
+	double (*resolution)(void *state, int batch);
 	void (*fini)(void *state);
 };
 extern const struct timer_ops timer_cpu;
@@ -28,10 +31,11 @@ extern const struct timer_ops timer_cuda;
 
 /*
  * Time one cell of kernel k: setup, check (a failed check is an error result), one warm-up launch and
- * warm-up time, then samples until min_samples and min_time are both reached and the noise is at most
- * max_noise, or until the timeout (then noise_ok = 0, status still ok: the result says the target was
+ * warm-up time, then samples until the stopping rule of criterion.h ends them (r->stop says which rule;
+ * noise_ok = 0 when the noise is above its target, status still ok: the result says the target was
  * missed). Throttled samples are dropped and counted. Fills r's samples, metrics (seconds = median,
- * gflops and gbs from counts()), noise. Returns 0, or -1 with r's status and error set. Always tears down.
+ * gflops and gbs from counts(), launches per sample, warmup_s), noise. Returns 0, or -1 with r's status
+ * and error set. Always tears down.
  */
 int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
 		   struct result *r);

@@ -1,5 +1,7 @@
-/* measure_cuda.cu: timer_cuda, how measure.c samples CUDA kernels: events, cold L2, graphs of launches. */
+/* measure_cuda.cu: timer_cuda, how measure.c samples CUDA kernels: events, cold L2, batches of launches
+ * (graphs when the L2 stays hot, flushed launches timed one by one when it is cold). */
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -12,6 +14,11 @@ extern "C" {
 
 /* A graph holds at most this many launches; a larger batch replays it several times in one timed region. */
 #define GRAPH_MAX_LAUNCHES 1024
+/* Under a cold L2 a sample of several launches flushes before each one and times each alone, between a pair
+ * of events: at most this many pairs are enqueued behind one gate. */
+#define COLD_MAX_LAUNCHES 64
+/* What CUDA's documentation gives as the events' resolution, at each end of a timed region. */
+#define EVENT_RESOLUTION 0.5e-6
 /* Waiting for the GPU: spin this long on the event, then poll with short sleeps so that a watchdog
  * cancel is seen and a long kernel does not burn a core. */
 #define SPIN_SECONDS 2e-3
@@ -26,6 +33,8 @@ struct cuda_timer {
 	int flush_blocks;               /* of the flush's read: 4 per SM */
 	void *nvml;                     /* NVML handle of this GPU, NULL without NVML */
 	cudaGraphExec_t graph;          /* batch launches of graph_launches each, or NULL */
+	cudaEvent_t marks[2 * COLD_MAX_LAUNCHES];   /* a cold batch's pairs, created on first use */
+	int nmarks;
 	int graph_launches;
 	volatile int *gate;             /* pinned, mapped: the host opens it once a sample is enqueued */
 	int *gate_dev;
@@ -60,6 +69,8 @@ static void cuda_timer_free(struct cuda_timer *s)
 		cudaEventDestroy(s->start);
 	if (s->stop)
 		cudaEventDestroy(s->stop);
+	for (int i = 0; i < s->nmarks; i++)
+		cudaEventDestroy(s->marks[i]);
 	if (s->stream)
 		cudaStreamDestroy(s->stream);
 	if (s->gate)
@@ -191,6 +202,56 @@ static int cuda_enqueue(struct cuda_timer *s, const struct kernel_ops *k, struct
 	return 0;
 }
 
+/* Behind the gate, n launches of a cold batch: before each the flush, around each a pair of events. */
+static int cuda_enqueue_cold(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int n)
+{
+	for (int i = 0; i < n; i++) {
+		CUDA_CHECK(ctx,
+			   cuda_l2_flush(s->flush, s->flush_bytes, ++s->flush_value, s->flush_blocks, s->stream));
+		CUDA_CHECK(ctx, cudaEventRecord(s->marks[2 * i], s->stream));
+		if (k->launch(ctx))
+			return -1;
+		CUDA_CHECK(ctx, cudaEventRecord(s->marks[2 * i + 1], s->stream));
+	}
+	return 0;
+}
+
+/*
+ * A sample of `batch` launches under a cold L2: each launch finds the L2 flushed, as a single launch does,
+ * and only the launches are timed (the flushes run between the pairs of events). The launches are
+ * enqueued behind the gate COLD_MAX_LAUNCHES at a time; the sample is their summed time per launch.
+ */
+static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int batch,
+			    double *seconds)
+{
+	double total = 0;
+	float ms;
+
+	while (s->nmarks < 2 * COLD_MAX_LAUNCHES) {
+		CUDA_CHECK(ctx, cudaEventCreate(&s->marks[s->nmarks]));
+		s->nmarks++;
+	}
+	for (int done = 0, n; done < batch; done += n) {
+		int rc;
+
+		n = batch - done < COLD_MAX_LAUNCHES ? batch - done : COLD_MAX_LAUNCHES;
+		*s->gate = 0;
+		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, GATE_TIMEOUT_NS);
+		LAUNCH_CHECK(ctx);
+		rc = cuda_enqueue_cold(s, k, ctx, n);
+		__sync_synchronize();
+		*s->gate = 1;
+		if (rc || cuda_wait(ctx, s->marks[2 * n - 1]))
+			return -1;
+		for (int i = 0; i < n; i++) {
+			CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, s->marks[2 * i], s->marks[2 * i + 1]));
+			total += ms * 1e-3;
+		}
+	}
+	*seconds = total / batch;
+	return 0;
+}
+
 static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
 		       double *clock_mhz)
 {
@@ -199,6 +260,12 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 	unsigned mhz;
 	float ms;
 
+	if (batch > 1 && s->flush && !k->gang_open) {
+		if (cuda_sample_cold(s, k, ctx, batch, seconds))
+			return -1;
+		*clock_mhz = s->nvml && !nvml_clock(s->nvml, NVML_SM, 0, &mhz) ? mhz : 0;
+		return 0;
+	}
 	if (batch > 1) {
 		reps = (batch + per_graph - 1) / per_graph;
 		if ((!s->graph || s->graph_launches != per_graph) && cuda_capture(s, k, ctx, per_graph))
@@ -226,6 +293,14 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 	return 0;
 }
 
+/* A graph's batch is one timed region; a cold batch is `batch` regions whose errors partly cancel. */
+static double cuda_resolution(void *state, int batch)
+{
+	struct cuda_timer *s = (struct cuda_timer *)state;
+
+	return EVENT_RESOLUTION * (batch > 1 && s->flush ? sqrt((double)batch) : 1.0) / batch;
+}
+
 static double cuda_max_clock(void *state)
 {
 	struct cuda_timer *s = (struct cuda_timer *)state;
@@ -251,6 +326,7 @@ static struct timer_ops cuda_timer_ops(void)
 	t.init = cuda_init;
 	t.sample = cuda_sample;
 	t.max_clock = cuda_max_clock;
+	t.resolution = cuda_resolution;
 	t.fini = cuda_fini;
 	return t;
 }

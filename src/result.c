@@ -7,6 +7,7 @@
 #include "result.h"
 
 const char *const result_status_name[] = { "ok", "error", "timeout" };
+const char *const stop_rule_name[] = { NULL, "noise", "converged", "timeout", "max_samples", "count" };
 
 void task_release(struct task *t)
 {

@@ -26,6 +26,12 @@ void task_release(struct task *t);
 enum result_status { RESULT_OK = 0, RESULT_ERROR = 1, RESULT_TIMEOUT = 2 };
 extern const char *const result_status_name[];   /* "ok", "error", "timeout" */
 
+/* Which rule ended a cell's sampling (criterion.h): the noise target met, the noise converged above it,
+ * the cell's timeout, max_samples taken, or a count fixed in advance (gangs, whose members must launch
+ * alike). STOP_NONE: no sampling loop (command cells, failures). */
+enum stop_rule { STOP_NONE = 0, STOP_NOISE, STOP_CONVERGED, STOP_TIMEOUT, STOP_MAX_SAMPLES, STOP_COUNT, NSTOP };
+extern const char *const stop_rule_name[];   /* NULL, "noise", "converged", "timeout", "max_samples", "count" */
+
 struct item_value {
 	char *item;
 	char *metric;
@@ -50,6 +56,7 @@ struct result {
 	int throttled;         /* samples dropped as throttled */
 	struct summary sum;    /* of samples, as result_summarize computed it where they were taken */
 	int noise_ok;          /* 1 when sum.noise met the noise target (result_summarize) */
+	enum stop_rule stop;
 	struct json_obj metrics;
 	struct item_value *items;
 	size_t nitems, alloc_items;

@@ -21,10 +21,12 @@ static const char *const top_names[] = {
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", NULL
 };
 enum timing_key {
-	T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_L2, T_THROTTLE, T_BATCH, NTIMING
+	T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_L2, T_THROTTLE, T_BATCH, T_MAX_SAMPLES,
+	NTIMING
 };
 static const char *const timing_names[] = {
-	"min_samples", "min_time", "max_noise", "timeout", "warmup", "l2", "throttle", "batch", NULL
+	"min_samples", "min_time", "max_noise", "timeout", "warmup", "l2", "throttle", "batch", "max_samples",
+	NULL
 };
 static const char *const order_names[] = { "sequential", "interleave", "shuffle", NULL };
 static const char *const per_names[] = { "any", "host", "gpu", NULL };
@@ -55,6 +57,11 @@ static void parse_timing(struct sp *p, const struct ynode *n)
 		spec_node_double(p, v[T_THROTTLE], "throttle", 0, 0, 1, &t->throttle);
 	if (v[T_BATCH])
 		spec_node_int(p, v[T_BATCH], "batch", 0, &t->batch);
+	if (v[T_MAX_SAMPLES])
+		spec_node_int(p, v[T_MAX_SAMPLES], "max_samples", 2, &t->max_samples);
+	if (t->min_samples > t->max_samples)
+		spec_node_problem(p, v[T_MIN_SAMPLES] ? v[T_MIN_SAMPLES] : v[T_MAX_SAMPLES],
+				  "min_samples %d is over max_samples %d", t->min_samples, t->max_samples);
 }
 
 static void parse_name(struct sp *p, const struct ynode *n)
@@ -214,6 +221,7 @@ static void spec_defaults(struct spec *s)
 	s->timing.warmup = 0.05;
 	s->timing.l2_hot = 0;
 	s->timing.throttle = 0.75;
+	s->timing.max_samples = 10000;
 	s->metrics = METRICS_NONE;
 	s->timeout = 600;
 	s->per = PER_ANY;

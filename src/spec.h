@@ -46,6 +46,7 @@ struct spec_timing {
 	int l2_hot;            /* 0: flush the L2 before each sample (default); 1: leave it warm */
 	double throttle;       /* a sample under this share of the max SM clock is dropped, default 0.75 */
 	int batch;             /* launches per sample: 0 (default) sizes batches of short launches itself */
+	int max_samples;       /* samples a cell takes at most, default 10000 */
 };
 
 struct spec_regex {

@@ -42,7 +42,7 @@ static const struct mcol results_cols[] = {
 	{ "n", K_INT }, { "median", K_REAL_NULL }, { "mean", K_REAL_NULL }, { "min", K_REAL_NULL },
 	{ "max", K_REAL_NULL }, { "stdev", K_REAL_NULL }, { "q1", K_REAL_NULL }, { "q3", K_REAL_NULL },
 	{ "noise", K_REAL_NULL }, { "noise_ok", K_INT }, { "throttled", K_INT }, { "sm_clock", K_REAL_NULL },
-	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL },
+	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL }, { "stop", K_TEXT_NULL },
 };
 static const struct mcol samples_cols[] = {
 	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },

@@ -152,6 +152,21 @@ const char *const store_schema_migrations[] = {
 	"	FROM results r JOIN cells c ON c.id = r.cell\n"
 	"	LEFT JOIN workers w ON w.id = r.worker\n"
 	"	LEFT JOIN hosts h ON h.id = w.host;\n",
+	/* 2: which rule ended a cell's sampling (noise, converged, timeout, max_samples, count), in v_results too */
+	"ALTER TABLE results ADD COLUMN stop TEXT;\n"
+	"DROP VIEW v_results;\n"
+	"CREATE VIEW v_results AS\n"
+	"	SELECT r.id AS id, r.cell AS cell, c.sweep AS sweep, c.key AS key, c.params AS params,\n"
+	"	       c.pass AS pass, c.replica AS replica, r.status AS status, r.attempt AS attempt,\n"
+	"	       r.median AS median, r.mean AS mean, r.min AS min, r.max AS max, r.stdev AS stdev,\n"
+	"	       r.noise AS noise, r.noise_ok AS noise_ok, r.n AS n, h.hostname AS host,\n"
+	"	       w.gpu AS gpu,\n"
+	"	       r.run AS run, r.q1 AS q1, r.q3 AS q3, r.sm_clock AS sm_clock,\n"
+	"	       r.throttled AS throttled, r.started AS started, r.wall AS wall, r.error AS error,\n"
+	"	       r.stop AS stop\n"
+	"	FROM results r JOIN cells c ON c.id = r.cell\n"
+	"	LEFT JOIN workers w ON w.id = r.worker\n"
+	"	LEFT JOIN hosts h ON h.id = w.host;\n",
 };
 
 int store_schema_version(void)

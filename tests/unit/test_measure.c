@@ -72,7 +72,9 @@ static void test_sleep_2ms(void)
 	/* A sleep is never shorter than asked; the upper bound only catches a wrong unit (load stretches it). */
 	CHECK(med >= 2e-3 && med <= 50e-3, "median %.3f ms within [2, 50] ms", med * 1e3);
 	CHECK_NEAR(metric(&m.r, "seconds"), med, 1e-12, "metric seconds is the median");
-	CHECK(isnan(metric(&m.r, "batch")), "no batching for 2 ms launches");
+	CHECK_NEAR(metric(&m.r, "launches"), 1, 0, "no batching for 2 ms launches");
+	CHECK_INT(m.r.stop, STOP_NOISE, "the noise target stopped it");
+	CHECK(metric(&m.r, "warmup_s") >= t.warmup, "warm-up recorded: %g s", metric(&m.r, "warmup_s"));
 	CHECK(isnan(metric(&m.r, "gflops")) && isnan(metric(&m.r, "gbs")), "sleep has no throughput");
 	CHECK_INT(m.r.noise_ok, 1, "noise target met");
 	CHECK(m.r.sum.noise > 0 && m.r.sum.noise <= 1e3, "noise %.4f recorded", m.r.sum.noise);
@@ -104,8 +106,10 @@ static void test_noise_miss(void)
 	took = now_mono() - start;
 	CHECK_INT(m.r.status, RESULT_OK, "status still ok");
 	CHECK_INT(m.r.noise_ok, 0, "noise_ok 0 when max_noise = 0");
-	/* Stopped by the timeout, not long after it: the next default stop would be 15 s away. */
-	CHECK(took >= 0.3 && took < 10, "stopped at the 0.3 s timeout: %.3f s", took);
+	/* Stopped by the timeout or as converged, not long after it: the next default stop would be 15 s away. */
+	CHECK(took < 10, "stopped by 0.3 s timeout: %.3f s", took);
+	CHECK(m.r.stop == STOP_TIMEOUT || m.r.stop == STOP_CONVERGED, "stop rule %s",
+	      stop_rule_name[m.r.stop] ? stop_rule_name[m.r.stop] : "none");
 	CHECK(m.r.nsamples >= 3 && m.r.sum.noise > 0, "samples kept: n = %d, noise %.3f", m.r.nsamples,
 	      m.r.sum.noise);
 	mt_release(&m);
@@ -119,13 +123,35 @@ static void test_batching(void)
 
 	mt_init(&m, "{\"ms\": 0, \"jitter\": 0}");
 	CHECK_INT(measure_kernel(kernel_find("sleep"), &m.ctx, &t, &m.r), 0, "sleep ms=0 measures");
-	batch = metric(&m.r, "batch");
+	batch = metric(&m.r, "launches");
 	med = metric(&m.r, "seconds");
 	CHECK(batch > 1, "batching kicks in for ms=0: batch %g", batch);
 	CHECK(med < 1e-6, "seconds are per launch: %.2f ns", med * 1e9);
 	/* How long a batch takes depends on the machine's load (timing belongs in make bench): only check
 	 * that a sample spans far more than one launch. */
 	CHECK(batch * med >= 1e-6, "a batch spans many launches: %.2f us", batch * med * 1e6);
+	mt_release(&m);
+}
+
+/* The issue's cell: launches of nanoseconds one by one and a target out of reach: max_samples ends it, long
+ * before its timeout, with exactly that many samples. */
+static void test_max_samples(void)
+{
+	struct spec_timing t = timing_fast();
+	double start, took;
+	struct mt m;
+
+	t.batch = 1;
+	t.max_noise = 0.0001;
+	t.timeout = 3;
+	t.max_samples = 10000;
+	mt_init(&m, "{\"mode\": \"ok\", \"on\": \"\", \"i\": 0, \"ms\": 0}");
+	start = now_mono();
+	CHECK_INT(measure_kernel(kernel_find("debug.fail"), &m.ctx, &t, &m.r), 0, "debug.fail ok measures");
+	took = now_mono() - start;
+	CHECK_INT(m.r.nsamples, 10000, "samples stop at max_samples");
+	CHECK_INT(m.r.stop, STOP_MAX_SAMPLES, "the rule that stopped it");
+	CHECK(took < 3, "within its timeout: %.3f s", took);
 	mt_release(&m);
 }
 
@@ -308,8 +334,14 @@ static void ft_fini(void *state)
 	((struct fake_timer *)state)->finis++;
 }
 
+static double ft_resolution(void *state, int batch)
+{
+	return 0;
+}
+
 static const struct timer_ops fake_timer = {
-	.init = ft_init, .sample = ft_sample, .max_clock = ft_max_clock, .fini = ft_fini,
+	.init = ft_init, .sample = ft_sample, .max_clock = ft_max_clock, .resolution = ft_resolution,
+	.fini = ft_fini,
 };
 
 static void test_throttle(void)
@@ -452,6 +484,7 @@ int main(void)
 	test_sleep_2ms();
 	test_noise_miss();
 	test_batching();
+	test_max_samples();
 	test_throughput();
 	test_failures();
 	test_throttle();

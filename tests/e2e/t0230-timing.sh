@@ -1,0 +1,48 @@
+#!/bin/bash
+# t0230-timing: the stopping rule as a run stores it: which rule stopped each cell, launches per sample,
+# warm-up, and max_samples bounding what one cell takes and writes.
+. tests/e2e/lib.sh
+
+# The cell of the issue: nanosecond launches one by one and a noise target out of reach.
+cat >"$T/tight.yaml" <<'Y'
+sweep: tight
+kernel: debug.fail
+params: {mode: ok}
+timing: {batch: 1, max_noise: 0.0001, timeout: 3}
+Y
+
+test_expect_success 'max_samples (default 10000) ends a cell whose target is out of reach, well inside its timeout' '
+	"$SWEEP" run tight.yaml --db tight.db 2>err &&
+	test "$(sql tight.db "SELECT n || \" \" || stop || \" \" || (wall < 3) FROM results")" = "10000 max_samples 1" &&
+	test "$(sql tight.db "SELECT count(*) FROM samples")" = 10000 &&
+	test "$(sql tight.db "SELECT CAST(value AS INT) FROM metrics WHERE name = \"launches\"")" = 1 &&
+	test "$(stat -c %s tight.db)" -lt 5000000
+'
+
+cat >"$T/capped.yaml" <<'Y'
+sweep: capped
+kernel: sleep
+params: {ms: [0, 1]}
+timing: {max_samples: 40, min_time: 0, max_noise: 1, timeout: 5}
+Y
+
+test_expect_success 'the stop rule, launches and warm-up are stored for every result, also in v_results' '
+	"$SWEEP" run capped.yaml --db capped.db 2>err &&
+	test "$(sql capped.db "SELECT json_extract(params, \"$.ms\") || \":\" || stop FROM v_results ORDER BY 1")" = "0:noise
+1:noise" &&
+	test "$(sql capped.db "SELECT count(*) FROM metrics WHERE name = \"warmup_s\" AND value >= 0.05")" = 2 &&
+	test "$(sql capped.db "SELECT value > 1 FROM metrics m JOIN v_results v ON v.id = m.result
+		WHERE m.name = \"launches\" AND json_extract(v.params, \"$.ms\") = 0")" = 1
+'
+
+cat >"$T/bad.yaml" <<'Y'
+sweep: bad
+kernel: sleep
+params: {ms: 1}
+timing: {min_samples: 50, max_samples: 20}
+Y
+
+test_expect_success 'min_samples over max_samples is a spec error at its line' '
+	test_expect_code 2 "$SWEEP" plan bad.yaml --db bad.db 2>err &&
+	grep -q "bad.yaml:4:.*min_samples 50 is over max_samples 20" err
+'
