@@ -2,23 +2,32 @@
 #include <math.h>
 #include "cuda_common.h"
 
-/* Tuning constants; -D on the compiler's command line overrides them (tests/gpu/decode_variants.sh). */
+/* Tuning constants; -D on the compiler's command line overrides them (tests/gpu/decode_tune.sh, whose
+ * figures tests/gpu/NOTES.md keeps: times through `sweep run` with default timing on an H200). */
 #ifndef ATTN_WARPS
 #define ATTN_WARPS 4
 #endif
 #ifndef ATTN_TILE
-#define ATTN_TILE 4            /* keys each lane group loads before it computes: loads in flight */
+/* Keys each lane group loads before it computes. 8 keys with 2 stages against 4 with 3 (the same bytes in
+ * flight): batch 1 at 64K keys 90.5 against 93.3 us, batch 8 561 against 572 us. */
+#define ATTN_TILE 8
 #endif
 #ifndef ATTN_MIN_CHUNK
 /* Keys of one split at least: more, shorter splits cost more in the combine than they gain (batch 1 at 64K
  * keys on an H200: 92.3 us with 1024, 99.7 with 512; tests/gpu/decode_variants.sh and its NOTES.md). */
 #define ATTN_MIN_CHUNK 1024
 #endif
+#ifndef ATTN_SMALL_CHUNK
+/* Short caches: one wave of blocks with splits of at least this many keys, rather than few long splits
+ * (batch 1: 1K keys in one split took 33 us, in 8 splits 12.8; 4K keys in 32 splits 17.6 us, in 64 of
+ * 64 keys 21.3, in 16 of 256 keys 17.2 but 1K keys then 15.3). */
+#define ATTN_SMALL_CHUNK 128
+#endif
 #ifndef ATTN_WAVES
 #define ATTN_WAVES 4           /* blocks per SM slot the splits aim at */
 #endif
 #ifndef ATTN_STAGES
-#define ATTN_STAGES 3          /* tiles of K and V in flight per thread (cp.async into shared memory) */
+#define ATTN_STAGES 2          /* tiles of K and V in flight per thread (cp.async into shared memory) */
 #endif
 #define ATTN_MAX_SPLITS 8192   /* the combine keeps a weight per split in shared memory */
 #define ATTN_CHECK_HEADS 8     /* (batch, head) pairs the host reference recomputes at most */
@@ -348,6 +357,7 @@ static int attn_setup(struct kctx *ctx)
 	struct attn_state *s = (struct attn_state *)xcalloc(1, sizeof(*s));
 	int sms = 0, per_sm = 0, t = cuda_dtype_parse(kparam_str(ctx, "dtype"));
 	long target, r, nq, ncache, most;
+	double many, wave;
 	char num[32];
 
 	ctx->priv = s;
@@ -377,7 +387,8 @@ static int attn_setup(struct kctx *ctx)
 	/*
 	 * Splits: about ATTN_WAVES times as many blocks as fit on the GPU at once, never more (rounding up
 	 * to one block over a full wave would run that block alone, doubling the time), none shorter than
-	 * ATTN_MIN_CHUNK keys. Several waves keep the share lost to a partial last wave small.
+	 * ATTN_MIN_CHUNK keys. Several waves keep the share lost to a partial last wave small. A cache too
+	 * short for that still fills one wave, with splits of at least ATTN_SMALL_CHUNK keys.
 	 */
 	s->threads = ATTN_WARPS * 32;
 	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
@@ -388,8 +399,10 @@ static int attn_setup(struct kctx *ctx)
 		   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, s->split_fn, s->threads, s->smem));
 	target = (long)sms * (per_sm > 0 ? per_sm : 1);
 	most = (s->kv_len + ATTN_MIN_CHUNK - 1) / ATTN_MIN_CHUNK;
-	s->splits = (int)fmin(fmin(fmax(ATTN_WAVES * target / (s->batch * s->kv_heads), 1), most),
-			      ATTN_MAX_SPLITS);
+	many = fmin(fmax(ATTN_WAVES * target / (s->batch * s->kv_heads), 1), most);
+	most = (s->kv_len + ATTN_SMALL_CHUNK - 1) / ATTN_SMALL_CHUNK;
+	wave = fmin(fmax(target / (s->batch * s->kv_heads), 1), most);
+	s->splits = (int)fmin(fmax(many, wave), ATTN_MAX_SPLITS);
 	s->chunk = (int)((s->kv_len + s->splits - 1) / s->splits);
 	s->splits = (int)((s->kv_len + s->chunk - 1) / s->chunk);
 	if (s->splits > 65535 || s->heads > 65535)

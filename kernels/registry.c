@@ -19,6 +19,7 @@ extern const struct kernel_ops kernel_cuda_h2d;
 extern const struct kernel_ops kernel_cuda_d2h;
 extern const struct kernel_ops kernel_cuda_gemm;
 extern const struct kernel_ops kernel_cuda_decode_attn;
+extern const struct kernel_ops kernel_cuda_debug;
 extern const struct kernel_ops kernel_nccl_all_reduce;
 extern const struct kernel_ops kernel_nccl_all_gather;
 extern const struct kernel_ops kernel_nccl_reduce_scatter;
@@ -41,6 +42,7 @@ const struct kernel_ops *const kernel_registry[] = {
 	&kernel_cuda_d2h,
 	&kernel_cuda_gemm,
 	&kernel_cuda_decode_attn,
+	&kernel_cuda_debug,
 	&kernel_nccl_all_reduce,
 	&kernel_nccl_all_gather,
 	&kernel_nccl_reduce_scatter,

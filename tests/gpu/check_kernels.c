@@ -15,7 +15,7 @@
 #include "../../src/hostinfo.h"
 #include "../../src/measure.h"
 #include "../../src/topo.h"
-#include "../../src/worker.h"
+#include "../../src/executor.h"
 
 static int failures;
 
@@ -79,13 +79,13 @@ static double metric(const struct result *r, const char *name)
 	return v && !parse_double(v, &d) ? d : NAN;
 }
 
-/* One cell through worker_run_task: defaults, the timer, warm-up, check and samples as in a real run. */
+/* One cell through executor_run: defaults, the timer, warm-up, check and samples as in a real run. */
 static const char *timing = "{min_samples: 5, min_time: 0.05, max_noise: 1, timeout: 20}";
 
 static void run_cell(const struct cell *c, int gpu, int have_gpu)
 {
 	char *yaml = xasprintf("sweep: check\nkernel: %s\ntiming: %s\n", c->kernel, timing);
-	struct worker w = { .rank = 0, .gpu = gpu, .host = "check" };
+	struct executor w = { .rank = 0, .gpu = gpu, .host = "check" };
 	struct task t = { .cell = 1, .params = (char *)c->params, .attempt = 1 };
 	struct spec s;
 	struct result r;
@@ -97,7 +97,7 @@ static void run_cell(const struct cell *c, int gpu, int have_gpu)
 	}
 	w.spec = &s;
 	result_init(&r);
-	worker_run_task(&w, &t, &r);
+	executor_run(&w, &t, &r);
 	if (!have_gpu) {
 		REPORT(r.status == RESULT_ERROR && r.error && *r.error,
 		       "%s %s on GPU %d, absent: error result '%s'", c->kernel, c->params, gpu,
@@ -115,10 +115,11 @@ static void run_cell(const struct cell *c, int gpu, int have_gpu)
 		       "%s %s: %s, median %.4g ms, %.1f GB/s, "
 		       "%.1f GFLOP/s, noise %.2f%%, n %d, throttled %d, clock %.0f MHz%s%s",
 		       c->kernel, c->params, result_status_name[r.status], metric(&r, "seconds") * 1e3,
-		       metric(&r, "gbs"), metric(&r, "gflops"), r.noise * 100, r.nsamples, r.throttled,
+		       metric(&r, "gbs"), metric(&r, "gflops"), r.sum.noise * 100, r.nsamples, r.throttled,
 		       r.nsamples ? r.clocks[0] : 0.0, r.error ? ": " : "", r.error ? r.error : "");
 	}
 	result_release(&r);
+	executor_release(&w);
 	spec_release(&s);
 	free(yaml);
 }

@@ -39,7 +39,7 @@ else
 	echo "build/sweep NOT built; drivers linked from the objects that compiled"
 fi
 CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
-LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link)
+LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -ljansson -lcrypto -l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link)
 	-lpthread -ldl -lm -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcudart_static -lcublasLt
 	-lnccl -lrt -lstdc++"
 gcc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA \

@@ -1,0 +1,70 @@
+# refs.py: the issue grid's shapes timed by triton's do_bench in this process, as independent references
+# for sweep's medians: GEMM (torch.matmul, operands ordered so that cuBLAS solves the same column-major
+# M x N x K problem as sweep's gemm), decode (SDPA with GQA) and copy (Tensor.copy_), three ways: "burst"
+# (do_bench's defaults: 25 ms warm-up, 100 ms of repetitions), "matched" (from an idle second, 50 ms of
+# warm-up and 500 ms of repetitions: the clock path of a sweep cell with default timing) and "sustained"
+# (1 s of the same work first, then 500 ms). The median SM clock during each is read through NVML.
+# Prints one line per shape. Reads the card's state only.
+import statistics
+import threading
+import time
+
+import pynvml
+import torch
+import torch.nn.functional as F
+from triton.testing import do_bench
+
+pynvml.nvmlInit()
+NV = pynvml.nvmlDeviceGetHandleByIndex(0)
+
+
+def clocked(fn):
+    """fn() with the SM clock sampled every 5 ms meanwhile: (fn's result, median MHz)."""
+    seen, done = [], threading.Event()
+
+    def poll():
+        while not done.is_set():
+            seen.append(pynvml.nvmlDeviceGetClockInfo(NV, pynvml.NVML_CLOCK_SM))
+            time.sleep(0.005)
+
+    t = threading.Thread(target=poll)
+    t.start()
+    try:
+        out = fn()
+    finally:
+        done.set()
+        t.join()
+    return out, statistics.median(seen) if seen else 0
+
+
+def bench(name, fn):
+    out = []
+    time.sleep(1.0)
+    out.append(("burst",) + clocked(lambda: do_bench(fn, return_mode="median")))
+    time.sleep(1.0)
+    out.append(("matched",) + clocked(lambda: do_bench(fn, warmup=50, rep=500, return_mode="median")))
+    end = time.time() + 1.0
+    while time.time() < end:
+        fn()
+    torch.cuda.synchronize()
+    out.append(("sustained",) + clocked(lambda: do_bench(fn, warmup=100, rep=500, return_mode="median")))
+    print(f"ref {name} " + " ".join(f"{m}_us {t * 1e3:.2f} {m}_mhz {c:.0f}" for m, t, c in out), flush=True)
+
+
+dev = torch.device("cuda")
+for m, n, k in [(1, 6144, 4096), (32, 6144, 4096), (128, 6144, 4096), (1024, 6144, 4096), (4096, 4096, 4096),
+                (8192, 8192, 4096), (8192, 28672, 4096)]:
+    # Row-major B (n x k) times A (k x m) is column-major A (m x k) times B (k x n): cuBLAS sees m, n, k.
+    a = torch.randn(k, m, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
+    bench(f"gemm {m}x{n}x{k}", lambda: torch.matmul(b, a))
+for batch in (1, 8):
+    for keys in (1024, 4096, 16384, 65536):
+        q = torch.randn(batch, 32, 1, 128, device=dev, dtype=torch.bfloat16)
+        kc = torch.randn(batch, 8, keys, 128, device=dev, dtype=torch.bfloat16)
+        vc = torch.randn(batch, 8, keys, 128, device=dev, dtype=torch.bfloat16)
+        bench(f"decode {batch}x{keys}", lambda: F.scaled_dot_product_attention(q, kc, vc, enable_gqa=True))
+for mib in (256, 2048):
+    src = torch.empty(mib << 20, device=dev, dtype=torch.uint8).random_()
+    dst = torch.empty_like(src)
+    bench(f"copy {mib}MiB", lambda: dst.copy_(src))
