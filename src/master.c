@@ -316,6 +316,25 @@ out:
 	return ret;
 }
 
+/* The cell running longest (its parameters, its rank, for how long) into sb; nothing when none runs. */
+static void progress_longest(const struct master *m, double now, struct strbuf *sb)
+{
+	const struct wstate *l = NULL;
+	char shown[64];
+
+	for (int r = 0; r < m->nw; r++)
+		if (m->w[r].nfly && (!l || m->w[r].since < l->since))
+			l = &m->w[r];
+	if (!l)
+		return;
+	snprintf(shown, sizeof(shown), "%s", fly_at((struct wstate *)l, 0)->params);
+	sb_addf(sb, "  longest %s on rank %d for %.0fs", shown, l->rank, now - l->since);
+}
+
+/*
+ * Done of total, the rate and what it leaves (eta), failed attempts, each host's rate and the cell running
+ * longest: rewritten in place on a terminal (progress 1), else a line every progress_every seconds.
+ */
 static void progress(struct master *m, int last)
 {
 	const struct master_opts *o = m->o;
@@ -323,13 +342,15 @@ static void progress(struct master *m, int last)
 	uint64_t done = m->stats->ok + m->stats->quarantined, total = m->stats->pending;
 	double rate = el > 0 ? (double)done / el : 0;
 	char eta[32] = "-";
-	struct strbuf hosts = STRBUF_INIT;
+	struct strbuf line = STRBUF_INIT;
 
 	if (!o->progress || (!last && now - m->last_progress < o->progress_every))
 		return;
 	m->last_progress = now;
 	if (rate > 0 && total > done)
 		snprintf(eta, sizeof(eta), "%.0fs", (double)(total - done) / rate);
+	sb_addf(&line, "%llu/%llu cells  %.1f cells/s  eta %s  failures %llu", (unsigned long long)done,
+		(unsigned long long)total, rate, eta, (unsigned long long)m->stats->failed);
 	/* Per-host rate: cells done by the workers of each host, divided by the run's time so far. */
 	for (int r = 0; r < m->nw; r++) {
 		const char *h = m->w[r].hello.host;
@@ -345,13 +366,13 @@ static void progress(struct master *m, int last)
 		for (int q = r; q < m->nw; q++)
 			if (m->w[q].hello.host && !strcmp(m->w[q].hello.host, h))
 				n += m->w[q].done;
-		sb_addf(&hosts, " %s:%.1f/s", h, el > 0 ? (double)n / el : 0);
+		sb_addf(&line, " %s:%.1f/s", h, el > 0 ? (double)n / el : 0);
 	}
-	fprintf(stderr, "%s%llu/%llu cells  %.1f cells/s  eta %s  failures %llu%s%s", o->progress == 1 ? "\r" : "",
-		(unsigned long long)done, (unsigned long long)total, rate, eta,
-		(unsigned long long)m->stats->failed, hosts.buf ? hosts.buf : "",
+	if (!last)
+		progress_longest(m, now, &line);
+	fprintf(stderr, "%s%s%s", o->progress == 1 ? "\r" : "", line.buf,
 		o->progress == 1 && !last ? "\033[K" : "\n");
-	sb_release(&hosts);
+	sb_release(&line);
 }
 
 static int work_left(const struct master *m)

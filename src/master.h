@@ -12,7 +12,8 @@ struct master_opts {
 	struct store *store;
 	int64_t run;
 	int local_worker;          /* rank 0 also runs a worker thread (default 1) */
-	int progress;              /* 0: quiet; 1: a line rewritten in place (terminal); 2: a line every period */
+	int progress;              /* 0: none; 1: a line rewritten in place (terminal); 2: a line every period */
+	int quiet;                 /* errors only: no progress and no closing lines */
 	double progress_every;     /* seconds between progress lines */
 	double hello_timeout;      /* seconds to wait for every worker's hello */
 	int keep_workers;          /* another sweep follows in this job: workers wait for its spec */

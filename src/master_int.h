@@ -44,6 +44,7 @@ struct wstate {
 	double avg_wall;           /* moving average of the worker's cell times (seconds) */
 	int since_control;         /* real cells since the last control */
 	uint64_t done;
+	double since;              /* when the head of fly became the running cell (now_mono) */
 };
 
 /* A gang cell whose members' results are coming in. */

@@ -57,6 +57,7 @@ int queue_mark_head(struct master *m, struct wstate *w)
 {
 	struct task *t = fly_at(w, 0);
 
+	w->since = now_mono();
 	if (t->control || t->gang_rank > 0)
 		return 0;
 	return store_mark_running(m->o->store, t->cell, &t->attempt);

@@ -117,11 +117,12 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 	}
 	n[2] += stats.absent;   /* the waiting cells that are planned rows are counted already */
 	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
-	fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
-		"%llu failed attempts in %.2f s\n", s->name, (unsigned long long)n[0], (unsigned long long)n[1],
-		(unsigned long long)n[2], (unsigned long long)stats.ok, (unsigned long long)stats.failed,
-		stats.seconds);
-	if (stats.waiting + stats.absent)
+	if (!o->quiet || n[1] || n[2])   /* cells left without a result are the run's error */
+		fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
+			"%llu failed attempts in %.2f s\n", s->name, (unsigned long long)n[0],
+			(unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)stats.ok,
+			(unsigned long long)stats.failed, stats.seconds);
+	if (stats.waiting + stats.absent && !o->quiet)
 		fprintf(stderr, "sweep: %llu cells wait for hosts, GPUs or gangs that were not in this run\n",
 			(unsigned long long)(stats.waiting + stats.absent));
 	res->ok = n[0];

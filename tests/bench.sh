@@ -56,11 +56,25 @@ params:
 repeat: $((N / 1000))
 timing: {min_samples: 1, min_time: 0, max_noise: 1e9, timeout: 1, warmup: 0, batch: 1}
 Y
-"$SWEEP" plan null.yaml --db null.db >/dev/null
-mpirun --bind-to none -np 3 "$SWEEP" run null.yaml --db null.db --quiet 2>run.err
-s=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' run.err)
-ok=$(sqlite3 null.db "SELECT count(*) FROM results WHERE status = 'ok'")
-sweep_rate=$(echo "$ok $s" | awk '{ printf "%.0f", $1 / $2 }')
+# null_rate BINARY: cells per second committed by BINARY on a fresh null.db.
+null_rate() {
+	rm -f null.db*
+	"$1" plan null.yaml --db null.db >/dev/null
+	mpirun --bind-to none -np 3 "$1" run null.yaml --db null.db 2>run.err
+	s=$(grep -o ' in [0-9.]* s' run.err | tail -1 | tr -dc '0-9.')
+	ok=$(sqlite3 null.db "SELECT count(*) FROM results WHERE status = 'ok'")
+	echo "$ok $s" | awk '{ printf "%.0f", $1 / $2 }'
+}
+sweep_rate=$(null_rate "$SWEEP")
+# BENCH_BASELINE=path/to/another/sweep: the same cells by that build, in turn with this one, twice.
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	for i in 1 2; do
+		b=$(null_rate "$BENCH_BASELINE")
+		n=$(null_rate "$SWEEP")
+		echo "dispatch against the baseline, round $i: this build $n cells/s, baseline $b cells/s, ratio" \
+		     "$(echo "$n $b" | awk '{ printf "%.3f", $1 / $2 }')"
+	done
+fi
 cat >futures.py <<'P'
 import sys, time
 from mpi4py import MPI
@@ -77,7 +91,7 @@ with MPICommExecutor(MPI.COMM_WORLD, root=0) as ex:
 P
 M=$((N / 10))
 py_rate=$(mpirun --bind-to none -np 3 /usr/bin/python3 futures.py $M 2>/dev/null | tail -1)
-echo "dispatch: sweep $sweep_rate cells/s committed ($ok cells in $s s); mpi4py.futures $py_rate tasks/s ($M null" \
+echo "dispatch: sweep $sweep_rate cells/s committed ($N cells); mpi4py.futures $py_rate tasks/s ($M null" \
      "tasks, nothing stored); ratio $(echo "$sweep_rate ${py_rate:-0}" | awk '{ printf "%.1f", $2 ? $1 / $2 : 0 }')x" \
      "(targets: 50000 cells/s, 10x)"
 
@@ -91,10 +105,23 @@ params:
 timing: {min_samples: 1, min_time: 0, max_noise: 1e9, timeout: 1, warmup: 0, batch: 1}
 Y
 "$SWEEP" plan nap.yaml --db nap.db >/dev/null
-mpirun --bind-to none -np 3 "$SWEEP" run nap.yaml --db nap.db --quiet 2>nap.err
+mpirun --bind-to none -np 3 "$SWEEP" run nap.yaml --db nap.db 2>nap.err
 s=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' nap.err)
 # Each cell sleeps n + 2 times: the launch whose output is checked, one warm-up launch (warmup: 0) and
 # the n timed ones (at least 2: the noise needs two). The ideal divides that sleep by the 3 workers.
 ideal=$(sqlite3 nap.db "SELECT sum((n + 2) * median) / 3 FROM results WHERE status = 'ok'")
 echo "overhead: wall $s s, ideal $(printf '%.3f' "$ideal") s, ratio $(echo "$s $ideal" |
 	awk '{ printf "%.3f", $1 / $2 }') (target: under 1.03)"
+
+echo "== max_samples: a cell whose noise target is out of reach (1-ns launches one by one, max_noise 0.01 %)"
+cat >tight.yaml <<'Y'
+sweep: tight
+kernel: debug.fail
+params: {mode: ok, i: {from: 1, to: 3, step: 1}}
+timing: {batch: 1, max_noise: 0.0001, timeout: 3}
+Y
+read -r t rss < <(measure "$SWEEP" run tight.yaml --db tight.db)
+echo "max_samples: 3 cells in $t s (timeout 3 s each), peak RSS $rss MiB;" \
+     "$(sqlite3 tight.db "SELECT 'samples per cell ' || max(n) || ', stop ' || group_concat(DISTINCT stop) ||
+	', longest cell ' || printf('%.3f', max(wall)) || ' s' FROM results"), database" \
+     "$(($(stat -c %s tight.db) / 1024)) KiB (targets: within the timeout, at most 10000 samples, under 5 MB a cell)"

@@ -54,8 +54,9 @@ static int run_fn(int argc, char **argv)
 	int opt, ret;
 
 	o.local_worker = 1;
-	o.progress = isatty(2) ? 1 : 0;
-	o.progress_every = 1.0;
+	/* Progress by default: in place on a terminal, else (a log, mpirun's forwarding) every 30 s. */
+	o.progress = isatty(2) ? 1 : 2;
+	o.progress_every = isatty(2) ? 1.0 : 30.0;
 	o.hello_timeout = 120;
 	while ((opt = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -73,6 +74,7 @@ static int run_fn(int argc, char **argv)
 			break;
 		case 'q':
 			o.progress = 0;
+			o.quiet = 1;
 			break;
 		case 's': {
 			long i, k;
@@ -110,7 +112,9 @@ const struct cmd cmd_run = { "run", run_fn,
 	"                 [--shard I/K] [--inventory hosts/FILE.yaml]",
 	"Plan if needed, then run every cell without a successful result. Under mpirun, rank 0 is the\n"
 	"master (and runs a worker thread unless --no-local-worker) and every other rank a worker.\n"
-	"Progress goes to stderr (on a terminal, or every SECONDS with --progress).\n"
+	"Progress goes to stderr: done/total, rate, ETA, failed attempts, each host's rate and the cell\n"
+	"running longest; rewritten in place on a terminal, else a line every 30 s (every SECONDS with\n"
+	"--progress). --quiet prints errors only (no progress, no closing lines).\n"
 	"Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 1 other errors.\n"
 	"Running the same command again resumes where a killed run stopped.\n"
 	"--shard I/K plans and runs only the cells whose key falls in shard I of K (for array jobs; each\n"
