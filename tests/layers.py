@@ -134,7 +134,8 @@ def main(objdir):
     good &= check(not bad, "the domain never includes the command layer (cli.h, builtin/)", bad)
 
     bad = []
-    inc = re.compile(r'#include\s+[<"]([^>"]+)[>"]')
+    # A library's header comes in angle brackets: "spawn.h" is ours, <spawn.h> is POSIX's.
+    inc = re.compile(r'#include\s+<([^>]+)>')
     for f in srcs:
         for n, line in enumerate(open(f, encoding="utf-8"), 1):
             m = inc.match(line.strip())
