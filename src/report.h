@@ -24,6 +24,9 @@ struct report {
 	char *sweep;               /* the sweep reported on (owned, set by report_open) */
 	char **rows, **cols;       /* row and column keys (owned, split from "a,b") */
 	int nrows, ncols;
+	char **pool;               /* --pool KEYS: parameters aggregated over on purpose (owned) */
+	int npool;
+	int strict;                /* --strict: results that missed their noise target left out */
 	const char *metric;        /* as asked; see metric_base and metric_scale */
 	const char *stat;          /* median | mean | geomean | min | max */
 	const char *where;         /* --where EXPR, or NULL */
@@ -76,6 +79,17 @@ void report_binds_reset(struct report *r);
 /* The stored metric and the factor for name: itself when the results store it, else a derived one
  * (tflops = gflops / 1000, tbs, ms, us). 1 when found, 0 (no message) when not. */
 int report_metric_lookup(const struct report *r, const char *name, const char **base, double *scale);
+/*
+ * A report never aggregates over a parameter the user did not name: every parameter (in spec order)
+ * that varies inside a group of the row keys, the column keys and the named extra keys, and is not in
+ * --pool, is appended to r->rows, with a note on stderr. Needs the metric resolved. -1 after error().
+ */
+int report_unpooled(struct report *r, const char *const *extra, int nextra);
+/* The parameters (spec order, owned list) that vary inside a group of keys, less --pool's. -1 after
+ * error(). */
+int report_varying(struct report *r, const char *const *keys, int nkeys, char ***out, int *nout);
+/* " and N, K" (the --pool keys, for a title: "median over passes and N"), or "" (static storage). */
+const char *report_pooled(const struct report *r);
 /* Resolve name into r->metric_base and r->metric_scale; -1 after error() (with the metrics there are). */
 int report_metric(struct report *r, const char *name);
 /* The SQL value of the resolved metric: "m.value" or "(m.value * scale)". */

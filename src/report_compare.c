@@ -153,8 +153,10 @@ int report_compare(struct report *r)
 		error("--paired-by %s: the pairs cannot be made by the compared key itself", paired);
 		goto out;
 	}
-	if (report_metric(r, r->metric) || check_arms(r, key, a, b))
+	if (report_metric(r, r->metric) || check_arms(r, key, a, b) ||
+	    report_unpooled(r, (const char *const[]){ key, by_item ? NULL : paired, r->summary_by }, 3))
 		goto out;
+	nkey = r->nrows + ng;
 
 	report_binds_reset(r);
 	sb_adds(&sql, "SELECT ");
@@ -297,9 +299,9 @@ int report_compare(struct report *r)
 		j = e;
 	}
 	{
-		char *cap = xasprintf("%s of %s=%s over %s=%s, paired by %s (ratio of means, %g%% percentile "
+		char *cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s (ratio of means, %g%% percentile "
 				      "bootstrap, %d resamples, seed %llu), sweep %s", r->metric, key, a, key,
-				      b, paired, r->ci * 100, r->boot, (unsigned long long)r->seed, r->sweep);
+				      b, report_pooled(r), paired, r->ci * 100, r->boot, (unsigned long long)r->seed, r->sweep);
 
 		ret = report_print(r, &t, cap);
 		free(cap);

@@ -76,8 +76,10 @@ int report_limit(struct report *r)
 	struct rtab t;
 	char *cap;
 
-	if (report_metric(r, r->metric))
+	if (report_metric(r, r->metric) ||
+	    report_unpooled(r, (const char *const[]){ r->summary_by }, r->summary_by ? 1 : 0))
 		return -1;
+	nkey = l.nkey = r->nrows;
 	report_binds_reset(r);
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
 	 * row aggregates like the metric: the share is the statistic of metric / limit over the row. */
@@ -131,7 +133,8 @@ int report_limit(struct report *r)
 		goto out;
 	}
 	note_missing_probes(&l);
-	cap = xasprintf("%s of %s, limit = %s, share = %s / limit, sweep %s", r->stat, r->metric, r->limit,
+	cap = xasprintf("%s of %s%s, limit = %s, share = %s / limit, sweep %s", r->stat, r->metric,
+			report_pooled(r), r->limit,
 			r->metric, r->sweep);
 	ret = report_print(r, &t, cap);
 	free(cap);

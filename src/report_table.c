@@ -410,8 +410,10 @@ int report_table(struct report *r)
 	size_t *where = NULL;
 	const char **names = NULL;
 
-	if (report_metric(r, r->metric))
+	if (report_metric(r, r->metric) ||
+	    report_unpooled(r, (const char *const[]){ r->summary_by }, r->summary_by ? 1 : 0))
 		goto out;
+	nr = r->nrows;
 	sb_adds(&sql, "SELECT ");
 	for (int i = 0; i < nr + nc; i++) {
 		if (report_key_sql(r, i < nr ? r->rows[i] : r->cols[i - nr], &sql))
@@ -509,8 +511,8 @@ int report_table(struct report *r)
 		free(v);
 	}
 	{
-		char *cap = xasprintf("%s of %s%s over passes, sweep %s%s%s", r->stat, r->metric,
-				      r->metric_scale != 1 ? " (derived)" : "", r->sweep,
+		char *cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", r->stat, r->metric,
+				      r->metric_scale != 1 ? " (derived)" : "", report_pooled(r), r->sweep,
 				      r->where ? ", where " : "", r->where ? r->where : "");
 
 		ret = report_print(r, &t, cap);

@@ -78,28 +78,77 @@ static size_t text_width(const char *s)
 	return n;
 }
 
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does not start one (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, a sequence cut short). */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void table_add_safe(struct strbuf *sb, const char *s)
+{
+	while (*s) {
+		int n = utf8_len((const unsigned char *)s);
+
+		if (!n) {
+			sb_adds(sb, "\xef\xbf\xbd");      /* U+FFFD for each byte that is not UTF-8 */
+			s++;
+		} else if (n == 1 && ((unsigned char)*s < 0x20 || *s == 0x7f)) {
+			sb_addc(sb, '?');
+			s++;
+		} else {
+			sb_add(sb, s, (size_t)n);
+			s += n;
+		}
+	}
+}
+
 /*
  * A cell as aligned text or Markdown shows it. A control character would break the row (a newline) or
- * reach the terminal (an escape): it shows as '?', except that Markdown writes a newline as <br>.
- * Markdown splits cells at '|' unless escaped as \|, and reads \ before punctuation as an escape: both
- * are escaped.
+ * reach the terminal (an escape): it shows as '?', except that Markdown writes a newline as <br>; bytes
+ * that are not UTF-8 show as U+FFFD. Markdown splits cells at '|' unless escaped as \|, and reads \
+ * before punctuation as an escape: both are escaped.
  */
 static char *shown_cell(const char *s, int md)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, safe = STRBUF_INIT;
+	char *p;
 
 	sb_add(&sb, "", 0);
+	sb_add(&safe, "", 0);
 	for (; *s; s++) {
 		if (md && *s == '\n')
 			sb_adds(&sb, "<br>");
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			sb_addc(&sb, '?');
 		else if (md && (*s == '|' || *s == '\\'))
 			sb_addf(&sb, "\\%c", *s);
 		else
 			sb_addc(&sb, *s);
 	}
-	return sb_detach(&sb);
+	table_add_safe(&safe, sb.buf);
+	sb_release(&sb);
+	p = sb_detach(&safe);
+	return p;
 }
 
 static void print_aligned(const struct table *t, FILE *f, int md)

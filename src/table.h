@@ -20,6 +20,10 @@ void table_add(struct table *t, const char *const *row);
 void table_release(struct table *t);
 /* The format named "text", "md", "csv", "latex" or "json"; -1 after error() for another name. */
 int table_format_parse(const char *name, enum table_format *out);
+/* Append s for a terminal or a document: valid UTF-8 as it is, each control character as '?' and each
+ * byte that is not UTF-8 as U+FFFD. */
+struct strbuf;
+void table_add_safe(struct strbuf *sb, const char *s);
 void table_print(const struct table *t, FILE *f, enum table_format fmt);
 
 #endif

@@ -28,6 +28,8 @@ static const struct option report_opts[] = {
 	{ "drift", no_argument, NULL, 'd' },
 	{ "score", no_argument, NULL, 'k' },
 	{ "bar", required_argument, NULL, 'B' },
+	{ "pool", required_argument, NULL, 'P' },
+	{ "strict", no_argument, NULL, 'Z' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -96,6 +98,13 @@ static int report_fn(int argc, char **argv)
 			break;
 		case 'm':
 			r.metric = optarg;
+			break;
+		case 'P':
+			if (r.pool || report_split("--pool", optarg, &r.pool, &r.npool))
+				goto usage;
+			break;
+		case 'Z':
+			r.strict = 1;
 			break;
 		case 's':
 			if (strcmp(optarg, "median") && strcmp(optarg, "mean") && strcmp(optarg, "geomean") &&
