@@ -287,8 +287,14 @@ int report_metric(struct report *r, const char *name)
 	free(r->metric_base);
 	r->metric_base = NULL;
 	r->metric_scale = 1;
+	r->metric_noise = 0;
 	if (report_metric_lookup(r, name, &base, &r->metric_scale)) {
 		r->metric_base = xstrdup(base);
+		return 0;
+	}
+	if (!strcmp(name, "noise")) {
+		r->metric_base = xstrdup(name);
+		r->metric_noise = 1;
 		return 0;
 	}
 	join_names(&sb, r->metrics, r->nmetrics);
@@ -505,4 +511,32 @@ const char *report_pooled(const struct report *r)
 	for (int i = 0; i < r->npool && len < sizeof(buf); i++)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : " and ", r->pool[i]);
 	return buf;
+}
+
+static int read_count(const struct store_row *row, void *data)
+{
+	*(long *)data = isnan(row->num[0]) ? 0 : (long)row->num[0];
+	return 0;
+}
+
+int report_count_noisy(struct report *r)
+{
+	struct strbuf sql = STRBUF_INIT;
+	int strict = r->strict, ret = -1;
+
+	report_binds_reset(r);
+	r->strict = 0;
+	sb_adds(&sql, "SELECT count(*)");
+	if (!report_from(r, &sql, JOIN_METRIC)) {
+		sb_adds(&sql, " AND NOT r.noise_ok");
+		ret = store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, read_count,
+				  &r->noisy);
+	}
+	r->strict = strict;
+	report_binds_reset(r);
+	sb_release(&sql);
+	if (!ret && strict && r->noisy > 0)
+		report_note("--strict left out %ld result%s above %s noise target", r->noisy,
+			    r->noisy == 1 ? "" : "s", r->noisy == 1 ? "its" : "their");
+	return ret;
 }

@@ -27,6 +27,8 @@ struct report {
 	char **pool;               /* --pool KEYS: parameters aggregated over on purpose (owned) */
 	int npool;
 	int strict;                /* --strict: results that missed their noise target left out */
+	int metric_noise;          /* the metric is the results' own noise (--metric noise) */
+	long noisy;                /* results above their noise target in the report (-1: not counted) */
 	const char *metric;        /* as asked; see metric_base and metric_scale */
 	const char *stat;          /* median | mean | geomean | min | max */
 	const char *where;         /* --where EXPR, or NULL */
@@ -112,6 +114,9 @@ enum report_join {
 	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in r->joined (needs report_probes_cte) */
 };
 int report_from(struct report *r, struct strbuf *sql, int join);
+/* The results above their noise target among those report_from(JOIN_METRIC) selects without --strict,
+ * into r->noisy; a note on stderr when --strict leaves them out. -1 after error(). */
+int report_count_noisy(struct report *r);
 /* The SQL aggregate of --stat ("median", "avg", ...). */
 const char *report_stat_sql(const char *stat);
 /* Format v with the report's digits (sig when digits is 0 and the format is for reading). */
@@ -139,9 +144,13 @@ struct rtab {
 	char **key;                    /* n * nkeys, owned; NULL prints as "-" */
 	double *val;                   /* n * nvals; NaN prints as "-" */
 	char **group;                  /* n, owned, when --summary groups rows */
+	unsigned char *noisy;          /* n * nvals: the value holds a result above its noise target */
+	size_t alloc_noisy;
 };
 void rtab_init(struct rtab *t, int nkeys, const char *const *keyname, int nvals,
 	       const char *const *valname);
+/* Mark value column col of the last row: it holds a result above its noise target. */
+void rtab_noisy(struct rtab *t, int col);
 /* Add a row; group may be NULL. Copies the strings. */
 void rtab_add(struct rtab *t, const char *const *key, const double *val, const char *group);
 void rtab_release(struct rtab *t);

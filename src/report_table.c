@@ -41,6 +41,8 @@ void rtab_add(struct rtab *t, const char *const *key, const double *val, const c
 	ALLOC_GROW(t->key, (t->n + 1) * (size_t)t->nkeys, t->alloc_key);
 	ALLOC_GROW(t->val, (t->n + 1) * (size_t)t->nvals, t->alloc_val);
 	ALLOC_GROW(t->group, t->n + 1, t->alloc_group);
+	ALLOC_GROW(t->noisy, (t->n + 1) * (size_t)t->nvals + 1, t->alloc_noisy);
+	memset(t->noisy + t->n * (size_t)t->nvals, 0, (size_t)t->nvals);
 	for (int i = 0; i < t->nkeys; i++)
 		t->key[t->n * (size_t)t->nkeys + (size_t)i] = key[i] ? xstrdup(key[i]) : NULL;
 	for (int i = 0; i < t->nvals; i++)
@@ -49,8 +51,16 @@ void rtab_add(struct rtab *t, const char *const *key, const double *val, const c
 	t->n++;
 }
 
+void rtab_noisy(struct rtab *t, int col)
+{
+	if (!t->n || col < 0 || col >= t->nvals)
+		BUG("rtab_noisy: no value %d in the last row", col);
+	t->noisy[(t->n - 1) * (size_t)t->nvals + (size_t)col] = 1;
+}
+
 void rtab_release(struct rtab *t)
 {
+	free(t->noisy);
 	for (size_t i = 0; i < t->n * (size_t)t->nkeys; i++)
 		free(t->key[i]);
 	for (size_t i = 0; i < t->n; i++)
@@ -205,6 +215,20 @@ static void summary_rows(const struct report *r, const struct rtab *t, const int
 	free(x);
 }
 
+/* The footnote of the mark: what it means and how to leave those results out. */
+static void print_noise_note(const struct report *r, FILE *f)
+{
+	char n[40] = "";
+
+	if (r->noisy > 0)
+		snprintf(n, sizeof(n), " (%ld result%s)", r->noisy, r->noisy == 1 ? "" : "s");
+	if (r->fmt == TABLE_LATEX)
+		fprintf(f, "%% $^\\dagger$: holds results above their noise target%s; --strict leaves them out\n"
+			"\\par{\\footnotesize $^\\dagger$ holds results above their noise target%s.}\n", n, n);
+	else
+		fprintf(f, "\n" TABLE_MARK " holds results above their noise target%s; --strict leaves them out\n", n);
+}
+
 static const struct rtab *sort_tab;
 
 /* By summary group, then in the order the rows came (qsort is not stable, so the index decides ties). */
@@ -219,7 +243,7 @@ static int cmp_group(const void *pa, const void *pb)
 
 int report_print(struct report *r, const struct rtab *t, const char *caption)
 {
-	int show_group = 0, ncell, nh = 0, nc, ret;
+	int show_group = 0, ncell, nh = 0, nc, ret, any_noisy = 0;
 	const char **head;
 	char **row;
 	size_t *order = xmalloc((t->n + 1) * sizeof(*order));
@@ -234,8 +258,8 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			show_group &= strcmp(t->keyname[i], r->summary_by) != 0;
 	}
 	ncell = t->nkeys + show_group + t->nvals;
-	head = xcalloc((size_t)ncell + 1, sizeof(*head));
-	row = xcalloc((size_t)ncell + 1, sizeof(*row));
+	head = xcalloc((size_t)ncell + 2, sizeof(*head));
+	row = xcalloc((size_t)ncell + 2, sizeof(*row));
 	for (int i = 0; i < t->nkeys; i++)
 		head[nh++] = t->keyname[i];
 	if (show_group)
@@ -248,6 +272,11 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			head[nh++] = t->valname[i];
 		}
 	}
+	for (size_t j = 0; j < t->n * (size_t)t->nvals; j++)
+		any_noisy |= t->noisy[j];
+	/* for programs, a row's verdict as a column of its own (only where some value missed) */
+	if (any_noisy && !human(r))
+		head[nh++] = "noise_ok";
 	for (size_t j = 0; j < t->n; j++)
 		order[j] = j;
 	for (int i = 0; i < t->nvals; i++)
@@ -270,7 +299,20 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 		if (show_group)
 			row[k++] = t->group[j] ? xstrdup(t->group[j]) : human(r) ? xstrdup("-") : NULL;
 		format_values(r, t, dec, &t->val[j * (size_t)t->nvals], row + k, &nc);
+		if (any_noisy && !human(r)) {
+			int ok = 1;
+
+			for (int i = 0; i < t->nvals; i++)
+				ok &= !t->noisy[j * (size_t)t->nvals + (size_t)i];
+			row[k + nc++] = xstrdup(ok ? "1" : "0");
+		}
 		table_add(&out, (const char *const *)row);
+		for (int i = 0, c = k; human(r) && i < t->nvals; i++, c++) {
+			if (t->noisy[j * (size_t)t->nvals + (size_t)i])
+				table_mark(&out, c);
+			if (i == t->ci_at)
+				i += 2;    /* the interval is printed in the ratio's cell */
+		}
 		for (int i = 0; i < k + nc; i++)
 			free(row[i]);
 	}
@@ -289,6 +331,8 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 		if (caption && (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT))
 			fprintf(f, "%s\n\n", caption);
 		table_print(&out, f, r->fmt);
+		if (any_noisy && human(r))
+			print_noise_note(r, f);
 		ret = report_out_close(r, f);
 	}
 	table_release(&out);
@@ -316,7 +360,8 @@ struct pivot {
 	size_t nrow, alloc_rowkey;
 	size_t *colidx;
 	double *val, *count;
-	size_t alloc_colidx, alloc_val, alloc_count;
+	unsigned char *miss;   /* the value holds a result above its noise target */
+	size_t alloc_colidx, alloc_val, alloc_count, alloc_miss;
 };
 
 static int key_eq(const char *a, const char *b)
@@ -363,6 +408,8 @@ static int pivot_row(const struct store_row *row, void *data)
 	p->colidx[p->nrow] = nc ? pivot_col(p, row, nr) : 0;
 	p->val[p->nrow] = row->num[nr + nc];
 	p->count[p->nrow] = row->num[nr + nc + 1];
+	ALLOC_GROW(p->miss, p->nrow + 1, p->alloc_miss);
+	p->miss[p->nrow] = row->num[nr + nc + 2 + !!p->r->summary_by] > 0;
 	/* the summary group rides in the slot after the row keys */
 	p->rowkey[p->nrow * (size_t)(nr + 1) + (size_t)nr] =
 		p->r->summary_by && row->text[nr + nc + 2] ? xstrdup(row->text[nr + nc + 2]) : NULL;
@@ -409,6 +456,7 @@ int report_table(struct report *r)
 	int nr = r->nrows, nc = r->ncols, ret = -1, ng = 0;
 	size_t *where = NULL;
 	const char **names = NULL;
+	unsigned char *miss = NULL;
 
 	if (report_metric(r, r->metric) ||
 	    report_unpooled(r, (const char *const[]){ r->summary_by }, r->summary_by ? 1 : 0))
@@ -429,6 +477,7 @@ int report_table(struct report *r)
 			goto out;
 		ng = 1;
 	}
+	sb_adds(&sql, ", sum(NOT r.noise_ok)");
 	if (report_from(r, &sql, JOIN_METRIC))
 		goto out;
 	if (nr + nc + ng) {
@@ -465,6 +514,8 @@ int report_table(struct report *r)
 
 			rtab_add(&t, (const char *const *)&p.rowkey[j * (size_t)(nr + 1)], v,
 				 p.rowkey[j * (size_t)(nr + 1) + (size_t)nr]);
+			if (p.miss[j])
+				rtab_noisy(&t, 1);
 		}
 	} else {
 		/* Sort the columns, then lay each row's values out in column order. */
@@ -490,12 +541,15 @@ int report_table(struct report *r)
 		for (size_t i = 0; i < p.ncol; i++)
 			t.dgroup[i] = 1;
 		v = xmalloc(p.ncol * sizeof(*v));
+		miss = xmalloc(p.ncol + 1);
 		for (size_t j = 0; j < p.nrow;) {
 			size_t e = j;
 			char **rk = &p.rowkey[j * (size_t)(nr + 1)];
 
-			for (size_t i = 0; i < p.ncol; i++)
+			for (size_t i = 0; i < p.ncol; i++) {
 				v[i] = NAN;
+				miss[i] = 0;
+			}
 			for (; e < p.nrow; e++) {
 				int same = 1;
 
@@ -504,12 +558,19 @@ int report_table(struct report *r)
 				if (!same)
 					break;
 				v[where[p.colidx[e]]] = p.val[e];
+				miss[where[p.colidx[e]]] = p.miss[e];
 			}
 			rtab_add(&t, (const char *const *)rk, v, rk[nr]);
+			for (size_t i = 0; i < p.ncol; i++)
+				if (miss[i])
+					rtab_noisy(&t, (int)i);
 			j = e;
 		}
 		free(v);
+		free(miss);
 	}
+	if (report_count_noisy(r))
+		goto out_tab;
 	{
 		char *cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", r->stat, r->metric,
 				      r->metric_scale != 1 ? " (derived)" : "", report_pooled(r), r->sweep,
@@ -518,6 +579,7 @@ int report_table(struct report *r)
 		ret = report_print(r, &t, cap);
 		free(cap);
 	}
+out_tab:
 	rtab_release(&t);
 out:
 	for (size_t j = 0; j < p.nrow; j++)
@@ -527,6 +589,7 @@ out:
 	free(p.colidx);
 	free(p.val);
 	free(p.count);
+	free(p.miss);
 	for (size_t i = 0; i < p.ncol; i++) {
 		for (int k = 0; k < nc; k++)
 			free(p.col[i].text[k]);

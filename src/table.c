@@ -29,6 +29,8 @@ static int is_number(const char *s)
 void table_add(struct table *t, const char *const *row)
 {
 	ALLOC_GROW(t->cell, (t->nrows + 1) * (size_t)t->ncol, t->alloc);
+	ALLOC_GROW(t->mark, (t->nrows + 1) * (size_t)t->ncol, t->alloc_mark);
+	memset(t->mark + t->nrows * (size_t)t->ncol, 0, (size_t)t->ncol);
 	for (int c = 0; c < t->ncol; c++) {
 		t->cell[t->nrows * (size_t)t->ncol + (size_t)c] = row[c] ? xstrdup(row[c]) : NULL;
 		if (row[c] && *row[c] && !is_number(row[c]) && strcmp(row[c], "-"))
@@ -37,8 +39,21 @@ void table_add(struct table *t, const char *const *row)
 	t->nrows++;
 }
 
+void table_mark(struct table *t, int c)
+{
+	if (!t->nrows || c < 0 || c >= t->ncol)
+		BUG("table_mark: no cell %d in the last row", c);
+	t->mark[(t->nrows - 1) * (size_t)t->ncol + (size_t)c] = 1;
+}
+
+static int marked(const struct table *t, size_t r, int c)
+{
+	return t->mark && t->mark[r * (size_t)t->ncol + (size_t)c];
+}
+
 void table_release(struct table *t)
 {
+	free(t->mark);
 	for (size_t i = 0; i < t->nrows * (size_t)t->ncol; i++)
 		free(t->cell[i]);
 	for (int c = 0; c < t->ncol; c++)
@@ -130,7 +145,7 @@ void table_add_safe(struct strbuf *sb, const char *s)
  * that are not UTF-8 show as U+FFFD. Markdown splits cells at '|' unless escaped as \|, and reads \
  * before punctuation as an escape: both are escaped.
  */
-static char *shown_cell(const char *s, int md)
+static char *shown_cell(const char *s, int md, int mark)
 {
 	struct strbuf sb = STRBUF_INIT, safe = STRBUF_INIT;
 	char *p;
@@ -146,6 +161,8 @@ static char *shown_cell(const char *s, int md)
 			sb_addc(&sb, *s);
 	}
 	table_add_safe(&safe, sb.buf);
+	if (mark)
+		sb_adds(&safe, TABLE_MARK);
 	sb_release(&sb);
 	p = sb_detach(&safe);
 	return p;
@@ -158,9 +175,22 @@ static void print_aligned(const struct table *t, FILE *f, int md)
 	char **shown = xcalloc(ncells, sizeof(*shown));   /* the header row, then the rows */
 
 	for (int c = 0; c < t->ncol; c++) {
-		shown[c] = shown_cell(t->head[c], md);
+		shown[c] = shown_cell(t->head[c], md, 0);
 		for (size_t r = 0; r < t->nrows; r++)
-			shown[(r + 1) * (size_t)t->ncol + (size_t)c] = shown_cell(at(t, r, c), md);
+			shown[(r + 1) * (size_t)t->ncol + (size_t)c] = shown_cell(at(t, r, c), md, marked(t, r, c));
+		/* a column with a mark keeps its digits lined up: the others get a space in its place */
+		for (size_t r = 0; r < t->nrows && t->numeric[c]; r++)
+			if (marked(t, r, c)) {
+				for (size_t q = 0; q < t->nrows; q++)
+					if (!marked(t, q, c)) {
+						char **sh = &shown[(q + 1) * (size_t)t->ncol + (size_t)c];
+						char *p = xasprintf("%s ", *sh);
+
+						free(*sh);
+						*sh = p;
+					}
+				break;
+			}
 		w[c] = md ? 3 : 0;
 		for (size_t r = 0; r <= t->nrows; r++)
 			if (text_width(shown[r * (size_t)t->ncol + (size_t)c]) > w[c])
@@ -266,6 +296,8 @@ void table_print(const struct table *t, FILE *f, enum table_format fmt)
 		for (long r = -1; r < (long)t->nrows; r++) {
 			for (int c = 0; c < t->ncol; c++) {
 				latex_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
+				if (r >= 0 && marked(t, (size_t)r, c))
+					fputs("$^\\dagger$", f);
 				fputs(c + 1 < t->ncol ? " & " : " \\\\\n", f);
 			}
 			if (r < 0)

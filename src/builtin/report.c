@@ -83,6 +83,7 @@ static int report_fn(int argc, char **argv)
 	r.seed = 1;
 	r.threshold = 0.03;
 	r.bar = NAN;
+	r.noisy = -1;
 	while ((opt = getopt_long(argc, argv, "h", report_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'S':
