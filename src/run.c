@@ -120,13 +120,13 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 	n[2] += stats.absent;   /* the waiting cells that are planned rows are counted already */
 	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
 	/* a result above its noise target is kept, but never silently: the count is on the closing line */
-	fprintf(stderr, "sweep: %s: %llu cells ok", s->name, (unsigned long long)n[0]);
-	if (n[3])
-		fprintf(stderr, " (%llu above their noise target)", (unsigned long long)n[3]);
-	fprintf(stderr, ", %llu quarantined, %llu not run; this run: %llu results ok, "
-		"%llu failed attempts in %.2f s\n", (unsigned long long)n[1],
+	fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
+		"%llu failed attempts in %.2f s", s->name, (unsigned long long)n[0], (unsigned long long)n[1],
 		(unsigned long long)n[2], (unsigned long long)stats.ok, (unsigned long long)stats.failed,
 		stats.seconds);
+	if (n[3])
+		fprintf(stderr, "; %llu cells ok above their noise target", (unsigned long long)n[3]);
+	fputc('\n', stderr);
 	if (stats.waiting + stats.absent)
 		fprintf(stderr, "sweep: %llu cells wait for hosts, GPUs or gangs that were not in this run\n",
 			(unsigned long long)(stats.waiting + stats.absent));

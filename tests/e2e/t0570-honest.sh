@@ -98,7 +98,7 @@ test_expect_success 'the closing line and status count the results above their n
 	"$SWEEP" run noisy.yaml --db n.db 2>err &&
 	miss=$(sql n.db "SELECT count(*) FROM results WHERE status = '\''ok'\'' AND NOT noise_ok") &&
 	test "$miss" -ge 1 &&
-	grep -q "sweep: noisy: 2 cells ok ($miss above their noise target), 0 quarantined" err &&
+	grep -q "^sweep: noisy: 2 cells ok, 0 quarantined, .* s; $miss cells ok above their noise target$" err &&
 	"$SWEEP" status n.db >st &&
 	grep -Eq "^noisy +2 +2 +0 +0 +0 +100.0% +$miss *$" st &&
 	grep -q "above_noise" st &&
