@@ -122,3 +122,43 @@ test_expect_success 'reports mark noisy values; --metric noise; --strict leaves 
 	test $(wc -l <s) = 2 && grep -q "^0,1," s &&
 	grep -q "note: --strict left out 1 result above its noise target" err
 '
+
+# bad.sh LINE: prints LINE as its only output.
+cat >"$T/bad.sh" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$1"
+EOF
+
+# bad_metric NAME 'LINE' 'REASON': a json sweep whose command prints LINE quarantines its cell, and the
+# error names REASON and the line.
+bad_metric() {
+	printf "sweep: %s\ncommand: [sh, %s, %s]\nmetrics: json\nmax_attempts: 1\n" "$1" "$T/bad.sh" "'$2'" \
+		>"$1.yaml" &&
+	test_expect_code 3 "$SWEEP" run "$1.yaml" --db "$1.db" 2>err &&
+	sql "$1.db" "SELECT state, error FROM cells" >state &&
+	grep -q "^quarantined|.*$3" state &&
+	grep -qF "(stdout line 1: '$2')" state &&
+	test "$(sql "$1.db" "SELECT count(*) FROM results WHERE status = 'ok'")" = 0
+}
+
+test_expect_success 'a metric that is not a finite number, or a broken or duplicated line, fails the cell' '
+	bad_metric nan "{\"x\": NaN}" "not a JSON object: expected a value" &&
+	bad_metric big "{\"x\": 1e999}" "number out of range" &&
+	bad_metric cut "{\"x\": 1" "not a JSON object" &&
+	bad_metric tail "{\"x\": 1}garbage" "trailing characters after the object" &&
+	bad_metric dup "{\"x\": 1, \"x\": 2}" "duplicate key" &&
+	bad_metric null "{\"x\": null}" "metric .x. is null, not a number"
+'
+
+test_expect_success 'metrics: json with no line, and a regex metric that never matches, fail the cell' '
+	printf "sweep: quiet\ncommand: [sh, -c, \"echo hello\"]\nmetrics: json\nmax_attempts: 1\n" >quiet.yaml &&
+	test_expect_code 3 "$SWEEP" run quiet.yaml --db q.db 2>/dev/null &&
+	test "$(sql q.db "SELECT error FROM cells")" = "metrics: json, but the command printed no JSON object line (1 lines of stdout)" &&
+	printf "sweep: rx\ncommand: [sh, -c, \"echo time: 5 ms\"]\nmetrics: {t: \"time: ([0-9.]+)\", u: \"zz([0-9]+)\"}\nmax_attempts: 1\n" >rx.yaml &&
+	test_expect_code 3 "$SWEEP" run rx.yaml --db rx.db 2>/dev/null &&
+	test "$(sql rx.db "SELECT error FROM cells")" = "metric '\''u'\'': regex '\''zz([0-9]+)'\'' matched no line of stdout (1 lines)" &&
+	printf "sweep: rn\ncommand: [sh, -c, \"echo time: 0x10 ms\"]\nmetrics: {t: \"time: ([0-9a-fx.]+)\"}\nmax_attempts: 1\n" >rn.yaml &&
+	test_expect_code 3 "$SWEEP" run rn.yaml --db rn.db 2>/dev/null &&
+	sql rn.db "SELECT error FROM cells" >rn.err &&
+	grep -q "metric .t.: .0x10. is not a finite number (stdout line 1: .time: 0x10 ms.)" rn.err
+'
