@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "json.h"
 #include "util.h"
@@ -74,6 +75,25 @@ int table_format_parse(const char *name, enum table_format *out)
 			return 0;
 		}
 	return error("unknown format '%s' (expected text, md, csv, latex or json)", name);
+}
+
+int table_format_of_path(const char *path, enum table_format *out)
+{
+	static const struct {
+		const char *ext;
+		enum table_format fmt;
+	} ext[] = { { ".md", TABLE_MD }, { ".csv", TABLE_CSV }, { ".tex", TABLE_LATEX }, { ".json", TABLE_JSON },
+		    { ".txt", TABLE_TEXT } };
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++)
+		if (!strcasecmp(dot, ext[i].ext)) {
+			*out = ext[i].fmt;
+			return 0;
+		}
+	return -1;
 }
 
 static const char *at(const struct table *t, size_t r, int c)

@@ -30,6 +30,9 @@ int table_format_parse(const char *name, enum table_format *out);
  * byte that is not UTF-8 as U+FFFD. */
 struct strbuf;
 void table_add_safe(struct strbuf *sb, const char *s);
+/* The format a file name's extension asks for (.md, .csv, .tex, .json, .txt): 0 with *out set, -1 (no
+ * message) for another name. */
+int table_format_of_path(const char *path, enum table_format *out);
 void table_print(const struct table *t, FILE *f, enum table_format fmt);
 
 #endif

@@ -162,3 +162,35 @@ test_expect_success 'metrics: json with no line, and a regex metric that never m
 	sql rn.db "SELECT error FROM cells" >rn.err &&
 	grep -q "metric .t.: .0x10. is not a finite number (stdout line 1: .time: 0x10 ms.)" rn.err
 '
+
+test_expect_success '--out never writes over the database or another SQLite file (exit 1)' '
+	cp g.db copy.db && sum=$(md5sum <copy.db) &&
+	test_expect_code 1 "$SWEEP" report copy.db --rows M,N,dtype --metric gflops --out copy.db 2>err &&
+	grep -q "^sweep: --out .copy.db. is the database being read: not overwriting it$" err &&
+	test "$(md5sum <copy.db)" = "$sum" &&
+	ln -s copy.db link.db &&
+	test_expect_code 1 "$SWEEP" report copy.db --rows M,N,dtype --metric gflops --out link.db 2>err &&
+	test "$(md5sum <copy.db)" = "$sum" &&
+	cp n.db other.db && osum=$(md5sum <other.db) &&
+	test_expect_code 1 "$SWEEP" report g.db --rows M,N,dtype --metric gflops --out other.db 2>err &&
+	grep -q "is an SQLite database: not overwriting it with a report" err &&
+	test "$(md5sum <other.db)" = "$osum" &&
+	test_expect_code 1 "$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --limit "gflops * 2" \
+		--out other.db 2>/dev/null &&
+	test "$(md5sum <other.db)" = "$osum"
+'
+
+test_expect_success '--out takes the format from the extension unless --format says otherwise' '
+	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.csv &&
+	printf "M,n,gflops\n1,4,91\n2,4,92\n" | cmp - t.csv &&
+	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.json &&
+	python3 -c "import json; assert json.load(open(\"t.json\"))[1] == {\"M\": 2, \"n\": 4, \"gflops\": 92}" &&
+	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.tex &&
+	grep -q "^\\\\begin{tabular}" t.tex &&
+	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.txt &&
+	grep -Eq "^M +n +gflops$" t.txt &&
+	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.md &&
+	grep -q "^| M " t.md &&
+	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --format md --out forced.csv &&
+	grep -q "^| M " forced.csv
+'
