@@ -27,6 +27,13 @@ static int is_number(const char *s)
 	return s && !parse_double(s, &v);
 }
 
+/* An infinity as SQLite prints one ("Inf", "-Inf"), which a text column of JSON must not carry on as
+ * text; other spellings are the user's text ("inf" as a parameter value). */
+static int nonfinite(const char *s)
+{
+	return s && (!strcmp(s, "Inf") || !strcmp(s, "-Inf"));
+}
+
 void table_add(struct table *t, const char *const *row)
 {
 	ALLOC_GROW(t->cell, (t->nrows + 1) * (size_t)t->ncol, t->alloc);
@@ -336,8 +343,8 @@ void table_print(const struct table *t, FILE *f, enum table_format fmt)
 					sb_addc(&sb, ',');
 				json_add_str(&sb, t->head[c]);
 				sb_addc(&sb, ':');
-				if (!s || (t->numeric[c] && !is_number(s)))
-					sb_adds(&sb, "null");
+				if (!s || (t->numeric[c] && !is_number(s)) || nonfinite(s))
+					sb_adds(&sb, "null");   /* JSON has no inf: SQLite's Inf, in any column */
 				else if (t->numeric[c])
 					json_add_num_text(&sb, s);   /* 0x10 and inf are not JSON */
 				else
