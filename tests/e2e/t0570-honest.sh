@@ -194,3 +194,31 @@ test_expect_success '--out takes the format from the extension unless --format s
 	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --format md --out forced.csv &&
 	grep -q "^| M " forced.csv
 '
+
+# refused_merge 'UPDATE ...' MESSAGE: a copy of n.db changed so is refused by merge, naming the row.
+refused_merge() {
+	rm -f bad.db merged.db* && cp n.db bad.db && sql bad.db "$1" &&
+	test_must_fail "$SWEEP" merge merged.db bad.db 2>err &&
+	grep -q "cannot merge .bad.db.: $2" err &&
+	grep -q "nothing was merged" err
+}
+
+test_expect_success 'merge refuses non-finite samples and medians, negative counts, ok without a median' '
+	refused_merge "UPDATE samples SET seconds = 9e999 WHERE result = 1 AND i = 0" \
+		"samples row with result = 1: seconds is inf, not a finite number" &&
+	refused_merge "UPDATE results SET median = -9e999 WHERE id = 2" \
+		"results row with id = 2: median is -inf, not a finite number" &&
+	refused_merge "UPDATE results SET n = -5 WHERE id = 1" "results row with id = 1: n is -5, a negative count" &&
+	refused_merge "UPDATE results SET median = NULL WHERE id = 2" \
+		"results row with id = 2: an ok result without a median" &&
+	rm -f merged.db* && "$SWEEP" merge merged.db n.db >/dev/null 2>&1 &&
+	test "$(sql merged.db "SELECT count(*) FROM results")" = 2
+'
+
+test_expect_success 'no inf in JSON: report --limit and sql --json give null' '
+	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --limit "gflops * 1e308 * 10" --format json >j &&
+	! grep -qi "inf" j &&
+	python3 -c "import json; d = json.load(open(\"j\")); assert d[0][\"limit\"] is None, d" &&
+	"$SWEEP" sql g.db "SELECT 9e999 AS a, '\''x'\'' AS b UNION ALL SELECT '\''y'\'', -9e999" --json >s &&
+	python3 -c "import json; d = json.load(open(\"s\")); assert d == [{\"a\": None, \"b\": \"x\"}, {\"a\": \"y\", \"b\": None}], d"
+'
