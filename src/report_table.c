@@ -17,6 +17,17 @@ static void free_strings(char **v, size_t n)
 
 /* ---- the table a report builds, and printing it ---- */
 
+/* A key's value for reading: an empty or blank value, or one with space at an end, in double quotes,
+ * so that "" and " " are not both an empty cell (or an empty "v=" heading). */
+static char *shown_key(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || s[0] == ' ' || s[n - 1] == ' ' || s[0] == '\t' || s[n - 1] == '\t')
+		return xasprintf("\"%s\"", s);
+	return xstrdup(s);
+}
+
 void rtab_init(struct rtab *t, int nkeys, const char *const *keyname, int nvals,
 	       const char *const *valname)
 {
@@ -319,7 +330,7 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			const char *key = t->key[j * (size_t)t->nkeys + (size_t)i];
 
 			/* unknown: "-" for reading, empty (JSON null) for programs */
-			row[k++] = key ? xstrdup(key) : human(r) ? xstrdup("-") : NULL;
+			row[k++] = key ? (human(r) ? shown_key(key) : xstrdup(key)) : human(r) ? xstrdup("-") : NULL;
 		}
 		if (show_group)
 			row[k++] = t->group[j] ? xstrdup(t->group[j]) : human(r) ? xstrdup("-") : NULL;
@@ -468,8 +479,12 @@ static char *pcol_name(struct report *r, const struct pcol *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	for (int k = 0; k < r->ncols; k++)
-		sb_addf(&sb, "%s%s=%s", k ? " " : "", r->cols[k], c->text[k] ? c->text[k] : "-");
+	for (int k = 0; k < r->ncols; k++) {
+		char *v = c->text[k] ? shown_key(c->text[k]) : xstrdup("-");
+
+		sb_addf(&sb, "%s%s=%s", k ? " " : "", r->cols[k], v);
+		free(v);
+	}
 	return sb_detach(&sb);
 }
 

@@ -222,3 +222,40 @@ test_expect_success 'no inf in JSON: report --limit and sql --json give null' '
 	"$SWEEP" sql g.db "SELECT 9e999 AS a, '\''x'\'' AS b UNION ALL SELECT '\''y'\'', -9e999" --json >s &&
 	python3 -c "import json; d = json.load(open(\"s\")); assert d == [{\"a\": None, \"b\": \"x\"}, {\"a\": \"y\", \"b\": None}], d"
 '
+
+# Values that break a Markdown row or a terminal: '|', a newline, ESC, an empty and a blank value; and
+# a command whose stderr holds an escape sequence and a byte that is not UTF-8.
+cat >"$T/cells.yaml" <<'EOF'
+sweep: cells
+command: [sh, -c, "echo '{\"v\": 1}'", "{s}"]
+metrics: json
+params:
+  s: ["", " ", "a|b", "x\ny", "\e[31mred"]
+EOF
+cat >"$T/loud.yaml" <<'EOF'
+sweep: loud
+command: [sh, -c, "printf 'bad \\033[2J\\377 x\\n' >&2; exit 3"]
+metrics: json
+max_attempts: 1
+EOF
+
+test_expect_success 'markdown and text escape | and newlines, replace ESC and bad UTF-8, quote blanks' '
+	"$SWEEP" run cells.yaml --db c.db 2>/dev/null &&
+	"$SWEEP" report c.db --rows s --metric v >md &&
+	cat >want <<-\EOF &&
+	| s        | n   | v     |
+	|:-------- | ---:| -----:|
+	| ""       |   1 | 1.000 |
+	| ?[31mred |   1 | 1.000 |
+	| " "      |   1 | 1.000 |
+	| a\|b     |   1 | 1.000 |
+	| x<br>y   |   1 | 1.000 |
+	EOF
+	tail -n +3 md | cmp want - &&
+	"$SWEEP" report c.db --cols s --metric v --format text >txt &&
+	grep -Eq "^s=\"\" +s=\?\[31mred +s=\" \" +s=a\|b +s=x\?y$" txt &&
+	test_expect_code 3 "$SWEEP" run loud.yaml --db l.db 2>/dev/null &&
+	"$SWEEP" status l.db >st &&
+	! grep -q "$(printf "\033")" st && ! grep -q "$(printf "\377")" st &&
+	grep -q "exit 3: bad ?\[2J$(printf "\357\277\275") x" st
+'
