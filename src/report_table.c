@@ -159,10 +159,13 @@ static int column_decimals(const struct report *r, const struct rtab *t, int col
 					min = v;
 			}
 	}
-	/* A column spanning orders of magnitude (times from 64 to 8192) keeps significant digits. */
-	if (!(max > 0) || max / min > 100)
+	if (!(max > 0))
 		return -1;
-	d = sig - 1 - (int)floor(log10(max));
+	/* A column spanning orders of magnitude (times from 64 to 8192) keeps significant digits, except
+	 * in LaTeX, whose right-aligned columns line up only with equal decimals: the smallest value's. */
+	if (max / min > 100 && r->fmt != TABLE_LATEX)
+		return -1;
+	d = sig - 1 - (int)floor(log10(max / min > 100 ? min : max));
 	return d < 0 ? 0 : d > 15 ? 15 : d;
 }
 
@@ -366,6 +369,15 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 	if (!ret) {
 		if (caption && (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT))
 			fprintf(f, "%s\n\n", caption);
+		if (caption && r->fmt == TABLE_LATEX) {
+			/* the method travels with the table: statistic, interval, resamples, seed */
+			struct strbuf sb = STRBUF_INIT;
+
+			sb_add(&sb, "", 0);
+			table_add_safe(&sb, caption);
+			fprintf(f, "%% %s\n", sb.buf);
+			sb_release(&sb);
+		}
 		table_print(&out, f, r->fmt);
 		if (any_noisy && human(r))
 			print_noise_note(r, f);

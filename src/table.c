@@ -324,7 +324,7 @@ void table_print(const struct table *t, FILE *f, enum table_format fmt)
 			for (int c = 0; c < t->ncol; c++) {
 				latex_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
 				if (r >= 0 && marked(t, (size_t)r, c))
-					fputs("$^\\dagger$", f);
+					fputs("\\rlap{$^\\dagger$}", f);   /* takes no width: digits line up */
 				fputs(c + 1 < t->ncol ? " & " : " \\\\\n", f);
 			}
 			if (r < 0)

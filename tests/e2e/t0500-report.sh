@@ -56,6 +56,7 @@ test_expect_success 'csv with --stat mean and geomean, the count of results per 
 test_expect_success 'latex uses booktabs and escapes' '
 	"$SWEEP" report g.db --rows x --cols y --metric v --format latex >tex &&
 	cat >want <<-\EOF &&
+	% median of v over passes, sweep grid
 	\begin{tabular}{rrr}
 	\toprule
 	x & y=10 & y=20 \\
