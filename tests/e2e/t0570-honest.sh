@@ -181,17 +181,17 @@ test_expect_success '--out never writes over the database or another SQLite file
 '
 
 test_expect_success '--out takes the format from the extension unless --format says otherwise' '
-	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.csv &&
-	printf "M,n,gflops\n1,4,91\n2,4,92\n" | cmp - t.csv &&
-	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.json &&
-	python3 -c "import json; assert json.load(open(\"t.json\"))[1] == {\"M\": 2, \"n\": 4, \"gflops\": 92}" &&
-	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.tex &&
+	"$SWEEP" report g.db --rows M,N,dtype --where "N = 10 AND dtype = '\''f32'\''" --metric gflops --out t.csv &&
+	printf "M,N,dtype,n,gflops\n1,10,f32,1,111\n2,10,f32,1,112\n" | cmp - t.csv &&
+	"$SWEEP" report g.db --rows M,N,dtype --where "N = 10 AND dtype = '\''f32'\''" --metric gflops --out t.json &&
+	python3 -c "import json; assert json.load(open(\"t.json\"))[1] == {\"M\": 2, \"N\": 10, \"dtype\": \"f32\", \"n\": 1, \"gflops\": 112}" &&
+	"$SWEEP" report g.db --rows M,N,dtype --where "N = 10 AND dtype = '\''f32'\''" --metric gflops --out t.tex &&
 	grep -q "^\\\\begin{tabular}" t.tex &&
-	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.txt &&
-	grep -Eq "^M +n +gflops$" t.txt &&
-	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --out t.md &&
+	"$SWEEP" report g.db --rows M,N,dtype --where "N = 10 AND dtype = '\''f32'\''" --metric gflops --out t.txt &&
+	grep -Eq "^M +N +dtype +n +gflops$" t.txt &&
+	"$SWEEP" report g.db --rows M,N,dtype --where "N = 10 AND dtype = '\''f32'\''" --metric gflops --out t.md &&
 	grep -q "^| M " t.md &&
-	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --format md --out forced.csv &&
+	"$SWEEP" report g.db --rows M,N,dtype --where "N = 10 AND dtype = '\''f32'\''" --metric gflops --format md --out forced.csv &&
 	grep -q "^| M " forced.csv
 '
 
@@ -216,7 +216,7 @@ test_expect_success 'merge refuses non-finite samples and medians, negative coun
 '
 
 test_expect_success 'no inf in JSON: report --limit and sql --json give null' '
-	"$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --limit "gflops * 1e308 * 10" --format json >j &&
+	"$SWEEP" report g.db --rows M,N,dtype --metric gflops --limit "gflops * 1e308 * 10" --format json >j &&
 	! grep -qi "inf" j &&
 	python3 -c "import json; d = json.load(open(\"j\")); assert d[0][\"limit\"] is None, d" &&
 	"$SWEEP" sql g.db "SELECT 9e999 AS a, '\''x'\'' AS b UNION ALL SELECT '\''y'\'', -9e999" --json >s &&
@@ -272,12 +272,12 @@ EOF
 
 test_expect_success 'latex: the method as a comment; numbers of a column with equal decimals' '
 	"$SWEEP" run wide.yaml --db w.db 2>/dev/null &&
-	"$SWEEP" report w.db --rows x --pool arm --metric t --format latex >tex &&
+	"$SWEEP" report w.db --rows x --where "arm = '\''a'\''" --metric t --format latex >tex &&
 	head -1 tex >first &&
-	echo "% median of t over passes and arm, sweep wide" | cmp - first &&
-	grep -q "^0.5 & 2 & 0.5000 \\\\\\\\$" tex &&
-	grep -q "^64 & 2 & 64.0000 \\\\\\\\$" tex &&
-	grep -q "^8192 & 2 & 8192.0000 \\\\\\\\$" tex &&
+	echo "% median of t over passes, sweep wide, where arm = '\''a'\''" | cmp - first &&
+	grep -q "^0.5 & 1 & 0.5000 \\\\\\\\$" tex &&
+	grep -q "^64 & 1 & 64.0000 \\\\\\\\$" tex &&
+	grep -q "^8192 & 1 & 8192.0000 \\\\\\\\$" tex &&
 	"$SWEEP" report w.db --rows x --metric t --compare arm=a/b --boot 500 --seed 7 --ci 90 --format latex >cmp 2>/dev/null &&
 	head -1 cmp >first &&
 	echo "% t of arm=a over arm=b, paired by item (ratio of means, 90% percentile bootstrap, 500 resamples, seed 7), sweep wide" |
