@@ -82,7 +82,7 @@ void report_binds_reset(struct report *r);
  * (tflops = gflops / 1000, tbs, ms, us). 1 when found, 0 (no message) when not. */
 int report_metric_lookup(const struct report *r, const char *name, const char **base, double *scale);
 /*
- * A report never aggregates over a parameter the user did not name: every parameter (in spec order)
+ * report_rows.c. A report never aggregates over a parameter the user did not name: every parameter (in spec order)
  * that varies inside a group of the row keys, the column keys and the named extra keys, and is not in
  * --pool, is appended to r->rows, with a note on stderr. Needs the metric resolved. -1 after error().
  */
@@ -114,7 +114,7 @@ enum report_join {
 	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in r->joined (needs report_probes_cte) */
 };
 int report_from(struct report *r, struct strbuf *sql, int join);
-/* The results above their noise target among those report_from(JOIN_METRIC) selects without --strict,
+/* report_rows.c: the results above their noise target among those report_from(JOIN_METRIC) selects without --strict,
  * into r->noisy; a note on stderr when --strict leaves them out. -1 after error(). */
 int report_count_noisy(struct report *r);
 /* The SQL aggregate of --stat ("median", "avg", ...). */
