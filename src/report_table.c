@@ -410,6 +410,7 @@ struct pivot {
 	double *val, *count;
 	unsigned char *miss;   /* the value holds a result above its noise target */
 	size_t alloc_colidx, alloc_val, alloc_count, alloc_miss;
+	long nmiss;            /* results above their noise target, over every row */
 };
 
 static int key_eq(const char *a, const char *b)
@@ -458,6 +459,7 @@ static int pivot_row(const struct store_row *row, void *data)
 	p->count[p->nrow] = row->num[nr + nc + 1];
 	ALLOC_GROW(p->miss, p->nrow + 1, p->alloc_miss);
 	p->miss[p->nrow] = row->num[nr + nc + 2 + !!p->r->summary_by] > 0;
+	p->nmiss += (long)row->num[nr + nc + 2 + !!p->r->summary_by];
 	/* the summary group rides in the slot after the row keys */
 	p->rowkey[p->nrow * (size_t)(nr + 1) + (size_t)nr] =
 		p->r->summary_by && row->text[nr + nc + 2] ? xstrdup(row->text[nr + nc + 2]) : NULL;
@@ -621,7 +623,9 @@ int report_table(struct report *r)
 		free(v);
 		free(miss);
 	}
-	if (report_count_noisy(r))
+	/* the rows hold every result the report reads, unless --strict took some out: then count those */
+	r->noisy = p.nmiss;
+	if (r->strict && report_count_noisy(r))
 		goto out_tab;
 	{
 		char *cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", r->stat, r->metric,
