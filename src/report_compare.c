@@ -13,6 +13,7 @@ struct cmp_unit {
 	int in_a, in_b;
 	char *unit;
 	double value;
+	int noisy;             /* a result of the unit is above its noise target */
 };
 
 struct cmp_rows {
@@ -35,6 +36,7 @@ static int cmp_collect(const struct store_row *row, void *data)
 	u->in_b = row->num[c->nkey + 1] == 1;
 	u->unit = xstrdup(row->text[c->nkey + 2] ? row->text[c->nkey + 2] : "");
 	u->value = row->num[c->nkey + 3];
+	u->noisy = row->num[c->nkey + 4] > 0;
 	return 0;
 }
 
@@ -192,6 +194,7 @@ int report_compare(struct report *r)
 		report_metric_value(r, &sql);
 		sb_adds(&sql, ")");
 	}
+	sb_adds(&sql, ", sum(NOT r.noise_ok)");
 	if (report_from(r, &sql, by_item ? JOIN_ITEMS : JOIN_METRIC))
 		goto out;
 	sb_adds(&sql, " AND CAST(");
@@ -246,6 +249,7 @@ int report_compare(struct report *r)
 	for (size_t j = 0; j < rows.n;) {
 		size_t e = j, np = 0, nonly = 0, seen_a = 0, seen_b = 0;
 		double v[6] = { 0, NAN, NAN, NAN, NAN, NAN };
+		int noisy_a = 0, noisy_b = 0;
 
 		/* Rows arrive ordered by row key, then unit: a unit's arms are adjacent. */
 		while (e < rows.n && same_key(&rows.v[j], &rows.v[e], nkey)) {
@@ -258,10 +262,12 @@ int report_compare(struct report *r)
 				if (rows.v[u].in_a) {
 					has_a = 1;
 					va = rows.v[u].value;
+					noisy_a |= rows.v[u].noisy;
 				}
 				if (rows.v[u].in_b) {
 					has_b = 1;
 					vb = rows.v[u].value;
+					noisy_b |= rows.v[u].noisy;
 				}
 			}
 			seen_a += has_a;
@@ -296,6 +302,12 @@ int report_compare(struct report *r)
 			}
 		}
 		rtab_add(&t, (const char *const *)rows.v[j].key, v, ng ? rows.v[j].key[r->nrows] : NULL);
+		if (noisy_a)
+			rtab_noisy(&t, 1);
+		if (noisy_b)
+			rtab_noisy(&t, 2);
+		if (noisy_a || noisy_b)
+			rtab_noisy(&t, 3);     /* the ratio rests on them */
 		j = e;
 	}
 	{

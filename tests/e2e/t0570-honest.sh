@@ -118,6 +118,11 @@ test_expect_success 'reports mark noisy values; --metric noise; --strict leaves 
 	python3 -c "import json; d = json.load(open(\"j\")); assert d[0][\"noise_ok\"] == 0, d" &&
 	"$SWEEP" report n.db --rows ms --cols jitter --metric seconds --format latex >tex &&
 	grep "^5 & " tex | grep -qF "\\rlap{\$^\\dagger\$} \\\\" &&
+	"$SWEEP" report n.db --rows ms --metric seconds --compare jitter=0/20 --paired-by ms --format csv >c 2>/dev/null &&
+	head -1 c | grep -q ",noise_ok$" && grep -q ",0$" c &&
+	"$SWEEP" report n.db --rows jitter --metric seconds --limit "seconds * 2" >l 2>/dev/null &&
+	grep -Eq "^\| +20 \| +1 \| .*$(printf "\342\200\240") \| .* \| 0.500$(printf "\342\200\240") \|$" l &&
+	grep -Eq "^\| +0 \| +1 \| .* \| 0.500  \|$" l &&
 	"$SWEEP" report n.db --rows jitter --metric seconds --strict --format csv >s 2>err &&
 	test $(wc -l <s) = 2 && grep -q "^0,1," s &&
 	grep -q "note: --strict left out 1 result above its noise target" err
