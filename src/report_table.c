@@ -356,14 +356,30 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			free(row[i]);
 	}
 	if (r->summary && t->n) {
+		/* summary rows have no noise_ok cell: made apart, then copied with an empty one */
+		int extra = any_noisy && !human(r);
+		struct table sum, *to = &out;
+
+		if (extra) {
+			table_init(&sum, nh - 1, head);
+			to = &sum;
+		}
 		if (!r->summary_by)
-			summary_rows(r, t, dec, show_group, NULL, &out);
+			summary_rows(r, t, dec, show_group, NULL, to);
 		for (size_t o = 0; r->summary_by && o < t->n; o++) {
 			const char *g = t->group[order[o]];
 
 			if (g && (!o || !t->group[order[o - 1]] || strcmp(g, t->group[order[o - 1]])))
-				summary_rows(r, t, dec, show_group, g, &out);
+				summary_rows(r, t, dec, show_group, g, to);
 		}
+		for (size_t j = 0; extra && j < sum.nrows; j++) {
+			for (int i = 0; i < nh - 1; i++)
+				row[i] = sum.cell[j * (size_t)(nh - 1) + (size_t)i];
+			row[nh - 1] = NULL;
+			table_add(&out, (const char *const *)row);
+		}
+		if (extra)
+			table_release(&sum);
 	}
 	ret = report_out_open(r, &f);
 	if (!ret) {

@@ -123,6 +123,8 @@ test_expect_success 'reports mark noisy values; --metric noise; --strict leaves 
 	"$SWEEP" report n.db --rows jitter --metric seconds --limit "seconds * 2" >l 2>/dev/null &&
 	grep -Eq "^\| +20 \| +1 \| .*$(printf "\342\200\240") \| .* \| 0.500$(printf "\342\200\240") \|$" l &&
 	grep -Eq "^\| +0 \| +1 \| .* \| 0.500  \|$" l &&
+	"$SWEEP" report n.db --rows jitter --metric seconds --format csv --summary >sum &&
+	test $(wc -l <sum) = 6 && test $(grep -c "^m[a-z]*,,[0-9.e-]*,$" sum) = 3 &&
 	"$SWEEP" report n.db --rows jitter --metric seconds --strict --format csv >s 2>err &&
 	test $(wc -l <s) = 2 && grep -q "^0,1," s &&
 	grep -q "note: --strict left out 1 result above its noise target" err
