@@ -2,6 +2,7 @@
 #include <math.h>
 #include <regex.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,10 @@ struct command_state {
 	struct strbuf out;         /* the first COMMAND_CAPTURE_MAX bytes of stdout */
 	struct strbuf err;         /* the last COMMAND_CAPTURE_MAX bytes of stderr (twice that, reading) */
 	size_t run_err;            /* where this run's stderr starts in err */
+	long lineno;               /* stdout lines of this run so far */
+	long json_lines;           /* metric lines of this run (metrics: json) */
+	long *found;               /* s->nregex: values each pattern gave in this run */
+	char *bad;                 /* the first metric problem of the run, with its line (owned) */
 };
 
 static uint64_t acc_hash(const char *item, const char *metric)
@@ -116,27 +121,66 @@ static void acc_release(struct acc_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* One stdout line of JSON: numbers are measurements of the line's item ("item": a string or a number),
- * else of the run's item, else of the cell. Anything that is not a flat-enough object is just output. */
+/* Keep the run's first metric problem: what is wrong, and the stdout line it is on (shortened). */
+static void command_bad(struct command_state *st, const char *line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void command_bad(struct command_state *st, const char *line, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (st->bad)
+		return;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (line) {
+		sb_addf(&sb, " (stdout line %ld: '", st->lineno);
+		sb_add_printable(&sb, line, 200);
+		sb_adds(&sb, strlen(line) > 200 ? "...')" : "')");
+	}
+	st->bad = sb_detach(&sb);
+}
+
+/*
+ * One stdout line of JSON: numbers are measurements of the line's item ("item": a string or a number),
+ * else of the run's item, else of the cell. A line that starts with '{' is a metric line and must be
+ * one strict JSON object (no NaN, 1e999, duplicate key or text after it); a metric that is null is not
+ * a number. Other lines are just output.
+ */
 static void command_json_line(struct command_state *st, const char *line)
 {
 	struct json_obj o = JSON_OBJ_INIT;
-	const char *item = st->item;
+	const char *item = st->item, *start = line;
 	const struct json_pair *p;
-	char err[64];
+	char err[128];
 	double v;
 	size_t i;
 
 	while (*line == ' ' || *line == '\t')
 		line++;
-	if (*line != '{' || json_parse_flat(line, &o, 1, err, sizeof(err)))
+	if (*line != '{')
 		return;
+	if (json_parse_flat(line, &o, 1, err, sizeof(err))) {
+		command_bad(st, start, "metrics: not a JSON object: %s", err);
+		return;
+	}
+	st->json_lines++;
 	p = json_obj_find(&o, "item");
 	if (p && (p->type == JSON_STR || p->type == JSON_NUM))
 		item = p->val;
-	for (i = 0; i < o.n; i++)
-		if (o.v[i].type == JSON_NUM && strcmp(o.v[i].key, "item") && !parse_double(o.v[i].val, &v))
+	for (i = 0; i < o.n; i++) {
+		if (!strcmp(o.v[i].key, "item"))
+			continue;
+		if (o.v[i].type == JSON_NULL)
+			command_bad(st, start, "metric '%s' is null, not a number", o.v[i].key);
+		else if (o.v[i].type != JSON_NUM)
+			continue;
+		else if (parse_double(o.v[i].val, &v) || !isfinite(v))
+			command_bad(st, start, "metric '%s' is '%s', not a finite number", o.v[i].key, o.v[i].val);
+		else
 			acc_add(&st->acc, item, o.v[i].key, v);
+	}
 	json_obj_release(&o);
 }
 
@@ -153,9 +197,15 @@ static void command_regex_line(struct command_state *st, const char *line)
 	for (i = 0; i < st->s->nregex; i++) {
 		for (p = line; *p && !regexec(&st->re[i], p, 2, m, p == line ? 0 : REG_NOTBOL); ) {
 			if (m[1].rm_so >= 0) {
+				/* the number syntax of JSON metrics, so both kinds accept the same numbers */
 				num = xstrndup(p + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
-				if (!parse_double(num, &v))
+				if (!json_number_ok(num) || parse_double(num, &v) || !isfinite(v)) {
+					command_bad(st, line, "metric '%s': '%s' is not a finite number",
+						    st->s->regex[i].name, num);
+				} else {
 					acc_add(&st->acc, st->item, st->s->regex[i].name, v);
+					st->found[i]++;
+				}
 				free(num);
 			}
 			p += m[0].rm_eo > 0 ? m[0].rm_eo : 1;
@@ -165,6 +215,7 @@ static void command_regex_line(struct command_state *st, const char *line)
 
 static void command_line(struct command_state *st, char *line, size_t len)
 {
+	st->lineno++;
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		line[--len] = '\0';
 	if (st->s->metrics == METRICS_JSON)
@@ -330,6 +381,29 @@ static const char *command_signame(int sig, char *buf, size_t n)
 	return buf;
 }
 
+/* After a run that exited 0: its metric problem, else a metric the spec declares that it did not give
+ * (every regex must match, metrics: json needs a line). -1 when r is failed. */
+static int command_check_metrics(struct command_state *st)
+{
+	const struct spec *s = st->s;
+	const char *in = st->item ? " for item '" : "", *q = st->item ? "'" : "";
+
+	if (st->bad) {
+		result_fail(st->r, RESULT_ERROR, "%s", st->bad);
+		return -1;
+	}
+	if (s->metrics == METRICS_JSON && !st->json_lines)
+		return result_fail(st->r, RESULT_ERROR, "metrics: json, but the command printed no JSON object "
+				   "line%s%s%s (%ld lines of stdout)", in, st->item ? st->item : "", q,
+				   st->lineno);
+	for (int i = 0; s->metrics == METRICS_REGEX && i < s->nregex; i++)
+		if (!st->found[i])
+			return result_fail(st->r, RESULT_ERROR, "metric '%s': regex '%s' matched no line of "
+					   "stdout%s%s%s (%ld lines)", s->regex[i].name, s->regex[i].pattern,
+					   in, st->item ? st->item : "", q, st->lineno);
+	return 0;
+}
+
 /* Run the command once (for one item, or for the cell) and record its sample; -1 when r is failed. */
 static int command_once(struct command_state *st, const struct executor *w, const struct task *t,
 			const struct json_obj *params)
@@ -344,6 +418,10 @@ static int command_once(struct command_state *st, const struct executor *w, cons
 		argv[i] = command_expand(s->command[i], params, st->item, w->gpu, w->host, t->key);
 	env = command_env(st, params, w, t);
 	st->run_err = st->err.len;
+	st->lineno = 0;
+	st->json_lines = 0;
+	for (i = 0; i < s->nregex && st->found; i++)
+		st->found[i] = 0;
 	if (command_spawn(st, argv, env, &end)) {
 		ret = result_fail(st->r, RESULT_ERROR, "cannot run '%s': %s", argv[0],
 				  strerror(end.exec_errno));
@@ -360,6 +438,8 @@ static int command_once(struct command_state *st, const struct executor *w, cons
 	else if (WIFEXITED(end.status) && WEXITSTATUS(end.status))
 		ret = result_fail(st->r, RESULT_ERROR, "exit %d%s%s", WEXITSTATUS(end.status),
 				  *last ? ": " : "", last);
+	else
+		ret = command_check_metrics(st);
 	free(last);
 out:
 	spawn_result_release(&end);
@@ -447,6 +527,7 @@ void command_run(const struct executor *w, const struct task *t, struct result *
 		goto out;
 	}
 	if (s->metrics == METRICS_REGEX) {
+		st.found = xcalloc(s->nregex, sizeof(*st.found));
 		st.re = xcalloc(s->nregex, sizeof(*st.re));
 		for (nre = 0; nre < s->nregex; nre++) {
 			if (regcomp(&st.re[nre], s->regex[nre].pattern, REG_EXTENDED)) {
@@ -478,6 +559,8 @@ out:
 	for (i = 0; i < nre; i++)
 		regfree(&st.re[i]);
 	free(st.re);
+	free(st.found);
+	free(st.bad);
 	acc_release(&st.acc);
 	sb_release(&st.line);
 	sb_release(&st.out);

@@ -233,6 +233,9 @@ void report_release(struct report *r)
 	for (int i = 0; i < r->ncols; i++)
 		free(r->cols[i]);
 	free(r->cols);
+	for (int i = 0; i < r->npool; i++)
+		free(r->pool[i]);
+	free(r->pool);
 	free(r->metric_base);
 	free_list(r->params, r->nparams);
 	free_list(r->metrics, r->nmetrics);
@@ -284,8 +287,14 @@ int report_metric(struct report *r, const char *name)
 	free(r->metric_base);
 	r->metric_base = NULL;
 	r->metric_scale = 1;
+	r->metric_noise = 0;
 	if (report_metric_lookup(r, name, &base, &r->metric_scale)) {
 		r->metric_base = xstrdup(base);
+		return 0;
+	}
+	if (!strcmp(name, "noise")) {
+		r->metric_base = xstrdup(name);
+		r->metric_noise = 1;
 		return 0;
 	}
 	join_names(&sb, r->metrics, r->nmetrics);

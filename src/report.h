@@ -24,6 +24,11 @@ struct report {
 	char *sweep;               /* the sweep reported on (owned, set by report_open) */
 	char **rows, **cols;       /* row and column keys (owned, split from "a,b") */
 	int nrows, ncols;
+	char **pool;               /* --pool KEYS: parameters aggregated over on purpose (owned) */
+	int npool;
+	int strict;                /* --strict: results that missed their noise target left out */
+	int metric_noise;          /* the metric is the results' own noise (--metric noise) */
+	long noisy;                /* results above their noise target in the report (-1: not counted) */
 	const char *metric;        /* as asked; see metric_base and metric_scale */
 	const char *stat;          /* median | mean | geomean | min | max */
 	const char *where;         /* --where EXPR, or NULL */
@@ -76,6 +81,17 @@ void report_binds_reset(struct report *r);
 /* The stored metric and the factor for name: itself when the results store it, else a derived one
  * (tflops = gflops / 1000, tbs, ms, us). 1 when found, 0 (no message) when not. */
 int report_metric_lookup(const struct report *r, const char *name, const char **base, double *scale);
+/*
+ * report_rows.c. A report never aggregates over a parameter the user did not name: every parameter (in spec order)
+ * that varies inside a group of the row keys, the column keys and the named extra keys, and is not in
+ * --pool, is appended to r->rows, with a note on stderr. Needs the metric resolved. -1 after error().
+ */
+int report_unpooled(struct report *r, const char *const *extra, int nextra);
+/* The parameters (spec order, owned list) that vary inside a group of keys, less --pool's. -1 after
+ * error(). */
+int report_varying(struct report *r, const char *const *keys, int nkeys, char ***out, int *nout);
+/* " and N, K" (the --pool keys, for a title: "median over passes and N"), or "" (static storage). */
+const char *report_pooled(const struct report *r);
 /* Resolve name into r->metric_base and r->metric_scale; -1 after error() (with the metrics there are). */
 int report_metric(struct report *r, const char *name);
 /* The SQL value of the resolved metric: "m.value" or "(m.value * scale)". */
@@ -98,6 +114,9 @@ enum report_join {
 	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in r->joined (needs report_probes_cte) */
 };
 int report_from(struct report *r, struct strbuf *sql, int join);
+/* report_rows.c: the results above their noise target among those report_from(JOIN_METRIC) selects without --strict,
+ * into r->noisy; a note on stderr when --strict leaves them out. -1 after error(). */
+int report_count_noisy(struct report *r);
 /* The SQL aggregate of --stat ("median", "avg", ...). */
 const char *report_stat_sql(const char *stat);
 /* Format v with the report's digits (sig when digits is 0 and the format is for reading). */
@@ -125,15 +144,22 @@ struct rtab {
 	char **key;                    /* n * nkeys, owned; NULL prints as "-" */
 	double *val;                   /* n * nvals; NaN prints as "-" */
 	char **group;                  /* n, owned, when --summary groups rows */
+	unsigned char *noisy;          /* n * nvals: the value holds a result above its noise target */
+	size_t alloc_noisy;
 };
 void rtab_init(struct rtab *t, int nkeys, const char *const *keyname, int nvals,
 	       const char *const *valname);
+/* Mark value column col of the last row: it holds a result above its noise target. */
+void rtab_noisy(struct rtab *t, int col);
 /* Add a row; group may be NULL. Copies the strings. */
 void rtab_add(struct rtab *t, const char *const *key, const double *val, const char *group);
 void rtab_release(struct rtab *t);
 /* Print t (and the --summary rows) in the report's format to --out or stdout, under caption (md and
  * text only; may be NULL). -1 after error(). */
 int report_print(struct report *r, const struct rtab *t, const char *caption);
+/* Whether --out may be written: never over an SQLite file or the database being read. -1 after
+ * error() when it may not (or cannot be checked). */
+int report_out_check(const struct report *r);
 /* Open --out (or stdout) and close it; -1 after error(). */
 int report_out_open(struct report *r, FILE **f);
 int report_out_close(struct report *r, FILE *f);

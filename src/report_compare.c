@@ -13,6 +13,7 @@ struct cmp_unit {
 	int in_a, in_b;
 	char *unit;
 	double value;
+	int noisy;             /* a result of the unit is above its noise target */
 };
 
 struct cmp_rows {
@@ -35,6 +36,7 @@ static int cmp_collect(const struct store_row *row, void *data)
 	u->in_b = row->num[c->nkey + 1] == 1;
 	u->unit = xstrdup(row->text[c->nkey + 2] ? row->text[c->nkey + 2] : "");
 	u->value = row->num[c->nkey + 3];
+	u->noisy = row->num[c->nkey + 4] > 0;
 	return 0;
 }
 
@@ -153,8 +155,10 @@ int report_compare(struct report *r)
 		error("--paired-by %s: the pairs cannot be made by the compared key itself", paired);
 		goto out;
 	}
-	if (report_metric(r, r->metric) || check_arms(r, key, a, b))
+	if (report_metric(r, r->metric) || check_arms(r, key, a, b) ||
+	    report_unpooled(r, (const char *const[]){ key, by_item ? NULL : paired, r->summary_by }, 3))
 		goto out;
+	nkey = r->nrows + ng;
 
 	report_binds_reset(r);
 	sb_adds(&sql, "SELECT ");
@@ -190,6 +194,7 @@ int report_compare(struct report *r)
 		report_metric_value(r, &sql);
 		sb_adds(&sql, ")");
 	}
+	sb_adds(&sql, ", sum(NOT r.noise_ok)");
 	if (report_from(r, &sql, by_item ? JOIN_ITEMS : JOIN_METRIC))
 		goto out;
 	sb_adds(&sql, " AND CAST(");
@@ -244,6 +249,7 @@ int report_compare(struct report *r)
 	for (size_t j = 0; j < rows.n;) {
 		size_t e = j, np = 0, nonly = 0, seen_a = 0, seen_b = 0;
 		double v[6] = { 0, NAN, NAN, NAN, NAN, NAN };
+		int noisy_a = 0, noisy_b = 0;
 
 		/* Rows arrive ordered by row key, then unit: a unit's arms are adjacent. */
 		while (e < rows.n && same_key(&rows.v[j], &rows.v[e], nkey)) {
@@ -256,10 +262,12 @@ int report_compare(struct report *r)
 				if (rows.v[u].in_a) {
 					has_a = 1;
 					va = rows.v[u].value;
+					noisy_a |= rows.v[u].noisy;
 				}
 				if (rows.v[u].in_b) {
 					has_b = 1;
 					vb = rows.v[u].value;
+					noisy_b |= rows.v[u].noisy;
 				}
 			}
 			seen_a += has_a;
@@ -294,12 +302,18 @@ int report_compare(struct report *r)
 			}
 		}
 		rtab_add(&t, (const char *const *)rows.v[j].key, v, ng ? rows.v[j].key[r->nrows] : NULL);
+		if (noisy_a)
+			rtab_noisy(&t, 1);
+		if (noisy_b)
+			rtab_noisy(&t, 2);
+		if (noisy_a || noisy_b)
+			rtab_noisy(&t, 3);     /* the ratio rests on them */
 		j = e;
 	}
 	{
-		char *cap = xasprintf("%s of %s=%s over %s=%s, paired by %s (ratio of means, %g%% percentile "
+		char *cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s (ratio of means, %g%% percentile "
 				      "bootstrap, %d resamples, seed %llu), sweep %s", r->metric, key, a, key,
-				      b, paired, r->ci * 100, r->boot, (unsigned long long)r->seed, r->sweep);
+				      b, report_pooled(r), paired, r->ci * 100, r->boot, (unsigned long long)r->seed, r->sweep);
 
 		ret = report_print(r, &t, cap);
 		free(cap);

@@ -328,7 +328,11 @@ int report_from(struct report *r, struct strbuf *sql, int join)
 {
 	sb_adds(sql, " FROM results r JOIN cells c ON c.id = r.cell"
 		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
-	if (join & JOIN_METRIC) {
+	if ((join & JOIN_METRIC) && r->metric_noise) {
+		/* the result's own noise, as if it were a stored metric */
+		sb_adds(sql, " JOIN (SELECT id AS result, noise AS value FROM results WHERE noise IS NOT NULL) m"
+			" ON m.result = r.id");
+	} else if (join & JOIN_METRIC) {
 		sb_adds(sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
 		report_bind(r, sql, r->metric_base);
 	}
@@ -343,6 +347,8 @@ int report_from(struct report *r, struct strbuf *sql, int join)
 	}
 	sb_adds(sql, " WHERE r.status = 'ok' AND c.sweep = ");
 	report_bind(r, sql, r->sweep);
+	if (r->strict)
+		sb_adds(sql, " AND r.noise_ok");
 	if (r->where) {
 		sb_adds(sql, " AND (");
 		if (report_expr_sql(r, "--where", r->where, 0, sql))

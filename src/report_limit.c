@@ -40,6 +40,10 @@ static int limit_row(const struct store_row *row, void *data)
 			s += len + (s[len] == ',');
 		}
 	}
+	if (row->num[at + 4 + (int)l->r->njoined] > 0) {
+		rtab_noisy(l->t, 1);   /* the metric, and the share that rests on it */
+		rtab_noisy(l->t, 3);
+	}
 	return 0;
 }
 
@@ -76,8 +80,10 @@ int report_limit(struct report *r)
 	struct rtab t;
 	char *cap;
 
-	if (report_metric(r, r->metric))
+	if (report_metric(r, r->metric) ||
+	    report_unpooled(r, (const char *const[]){ r->summary_by }, r->summary_by ? 1 : 0))
 		return -1;
+	nkey = l.nkey = r->nrows;
 	report_binds_reset(r);
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
 	 * row aggregates like the metric: the share is the statistic of metric / limit over the row. */
@@ -89,7 +95,7 @@ int report_limit(struct report *r)
 	sb_addf(&sql, "count(v), %s(v), %s(lim), %s(v * 1.0 / lim)", stat, stat, stat);
 	for (size_t i = 0; i < r->njoined; i++)
 		sb_addf(&sql, ", group_concat(DISTINCT miss%zu)", i);
-	sb_adds(&sql, " FROM (SELECT ");
+	sb_adds(&sql, ", sum(noisy) FROM (SELECT ");
 	for (int i = 0; i < nkey + ng; i++) {
 		if (report_key_sql(r, i < nkey ? r->rows[i] : r->summary_by, &sql))
 			goto out;
@@ -99,7 +105,7 @@ int report_limit(struct report *r)
 	sb_adds(&sql, " AS v, (");
 	if (report_expr_sql(r, "--limit", r->limit, EXPR_PROBES, &sql))
 		goto out;
-	sb_adds(&sql, ") AS lim");
+	sb_adds(&sql, ") AS lim, NOT r.noise_ok AS noisy");
 	for (size_t i = 0; i < r->njoined; i++)
 		sb_addf(&sql, ", CASE WHEN rp%zu.value IS NULL"
 			" THEN coalesce(h.hostname, '(unknown host)') END AS miss%zu", i, i);
@@ -131,7 +137,8 @@ int report_limit(struct report *r)
 		goto out;
 	}
 	note_missing_probes(&l);
-	cap = xasprintf("%s of %s, limit = %s, share = %s / limit, sweep %s", r->stat, r->metric, r->limit,
+	cap = xasprintf("%s of %s%s, limit = %s, share = %s / limit, sweep %s", r->stat, r->metric,
+			report_pooled(r), r->limit,
 			r->metric, r->sweep);
 	ret = report_print(r, &t, cap);
 	free(cap);

@@ -61,16 +61,31 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* A gnuplot single-quoted string: a quote is doubled. */
+/*
+ * A gnuplot single-quoted string: a quote is doubled, and a newline (which would end the command and
+ * start another, such as system("...")) or any control character becomes '?', bytes that are not UTF-8
+ * U+FFFD. Single quotes keep gnuplot from expanding backquotes, @macros and escapes inside.
+ */
 static void gp_str(struct strbuf *sb, const char *s)
 {
+	struct strbuf safe = STRBUF_INIT;
+
+	sb_add(&safe, "", 0);
+	table_add_safe(&safe, s);
 	sb_addc(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
+	for (const char *p = safe.buf; *p; p++) {
+		if (*p == '\'')
 			sb_addc(sb, '\'');
-		sb_addc(sb, *s);
+		sb_addc(sb, *p);
 	}
 	sb_addc(sb, '\'');
+	sb_release(&safe);
+}
+
+/* Text in the data file: no tab or newline may split its columns or lines. */
+static void dat_str(struct strbuf *sb, const char *s)
+{
+	table_add_safe(sb, s);
 }
 
 static int write_file(const char *path, const char *text)
@@ -132,8 +147,9 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 		nfacet += !i || !same(p->v[i].facet, p->v[i - 1].facet);
 	cols = (int)ceil(sqrt((double)nfacet));
 	rows = (int)((nfacet + (size_t)cols - 1) / (size_t)cols);
-	sb_addf(gp, "# sweep plot of %s against %s, sweep %s: render with 'gnuplot THIS_FILE'\n", r->metric,
-		o->x, r->sweep);
+	sb_addf(gp, "# sweep plot of %s against %s, sweep ", r->metric, o->x);
+	table_add_safe(gp, r->sweep);     /* a comment ends at a newline: none may be in it */
+	sb_adds(gp, ": render with 'gnuplot THIS_FILE'\n");
 	if (!strcmp(ext, "png"))
 		sb_addf(gp, "set terminal pngcairo noenhanced size %d,%d font 'Sans,11'\n", 900 * cols,
 			560 * rows);
@@ -154,9 +170,9 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 	if (o->ylabel)
 		label = xstrdup(o->ylabel);
 	else if (yu)
-		label = xasprintf("%s (%s), %s over passes", r->metric, yu, r->stat);
+		label = xasprintf("%s (%s), %s over passes%s", r->metric, yu, r->stat, report_pooled(r));
 	else
-		label = xasprintf("%s, %s over passes", r->metric, r->stat);
+		label = xasprintf("%s, %s over passes%s", r->metric, r->stat, report_pooled(r));
 	gp_str(gp, label);
 	free(label);
 	sb_adds(gp, "\n");
@@ -221,6 +237,30 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 		sb_adds(gp, "unset multiplot\n");
 }
 
+/* A point never aggregates over a parameter the user did not name: one that varies inside a point is
+ * refused, naming it. -1 after error(). */
+static int plot_unpooled(struct report *r, const struct plot_opts *o)
+{
+	const char *keys[] = { o->x, o->series, o->facet };
+	struct strbuf sb = STRBUF_INIT;
+	char **v;
+	int nv;
+
+	if (report_varying(r, keys, 3, &v, &nv))
+		return -1;
+	for (int i = 0; i < nv; i++) {
+		sb_addf(&sb, "%s%s", i ? "," : "", v[i]);
+		free(v[i]);
+	}
+	free(v);
+	if (nv)
+		error("%s %s inside a point of the plot: give %s as --series or --facet, or aggregate over "
+		      "%s with --pool %s", sb.buf, nv > 1 ? "vary" : "varies", nv > 1 ? "them" : "it",
+		      nv > 1 ? "them" : "it", sb.buf);
+	sb_release(&sb);
+	return nv ? -1 : 0;
+}
+
 int report_plot(struct report *r, const struct plot_opts *o)
 {
 	struct plot p = { 0 };
@@ -230,7 +270,7 @@ int report_plot(struct report *r, const struct plot_opts *o)
 	size_t nxcat = 0;
 	int ret = -1, rc;
 
-	if (report_open(r) || report_metric(r, r->metric))
+	if (report_open(r) || report_metric(r, r->metric) || plot_unpooled(r, o))
 		goto out;
 	sb_adds(&sql, "SELECT ");
 	if (o->facet) {
@@ -284,19 +324,29 @@ int report_plot(struct report *r, const struct plot_opts *o)
 	for (size_t i = 0; i < p.n; i++) {
 		if (i && (!same(p.v[i].facet, p.v[i - 1].facet) || !same(p.v[i].series, p.v[i - 1].series)))
 			sb_adds(&dat, "\n\n");
-		if (!i || !same(p.v[i].facet, p.v[i - 1].facet) || !same(p.v[i].series, p.v[i - 1].series))
-			sb_addf(&dat, "# %s%s%s%s%s%s\n", o->facet ? o->facet : "", o->facet ? "=" : "",
-				o->facet ? p.v[i].facet : "", o->facet && o->series ? " " : "",
-				o->series ? p.v[i].series : "", "");
+		if (!i || !same(p.v[i].facet, p.v[i - 1].facet) || !same(p.v[i].series, p.v[i - 1].series)) {
+			sb_adds(&dat, "# ");
+			if (o->facet) {
+				sb_addf(&dat, "%s=", o->facet);
+				dat_str(&dat, p.v[i].facet);
+			}
+			if (o->series) {
+				sb_adds(&dat, o->facet ? " " : "");
+				dat_str(&dat, p.v[i].series);
+			}
+			sb_adds(&dat, "\n");
+		}
 		if (p.x_text) {
 			size_t k;
 
 			for (k = 0; strcmp(xcat[k], p.v[i].xtext); k++)
 				;
-			sb_addf(&dat, "%zu\t%.17g\t%s\t%.0f\n", k, p.v[i].y, p.v[i].xtext, p.v[i].n);
+			sb_addf(&dat, "%zu\t%.17g\t", k, p.v[i].y);
 		} else {
-			sb_addf(&dat, "%.17g\t%.17g\t%s\t%.0f\n", p.v[i].x, p.v[i].y, p.v[i].xtext, p.v[i].n);
+			sb_addf(&dat, "%.17g\t%.17g\t", p.v[i].x, p.v[i].y);
 		}
+		dat_str(&dat, p.v[i].xtext);
+		sb_addf(&dat, "\t%.0f\n", p.v[i].n);
 	}
 	plot_script(r, o, &p, r->out, datpath, &gp);
 	if (write_file(datpath, dat.buf) || write_file(gppath, gp.buf)) {

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report.h"
 #include "stats.h"
@@ -15,6 +16,17 @@ static void free_strings(char **v, size_t n)
 }
 
 /* ---- the table a report builds, and printing it ---- */
+
+/* A key's value for reading: an empty or blank value, or one with space at an end, in double quotes,
+ * so that "" and " " are not both an empty cell (or an empty "v=" heading). */
+static char *shown_key(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || s[0] == ' ' || s[n - 1] == ' ' || s[0] == '\t' || s[n - 1] == '\t')
+		return xasprintf("\"%s\"", s);
+	return xstrdup(s);
+}
 
 void rtab_init(struct rtab *t, int nkeys, const char *const *keyname, int nvals,
 	       const char *const *valname)
@@ -41,6 +53,8 @@ void rtab_add(struct rtab *t, const char *const *key, const double *val, const c
 	ALLOC_GROW(t->key, (t->n + 1) * (size_t)t->nkeys, t->alloc_key);
 	ALLOC_GROW(t->val, (t->n + 1) * (size_t)t->nvals, t->alloc_val);
 	ALLOC_GROW(t->group, t->n + 1, t->alloc_group);
+	ALLOC_GROW(t->noisy, (t->n + 1) * (size_t)t->nvals + 1, t->alloc_noisy);
+	memset(t->noisy + t->n * (size_t)t->nvals, 0, (size_t)t->nvals);
 	for (int i = 0; i < t->nkeys; i++)
 		t->key[t->n * (size_t)t->nkeys + (size_t)i] = key[i] ? xstrdup(key[i]) : NULL;
 	for (int i = 0; i < t->nvals; i++)
@@ -49,8 +63,16 @@ void rtab_add(struct rtab *t, const char *const *key, const double *val, const c
 	t->n++;
 }
 
+void rtab_noisy(struct rtab *t, int col)
+{
+	if (!t->n || col < 0 || col >= t->nvals)
+		BUG("rtab_noisy: no value %d in the last row", col);
+	t->noisy[(t->n - 1) * (size_t)t->nvals + (size_t)col] = 1;
+}
+
 void rtab_release(struct rtab *t)
 {
+	free(t->noisy);
 	for (size_t i = 0; i < t->n * (size_t)t->nkeys; i++)
 		free(t->key[i]);
 	for (size_t i = 0; i < t->n; i++)
@@ -66,9 +88,33 @@ void rtab_release(struct rtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+int report_out_check(const struct report *r)
+{
+	struct stat so, sd;
+	char head[16];
+	FILE *f;
+	size_t n;
+
+	if (!r->out || stat(r->out, &so))
+		return 0;      /* stdout, or a new file */
+	if (r->db && !stat(r->db, &sd) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino)
+		return error("--out '%s' is the database being read: not overwriting it", r->out);
+	if (!S_ISREG(so.st_mode))
+		return 0;      /* /dev/stdout, a pipe */
+	if (!(f = fopen(r->out, "rb")))
+		return error("cannot read '%s' to check it before overwriting: %m", r->out);
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (n == sizeof(head) && !memcmp(head, "SQLite format 3", 16))
+		return error("--out '%s' is an SQLite database: not overwriting it with a report", r->out);
+	return 0;
+}
+
 int report_out_open(struct report *r, FILE **f)
 {
 	*f = stdout;
+	if (report_out_check(r))
+		return -1;
 	if (r->out && !(*f = fopen(r->out, "w")))
 		return error("cannot write '%s': %m", r->out);
 	return 0;
@@ -113,10 +159,13 @@ static int column_decimals(const struct report *r, const struct rtab *t, int col
 					min = v;
 			}
 	}
-	/* A column spanning orders of magnitude (times from 64 to 8192) keeps significant digits. */
-	if (!(max > 0) || max / min > 100)
+	if (!(max > 0))
 		return -1;
-	d = sig - 1 - (int)floor(log10(max));
+	/* A column spanning orders of magnitude (times from 64 to 8192) keeps significant digits, except
+	 * in LaTeX, whose right-aligned columns line up only with equal decimals: the smallest value's. */
+	if (max / min > 100 && r->fmt != TABLE_LATEX)
+		return -1;
+	d = sig - 1 - (int)floor(log10(max / min > 100 ? min : max));
 	return d < 0 ? 0 : d > 15 ? 15 : d;
 }
 
@@ -205,6 +254,20 @@ static void summary_rows(const struct report *r, const struct rtab *t, const int
 	free(x);
 }
 
+/* The footnote of the mark: what it means and how to leave those results out. */
+static void print_noise_note(const struct report *r, FILE *f)
+{
+	char n[40] = "";
+
+	if (r->noisy > 0)
+		snprintf(n, sizeof(n), " (%ld result%s)", r->noisy, r->noisy == 1 ? "" : "s");
+	if (r->fmt == TABLE_LATEX)
+		fprintf(f, "%% $^\\dagger$: holds results above their noise target%s; --strict leaves them out\n"
+			"\\par{\\footnotesize $^\\dagger$ holds results above their noise target%s.}\n", n, n);
+	else
+		fprintf(f, "\n" TABLE_MARK " holds results above their noise target%s; --strict leaves them out\n", n);
+}
+
 static const struct rtab *sort_tab;
 
 /* By summary group, then in the order the rows came (qsort is not stable, so the index decides ties). */
@@ -219,7 +282,7 @@ static int cmp_group(const void *pa, const void *pb)
 
 int report_print(struct report *r, const struct rtab *t, const char *caption)
 {
-	int show_group = 0, ncell, nh = 0, nc, ret;
+	int show_group = 0, ncell, nh = 0, nc, ret, any_noisy = 0;
 	const char **head;
 	char **row;
 	size_t *order = xmalloc((t->n + 1) * sizeof(*order));
@@ -234,8 +297,8 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			show_group &= strcmp(t->keyname[i], r->summary_by) != 0;
 	}
 	ncell = t->nkeys + show_group + t->nvals;
-	head = xcalloc((size_t)ncell + 1, sizeof(*head));
-	row = xcalloc((size_t)ncell + 1, sizeof(*row));
+	head = xcalloc((size_t)ncell + 2, sizeof(*head));
+	row = xcalloc((size_t)ncell + 2, sizeof(*row));
 	for (int i = 0; i < t->nkeys; i++)
 		head[nh++] = t->keyname[i];
 	if (show_group)
@@ -248,6 +311,11 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			head[nh++] = t->valname[i];
 		}
 	}
+	for (size_t j = 0; j < t->n * (size_t)t->nvals; j++)
+		any_noisy |= t->noisy[j];
+	/* for programs, a row's verdict as a column of its own (only where some value missed) */
+	if (any_noisy && !human(r))
+		head[nh++] = "noise_ok";
 	for (size_t j = 0; j < t->n; j++)
 		order[j] = j;
 	for (int i = 0; i < t->nvals; i++)
@@ -265,30 +333,70 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			const char *key = t->key[j * (size_t)t->nkeys + (size_t)i];
 
 			/* unknown: "-" for reading, empty (JSON null) for programs */
-			row[k++] = key ? xstrdup(key) : human(r) ? xstrdup("-") : NULL;
+			row[k++] = key ? (human(r) ? shown_key(key) : xstrdup(key)) : human(r) ? xstrdup("-") : NULL;
 		}
 		if (show_group)
 			row[k++] = t->group[j] ? xstrdup(t->group[j]) : human(r) ? xstrdup("-") : NULL;
 		format_values(r, t, dec, &t->val[j * (size_t)t->nvals], row + k, &nc);
+		if (any_noisy && !human(r)) {
+			int ok = 1;
+
+			for (int i = 0; i < t->nvals; i++)
+				ok &= !t->noisy[j * (size_t)t->nvals + (size_t)i];
+			row[k + nc++] = xstrdup(ok ? "1" : "0");
+		}
 		table_add(&out, (const char *const *)row);
+		for (int i = 0, c = k; human(r) && i < t->nvals; i++, c++) {
+			if (t->noisy[j * (size_t)t->nvals + (size_t)i])
+				table_mark(&out, c);
+			if (i == t->ci_at)
+				i += 2;    /* the interval is printed in the ratio's cell */
+		}
 		for (int i = 0; i < k + nc; i++)
 			free(row[i]);
 	}
 	if (r->summary && t->n) {
+		/* summary rows have no noise_ok cell: made apart, then copied with an empty one */
+		int extra = any_noisy && !human(r);
+		struct table sum, *to = &out;
+
+		if (extra) {
+			table_init(&sum, nh - 1, head);
+			to = &sum;
+		}
 		if (!r->summary_by)
-			summary_rows(r, t, dec, show_group, NULL, &out);
+			summary_rows(r, t, dec, show_group, NULL, to);
 		for (size_t o = 0; r->summary_by && o < t->n; o++) {
 			const char *g = t->group[order[o]];
 
 			if (g && (!o || !t->group[order[o - 1]] || strcmp(g, t->group[order[o - 1]])))
-				summary_rows(r, t, dec, show_group, g, &out);
+				summary_rows(r, t, dec, show_group, g, to);
 		}
+		for (size_t j = 0; extra && j < sum.nrows; j++) {
+			for (int i = 0; i < nh - 1; i++)
+				row[i] = sum.cell[j * (size_t)(nh - 1) + (size_t)i];
+			row[nh - 1] = NULL;
+			table_add(&out, (const char *const *)row);
+		}
+		if (extra)
+			table_release(&sum);
 	}
 	ret = report_out_open(r, &f);
 	if (!ret) {
 		if (caption && (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT))
 			fprintf(f, "%s\n\n", caption);
+		if (caption && r->fmt == TABLE_LATEX) {
+			/* the method travels with the table: statistic, interval, resamples, seed */
+			struct strbuf sb = STRBUF_INIT;
+
+			sb_add(&sb, "", 0);
+			table_add_safe(&sb, caption);
+			fprintf(f, "%% %s\n", sb.buf);
+			sb_release(&sb);
+		}
 		table_print(&out, f, r->fmt);
+		if (any_noisy && human(r))
+			print_noise_note(r, f);
 		ret = report_out_close(r, f);
 	}
 	table_release(&out);
@@ -316,7 +424,9 @@ struct pivot {
 	size_t nrow, alloc_rowkey;
 	size_t *colidx;
 	double *val, *count;
-	size_t alloc_colidx, alloc_val, alloc_count;
+	unsigned char *miss;   /* the value holds a result above its noise target */
+	size_t alloc_colidx, alloc_val, alloc_count, alloc_miss;
+	long nmiss;            /* results above their noise target, over every row */
 };
 
 static int key_eq(const char *a, const char *b)
@@ -363,6 +473,9 @@ static int pivot_row(const struct store_row *row, void *data)
 	p->colidx[p->nrow] = nc ? pivot_col(p, row, nr) : 0;
 	p->val[p->nrow] = row->num[nr + nc];
 	p->count[p->nrow] = row->num[nr + nc + 1];
+	ALLOC_GROW(p->miss, p->nrow + 1, p->alloc_miss);
+	p->miss[p->nrow] = row->num[nr + nc + 2 + !!p->r->summary_by] > 0;
+	p->nmiss += (long)row->num[nr + nc + 2 + !!p->r->summary_by];
 	/* the summary group rides in the slot after the row keys */
 	p->rowkey[p->nrow * (size_t)(nr + 1) + (size_t)nr] =
 		p->r->summary_by && row->text[nr + nc + 2] ? xstrdup(row->text[nr + nc + 2]) : NULL;
@@ -396,8 +509,12 @@ static char *pcol_name(struct report *r, const struct pcol *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	for (int k = 0; k < r->ncols; k++)
-		sb_addf(&sb, "%s%s=%s", k ? " " : "", r->cols[k], c->text[k] ? c->text[k] : "-");
+	for (int k = 0; k < r->ncols; k++) {
+		char *v = c->text[k] ? shown_key(c->text[k]) : xstrdup("-");
+
+		sb_addf(&sb, "%s%s=%s", k ? " " : "", r->cols[k], v);
+		free(v);
+	}
 	return sb_detach(&sb);
 }
 
@@ -409,9 +526,12 @@ int report_table(struct report *r)
 	int nr = r->nrows, nc = r->ncols, ret = -1, ng = 0;
 	size_t *where = NULL;
 	const char **names = NULL;
+	unsigned char *miss = NULL;
 
-	if (report_metric(r, r->metric))
+	if (report_metric(r, r->metric) ||
+	    report_unpooled(r, (const char *const[]){ r->summary_by }, r->summary_by ? 1 : 0))
 		goto out;
+	nr = r->nrows;
 	sb_adds(&sql, "SELECT ");
 	for (int i = 0; i < nr + nc; i++) {
 		if (report_key_sql(r, i < nr ? r->rows[i] : r->cols[i - nr], &sql))
@@ -427,6 +547,7 @@ int report_table(struct report *r)
 			goto out;
 		ng = 1;
 	}
+	sb_adds(&sql, ", sum(NOT r.noise_ok)");
 	if (report_from(r, &sql, JOIN_METRIC))
 		goto out;
 	if (nr + nc + ng) {
@@ -463,6 +584,8 @@ int report_table(struct report *r)
 
 			rtab_add(&t, (const char *const *)&p.rowkey[j * (size_t)(nr + 1)], v,
 				 p.rowkey[j * (size_t)(nr + 1) + (size_t)nr]);
+			if (p.miss[j])
+				rtab_noisy(&t, 1);
 		}
 	} else {
 		/* Sort the columns, then lay each row's values out in column order. */
@@ -488,12 +611,15 @@ int report_table(struct report *r)
 		for (size_t i = 0; i < p.ncol; i++)
 			t.dgroup[i] = 1;
 		v = xmalloc(p.ncol * sizeof(*v));
+		miss = xmalloc(p.ncol + 1);
 		for (size_t j = 0; j < p.nrow;) {
 			size_t e = j;
 			char **rk = &p.rowkey[j * (size_t)(nr + 1)];
 
-			for (size_t i = 0; i < p.ncol; i++)
+			for (size_t i = 0; i < p.ncol; i++) {
 				v[i] = NAN;
+				miss[i] = 0;
+			}
 			for (; e < p.nrow; e++) {
 				int same = 1;
 
@@ -502,20 +628,30 @@ int report_table(struct report *r)
 				if (!same)
 					break;
 				v[where[p.colidx[e]]] = p.val[e];
+				miss[where[p.colidx[e]]] = p.miss[e];
 			}
 			rtab_add(&t, (const char *const *)rk, v, rk[nr]);
+			for (size_t i = 0; i < p.ncol; i++)
+				if (miss[i])
+					rtab_noisy(&t, (int)i);
 			j = e;
 		}
 		free(v);
+		free(miss);
 	}
+	/* the rows hold every result the report reads, unless --strict took some out: then count those */
+	r->noisy = p.nmiss;
+	if (r->strict && report_count_noisy(r))
+		goto out_tab;
 	{
-		char *cap = xasprintf("%s of %s%s over passes, sweep %s%s%s", r->stat, r->metric,
-				      r->metric_scale != 1 ? " (derived)" : "", r->sweep,
+		char *cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", r->stat, r->metric,
+				      r->metric_scale != 1 ? " (derived)" : "", report_pooled(r), r->sweep,
 				      r->where ? ", where " : "", r->where ? r->where : "");
 
 		ret = report_print(r, &t, cap);
 		free(cap);
 	}
+out_tab:
 	rtab_release(&t);
 out:
 	for (size_t j = 0; j < p.nrow; j++)
@@ -525,6 +661,7 @@ out:
 	free(p.colidx);
 	free(p.val);
 	free(p.count);
+	free(p.miss);
 	for (size_t i = 0; i < p.ncol; i++) {
 		for (int k = 0; k < nc; k++)
 			free(p.col[i].text[k]);

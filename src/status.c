@@ -17,7 +17,10 @@ int status_print(struct store *st)
 			" count(*) FILTER (WHERE state = 'planned') AS planned,"
 			" count(*) FILTER (WHERE state = 'running') AS running,"
 			" count(*) FILTER (WHERE state = 'quarantined') AS quarantined,"
-			" printf('%.1f%%', 100.0 * count(*) FILTER (WHERE state = 'ok') / count(*)) AS done"
+			" printf('%.1f%%', 100.0 * count(*) FILTER (WHERE state = 'ok') / count(*)) AS done,"
+			/* ok cells whose result missed its noise target: kept, but never silently */
+			" count(*) FILTER (WHERE state = 'ok' AND EXISTS (SELECT 1 FROM results r WHERE"
+			"  r.cell = cells.id AND r.status = 'ok' AND NOT r.noise_ok)) AS above_noise"
 			" FROM cells WHERE state != 'template' GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
 	       query_print(st, "\nlatest run:\n",
 			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, status"
@@ -46,8 +49,9 @@ static int json_row(const struct store_row *row, void *data)
 	struct strbuf *sb = data;
 	/* Columns: name, then type: 'n' number or null, 's' string or null. */
 	static const char *const names[] = { "sweeps", "cells", "ok", "planned", "running", "quarantined",
-		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now" };
-	static const char types[] = "snnnnnnsnsssnns";
+		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now",
+		"above_noise" };
+	static const char types[] = "snnnnnnsnsssnnsn";
 	double rate = NAN, eta = NAN;
 
 	sb_addc(sb, '{');
@@ -83,7 +87,9 @@ int status_json(struct store *st, struct strbuf *out)
 			   " r.id, r.status, r.started, r.finished,"
 			   " (SELECT count(*) FROM results x WHERE x.run = r.id AND x.status = 'ok'),"
 			   " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
-			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
+			   " (SELECT count(*) FROM results x JOIN cells k ON k.id = x.cell WHERE x.status = 'ok'"
+			   "  AND NOT x.noise_ok AND k.state = 'ok')"
 			   " FROM (SELECT count(*) FILTER (WHERE state != 'template') AS cells,"
 			   "  count(*) FILTER (WHERE state = 'ok') AS ok,"
 			   "  count(*) FILTER (WHERE state = 'planned') AS planned,"

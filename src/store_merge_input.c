@@ -1,6 +1,7 @@
 /* store_merge_input.c: checking an untrusted input of a merge: file, schema, tables, columns and rows. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,48 @@ static const char *type_name(int type)
 	}
 }
 
+/* "results row with id 7": the row by its first column, for messages. */
+static const char *row_name(const struct mtable *t, sqlite3_stmt *s, char *buf, size_t n)
+{
+	const unsigned char *v = sqlite3_column_text(s, 0);
+	char a[52];
+
+	snprintf(buf, n, "%s row with %s = %s", t->name, t->cols[0].name, shown(a, (const char *)v));
+	return buf;
+}
+
+/*
+ * Values no run can write: a number that is not finite (a report would print inf; SQLite stores NaN as
+ * NULL), a negative count, an ok result without a median.
+ */
+static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *s)
+{
+	char row[128];
+	int status = -1, median = -1;
+
+	for (int i = 0; i < t->ncols; i++) {
+		const char *name = t->cols[i].name;
+		int type = sqlite3_column_type(s, i);
+
+		if (type == SQLITE_FLOAT && !isfinite(sqlite3_column_double(s, i)))
+			return error("cannot merge '%s': %s: %s is %g, not a finite number", in->path,
+				     row_name(t, s, row, sizeof(row)), name, sqlite3_column_double(s, i));
+		if (type == SQLITE_INTEGER && sqlite3_column_int64(s, i) < 0 &&
+		    (!strcmp(name, "n") || !strcmp(name, "attempt") || !strcmp(name, "attempts")))
+			return error("cannot merge '%s': %s: %s is %lld, a negative count", in->path,
+				     row_name(t, s, row, sizeof(row)), name, (long long)sqlite3_column_int64(s, i));
+		if (!strcmp(name, "status"))
+			status = i;
+		if (!strcmp(name, "median"))
+			median = i;
+	}
+	if (!strcmp(t->name, "results") && status >= 0 && median >= 0 && col_text(s, status) &&
+	    !strcmp(col_text(s, status), "ok") && sqlite3_column_type(s, median) == SQLITE_NULL)
+		return error("cannot merge '%s': %s: an ok result without a median", in->path,
+			     row_name(t, s, row, sizeof(row)));
+	return 0;
+}
+
 /* Every column of the current row of s holds what t says it must. */
 int store_merge_input_check_row(struct input *in, const struct mtable *t, sqlite3_stmt *s)
 {
@@ -131,7 +174,7 @@ int store_merge_input_check_row(struct input *in, const struct mtable *t, sqlite
 			return error("'%s' is not a valid sweep database: %s.%s holds %s", in->path, t->name,
 				     t->cols[i].name, type_name(type));
 	}
-	return 0;
+	return check_values(in, t, s);
 }
 
 /* ---- opening and checking an input ---- */

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "json.h"
 #include "util.h"
@@ -26,9 +27,18 @@ static int is_number(const char *s)
 	return s && !parse_double(s, &v);
 }
 
+/* An infinity as SQLite prints one ("Inf", "-Inf"), which a text column of JSON must not carry on as
+ * text; other spellings are the user's text ("inf" as a parameter value). */
+static int nonfinite(const char *s)
+{
+	return s && (!strcmp(s, "Inf") || !strcmp(s, "-Inf"));
+}
+
 void table_add(struct table *t, const char *const *row)
 {
 	ALLOC_GROW(t->cell, (t->nrows + 1) * (size_t)t->ncol, t->alloc);
+	ALLOC_GROW(t->mark, (t->nrows + 1) * (size_t)t->ncol, t->alloc_mark);
+	memset(t->mark + t->nrows * (size_t)t->ncol, 0, (size_t)t->ncol);
 	for (int c = 0; c < t->ncol; c++) {
 		t->cell[t->nrows * (size_t)t->ncol + (size_t)c] = row[c] ? xstrdup(row[c]) : NULL;
 		if (row[c] && *row[c] && !is_number(row[c]) && strcmp(row[c], "-"))
@@ -37,8 +47,21 @@ void table_add(struct table *t, const char *const *row)
 	t->nrows++;
 }
 
+void table_mark(struct table *t, int c)
+{
+	if (!t->nrows || c < 0 || c >= t->ncol)
+		BUG("table_mark: no cell %d in the last row", c);
+	t->mark[(t->nrows - 1) * (size_t)t->ncol + (size_t)c] = 1;
+}
+
+static int marked(const struct table *t, size_t r, int c)
+{
+	return t->mark && t->mark[r * (size_t)t->ncol + (size_t)c];
+}
+
 void table_release(struct table *t)
 {
+	free(t->mark);
 	for (size_t i = 0; i < t->nrows * (size_t)t->ncol; i++)
 		free(t->cell[i]);
 	for (int c = 0; c < t->ncol; c++)
@@ -61,6 +84,25 @@ int table_format_parse(const char *name, enum table_format *out)
 	return error("unknown format '%s' (expected text, md, csv, latex or json)", name);
 }
 
+int table_format_of_path(const char *path, enum table_format *out)
+{
+	static const struct {
+		const char *ext;
+		enum table_format fmt;
+	} ext[] = { { ".md", TABLE_MD }, { ".csv", TABLE_CSV }, { ".tex", TABLE_LATEX }, { ".json", TABLE_JSON },
+		    { ".txt", TABLE_TEXT } };
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++)
+		if (!strcasecmp(dot, ext[i].ext)) {
+			*out = ext[i].fmt;
+			return 0;
+		}
+	return -1;
+}
+
 static const char *at(const struct table *t, size_t r, int c)
 {
 	const char *s = t->cell[r * (size_t)t->ncol + (size_t)c];
@@ -78,28 +120,79 @@ static size_t text_width(const char *s)
 	return n;
 }
 
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does not start one (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, a sequence cut short). */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void table_add_safe(struct strbuf *sb, const char *s)
+{
+	while (*s) {
+		int n = utf8_len((const unsigned char *)s);
+
+		if (!n) {
+			sb_adds(sb, "\xef\xbf\xbd");      /* U+FFFD for each byte that is not UTF-8 */
+			s++;
+		} else if (n == 1 && ((unsigned char)*s < 0x20 || *s == 0x7f)) {
+			sb_addc(sb, '?');
+			s++;
+		} else {
+			sb_add(sb, s, (size_t)n);
+			s += n;
+		}
+	}
+}
+
 /*
  * A cell as aligned text or Markdown shows it. A control character would break the row (a newline) or
- * reach the terminal (an escape): it shows as '?', except that Markdown writes a newline as <br>.
- * Markdown splits cells at '|' unless escaped as \|, and reads \ before punctuation as an escape: both
- * are escaped.
+ * reach the terminal (an escape): it shows as '?', except that Markdown writes a newline as <br>; bytes
+ * that are not UTF-8 show as U+FFFD. Markdown splits cells at '|' unless escaped as \|, and reads \
+ * before punctuation as an escape: both are escaped.
  */
-static char *shown_cell(const char *s, int md)
+static char *shown_cell(const char *s, int md, int mark)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, safe = STRBUF_INIT;
+	char *p;
 
 	sb_add(&sb, "", 0);
+	sb_add(&safe, "", 0);
 	for (; *s; s++) {
 		if (md && *s == '\n')
 			sb_adds(&sb, "<br>");
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			sb_addc(&sb, '?');
 		else if (md && (*s == '|' || *s == '\\'))
 			sb_addf(&sb, "\\%c", *s);
 		else
 			sb_addc(&sb, *s);
 	}
-	return sb_detach(&sb);
+	table_add_safe(&safe, sb.buf);
+	if (mark)
+		sb_adds(&safe, TABLE_MARK);
+	sb_release(&sb);
+	p = sb_detach(&safe);
+	return p;
 }
 
 static void print_aligned(const struct table *t, FILE *f, int md)
@@ -109,9 +202,22 @@ static void print_aligned(const struct table *t, FILE *f, int md)
 	char **shown = xcalloc(ncells, sizeof(*shown));   /* the header row, then the rows */
 
 	for (int c = 0; c < t->ncol; c++) {
-		shown[c] = shown_cell(t->head[c], md);
+		shown[c] = shown_cell(t->head[c], md, 0);
 		for (size_t r = 0; r < t->nrows; r++)
-			shown[(r + 1) * (size_t)t->ncol + (size_t)c] = shown_cell(at(t, r, c), md);
+			shown[(r + 1) * (size_t)t->ncol + (size_t)c] = shown_cell(at(t, r, c), md, marked(t, r, c));
+		/* a column with a mark keeps its digits lined up: the others get a space in its place */
+		for (size_t r = 0; r < t->nrows && t->numeric[c]; r++)
+			if (marked(t, r, c)) {
+				for (size_t q = 0; q < t->nrows; q++)
+					if (!marked(t, q, c)) {
+						char **sh = &shown[(q + 1) * (size_t)t->ncol + (size_t)c];
+						char *p = xasprintf("%s ", *sh);
+
+						free(*sh);
+						*sh = p;
+					}
+				break;
+			}
 		w[c] = md ? 3 : 0;
 		for (size_t r = 0; r <= t->nrows; r++)
 			if (text_width(shown[r * (size_t)t->ncol + (size_t)c]) > w[c])
@@ -217,6 +323,8 @@ void table_print(const struct table *t, FILE *f, enum table_format fmt)
 		for (long r = -1; r < (long)t->nrows; r++) {
 			for (int c = 0; c < t->ncol; c++) {
 				latex_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
+				if (r >= 0 && marked(t, (size_t)r, c))
+					fputs("\\rlap{$^\\dagger$}", f);   /* takes no width: digits line up */
 				fputs(c + 1 < t->ncol ? " & " : " \\\\\n", f);
 			}
 			if (r < 0)
@@ -235,8 +343,8 @@ void table_print(const struct table *t, FILE *f, enum table_format fmt)
 					sb_addc(&sb, ',');
 				json_add_str(&sb, t->head[c]);
 				sb_addc(&sb, ':');
-				if (!s || (t->numeric[c] && !is_number(s)))
-					sb_adds(&sb, "null");
+				if (!s || (t->numeric[c] && !is_number(s)) || nonfinite(s))
+					sb_adds(&sb, "null");   /* JSON has no inf: SQLite's Inf, in any column */
 				else if (t->numeric[c])
 					json_add_num_text(&sb, s);   /* 0x10 and inf are not JSON */
 				else

@@ -66,10 +66,10 @@ timed() {
 	fi
 }
 timed "pivot dtype,M x N, median gflops" --rows dtype,M --cols N --metric gflops
-timed "rows host, geomean, csv" --rows host --metric gflops --stat geomean --format csv
-timed "where M >= 3200 AND dtype = 'f32'" --rows M --metric seconds --where "M >= 3200 AND dtype = 'f32'"
-timed "limit from probes, summary by class" --rows host --metric gflops \
+timed "rows host, geomean, csv" --rows host --pool dtype,M,N --metric gflops --stat geomean --format csv
+timed "where M >= 3200 AND dtype = 'f32'" --rows M --pool N --metric seconds --where "M >= 3200 AND dtype = 'f32'"
+timed "limit from probes, summary by class" --rows host --pool dtype,M,N --metric gflops \
 	--limit "host_read_gbs * 1e9 / (M * 8)" --summary=label.class
-timed "compare dtype f32/f64 by item, rows M" --rows M --metric gflops --compare dtype=f32/f64 \
+timed "compare dtype f32/f64 by item, rows M" --rows M --pool N --metric gflops --compare dtype=f32/f64 \
 	--paired-by item --boot 2000
 exit $fail

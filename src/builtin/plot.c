@@ -16,6 +16,7 @@ static const struct option plot_opts[] = {
 	{ "sweep", required_argument, NULL, 'S' },
 	{ "where", required_argument, NULL, 'w' },
 	{ "stat", required_argument, NULL, 't' },
+	{ "pool", required_argument, NULL, 'P' },
 	{ "title", required_argument, NULL, 'T' },
 	{ "xlabel", required_argument, NULL, 'X' },
 	{ "ylabel", required_argument, NULL, 'V' },
@@ -45,6 +46,12 @@ static int plot_fn(int argc, char **argv)
 		case 'S': r.sweep_arg = optarg; break;
 		case 'w': r.where = optarg; break;
 		case 'T': o.title = optarg; break;
+		case 'P':
+			if (r.pool || report_split("--pool", optarg, &r.pool, &r.npool)) {
+				ret = cmd_usage(&cmd_plot);
+				goto out;
+			}
+			break;
 		case 'X': o.xlabel = optarg; break;
 		case 'V': o.ylabel = optarg; break;
 		case 't':
@@ -87,7 +94,10 @@ const struct cmd cmd_plot = { "plot", plot_fn,
 	"sweep plot DB --x KEY --y METRIC [--series KEY] [--facet KEY] [--logx] [--logy]\n"
 	"                --out FILE.png|svg|pdf [OPTIONS]",
 	"Plot a metric (aggregated over passes with --stat) against a key, one line per --series value\n"
-	"and one panel per --facet value, through gnuplot. FILE.dat and FILE.gp are written beside the\n"
-	"picture; without gnuplot they are all that is written, and the command says how to render them.\n"
-	"options: --sweep NAME, --where EXPR, --stat S, --title T, --xlabel L, --ylabel L (the defaults\n"
-	"name the key and the metric with its unit)." };
+	"and one panel per --facet value, through gnuplot. A parameter that varies inside a point must be\n"
+	"named: as --series or --facet, or with --pool KEYS to aggregate over it (the y label says so).\n"
+	"FILE.dat and FILE.gp are written beside the picture; without gnuplot they are all that is\n"
+	"written, and the command says how to render them. Text in the script is escaped (control\n"
+	"characters shown as '?').\n"
+	"options: --sweep NAME, --where EXPR, --stat S, --pool KEYS, --title T, --xlabel L, --ylabel L\n"
+	"(the defaults name the key and the metric with its unit)." };

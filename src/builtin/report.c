@@ -28,6 +28,8 @@ static const struct option report_opts[] = {
 	{ "drift", no_argument, NULL, 'd' },
 	{ "score", no_argument, NULL, 'k' },
 	{ "bar", required_argument, NULL, 'B' },
+	{ "pool", required_argument, NULL, 'P' },
+	{ "strict", no_argument, NULL, 'Z' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -72,7 +74,7 @@ static int report_fn(int argc, char **argv)
 {
 	struct report r = { 0 };
 	long l;
-	int opt, ret = EXIT_USAGE;
+	int opt, ret = EXIT_USAGE, fmt_given = 0;
 
 	r.stat = "median";
 	r.fmt = TABLE_MD;
@@ -81,6 +83,7 @@ static int report_fn(int argc, char **argv)
 	r.seed = 1;
 	r.threshold = 0.03;
 	r.bar = NAN;
+	r.noisy = -1;
 	while ((opt = getopt_long(argc, argv, "h", report_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'S':
@@ -97,6 +100,13 @@ static int report_fn(int argc, char **argv)
 		case 'm':
 			r.metric = optarg;
 			break;
+		case 'P':
+			if (r.pool || report_split("--pool", optarg, &r.pool, &r.npool))
+				goto usage;
+			break;
+		case 'Z':
+			r.strict = 1;
+			break;
 		case 's':
 			if (strcmp(optarg, "median") && strcmp(optarg, "mean") && strcmp(optarg, "geomean") &&
 			    strcmp(optarg, "min") && strcmp(optarg, "max")) {
@@ -111,6 +121,7 @@ static int report_fn(int argc, char **argv)
 		case 'f':
 			if (table_format_parse(optarg, &r.fmt))
 				goto out;
+			fmt_given = 1;
 			break;
 		case 'o':
 			r.out = optarg;
@@ -188,6 +199,13 @@ static int report_fn(int argc, char **argv)
 	r.db = argv[optind];
 	if (report_check(&r))
 		goto out;
+	/* the file's extension says its format, unless --format does */
+	if (r.out && !fmt_given)
+		table_format_of_path(r.out, &r.fmt);
+	if (report_out_check(&r)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
 	if (report_open(&r))
 		goto out;
 	if (r.exclude_unstable && report_unstable_hosts(&r)) {
@@ -240,4 +258,10 @@ const struct cmd cmd_report = { "report", report_fn,
 	"options: --sweep NAME, --stat median|mean|geomean|min|max, --where EXPR, --digits N,\n"
 	"  --format md|text|csv|latex|json, --out FILE, --summary[=KEY], --exclude-unstable,\n"
 	"  --threshold PCT (3), --paired-by item|KEY, --ci PCT (95), --boot N (10000), --seed S (1),\n"
-	"  --bar PCT. Notes (unpaired items, excluded hosts, missing probes) go to stderr." };
+	"  --bar PCT, --pool KEYS, --strict. Notes (unpaired items, excluded hosts, missing probes) go to\n"
+	"  stderr. --out FILE takes its format from .md, .csv, .tex, .json or .txt unless --format says;\n"
+	"  it never writes over an SQLite file or DB itself (exit 1).\n"
+	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
+	"becomes a row key; --pool aggregates over it and the title says so. A value holding results above\n"
+	"their noise target is marked (a column noise_ok in csv and json); --metric noise reports the noise;\n"
+	"--strict leaves those results out." };

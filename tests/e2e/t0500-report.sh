@@ -47,15 +47,16 @@ test_expect_success 'csv with --stat mean and geomean, the count of results per 
 	printf "x,y,n,v\n1,10,3,12\n1,20,3,22\n2,10,3,22\n2,20,3,42\n" | cmp - mean.csv &&
 	"$SWEEP" report g.db --rows x,y --metric v --stat geomean --format csv >geo.csv &&
 	printf "x,y,n,v\n1,10,3,11.8167\n1,20,3,21.8976\n2,10,3,21.8976\n2,20,3,41.9455\n" | cmp - geo.csv &&
-	"$SWEEP" report g.db --rows x --metric v --stat min --format csv >min.csv &&
+	"$SWEEP" report g.db --rows x --pool y --metric v --stat min --format csv >min.csv &&
 	printf "x,n,v\n1,6,10\n2,6,20\n" | cmp - min.csv &&
-	"$SWEEP" report g.db --rows x --metric v --stat max --format csv >max.csv &&
+	"$SWEEP" report g.db --rows x --pool y --metric v --stat max --format csv >max.csv &&
 	printf "x,n,v\n1,6,25\n2,6,45\n" | cmp - max.csv
 '
 
 test_expect_success 'latex uses booktabs and escapes' '
 	"$SWEEP" report g.db --rows x --cols y --metric v --format latex >tex &&
 	cat >want <<-\EOF &&
+	% median of v over passes, sweep grid
 	\begin{tabular}{rrr}
 	\toprule
 	x & y=10 & y=20 \\
@@ -84,15 +85,15 @@ test_expect_success '--where filters rows with parameters and metrics; text in s
 	printf "x,y,n,v\n2,20,3,41\n" | cmp - w &&
 	"$SWEEP" report g.db --rows x --metric v --where "v >= 40 OR (x * y) / 3 < 4" --format csv >w2 &&
 	printf "x,n,v\n1,3,11\n2,3,41\n" | cmp - w2 &&
-	"$SWEEP" report g.db --rows x --metric v --where "host = '\''$(hostname)'\''" --format csv >w3 &&
+	"$SWEEP" report g.db --rows x --pool y --metric v --where "host = '\''$(hostname)'\''" --format csv >w3 &&
 	printf "x,n,v\n1,6,17.5\n2,6,32.5\n" | cmp - w3
 '
 
 test_expect_success 'host and inventory labels are keys' '
-	"$SWEEP" report g.db --rows host --metric w --format csv >h &&
+	"$SWEEP" report g.db --rows host --pool x,y --metric w --format csv >h &&
 	printf "host,n,w\n%s,12,1.5\n" "$(hostname)" | cmp - h &&
 	sqlite3 g.db "UPDATE hosts SET facts = json_set(facts, '\''$.labels'\'', json_object('\''class'\'', '\''server'\''))" &&
-	"$SWEEP" report g.db --rows label.class,x --metric v --format csv >l &&
+	"$SWEEP" report g.db --rows label.class,x --pool y --metric v --format csv >l &&
 	printf "label.class,x,n,v\nserver,1,6,17.5\nserver,2,6,32.5\n" | cmp - l
 '
 
@@ -104,10 +105,10 @@ test_expect_success 'a pivot with --summary=label.class: the class column and it
 '
 
 test_expect_success '--out writes the file, stdout stays empty; ms is derived from seconds' '
-	"$SWEEP" report g.db --rows x --metric v --out rep.md >stdout && test ! -s stdout &&
+	"$SWEEP" report g.db --rows x --pool y --metric v --out rep.md >stdout && test ! -s stdout &&
 	grep -q "^|   2 |   6 | 32.50 |$" rep.md &&
-	"$SWEEP" report g.db --rows x --metric seconds --format csv >s.csv &&
-	"$SWEEP" report g.db --rows x --metric ms --format csv >ms.csv &&
+	"$SWEEP" report g.db --rows x --pool y --metric seconds --format csv >s.csv &&
+	"$SWEEP" report g.db --rows x --pool y --metric ms --format csv >ms.csv &&
 	python3 -c "
 import csv
 s = list(csv.DictReader(open(\"s.csv\"))); m = list(csv.DictReader(open(\"ms.csv\")))
@@ -120,7 +121,7 @@ test_expect_success 'unknown keys and metrics are refused with a suggestion, exi
 	test_expect_code 2 "$SWEEP" report g.db --rows x --metric vv 2>e2 &&
 	grep -q "no metric '\''vv'\''.*did you mean '\''v'\''.*it has: seconds, v, w" e2 &&
 	# a label no host has is not an error: its value is "-"
-	"$SWEEP" report g.db --rows x --cols label.nope --metric v --format csv >o3 &&
+	"$SWEEP" report g.db --rows x --cols label.nope --pool y --metric v --format csv >o3 &&
 	printf "x,label.nope=-\n1,17.5\n2,32.5\n" | cmp - o3 &&
 	test_expect_code 2 "$SWEEP" report missing.db --rows x --metric v 2>e4 &&
 	grep -q "cannot open '\''missing.db'\''" e4 && ! test -e missing.db &&

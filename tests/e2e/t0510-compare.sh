@@ -116,8 +116,8 @@ test_expect_success '--seed repeats the interval; --ci and --boot change it' '
 	grep -q "a/b \[50% CI\]" md50
 '
 
-test_expect_success 'no rows: one comparison over everything' '
-	"$SWEEP" report c.db --metric tok_s --compare system=a/b --format csv >all 2>/dev/null &&
+test_expect_success 'no rows: one comparison over everything pooled with --pool' '
+	"$SWEEP" report c.db --metric tok_s --compare system=a/b --pool model --format csv >all 2>/dev/null &&
 	head -1 all | grep -qx "n,tok_s_a,tok_s_b,ratio,ci_lo,ci_hi" &&
 	# i0..i2 average over both models, i3 only in m1 for b: mean a = (11+12+13+14)/4, b = (6+7+8+9)/4
 	grep -q "^4,12.5,7.5,1.66667," all

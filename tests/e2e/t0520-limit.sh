@@ -72,15 +72,15 @@ test_expect_success '--summary=label.class: median, min and max of each column p
 	max (server),,,,40,100,0.4
 	EOF
 	cmp want sum &&
-	"$SWEEP" report l.db --rows host --metric tok_s --summary=label.class \
+	"$SWEEP" report l.db --rows host --pool bytes_per_token --metric tok_s --summary=label.class \
 		--limit "host_read_gbs * 1e9 / bytes_per_token" >md 2>/dev/null &&
 	grep -Eq "^\| median \(server\) +\| +\| +\| +30.00 \| +75.00 \| +0.400 \|$" md
 '
 
 test_expect_success 'a limit from metrics and parameters; division is real on integer parameters' '
-	"$SWEEP" report l.db --rows host --metric tok_s --limit "tok_s * 2" --format csv >m 2>/dev/null &&
+	"$SWEEP" report l.db --rows host --pool bytes_per_token --metric tok_s --limit "tok_s * 2" --format csv >m 2>/dev/null &&
 	grep -qx "alpha,2,30,60,0.5" m &&
-	"$SWEEP" report l.db --rows host --metric tok_s --limit "k / 2" --format csv --where "host = '\''beta'\''" \
+	"$SWEEP" report l.db --rows host --pool bytes_per_token --metric tok_s --limit "k / 2" --format csv --where "host = '\''beta'\''" \
 		>k 2>/dev/null &&
 	printf "host,n,tok_s,limit,share\nbeta,2,22.5,1.5,15\n" | cmp - k
 '

@@ -44,9 +44,9 @@ test_expect_success 'the drifting host is flagged, the steady one is not (thresh
 '
 
 test_expect_success '--exclude-unstable drops the flagged host from a report and says so' '
-	"$SWEEP" report d.db --rows host --metric t --format csv >all &&
+	"$SWEEP" report d.db --rows host --pool ms --metric t --format csv >all &&
 	printf "host,n,t\ndrifty,6,3.5\nsteady,6,3.5\n" | cmp - all &&
-	"$SWEEP" report d.db --rows host --metric t --format csv --exclude-unstable --threshold 25 >kept 2>err &&
+	"$SWEEP" report d.db --rows host --pool ms --metric t --format csv --exclude-unstable --threshold 25 >kept 2>err &&
 	printf "host,n,t\nsteady,6,3.5\n" | cmp - kept &&
 	grep -q "note: excluding unstable host drifty (run [0-9]*, worker 0: drift" err
 '

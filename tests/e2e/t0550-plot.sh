@@ -42,7 +42,7 @@ test_expect_success 'svg holds the axis labels, panel titles and legend as text'
 '
 
 test_expect_success 'pdf, a title and axis labels of ones own' '
-	"$SWEEP" plot p.db --x batch --y tok_s --where "model = '\''small'\''" --title "decode" \
+	"$SWEEP" plot p.db --x batch --y tok_s --where "model = '\''small'\''" --pool system --title "decode" \
 		--xlabel "batch (sequences)" --ylabel "tokens per second" --logy --out tok.pdf >/dev/null &&
 	test "$(head -c 4 tok.pdf)" = "%PDF" &&
 	grep -q "^set title '\''decode'\''$" tok.gp && grep -q "^set ylabel '\''tokens per second'\''$" tok.gp &&
@@ -50,7 +50,7 @@ test_expect_success 'pdf, a title and axis labels of ones own' '
 '
 
 test_expect_success 'text on the x axis becomes categories' '
-	"$SWEEP" plot p.db --x model --y tok_s --series system --out cat.png >/dev/null &&
+	"$SWEEP" plot p.db --x model --y tok_s --series system --pool batch --out cat.png >/dev/null &&
 	grep -q "using 1:2:xtic(3)" cat.gp &&
 	# one point per model: the median over the 5 batches of each system (3 or 2 times 1, 2, 4, 8, 16)
 	printf "0\t12\tlarge\t5\n1\t12\tsmall\t5\n0\t8\tlarge\t5\n1\t8\tsmall\t5\n" >want &&
@@ -60,7 +60,7 @@ test_expect_success 'text on the x axis becomes categories' '
 
 test_expect_success 'without gnuplot: the data and script are written, with how to render them' '
 	mkdir -p nobin && ln -s "$(command -v sh)" nobin/sh &&
-	PATH="$T/nobin" "$SWEEP" plot p.db --x batch --y tok_s --out no.svg >out &&
+	PATH="$T/nobin" "$SWEEP" plot p.db --x batch --y tok_s --pool model,system --out no.svg >out &&
 	grep -q "gnuplot is not installed: wrote no.dat and no.gp; render them with: gnuplot no.gp" out &&
 	test -s no.dat && test -s no.gp && test ! -e no.svg &&
 	gnuplot no.gp && grep -q "<svg" no.svg

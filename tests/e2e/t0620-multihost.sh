@@ -68,7 +68,7 @@ test_expect_success 'the report pivots by host and groups by label' '
 	test "$(awk -F, "NR > 1 { for (i = 2; i <= 4; i++) { n++; low += (\$i < \$1 / 1000)
 		high += (\$i > \$1 / 1000 + 0.01) } } END { print n, low + 0, (high <= n / 10) }" rep)" = "12 0 1" &&
 	test "$(cut -d, -f1 rep | tr "\n" " ")" = "ms 0 1 2 3 " &&
-	"$SWEEP" report ph.db --rows label.class --metric seconds --format csv >rep2 &&
+	"$SWEEP" report ph.db --rows label.class --pool ms --metric seconds --format csv >rep2 &&
 	cat rep2 &&
 	test "$(cut -d, -f1,2 rep2 | tr "\n" " ")" = "label.class,n consumer,8 server,4 " &&
 	# a class mean over ms 0 to 3: 1.5 ms and the overshoot

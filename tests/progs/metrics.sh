@@ -4,6 +4,8 @@
 #   metrics.sh item ITEM    two JSON lines for ITEM; reads $SCALE from the environment
 #   metrics.sh text         lines for the regex metric map
 #   metrics.sh many N       N JSON lines {"x": i} for i = 1..N, and N lines of noise on stderr
+#   metrics.sh bad LINE     a good JSON line, then LINE (a metric line that must fail the cell)
+#   metrics.sh none         output without any JSON line
 case "$1" in
 json)
 	echo 'starting'
@@ -15,7 +17,6 @@ json)
 	echo '{"rate": 200, "flag": true, "name": "x"}'
 	echo 'not json {"rate": 999}'
 	echo '{"item": "c", "acc": 1, "deep": {"rate": 5, "list": [1, 2]}}'
-	echo '{"broken": '
 	printf '{"item": "a", "acc": 0}'
 	;;
 item)
@@ -34,6 +35,13 @@ many)
 		echo "error line $i with some padding to make it longer" >&2
 		i=$((i + 1))
 	done
+	;;
+bad)
+	echo '{"ok": 1}'
+	printf '%s\n' "$2"
+	;;
+none)
+	echo 'nothing to measure'
 	;;
 *)
 	echo "usage: metrics.sh json|item ITEM|text|many N" >&2

@@ -178,21 +178,17 @@ static void test_regex(void)
 	struct spec_regex re[] = {
 		{ "time", "time: ([0-9.]+)" },
 		{ "tput", "throughput=([0-9.]+)" },
-		{ "word", "time: ([a-z]+)" },
-		{ "never", "zzz([0-9]+)" },
 	};
 	struct ct c;
 
 	ct_init(&c, argv, 3, METRICS_REGEX);
 	c.s.regex = re;
-	c.s.nregex = 4;
+	c.s.nregex = 2;
 	command_run(&c.w, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_OK, "regex command runs");
 	CHECK_NEAR(metric(&c.r, "time"), (1.5 + 2.5 + 3.0) / 3, 1e-12,
 		   "time: mean of every match, two on a line");
 	CHECK_NEAR(metric(&c.r, "tput"), 10, 0, "tput");
-	CHECK(isnan(metric(&c.r, "word")), "a capture that is not a number is no value");
-	CHECK(isnan(metric(&c.r, "never")), "a pattern that never matches gives no metric");
 	CHECK_INT(c.r.nitems, 0, "no items without {item}");
 	result_release(&c.r);
 
@@ -203,6 +199,60 @@ static void test_regex(void)
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_ERROR && c.r.error && strstr(c.r.error, "bad regex"), "bad regex: '%s'",
 	      c.r.error);
+	result_release(&c.r);
+}
+
+/* A metric the spec declares that is missing or not a finite number fails the cell, naming the line. */
+static void test_strict_metrics(void)
+{
+	static const struct {
+		const char *line, *error;
+	} bad[] = {
+		{ "{\"x\": NaN}", "metrics: not a JSON object: " },
+		{ "{\"x\": 1e999}", "metrics: not a JSON object: " },
+		{ "{\"x\": 1", "metrics: not a JSON object: " },
+		{ "{\"x\": 1}garbage", "metrics: not a JSON object: " },
+		{ "{\"x\": 1, \"x\": 2}", "metrics: not a JSON object: " },
+		{ "{\"x\": null}", "metric 'x' is null, not a number" },
+	};
+	char *argv[] = { "sh", PROG, "bad", NULL };
+	char *none[] = { "sh", PROG, "none" };
+	char *text[] = { "sh", PROG, "text" };
+	struct spec_regex word[] = { { "time", "time: ([0-9.]+)" }, { "word", "time: ([a-z]+)" } };
+	struct spec_regex never[] = { { "time", "time: ([0-9.]+)" }, { "never", "zzz([0-9]+)" } };
+	struct ct c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char want[200];
+
+		argv[3] = (char *)bad[i].line;
+		ct_init(&c, argv, 4, METRICS_JSON);
+		command_run(&c.w, &c.t, &c.r);
+		snprintf(want, sizeof(want), "(stdout line 2: '%s')", bad[i].line);
+		CHECK(c.r.status == RESULT_ERROR && c.r.error && strstr(c.r.error, bad[i].error) &&
+		      strstr(c.r.error, want), "%s fails the cell: '%s'", bad[i].line, c.r.error);
+		result_release(&c.r);
+	}
+	ct_init(&c, none, 3, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_STR(c.r.error, "metrics: json, but the command printed no JSON object line (1 lines of stdout)",
+		  "metrics: json and no JSON line fails");
+	result_release(&c.r);
+
+	ct_init(&c, text, 3, METRICS_REGEX);
+	c.s.regex = word;
+	c.s.nregex = 2;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_STR(c.r.error, "metric 'word': 'bogus' is not a finite number (stdout line 3: 'throughput=10.0 "
+		  "GB/s time: bogus')", "a capture that is not a number fails, naming the line");
+	result_release(&c.r);
+
+	ct_init(&c, text, 3, METRICS_REGEX);
+	c.s.regex = never;
+	c.s.nregex = 2;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_STR(c.r.error, "metric 'never': regex 'zzz([0-9]+)' matched no line of stdout (3 lines)",
+		  "a declared regex that never matches fails");
 	result_release(&c.r);
 }
 
@@ -386,6 +436,7 @@ int main(void)
 	test_json();
 	test_items();
 	test_regex();
+	test_strict_metrics();
 	test_capture();
 	test_failures();
 	test_timeout();

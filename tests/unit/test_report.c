@@ -167,8 +167,36 @@ static void test_expr(void)
 	report_release(&r);
 }
 
+/* --metric noise reads the results' noise; --strict keeps results within their noise target; the title
+ * of a pooled report names what was pooled. */
+static void test_noise_and_pool(void)
+{
+	struct report r;
+	struct strbuf sql = STRBUF_INIT;
+
+	report_fixture(&r);
+	CHECK(!report_metric(&r, "noise") && r.metric_noise, "noise is a metric of every result");
+	CHECK(report_from(&r, &sql, JOIN_METRIC) == 0, "report_from");
+	CHECK(strstr(sql.buf, " JOIN (SELECT id AS result, noise AS value FROM results WHERE noise IS NOT NULL)"
+			      " m ON m.result = r.id") && !strstr(sql.buf, "noise_ok"),
+	      "noise joined as m.value, every result: %s", sql.buf);
+	sb_reset(&sql);
+	report_binds_reset(&r);
+	r.strict = 1;
+	CHECK(!report_metric(&r, "gflops") && !r.metric_noise, "a stored metric again");
+	CHECK(report_from(&r, &sql, JOIN_METRIC) == 0, "report_from --strict");
+	CHECK(strstr(sql.buf, "JOIN metrics m ON m.result = r.id AND m.name = ?1") &&
+	      strstr(sql.buf, " AND r.noise_ok"), "--strict leaves out results above target: %s", sql.buf);
+	CHECK_STR(report_pooled(&r), "", "nothing pooled, nothing said");
+	CHECK(!report_split("--pool", "N,dtype", &r.pool, &r.npool), "--pool N,dtype");
+	CHECK_STR(report_pooled(&r), " and N, dtype", "the title names the pooled keys");
+	sb_release(&sql);
+	report_release(&r);
+}
+
 int main(void)
 {
+	test_noise_and_pool();
 	test_csv();
 	test_expr();
 	return test_done();

@@ -328,8 +328,61 @@ static void test_format_parse(void)
 		   "sweep: unknown format '' (expected text, md, csv, latex or json)\n", "the message");
 }
 
+/* Terminal text: an escape sequence and bytes that are not UTF-8 never reach the output raw; marks. */
+static void test_safe(void)
+{
+	static const char *const h[] = { "k", "v" };
+	static const char *const r1[] = { "\x1b[31mred\x1b[0m", "1.5" };
+	static const char *const r2[] = { "bad\xff\xc3(", "Inf" };
+	static const char *const r3[] = { "\xe2\x82\xac ok \xed\xa0\x80", "12.25" };
+	struct table t;
+	enum table_format f;
+
+	table_init(&t, 2, h);
+	table_add(&t, r1);
+	table_mark(&t, 1);
+	table_add(&t, r2);
+	table_add(&t, r3);
+	check_format(&t, TABLE_TEXT,
+		     "k             v     \n"
+		     "?[31mred?[0m    1.5\xe2\x80\xa0\n"
+		     "bad\xef\xbf\xbd\xef\xbf\xbd(          Inf \n"
+		     "\xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd      12.25 \n",
+		     "text: ESC as ?, invalid UTF-8 as U+FFFD, a mark keeps digits lined up");
+	check_format(&t, TABLE_MD,
+		     "| k            | v      |\n"
+		     "|:------------ | ------:|\n"
+		     "| ?[31mred?[0m |   1.5\xe2\x80\xa0 |\n"
+		     "| bad\xef\xbf\xbd\xef\xbf\xbd(       |   Inf  |\n"
+		     "| \xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd     | 12.25  |\n",
+		     "Markdown: the same");
+	check_format(&t, TABLE_JSON,
+		     "[{\"k\":\"\\u001b[31mred\\u001b[0m\",\"v\":1.5},\n"
+		     " {\"k\":\"bad\xef\xbf\xbd\xef\xbf\xbd(\",\"v\":null},\n"
+		     " {\"k\":\"\xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\",\"v\":12.25}]\n",
+		     "JSON: Inf is null");
+	table_release(&t);
+	/* an infinity in a text column is null too */
+	{
+		static const char *const a[] = { "Inf", "x" }, *const b[] = { "y", "2" };
+
+		table_init(&t, 2, h);
+		table_add(&t, a);
+		table_add(&t, b);
+		check_format(&t, TABLE_JSON, "[{\"k\":null,\"v\":\"x\"},\n {\"k\":\"y\",\"v\":\"2\"}]\n",
+			     "JSON: SQLite's Inf in a text column is null");
+		table_release(&t);
+	}
+	CHECK(!table_format_of_path("a/t.CSV", &f) && f == TABLE_CSV, "t.CSV is csv");
+	CHECK(!table_format_of_path("t.tex", &f) && f == TABLE_LATEX, "t.tex is latex");
+	CHECK(!table_format_of_path("t.txt", &f) && f == TABLE_TEXT, "t.txt is text");
+	CHECK(table_format_of_path("t.db", &f) && table_format_of_path("dir.md/t", &f),
+	      "other names have no format");
+}
+
 int main(void)
 {
+	test_safe();
 	test_formats();
 	test_read_back();
 	test_numbers();
