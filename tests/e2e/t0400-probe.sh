@@ -57,7 +57,11 @@ test_expect_success 'a busy host: the probe stops at its sampling budget, not it
 
 test_expect_success 'hosts probe --help and bad options' '
 	"$SWEEP" hosts --help >help &&
-	grep -q "^  sweep hosts probe \[--db PATH\] \[--cpu\]: " help &&
+	grep -q "^  sweep hosts probe \[--db PATH\] \[--cpu\] \[--read-bytes SIZE\]: " help &&
 	test_expect_code 2 "$SWEEP" hosts probe --bogus --db b.db 2>err &&
-	grep -q "unrecognized option '\''--bogus'\''" err && ! test -e b.db
+	grep -q "unrecognized option '\''--bogus'\''" err && ! test -e b.db &&
+	test_expect_code 2 "$SWEEP" hosts probe --read-bytes 12Q --db b.db 2>err &&
+	grep -q "read-bytes takes a size from 4K to 1T (such as 64M), not '\''12Q'\''" err && ! test -e b.db &&
+	"$SWEEP" hosts probe --cpu --read-bytes 8M --db small.db >/dev/null 2>&1 &&
+	test "$(sql small.db "SELECT DISTINCT params FROM cells")" = "{\"bytes\":8388608}"
 '
