@@ -146,26 +146,42 @@ static void join_names(struct strbuf *sb, char **v, size_t n)
 }
 
 /* The sweep: as given, else the only one with results (or the only one at all). The sweeps that
- * `sweep hosts probe` runs (probe.NAME.TIME) are left out of the choice: their results are in probes. */
+ * `sweep hosts probe` runs (probe.NAME.TIME) are never offered, listed or chosen: their results are in
+ * probes. Asked for by name, one is reported. */
 static int report_choose_sweep(struct report *r, const char *given)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char **v;
 	size_t n;
 
-	if (query_names(r, "SELECT name FROM sweeps ORDER BY name LIKE 'probe.%', name", NULL, &v, &n))
+	if (query_names(r, "SELECT name FROM sweeps WHERE name NOT LIKE 'probe.%' ORDER BY name", NULL, &v, &n))
 		return -1;
 	if (given) {
+		char **p;
+		size_t np;
+
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(v[i], given))
 				goto found;
+		if (query_names(r, "SELECT name FROM sweeps WHERE name = ?1", given, &p, &np))
+			goto fail;
+		free_list(p, np);
+		if (np)
+			goto found;
 		join_names(&sb, v, n);
 		error("no sweep '%s' in '%s' (it has: %s)", given, r->db, sb.buf);
 		goto fail;
 found:
 		r->sweep = xstrdup(given);
 	} else if (!n) {
-		error("'%s' holds no sweep yet", r->db);
+		char **p;
+		size_t np;
+
+		if (query_names(r, "SELECT name FROM sweeps LIMIT 1", NULL, &p, &np))
+			goto fail;
+		free_list(p, np);
+		error("'%s' holds no sweep yet%s", r->db, np ? " (only the probe sweeps of `sweep hosts probe`, whose"
+		      " values are in the table probes, for --limit)" : "");
 		goto fail;
 	} else {
 		struct names ok = { NULL, 0, 0 };

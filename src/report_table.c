@@ -210,16 +210,44 @@ static int cmp_num(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The --summary rows of one group (NULL: every row): the median, min and max of each value column. */
+/* The statistics of the --summary rows, in their order: SUM_LO and SUM_HI bound the mean's 95 % t
+ * interval, as rows of their own (numbers in every format, so columns stay numeric). */
+enum { SUM_MEDIAN, SUM_MIN, SUM_MAX, SUM_MEAN, SUM_LO, SUM_HI, SUM_N, NSUM };
+
+/* Statistic k of the n sorted values x of value column v, as text into a. */
+static void summary_cell(const struct report *r, const struct rtab *t, const int *dec, int v, int k,
+			 const double *x, size_t n, char *a, size_t size)
+{
+	double mean, lo, hi, s;
+
+	if (k == SUM_N) {
+		snprintf(a, size, "%zu", n);
+		return;
+	}
+	mean = lo = hi = NAN;
+	if (k == SUM_LO || k == SUM_HI)
+		stats_mean_ci(x, n, 0.95, &mean, &lo, &hi);   /* the t quantile costs some 30 us */
+	else if (k == SUM_MEAN)
+		mean = stats_mean(x, n);
+	s = k == SUM_MEDIAN ? (n ? stats_quantile_sorted(x, n, 0.5) : NAN) : k == SUM_MIN ? (n ? x[0] : NAN) :
+	    k == SUM_MAX ? (n ? x[n - 1] : NAN) : k == SUM_LO ? lo : k == SUM_HI ? hi : mean;
+	format_num(r, s, t->sig[v], dec[v], a, size);
+}
+
+/*
+ * The --summary rows of one group (NULL: every row): for each value column the median, min and max, the
+ * mean with its 95 % Student t interval (over the rows: the rows are the sample, as machines are in a
+ * table of machines) and n, the rows with a value.
+ */
 static void summary_rows(const struct report *r, const struct rtab *t, const int *dec, int show_group,
 			 const char *group, struct table *out)
 {
-	static const char *const what[] = { "median", "min", "max" };
+	static const char *const what[NSUM] = { "median", "min", "max", "mean", "ci95 lo", "ci95 hi", "n" };
 	int ncell = t->nkeys + show_group + t->nvals;
 	char **row = xcalloc((size_t)ncell, sizeof(*row));
 	double *x = xmalloc((t->n + 1) * sizeof(*x));
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < NSUM; k++) {
 		int c = 0;
 
 		row[c++] = group ? xasprintf("%s (%s)", what[k], group) : xstrdup(what[k]);
@@ -237,10 +265,7 @@ static void summary_rows(const struct report *r, const struct rtab *t, const int
 			if (t->nosum[v]) {
 				row[c++] = xstrdup("");
 			} else {
-				double s = !n ? NAN : k == 0 ? stats_quantile_sorted(x, n, 0.5) :
-					   k == 1 ? x[0] : x[n - 1];
-
-				format_num(r, s, t->sig[v], dec[v], a, sizeof(a));
+				summary_cell(r, t, dec, v, k, x, n, a, sizeof(a));
 				row[c++] = xstrdup(a);
 			}
 			if (human(r) && v == t->ci_at)

@@ -1,4 +1,5 @@
-/* stats.c: summaries, type-7 quantiles, geomean, xoshiro256**, bootstrap interval of a ratio of means. */
+/* stats.c: summaries, type-7 quantiles, geomean, t intervals, xoshiro256**, bootstrap interval of a ratio
+ * of means. */
 #include "stats.h"
 #include "util.h"
 
@@ -77,6 +78,100 @@ double stats_stdev(const double *x, size_t n)
 	}
 	var = (s2 - s1 * s1 / (double)n) / (double)(n - 1);
 	return sqrt(var > 0 ? var : 0);
+}
+
+/*
+ * The continued fraction of the incomplete beta function (modified Lentz, as in Numerical Recipes'
+ * betacf), good for x < (a + 1) / (a + b + 2); 300 terms are far more than the t quantiles of sweep's
+ * degrees of freedom need.
+ */
+static double stats_betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2)), del;
+
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* The regularized incomplete beta function I_x(a, b), x in [0, 1]. */
+static double stats_ibeta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * stats_betacf(a, b, x) / a;
+	return 1 - front * stats_betacf(b, a, 1 - x) / b;
+}
+
+/* P(T <= t) for Student's t with df degrees of freedom. */
+static double stats_t_cdf(double t, double df)
+{
+	double tail = 0.5 * stats_ibeta(df / 2, 0.5, df / (df + t * t));
+
+	return t > 0 ? 1 - tail : tail;
+}
+
+double stats_t_quantile(double p, double df)
+{
+	double lo = 0, hi = 1;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	if (p == 0.5)
+		return 0;
+	/* The cdf rises with t: widen until it passes p (1e300 is past any p a double can hold below 1),
+	 * then halve the bracket until it stops shrinking. */
+	while (stats_t_cdf(hi, df) < p && hi < 1e300)
+		hi *= 2;
+	for (int i = 0; i < 2000 && hi - lo > 1e-14 * hi; i++) {
+		double mid = lo + (hi - lo) / 2;
+
+		if (stats_t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + (hi - lo) / 2;
+}
+
+void stats_mean_ci(const double *x, size_t n, double ci, double *mean, double *lo, double *hi)
+{
+	double half;
+
+	*mean = stats_mean(x, n);
+	*lo = *hi = NAN;
+	if (n < 2 || !(ci > 0 && ci < 1))
+		return;
+	half = stats_t_quantile((1 + ci) / 2, (double)(n - 1)) * stats_stdev(x, n) / sqrt((double)n);
+	*lo = *mean - half;
+	*hi = *mean + half;
 }
 
 double stats_geomean(const double *x, size_t n)

@@ -28,6 +28,14 @@ double stats_stdev(const double *x, size_t n);
 /* exp(mean(log x)); NaN when any x <= 0 or n == 0. */
 double stats_geomean(const double *x, size_t n);
 
+/* The quantile of Student's t distribution with df > 0 degrees of freedom at p in (0, 1): the t with
+ * P(T <= t) = p, from the regularized incomplete beta function, to about 1e-12 relative. NaN for p or df
+ * out of range. */
+double stats_t_quantile(double p, double df);
+/* The mean of x[0..n-1] and its two-sided Student t interval at level ci (0.95): mean -+ t((1 + ci) / 2,
+ * n - 1) * stdev / sqrt(n). The mean is NaN for n == 0, lo and hi for n < 2 or ci outside (0, 1). */
+void stats_mean_ci(const double *x, size_t n, double ci, double *mean, double *lo, double *hi);
+
 /* A small, seedable generator (xoshiro256**) so bootstrap results repeat across machines. */
 struct rng { uint64_t s[4]; };
 void rng_seed(struct rng *r, uint64_t seed);

@@ -129,6 +129,8 @@ struct store_merge_stats {
 	uint64_t cells, cells_new;         /* cells of the input (of the shard); those new to the output */
 	uint64_t results_new, results_same;   /* results copied; results the output already had */
 	uint64_t conflicts;                /* ok results kept apart: the cell had another ok result */
+	uint64_t results_hosts;            /* ok results of a per: any cell measured by another host than the
+					    * output's: kept in their host's own cell */
 	uint64_t runs_new, hosts_new, controls_new, probes_new, predictions_new;
 };
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "store_merge_int.h"
+#include "plan.h"
 #include "util.h"
 
 /* ---- input ids to output ids (struct idmap) ---- */
@@ -348,16 +349,192 @@ static int copy_details(struct merge *m, struct input *in, int64_t src, int64_t 
 	return 0;
 }
 
-static int copy_result(struct merge *m, struct input *in, sqlite3_stmt *s)
+/* The output's result of input result s in output cell `cell` (*found), matched by run, attempt, start and
+ * status. */
+static int result_find(struct merge *m, sqlite3_stmt *s, int64_t cell, int64_t run, int *found)
 {
 	sqlite3_stmt *f = store_merge_output_stmt(m, O_RESULT_FIND);
+
+	if (!f)
+		return -1;
+	sqlite3_bind_int64(f, 1, cell);
+	bind_col(f, 2, s, 5);
+	store_bind_id(f, 3, run);
+	bind_col(f, 4, s, 6);
+	bind_col(f, 5, s, 4);
+	return store_merge_output_step(m, f, found, NULL);
+}
+
+/* An output cell: what its key is made of, and its order. */
+struct cellrow {
+	char *sweep, *params, *replica;
+	int pass;
+	int64_t ord;
+};
+
+static void cellrow_release(struct cellrow *c)
+{
+	free(c->sweep);
+	free(c->params);
+	free(c->replica);
+	memset(c, 0, sizeof(*c));
+}
+
+static int cellrow_get(struct merge *m, int64_t cell, struct cellrow *c)
+{
+	sqlite3_stmt *g = store_merge_output_stmt(m, O_CELL_GET);
+	int rc;
+
+	if (!g)
+		return -1;
+	sqlite3_bind_int64(g, 1, cell);
+	rc = sqlite3_step(g);
+	if (rc == SQLITE_ROW) {
+		c->sweep = xstrdup(col_text(g, 0));
+		c->params = xstrdup(col_text(g, 1));
+		c->pass = sqlite3_column_int(g, 2);
+		c->replica = xstrdup(col_text(g, 3) ? col_text(g, 3) : "");
+		c->ord = sqlite3_column_int64(g, 4);
+	}
+	sqlite3_reset(g);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? error("cannot merge into '%s': cell %" PRId64 " vanished", m->out_path,
+						 cell) : store_merge_output_err(m);
+	return 0;
+}
+
+/* The output cell of c's parameters for replica (made, planned, when missing): *id. */
+static int sibling_cell(struct merge *m, struct input *in, const struct cellrow *c, const char *replica,
+			int make, int64_t *id)
+{
+	sqlite3_stmt *f = store_merge_output_stmt(m, O_CELL_FIND);
+	sqlite3_stmt *a = store_merge_output_stmt(m, O_CELL_ADD);
+	char key[17];
+	int found;
+
+	if (!f || !a)
+		return -1;
+	plan_key(c->sweep, c->params, c->pass, replica, key);
+	sqlite3_bind_text(f, 1, key, -1, SQLITE_TRANSIENT);
+	if (store_merge_output_step(m, f, &found, id))
+		return -1;
+	if (found || !make)
+		return 0;
+	store_bind_text(a, 1, c->sweep);
+	sqlite3_bind_text(a, 2, key, -1, SQLITE_TRANSIENT);
+	store_bind_text(a, 3, c->params);
+	sqlite3_bind_int(a, 4, c->pass);
+	store_bind_text(a, 5, replica);
+	sqlite3_bind_int64(a, 6, c->ord);
+	store_bind_text(a, 7, "planned");
+	sqlite3_bind_int(a, 8, 0);
+	sqlite3_bind_null(a, 9);
+	if (store_merge_output_step(m, a, NULL, NULL))
+		return -1;
+	*id = sqlite3_last_insert_rowid(m->out);
+	in->st->cells_new++;
+	return 0;
+}
+
+/* The hostname of output worker `worker` (0: none), or NULL when unknown; the caller frees it. */
+static int worker_host(struct merge *m, int64_t worker, char **host)
+{
+	sqlite3_stmt *h = store_merge_output_stmt(m, O_WORKER_HOST);
+	int rc;
+
+	*host = NULL;
+	if (!h)
+		return -1;
+	if (!worker)
+		return 0;
+	sqlite3_bind_int64(h, 1, worker);
+	rc = sqlite3_step(h);
+	if (rc == SQLITE_ROW && col_text(h, 0) && *col_text(h, 0))
+		*host = xstrdup(col_text(h, 0));
+	sqlite3_reset(h);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_merge_output_err(m);
+}
+
+/*
+ * Where ok result s of the input, not yet in output cell *cell, goes. A result belongs to the host that
+ * measured it: when the cell of a per: any sweep (replica "") already has another host's ok result, this
+ * one goes to the cell of its own host (replica: the hostname, as per: host names it), made when
+ * missing, so that one spec run on several machines and merged keeps every machine's results. Only two
+ * results of one cell from one host (or from hosts unknown) conflict. 0: add it to *cell; 1: done (the
+ * output has it, or it is kept apart in conflicts); -1 after error().
+ */
+static int place_ok(struct merge *m, struct input *in, sqlite3_stmt *s, int64_t *cell, int64_t run,
+		    int64_t worker)
+{
 	sqlite3_stmt *k = store_merge_output_stmt(m, O_RESULT_OK);
+	struct cellrow c = { 0 };
+	char *host = NULL;
+	int ret = -1, found;
+
+	if (!k || worker_host(m, worker, &host) || cellrow_get(m, *cell, &c))
+		goto out;
+	/* In its host's cell here, though an earlier merge (of a database holding it in the per: any cell)
+	 * left it in the per: any cell: the same result. */
+	if (host && *c.replica && !strcmp(c.replica, host)) {
+		int64_t twin = 0;
+
+		if (sibling_cell(m, in, &c, "", 0, &twin) ||
+		    (twin && result_find(m, s, twin, run, &found)))
+			goto out;
+		if (twin && found) {
+			in->st->results_same++;
+			ret = 1;
+			goto out;
+		}
+	}
+	for (int hop = 0;; hop++) {
+		int rc, same, other;
+		int64_t kept;
+
+		sqlite3_bind_int64(k, 1, *cell);
+		rc = sqlite3_step(k);
+		if (rc != SQLITE_ROW) {
+			sqlite3_reset(k);
+			ret = rc == SQLITE_DONE ? 0 : store_merge_output_err(m);
+			if (rc == SQLITE_DONE && hop)
+				in->st->results_hosts++;
+			goto out;
+		}
+		kept = sqlite3_column_int64(k, 0);
+		same = store_merge_conflict_same(k, s);
+		other = host && col_text(k, 6) && strcmp(host, col_text(k, 6));
+		sqlite3_reset(k);
+		if (same) {
+			in->st->results_same++;
+			ret = 1;
+			goto out;
+		}
+		if (!other || hop || *c.replica) {
+			ret = store_merge_conflict_add(m, in, s, *cell, run, worker, kept) ? -1 : 1;
+			goto out;
+		}
+		if (sibling_cell(m, in, &c, host, 1, cell) || result_find(m, s, *cell, run, &found))
+			goto out;
+		if (found) {
+			in->st->results_same++;
+			ret = 1;
+			goto out;
+		}
+	}
+out:
+	cellrow_release(&c);
+	free(host);
+	return ret;
+}
+
+static int copy_result(struct merge *m, struct input *in, sqlite3_stmt *s)
+{
 	sqlite3_stmt *a = store_merge_output_stmt(m, O_RESULT_ADD);
 	sqlite3_stmt *c = store_merge_output_stmt(m, O_CELL_OK);
 	int64_t cell = idmap_get(&in->cells, sqlite3_column_int64(s, 1)), run = 0, worker = 0, id;
-	int ok = !strcmp(col_text(s, 4), "ok"), found;
+	int ok = !strcmp(col_text(s, 4), "ok"), found, placed;
 
-	if (!f || !k || !a || !c)
+	if (!a || !c)
 		return -1;
 	if (!cell)
 		return 0;   /* a cell of another shard */
@@ -365,37 +542,14 @@ static int copy_result(struct merge *m, struct input *in, sqlite3_stmt *s)
 		run = idmap_get(&in->runs, sqlite3_column_int64(s, 2));
 	if (sqlite3_column_type(s, 3) != SQLITE_NULL)
 		worker = idmap_get(&in->workers, sqlite3_column_int64(s, 3));
-	sqlite3_bind_int64(f, 1, cell);
-	bind_col(f, 2, s, 5);
-	store_bind_id(f, 3, run);
-	bind_col(f, 4, s, 6);
-	bind_col(f, 5, s, 4);
-	if (store_merge_output_step(m, f, &found, NULL))
+	if (result_find(m, s, cell, run, &found))
 		return -1;
 	if (found) {
 		in->st->results_same++;
 		return 0;
 	}
-	if (ok) {
-		int rc;
-
-		sqlite3_bind_int64(k, 1, cell);
-		rc = sqlite3_step(k);
-		if (rc == SQLITE_ROW) {
-			int64_t kept = sqlite3_column_int64(k, 0);
-			int same = store_merge_conflict_same(k, s);
-
-			sqlite3_reset(k);
-			if (same) {
-				in->st->results_same++;
-				return 0;
-			}
-			return store_merge_conflict_add(m, in, s, cell, run, worker, kept);
-		}
-		sqlite3_reset(k);
-		if (rc != SQLITE_DONE)
-			return store_merge_output_err(m);
-	}
+	if (ok && (placed = place_ok(m, in, s, &cell, run, worker)))
+		return placed < 0 ? -1 : 0;
 	sqlite3_bind_int64(a, 1, cell);
 	store_bind_id(a, 2, run);
 	store_bind_id(a, 3, worker);
@@ -514,6 +668,19 @@ static int copy_prediction(struct merge *m, struct input *in, sqlite3_stmt *s)
 	return 0;
 }
 
+/* Host cells of per: any sweeps that the input brought but whose results the output had elsewhere. */
+static int drop_empty(struct merge *m, struct input *in)
+{
+	sqlite3_stmt *d = store_merge_output_stmt(m, O_CELL_DROP_EMPTY);
+	uint64_t n;
+
+	if (!d || store_merge_output_step(m, d, NULL, NULL))
+		return -1;
+	n = (uint64_t)sqlite3_changes(m->out);
+	in->st->cells_new -= n < in->st->cells_new ? n : in->st->cells_new;
+	return 0;
+}
+
 static int copy_rows(struct merge *m, struct input *in)
 {
 	sqlite3_stmt *s;
@@ -535,7 +702,7 @@ static int copy_rows(struct merge *m, struct input *in)
 	    each_row(m, in, T_RUNS, " ORDER BY id", copy_run) ||
 	    each_row(m, in, T_WORKERS, " ORDER BY id", copy_worker) ||
 	    each_row(m, in, T_CELLS, " ORDER BY id", copy_cell) ||
-	    each_row(m, in, T_RESULTS, " ORDER BY id", copy_result) ||
+	    each_row(m, in, T_RESULTS, " ORDER BY id", copy_result) || drop_empty(m, in) ||
 	    each_row(m, in, T_CONTROLS, " ORDER BY id", copy_control) ||
 	    each_row(m, in, T_PROBES, " ORDER BY id", copy_probe) ||
 	    each_row(m, in, T_PREDICTIONS, " ORDER BY id", copy_prediction))

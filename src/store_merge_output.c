@@ -73,16 +73,26 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_WORKER_FIND] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
 	[O_WORKER_ADD] = "INSERT INTO workers(run, rank, host, gpu, gpu_uuid, binding)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	/* Who measured a result: its worker's hostname (a host's cell is named after it, as per: host does). */
+	[O_WORKER_HOST] = "SELECT h.hostname FROM workers w JOIN hosts h ON h.id = w.host WHERE w.id = ?1",
 	[O_CELL_FIND] = "SELECT id FROM cells WHERE key = ?1",
+	[O_CELL_GET] = "SELECT sweep, params, pass, replica, ord FROM cells WHERE id = ?1",
 	[O_CELL_ADD] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state, attempts, error)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	/* A host's cell of a per: any sweep exists for that host's ok result: one whose result the output
+	 * already had in the per: any cell is left empty by the copy, and no run would ever take it. */
+	[O_CELL_DROP_EMPTY] = "DELETE FROM cells WHERE replica != '' AND state = 'planned'"
+		" AND sweep IN (SELECT name FROM sweeps WHERE per = 'any')"
+		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = cells.id)",
 	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1",
 	/* What made a cell quarantined elsewhere is news where it has not run yet. */
 	[O_CELL_QUARANTINE] = "UPDATE cells SET state = 'quarantined', error = ?2, attempts = max(attempts, ?3)"
 		" WHERE id = ?1 AND state = 'planned'",
 	[O_RESULT_FIND] = "SELECT id FROM results WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"
 		" AND started IS ?4 AND status = ?5",
-	[O_RESULT_OK] = "SELECT id, n, median, mean, min, max FROM results WHERE cell = ?1 AND status = 'ok'",
+	[O_RESULT_OK] = "SELECT r.id, r.n, r.median, r.mean, r.min, r.max, h.hostname FROM results r"
+		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
+		" WHERE r.cell = ?1 AND r.status = 'ok'",
 	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
 		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"

@@ -121,9 +121,11 @@ static int hosts_label(int argc, char **argv)
 static int hosts_probe(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' }, { "cpu", no_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+		{ "db", required_argument, NULL, 'd' }, { "cpu", no_argument, NULL, 'c' },
+		{ "read-bytes", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 },
 	};
 	const char *db = "results/probes.db";
+	double read_bytes = 0;
 	struct comm *c;
 	int opt, cpu = 0, ret;
 
@@ -133,8 +135,12 @@ static int hosts_probe(int argc, char **argv)
 			db = optarg;
 		else if (opt == 'c')
 			cpu = 1;
-		else
+		else if (opt != 'r')
 			return cmd_usage(&cmd_hosts);
+		else if (parse_bytes(optarg, &read_bytes) || read_bytes < 4096 || read_bytes > 1e12) {
+			error("--read-bytes takes a size from 4K to 1T (such as 64M), not '%s'", optarg);
+			return EXIT_USAGE;
+		}
 	}
 	if (optind != argc)
 		return cmd_usage(&cmd_hosts);
@@ -146,7 +152,7 @@ static int hosts_probe(int argc, char **argv)
 
 		for (int i = 0; i < argc; i++)
 			sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
-		rc = probe_run(c, db, cpu ? 0 : hostinfo_gpu_count(), args.buf);
+		rc = probe_run(c, db, cpu ? 0 : hostinfo_gpu_count(), read_bytes, args.buf);
 		sb_release(&args);
 		ret = rc < 0 ? EXIT_FAIL : rc ? EXIT_CELLS : EXIT_OK;
 		if (ret != EXIT_FAIL)
@@ -184,7 +190,9 @@ const struct cmd cmd_hosts = { "hosts", hosts_fn,
 	"  sweep hosts label DB FILE.yaml: write the labels of every host of DB whose hostname the\n"
 	"    inventory knows into its facts, so that reports group by label.NAME ('sweep run --inventory'\n"
 	"    does the same at the end of a run).\n"
-	"  sweep hosts probe [--db PATH] [--cpu]: measure the ceilings of every GPU (and host) of the job\n"
-	"    (under mpirun: every rank's): hbm_copy_gbs, h2d_gbs, gemm_bf16_tflops per GPU, host_read_gbs\n"
-	"    per host, into the probes table of PATH (default results/probes.db; give your sweep's\n"
-	"    database so that reports can use them in --limit). --cpu: the host probe only." };
+	"  sweep hosts probe [--db PATH] [--cpu] [--read-bytes SIZE]: measure the ceilings of every GPU\n"
+	"    (and host) of the job (under mpirun: every rank's): hbm_copy_gbs, h2d_gbs, gemm_bf16_tflops\n"
+	"    per GPU, host_read_gbs per host, into the probes table of PATH (default results/probes.db; give\n"
+	"    your sweep's database so that reports can use them in --limit). --cpu: the host probe only.\n"
+	"    --read-bytes: the host read buffer (default 1G, past any last-level cache; less only where\n"
+	"    many ranks share a machine, as in tests)." };

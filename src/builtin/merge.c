@@ -54,6 +54,9 @@ static int merge_fn(int argc, char **argv)
 			       " already there, %" PRIu64 " conflicts; %" PRIu64 " runs, %" PRIu64 " hosts new\n",
 			       argv[optind + 1 + i], s->cells, s->cells_new, s->results_new, s->results_same,
 			       s->conflicts, s->runs_new, s->hosts_new);
+		if (!quiet && s->results_hosts)
+			printf("%s: %" PRIu64 " results measured by another host than the output's kept in that"
+			       " host's own cells\n", argv[optind + 1 + i], s->results_hosts);
 	}
 	free(stats);
 	if (conflicts && !store_open(argv[optind], STORE_RO, &st)) {
@@ -69,7 +72,9 @@ const struct cmd cmd_merge = { "merge", merge_fn,
 	"sweep merge OUT.db IN.db... [--quiet]",
 	"Combine sweep databases (one per rented host, or the shards of an array job) into OUT.db, made\n"
 	"when missing. Cells are matched by key, results and the rest by what identifies them: merging a\n"
-	"file again adds nothing. An ok result for a cell that already has another ok result is kept apart\n"
-	"in the table conflicts (and listed), never written over it. Every input is untrusted: opened\n"
+	"file again adds nothing. A result belongs to the host that measured it: one of another host than\n"
+	"the cell's ok result goes to that host's own cell (per: host's replica), so every host's results\n"
+	"are kept. Only an ok result of the same host for a cell that has one is kept apart in the table\n"
+	"conflicts (and listed), never written over it. Every input is untrusted: opened\n"
 	"read-only with SQLite's defensive settings, checked (integrity, schema, types, keys) before\n"
 	"anything is written; a bad one is refused with the reason and OUT.db is left as it was." };

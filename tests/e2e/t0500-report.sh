@@ -101,7 +101,29 @@ test_expect_success 'a pivot with --summary=label.class: the class column and it
 	"$SWEEP" report g.db --rows x --cols y --metric v --summary=label.class --format csv >s &&
 	printf "x,label.class,y=10,y=20\n1,server,11,21\n2,server,21,41\n" >want &&
 	printf "median (server),,16,31\nmin (server),,11,21\nmax (server),,21,41\n" >>want &&
+	# mean -+ t(0.975, 1) * s / sqrt(2): 16 -+ 12.7062 * 5, 31 -+ 12.7062 * 10
+	printf "mean (server),,16,31\nci95 lo (server),,-47.531,-96.062\nci95 hi (server),,79.531,158.062\n" >>want &&
+	printf "n (server),,2,2\n" >>want &&
 	cmp want s
+'
+
+test_expect_success '--summary: the mean, its 95 % t interval and n, as computed apart, in every format' '
+	"$SWEEP" report g.db --rows x,y --metric v --summary --format csv >sc &&
+	cat sc &&
+	python3 "$ROOT/tests/summary_check.py" sc >check &&
+	cat check && grep -qx "checked 7 summary cells" check &&
+	# by hand: v of the four rows 11, 21, 21, 41: mean 23.5, s sqrt(475 / 3), t(0.975, 3) 3.182446: -+ 20.0225
+	grep -qx "mean,,,23.5" sc && grep -qx "ci95 lo,,,3.47755" sc && grep -qx "ci95 hi,,,43.5225" sc &&
+	grep -qx "n,,,4" sc &&
+	"$SWEEP" report g.db --rows x,y --metric v --summary --format json >sj &&
+	python3 -c "import json; d = json.load(open(\"sj\")); m = {r[\"x\"]: r[\"v\"] for r in d[4:]}
+assert (m[\"mean\"], m[\"n\"], round(m[\"ci95 lo\"], 3), len(d)) == (23.5, 4, 3.478, 11), m" &&
+	"$SWEEP" report g.db --rows x,y --metric v --summary --format text >st &&
+	grep -Eq "^ci95 hi +43\.52 *$" st && grep -Eq "^n +4 *$" st &&
+	"$SWEEP" report g.db --rows x,y --metric v --summary >sm &&
+	grep -Eq "^\| mean +\| +\| +\| +23\.50 \|$" sm &&
+	"$SWEEP" report g.db --rows x,y --metric v --summary --format latex >sl &&
+	grep -q "^ci95 lo & *& *& 3.48 " sl
 '
 
 test_expect_success '--out writes the file, stdout stays empty; ms is derived from seconds' '

@@ -53,7 +53,7 @@ test_expect_success 'the limit and share per row, computed by hand; hosts withou
 	grep -q "note: no probe '\''host_read_gbs'\'' for host gamma: the limit and share of its rows are '\''-'\''" err
 '
 
-test_expect_success '--summary=label.class: median, min and max of each column per class' '
+test_expect_success '--summary=label.class: median, min, max, mean, its t interval and n per class' '
 	"$SWEEP" report l.db --rows host,bytes_per_token --metric tok_s --format csv --summary=label.class \
 		--limit "host_read_gbs * 1e9 / bytes_per_token" >sum 2>/dev/null &&
 	cat >want <<-\EOF &&
@@ -71,7 +71,13 @@ test_expect_success '--summary=label.class: median, min and max of each column p
 	min (server),,,,20,50,0.4
 	max (server),,,,40,100,0.4
 	EOF
-	cmp want sum &&
+	grep -v "^\(mean\|ci95\|n\) " sum >sum3 &&
+	cmp want sum3 && cat sum &&
+	python3 "$ROOT/tests/summary_check.py" sum >check &&
+	cat check && grep -qx "checked 42 summary cells" check &&
+	# share 0.6 and 0.6: no spread, the interval is the point; n counts rows with a value (gamma has none)
+	grep -qx "ci95 lo (consumer),,,,-2.18717,-121.328,0.6" sum &&
+	grep -qx "n (consumer),,,,4,2,2" sum &&
 	"$SWEEP" report l.db --rows host --pool bytes_per_token --metric tok_s --summary=label.class \
 		--limit "host_read_gbs * 1e9 / bytes_per_token" >md 2>/dev/null &&
 	grep -Eq "^\| median \(server\) +\| +\| +\| +30.00 \| +75.00 \| +0.400 \|$" md

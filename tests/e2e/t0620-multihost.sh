@@ -75,6 +75,50 @@ test_expect_success 'the report pivots by host and groups by label' '
 	test "$(awk -F, "NR > 1 && (\$3 < 0.0015 || \$3 > 0.0115)" rep2)" = ""
 '
 
+# The README's "one run per host, merged afterwards": a spec without per: host run alone on each host (no
+# mpirun), the databases merged, labelled and pivoted by host.
+cat >"$T/g.yaml" <<'Y'
+sweep: g
+kernel: sleep
+params: {ms: [0, 1, 2]}
+timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 2}
+Y
+
+test_expect_success 'one run per host, merged afterwards: every host keeps its results' '
+	for i in 1 2 3; do
+		"$ROOT/tests/netns/rsh" "$(netns_addr $i)" \
+			"cd $T && timeout 60 $SWEEP run g.yaml --db g-\$(hostname).db" 2>>runs.err || return 1
+	done &&
+	ls g-*.db >dbs &&
+	printf "g-%s.db\n" "$H1" "$H2" "$H3" >want && cmp want dbs &&
+	"$SWEEP" merge g.db g-*.db >merge.out &&
+	cat merge.out &&
+	test "$(grep -c ", 0 conflicts;" merge.out)" = 3 &&
+	"$SWEEP" hosts label g.db inv.yaml &&
+	test "$(sql g.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 9 &&
+	test "$(sql g.db "SELECT count(*) FROM v_results WHERE status = '\''ok'\'' AND host = replica")" = 6 &&
+	"$SWEEP" report g.db --rows ms --cols host --metric seconds --format csv >rep &&
+	cat rep &&
+	test "$(head -1 rep)" = "ms,host=$H1,host=$H2,host=$H3" &&
+	test "$(cut -d, -f1 rep | tr "\n" " ")" = "ms 0 1 2 " &&
+	# every host its own value in every row: the sleep, never less than ms
+	test "$(awk -F, "NR > 1 { for (i = 2; i <= 4; i++) { n++; bad += (\$i == \"\" || \$i < \$1 / 1000) } }
+		END { print n, bad + 0 }" rep)" = "9 0" &&
+	"$SWEEP" report g.db --rows label.class --metric seconds --format csv >rep2 &&
+	test "$(cut -d, -f1,2 rep2 | tr "\n" " ")" = "label.class,n consumer,6 server,3 " &&
+	# merged again, in another order: nothing new, no conflict
+	"$SWEEP" merge g.db g-$H3.db g-$H1.db g-$H2.db >again.out &&
+	cat again.out &&
+	test "$(grep -c " 0 results new, 3 already there, 0 conflicts;" again.out)" = 3 &&
+	test "$(sql g.db "SELECT count(*) FROM results")" = 9 &&
+	# the merged database merged into another: the same nine, each in its host'\''s cell
+	"$SWEEP" merge g2.db g-$H2.db g.db >m2.out &&
+	cat m2.out &&
+	test "$(sql g2.db "SELECT count(*) FROM results")" = 9 &&
+	test "$(sql g2.db "SELECT count(*) FROM cells WHERE state = '\''planned'\''")" = 0 &&
+	test "$(sql g2.db "SELECT count(DISTINCT host) FROM v_results")" = 3
+'
+
 cat >"$T/long.yaml" <<'Y'
 sweep: long
 kernel: sleep

@@ -290,6 +290,7 @@ static void check_stats(const struct store_merge_stats *got, const struct store_
 	STAT(results_new);
 	STAT(results_same);
 	STAT(conflicts);
+	STAT(results_hosts);
 	STAT(runs_new);
 	STAT(hosts_new);
 	STAT(controls_new);
@@ -302,9 +303,9 @@ static void check_stats(const struct store_merge_stats *got, const struct store_
 
 static const double s123[] = { 1, 2, 3 }, s456[] = { 4, 5, 6 }, s55[] = { 5, 5 }, s9[] = { 9 };
 
-/* Two hosts ran the same cells: n=1 with other values (a conflict), n=2 with the same (not one); only b
- * ran n=3. */
-static void make_conflicting(const char *a, const char *b)
+/* Two runs of the same cells, a on host-a and b on host hb: n=1 with other values (a conflict when hb is
+ * host-a, a result of its own host otherwise), n=2 with the same (one result); only b ran n=3. */
+static void make_conflicting(const char *a, const char *b, const char *hb)
 {
 	struct store *st;
 	int64_t run, c1, c2, c3;
@@ -325,7 +326,7 @@ static void make_conflicting(const char *a, const char *b)
 	c3 = add_cell(st, "s", "{\"n\":3}", "planned");
 	c2 = add_cell(st, "s", "{\"n\":2}", "planned");
 	c1 = add_cell(st, "s", "{\"n\":1}", "planned");
-	run = add_run(st, "sweep run s.yaml --db b.db", "s", "host-b", 1);
+	run = add_run(st, "sweep run s.yaml --db b.db", "s", hb, 1);
 	put_ok(st, run, c1, 0, 1700000011, s456, 3, 20, "x");
 	put_ok(st, run, c2, 0, 1700000012, s55, 2, 7, NULL);
 	put_ok(st, run, c3, 0, 1700000013, s9, 1, 1, NULL);
@@ -343,13 +344,13 @@ static void test_conflicts(void)
 	struct store_merge_stats stats[2];
 	const char *ab[] = { a, b }, *ba[] = { b, a };
 
-	make_conflicting(a, b);
+	make_conflicting(a, b, "host-a");
 	rm_db(out);
 	CHECK_INT(store_merge(out, ab, 2, NULL, stats), 0, "merge a b");
 	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 3, .cells_new = 3, .results_new = 2,
 		    .runs_new = 1, .hosts_new = 1 }, "conflicts: a");
 	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .results_new = 1, .results_same = 1,
-		    .conflicts = 1, .runs_new = 1, .hosts_new = 1 }, "conflicts: b");
+		    .conflicts = 1, .runs_new = 1 }, "conflicts: b");
 	CHECK_SQL_INT(out, "SELECT count(*) FROM results", 3);
 	/* n=1: the first input's result is kept, with its samples and metrics. */
 	check_sql(out, KEPT(1), "2.0|sweep run s.yaml --db a.db");
@@ -374,7 +375,7 @@ static void test_conflicts(void)
 		  " '|' || items FROM conflicts",
 		  "3|5.0|5.0|4.0|6.0|1|2023-11-14T22:13:31.000Z|1|[4,5,6]|{\"gflops\":20}|"
 		  "[[\"x\",\"t\",1.5]]");
-	want = xasprintf("11|sweep run s.yaml --db b.db|GPU-host-b-0|%s|%s", b, b);
+	want = xasprintf("11|sweep run s.yaml --db b.db|GPU-host-a-0|%s|%s", b, b);
 	check_sql(out, "SELECT (x.cell = (SELECT id FROM cells WHERE params = '{\"n\":1}')) ||"
 		  " (x.kept = (SELECT r.id FROM results r JOIN cells c ON c.id = r.cell WHERE"
 		  " c.params = '{\"n\":1}' AND r.status = 'ok')) || '|' || ru.argv || '|' || w.gpu_uuid ||"
@@ -396,12 +397,68 @@ static void test_conflicts(void)
 	rm_db(out2);
 	CHECK_INT(store_merge(out2, ba, 2, NULL, stats), 0, "merge b a");
 	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .results_same = 1, .conflicts = 1,
-		    .runs_new = 1, .hosts_new = 1 }, "conflicts: a after b");
+		    .runs_new = 1 }, "conflicts: a after b");
 	check_sql(out2, KEPT(1), "5.0|sweep run s.yaml --db b.db");
 	want = xasprintf("2.0|[1,2,3]|{\"gflops\":10}|[]|%s", a);
 	check_sql(out2, "SELECT median || '|' || samples || '|' || metrics || '|' || items || '|' || source"
 		  " FROM conflicts", want);
 	free(want);
+
+	rm_db(a), rm_db(b), rm_db(out), rm_db(out2);
+	free(a), free(b), free(out), free(out2);
+}
+
+/* The same, with b on another host: b's n=1 is that host's, kept in its own cell (replica host-b, as
+ * per: host names it), never a conflict; merged again, or in the other order, nothing is lost or doubled. */
+static void test_hosts_apart(void)
+{
+	char *a = tmp_path("apart-a.db"), *b = tmp_path("apart-b.db"), *out = tmp_path("apart-out.db");
+	char *out2 = tmp_path("apart-out2.db"), key[17], *sql;
+	struct store_merge_stats stats[2];
+	const char *ab[] = { a, b }, *ba[] = { b, a };
+
+	make_conflicting(a, b, "host-b");
+	rm_db(out);
+	CHECK_INT(store_merge(out, ab, 2, NULL, stats), 0, "merge a b (two hosts)");
+	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .cells_new = 1, .results_new = 2,
+		    .results_same = 1, .results_hosts = 1, .runs_new = 1, .hosts_new = 1 }, "hosts apart: b");
+	CHECK_SQL_INT(out, "SELECT count(*) FROM conflicts", 0);
+	CHECK_SQL_INT(out, "SELECT count(*) FROM results WHERE status = 'ok'", 4);
+	check_sql(out, "SELECT group_concat(x, ' ') FROM (SELECT c.params || '@' || c.replica || '=' || r.median ||"
+		  " '/' || h.hostname AS x FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON"
+		  " w.id = r.worker JOIN hosts h ON h.id = w.host ORDER BY c.params, c.replica)",
+		  "{\"n\":1}@=2.0/host-a {\"n\":1}@host-b=5.0/host-b {\"n\":2}@=5.0/host-a {\"n\":3}@=9.0/host-b");
+	plan_key("s", "{\"n\":1}", 0, "host-b", key);
+	sql = xasprintf("SELECT state || '|' || pass || '|' || attempts FROM cells WHERE key = '%s'", key);
+	check_sql(out, sql, "ok|0|0");
+	free(sql);
+	/* b's samples and metrics came with it */
+	check_sql(out, "SELECT group_concat(m.name || '=' || m.value) FROM metrics m JOIN results r ON"
+		  " r.id = m.result JOIN cells c ON c.id = r.cell WHERE c.replica = 'host-b'", "gflops=20.0");
+	CHECK_SQL_INT(out, "SELECT count(*) FROM samples s JOIN results r ON r.id = s.result JOIN cells c ON"
+		      " c.id = r.cell WHERE c.replica = 'host-b'", 3);
+
+	CHECK_INT(store_merge(out, ba, 2, NULL, stats), 0, "merge b a again");
+	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 3, .results_same = 3 }, "hosts apart: b again");
+	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .results_same = 2 }, "hosts apart: a again");
+	CHECK_SQL_INT(out, "SELECT count(*) FROM results", 4);
+
+	/* b first: a's n=1 goes to host-a's cell; the same four results */
+	rm_db(out2);
+	CHECK_INT(store_merge(out2, ba, 2, NULL, stats), 0, "merge b a (two hosts)");
+	CHECK_INT(stats[1].results_hosts, 1, "a after b: one result to its host's cell");
+	check_sql(out2, "SELECT group_concat(x, ' ') FROM (SELECT c.params || '@' || c.replica || '=' || r.median"
+		  " AS x FROM results r JOIN cells c ON c.id = r.cell ORDER BY c.params, c.replica)",
+		  "{\"n\":1}@=5.0 {\"n\":1}@host-a=2.0 {\"n\":2}@=5.0 {\"n\":3}@=9.0");
+	/* the first output merged into the second: host-b's cell brings nothing new and is not left planned */
+	{
+		const char *one[] = { out };
+
+		CHECK_INT(store_merge(out2, one, 1, NULL, stats), 0, "merge out into out2");
+		CHECK_SQL_INT(out2, "SELECT count(*) FROM results", 4);
+		CHECK_SQL_INT(out2, "SELECT count(*) FROM cells WHERE state != 'ok'", 0);
+		CHECK_INT(stats[0].results_new + stats[0].conflicts, 0, "out into out2: nothing new");
+	}
 
 	rm_db(a), rm_db(b), rm_db(out), rm_db(out2);
 	free(a), free(b), free(out), free(out2);
@@ -924,6 +981,7 @@ int main(void)
 		return 1;
 	}
 	test_conflicts();
+	test_hosts_apart();
 	test_duplicates();
 	test_states();
 	test_shards();

@@ -356,6 +356,43 @@ static void test_ratio_speed(void)
 	printf("# 10,000 resamples of 30 items: best of 5 took %.2f ms\n", best * 1e3);
 }
 
+/*
+ * Student t quantiles: df 1 and 2 have closed forms (tan(pi (p - 1/2)); (2p - 1) / sqrt(2 p (1 - p))),
+ * the others are the printed table of two-sided 95 % and 99 % points (any statistics textbook, 3 decimals).
+ */
+static void test_t_quantile(void)
+{
+	static const struct { double p, df, t; } table[] = {
+		{ 0.975, 3, 3.182 }, { 0.975, 4, 2.776 }, { 0.975, 7, 2.365 }, { 0.975, 9, 2.262 },
+		{ 0.975, 24, 2.064 }, { 0.975, 30, 2.042 }, { 0.975, 120, 1.980 }, { 0.995, 10, 3.169 },
+		{ 0.95, 5, 2.015 }, { 0.995, 1, 63.657 },
+	};
+	const double pi = 3.14159265358979323846;
+	double m, lo, hi;
+	const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		CHECK(fabs(stats_t_quantile(table[i].p, table[i].df) - table[i].t) <= 0.0005 + 1e-12,
+		      "t quantile p %g df %g: %.6f, table %.3f", table[i].p, table[i].df,
+		      stats_t_quantile(table[i].p, table[i].df), table[i].t);
+	for (double p = 0.55; p < 0.999; p += 0.1) {
+		CHECK_NEAR(stats_t_quantile(p, 1), tan(pi * (p - 0.5)), 1e-10, "t quantile df 1 (Cauchy)");
+		CHECK_NEAR(stats_t_quantile(p, 2), (2 * p - 1) / sqrt(2 * p * (1 - p)), 1e-10, "t quantile df 2");
+	}
+	CHECK_NEAR(stats_t_quantile(0.025, 4), -stats_t_quantile(0.975, 4), 1e-15, "t quantile is symmetric");
+	CHECK(stats_t_quantile(0.5, 3) == 0, "t quantile at 0.5 is 0");
+	CHECK(isnan(stats_t_quantile(1, 3)) && isnan(stats_t_quantile(0.9, 0)), "t quantile out of range: NaN");
+	/* mean 5, stdev sqrt(32 / 7), t(0.975, 7) 2.364624 (table 2.365): half-width 1.787485 */
+	stats_mean_ci(x, 8, 0.95, &m, &lo, &hi);
+	CHECK(m == 5, "mean of the interval: %g", m);
+	CHECK_NEAR(hi - m, 2.364624 * sqrt(32.0 / 7) / sqrt(8), 1e-6, "t interval half-width");
+	CHECK_NEAR(m - lo, hi - m, 1e-15, "t interval is symmetric");
+	stats_mean_ci(x, 1, 0.95, &m, &lo, &hi);
+	CHECK(m == 2 && isnan(lo) && isnan(hi), "one value: its mean, no interval");
+	stats_mean_ci(x, 0, 0.95, &m, &lo, &hi);
+	CHECK(isnan(m) && isnan(lo), "no value: NaN");
+}
+
 static void test_format(void)
 {
 	/* Expected strings: Python's '%.{sig-1}e' % v (glibc rounds the same, exact ties to even), laid out by
@@ -414,5 +451,6 @@ int main(void)
 	test_ratio_coverage();
 	test_ratio_speed();
 	test_format();
+	test_t_quantile();
 	return test_done();
 }
