@@ -124,7 +124,7 @@ test_expect_success 'reports mark noisy values; --metric noise; --strict leaves 
 	grep -Eq "^\| +20 \| +1 \| .*$(printf "\342\200\240") \| .* \| 0.500$(printf "\342\200\240") \|$" l &&
 	grep -Eq "^\| +0 \| +1 \| .* \| 0.500  \|$" l &&
 	"$SWEEP" report n.db --rows jitter --metric seconds --format csv --summary >sum &&
-	test $(wc -l <sum) = 6 && test $(grep -c "^m[a-z]*,,[0-9.e-]*,$" sum) = 3 &&
+	test $(wc -l <sum) = 10 && test $(grep -c "^m[a-z]*,,[0-9.e-]*,$" sum) = 4 && grep -q "^n,,2,$" sum &&
 	"$SWEEP" report n.db --rows jitter --metric seconds --strict --format csv >s 2>err &&
 	test $(wc -l <s) = 2 && grep -q "^0,1," s &&
 	grep -q "note: --strict left out 1 result above its noise target" err
