@@ -153,3 +153,16 @@ test_expect_success 'usage errors: exit 2, nothing done' '
 	status --json|usage: sweep status DB
 	EOF
 '
+
+test_expect_success 'deps-run (what launch --build and make demo install) has no Slurm, munge or sshd' '
+	sh "$ROOT/tools/deps.sh" list run >run.pkgs &&
+	sh "$ROOT/tools/deps.sh" list all >all.pkgs &&
+	cat run.pkgs | tr "\n" " " &&
+	grep -qx gcc run.pkgs && grep -qx make run.pkgs && grep -qx libopenmpi-dev run.pkgs &&
+	! grep -q "slurm\|munge\|openssh\|ssh" run.pkgs &&
+	grep -qx slurm-wlm all.pkgs && grep -qx munge all.pkgs && grep -qx openssh-server all.pkgs &&
+	# make demo installs through deps-run only
+	make -C "$ROOT" -n demo >demo.n 2>&1 &&
+	test "$(grep -c "deps.sh" demo.n)" = 1 && grep -q "tools/deps.sh run$" demo.n &&
+	test_expect_code 2 sh "$ROOT/tools/deps.sh" list nosuch
+'
