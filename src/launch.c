@@ -378,8 +378,8 @@ static void launch_host(int k, void *data)
 		if (code == 0 || code == EXIT_CELLS) {
 			/* Finished within the second: nothing was left to run, or it ran quickly. */
 			l->state[k] = L_STARTED;
-			sb_addf(&l->msg[k], "started and already finished (exit %ld; log %s/results/%s.log)", code,
-				remote_workdir(h), n);
+			sb_addf(&l->msg[k], "started and already finished (exit %ld; %s%slog %s/results/%s.log)", code,
+				l->note[k].len ? l->note[k].buf : "", l->note[k].len ? "; " : "", remote_workdir(h), n);
 		} else {
 			sb_addf(&l->msg[k], "sweep run exited %ld at once; the end of %s/results/%s.log:%s", code,
 				remote_workdir(h), n, a.log.buf ? a.log.buf : "");

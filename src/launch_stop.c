@@ -10,6 +10,7 @@
 
 struct stop_host {
 	struct strbuf lines;   /* "NAME: what" per sweep, one a line */
+	struct strbuf idle;    /* the same for sweeps not running: shown when nothing else is */
 	int error;             /* 2: unreachable; 1: could not be read, or a run still there */
 	int nstopped;
 	double wait;
@@ -41,7 +42,7 @@ static void stop_answer(const char *key, const char *rest, void *data)
 	}
 	if (!(more = launch_answer_name(rest, name, sizeof(name))))
 		return;
-	sb_addf(&r->lines, "%s: ", name);
+	sb_addf(!strcmp(key, "idle") ? &r->idle : &r->lines, "%s: ", name);
 	if (!strcmp(key, "stopped")) {
 		r->nstopped++;
 		sb_adds(&r->lines, "stopped");
@@ -52,7 +53,7 @@ static void stop_answer(const char *key, const char *rest, void *data)
 		}
 		sb_addf(&r->lines, "; 'sweep launch' again resumes it\n");
 	} else if (!strcmp(key, "idle")) {
-		sb_adds(&r->lines, "not running\n");
+		sb_adds(&r->idle, "not running\n");
 	} else if (!strcmp(key, "still")) {
 		r->error = 1;
 		sb_addf(&r->lines, "still running %g s after SIGTERM, pid ", r->wait);
@@ -107,7 +108,7 @@ static void stop_host(int k, void *data)
 		sb_addc(&r->lines, '\n');
 	} else {
 		launch_each_answer(&o.out, stop_answer, r);
-		if (!r->lines.len) {
+		if (!r->lines.len && !r->idle.len) {
 			r->error = 1;
 			sb_adds(&r->lines, "no answer from the host's shell: ");
 			remote_why(&o, &r->lines);
@@ -130,6 +131,12 @@ int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const
 		struct stop_host *r = &s.res[k];
 		const char *name = inv->hosts[hosts[k]].name;
 
+		if (!r->lines.len) {
+			struct strbuf t = r->lines;
+
+			r->lines = r->idle;
+			r->idle = t;
+		}
 		for (const char *m = r->lines.buf ? r->lines.buf : ""; *m;) {
 			size_t len = strcspn(m, "\n");
 
@@ -138,6 +145,7 @@ int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const
 		}
 		bad += r->error != 0;
 		sb_release(&r->lines);
+		sb_release(&r->idle);
 	}
 	free(s.res);
 	if (bad)
