@@ -129,27 +129,39 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 	char *rel = xasprintf(".sweep-build/%s.tar.gz", c), *path = remote_path(h, rel);
 	struct strbuf sc = STRBUF_INIT;
 	struct remote_out o;
-	int ret = -1, said = 0;
+	int ret = -1, said = 0, have;
 
 	/* The archive first: a folder for it, then scp. */
 	launch_script_begin(&sc, h, 1);
-	sb_adds(&sc, "mkdir -p .sweep-build results || { say error cannot make folders in \"$W\"; exit 0; }\n"
-		"say ready\n");
-	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o) || !strstr(o.out.buf ? o.out.buf : "",
-										  REMOTE_TAG "ready")) {
+	sb_addf(&sc, "mkdir -p .sweep-build results || { say error cannot make folders in \"$W\"; exit 0; }\n"
+		"if [ -f .sweep-build/%s/.built ]; then say have; else say ready; fi\n", c);
+	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o) ||
+	    !strstr(o.out.buf ? o.out.buf : "", REMOTE_TAG)) {
 		sb_adds(msg, "cannot prepare the build: ");
 		remote_why(&o, msg);
 		remote_out_release(&o);
 		goto out;
 	}
+	if (strstr(o.out.buf, REMOTE_TAG "error ")) {
+		const char *e = strstr(o.out.buf, REMOTE_TAG "error ") + strlen(REMOTE_TAG "error ");
+		char *line = xstrndup(e, strcspn(e, "\n"));
+
+		sb_add_printable(msg, line, 300);
+		free(line);
+		remote_out_release(&o);
+		goto out;
+	}
+	/* Built there before: the source is not sent again. */
+	have = strstr(o.out.buf, REMOTE_TAG "have") != NULL;
 	remote_out_release(&o);
-	if (remote_put(h, src->archive, path, deadline, &o)) {
+	if (!have && remote_put(h, src->archive, path, deadline, &o)) {
 		sb_addf(msg, "cannot copy the source of %.12s: ", c);
 		remote_why(&o, msg);
 		remote_out_release(&o);
 		goto out;
 	}
-	remote_out_release(&o);
+	if (!have)
+		remote_out_release(&o);
 	/* Built once a commit: .built marks a finished build, and the binary is copied into place. Only
 	 * what building and running need is installed (make deps-run: no Slurm, munge or sshd). */
 	sb_reset(&sc);
