@@ -212,37 +212,6 @@ out:
 	return ret;
 }
 
-/* Whether the binary copied to bin + part runs on h (its loader finds every library: `--version`
- * runs). 1 when it does not, with why (ldd's "not found" lines, else its message) in why; 0 when it
- * runs; -1 when h could not be asked (the reason in msg). */
-static int copied_cannot_run(const struct inventory_host *h, const char *bin, const char *part,
-			     double deadline, struct strbuf *why, struct strbuf *msg)
-{
-	struct strbuf sc = STRBUF_INIT;
-	struct answer a;
-	int ret = -1;
-
-	launch_script_begin(&sc, h, 0);
-	sb_adds(&sc, "X=");
-	remote_quote(&sc, bin);
-	sb_addf(&sc, "%s\n", part);
-	sb_adds(&sc, "case $X in /*) ;; *) X=./$X ;; esac\n"
-		"chmod +x \"$X\" 2>/dev/null\n"
-		"if e=$(\"$X\" --version 2>&1); then say runs; else\n"
-		"  m=$(ldd \"$X\" 2>/dev/null | grep 'not found' | tr -s ' \\t\\n' ' ' | sed 's/^ //; s/ $//')\n"
-		"  say cannot \"${m:-$(printf '%s\\n' \"$e\" | tail -n 1)}\"\nfi\n");
-	if (!run_script(h, sc.buf, deadline, &a, msg)) {
-		ret = !strcmp(a.key, "cannot");
-		if (ret)
-			sb_add_printable(why, a.rest, 300);
-		else if (strcmp(a.key, "runs"))
-			ret = -1, sb_add_printable(msg, a.rest, 300);
-	}
-	answer_release(&a);
-	sb_release(&sc);
-	return ret;
-}
-
 /* Build sweep on host k (launch --build, or a copied binary that cannot run there). */
 static int build_host(struct launch *l, const struct inventory_host *h, const char *bin, int k,
 		      const char *because)
@@ -270,7 +239,7 @@ static void launch_host(int k, void *data)
 	struct answer a = { 0 };
 	const char *n = l->name;
 
-	int built = 0, r;
+	int built = 0;
 
 	l->state[k] = L_ERROR;
 	if ((l->sync || l->build) && launch_sync(l, h, bin, part, deadline, k))
@@ -279,20 +248,20 @@ static void launch_host(int k, void *data)
 		if (build_host(l, h, bin, k, NULL))
 			goto out;
 		built = 1;
-	} else if (l->sync) {
-		struct strbuf why = STRBUF_INIT;
-
-		r = copied_cannot_run(h, bin, part, deadline, &why, &l->msg[k]);
-		if (r == 1)
-			r = build_host(l, h, bin, k, why.buf);
-		built = r == 0 && l->note[k].len;
-		sb_release(&why);
-		if (r)
-			goto out;
-	}
-	if (built)
 		deadline = now_mono() + l->timeout;   /* the build had its own */
+	}
+again:
 	launch_script_begin(&sc, h, 0);
+	if (l->sync && !built) {
+		/* Whether the copy runs there (its loader finds every library): else it is built there. */
+		sb_adds(&sc, "C=");
+		remote_quote(&sc, bin);
+		sb_addf(&sc, "%s\n", part);
+		sb_adds(&sc, "case $C in /*) ;; *) C=./$C ;; esac\n"
+			"if ! e=$(\"$C\" --version 2>&1); then\n"
+			"  m=$(ldd \"$C\" 2>/dev/null | grep 'not found' | tr -s ' \\t\\n' ' ' | sed 's/^ //; s/ $//')\n"
+			"  say cannot \"${m:-$(printf '%s\\n' \"$e\" | tail -n 1)}\"; exit 0\nfi\n");
+	}
 	for (int i = 0; (l->sync || l->build) && i < l->nfiles; i++) {
 		const char *rel = file_rel(&l->files[i], bin);
 
@@ -358,6 +327,15 @@ static void launch_host(int k, void *data)
 		"say started $(cat \"$P\")\n", l->min_free_kib, l->min_free_kib, h->slots, h->slots, h->slots);
 	if (run_script(h, sc.buf, deadline, &a, &l->msg[k]))
 		goto out;
+	if (!strcmp(a.key, "cannot") && !built) {
+		if (build_host(l, h, bin, k, a.rest))
+			goto out;
+		built = 1;
+		deadline = now_mono() + l->timeout;
+		answer_release(&a);
+		sb_reset(&sc);
+		goto again;
+	}
 	if (!strcmp(a.key, "badhost")) {
 		bad_hostname(l, h, a.rest, k);
 	} else if (!strcmp(a.key, "running")) {
