@@ -259,7 +259,8 @@ again:
 		sb_addf(&sc, "%s\n", part);
 		sb_adds(&sc, "case $C in /*) ;; *) C=./$C ;; esac\n"
 			"if ! e=$(\"$C\" --version 2>&1); then\n"
-			"  m=$(ldd \"$C\" 2>/dev/null | grep 'not found' | tr -s ' \\t\\n' ' ' | sed 's/^ //; s/ $//')\n"
+			"  m=$(ldd \"$C\" 2>/dev/null | grep 'not found' | tr -s ' \\t\\n' ' ' |"
+			" sed 's/^ //; s/ $//')\n"
 			"  say cannot \"${m:-$(printf '%s\\n' \"$e\" | tail -n 1)}\"; exit 0\nfi\n");
 	}
 	for (int i = 0; (l->sync || l->build) && i < l->nfiles; i++) {

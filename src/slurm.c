@@ -397,9 +397,12 @@ int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec
 	if (!j->cpus_per_task) {
 		long cpus = node_cpus(j->partition);
 
-		j->cpus_per_task = cpus > 0 ? (int)(cpus / j->tasks_per_node > 1 ? cpus / j->tasks_per_node : 1) : -1;
+		long per = cpus / j->tasks_per_node;
+
+		j->cpus_per_task = cpus > 0 ? (int)(per > 1 ? per : 1) : -1;
 		if (cpus <= 0)
-			warning("sinfo told no CPUs per node: no --cpus-per-task in the script (give --cpus-per-task N)");
+			warning("sinfo told no CPUs per node: no --cpus-per-task in the script"
+				" (give --cpus-per-task N)");
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
