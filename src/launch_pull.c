@@ -99,6 +99,11 @@ static void pull_host(int k, void *data)
 		goto out;
 	}
 	launch_each_answer(&o.out, pull_answer, r);
+	/* Its results carry the hostname it tells: the inventory's labels would miss them. */
+	if (r->hostname && h->hostname_line && !inventory_same_host(r->hostname, h->hostname))
+		sb_addf(&r->msg, "its hostname is '%s', but %s:%d:%d says hostname '%s': its results are not"
+			" labelled (correct it, or leave it out)\n", r->hostname, p->inv->path, h->hostname_line,
+			h->hostname_col, h->hostname);
 	if (!r->error && !r->n && !r->msg.len) {
 		r->error = 1;
 		sb_adds(&r->msg, "no answer from the host's shell: ");

@@ -319,7 +319,11 @@ test_expect_success 'a hostname the inventory gets wrong is named; sweep hosts l
 	cp merged.db relabel.db &&
 	"$SWEEP" hosts label relabel.db wrong.yaml >out &&
 	cat out &&
-	grep -qx "relabel.db: labels of 1 host written; 2 hostnames not in wrong.yaml: .$H1., .$H2." out
+	grep -qx "relabel.db: labels of 1 host written; 2 hostnames not in wrong.yaml: .$H1., .$H2." out &&
+	"$SWEEP" pull wrong.yaml --hosts r1 --sweep long --into relabel2.db >out &&
+	cat out &&
+	grep -qx "r1: its hostname is .$H1., but wrong.yaml:$line:[0-9]* says hostname .wrong-name.: its results are not labelled (correct it, or leave it out)" out &&
+	grep -q "^r1: long: 120 cells, 60 results new" out
 '
 
 # A command sweep: --sync copies the script its command names, to the same place under the workdir.
