@@ -74,8 +74,8 @@ static void label_hosts(const struct inventory *inv, struct store *st, const cha
 	if (inventory_apply(inv, st, &matched, &unmatched, &missing))
 		warning("hosts were not labelled from '%s'", inv->path);
 	else if (unmatched)
-		warning("%d hostname%s of '%s' not in the inventory '%s': no labels for %s", unmatched,
-			unmatched == 1 ? " is" : "s are", db, inv->path, missing.buf);
+		warning("%d hostname%s of '%s' %s not in the inventory '%s': no labels for %s", unmatched,
+			unmatched == 1 ? "" : "s", db, unmatched == 1 ? "is" : "are", inv->path, missing.buf);
 	sb_release(&missing);
 }
 
