@@ -35,14 +35,15 @@ hosts:
   - {name: r3, hostname: $H3, address: $(netns_addr 3), workdir: $T/w3, labels: {price_per_hour: 2.5}}
 EOF
 
-# 60 cells per host, about 12 s: long enough to be seen running and pulled mid-run.
+# 60 cells per host, two samples each, about 20 s (half that on r1, two ranks): long enough to be seen
+# running and pulled mid-run.
 cat >long.yaml <<'Y'
 sweep: long
 kernel: sleep
 params:
   ms: {from: 20, to: 79, step: 1}
 per: host
-timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 10, warmup: 0}
+timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 10, warmup: 0}
 Y
 
 # ok_on I: ok results in host I's own database (the hosts' folders are on this machine's disk).
