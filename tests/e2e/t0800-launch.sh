@@ -397,6 +397,28 @@ test_expect_success 'launch --build: built once a commit; no git checkout: refus
 	grep -q "make takes NAME=VALUE" err
 '
 
+test_expect_success 'sweep stop: a run that ignores SIGTERM is reported still running after --timeout' '
+	printf "#!/bin/sh\ntrap \"\" TERM\nsleep 60\n" >deaf.sh && chmod +x deaf.sh &&
+	cat >deaf.yaml <<EOF &&
+defaults:
+  user: root
+  identity: $SSH_KEY
+  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]
+hosts:
+  - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/deaf.sh}
+EOF
+	cp quick.yaml w1/ &&
+	"$SWEEP" launch deaf.yaml quick.yaml >out && cat out && grep -q "^r1: started, pid" out &&
+	pid=$(cat w1/results/quick.pid) &&
+	start=$(date +%s) &&
+	test_expect_code 3 "$SWEEP" stop deaf.yaml --sweep quick --timeout 2 >out 2>err &&
+	cat out err &&
+	took=$(( $(date +%s) - start )) && echo "took $took s" && test $took -le 10 &&
+	grep -qx "r1: quick: still running 2 s after SIGTERM, pid $pid" out &&
+	grep -q "1 of 1 host not stopped" err &&
+	kill -9 -- -"$pid"
+'
+
 test_expect_success 'one host'"'"'s sshd stopped: launch reports it and starts the others' '
 	ssh_stop 3 &&
 	test_expect_code 3 "$SWEEP" launch inv.yaml short.yaml --sync >out 2>err &&
