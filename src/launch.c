@@ -38,6 +38,7 @@ struct launch {
 	int *state;            /* L_STARTED, L_RUNNING, L_ERROR */
 	struct strbuf *msg;
 	struct strbuf *note;   /* how the binary got there, when built */
+	char **hostname;       /* what each host said it is called (NULL: not heard) */
 };
 
 enum { L_ERROR, L_STARTED, L_RUNNING };
@@ -337,6 +338,8 @@ again:
 		sb_reset(&sc);
 		goto again;
 	}
+	if (a.host && !l->hostname[k])
+		l->hostname[k] = xstrdup(a.host);
 	if (!strcmp(a.key, "badhost")) {
 		bad_hostname(l, h, a.rest, k);
 	} else if (!strcmp(a.key, "running")) {
@@ -464,11 +467,20 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 		sb_init(&l.msg[k]);
 		sb_init(&l.note[k]);
 	}
+	l.hostname = xcalloc((size_t)nhosts, sizeof(char *));
 	remote_parallel(nhosts, o->jobs, launch_host, &l);
 	for (int k = 0; k < nhosts; k++) {
 		printf("%s: %s%s\n", inv->hosts[hosts[k]].name, l.state[k] == L_ERROR ? "error: " : "", l.msg[k].buf);
 		failed += l.state[k] == L_ERROR;
 	}
+	/* Results are told apart by the hostname that measured them: two hosts of one name would merge
+	 * into one column, labelled as the first. */
+	for (int k = 0; k < nhosts; k++)
+		for (int j = 0; j < k; j++)
+			if (l.hostname[j] && l.hostname[k] && !strcmp(l.hostname[j], l.hostname[k]))
+				warning("'%s' and '%s' both say their hostname is '%s': their results cannot be told"
+					" apart (give each container a hostname of its own)", inv->hosts[hosts[j]].name,
+					inv->hosts[hosts[k]].name, l.hostname[k]);
 	if (failed)
 		fprintf(stderr, "sweep: %d of %d host%s not started\n", failed, nhosts, nhosts == 1 ? "" : "s");
 	ret = failed;
@@ -478,6 +490,9 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 	}
 	free(l.msg);
 	free(l.note);
+	for (int k = 0; k < nhosts; k++)
+		free(l.hostname[k]);
+	free(l.hostname);
 	free(l.state);
 out:
 	for (int i = 0; i < l.nfiles; i++) {

@@ -419,6 +419,29 @@ EOF
 	kill -9 -- -"$pid"
 '
 
+test_expect_success 'two inventory hosts with one hostname: launch warns that their results would mix' '
+	cat >twin.yaml <<EOF &&
+defaults:
+  user: root
+  identity: $SSH_KEY
+  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]
+hosts:
+  - {name: one, address: $(netns_addr 1), workdir: $T/t1}
+  - {name: two, address: $(netns_addr 1), workdir: $T/t2}
+EOF
+	"$SWEEP" launch twin.yaml quick.yaml --sync >out 2>err &&
+	cat out err &&
+	grep -q "^one: started, pid [0-9]* on $H1 " out && grep -q "^two: started, pid [0-9]* on $H1 " out &&
+	grep -qx "sweep: warning: .one. and .two. both say their hostname is .$H1.: their results cannot be told apart (give each container a hostname of its own)" err &&
+	# bounded: 300 x 0.1 s for both to end
+	for t in $(seq 1 300); do
+		if test -s t1/results/quick.exit && test -s t2/results/quick.exit; then break; fi &&
+		sleep 0.1 || return 1
+	done &&
+	test "$(cat t1/results/quick.exit t2/results/quick.exit)" = "0
+0"
+'
+
 test_expect_success 'one host'"'"'s sshd stopped: launch reports it and starts the others' '
 	ssh_stop 3 &&
 	test_expect_code 3 "$SWEEP" launch inv.yaml short.yaml --sync >out 2>err &&
