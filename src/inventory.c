@@ -370,9 +370,11 @@ static void parse_host(struct ip *p, const struct ynode *n, struct inventory *in
 	for (size_t i = 0; i < p->def_labels.n; i++)
 		json_obj_add(&h.labels, p->def_labels.v[i].key, p->def_labels.v[i].val, p->def_labels.v[i].type);
 	if (v[H_HOSTNAME] && (t = scalar(p, v[H_HOSTNAME], "hostname"))) {
-		if (word_ok(t))
+		if (word_ok(t)) {
 			h.hostname = xstrdup(t);
-		else
+			h.hostname_line = v[H_HOSTNAME]->line;
+			h.hostname_col = v[H_HOSTNAME]->col;
+		} else
 			problem(p, v[H_HOSTNAME], "hostname '%.64s' is not a host name", t);
 	}
 	if (v[H_ADDRESS] && (t = scalar(p, v[H_ADDRESS], "address"))) {
@@ -496,8 +498,7 @@ void inventory_release(struct inventory *inv)
 	memset(inv, 0, sizeof(*inv));
 }
 
-/* a and b name the same machine: equal, or equal up to the first dot of the longer one. */
-static int same_host(const char *a, const char *b)
+int inventory_same_host(const char *a, const char *b)
 {
 	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
 
@@ -513,7 +514,8 @@ const struct inventory_host *inventory_find(const struct inventory *inv, const c
 		if (!strcmp(inv->hosts[i].hostname, hostname))
 			return &inv->hosts[i];
 	for (int i = 0; i < inv->nhosts; i++)
-		if (same_host(inv->hosts[i].hostname, hostname) || same_host(inv->hosts[i].name, hostname))
+		if (inventory_same_host(inv->hosts[i].hostname, hostname) ||
+		    inventory_same_host(inv->hosts[i].name, hostname))
 			return &inv->hosts[i];
 	return NULL;
 }
@@ -550,7 +552,8 @@ static int collect_name(const struct store_row *row, void *data)
 	return 0;
 }
 
-int inventory_apply(const struct inventory *inv, struct store *st, int *matched, int *unmatched)
+int inventory_apply(const struct inventory *inv, struct store *st, int *matched, int *unmatched,
+		    struct strbuf *missing)
 {
 	struct names nm = { 0 };
 	struct strbuf labels = STRBUF_INIT;
@@ -565,8 +568,14 @@ int inventory_apply(const struct inventory *inv, struct store *st, int *matched,
 		const struct inventory_host *h = inventory_find(inv, nm.v[i]);
 		const char *bind[2];
 
-		if (!h)
+		if (!h) {
+			if (missing) {
+				sb_adds(missing, missing->len ? ", '" : "'");
+				sb_add_printable(missing, nm.v[i], 64);
+				sb_addc(missing, '\'');
+			}
 			continue;
+		}
 		sb_reset(&labels);
 		inventory_labels_json(h, &labels);
 		bind[0] = nm.v[i];

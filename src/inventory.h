@@ -14,6 +14,7 @@
 struct inventory_host {
 	char *name;
 	char *hostname;        /* default: name */
+	int hostname_line, hostname_col;   /* where the file gives hostname; 0 when it is the default */
 	char *address;         /* default: hostname */
 	int slots;             /* MPI ranks to start there (its GPUs), default 1 */
 	struct json_obj labels;
@@ -58,6 +59,9 @@ int inventory_remote_path_ok(const char *s);
  * of either (node7 matches node7.cluster.example). NULL when none. */
 const struct inventory_host *inventory_find(const struct inventory *inv, const char *hostname);
 
+/* a and b name the same machine: equal, or equal up to the first dot when one of them has none. */
+int inventory_same_host(const char *a, const char *b);
+
 /* The labels of h as a JSON object: {"name": ..., then its labels in file order}. Appends to sb. */
 void inventory_labels_json(const struct inventory_host *h, struct strbuf *sb);
 
@@ -70,8 +74,10 @@ void inventory_hostfile(const struct inventory *inv, struct strbuf *sb);
 /*
  * Write the labels of every host of st whose hostname the inventory knows into hosts.facts ($.labels,
  * replacing labels from an earlier inventory; hosts.hash keeps naming the facts as measured). *matched
- * and *unmatched count hostnames (either may be NULL). Returns 0, or -1 after error().
+ * and *unmatched count hostnames (either may be NULL); missing (when not NULL) gets the unmatched ones,
+ * quoted and comma-separated. Returns 0, or -1 after error().
  */
-int inventory_apply(const struct inventory *inv, struct store *st, int *matched, int *unmatched);
+int inventory_apply(const struct inventory *inv, struct store *st, int *matched, int *unmatched,
+		    struct strbuf *missing);
 
 #endif

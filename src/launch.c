@@ -1,4 +1,4 @@
-/* launch.c: runs started over ssh on rented hosts, detached, and the helpers launch.h shares. */
+/* launch.c: `sweep launch`: runs started over ssh on rented hosts, detached. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -16,176 +16,6 @@
 #include "store.h"
 #include "util.h"
 
-/* Shell functions every remote script starts with. A pid file names a live run when that process is
- * there and (where /proc tells) its command line holds the pid file's path: a pid reused by another
- * program after a reboot does not count. */
-static const char script_prelude[] =
-	"alive() { kill -0 \"$1\" 2>/dev/null || return 1; [ -r \"/proc/$1/cmdline\" ] || return 0;"
-	" tr '\\000' '\\n' <\"/proc/$1/cmdline\" | grep -qxF \"$2\"; }\n"
-	"hasbin() { case $1 in */*) [ -x \"$1\" ] ;; *) command -v \"$1\" >/dev/null 2>&1 ;; esac; }\n"
-	"say() { printf '%s\\n' \"" REMOTE_TAG "$*\"; }\n";
-
-/* A sweep name that came from a host: it names local files, so it is checked like a spec's. */
-int launch_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n && n <= 200 && s[0] != '.' && s[0] != '-' &&
-	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
-}
-
-/* The script's start: its folder (made with mkdir), the variables W and B, and the functions. */
-void launch_script_begin(struct strbuf *sb, const struct inventory_host *h, int mkdir)
-{
-	sb_adds(sb, script_prelude);
-	sb_adds(sb, "W=");
-	remote_quote(sb, remote_workdir(h));
-	sb_adds(sb, "; B=");
-	remote_quote(sb, h->sweep_bin);
-	sb_adds(sb, "\n");
-	if (mkdir)
-		sb_adds(sb, "mkdir -p \"$W\" 2>/dev/null\n");
-	sb_adds(sb, "cd \"$W\" 2>/dev/null || { say error no folder \"$W\" on the host; exit 0; }\n");
-}
-
-/* Set "$@" to the sweeps launched here (their .pid files), or to only when given. */
-void launch_script_names(struct strbuf *sb, const char *only)
-{
-	if (only) {
-		sb_adds(sb, "set -- ");
-		remote_quote(sb, only);
-		sb_adds(sb, "\n");
-	} else {
-		sb_adds(sb, "set --\nfor p in results/*.pid; do [ -f \"$p\" ] || continue; n=${p#results/};"
-			" set -- \"$@\" \"${n%.pid}\"; done\n"
-			"[ $# -gt 0 ] || say none\n");
-	}
-}
-
-/* Call fn(key, rest) for every line of out that starts with the tag ("sweep-remote: KEY REST"). */
-void launch_each_answer(const struct strbuf *out, void (*fn)(const char *key, const char *rest, void *data),
-			void *data)
-{
-	const char *p = out->buf ? out->buf : "";
-
-	while (*p) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		if (len > strlen(REMOTE_TAG) && !strncmp(p, REMOTE_TAG, strlen(REMOTE_TAG))) {
-			char *line = xstrndup(p + strlen(REMOTE_TAG), len - strlen(REMOTE_TAG));
-			char *sp = strchr(line, ' ');
-
-			if (sp)
-				*sp++ = '\0';
-			fn(line, sp ? sp : "", data);
-			free(line);
-		}
-		p += len + (end ? 1 : 0);
-	}
-}
-
-/* mkdir -p; on failure -1, with the reason in why (no message printed: hosts run on threads). */
-int launch_make_dirs(const char *path, struct strbuf *why)
-{
-	char *p = xstrdup(path);
-	int ret = 0;
-
-	for (char *s = p + 1; ; s++) {
-		char c = *s;
-
-		if (c != '/' && c)
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) && errno != EEXIST) {
-			sb_addf(why, "cannot create '%s': %s", p, strerror(errno));
-			ret = -1;
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
-
-/* The hosts to work on: all, or those named in names ("a,b"). idx gets their indices; -1 after error(). */
-int launch_pick_hosts(const struct inventory *inv, const char *names, int **idx, int *n)
-{
-	*idx = xcalloc((size_t)inv->nhosts + 1, sizeof(int));
-	*n = 0;
-	if (!names) {
-		for (int i = 0; i < inv->nhosts; i++)
-			(*idx)[(*n)++] = i;
-		return 0;
-	}
-	for (int i = 0; i < inv->nhosts; i++) {
-		const char *p = names;
-
-		while (*p) {
-			size_t len = strcspn(p, ",");
-
-			if (len == strlen(inv->hosts[i].name) && !strncmp(p, inv->hosts[i].name, len)) {
-				(*idx)[(*n)++] = i;
-				break;
-			}
-			p += len + (p[len] == ',');
-		}
-	}
-	/* Every name given must be a host. */
-	for (const char *p = names; *p;) {
-		size_t len = strcspn(p, ",");
-		int found = 0;
-
-		for (int i = 0; i < inv->nhosts && !found; i++)
-			found = len == strlen(inv->hosts[i].name) && !strncmp(p, inv->hosts[i].name, len);
-		if (!found) {
-			free(*idx);
-			*idx = NULL;
-			return error("no host '%.*s' in '%s'", (int)len, p, inv->path);
-		}
-		p += len + (p[len] == ',');
-	}
-	if (!*n) {
-		free(*idx);
-		*idx = NULL;
-		return error("--hosts names no host");
-	}
-	return 0;
-}
-
-int launch_parse_timeout(const char *s, double *out)
-{
-	if (parse_double(s, out) || !(*out > 0) || *out > 86400)
-		return error("--timeout takes seconds (more than 0), not '%s'", s);
-	return 0;
-}
-
-const char *launch_answer_name(const char *rest, char *name, size_t n)
-{
-	const char *sp = strchr(rest, ' ');
-	size_t len = sp ? (size_t)(sp - rest) : strlen(rest);
-
-	if (len >= n)
-		return NULL;
-	memcpy(name, rest, len);
-	name[len] = '\0';
-	if (!launch_name_ok(name))
-		return NULL;
-	return sp ? sp + 1 : "";
-}
-
-int launch_parse_jobs(const char *s, int *out)
-{
-	long v;
-
-	if (parse_long(s, &v) || v < 1 || v > 1024)
-		return error("--jobs takes a number from 1 to 1024, not '%s'", s);
-	*out = (int)v;
-	return 0;
-}
-
 /* ---- sweep launch ---- */
 
 /* A file --sync copies: local path, and where it goes under the workdir. */
@@ -199,12 +29,16 @@ struct launch {
 	const int *hosts;
 	const char *name, *spec_rel;
 	struct sync_file *files;
-	int nfiles, sync;
+	int nfiles, sync, build;
+	const struct launch_source *src;   /* NULL: nothing to build from */
+	const char *make_args;
 	long min_free_kib;
 	double timeout;
 	/* Per host (index into hosts): */
 	int *state;            /* L_STARTED, L_RUNNING, L_ERROR */
 	struct strbuf *msg;
+	struct strbuf *note;   /* how the binary got there, when built */
+	char **hostname;       /* what each host said it is called (NULL: not heard) */
 };
 
 enum { L_ERROR, L_STARTED, L_RUNNING };
@@ -232,6 +66,7 @@ static const char *file_rel(const struct sync_file *f, const char *bin)
 
 struct answer {
 	char *key, *rest;      /* the first answer that decides (running, started, exited, error, ready) */
+	char *host;            /* "host": the hostname there */
 	struct strbuf log;     /* "log" lines: the end of the run's log */
 };
 
@@ -246,6 +81,15 @@ static void collect_answer(const char *key, const char *rest, void *data)
 		}
 		return;
 	}
+	if (!strcmp(key, "host")) {
+		if (!a->host) {
+			struct strbuf sb = STRBUF_INIT;
+
+			sb_add_printable(&sb, rest, 255);
+			a->host = sb_detach(&sb);
+		}
+		return;
+	}
 	if (a->key)
 		return;
 	a->key = xstrdup(key);
@@ -254,6 +98,7 @@ static void collect_answer(const char *key, const char *rest, void *data)
 
 static void answer_release(struct answer *a)
 {
+	free(a->host);
 	free(a->key);
 	free(a->rest);
 	sb_release(&a->log);
@@ -288,6 +133,30 @@ out:
 	return ret;
 }
 
+/* The host's hostname into hn, told as "host"; when the inventory gives one, a host whose hostname is
+ * another is refused ("badhost"): its results would not be labelled as that host's. Same rule as
+ * inventory_same_host: equal, or equal up to the first dot when one of them has none. */
+static void script_hostname(struct strbuf *sb, const struct inventory_host *h)
+{
+	sb_adds(sb, "hn=$(hostname 2>/dev/null || uname -n); say host \"$hn\"\n");
+	if (!h->hostname_line)
+		return;
+	sb_adds(sb, "E=");
+	remote_quote(sb, h->hostname);
+	sb_adds(sb, "\nsame() { [ \"$1\" = \"$2\" ] && return 0; a=${1%%.*}; b=${2%%.*};"
+		" [ \"$a\" = \"$b\" ] && { [ \"$a\" = \"$1\" ] || [ \"$b\" = \"$2\" ]; }; }\n"
+		"same \"$hn\" \"$E\" || { say badhost \"$hn\"; exit 0; }\n");
+}
+
+/* A host whose hostname is not the inventory's: the message names both and where the file says it. */
+static void bad_hostname(struct launch *l, const struct inventory_host *h, const char *seen, int k)
+{
+	sb_adds(&l->msg[k], "its hostname is '");
+	sb_add_printable(&l->msg[k], seen, 255);
+	sb_addf(&l->msg[k], "', but %s:%d:%d says hostname '%s' (correct it, or leave it out for launch to"
+		" learn it)", l->inv->path, h->hostname_line, h->hostname_col, h->hostname);
+}
+
 /* With --sync: make the folders, see whether the sweep runs already, copy each file beside its place. */
 static int launch_sync(struct launch *l, const struct inventory_host *h, const char *bin, const char *part,
 		       double deadline, int k)
@@ -297,6 +166,7 @@ static int launch_sync(struct launch *l, const struct inventory_host *h, const c
 	int ret = -1;
 
 	launch_script_begin(&sc, h, 1);
+	script_hostname(&sc, h);
 	for (int i = 0; i < l->nfiles; i++) {
 		char *dir = xstrdup(file_rel(&l->files[i], bin)), *slash = strrchr(dir, '/');
 
@@ -313,7 +183,9 @@ static int launch_sync(struct launch *l, const struct inventory_host *h, const c
 		"  say running $(cat \"$P\"); exit 0\nfi\nsay ready\n");
 	if (run_script(h, sc.buf, deadline, &a, &l->msg[k]))
 		goto out;
-	if (!strcmp(a.key, "running")) {
+	if (!strcmp(a.key, "badhost")) {
+		bad_hostname(l, h, a.rest, k);
+	} else if (!strcmp(a.key, "running")) {
 		launch_state(l, k, L_RUNNING, "already running", a.rest);
 		ret = 1;
 	} else if (strcmp(a.key, "ready")) {
@@ -341,22 +213,67 @@ out:
 	return ret;
 }
 
+/* Build sweep on host k (launch --build, or a copied binary that cannot run there). */
+static int build_host(struct launch *l, const struct inventory_host *h, const char *bin, int k,
+		      const char *because)
+{
+	if (!l->src) {
+		sb_addf(&l->msg[k], "the copied binary cannot run there (%s), and this binary's source is not"
+			" a git checkout to build it from", because);
+		return -1;
+	}
+	if (launch_build(h, l->src, bin, l->make_args, now_mono() + LAUNCH_BUILD_TIMEOUT, &l->msg[k]))
+		return -1;
+	sb_addf(&l->note[k], "built %.12s there", l->src->commit.buf);
+	if (because)
+		sb_addf(&l->note[k], ": the copied binary cannot run (%s)", because);
+	return 0;
+}
+
 static void launch_host(int k, void *data)
 {
 	struct launch *l = data;
 	const struct inventory_host *h = &l->inv->hosts[l->hosts[k]];
 	double deadline = now_mono() + l->timeout;
-	char *bin = bin_run(h, l->sync), *part = xasprintf(".sweep-part-%ld", (long)getpid());
+	char *bin = bin_run(h, l->sync || l->build), *part = xasprintf(".sweep-part-%ld", (long)getpid());
 	struct strbuf sc = STRBUF_INIT;
 	struct answer a = { 0 };
 	const char *n = l->name;
 
+	int built = 0;
+
 	l->state[k] = L_ERROR;
-	if (l->sync && launch_sync(l, h, bin, part, deadline, k))
+	if ((l->sync || l->build) && launch_sync(l, h, bin, part, deadline, k))
 		goto out;
+	if (l->build) {
+		if (build_host(l, h, bin, k, NULL))
+			goto out;
+		built = 1;
+		deadline = now_mono() + l->timeout;   /* the build had its own */
+	}
+again:
 	launch_script_begin(&sc, h, 0);
-	for (int i = 0; l->sync && i < l->nfiles; i++) {
+	if (l->sync && !built) {
+		/* Whether the copy runs there (its loader finds every library): else it is built there. */
+		sb_adds(&sc, "C=");
+		remote_quote(&sc, bin);
+		sb_addf(&sc, "%s\n", part);
+		sb_adds(&sc, "case $C in /*) ;; *) C=./$C ;; esac\n"
+			"if ! e=$(\"$C\" --version 2>&1); then\n"
+			"  m=$(ldd \"$C\" 2>/dev/null | grep 'not found' | tr -s ' \\t\\n' ' ' |"
+			" sed 's/^ //; s/ $//')\n"
+			"  say cannot \"${m:-$(printf '%s\\n' \"$e\" | tail -n 1)}\"; exit 0\nfi\n");
+	}
+	for (int i = 0; (l->sync || l->build) && i < l->nfiles; i++) {
 		const char *rel = file_rel(&l->files[i], bin);
+
+		if (l->files[i].is_bin && built) {
+			/* The copy that could not run goes; the binary built is in place. */
+			sb_adds(&sc, "rm -f ");
+			remote_quote(&sc, rel);
+			sb_addf(&sc, "%s\n", part);
+			continue;
+		}
 
 		sb_adds(&sc, "mv -f ");
 		remote_quote(&sc, rel);
@@ -370,6 +287,7 @@ static void launch_host(int k, void *data)
 	sb_adds(&sc, "; S=");
 	remote_quote(&sc, l->spec_rel);
 	sb_addf(&sc, "; N=%s; P=results/%s.pid; L=results/%s.log; X=results/%s.exit\n", n, n, n, n);
+	script_hostname(&sc, h);
 	sb_addf(&sc,
 		"mkdir -p results || { say error cannot make \"$W/results\"; exit 0; }\n"
 		"if [ -s \"$P\" ] && alive \"$(cat \"$P\")\" \"$P\"; then say running $(cat \"$P\"); exit 0; fi\n"
@@ -380,7 +298,8 @@ static void launch_host(int k, void *data)
 		"a=$(df -Pk results 2>/dev/null | awk 'NR == 2 { print $4 }')\n"
 		"case $a in ''|*[!0-9]*) ;; *) [ \"$a\" -ge %ld ] || { say error disk full: $a KiB free for"
 		" \"$W/results\", under %ld KiB; exit 0; } ;; esac\n"
-		"rm -f \"$X\"\n"
+		"rm -f \"$X\" \"results/$N.end\" \"results/$N.stopped\"; date +%%s >\"results/$N.start\"\n"
+		"printf '%%s\\n' \"$hn\" >\"results/$N.host\"\n"
 		/* One rank per slot (GPU) of the host, as under one mpirun across hosts; Open MPI wants to be
 		 * told that root may run it, and rented containers often log in as root. */
 		"SWEEP_LAUNCH_MPI=\n"
@@ -395,8 +314,10 @@ static void launch_host(int k, void *data)
 		"SS=; command -v setsid >/dev/null 2>&1 && SS=setsid\n"
 		/* Its own session (setsid), no terminal, no input: the run outlives this ssh session. The
 		 * shell writes its own pid, so the pid file is right whether setsid forks or not. */
-		"nohup $SS sh -c 'echo $$ >\"$1\"; $SWEEP_LAUNCH_MPI \"$2\" run \"$3\" --db \"$4\" --progress=30;"
-		" echo $? >\"$5\"'"
+		/* SIGTERM (sweep stop) reaches the whole group; the shell's trap lets it outlive the run
+		 * to write the exit status (a trapped signal is not inherited: the run gets the default). */
+		"nohup $SS sh -c 'echo $$ >\"$1\"; trap : TERM; $SWEEP_LAUNCH_MPI \"$2\" run \"$3\" --db \"$4\""
+		" --progress=30; c=$?; date +%%s >\"${5%%.exit}.end\"; echo $c >\"$5\"'"
 		" sweep-launch \"$P\" \"$B\" \"$S\" \"results/$N.db\" \"$X\" </dev/null >>\"$L\" 2>&1 &\n"
 		"i=0; while [ $i -lt 50 ] && [ ! -s \"$P\" ]; do sleep 0.1; i=$((i + 1)); done\n"
 		"[ -s \"$P\" ] || { say error the run did not start;"
@@ -408,11 +329,27 @@ static void launch_host(int k, void *data)
 		"say started $(cat \"$P\")\n", l->min_free_kib, l->min_free_kib, h->slots, h->slots, h->slots);
 	if (run_script(h, sc.buf, deadline, &a, &l->msg[k]))
 		goto out;
-	if (!strcmp(a.key, "running")) {
+	if (!strcmp(a.key, "cannot") && !built) {
+		if (build_host(l, h, bin, k, a.rest))
+			goto out;
+		built = 1;
+		deadline = now_mono() + l->timeout;
+		answer_release(&a);
+		sb_reset(&sc);
+		goto again;
+	}
+	if (a.host && !l->hostname[k])
+		l->hostname[k] = xstrdup(a.host);
+	if (!strcmp(a.key, "badhost")) {
+		bad_hostname(l, h, a.rest, k);
+	} else if (!strcmp(a.key, "running")) {
 		launch_state(l, k, L_RUNNING, "already running", a.rest);
 	} else if (!strcmp(a.key, "started")) {
 		launch_state(l, k, L_STARTED, "started", a.rest);
-		sb_addf(&l->msg[k], " (log %s/results/%s.log)", remote_workdir(h), n);
+		sb_adds(&l->msg[k], " on ");
+		sb_adds(&l->msg[k], a.host ? a.host : "?");
+		sb_addf(&l->msg[k], " (%s%slog %s/results/%s.log)", l->note[k].len ? l->note[k].buf : "",
+			l->note[k].len ? "; " : "", remote_workdir(h), n);
 	} else if (!strcmp(a.key, "exited")) {
 		long code = -1;
 		char *sp = strchr(a.rest, ' ');
@@ -423,8 +360,8 @@ static void launch_host(int k, void *data)
 		if (code == 0 || code == EXIT_CELLS) {
 			/* Finished within the second: nothing was left to run, or it ran quickly. */
 			l->state[k] = L_STARTED;
-			sb_addf(&l->msg[k], "started and already finished (exit %ld; log %s/results/%s.log)", code,
-				remote_workdir(h), n);
+			sb_addf(&l->msg[k], "started and already finished (exit %ld; %s%slog %s/results/%s.log)", code,
+				l->note[k].len ? l->note[k].buf : "", l->note[k].len ? "; " : "", remote_workdir(h), n);
 		} else {
 			sb_addf(&l->msg[k], "sweep run exited %ld at once; the end of %s/results/%s.log:%s", code,
 				remote_workdir(h), n, a.log.buf ? a.log.buf : "");
@@ -490,10 +427,15 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 	struct launch l = { 0 };
 	int failed = 0, ret = -1;
 
+	struct launch_source src;
+	int have_src = 0;
+
 	l.sync = o->sync;
+	l.build = o->build;
+	l.make_args = o->make_args;
 	l.timeout = o->timeout;
 	l.min_free_kib = o->min_free_kib;
-	if (l.sync) {
+	if (l.sync || l.build) {
 		char self[PATH_MAX];
 		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -503,10 +445,15 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 			goto out;
 		}
 		self[len] = '\0';
+		/* --build needs the source; --sync only where its copy cannot run, so quietly. */
+		have_src = !launch_source(self, !l.build, &src);
+		if (l.build && !have_src)
+			goto out;
+		l.src = have_src ? &src : NULL;
 		l.files = xcalloc(2, sizeof(*l.files));
-		l.files[0] = (struct sync_file){ xstrdup(self), NULL, 1 };
-		l.files[1] = (struct sync_file){ xstrdup(spec_path), xstrdup(spec_rel), 0 };
-		l.nfiles = 2;
+		if (!l.build)
+			l.files[l.nfiles++] = (struct sync_file){ xstrdup(self), NULL, 1 };
+		l.files[l.nfiles++] = (struct sync_file){ xstrdup(spec_path), xstrdup(spec_rel), 0 };
 		add_command_files(s, spec_rel, &l.files, &l.nfiles);
 	}
 	l.inv = inv;
@@ -515,19 +462,37 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 	l.spec_rel = spec_rel;
 	l.state = xcalloc((size_t)nhosts, sizeof(int));
 	l.msg = xcalloc((size_t)nhosts, sizeof(struct strbuf));
-	for (int k = 0; k < nhosts; k++)
+	l.note = xcalloc((size_t)nhosts, sizeof(struct strbuf));
+	for (int k = 0; k < nhosts; k++) {
 		sb_init(&l.msg[k]);
+		sb_init(&l.note[k]);
+	}
+	l.hostname = xcalloc((size_t)nhosts, sizeof(char *));
 	remote_parallel(nhosts, o->jobs, launch_host, &l);
 	for (int k = 0; k < nhosts; k++) {
 		printf("%s: %s%s\n", inv->hosts[hosts[k]].name, l.state[k] == L_ERROR ? "error: " : "", l.msg[k].buf);
 		failed += l.state[k] == L_ERROR;
 	}
+	/* Results are told apart by the hostname that measured them: two hosts of one name would merge
+	 * into one column, labelled as the first. */
+	for (int k = 0; k < nhosts; k++)
+		for (int j = 0; j < k; j++)
+			if (l.hostname[j] && l.hostname[k] && !strcmp(l.hostname[j], l.hostname[k]))
+				warning("'%s' and '%s' both say their hostname is '%s': their results cannot be told"
+					" apart (give each container a hostname of its own)", inv->hosts[hosts[j]].name,
+					inv->hosts[hosts[k]].name, l.hostname[k]);
 	if (failed)
 		fprintf(stderr, "sweep: %d of %d host%s not started\n", failed, nhosts, nhosts == 1 ? "" : "s");
 	ret = failed;
-	for (int k = 0; k < nhosts; k++)
+	for (int k = 0; k < nhosts; k++) {
 		sb_release(&l.msg[k]);
+		sb_release(&l.note[k]);
+	}
 	free(l.msg);
+	free(l.note);
+	for (int k = 0; k < nhosts; k++)
+		free(l.hostname[k]);
+	free(l.hostname);
 	free(l.state);
 out:
 	for (int i = 0; i < l.nfiles; i++) {
@@ -535,5 +500,7 @@ out:
 		free(l.files[i].rel);
 	}
 	free(l.files);
+	if (have_src)
+		launch_source_release(&src);
 	return ret;
 }

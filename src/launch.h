@@ -9,12 +9,15 @@
 /*
  * What a launch leaves on a host, under its workdir: results/NAME.db (the run's database), .log (its
  * output, appended to by every launch), .pid (the pid of the shell that runs it: the leader of its own
- * session) and .exit (its exit status, once it ended). The .pid files are how status and pull find the
+ * session), .exit (its exit status, once it ended), .start and .end (when it started and ended, in
+ * seconds since 1970 by the host's clock), .host (the host's hostname, as launch learnt it) and .stopped
+ * (`sweep stop` signalled it; removed by the next launch). The .pid files are how status and pull find the
  * sweeps launched there. Scripts run there with sh and answer in lines "sweep-remote: KEY REST".
  */
 #define LAUNCH_TIMEOUT 120      /* seconds per host: launch (with --sync: copies) and status */
 #define PULL_TIMEOUT 900        /* seconds per host for pull: a snapshot and its copy may be large */
 #define LAUNCH_JOBS 16          /* hosts handled at once */
+#define LAUNCH_BUILD_TIMEOUT 1800   /* seconds per host for a build (launch --build, or --sync's fallback) */
 #define LAUNCH_MIN_FREE "1G"    /* launch refuses a host with less free space for results/ */
 #define REMOTE_TAG "sweep-remote: "
 
@@ -46,10 +49,30 @@ int launch_parse_jobs(const char *s, int *out);
 /* What `sweep launch` is asked beyond the hosts and the spec. */
 struct launch_opts {
 	int sync;              /* copy this binary, the spec and its command's files first */
+	int build;             /* copy the spec and its files, and build sweep there from this binary's commit */
+	const char *make_args; /* more arguments of make there ("CUDA=0 CUDA_ARCH=..."), checked; or NULL */
 	double timeout;        /* seconds per host */
 	long min_free_kib;     /* refuse a host with less free space for results/ */
 	int jobs;              /* hosts at once */
 };
+
+/* The source of this binary's commit, to be built on hosts: exe is CHECKOUT/build/sweep. */
+struct launch_source {
+	struct strbuf commit;  /* its hash */
+	char *archive;         /* a .tar.gz of the commit (git archive, prefix COMMIT/) in /tmp */
+};
+/* Find the checkout of exe and archive its HEAD; a warning names changes not committed. -1 (after
+ * error(), unless quiet) when exe is not in a git checkout. launch_source_release removes the archive. */
+int launch_source(const char *exe, int quiet, struct launch_source *src);
+void launch_source_release(struct launch_source *src);
+/* Copy src to h, build it there under WORKDIR/.sweep-build/COMMIT (make deps-run, then make build/sweep;
+ * output in results/build-COMMIT.log; once a commit) and put the binary at bin (under the workdir). 0,
+ * or -1 with the reason (and the end of the build's output) appended to msg. Prints nothing. */
+int launch_build(const struct inventory_host *h, const struct launch_source *src, const char *bin,
+		 const char *make_args, double deadline, struct strbuf *msg);
+/* A --make argument: NAME=VALUE, NAME of letters, digits and '_', VALUE without spaces, quotes or '$'
+ * (it goes into a shell line there). -1 after error() otherwise. */
+int launch_make_arg_ok(const char *s);
 
 /* Where the spec at path goes under a host's workdir: its own relative path when it has one, else
  * sweeps/BASENAME; NULL when neither is a safe remote path. The caller frees it. */
@@ -79,5 +102,14 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
  */
 int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhosts, const char *only,
 			double timeout, int jobs);
+
+/*
+ * `sweep stop`: SIGTERM to the process group of every sweep launched and running on hosts[0..nhosts) of
+ * inv (only the sweep named only, when not NULL), then wait up to wait seconds for them to end; a line
+ * per host and sweep (stopped with its exit status, not running, still running, or the error). Returns
+ * how many hosts were unreachable or still ran a signalled sweep.
+ */
+int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const char *only, double wait,
+		int jobs);
 
 #endif

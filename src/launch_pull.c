@@ -22,6 +22,7 @@ struct pull_host {
 	int n;
 	int error;             /* 2: unreachable */
 	struct strbuf msg;     /* errors and notes, one per line */
+	char *hostname;        /* what the host says it is called */
 };
 
 struct pull {
@@ -42,6 +43,11 @@ static void pull_answer(const char *key, const char *rest, void *data)
 		r->error = 1;
 		sb_add_printable(&r->msg, rest, 300);
 		sb_addc(&r->msg, '\n');
+		return;
+	}
+	if (!strcmp(key, "host")) {
+		if (!r->hostname && *rest && strlen(rest) < 256 && !strpbrk(rest, " '\"\\"))
+			r->hostname = xstrdup(rest);
 		return;
 	}
 	if (!strcmp(key, "none")) {
@@ -77,6 +83,7 @@ static void pull_host(int k, void *data)
 
 	launch_script_begin(&sc, h, 0);
 	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
+	sb_adds(&sc, "say host \"$(hostname 2>/dev/null || uname -n)\"\n");
 	launch_script_names(&sc, p->only);
 	sb_addf(&sc, "for n in \"$@\"; do\n"
 		"  [ -f \"results/$n.db\" ] || { say nodb \"$n\"; continue; }\n"
@@ -92,6 +99,11 @@ static void pull_host(int k, void *data)
 		goto out;
 	}
 	launch_each_answer(&o.out, pull_answer, r);
+	/* Its results carry the hostname it tells: the inventory's labels would miss them. */
+	if (r->hostname && h->hostname_line && !inventory_same_host(r->hostname, h->hostname))
+		sb_addf(&r->msg, "its hostname is '%s', but %s:%d:%d says hostname '%s': its results are not"
+			" labelled (correct it, or leave it out)\n", r->hostname, p->inv->path, h->hostname_line,
+			h->hostname_col, h->hostname);
 	if (!r->error && !r->n && !r->msg.len) {
 		r->error = 1;
 		sb_adds(&r->msg, "no answer from the host's shell: ");
@@ -213,13 +225,24 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 		}
 		bad += r->error != 0;
 	}
-	/* The inventory's labels into the hosts of every output, for reports by label.NAME. */
-	for (int j = 0; j < nmerged; j++) {
-		struct store *st;
+	/* The inventory's labels into the hosts of every output, for reports by label.NAME; a host whose
+	 * hostname the inventory leaves out goes by the one it told. */
+	{
+		struct inventory known = *inv;
 
-		if (store_open(merged[j], STORE_RW, &st) || inventory_apply(inv, st, NULL, NULL))
-			warning("the hosts of '%s' were not labelled from '%s'", merged[j], inv->path);
-		store_close(st);
+		known.hosts = xcalloc((size_t)inv->nhosts + 1, sizeof(*known.hosts));
+		memcpy(known.hosts, inv->hosts, (size_t)inv->nhosts * sizeof(*known.hosts));
+		for (int k = 0; k < nhosts; k++)
+			if (!inv->hosts[hosts[k]].hostname_line && p.res[k].hostname)
+				known.hosts[hosts[k]].hostname = p.res[k].hostname;
+		for (int j = 0; j < nmerged; j++) {
+			struct store *st;
+
+			if (store_open(merged[j], STORE_RW, &st) || inventory_apply(&known, st, NULL, NULL, NULL))
+				warning("the hosts of '%s' were not labelled from '%s'", merged[j], inv->path);
+			store_close(st);
+		}
+		free(known.hosts);   /* its strings are inv's and p.res's */
 	}
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not pulled\n", bad, nhosts, nhosts == 1 ? "" : "s");
@@ -229,6 +252,7 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 			free(p.res[k].v[i].local);
 		}
 		free(p.res[k].v);
+		free(p.res[k].hostname);
 		sb_release(&p.res[k].msg);
 	}
 	free(p.res);

@@ -20,6 +20,7 @@
 struct status_row {
 	char *name, *state;
 	struct json_obj info;  /* the host's `sweep status --json` line; empty when none */
+	double start, end, now;   /* by the host's clock (seconds since 1970); NaN when unknown */
 };
 
 struct status_host {
@@ -59,7 +60,7 @@ static void status_answer(const char *key, const char *rest, void *data)
 		return;
 	if (!strcmp(key, "state")) {
 		r->rows = xrealloc(r->rows, (size_t)(r->nrows + 1) * sizeof(*r->rows));
-		r->rows[r->nrows] = (struct status_row){ xstrdup(name), NULL, JSON_OBJ_INIT };
+		r->rows[r->nrows] = (struct status_row){ xstrdup(name), NULL, JSON_OBJ_INIT, NAN, NAN, NAN };
 		{
 			struct strbuf st = STRBUF_INIT;
 
@@ -67,6 +68,22 @@ static void status_answer(const char *key, const char *rest, void *data)
 			r->rows[r->nrows].state = sb_detach(&st);
 		}
 		r->nrows++;
+	} else if (!strcmp(key, "time") && r->nrows && !strcmp(r->rows[r->nrows - 1].name, name)) {
+		struct status_row *row = &r->rows[r->nrows - 1];
+		double v[3] = { NAN, NAN, NAN };
+		char *end;
+
+		for (int i = 0; i < 3 && *more; i++) {
+			v[i] = strtod(more, &end);
+			if (end == more || (*end && *end != ' ')) {
+				v[i] = NAN;
+				break;
+			}
+			more = end + (*end == ' ');
+		}
+		row->start = v[0] > 0 ? v[0] : NAN;
+		row->end = v[1] > 0 ? v[1] : NAN;
+		row->now = v[2] > 0 ? v[2] : NAN;
 	} else if (!strcmp(key, "json") && *more && r->nrows && !strcmp(r->rows[r->nrows - 1].name, name)) {
 		char err[128];
 		struct status_row *row = &r->rows[r->nrows - 1];
@@ -94,7 +111,12 @@ static void status_host(int k, void *data)
 		"  elif [ -s \"results/$n.pid\" ] && alive \"$(cat \"results/$n.pid\")\" \"results/$n.pid\"; then"
 		" st=running\n"
 		"  elif [ ! -f \"results/$n.pid\" ]; then st=not-launched; fi\n"
+		/* Stopped on purpose (sweep stop): interrupted, with its exit status when it wrote one. */
+		"  [ -f \"results/$n.stopped\" ] && [ \"$st\" != running ] &&"
+		" st=\"interrupted $(cat \"results/$n.exit\" 2>/dev/null)\"\n"
 		"  say state \"$n\" \"$st\"\n"
+		"  say time \"$n\" \"$(cat \"results/$n.start\" 2>/dev/null || echo 0)\""
+		" \"$(cat \"results/$n.end\" 2>/dev/null || echo 0)\" \"$(date +%s)\"\n"
 		"  [ -f \"results/$n.db\" ] &&"
 		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json 2>/dev/null | head -n 1)\"\n"
 		"done\n");
@@ -165,11 +187,29 @@ static double iso_diff(const char *a, const char *b)
 	return difftime(timegm(&tb), timegm(&ta));
 }
 
-/* The table row of one sweep on one host. */
-static void status_table_row(struct table *t, const char *host, const struct status_row *r)
+/* Seconds the run has taken: to its end, or to now by the host's clock; NaN when unknown. */
+static double row_elapsed(const struct status_row *r)
 {
-	struct strbuf c[8];
-	const char *cells[9];
+	double to = !isnan(r->end) && r->end >= r->start ? r->end : r->now;
+
+	return isnan(r->start) || isnan(to) || to < r->start ? NAN : to - r->start;
+}
+
+/* The inventory label price_per_hour of h; NaN when it has none (or not a number). */
+static double host_price(const struct inventory_host *h)
+{
+	const char *v = json_obj_get(&h->labels, "price_per_hour");
+	double p;
+
+	return v && !parse_double(v, &p) && p >= 0 ? p : NAN;
+}
+
+/* The table row of one sweep on one host; price: per hour, NaN when not known. */
+static void status_table_row(struct table *t, const char *host, const struct status_row *r, double price)
+{
+	struct strbuf c[10];
+	const char *cells[11];
+	double elapsed = row_elapsed(r);
 	const struct json_obj *in = &r->info;
 	double total = info_num(in, "cells"), ok = info_num(in, "ok"), rate = info_num(in, "rate");
 	double eta = info_num(in, "eta"), failed = info_num(in, "failed"), quar = info_num(in, "quarantined");
@@ -178,7 +218,7 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 	long code = -1;
 	int exited = !strncmp(r->state, "exit ", 5) && !parse_long(r->state + 5, &code);
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 10; i++)
 		sb_init(&c[i]);
 	sb_add_printable(&c[0], r->name, 64);
 	/* The state: from the pid and exit files, which know whether the process is there. */
@@ -188,6 +228,8 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 		sb_adds(&c[1], code == 0 ? "finished" : code == EXIT_CELLS ? "finished, incomplete" : "failed");
 	else if (!strcmp(r->state, "stopped"))
 		sb_adds(&c[1], "stopped");
+	else if (!strncmp(r->state, "interrupted", 11))
+		sb_adds(&c[1], "interrupted");
 	else
 		sb_adds(&c[1], r->state);
 	if (exited && code != 0 && code != EXIT_CELLS)
@@ -219,11 +261,19 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 	} else {
 		sb_adds(&c[6], "-");
 	}
+	if (!isnan(elapsed))
+		add_duration(&c[7], elapsed);
+	else
+		sb_adds(&c[7], "-");
+	if (!isnan(elapsed) && !isnan(price))
+		sb_addf(&c[8], "%.2f", elapsed / 3600 * price);
+	else
+		sb_adds(&c[8], "-");
 	cells[0] = host;
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 9; i++)
 		cells[i + 1] = c[i].buf;
 	table_add(t, cells);
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 10; i++)
 		sb_release(&c[i]);
 }
 
@@ -231,10 +281,12 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 			double timeout, int jobs)
 {
 	static const char *const head[] = { "host", "sweep", "state", "done", "rate", "eta", "failed",
-		"last result" };
+		"last result", "elapsed", "spend" };
 	struct status s = { 0 };
+	struct strbuf spend = STRBUF_INIT;
 	struct table t;
-	int bad = 0;
+	double total = 0;
+	int bad = 0, priced = 0;
 
 	s.inv = inv;
 	s.hosts = hosts;
@@ -242,24 +294,45 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 	s.timeout = timeout;
 	s.res = xcalloc((size_t)nhosts, sizeof(*s.res));
 	remote_parallel(nhosts, jobs, status_host, &s);
-	table_init(&t, 8, head);
+	table_init(&t, 10, head);
 	for (int k = 0; k < nhosts; k++) {
 		const struct status_host *r = &s.res[k];
 		const char *name = inv->hosts[hosts[k]].name;
 
 		if (r->error || r->none) {
-			const char *cells[8] = { name, "-", r->error == 2 ? "unreachable" : r->error ? "error" :
-						 "nothing launched", "-", "-", "-", "-", "-" };
+			const char *cells[10] = { name, "-", r->error == 2 ? "unreachable" : r->error ? "error" :
+						  "nothing launched", "-", "-", "-", "-", "-", "-", "-" };
 
 			table_add(&t, cells);
 			bad += r->error != 0;
 			continue;
 		}
-		for (int i = 0; i < r->nrows; i++)
-			status_table_row(&t, name, &r->rows[i]);
+		double price = host_price(&inv->hosts[hosts[k]]), from = NAN, to = NAN;
+
+		for (int i = 0; i < r->nrows; i++) {
+			double e = row_elapsed(&r->rows[i]);
+
+			status_table_row(&t, name, &r->rows[i], price);
+			/* The host is paid for while any of its runs goes: from the first start to the last end. */
+			if (!isnan(e)) {
+				from = isnan(from) || r->rows[i].start < from ? r->rows[i].start : from;
+				to = isnan(to) || r->rows[i].start + e > to ? r->rows[i].start + e : to;
+			}
+		}
+		if (!isnan(price) && !isnan(from)) {
+			sb_addf(&spend, "%s%s %.2f (", priced ? ", " : "", name, (to - from) / 3600 * price);
+			add_duration(&spend, to - from);
+			sb_addf(&spend, " at %g/h)", price);
+			total += (to - from) / 3600 * price;
+			priced++;
+		}
 	}
 	table_print(&t, stdout, TABLE_TEXT);
 	table_release(&t);
+	/* Spend from the label price_per_hour: the hours its launched runs took, first start to last end. */
+	if (priced)
+		printf("spend: %s; total %.2f\n", spend.buf, total);
+	sb_release(&spend);
 	for (int k = 0; k < nhosts; k++) {
 		struct status_host *r = &s.res[k];
 

@@ -66,15 +66,17 @@ static int count_row(const struct store_row *row, void *data)
 /* The labels of the inventory (when given) into the facts of the hosts the database knows. */
 static void label_hosts(const struct inventory *inv, struct store *st, const char *db)
 {
+	struct strbuf missing = STRBUF_INIT;
 	int matched, unmatched;
 
 	if (!inv || !inv->nhosts)
 		return;
-	if (inventory_apply(inv, st, &matched, &unmatched))
+	if (inventory_apply(inv, st, &matched, &unmatched, &missing))
 		warning("hosts were not labelled from '%s'", inv->path);
 	else if (unmatched)
-		warning("%d hostname%s of '%s' not in the inventory '%s': no labels", unmatched,
-			unmatched == 1 ? " is" : "s are", db, inv->path);
+		warning("%d hostname%s of '%s' %s not in the inventory '%s': no labels for %s", unmatched,
+			unmatched == 1 ? "" : "s", db, unmatched == 1 ? "is" : "are", inv->path, missing.buf);
+	sb_release(&missing);
 }
 
 void run_release_workers(struct comm *c)

@@ -42,6 +42,8 @@ static int slurm_tables(struct store *st)
 	return 0;
 }
 
+static void slurm_query(char **argv, struct strbuf *out);
+
 /* ---- rendering ---- */
 
 /* Append s as one shell word: bare when it is only safe characters, else in single quotes. */
@@ -96,6 +98,12 @@ static void sbatch_lines(const struct slurm_job *j, struct strbuf *sb)
 	sb_addf(sb, "#SBATCH --ntasks-per-node=%d\n", j->tasks_per_node);
 	if (j->gpus_per_node > 0)
 		sb_addf(sb, "#SBATCH --gpus-per-node=%d\n", j->gpus_per_node);
+	/* A rank's cgroup holds its CPUs only: one CPU would starve OpenBLAS and hwloc's binding. */
+	if (j->cpus_per_task > 0)
+		sb_addf(sb, "#SBATCH --cpus-per-task=%d\n", j->cpus_per_task);
+	/* Kernels measure the node: another job beside them would be measured too. */
+	if (j->exclusive)
+		sb_adds(sb, "#SBATCH --exclusive\n");
 	if (j->time)
 		sb_addf(sb, "#SBATCH --time=%s\n", j->time);
 	if (j->partition)
@@ -114,7 +122,8 @@ static void sbatch_lines(const struct slurm_job *j, struct strbuf *sb)
 }
 
 static const char *const placeholders[] = {
-	"sbatch", "sweep", "spec", "db", "shard_db", "shards", "tasks", "workdir", "name", "run_args", NULL
+	"sbatch", "sweep", "spec", "db", "shard_db", "shard_arg", "shards", "tasks", "workdir", "name", "run_args",
+	NULL
 };
 
 static void expand(const struct slurm_job *j, const char *name, struct strbuf *sb)
@@ -144,6 +153,10 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 		} else {
 			sh_word(sb, j->db);
 		}
+	} else if (!strcmp(name, "shard_arg")) {
+		/* Nothing for a single job: the script holds no branch that cannot be taken. */
+		if (j->shards > 0)
+			sb_addf(sb, "--shard=\"$SLURM_ARRAY_TASK_ID\"/%d", j->shards);
 	} else if (!strcmp(name, "shards")) {
 		snprintf(num, sizeof(num), "%d", j->shards);
 		sb_adds(sb, num);
@@ -161,25 +174,24 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 	}
 }
 
-int slurm_render(const char *tpath, const char *text, const struct slurm_job *j, struct strbuf *out)
+/* One line of the template (without its line break) into out, placeholders replaced. */
+static int render_line(const char *tpath, int line, const char *p, size_t len, const struct slurm_job *j,
+		       struct strbuf *out)
 {
-	const char *p = text;
-	int line = 1;
+	const char *end = p + len;
 
-	while (*p) {
-		const char *open = strstr(p, "{{"), *close;
+	while (p < end) {
+		const char *open = memmem(p, (size_t)(end - p), "{{", 2), *close;
 		char name[64];
 		int known = 0;
 
 		if (!open) {
-			sb_adds(out, p);
+			sb_add(out, p, (size_t)(end - p));
 			break;
 		}
-		for (const char *q = p; q < open; q++)
-			line += *q == '\n';
 		sb_add(out, p, (size_t)(open - p));
-		close = strstr(open + 2, "}}");
-		if (!close || close - open - 2 >= (long)sizeof(name) || memchr(open, '\n', (size_t)(close - open)))
+		close = memmem(open + 2, (size_t)(end - open - 2), "}}", 2);
+		if (!close || close - open - 2 >= (long)sizeof(name))
 			return error("%s:%d: '{{' without a closing '}}' on its line", tpath, line);
 		snprintf(name, sizeof(name), "%.*s", (int)(close - open - 2), open + 2);
 		for (int i = 0; placeholders[i]; i++)
@@ -192,6 +204,27 @@ int slurm_render(const char *tpath, const char *text, const struct slurm_job *j,
 		}
 		expand(j, name, out);
 		p = close + 2;
+	}
+	return 0;
+}
+
+int slurm_render(const char *tpath, const char *text, const struct slurm_job *j, struct strbuf *out)
+{
+	int line = 0;
+
+	sb_adds(out, "");
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		line++;
+		/* "##" lines speak to whoever edits the template: the job script does without them. */
+		if (strncmp(p, "##", 2)) {
+			if (render_line(tpath, line, p, len, j, out))
+				return -1;
+			if (p[len])
+				sb_addc(out, '\n');
+		}
+		p += len + (p[len] != '\0');
 	}
 	return 0;
 }
@@ -214,6 +247,29 @@ static char *find_template(const char *given, const char *exe)
 		return path;
 	free(path);
 	return NULL;
+}
+
+/* The CPUs of the smallest node of partition (the default one when NULL), as sinfo tells; -1 when it
+ * does not. Ten seconds at most. */
+static long node_cpus(const char *partition)
+{
+	char *argv[] = { "sinfo", "-h", "-o", "%c", partition ? "-p" : NULL, (char *)partition, NULL };
+	struct strbuf out = STRBUF_INIT;
+	long min = -1;
+
+	slurm_query(argv, &out);
+	for (char *p = out.buf; p && *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > 0 && (min < 0 || v < min))
+			min = v;
+		p = end + strspn(end, "+ \n");
+	}
+	sb_release(&out);
+	return min;
 }
 
 /* path made absolute (from the current folder): the job runs elsewhere. It need not exist. */
@@ -336,6 +392,18 @@ int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec
 
 	if (!j->tasks_per_node)
 		j->tasks_per_node = j->gpus_per_node > 0 ? j->gpus_per_node : 1;
+	if (j->exclusive < 0)
+		j->exclusive = s->kernel != NULL;
+	if (!j->cpus_per_task) {
+		long cpus = node_cpus(j->partition);
+
+		long per = cpus / j->tasks_per_node;
+
+		j->cpus_per_task = cpus > 0 ? (int)(per > 1 ? per : 1) : -1;
+		if (cpus <= 0)
+			warning("sinfo told no CPUs per node: no --cpus-per-task in the script"
+				" (give --cpus-per-task N)");
+	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return error("cannot find this program's path: %s", strerror(errno));
@@ -381,12 +449,51 @@ out:
 	return ret;
 }
 
+/* Remove path and its -wal and -shm beside it. */
+static void remove_db(const char *path)
+{
+	char *side;
+
+	unlink(path);
+	side = xasprintf("%s-wal", path);
+	unlink(side);
+	free(side);
+	side = xasprintf("%s-shm", path);
+	unlink(side);
+	free(side);
+}
+
 int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n)
 {
-	if (mkdir_parent(x->db) || prepare_dbs(s, x->db, x->job.shards) || sbatch(x->script.buf, id, n) ||
-	    record_job(x->db, id, &x->job, x->script.buf))
-		return -1;
-	return 0;
+	int shards = x->job.shards, ret = -1;
+	/* What was there before: a failed submit removes only what it made. */
+	char *had = xcalloc((size_t)shards + 1, 1);
+
+	had[shards] = !access(x->db, F_OK);
+	for (int i = 0; i < shards; i++) {
+		char *p = slurm_shard_db(x->db, i);
+
+		had[i] = !access(p, F_OK);
+		free(p);
+	}
+	if (mkdir_parent(x->db) || prepare_dbs(s, x->db, shards) || sbatch(x->script.buf, id, n)) {
+		for (int i = 0; i < shards; i++) {
+			char *p = slurm_shard_db(x->db, i);
+
+			if (!had[i])
+				remove_db(p);
+			free(p);
+		}
+		if (!had[shards])
+			remove_db(x->db);
+		goto out;
+	}
+	if (record_job(x->db, id, &x->job, x->script.buf))
+		goto out;
+	ret = 0;
+out:
+	free(had);
+	return ret;
 }
 
 void slurm_submit_release(struct slurm_submit *x)

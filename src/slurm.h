@@ -15,6 +15,8 @@ struct slurm_job {
 	int nodes, gpus_per_node, tasks_per_node;
 	int shards;                /* > 0: an array of that many jobs, each with a database of its own */
 	int requeue;
+	int exclusive;             /* whole nodes (sbatch --exclusive); -1 until slurm_prepare decides */
+	int cpus_per_task;         /* CPUs a rank's cgroup gets; 0 until slurm_prepare asks Slurm (-1: none) */
 	const char *time, *partition, *account;   /* NULL: the cluster's default */
 	const char *const *extra;  /* more sbatch options ("--qos=high"), n_extra of them */
 	int n_extra;
@@ -24,8 +26,10 @@ struct slurm_job {
 /*
  * Render template text (read from tpath, named in messages) for job into out. Placeholders are
  * {{sbatch}} (the #SBATCH lines), {{sweep}}, {{spec}}, {{db}}, {{shard_db}} (the array task's
- * database, or db), {{shards}}, {{tasks}}, {{workdir}}, {{name}} and {{run_args}}; each is replaced by
- * one shell word (quoted where needed). An unknown placeholder is an error: -1 after error().
+ * database, or db), {{shard_arg}} (sweep run's --shard for an array task, else nothing), {{shards}},
+ * {{tasks}}, {{workdir}}, {{name}} and {{run_args}}; each is replaced by one shell word (quoted where
+ * needed), or none. Lines starting with "##" are left out. An unknown placeholder is an error: -1 after
+ * error().
  */
 int slurm_render(const char *tpath, const char *text, const struct slurm_job *job, struct strbuf *out);
 
@@ -38,18 +42,22 @@ struct slurm_submit {
 	char *exe, *spec, *db, *workdir, *log, *tmpl;
 	struct strbuf args, script;
 };
-#define SLURM_SUBMIT_INIT { .job = { .nodes = 1, .requeue = 1 }, .args = STRBUF_INIT, .script = STRBUF_INIT }
+#define SLURM_SUBMIT_INIT { .job = { .nodes = 1, .requeue = 1, .exclusive = -1 }, .args = STRBUF_INIT, \
+	.script = STRBUF_INIT }
 
 /*
  * Complete x->job for spec s (read from spec_path): absolute paths of this binary, the spec, the
  * database (db, or s->db when NULL), the working folder and the log; --inventory for the run when
- * inventory is not NULL; then render the template (tmpl, or slurm/sweep.sbatch here or beside the
+ * inventory is not NULL; --exclusive (when not decided: for a kernel sweep, not for a command sweep);
+ * --cpus-per-task (when not given: the CPUs of the partition's smallest node, `sinfo`, over the ranks a
+ * node runs; none when sinfo does not answer); then render the template (tmpl, or slurm/sweep.sbatch here or beside the
  * binary) into x->script. Changes nothing anywhere: -1 after error() is bad input.
  */
 int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec_path, const char *db,
 		  const char *tmpl, const char *inventory);
 /* Plan s into its database (and each shard's for an array), hand the script to sbatch, record the job
- * in the database; its id into id (n bytes). -1 after error(). */
+ * in the database; its id into id (n bytes). -1 after error(): when sbatch refused the job, the shard
+ * databases and a database this call made are removed again. */
 int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n);
 void slurm_submit_release(struct slurm_submit *x);
 

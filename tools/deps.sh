@@ -3,16 +3,24 @@
 # there; needs root (or sudo) only when something must be installed.
 #   tools/deps.sh run    what building and running sweep needs (a rented GPU host, `make demo`)
 #   tools/deps.sh all    that, and what the tests start: Slurm, munge, sshd, network namespaces (default)
+#   tools/deps.sh list run|all   print the packages, one a line, and install nothing
+# `sweep launch --build` runs `make deps-run` (this with run) on rented hosts: no services there.
 build="gcc make libyaml-dev libsqlite3-dev sqlite3 libhwloc-dev hwloc libopenblas-dev libopenmpi-dev libjansson-dev
 libssl-dev
 openmpi-bin"
 run="python3 gnuplot-nox procps"
 tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client"
+list=
+[ "$1" = list ] && { list=1; shift; }
 case ${1:-all} in
 run) pkgs="$build $run" ;;
 all) pkgs="$build $run $tests" ;;
-*) echo "usage: tools/deps.sh [run|all]" >&2; exit 2 ;;
+*) echo "usage: tools/deps.sh [list] [run|all]" >&2; exit 2 ;;
 esac
+if [ -n "$list" ]; then
+	for p in $pkgs; do echo "$p"; done
+	exit 0
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -96,6 +96,7 @@ static int hosts_label(int argc, char **argv)
 {
 	struct inventory inv;
 	struct store *st;
+	struct strbuf missing = STRBUF_INIT;
 	int matched, unmatched, ret = EXIT_FAIL;
 
 	if (argc != 3)
@@ -108,11 +109,13 @@ static int hosts_label(int argc, char **argv)
 		inventory_release(&inv);
 		return EXIT_USAGE;
 	}
-	if (!inventory_apply(&inv, st, &matched, &unmatched)) {
-		printf("%s: labels of %d host%s written; %d hostname%s not in %s\n", argv[1], matched,
-		       matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", argv[2]);
+	if (!inventory_apply(&inv, st, &matched, &unmatched, &missing)) {
+		printf("%s: labels of %d host%s written; %d hostname%s not in %s%s%s\n", argv[1], matched,
+		       matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", argv[2],
+		       unmatched ? ": " : "", unmatched ? missing.buf : "");
 		ret = EXIT_OK;
 	}
+	sb_release(&missing);
 	store_close(st);
 	inventory_release(&inv);
 	return ret;

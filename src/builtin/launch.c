@@ -11,10 +11,12 @@ static int launch_fn(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sync", no_argument, NULL, 's' }, { "hosts", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 't' }, { "min-free", required_argument, NULL, 'm' },
-		{ "jobs", required_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+		{ "jobs", required_argument, NULL, 'j' }, { "build", no_argument, NULL, 'b' },
+		{ "make", required_argument, NULL, 'M' }, { NULL, 0, NULL, 0 },
 	};
-	struct launch_opts o = { 0, LAUNCH_TIMEOUT, 0, LAUNCH_JOBS };
+	struct launch_opts o = { .timeout = LAUNCH_TIMEOUT, .jobs = LAUNCH_JOBS };
 	struct inventory inv = { 0 };
+	struct strbuf make = STRBUF_INIT;
 	struct spec s;
 	const char *names = NULL, *min_free = LAUNCH_MIN_FREE;
 	char *spec_rel = NULL;
@@ -25,6 +27,16 @@ static int launch_fn(int argc, char **argv)
 		switch (opt) {
 		case 's':
 			o.sync = 1;
+			break;
+		case 'b':
+			o.build = 1;
+			break;
+		case 'M':
+			if (launch_make_arg_ok(optarg)) {
+				sb_release(&make);
+				return EXIT_USAGE;
+			}
+			sb_addf(&make, "%s%s", make.len ? " " : "", optarg);
 			break;
 		case 'H':
 			names = optarg;
@@ -44,13 +56,20 @@ static int launch_fn(int argc, char **argv)
 			return cmd_usage(&cmd_launch);
 		}
 	}
-	if (optind != argc - 2)
+	o.make_args = make.buf;
+	if (optind != argc - 2) {
+		sb_release(&make);
 		return cmd_usage(&cmd_launch);
-	if (parse_bytes(min_free, &bytes) || bytes < 0 || bytes > 1e18)
+	}
+	if (parse_bytes(min_free, &bytes) || bytes < 0 || bytes > 1e18) {
+		sb_release(&make);
 		return error("--min-free takes a size (e.g. 10G), not '%s'", min_free), EXIT_USAGE;
+	}
 	o.min_free_kib = (long)ceil(bytes / 1024);
-	if (inventory_load(argv[optind], &inv))
+	if (inventory_load(argv[optind], &inv)) {
+		sb_release(&make);
 		return EXIT_USAGE;
+	}
 	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
 		goto out;
 	if (spec_load(argv[optind + 1], &s))
@@ -73,17 +92,26 @@ out:
 	if (loaded)
 		spec_release(&s);
 	inventory_release(&inv);
+	sb_release(&make);
 	return ret;
 }
 
 const struct cmd cmd_launch = { "launch", launch_fn,
-	"sweep launch INVENTORY SPEC [--sync] [--hosts NAME,...] [--min-free SIZE]\n"
-	"                    [--timeout SECONDS] [--jobs N]",
+	"sweep launch INVENTORY SPEC [--sync | --build] [--make NAME=VALUE]... [--hosts NAME,...]\n"
+	"                    [--min-free SIZE] [--timeout SECONDS] [--jobs N]",
 	"Start 'sweep run SPEC' on every host of the inventory over ssh (user, port, identity, ssh_options\n"
 	"from the inventory; your own ssh config and keys), in the host's workdir, detached so that it\n"
 	"outlives the ssh session, writing results/NAME.db and results/NAME.log there (under mpirun -np\n"
 	"SLOTS on a host with more than one slot). One line per host: started, already running, or the\n"
 	"error (unreachable, no sweep binary, no spec, disk full under --min-free, 1G by default).\n"
 	"--sync first copies this sweep binary (to the host's sweep_bin), the spec and the files its\n"
-	"command names. Hosts are handled at once, each within --timeout (120 s).\n"
+	"command names; where the copy cannot run (a library missing there, as its loader says), sweep is\n"
+	"built there instead, as --build does. --build copies the spec and its files and the source of\n"
+	"this binary's commit (git archive of its checkout), and builds it on the host (make deps-run:\n"
+	"only the packages building and running need; then make build/sweep), once a commit, within\n"
+	"1800 s; its output goes to results/build-COMMIT.log there; --make passes NAME=VALUE to make\n"
+	"(CUDA=0, CUDA_ARCH=...).\n"
+	"The launch learns each host's hostname over ssh (recorded in results/NAME.host; pull labels the\n"
+	"host by it) and refuses a host whose hostname is not the one the inventory gives. Hosts are\n"
+	"handled at once, each within --timeout (120 s). 'sweep stop' interrupts what launch started.\n"
 	"Exit: 0 every host started or running, 3 some did not." };

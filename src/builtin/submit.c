@@ -25,7 +25,9 @@ static int submit_fn(int argc, char **argv)
 		{ "array", required_argument, NULL, 'a' }, { "db", required_argument, NULL, 'd' },
 		{ "template", required_argument, NULL, 'f' }, { "inventory", required_argument, NULL, 'i' },
 		{ "sbatch", required_argument, NULL, 's' }, { "no-requeue", no_argument, NULL, 'R' },
-		{ "dry-run", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 },
+		{ "dry-run", no_argument, NULL, 'n' }, { "exclusive", no_argument, NULL, 'x' },
+		{ "no-exclusive", no_argument, NULL, 'X' }, { "cpus-per-task", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct slurm_submit x = SLURM_SUBMIT_INIT;
 	struct slurm_job *j = &x.job;
@@ -34,7 +36,7 @@ static int submit_fn(int argc, char **argv)
 	struct spec s;
 	int opt, dry = 0, have_spec = 0, ret = EXIT_USAGE;
 
-	while ((opt = getopt_long(argc, argv, "N:G:T:t:p:A:a:d:f:i:s:Rn", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "N:G:T:t:p:A:a:d:f:i:s:RnxXc:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'N': if (positive("nodes", optarg, 1, &j->nodes)) goto out; break;
 		case 'G': if (positive("gpus-per-node", optarg, 0, &j->gpus_per_node)) goto out; break;
@@ -54,6 +56,9 @@ static int submit_fn(int argc, char **argv)
 		case 'i': inv = optarg; break;
 		case 'R': j->requeue = 0; break;
 		case 'n': dry = 1; break;
+		case 'x': j->exclusive = 1; break;
+		case 'X': j->exclusive = 0; break;
+		case 'c': if (positive("cpus-per-task", optarg, 1, &j->cpus_per_task)) goto out; break;
 		default: ret = cmd_usage(&cmd_submit); goto out;
 		}
 	}
@@ -101,11 +106,16 @@ out:
 const struct cmd cmd_submit = { "submit", submit_fn,
 	"sweep submit SPEC [--nodes N] [--gpus-per-node G] [--ntasks-per-node T]\n"
 	"                    [--time T] [--partition P] [--account A] [--array K] [--db PATH] [--template FILE]\n"
-	"                    [--inventory FILE] [--sbatch OPTION]... [--no-requeue] [--dry-run]",
+	"                    [--inventory FILE] [--sbatch OPTION]... [--no-requeue] [--dry-run]\n"
+	"                    [--exclusive | --no-exclusive] [--cpus-per-task C]",
 	"Run the sweep as a Slurm batch job: plan it, render the job script from slurm/sweep.sbatch (or\n"
 	"--template; edit it to load modules or launch with srun), hand it to sbatch and print the job id.\n"
 	"Each node runs G ranks (or T; 1 without GPUs) under mpirun. The job is requeueable: requeued,\n"
 	"it resumes the sweep where it stopped. --array K splits the pending cells into K shards, one\n"
 	"array task each, each with a database of its own (DB.shard-I.db), and prints the 'sweep merge'\n"
 	"to run once they are done. --dry-run prints the script and submits nothing. The job's log is\n"
-	"NAME-JOBID.log beside the database; 'sweep status DB' shows the job's state." };
+	"NAME-JOBID.log beside the database; 'sweep status DB' shows the job's state.\n"
+	"A sweep of kernels has its nodes to itself (--exclusive; --no-exclusive shares them); a sweep of\n"
+	"commands shares them unless --exclusive. Each rank gets the CPUs of a node over its ranks\n"
+	"(--cpus-per-task, from sinfo; give C where sinfo cannot tell). When sbatch refuses the job, the\n"
+	"databases the submit made are removed." };

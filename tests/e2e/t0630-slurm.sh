@@ -40,10 +40,14 @@ test_expect_success 'submit --dry-run prints the job script and submits nothing'
 	! grep -q "{{" script &&
 	grep -qx "#SBATCH --output=$T/grid-%j.log" script &&
 	grep -qx "cd $T || exit 1" script &&
-	# a single job: no shards, the database itself
-	grep -qx "if \[ 0 -gt 0 \]; then" script &&
-	test "$(grep -c "^	db=$T/one.db$" script)" = 2 &&
-	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db \"\$db\" \$shard" script &&
+	# a sweep of kernels has the node to itself; each of the 2 ranks gets 1 of the 2 CPUs sinfo tells
+	test "$(sinfo -h -o %c)" = 2 &&
+	grep -qx "#SBATCH --exclusive" script &&
+	grep -qx "#SBATCH --cpus-per-task=1" script &&
+	# a single job: no shards, the database itself, no branch for arrays, no help for template editors
+	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db $T/one.db  *--progress=60" script &&
+	! grep -q "shard\|SLURM_ARRAY\|^if \|^##\|placeholder\|curly" script &&
+	test "$(grep -c "^#" script)" = "$(grep -c "^#SBATCH " script | awk "{ print \$1 + 1 }")" &&
 	bash -n script &&
 	! test -e one.db &&
 	test -z "$(squeue -h -o %i)"
@@ -51,14 +55,15 @@ test_expect_success 'submit --dry-run prints the job script and submits nothing'
 
 test_expect_success 'submit --dry-run --array: shard databases, the task id from Slurm' '
 	"$SWEEP" submit grid.yaml --db arr.db --array 3 --gpus-per-node 4 --partition p1 --account a1 \
-		--dry-run >s2 &&
+		--dry-run >s2 2>err2 &&
 	grep -qx "#SBATCH --array=0-2" s2 &&
 	grep -qx "#SBATCH --gpus-per-node=4" s2 && grep -qx "#SBATCH --ntasks-per-node=4" s2 &&
 	grep -qx "#SBATCH --partition=p1" s2 && grep -qx "#SBATCH --account=a1" s2 &&
-	grep -qx "if \[ 3 -gt 0 \]; then" s2 &&
-	grep -qx "	db=$T/arr.shard-\"\$SLURM_ARRAY_TASK_ID\".db" s2 &&
-	grep -qx "	shard=\"--shard=\${SLURM_ARRAY_TASK_ID}/3\"" s2 &&
-	grep -qx "	db=$T/arr.db" s2 &&
+	grep -q "^mpirun .* run $T/grid.yaml --db $T/arr.shard-\"\$SLURM_ARRAY_TASK_ID\".db --shard=\"\$SLURM_ARRAY_TASK_ID\"/3 --progress=60" s2 &&
+	! grep -q "^if \|^##" s2 &&
+	# no partition p1 for sinfo to tell the CPUs of: no --cpus-per-task, and a warning says so
+	! grep -q "cpus-per-task" s2 &&
+	grep -q "sinfo told no CPUs per node: no --cpus-per-task in the script (give --cpus-per-task N)" err2 &&
 	test_expect_code 2 "$SWEEP" submit grid.yaml --partition "a b" --dry-run >out 2>err &&
 	grep -qx "sweep: --partition .a b.: no spaces, quotes or ... on an #SBATCH line" err &&
 	test ! -s out &&
@@ -67,6 +72,39 @@ test_expect_success 'submit --dry-run --array: shard databases, the task id from
 	grep -qx "sweep: bad.sbatch:3: unknown placeholder .{{nope}}. (did you mean .{{name}}.?)" err &&
 	test ! -s out &&
 	test -z "$(squeue -h -o %i)"
+'
+
+cat >cmd.yaml <<'Y'
+sweep: cmd
+command: [echo, "{n}"]
+params: {n: [1, 2]}
+Y
+
+test_expect_success 'submit --dry-run: --exclusive for kernels unless --no-exclusive, for commands when asked' '
+	"$SWEEP" submit cmd.yaml --db c.db --dry-run >s3 &&
+	! grep -q "exclusive" s3 &&
+	# one rank on the node: both CPUs
+	grep -qx "#SBATCH --cpus-per-task=2" s3 &&
+	"$SWEEP" submit cmd.yaml --db c.db --exclusive --cpus-per-task 7 --dry-run >s4 &&
+	grep -qx "#SBATCH --exclusive" s4 && grep -qx "#SBATCH --cpus-per-task=7" s4 &&
+	"$SWEEP" submit grid.yaml --db one.db --no-exclusive --dry-run >s5 &&
+	! grep -q "exclusive" s5 &&
+	test_expect_code 2 "$SWEEP" submit grid.yaml --cpus-per-task 0 --dry-run 2>err &&
+	grep -q "cpus-per-task takes a whole number from 1, not .0." err &&
+	! test -e c.db && ! test -e one.db
+'
+
+test_expect_success 'sbatch refuses the job: exit 1, no database or shard left behind, an old one kept' '
+	test_expect_code 1 "$SWEEP" submit grid.yaml --db gone.db --array 2 --partition nosuch >out 2>err &&
+	cat err &&
+	grep -q "sbatch failed" err && test ! -s out &&
+	test -z "$(ls gone* 2>/dev/null)" && ! ls *.sbatch* *.sh 2>/dev/null &&
+	"$SWEEP" plan grid.yaml --db kept.db >/dev/null 2>&1 &&
+	ls kept*.db >before &&
+	test_expect_code 1 "$SWEEP" submit grid.yaml --db kept.db --array 2 --partition nosuch >out 2>err &&
+	ls kept*.db >after && cat after &&
+	cmp before after && ! grep -q shard after &&
+	test "$(sql kept.db "SELECT count(*) FROM cells WHERE state != '\''template'\''")" = 12
 '
 
 test_expect_success 'submit: a job id, the job runs the sweep, status shows the job' '

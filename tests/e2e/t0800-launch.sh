@@ -5,6 +5,8 @@
 # finds them running), `sweep status --hosts` while they run, `sweep pull` while they run (every snapshot
 # passes integrity_check) and after they finished (exactly one ok result per host per cell; pulling again
 # adds nothing), and a host whose sshd is stopped: launch, status and pull report it and handle the others.
+# r2's hostname is left out of the inventory, as on a rental site: launch learns it over ssh. `sweep stop`
+# interrupts launched runs; status --hosts shows elapsed time and spend from price_per_hour.
 . tests/e2e/lib.sh
 . tests/ssh/lib.sh
 
@@ -29,18 +31,19 @@ defaults:
   labels: {provider: netns}
 hosts:
   - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, slots: 2, labels: {price_per_hour: 0.2}}
-  - {name: r2, hostname: $H2, address: $(netns_addr 2), workdir: $T/w2, labels: {price_per_hour: 0.3}}
+  - {name: r2, address: $(netns_addr 2), workdir: $T/w2, labels: {price_per_hour: 0.3}}
   - {name: r3, hostname: $H3, address: $(netns_addr 3), workdir: $T/w3, labels: {price_per_hour: 2.5}}
 EOF
 
-# 60 cells per host, about 12 s: long enough to be seen running and pulled mid-run.
+# 60 cells per host, two samples each, about 20 s (half that on r1, two ranks): long enough to be seen
+# running and pulled mid-run.
 cat >long.yaml <<'Y'
 sweep: long
 kernel: sleep
 params:
   ms: {from: 20, to: 79, step: 1}
 per: host
-timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 10, warmup: 0}
+timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 10, warmup: 0}
 Y
 
 # ok_on I: ok results in host I's own database (the hosts' folders are on this machine's disk).
@@ -86,7 +89,11 @@ test_expect_success 'launch --sync: binary and spec copied, a detached run start
 	"$SWEEP" launch inv.yaml long.yaml --sync >out 2>err &&
 	cat out err &&
 	for i in 1 2 3; do
-		grep -q "^r$i: started, pid [0-9]* (log $T/w$i/results/long.log)" out &&
+		h=$(eval echo \$H$i) &&
+		grep -q "^r$i: started, pid [0-9]* on $h (log $T/w$i/results/long.log)" out &&
+		# the launch records the hostname it learnt (r2: the inventory leaves it out)
+		test "$(cat w$i/results/long.host)" = "$h" &&
+		test "$(cat w$i/results/long.start)" -le "$(date +%s)" &&
 		cmp "$SWEEP" w$i/build/sweep && test -x w$i/build/sweep &&
 		cmp long.yaml w$i/long.yaml &&
 		pid=$(cat w$i/results/long.pid) && kill -0 "$pid" &&
@@ -119,7 +126,7 @@ test_expect_success 'status --hosts while they run: one table, every host runnin
 		grep -q "^r$i  *long  *running  *[0-9]*/60 " st || return 1
 	done &&
 	# every host has done the 3 cells waited for, and none failed
-	test "$(awk "NR > 1 { split(\$4, d, \"/\"); print \$1, (d[1] >= 3), \$7 }" st)" = "r1 1 0
+	test "$(awk "NR > 1 && \$1 != \"spend:\" { split(\$4, d, \"/\"); print \$1, (d[1] >= 3), \$7 }" st)" = "r1 1 0
 r2 1 0
 r3 1 0"
 '
@@ -157,6 +164,24 @@ test_expect_success 'the runs finish (status --hosts says so, bounded)' '
 	cat st &&
 	test "$(grep -c " long  *finished  *60/60 " st)" = 3 &&
 	for i in 1 2 3; do test "$(cat w$i/results/long.exit)" = 0 || return 1; done
+'
+
+test_expect_success 'status --hosts: elapsed time and spend from price_per_hour, per host and in total' '
+	# the runs took seconds: say they started 1h30m, 1h and 12m before they ended
+	for i in 1 2 3; do
+		test -s w$i/results/long.end || return 1
+	done &&
+	echo $(( $(cat w1/results/long.end) - 5400 )) >w1/results/long.start &&
+	echo $(( $(cat w2/results/long.end) - 3600 )) >w2/results/long.start &&
+	echo $(( $(cat w3/results/long.end) - 720 )) >w3/results/long.start &&
+	"$SWEEP" status --hosts inv.yaml >st &&
+	cat st &&
+	head -1 st | grep -q "last result  *elapsed  *spend$" &&
+	# 1.5 h at 0.2/h, 1 h at 0.3/h, 0.2 h at 2.5/h
+	test "$(awk "NR > 1 && \$1 != \"spend:\" { print \$1, \$(NF - 1), \$NF }" st)" = "r1 1h30m 0.30
+r2 1h00m 0.30
+r3 12m00s 0.50" &&
+	grep -qx "spend: r1 0.30 (1h30m at 0.2/h), r2 0.30 (1h00m at 0.3/h), r3 0.50 (12m00s at 2.5/h); total 1.10" st
 '
 
 test_expect_success 'pull after they finished: exactly one ok result per host per cell' '
@@ -223,12 +248,83 @@ test_expect_success 'a run killed on its host is shown stopped, and launch start
 	! kill -0 "$pid" 2>/dev/null &&
 	"$SWEEP" status --hosts inv.yaml --only r2 --sweep slow >st &&
 	cat st &&
-	grep -q "^r2  *slow  *stopped " st && test "$(wc -l <st)" = 2 &&
+	grep -q "^r2  *slow  *stopped " st && test "$(wc -l <st)" = 3 && grep -q "^spend: r2 0.00 (" st &&
 	"$SWEEP" launch inv.yaml slow.yaml --hosts r2 >out &&
 	cat out && grep -q "^r2: started, pid" out &&
 	test "$(cat w2/results/slow.pid)" != "$pid" &&
 	test "$(grep -c "^--- sweep launch" w2/results/slow.log)" = 2 &&
 	kill -9 -- -"$(cat w2/results/slow.pid)"
+'
+
+cat >stoppable.yaml <<'Y'
+sweep: stoppable
+kernel: sleep
+params: {ms: {from: 300, to: 339, step: 1}}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+Y
+
+# results_of I: the results host I's stoppable database holds.
+results_of() { sql "$T/w$1/results/stoppable.db" "SELECT count(*) FROM results" 2>/dev/null || echo 0; }
+
+test_expect_success 'sweep stop HOST: that host'"'"'s run interrupted within --timeout, the other goes on' '
+	"$SWEEP" launch inv.yaml stoppable.yaml --hosts r2,r3 --sync >out &&
+	cat out && test "$(grep -c ": started, pid" out)" = 2 &&
+	p2=$(cat w2/results/stoppable.pid) && p3=$(cat w3/results/stoppable.pid) &&
+	# bounded: 300 x 0.1 s until r2 has 2 results
+	for t in $(seq 1 300); do
+		if test "$(results_of 2)" -ge 2; then break; fi &&
+		sleep 0.1 || return 1
+	done &&
+	start=$(date +%s) &&
+	"$SWEEP" stop inv.yaml r2 --timeout 20 >out 2>err &&
+	cat out err &&
+	test $(( $(date +%s) - start )) -le 25 &&
+	grep -qx "r2: stoppable: stopped (exit [0-9]*); .sweep launch. again resumes it" out &&
+	test "$(wc -l <out)" = 1 &&
+	# gone, or a zombie nobody reaps (an orphan of the ssh session in this container)
+	test -z "$(ps -o stat= -p "$p2" | grep -v Z)" &&
+	test -n "$(ps -o stat= -p "$p3" | grep -v Z)" &&
+	test -s w2/results/stoppable.exit && test -f w2/results/stoppable.stopped &&
+	"$SWEEP" status --hosts inv.yaml --sweep stoppable --only r2,r3 >st &&
+	cat st &&
+	grep -q "^r2  *stoppable  *interrupted " st && grep -q "^r3  *stoppable  *running " st &&
+	# what it measured is kept
+	n=$(results_of 2) && test "$n" -ge 2 && test "$n" -lt 40
+'
+
+test_expect_success 'sweep stop again: nothing running there; launch resumes the stopped run' '
+	"$SWEEP" stop inv.yaml r2 --sweep stoppable >out &&
+	cat out && grep -qx "r2: stoppable: not running" out &&
+	n=$(results_of 2) &&
+	"$SWEEP" launch inv.yaml stoppable.yaml --hosts r2 >out &&
+	cat out && grep -q "^r2: started, pid" out &&
+	test ! -e w2/results/stoppable.stopped &&
+	"$SWEEP" stop inv.yaml --sweep stoppable --timeout 20 >out &&
+	cat out &&
+	grep -qx "r2: stoppable: stopped (exit [0-9]*); .sweep launch. again resumes it" out &&
+	grep -qx "r3: stoppable: stopped (exit [0-9]*); .sweep launch. again resumes it" out &&
+	grep -qx "r1: stoppable: not running" out &&
+	test "$(sql w2/results/stoppable.db "SELECT count(*) FROM runs")" = 2 &&
+	test "$(results_of 2)" -ge "$n" &&
+	test_expect_code 2 "$SWEEP" stop inv.yaml nosuch 2>err &&
+	grep -q "no host .nosuch." err
+'
+
+test_expect_success 'a hostname the inventory gets wrong is named; sweep hosts label names those it lacks' '
+	sed "s/hostname: $H1,/hostname: wrong-name,/" inv.yaml >wrong.yaml &&
+	test_expect_code 3 "$SWEEP" launch wrong.yaml stoppable.yaml --hosts r1 --sync >out 2>err &&
+	cat out &&
+	line=$(grep -n "name: r1," wrong.yaml | cut -d: -f1) &&
+	grep -qx "r1: error: its hostname is .$H1., but wrong.yaml:$line:[0-9]* says hostname .wrong-name. (correct it, or leave it out for launch to learn it)" out &&
+	test ! -e w1/results/stoppable.pid &&
+	cp merged.db relabel.db &&
+	"$SWEEP" hosts label relabel.db wrong.yaml >out &&
+	cat out &&
+	grep -qx "relabel.db: labels of 1 host written; 2 hostnames not in wrong.yaml: .$H1., .$H2." out &&
+	"$SWEEP" pull wrong.yaml --hosts r1 --sweep long --into relabel2.db >out &&
+	cat out &&
+	grep -qx "r1: its hostname is .$H1., but wrong.yaml:$line:[0-9]* says hostname .wrong-name.: its results are not labelled (correct it, or leave it out)" out &&
+	grep -q "^r1: long: 120 cells, 60 results new" out
 '
 
 # A command sweep: --sync copies the script its command names, to the same place under the workdir.
@@ -244,6 +340,107 @@ metrics: json
 params: {n: [1, 2, 3, 4]}
 per: host
 Y
+
+# A binary that runs here but not on the hosts: this one with its libyaml renamed, found here through
+# LD_LIBRARY_PATH only (as a binary linked against this machine's libraries meets a bare GPU image), in a
+# clone of the checkout, which is the source launch builds from.
+yaml_lib=$(ldd "$SWEEP" | awk "/libyaml-0.so.2/ { print \$3 }")
+mkdir -p "$T/lib" && ln -s "$yaml_lib" "$T/lib/libyaml-0.so.X"
+cat >quick.yaml <<'Y'
+sweep: quick
+kernel: sleep
+params: {ms: [400, 401, 402, 403]}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+Y
+
+test_expect_success 'launch --sync: a copy that cannot run there falls back to a build from the same commit' '
+	git clone -q "$ROOT" src && commit=$(git -C src rev-parse HEAD) &&
+	mkdir -p src/build && cp "$SWEEP" src/build/sweep &&
+	perl -pi -e "s/libyaml-0\\.so\\.2\\0/libyaml-0.so.X\\0/g" src/build/sweep &&
+	test_expect_code 127 src/build/sweep --version &&
+	LD_LIBRARY_PATH=$T/lib src/build/sweep --version &&
+	LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml quick.yaml --hosts r3 --sync --make CUDA=0 \
+		>out 2>err &&
+	cat out err &&
+	c12=$(echo "$commit" | cut -c1-12) &&
+	grep -qx "r3: started, pid [0-9]* on $H3 (built $c12 there: the copied binary cannot run (libyaml-0.so.X => not found); log $T/w3/results/quick.log)" out &&
+	# the binary there is the one built from the commit, and it runs there
+	! cmp src/build/sweep w3/build/sweep && ssh_host 3 "$T/w3/build/sweep --version" &&
+	test -f w3/.sweep-build/$commit/.built && test ! -e w3/.sweep-build/$commit.tar.gz &&
+	test ! -e w3/build/sweep.sweep-part-* &&
+	grep -q "^--- sweep launch --build $commit " w3/results/build-$commit.log &&
+	grep -q "^cc .*-c src/launch.c" w3/results/build-$commit.log &&
+	! grep -q "SWEEP_CUDA" w3/results/build-$commit.log &&
+	# the run it started goes through (bounded: 300 x 0.1 s)
+	for t in $(seq 1 300); do
+		if test -s w3/results/quick.exit; then break; fi &&
+		sleep 0.1 || return 1
+	done &&
+	test "$(cat w3/results/quick.exit)" = 0 &&
+	test "$(sql w3/results/quick.db "SELECT count(*) FROM results WHERE status = $(q ok)")" = 4
+'
+
+test_expect_success 'launch --build: built once a commit; no git checkout: refused before any host' '
+	commit=$(git -C src rev-parse HEAD) &&
+	start=$(date +%s) &&
+	LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build --make CUDA=0 >out 2>err &&
+	cat out err &&
+	test $(( $(date +%s) - start )) -le 60 &&
+	grep -q "^r3: started, pid [0-9]* on $H3 (built $(echo "$commit" | cut -c1-12) there; log " out &&
+	test "$(grep -c "^--- sweep launch --build" w3/results/build-$commit.log)" = 1 &&
+	kill -9 -- -"$(cat w3/results/slow.pid)" &&
+	cp "$SWEEP" lone-sweep &&
+	test_expect_code 1 ./lone-sweep launch inv.yaml slow.yaml --build >out 2>err &&
+	cat err && test ! -s out &&
+	grep -q "build: no source for this binary (.$T/lone-sweep. is not in a git checkout" err &&
+	test_expect_code 2 "$SWEEP" launch inv.yaml slow.yaml --build --make "CUDA=0;rm" 2>err &&
+	grep -q "make takes NAME=VALUE" err
+'
+
+test_expect_success 'sweep stop: a run that ignores SIGTERM is reported still running after --timeout' '
+	printf "#!/bin/sh\ntrap \"\" TERM\nsleep 60\n" >deaf.sh && chmod +x deaf.sh &&
+	cat >deaf.yaml <<EOF &&
+defaults:
+  user: root
+  identity: $SSH_KEY
+  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]
+hosts:
+  - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/deaf.sh}
+EOF
+	cp quick.yaml w1/ &&
+	"$SWEEP" launch deaf.yaml quick.yaml >out && cat out && grep -q "^r1: started, pid" out &&
+	pid=$(cat w1/results/quick.pid) &&
+	start=$(date +%s) &&
+	test_expect_code 3 "$SWEEP" stop deaf.yaml --sweep quick --timeout 2 >out 2>err &&
+	cat out err &&
+	took=$(( $(date +%s) - start )) && echo "took $took s" && test $took -le 10 &&
+	grep -qx "r1: quick: still running 2 s after SIGTERM, pid $pid" out &&
+	grep -q "1 of 1 host not stopped" err &&
+	kill -9 -- -"$pid"
+'
+
+test_expect_success 'two inventory hosts with one hostname: launch warns that their results would mix' '
+	cat >twin.yaml <<EOF &&
+defaults:
+  user: root
+  identity: $SSH_KEY
+  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]
+hosts:
+  - {name: one, address: $(netns_addr 1), workdir: $T/t1}
+  - {name: two, address: $(netns_addr 1), workdir: $T/t2}
+EOF
+	"$SWEEP" launch twin.yaml quick.yaml --sync >out 2>err &&
+	cat out err &&
+	grep -q "^one: started, pid [0-9]* on $H1 " out && grep -q "^two: started, pid [0-9]* on $H1 " out &&
+	grep -qx "sweep: warning: .one. and .two. both say their hostname is .$H1.: their results cannot be told apart (give each container a hostname of its own)" err &&
+	# bounded: 300 x 0.1 s for both to end
+	for t in $(seq 1 300); do
+		if test -s t1/results/quick.exit && test -s t2/results/quick.exit; then break; fi &&
+		sleep 0.1 || return 1
+	done &&
+	test "$(cat t1/results/quick.exit t2/results/quick.exit)" = "0
+0"
+'
 
 test_expect_success 'one host'"'"'s sshd stopped: launch reports it and starts the others' '
 	ssh_stop 3 &&

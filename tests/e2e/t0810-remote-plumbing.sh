@@ -153,3 +153,32 @@ test_expect_success 'usage errors: exit 2, nothing done' '
 	status --json|usage: sweep status DB
 	EOF
 '
+
+test_expect_success 'deps-run (what launch --build and make demo install) has no Slurm, munge or sshd' '
+	sh "$ROOT/tools/deps.sh" list run >run.pkgs &&
+	sh "$ROOT/tools/deps.sh" list all >all.pkgs &&
+	cat run.pkgs | tr "\n" " " &&
+	grep -qx gcc run.pkgs && grep -qx make run.pkgs && grep -qx libopenmpi-dev run.pkgs &&
+	! grep -q "slurm\|munge\|openssh\|ssh" run.pkgs &&
+	grep -qx slurm-wlm all.pkgs && grep -qx munge all.pkgs && grep -qx openssh-server all.pkgs &&
+	# make demo installs through deps-run only
+	make -C "$ROOT" -n demo >demo.n 2>&1 &&
+	test "$(grep -c "deps.sh" demo.n)" = 1 && grep -q "tools/deps.sh run$" demo.n &&
+	test_expect_code 2 sh "$ROOT/tools/deps.sh" list nosuch
+'
+
+test_expect_success 'run --inventory and hosts label name the hostnames the inventory lacks' '
+	printf "hosts:\n  - {name: elsewhere, hostname: not-this-machine}\n" >other.yaml &&
+	cat >one.yaml <<-\Y &&
+	sweep: one
+	kernel: sleep
+	params: {ms: [1]}
+	timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+	Y
+	"$SWEEP" run one.yaml --db one.db --inventory other.yaml 2>err &&
+	cat err &&
+	me=$(sql one.db "SELECT hostname FROM hosts") && test -n "$me" &&
+	grep -qx "sweep: warning: 1 hostname of .one.db. is not in the inventory .other.yaml.: no labels for .$me." err &&
+	"$SWEEP" hosts label one.db other.yaml >out &&
+	grep -qx "one.db: labels of 0 hosts written; 1 hostname not in other.yaml: .$me." out
+'

@@ -210,6 +210,7 @@ static void test_minimal(void)
 	h = &inv.hosts[0];
 	CHECK(!strcmp(h->hostname, "solo") && !strcmp(h->address, "solo") && h->slots == 1,
 	      "hostname, address and slots default to name, name and 1");
+	CHECK(h->hostname_line == 0 && h->hostname_col == 0, "a defaulted hostname has no place in the file");
 	CHECK(h->labels.n == 0 && h->user == NULL && h->port == 0 && h->identity == NULL && h->nssh_options == 0,
 	      "no labels, and ssh's own defaults");
 	CHECK(!strcmp(h->workdir, "sweep") && !strcmp(h->sweep_bin, "build/sweep"),
@@ -427,7 +428,24 @@ static void test_find(void)
 		CHECK(h1 && !strcmp(h1->name, "b"), "node1 is b, not a (got %s)", h1 ? h1->name : "none");
 		CHECK(h2 && !strcmp(h2->name, "a"), "node1.a is a (got %s)", h2 ? h2->name : "none");
 		CHECK(h3 && !strcmp(h3->name, "b"), "node1.b is b, the short one (got %s)", h3 ? h3->name : "none");
+		/* Where the file gives it: launch names that place when the host says another. */
+		CHECK(inv.hosts[1].hostname_line == 3 && inv.hosts[1].hostname_col == 25,
+		      "b's hostname at 3:25 (got %d:%d)", inv.hosts[1].hostname_line, inv.hosts[1].hostname_col);
 		inventory_release(&inv);
+	}
+	{
+		static const struct {
+			const char *a, *b;
+			int want;
+		} same[] = {
+			{ "node1", "node1", 1 }, { "node1", "node1.lab", 1 }, { "node1.lab", "node1", 1 },
+			{ "node1.lab", "node1.other", 0 }, { "node1", "node2", 0 }, { "node1", "node10", 0 },
+			{ "C.1234", "C", 1 },   /* a rental's dotted hostname: its short form */
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(same); i++)
+			CHECK(inventory_same_host(same[i].a, same[i].b) == same[i].want, "same host '%s' '%s': want %d",
+			      same[i].a, same[i].b, same[i].want);
 	}
 }
 

@@ -1,0 +1,227 @@
+/* launch_build.c: sweep built on a host from the source of this binary's commit (launch --build). */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "remote.h"
+#include "util.h"
+
+/* Run git with args in dir; its first output line into out (when not NULL). -1 with why on failure. */
+static int git(const char *dir, const char *const *args, struct strbuf *out, struct strbuf *why)
+{
+	struct remote_argv a = { 0 };
+	struct remote_out o;
+	int ret = -1;
+
+	ALLOC_GROW(a.v, 4, a.alloc);
+	a.v[a.n++] = xstrdup("git");
+	a.v[a.n++] = xstrdup("-C");
+	a.v[a.n++] = xstrdup(dir);
+	for (; *args; args++) {
+		ALLOC_GROW(a.v, a.n + 2, a.alloc);
+		a.v[a.n++] = xstrdup(*args);
+	}
+	a.v[a.n] = NULL;
+	if (remote_spawn(a.v, now_mono() + 120, &o) || o.status || o.signal || o.timed_out) {
+		sb_addf(why, "git %s in '%s' failed: ", a.v[3], dir);
+		remote_why(&o, why);
+	} else {
+		if (out)
+			sb_add(out, o.out.buf ? o.out.buf : "", o.out.buf ? strcspn(o.out.buf, "\n") : 0);
+		ret = 0;
+	}
+	remote_out_release(&o);
+	remote_argv_release(&a);
+	return ret;
+}
+
+int launch_source(const char *exe, int quiet, struct launch_source *src)
+{
+	char *d1 = xstrdup(exe), *dir = NULL;
+	struct strbuf top = STRBUF_INIT, dirty = STRBUF_INIT, why = STRBUF_INIT;
+	const char *toplevel[] = { "rev-parse", "--show-toplevel", NULL };
+	const char *head[] = { "rev-parse", "--verify", "HEAD", NULL };
+	const char *status[] = { "status", "--porcelain", "--untracked-files=no", NULL };
+	char tmpl[] = "/tmp/sweep-source-XXXXXX";
+	int fd, ret = -1;
+
+	memset(src, 0, sizeof(*src));
+	sb_init(&src->commit);
+	/* The checkout the binary was built in: BIN is CHECKOUT/build/sweep. */
+	dir = xasprintf("%s/..", dirname(d1));
+	if (git(dir, toplevel, &top, &why) || git(top.buf, head, &src->commit, &why)) {
+		if (!quiet)
+			error("--build: no source for this binary ('%s' is not in a git checkout: %s)", exe,
+			      why.buf);
+		goto out;
+	}
+	if (strspn(src->commit.buf, "0123456789abcdef") != src->commit.len || src->commit.len < 7) {
+		if (!quiet)
+			error("--build: '%s' has no commit HEAD", top.buf);
+		goto out;
+	}
+	if (!quiet && !git(top.buf, status, &dirty, &why) && dirty.len)
+		warning("--build: '%s' has changes not committed: the hosts build commit %.12s without them",
+			top.buf, src->commit.buf);
+	if ((fd = mkstemp(tmpl)) < 0) {
+		if (!quiet)
+			error("cannot create a file in /tmp: %s", strerror(errno));
+		goto out;
+	}
+	close(fd);
+	src->archive = xasprintf("%s.tar.gz", tmpl);
+	unlink(tmpl);
+	{
+		char *prefix = xasprintf("--prefix=%s/", src->commit.buf);
+		char *outp = xasprintf("--output=%s", src->archive);
+		const char *archive[] = { "archive", "--format=tar.gz", prefix, outp, src->commit.buf, NULL };
+		int r = git(top.buf, archive, NULL, &why);
+
+		free(prefix);
+		free(outp);
+		if (r) {
+			if (!quiet)
+				error("--build: %s", why.buf);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret)
+		launch_source_release(src);
+	free(d1);
+	free(dir);
+	sb_release(&top);
+	sb_release(&dirty);
+	sb_release(&why);
+	return ret;
+}
+
+void launch_source_release(struct launch_source *src)
+{
+	if (src->archive)
+		unlink(src->archive);
+	free(src->archive);
+	sb_release(&src->commit);
+	memset(src, 0, sizeof(*src));
+}
+
+int launch_make_arg_ok(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+
+	if (!n || s[n] != '=' || (s[0] >= '0' && s[0] <= '9') ||
+	    strspn(s + n + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,:/=+-@%")
+	    != strlen(s + n + 1))
+		return error("--make takes NAME=VALUE (no spaces, quotes or '$' in VALUE), not '%s'", s);
+	return 0;
+}
+
+int launch_build(const struct inventory_host *h, const struct launch_source *src, const char *bin,
+		 const char *make_args, double deadline, struct strbuf *msg)
+{
+	const char *c = src->commit.buf;
+	char *rel = xasprintf(".sweep-build/%s.tar.gz", c), *path = remote_path(h, rel);
+	struct strbuf sc = STRBUF_INIT;
+	struct remote_out o;
+	int ret = -1, said = 0, have;
+
+	/* The archive first: a folder for it, then scp. */
+	launch_script_begin(&sc, h, 1);
+	sb_addf(&sc, "mkdir -p .sweep-build results || { say error cannot make folders in \"$W\"; exit 0; }\n"
+		"if [ -f .sweep-build/%s/.built ]; then say have; else say ready; fi\n", c);
+	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o) ||
+	    !strstr(o.out.buf ? o.out.buf : "", REMOTE_TAG)) {
+		sb_adds(msg, "cannot prepare the build: ");
+		remote_why(&o, msg);
+		remote_out_release(&o);
+		goto out;
+	}
+	if (strstr(o.out.buf, REMOTE_TAG "error ")) {
+		const char *e = strstr(o.out.buf, REMOTE_TAG "error ") + strlen(REMOTE_TAG "error ");
+		char *line = xstrndup(e, strcspn(e, "\n"));
+
+		sb_add_printable(msg, line, 300);
+		free(line);
+		remote_out_release(&o);
+		goto out;
+	}
+	/* Built there before: the source is not sent again. */
+	have = strstr(o.out.buf, REMOTE_TAG "have") != NULL;
+	remote_out_release(&o);
+	if (!have && remote_put(h, src->archive, path, deadline, &o)) {
+		sb_addf(msg, "cannot copy the source of %.12s: ", c);
+		remote_why(&o, msg);
+		remote_out_release(&o);
+		goto out;
+	}
+	if (!have)
+		remote_out_release(&o);
+	/* Built once a commit: .built marks a finished build, and the binary is copied into place. Only
+	 * what building and running need is installed (make deps-run: no Slurm, munge or sshd). */
+	sb_reset(&sc);
+	launch_script_begin(&sc, h, 0);
+	sb_adds(&sc, "B=");
+	remote_quote(&sc, bin);
+	sb_addf(&sc, "; C=%s; S=.sweep-build/$C; G=results/build-$C.log; M='%s'\n", c, make_args ? make_args : "");
+	sb_adds(&sc,
+		"if [ -x \"$S/build/sweep\" ] && [ -f \"$S/.built\" ]; then say had \"$C\"; else\n"
+		"  rm -rf \"$S\"\n"
+		"  tar -xzf \"$S.tar.gz\" -C .sweep-build >\"$G\" 2>&1 || { say error cannot unpack the source;"
+		" tail -n 3 \"$G\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
+		"  hasbin make || { say error no make on the host \"(apt-get install make, then again)\"; exit 0; }\n"
+		"  echo \"--- sweep launch --build $C $(date -u +%Y-%m-%dT%H:%M:%SZ)\" >>\"$G\"\n"
+		"  (cd \"$S\" && make deps-run && make -j\"$(nproc 2>/dev/null || echo 2)\" $M build/sweep)"
+		" >>\"$G\" 2>&1 || { say error the build failed, see \"$W/$G\";"
+		" tail -n 5 \"$G\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
+		"  touch \"$S/.built\"\n"
+		"fi\n"
+		"rm -f \"$S.tar.gz\"\n"
+		"case $B in */*) mkdir -p \"${B%/*}\" ;; esac\n"
+		"cp \"$S/build/sweep\" \"$B.build-part\" && mv -f \"$B.build-part\" \"$B\" ||"
+		" { say error cannot put the binary at \"$W/$B\"; exit 0; }\n"
+		"\"$B\" --version >/dev/null 2>&1 || { say error the binary built does not run:"
+		" \"$(\"$B\" --version 2>&1 | tail -n 1)\"; exit 0; }\n"
+		"say built \"$C\"\n");
+	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o)) {
+		sb_adds(msg, remote_unreachable(&o) ? "unreachable during the build: " : "the build: ");
+		remote_why(&o, msg);
+		remote_out_release(&o);
+		goto out;
+	}
+	for (const char *p = o.out.buf ? o.out.buf : ""; *p;) {
+		size_t len = strcspn(p, "\n"), t = strlen(REMOTE_TAG);
+		char *line = xstrndup(p, len);
+
+		if (len > t && !strncmp(line, REMOTE_TAG, t)) {
+			const char *k = line + t;
+
+			if (!strncmp(k, "built ", 6) || !strncmp(k, "had ", 4)) {
+				ret = 0;
+			} else if (!strncmp(k, "error ", 6)) {
+				sb_add_printable(msg, k + 6, 300);
+				said = 1;
+			} else if (!strncmp(k, "log ", 4) && said) {
+				sb_adds(msg, "\n    ");
+				sb_add_printable(msg, k + 4, 300);
+			}
+		}
+		free(line);
+		p += len + (p[len] == '\n');
+	}
+	if (ret && !said) {
+		sb_adds(msg, "no answer from the build: ");
+		remote_why(&o, msg);
+	}
+	remote_out_release(&o);
+out:
+	sb_release(&sc);
+	free(rel);
+	free(path);
+	return ret;
+}
