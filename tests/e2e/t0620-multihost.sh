@@ -104,7 +104,7 @@ test_expect_success 'one run per host, merged afterwards: every host keeps its r
 	# every host its own value in every row: the sleep, never less than ms
 	test "$(awk -F, "NR > 1 { for (i = 2; i <= 4; i++) { n++; bad += (\$i == \"\" || \$i < \$1 / 1000) } }
 		END { print n, bad + 0 }" rep)" = "9 0" &&
-	"$SWEEP" report g.db --rows label.class --metric seconds --format csv >rep2 &&
+	"$SWEEP" report g.db --rows label.class --pool ms --metric seconds --format csv >rep2 &&
 	test "$(cut -d, -f1,2 rep2 | tr "\n" " ")" = "label.class,n consumer,6 server,3 " &&
 	# merged again, in another order: nothing new, no conflict
 	"$SWEEP" merge g.db g-$H3.db g-$H1.db g-$H2.db >again.out &&
