@@ -265,11 +265,37 @@ static int store_migrate(struct store *st)
 		goto fail;
 	}
 	for (int64_t v = version; v < latest; v++) {
+		const struct store_schema_note *note = &store_schema_notes[v];
+		int64_t n = 0;
+
+		/* A new database has nothing to say. */
+		if (note->fmt && version > 0 && store_int(st, note->count_sql, &n)) {
+			error("cannot migrate '%s' to schema version %" PRId64 ": %s", st->path, v + 1,
+			      sqlite3_errmsg(st->db));
+			goto fail;
+		}
 		if (sqlite3_exec(st->db, store_schema_migrations[v], NULL, NULL, &msg)) {
 			error("cannot migrate '%s' to schema version %" PRId64 ": %s", st->path, v + 1, msg);
 			sqlite3_free(msg);
 			goto fail;
 		}
+		if (note->fmt && version > 0) {
+			fprintf(stderr, "sweep: '%s': schema version %" PRId64 " -> %" PRId64 ": ", st->path, v,
+				v + 1);
+			fprintf(stderr, note->fmt, (long long)n);
+			fputc('\n', stderr);
+		}
+	}
+	/* A script may have edited sqlite_master (writable_schema): a new schema cookie makes every
+	 * connection, this one included, read the schema again. */
+	if (store_int(st, "PRAGMA schema_version", &ntables)) {
+		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+		goto fail;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA schema_version = %" PRId64, ntables + 1);
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
+		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+		goto fail;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", latest);
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) || store_run(st, SQL_COMMIT)) {

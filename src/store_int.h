@@ -84,6 +84,12 @@ void store_now(char *buf, size_t n);
 /* store_schema_migrations[i] takes a database from user_version i to i + 1; store_schema_version()
  * scripts in all. */
 extern const char *const store_schema_migrations[];
+/* store_schema_notes[i]: what migration i says it did (both NULL: nothing). */
+struct store_schema_note {
+	const char *count_sql;     /* run before the script: one integer */
+	const char *fmt;           /* the message, with one %lld for that integer */
+};
+extern const struct store_schema_note store_schema_notes[];
 
 /* --- store_functions.c --- */
 
