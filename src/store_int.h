@@ -21,7 +21,7 @@ enum store_sql {
 	SQL_HOST_ID,
 	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_MARK_SENT, SQL_ATTEMPTS,
 	SQL_CELL_FOR_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_FAILED,
-	SQL_CONTROL, SQL_COUNT
+	SQL_CONTROL, SQL_PLAN_KEY, SQL_COUNT
 };
 
 /*
@@ -52,6 +52,8 @@ struct store {
 	int64_t *wk_id;
 	size_t wk_alloc;
 	struct store_bulk bulk;
+	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
+	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 
