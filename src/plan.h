@@ -15,7 +15,7 @@ struct plan_cell {
 };
 
 /* The default of plan_check_size's limit (sweep plan and run --max-cells). */
-#define PLAN_MAX_CELLS 10000000ULL
+#define PLAN_MAX_CELLS ((uint64_t)10000000)
 
 /*
  * Whether the grid stays within max cells, found without allocating anything: the product of the axes

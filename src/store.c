@@ -509,6 +509,11 @@ fail:
 	return -1;
 }
 
+const char *store_path(const struct store *st)
+{
+	return st->path;
+}
+
 void store_close(struct store *st)
 {
 	if (!st)

@@ -18,6 +18,8 @@ enum store_mode {
  * transaction open rolls it back. A store is used by one thread at a time. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
+/* The path it was opened with. */
+const char *store_path(const struct store *st);
 int store_schema_version(void);
 
 /* Transactions (BEGIN IMMEDIATE for writers). Nesting is a BUG. */
