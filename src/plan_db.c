@@ -143,19 +143,69 @@ static void measurement_changes(const struct spec *o, const struct spec *s, stru
 	sb_release(&b);
 }
 
-/* The grid: which cells there are (values, excludes, repeat, per). */
-static void grid_changes(const struct spec *o, const struct spec *s, struct strbuf *what)
+/* The keys of a grid, sorted, to find whether another grid holds them all. */
+struct key_set {
+	uint64_t *v;
+	size_t n, alloc;
+	uint64_t hits;
+};
+
+static int collect_key(const struct plan_cell *c, void *data)
+{
+	struct key_set *k = data;
+
+	ALLOC_GROW(k->v, k->n + 1, k->alloc);
+	k->v[k->n++] = strtoull(c->key, NULL, 16);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int count_hit(const struct plan_cell *c, void *data)
+{
+	struct key_set *k = data;
+	uint64_t key = strtoull(c->key, NULL, 16);
+
+	k->hits += bsearch(&key, k->v, k->n, sizeof(*k->v), cmp_u64) != NULL;
+	return 0;
+}
+
+/* Every cell of o's grid is one of s's (s only adds cells). */
+static int grid_grew(const struct spec *o, const struct spec *s, uint64_t n_old)
+{
+	struct key_set k = { NULL, 0, 0, 0 };
+
+	plan_each(o, collect_key, &k);
+	qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
+	plan_each(s, count_hit, &k);
+	free(k.v);
+	return k.hits == n_old;
+}
+
+/* The grid: which cells there are (values, excludes, repeat, per). A grid that only grew is no change
+ * (the cells planned before are all still the spec's: the new ones are planned, *grew of them). */
+static void grid_changes(const struct spec *o, const struct spec *s, struct strbuf *what, uint64_t *grew)
 {
 	static const char *const per[] = { [PER_ANY] = "any", [PER_HOST] = "host", [PER_GPU] = "gpu" };
 	struct grid_sum go = { 0 }, gs = { 0 };
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, name = STRBUF_INIT;
 	size_t before = what->len;
 
+	*grew = 0;
 	add_change(what, "per", per[o->per], per[s->per]);
 	plan_each(o, sum_cell, &go);
 	plan_each(s, sum_cell, &gs);
 	if (go.n == gs.n && go.sum == gs.sum && go.mix == gs.mix)
 		goto out;
+	if (what->len == before && gs.n > go.n && grid_grew(o, s, go.n)) {
+		*grew = gs.n - go.n;
+		goto out;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		const struct spec *x = pass ? o : s, *y = pass ? s : o;
 
@@ -185,15 +235,17 @@ out:
 
 /*
  * Compare s with the spec the database holds for its sweep: *what says what changed (empty: nothing
- * that matters), *remeasure whether the measurement did. A stored spec that no longer parses (its
+ * that matters), *remeasure whether the measurement did, *grew how many cells a grid that only grew added. A stored spec that no longer parses (its
  * problems printed) counts as changed in every way.
  */
-static int plan_db_changes(const struct spec *s, struct store *st, struct strbuf *what, int *remeasure)
+static int plan_db_changes(const struct spec *s, struct store *st, struct strbuf *what, int *remeasure,
+			   uint64_t *grew)
 {
 	struct spec old;
 	char *text;
 
 	*remeasure = 0;
+	*grew = 0;
 	if (store_sweep_spec(st, s->name, &text))
 		return -1;
 	if (!text || (s->text && !strcmp(text, s->text))) {
@@ -208,7 +260,7 @@ static int plan_db_changes(const struct spec *s, struct store *st, struct strbuf
 	}
 	measurement_changes(&old, s, what);
 	*remeasure = what->len > 0;
-	grid_changes(&old, s, what);
+	grid_changes(&old, s, what, grew);
 	spec_release(&old);
 	free(text);
 	return 0;
@@ -233,11 +285,12 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	struct plan_counts pc = { st, s, 0, 0, o->shard, o->nshards, o->replan };
 	struct strbuf what = STRBUF_INIT;
 	struct store_replan_stats rs;
+	uint64_t grew = 0;
 	int remeasure = 0, ret = -1;
 
 	if (plan_db_size(s, o->max_cells))
 		return -2;
-	if (plan_db_changes(s, st, &what, &remeasure))
+	if (plan_db_changes(s, st, &what, &remeasure, &grew))
 		goto out;
 	if (what.len && !o->replan) {
 		error("the sweep '%s' in '%s' was planned from another spec: %s. Nothing was run. Give this spec a new "
@@ -257,6 +310,8 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	}
 	if (store_commit(st))
 		goto out;
+	if (grew && !what.len)
+		fprintf(stderr, "sweep: %s: the spec's grid grew by %" PRIu64 " cells: planned\n", s->name, grew);
 	if (pc.replan)
 		fprintf(stderr, "sweep: %s: replanned (%s): %" PRIu64 " cells retired, %" PRIu64 " back in the spec, "
 			"%" PRIu64 " new; %" PRIu64 " results superseded, %" PRIu64 " cells to measure again\n",

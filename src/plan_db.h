@@ -15,7 +15,8 @@ struct plan_db_opts {
 /*
  * Store the spec and every cell of its grid in st, in one transaction (cells of per-host and per-GPU
  * sweeps as templates). A sweep's identity is its spec: when the database holds the sweep planned from
- * another spec whose kernel, command, timing or grid differ, nothing is written and the message says
+ * another spec whose kernel, command, timing or grid differ (a grid that only grew is no change: its new
+ * cells are planned, said on stderr), nothing is written and the message says
  * what changed (old -> new) and the two ways on: a new sweep name, or o->replan, which retires the cells
  * no longer in the spec and, when the measurement changed, supersedes the sweep's results to measure its
  * cells again (said on stderr). A grid over o->max_cells is refused before anything is allocated.

@@ -65,6 +65,14 @@ test_expect_success 'a spec whose grid shrank is refused before measuring, sayin
 	"$SWEEP" run comment.yaml --db a.db --quiet
 '
 
+test_expect_success 'a grid that only grew plans its new cells and keeps the rest' '
+	"$SWEEP" run a.yaml --db g.db --quiet &&
+	sed "s/\[1, 2, 3, 4, 5\]/[1, 2, 3, 4, 5, 6]/" a.yaml >grown.yaml &&
+	"$SWEEP" run grown.yaml --db g.db --quiet 2>err &&
+	grep -q "grid grew by 1 cells" err && grep -q "this run: 1 results ok" err &&
+	test "$(state_n g.db ok)" = 6
+'
+
 test_expect_success 'another kernel, other timing or a command instead are refused, each named' '
 	test_expect_code 2 "$SWEEP" run kernel.yaml --db a.db 2>err1 &&
 	grep -q "kernel: sleep -> cpu.copy" err1 &&
