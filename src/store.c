@@ -464,17 +464,26 @@ void store_unlock_fd(int fd)
 	close(fd);
 }
 
-static int count_row(const struct store_row *row, void *data)
+/* One statement with text binds, stepped to its end; *changes its rows changed. */
+static int store_exec(struct store *st, const char *sql, const char *bind, int64_t *changes)
 {
-	*(int64_t *)data = (int64_t)row->num[0];
-	return 0;
+	sqlite3_stmt *s;
+	int ret;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL))
+		return store_sqlerr(st);
+	if (bind)
+		store_bind_text(s, 1, bind);
+	ret = store_step(st, s);
+	sqlite3_finalize(s);
+	*changes = ret ? 0 : sqlite3_changes(st->db);
+	return ret;
 }
 
 int store_lock(struct store *st, const char *what)
 {
 	int64_t n = 0, first = 0;
 	char now[32];
-	const char *bind[] = { now };
 
 	if (st->readonly)
 		BUG("store_lock: a read-only store");
@@ -484,21 +493,19 @@ int store_lock(struct store *st, const char *what)
 		return -1;
 	/* Every writer holds the lock: a run still 'running' now ran in a process that is gone. */
 	store_now(now, sizeof(now));
-	if (store_begin(st) ||
-	    store_query(st, "SELECT count(*) FROM runs WHERE status = 'running'", NULL, 0, 1, count_row, &n) ||
-	    (n && store_query(st, "SELECT min(id) FROM runs WHERE status = 'running'", NULL, 0, 1, count_row,
-			      &first)) ||
-	    (n && store_query(st, "UPDATE runs SET status = 'killed', finished = coalesce(finished, ?1)"
-			      " WHERE status = 'running'", bind, 1, 0, NULL, NULL)))
+	if (store_begin(st) || store_settle(st) ||
+	    store_int(st, "SELECT coalesce(min(id), 0) FROM runs WHERE status = 'running'", &first) ||
+	    store_exec(st, "UPDATE runs SET status = 'killed', finished = coalesce(finished, ?1)"
+		       " WHERE status = 'running'", now, &n))
 		goto fail;
 	if (n)
 		fprintf(stderr, "sweep: '%s': %lld run%s (from run %lld) left 'running' by a sweep that is gone: "
 			"recorded as 'killed'\n", st->path, (long long)n, n == 1 ? "" : "s", (long long)first);
-	if (store_query(st, "UPDATE cells SET state = 'ok', error = NULL, flight = 0"
-			" WHERE state IN ('planned', 'running', 'quarantined')"
-			" AND id IN (SELECT cell FROM results WHERE status = 'ok')", NULL, 0, 0, NULL, NULL))
+	if (store_exec(st, "UPDATE cells SET state = 'ok', error = NULL, flight = 0"
+		       " WHERE state IN ('planned', 'running', 'quarantined')"
+		       " AND id IN (SELECT cell FROM results WHERE status = 'ok')", NULL, &n))
 		goto fail;
-	if ((n = sqlite3_changes(st->db)))
+	if (n)
 		fprintf(stderr, "sweep: '%s': %lld cell%s with an ok result were not marked ok (left by an older "
 			"sweep): healed\n", st->path, (long long)n, n == 1 ? "" : "s");
 	return store_commit(st);
