@@ -76,7 +76,7 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_CELL_FIND] = "SELECT id FROM cells WHERE key = ?1",
 	[O_CELL_ADD] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state, attempts, error)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1",
+	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1 AND state <> 'retired'",
 	/* What made a cell quarantined elsewhere is news where it has not run yet. */
 	[O_CELL_QUARANTINE] = "UPDATE cells SET state = 'quarantined', error = ?2, attempts = max(attempts, ?3)"
 		" WHERE id = ?1 AND state = 'planned'",

@@ -106,6 +106,12 @@ test_expect_success '--replan of a changed measurement keeps the old results as 
 	test "$(sql a.db "SELECT kernel FROM sweeps")" = cpu.copy
 '
 
+test_expect_success 'a replanned database merges: retired cells stay retired, superseded results stay so' '
+	"$SWEEP" merge merged.db a.db >out &&
+	test "$(state_n merged.db retired)" = 5 && test "$(state_n merged.db ok)" = 2 &&
+	test "$(status_n merged.db superseded)" = 2
+'
+
 cat >"$T/slow.yaml" <<'Y'
 sweep: slow
 kernel: sleep
