@@ -177,7 +177,7 @@ check_interrupted() { # check_interrupted DB ERRFILE SIGNAME
 	grep -q "interrupted by $3: .* cells in flight went back to planned (no attempt charged)" "$2"
 }
 
-for sig in INT TERM; do
+for sig in INT TERM USR1; do
 	test_expect_success "SIG$sig charges no attempt (one process)" '
 		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" --quiet 2>err'$sig' &&
 		wait_running i'$sig'.db &&
