@@ -18,7 +18,9 @@ int status_print(struct store *st)
 			" count(*) FILTER (WHERE state = 'running') AS running,"
 			" count(*) FILTER (WHERE state = 'quarantined') AS quarantined,"
 			" printf('%.1f%%', 100.0 * count(*) FILTER (WHERE state = 'ok') / count(*)) AS done"
-			" FROM cells WHERE state != 'template' GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
+			/* Retired cells (no longer in the spec) are no part of what is to be done. */
+			" FROM cells WHERE state != 'template' AND state != 'retired'"
+			" GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
 	       query_print(st, "\nlatest run:\n",
 			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, status"
 			" FROM runs ORDER BY id DESC LIMIT 1", NULL, 0, TABLE_TEXT, 1) ||
@@ -84,7 +86,7 @@ int status_json(struct store *st, struct strbuf *out)
 			   " (SELECT count(*) FROM results x WHERE x.run = r.id AND x.status = 'ok'),"
 			   " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
 			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-			   " FROM (SELECT count(*) FILTER (WHERE state != 'template') AS cells,"
+			   " FROM (SELECT count(*) FILTER (WHERE state != 'template' AND state != 'retired') AS cells,"
 			   "  count(*) FILTER (WHERE state = 'ok') AS ok,"
 			   "  count(*) FILTER (WHERE state = 'planned') AS planned,"
 			   "  count(*) FILTER (WHERE state = 'running') AS running,"

@@ -91,6 +91,7 @@ test_expect_success '--replan retires the cells no longer in the spec; reports l
 	test "$(status_n a.db ok)" = 5 &&
 	"$SWEEP" report a.db --rows ms --metric seconds --format csv >rep 2>rerr &&
 	grep -q "3 retired cells" rerr &&
+	"$SWEEP" status a.db >st && grep -Eq "^a +2 +2 +0 +0 +0 +100.0%" st &&
 	test "$(cut -d, -f1 rep | tr "\n" " ")" = "ms 1 2 " &&
 	"$SWEEP" run shrunk.yaml --db a.db --quiet 2>err2 && grep -q "this run: 0 results ok" err2
 '
