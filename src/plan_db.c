@@ -326,7 +326,8 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 		ret = -2;
 		goto out;
 	}
-	pc.replan = o->replan && what.len;
+	/* A grid that grew may take back cells an earlier --replan retired: they are the spec's again. */
+	pc.replan = what.len ? o->replan : grew > 0;
 	if (store_begin(st))
 		goto out;
 	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc) ||
@@ -337,8 +338,9 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	if (store_commit(st))
 		goto out;
 	if (grew && !what.len)
-		fprintf(stderr, "sweep: %s: the spec's grid grew by %" PRIu64 " cells: planned\n", s->name, grew);
-	if (pc.replan)
+		fprintf(stderr, "sweep: %s: the spec's grid grew by %" PRIu64 " cells: planned; %" PRIu64 " retired "
+			"cells (and replicas) are the spec's again\n", s->name, grew, rs.back);
+	else if (pc.replan)
 		fprintf(stderr, "sweep: %s: replanned (%s): %" PRIu64 " cells retired, %" PRIu64 " back in the spec, "
 			"%" PRIu64 " new; %" PRIu64 " results superseded, %" PRIu64 " cells to measure again\n",
 			s->name, what.buf, rs.retired, rs.back, pc.added, rs.superseded, rs.remeasured);

@@ -93,7 +93,12 @@ test_expect_success '--replan retires the cells no longer in the spec; reports l
 	grep -q "3 retired cells" rerr &&
 	"$SWEEP" status a.db >st && grep -Eq "^a +2 +2 +0 +0 +0 +100.0%" st &&
 	test "$(cut -d, -f1 rep | tr "\n" " ")" = "ms 1 2 " &&
-	"$SWEEP" run shrunk.yaml --db a.db --quiet 2>err2 && grep -q "this run: 0 results ok" err2
+	"$SWEEP" run shrunk.yaml --db a.db --quiet 2>err2 && grep -q "this run: 0 results ok" err2 &&
+	cp a.db back.db &&
+	"$SWEEP" run a.yaml --db back.db --quiet 2>err3 &&
+	grep -q "grew by 3 cells: planned; 3 retired cells (and replicas) are the spec.s again" err3 &&
+	test "$(state_n back.db ok)" = 5 && test "$(state_n back.db retired)" = 0 &&
+	grep -q "this run: 0 results ok" err3
 '
 
 test_expect_success '--replan of a changed measurement keeps the old results as superseded and measures again' '
