@@ -32,7 +32,7 @@ static int plan_fn(int argc, char **argv)
 	struct spec s;
 	struct store *st = NULL;
 	uint64_t added, existing;
-	int opt, ret = EXIT_FAIL, made, rc = -1;
+	int opt, ret = EXIT_FAIL, made, locked, rc = -1;
 	double v;
 
 	while ((opt = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -57,8 +57,9 @@ static int plan_fn(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	made = access(path, F_OK) != 0;
-	if (!mkdir_parent(path) && !store_open(path, STORE_RW, &st) && !store_lock(st, "sweep plan") &&
-	    !(rc = plan_db_with(&s, st, &o, &added, &existing))) {
+	/* Only the holder of the lock removes a database it made: another plan may be making it too. */
+	locked = !mkdir_parent(path) && !store_open(path, STORE_RW, &st) && !store_lock(st, "sweep plan");
+	if (locked && !(rc = plan_db_with(&s, st, &o, &added, &existing))) {
 		printf("%s: %llu cells planned in %s: %llu new, %llu already there%s\n", s.name,
 		       (unsigned long long)(added + existing), path, (unsigned long long)added,
 		       (unsigned long long)existing,
@@ -69,7 +70,7 @@ static int plan_fn(int argc, char **argv)
 		ret = EXIT_USAGE;
 	}
 	store_close(st);
-	if (ret != EXIT_OK && made)
+	if (ret != EXIT_OK && made && locked)
 		remove_made(path);
 	spec_release(&s);
 	return ret;
