@@ -299,6 +299,11 @@ static int handle_result(struct result *res, void *data)
 			    (long long)t.cell);
 		goto out;
 	}
+	/* A signal that interrupts the run reaches the executors too (one terminal, one process group,
+	 * mpirun passing it on): a cell that failed then is no attempt of its; master_interrupted hands it
+	 * back with the others in flight (its row is still running). */
+	if (interrupted && r.status != RESULT_OK)
+		goto out;
 	r.worker = peer;
 	w->avg_wall = w->avg_wall > 0 ? 0.8 * w->avg_wall + 0.2 * r.wall : r.wall;
 	w->depth = w->avg_wall > 0 ? (int)(PREFETCH_SECONDS / w->avg_wall) + 1 : MIN_INFLIGHT;
@@ -426,7 +431,9 @@ static int dispatch(struct master *m)
 	while (work_left(m) && !interrupted) {
 		if (__atomic_load_n(&local_failed, __ATOMIC_SEQ_CST))
 			return error("rank 0's own worker stopped on an error (above)");
-		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, m->o->progress ? m->o->progress_every : 1.0);
+		/* At most 0.1 s between looks at interrupted: a job being killed may have a second. */
+		rc = comm_master_recv(m->c, &peer, &tag, &m->buf,
+				      m->o->progress && m->o->progress_every < 0.1 ? m->o->progress_every : 0.1);
 		progress(m, 0);
 		if (rc <= 0) {
 			if (rc < 0)
@@ -465,14 +472,30 @@ static void *local_worker_main(void *arg)
 	return NULL;
 }
 
+/* An interrupt: the cells in flight back to planned, no attempt charged, and the run recorded as
+ * interrupted, in one transaction. */
+static void master_interrupted(struct master *m)
+{
+	struct store *st = m->o->store;
+
+	m->stats->interrupted = (int)interrupted;
+	store_rollback(st);
+	if (store_begin(st))
+		return;
+	if (store_unfly(st, m->o->spec->name, &m->stats->handed_back) ||
+	    store_run_end(st, m->o->run, "interrupted") || store_commit(st))
+		store_rollback(st);
+}
+
 int master_run(struct comm *c, const struct master_opts *o, struct master_stats *stats)
 {
 	struct master m = { 0 };
 	pthread_t local;
 	int ret = -1, started = 0;
-	struct sigaction sa = { 0 }, old_int, old_term;
+	struct sigaction sa = { 0 }, old_int, old_term, old_usr1;
 
 	memset(stats, 0, sizeof(*stats));
+	interrupted = 0;
 	m.c = c;
 	m.o = o;
 	m.kernel = o->spec->kernel ? kernel_find(o->spec->kernel) : NULL;
@@ -483,6 +506,7 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGUSR1, &sa, &old_usr1);
 	if (o->local_worker) {
 		if (pthread_create(&local, NULL, local_worker_main, c)) {
 			error("cannot start the local worker thread");
@@ -495,15 +519,18 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 	progress(&m, 1);
 	ret = 0;
 stop:
+	if (interrupted)
+		master_interrupted(&m);
 	for (int r = o->local_worker ? 0 : 1; r < m.nw; r++)
 		comm_master_send(c, r, ret == 0 && o->keep_workers ? MSG_NEXT : MSG_STOP, "", 0);
 	if (started)
 		pthread_join(local, NULL);
 	if (interrupted)
-		ret = error("interrupted by signal %d; run the same command again to resume", (int)interrupted);
+		ret = -1;
 out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGUSR1, &old_usr1, NULL);
 	stats->seconds = now_mono() - m.t0;
 	master_release(&m);
 	return ret;

@@ -26,14 +26,18 @@ struct master_stats {
 	uint64_t waiting;          /* planned cells left for hosts, GPUs or gangs this run does not have */
 	uint64_t absent;           /* replicas not even made: hosts named in hosts: that are not in this run */
 	double seconds;
+	int interrupted;           /* SIGINT, SIGTERM or SIGUSR1 (Slurm's warning) stopped the run: 0 when none */
+	uint64_t handed_back;      /* cells in flight then, back to planned with no attempt charged */
 };
 
 /*
  * The master: send the spec, collect hellos (store hosts and workers, make per-host or per-GPU replicas),
  * then hand out every pending cell, at most two per worker in flight, committing each result (batched with
  * the next dispatches in one transaction) before that worker gets another cell. Returns 0 when the run
- * went through (cells may still have failed: stats and the database say), -1 on an error or an interrupt
- * (after error()).
+ * went through (cells may still have failed: stats and the database say), -1 on an error (after error())
+ * or an interrupt (stats->interrupted; nothing said): then the cells in flight went back to planned with
+ * their attempts as before (store_unfly) and the run is recorded 'interrupted', both before the workers
+ * are stopped, since a job being killed may not have long.
  */
 int master_run(struct comm *c, const struct master_opts *o, struct master_stats *stats);
 

@@ -228,6 +228,32 @@ int plan_count(const struct spec *s, uint64_t *points, uint64_t *cells)
 	return 0;
 }
 
+int plan_check_size(const struct spec *s, uint64_t max, uint64_t *cells)
+{
+	uint64_t n = 1, points, repeat = (uint64_t)(s->repeat > 0 ? s->repeat : 1);
+	int over = 0;
+
+	for (int a = 0; a < s->naxes && !over; a++) {
+		uint64_t k = (uint64_t)s->axes[a].npoints;
+
+		if (k && n > UINT64_MAX / k)
+			over = 1;
+		else
+			n *= k;
+	}
+	if (over || n > UINT64_MAX / repeat) {
+		*cells = UINT64_MAX;
+		return -1;
+	}
+	*cells = n * repeat;
+	if (*cells <= max)
+		return 0;
+	/* Excludes may bring it under: count them, when counting takes seconds, not hours. */
+	if (s->nexclude && n <= (uint64_t)1 << 30)
+		plan_count(s, &points, cells);
+	return *cells <= max ? 0 : -1;
+}
+
 static int emit(struct grid *g, uint64_t point, int pass, uint64_t ord,
 		int (*fn)(const struct plan_cell *, void *), void *data)
 {

@@ -14,6 +14,18 @@ struct plan_cell {
 	const char *replica;   /* "" here; the scheduler makes per-host and per-gpu replicas */
 };
 
+/* The default of plan_check_size's limit (sweep plan and run --max-cells). */
+#define PLAN_MAX_CELLS ((uint64_t)10000000)
+
+/*
+ * Whether the grid stays within max cells, found without allocating anything: the product of the axes
+ * and repeat (saturating), and only when that is over max and the spec excludes points, the exact count
+ * (plan_count, which walks the points without storing them). 0 when within, with *cells the count (an
+ * upper bound when there are excludes); -1 (no message) when over, with *cells the count (UINT64_MAX:
+ * beyond 2^64).
+ */
+int plan_check_size(const struct spec *s, uint64_t max, uint64_t *cells);
+
 /* Number of grid points after excludes (one pass), and cells in all (points * repeat). */
 int plan_count(const struct spec *s, uint64_t *points, uint64_t *cells);
 

@@ -1,5 +1,11 @@
-/* plan_db.c: a spec's grid planned into a database (plan.c's cells, store.c's rows). */
+/* plan_db.c: a spec's grid planned into a database (plan.c's cells, store.c's rows), checked against the
+ * spec the sweep was planned from before. */
 #include "plan_db.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "plan.h"
 
@@ -8,6 +14,7 @@ struct plan_counts {
 	const struct spec *s;
 	uint64_t added, existing;
 	unsigned shard, nshards;
+	int replan;
 };
 
 static int add_cell(const struct plan_cell *c, void *data)
@@ -15,6 +22,9 @@ static int add_cell(const struct plan_cell *c, void *data)
 	struct plan_counts *pc = data;
 	int added;
 
+	/* Every shard's keys: a shard's plan retires nothing of the others. */
+	if (pc->replan && store_plan_key(pc->st, c->key))
+		return -1;
 	if (pc->nshards && store_shard(pc->s->name, c->params, c->pass, pc->nshards) != pc->shard)
 		return 0;
 	if (store_add_cell(pc->st, pc->s->name, c->key, c->params, c->pass, c->replica, c->ord,
@@ -27,20 +37,326 @@ static int add_cell(const struct plan_cell *c, void *data)
 	return 0;
 }
 
+/* ---- what changed since the sweep was planned ---- */
+
+/* A grid's identity: its cells' keys, as a count and two sums that do not depend on the order. */
+struct grid_sum {
+	uint64_t n, sum, mix;
+};
+
+static int sum_cell(const struct plan_cell *c, void *data)
+{
+	struct grid_sum *g = data;
+	uint64_t k = strtoull(c->key, NULL, 16);
+
+	g->n++;
+	g->sum += k;
+	g->mix ^= hash64(HASH64_INIT, &k, sizeof(k));
+	return 0;
+}
+
+static void add_change(struct strbuf *what, const char *name, const char *old, const char *new)
+{
+	if (!strcmp(old, new))
+		return;
+	sb_addf(what, "%s%s: %s -> %s", what->len ? "; " : "", name, old, new);
+}
+
+static void add_num_change(struct strbuf *what, const char *name, double old, double new)
+{
+	char a[32], b[32];
+
+	snprintf(a, sizeof(a), "%g", old);
+	snprintf(b, sizeof(b), "%g", new);
+	add_change(what, name, a, b);
+}
+
+/* The values of parameter key in s, as "[a, b, ...]" (shortened), or "(none)". */
+static void axis_text(const struct spec *s, const char *key, struct strbuf *out)
+{
+	sb_reset(out);
+	for (int a = 0; a < s->naxes; a++)
+		for (int k = 0; k < s->axes[a].nkeys; k++) {
+			const struct spec_axis *ax = &s->axes[a];
+
+			if (strcmp(ax->keys[k], key))
+				continue;
+			sb_addc(out, '[');
+			for (int p = 0; p < ax->npoints; p++) {
+				if (out->len > 60) {
+					sb_addf(out, ", ... (%d values)", ax->npoints);
+					break;
+				}
+				sb_addf(out, "%s%s", p ? ", " : "", ax->vals[(size_t)p * (size_t)ax->nkeys + (size_t)k].text);
+			}
+			sb_addc(out, ']');
+			return;
+		}
+	sb_adds(out, "(none)");
+}
+
+static void join(struct strbuf *sb, char *const *a, char *const *b, int n)
+{
+	sb_reset(sb);
+	if (!n)
+		sb_adds(sb, "(none)");
+	for (int i = 0; i < n; i++)
+		sb_addf(sb, "%s%s%s%s", i ? " " : "", a[i], b ? "=" : "", b ? b[i] : "");
+}
+
+/* The measurement: what runs a cell and how it is timed. */
+static void measurement_changes(const struct spec *o, const struct spec *s, struct strbuf *what)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+	add_change(what, "kernel", o->kernel ? o->kernel : "(none)", s->kernel ? s->kernel : "(none)");
+	join(&a, o->command, NULL, o->ncommand);
+	join(&b, s->command, NULL, s->ncommand);
+	add_change(what, "command", a.buf, b.buf);
+	join(&a, o->env_keys, o->env_vals, o->nenv);
+	join(&b, s->env_keys, s->env_vals, s->nenv);
+	add_change(what, "env", a.buf, b.buf);
+	join(&a, o->items, NULL, o->nitems);
+	join(&b, s->items, NULL, s->nitems);
+	add_change(what, "items", a.buf, b.buf);
+	sb_reset(&a);
+	sb_reset(&b);
+	sb_addf(&a, "%d", (int)o->metrics);
+	sb_addf(&b, "%d", (int)s->metrics);
+	for (int i = 0; i < o->nregex; i++)
+		sb_addf(&a, " %s=%s", o->regex[i].name, o->regex[i].pattern);
+	for (int i = 0; i < s->nregex; i++)
+		sb_addf(&b, " %s=%s", s->regex[i].name, s->regex[i].pattern);
+	if (strcmp(a.buf, b.buf))
+		sb_addf(what, "%smetrics changed", what->len ? "; " : "");
+	if (s->command)
+		add_num_change(what, "timeout", o->timeout, s->timeout);
+	add_num_change(what, "timing.min_samples", o->timing.min_samples, s->timing.min_samples);
+	add_num_change(what, "timing.min_time", o->timing.min_time, s->timing.min_time);
+	add_num_change(what, "timing.max_noise", o->timing.max_noise, s->timing.max_noise);
+	add_num_change(what, "timing.timeout", o->timing.timeout, s->timing.timeout);
+	add_num_change(what, "timing.warmup", o->timing.warmup, s->timing.warmup);
+	add_num_change(what, "timing.l2_hot", o->timing.l2_hot, s->timing.l2_hot);
+	add_num_change(what, "timing.throttle", o->timing.throttle, s->timing.throttle);
+	add_num_change(what, "timing.batch", o->timing.batch, s->timing.batch);
+	add_num_change(what, "timing.max_samples", o->timing.max_samples, s->timing.max_samples);
+	sb_release(&a);
+	sb_release(&b);
+}
+
+/* A grid's definition as text: every axis with all its values, the excludes, repeat. */
+static void grid_text(const struct spec *s, struct strbuf *sb)
+{
+	sb_reset(sb);
+	for (int a = 0; a < s->naxes; a++) {
+		const struct spec_axis *ax = &s->axes[a];
+
+		for (int k = 0; k < ax->nkeys; k++)
+			sb_addf(sb, "%s%c", ax->keys[k], 0x1f);
+		for (size_t v = 0; v < (size_t)ax->npoints * (size_t)ax->nkeys; v++)
+			sb_addf(sb, "%c%s%c", ax->vals[v].is_num ? 'n' : 's', ax->vals[v].text, 0x1f);
+		sb_addc(sb, '\n');
+	}
+	for (int e = 0; e < s->nexclude; e++) {
+		for (int i = 0; i < s->exclude[e].n; i++)
+			sb_addf(sb, "%s=%s%c", s->exclude[e].keys[i], s->exclude[e].vals[i].text, 0x1f);
+		sb_addc(sb, '\n');
+	}
+	sb_addf(sb, "repeat %d", s->repeat);
+}
+
+/* The keys of a grid, sorted, to find whether another grid holds them all. */
+struct key_set {
+	uint64_t *v;
+	size_t n, alloc;
+	uint64_t hits;
+};
+
+static int collect_key(const struct plan_cell *c, void *data)
+{
+	struct key_set *k = data;
+
+	ALLOC_GROW(k->v, k->n + 1, k->alloc);
+	k->v[k->n++] = strtoull(c->key, NULL, 16);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int count_hit(const struct plan_cell *c, void *data)
+{
+	struct key_set *k = data;
+	uint64_t key = strtoull(c->key, NULL, 16);
+
+	k->hits += bsearch(&key, k->v, k->n, sizeof(*k->v), cmp_u64) != NULL;
+	return 0;
+}
+
+/* Every cell of o's grid is one of s's (s only adds cells). */
+static int grid_grew(const struct spec *o, const struct spec *s, uint64_t n_old)
+{
+	struct key_set k = { NULL, 0, 0, 0 };
+
+	plan_each(o, collect_key, &k);
+	qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
+	plan_each(s, count_hit, &k);
+	free(k.v);
+	return k.hits == n_old;
+}
+
+/* The grid: which cells there are (values, excludes, repeat, per). A grid that only grew is no change
+ * (the cells planned before are all still the spec's: the new ones are planned, *grew of them). */
+static void grid_changes(const struct spec *o, const struct spec *s, struct strbuf *what, uint64_t *grew)
+{
+	static const char *const per[] = { [PER_ANY] = "any", [PER_HOST] = "host", [PER_GPU] = "gpu" };
+	struct grid_sum go = { 0 }, gs = { 0 };
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, name = STRBUF_INIT;
+	size_t before = what->len;
+
+	*grew = 0;
+	add_change(what, "per", per[o->per], per[s->per]);
+	/* The same axes, values, excludes and repeat are the same cells: no need to walk them. */
+	grid_text(o, &a);
+	grid_text(s, &b);
+	if (!strcmp(a.buf, b.buf))
+		goto out;
+	plan_each(o, sum_cell, &go);
+	plan_each(s, sum_cell, &gs);
+	if (go.n == gs.n && go.sum == gs.sum && go.mix == gs.mix)
+		goto out;
+	if (what->len == before && gs.n > go.n && grid_grew(o, s, go.n)) {
+		*grew = gs.n - go.n;
+		goto out;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		const struct spec *x = pass ? o : s, *y = pass ? s : o;
+
+		for (int i = 0; i < x->naxes; i++)
+			for (int k = 0; k < x->axes[i].nkeys; k++) {
+				const char *key = x->axes[i].keys[k];
+
+				axis_text(x, key, &a);
+				axis_text(y, key, &b);
+				/* A key of both specs is said once, on the first pass. */
+				if (pass && strcmp(b.buf, "(none)"))
+					continue;
+				sb_reset(&name);
+				sb_addf(&name, "params.%s", key);
+				add_change(what, name.buf, pass ? a.buf : b.buf, pass ? b.buf : a.buf);
+			}
+	}
+	add_num_change(what, "repeat", o->repeat, s->repeat);
+	if (what->len == before)
+		sb_addf(what, "%sexclude changed", what->len ? "; " : "");
+	sb_addf(what, " (%" PRIu64 " cells -> %" PRIu64 ")", go.n, gs.n);
+out:
+	sb_release(&a);
+	sb_release(&b);
+	sb_release(&name);
+}
+
+/*
+ * Compare s with the spec the database holds for its sweep: *what says what changed (empty: nothing
+ * that matters), *remeasure whether the measurement did, *grew how many cells a grid that only grew added. A stored spec that no longer parses (its
+ * problems printed) counts as changed in every way.
+ */
+static int plan_db_changes(const struct spec *s, struct store *st, struct strbuf *what, int *remeasure,
+			   uint64_t *grew)
+{
+	struct spec old;
+	char *text;
+
+	*remeasure = 0;
+	*grew = 0;
+	if (store_sweep_spec(st, s->name, &text))
+		return -1;
+	if (!text || (s->text && !strcmp(text, s->text))) {
+		free(text);
+		return 0;
+	}
+	if (spec_parse("(the spec stored in the database)", text, strlen(text), &old)) {
+		sb_adds(what, "the stored spec does not parse any more (above)");
+		*remeasure = 1;
+		free(text);
+		return 0;
+	}
+	measurement_changes(&old, s, what);
+	*remeasure = what->len > 0;
+	grid_changes(&old, s, what, grew);
+	spec_release(&old);
+	free(text);
+	return 0;
+}
+
+int plan_db_size(const struct spec *s, uint64_t max)
+{
+	uint64_t cells;
+
+	max = max ? max : PLAN_MAX_CELLS;
+	if (!plan_check_size(s, max, &cells))
+		return 0;
+	if (cells == UINT64_MAX)
+		return error("%s: sweep '%s' has more than 2^64 cells: nothing planned", s->path, s->name);
+	return error("%s: sweep '%s' has %" PRIu64 " cells, over the limit of %" PRIu64 ": nothing planned "
+		     "(--max-cells N raises the limit)", s->path, s->name, cells, max);
+}
+
+int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_opts *o, uint64_t *added,
+		 uint64_t *existing)
+{
+	struct plan_counts pc = { st, s, 0, 0, o->shard, o->nshards, o->replan };
+	struct strbuf what = STRBUF_INIT;
+	struct store_replan_stats rs;
+	uint64_t grew = 0;
+	int remeasure = 0, ret = -1;
+
+	if (plan_db_size(s, o->max_cells))
+		return -2;
+	if (plan_db_changes(s, st, &what, &remeasure, &grew))
+		goto out;
+	if (what.len && !o->replan) {
+		error("the sweep '%s' in '%s' was planned from another spec: %s. Nothing was run. Give this spec a new "
+		      "sweep name to keep both, or run with --replan to replace the plan (cells no longer in the "
+		      "spec are retired, results of a changed measurement are kept as superseded and measured "
+		      "again)", s->name, store_path(st), what.buf);
+		ret = -2;
+		goto out;
+	}
+	/* A grid that grew may take back cells an earlier --replan retired: they are the spec's again. */
+	pc.replan = what.len ? o->replan : grew > 0;
+	if (store_begin(st))
+		goto out;
+	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc) ||
+	    (pc.replan && store_replan(st, s->name, s->per != PER_ANY, s->max_attempts, remeasure, &rs))) {
+		store_rollback(st);
+		goto out;
+	}
+	if (store_commit(st))
+		goto out;
+	if (grew && !what.len)
+		fprintf(stderr, "sweep: %s: the spec's grid grew by %" PRIu64 " cells: planned; %" PRIu64 " retired "
+			"cells (and replicas) are the spec's again\n", s->name, grew, rs.back);
+	else if (pc.replan)
+		fprintf(stderr, "sweep: %s: replanned (%s): %" PRIu64 " cells retired, %" PRIu64 " back in the spec, "
+			"%" PRIu64 " new; %" PRIu64 " results superseded, %" PRIu64 " cells to measure again\n",
+			s->name, what.buf, rs.retired, rs.back, pc.added, rs.superseded, rs.remeasured);
+	*added = pc.added;
+	*existing = pc.existing;
+	ret = 0;
+out:
+	sb_release(&what);
+	return ret;
+}
+
 int plan_db(const struct spec *s, struct store *st, unsigned shard, unsigned nshards, uint64_t *added,
 	    uint64_t *existing)
 {
-	struct plan_counts pc = { st, s, 0, 0, shard, nshards };
+	struct plan_db_opts o = { shard, nshards, 0, PLAN_MAX_CELLS };
 
-	if (store_begin(st))
-		return -1;
-	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc)) {
-		store_rollback(st);
-		return -1;
-	}
-	if (store_commit(st))
-		return -1;
-	*added = pc.added;
-	*existing = pc.existing;
-	return 0;
+	return plan_db_with(s, st, &o, added, existing);
 }

@@ -6,11 +6,30 @@
 #include "spec.h"
 #include "store.h"
 
+struct plan_db_opts {
+	unsigned shard, nshards;   /* nshards > 0: only the cells of shard `shard` (store_shard) */
+	int replan;                /* the spec changed: replace the plan (store_replan) rather than refuse */
+	uint64_t max_cells;        /* refuse a larger grid (0: PLAN_MAX_CELLS) */
+};
+
 /*
  * Store the spec and every cell of its grid in st, in one transaction (cells of per-host and per-GPU
- * sweeps as templates); with nshards > 0 only the cells of shard `shard` (store_shard). *added and
- * *existing count new cells and cells already there. Returns 0, or -1 after error() (nothing written).
+ * sweeps as templates). A sweep's identity is its spec: when the database holds the sweep planned from
+ * another spec whose kernel, command, timing or grid differ (a grid that only grew is no change: its new
+ * cells are planned, said on stderr), nothing is written and the message says
+ * what changed (old -> new) and the two ways on: a new sweep name, or o->replan, which retires the cells
+ * no longer in the spec and, when the measurement changed, supersedes the sweep's results to measure its
+ * cells again (said on stderr). A grid over o->max_cells is refused before anything is allocated.
+ * *added and *existing count new cells and cells already there. Returns 0; -2 after error() when the
+ * user must change something (the spec changed, too many cells: exit 2); -1 after error() otherwise.
+ * Nothing is written unless 0.
  */
+int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_opts *o, uint64_t *added,
+		 uint64_t *existing);
+/* Whether the grid of s is within max cells (0: PLAN_MAX_CELLS), found without allocating: 0, or -1
+ * after error() naming the spec, the count and the limit. */
+int plan_db_size(const struct spec *s, uint64_t max);
+/* plan_db_with without replanning, with the default limit. */
 int plan_db(const struct spec *s, struct store *st, unsigned shard, unsigned nshards, uint64_t *added,
 	    uint64_t *existing);
 

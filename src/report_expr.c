@@ -345,7 +345,8 @@ int report_from(struct report *r, struct strbuf *sql, int join)
 			i, i, i);
 		report_bind(r, sql, r->joined[i]);
 	}
-	sb_adds(sql, " WHERE r.status = 'ok' AND c.sweep = ");
+	/* Retired cells (no longer in the spec: sweep run --replan) keep their results, out of reports. */
+	sb_adds(sql, " WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ");
 	report_bind(r, sql, r->sweep);
 	if (r->strict)
 		sb_adds(sql, " AND r.noise_ok");

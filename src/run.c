@@ -1,4 +1,6 @@
 /* run.c: one sweep run: the spec planned into its database, then the master (rank 0) or a worker. */
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +17,31 @@
 #include "slurm.h"
 #include "store.h"
 
-static int open_for(const struct spec *s, const char *db, struct store **st)
+/* Open the database for writing, made when missing (*made), with its writer lock. */
+static int open_for(const char *path, struct store **st, int *made)
 {
-	const char *path = db ? db : s->db;
-
-	if (mkdir_parent(path))
+	*made = access(path, F_OK) != 0;
+	if (mkdir_parent(path) || store_open(path, STORE_RW, st))
 		return -1;
-	return store_open(path, STORE_RW, st);
+	return store_lock(*st, "sweep run");
+}
+
+/* A database this run made and could not plan is not left behind: it would say a sweep is there. */
+static void remove_made(const char *path)
+{
+	static const char *const tails[] = { "", "-wal", "-shm", "-journal", "-writer" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
+		char *p = xasprintf("%s%s", path, tails[i]);
+
+		unlink(p);
+		free(p);
+	}
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
 }
 
 struct outside {
@@ -79,6 +99,23 @@ static void label_hosts(const struct inventory *inv, struct store *st, const cha
 	sb_release(&missing);
 }
 
+/* sweep run --force: the chosen cells with results are measured again, their ok results superseded. */
+static int force(struct store *st, const struct spec *s, const struct run_extra *x)
+{
+	uint64_t cells, superseded;
+
+	if (store_begin(st))
+		return -1;
+	if (store_force(st, s->name, x->force_where, x->force_binds, x->nforce_binds, &cells, &superseded) ||
+	    store_commit(st)) {
+		store_rollback(st);
+		return -1;
+	}
+	fprintf(stderr, "sweep: %s: --force: %" PRIu64 " cells to measure again (%" PRIu64 " ok results kept as "
+		"superseded)\n", s->name, cells, superseded);
+	return 0;
+}
+
 void run_release_workers(struct comm *c)
 {
 	for (int r = 1; r < comm_size(c); r++)
@@ -90,24 +127,47 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 {
 	struct store *st = NULL;
 	struct master_stats stats;
+	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells };
+	const char *path = db ? db : s->db;
 	uint64_t added, existing, n[4] = { 0 };
-	int ret = -1;
+	int ret = -1, made = 0, rc;
 
 	memset(res, 0, sizeof(*res));
 	o->spec = s;
-	if (open_for(s, db, &st) || plan_db(s, st, x->shard, x->nshards, &added, &existing) ||
-	    store_recover(st, s->name, s->max_attempts) || check_shard(st, s, x, db ? db : s->db) ||
+	/* Too many cells is refused before anything is made. */
+	if (plan_db_size(s, x->max_cells))
+		return -2;
+	if (open_for(path, &st, &made))
+		goto out;
+	if ((rc = plan_db_with(s, st, &po, &added, &existing))) {
+		ret = rc;
+		if (made) {
+			store_close(st);
+			st = NULL;
+			remove_made(path);
+		}
+		goto out;
+	}
+	if (x->force && force(st, s, x))
+		goto out;
+	if (store_recover(st, s->name, s->max_attempts) || check_shard(st, s, x, path) ||
 	    store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run))
 		goto out;
 	o->store = st;
 	res->run = o->run;
 	if (master_run(c, o, &stats)) {
+		label_hosts(x->inv, st, path);
+		if ((res->interrupted = stats.interrupted)) {
+			fprintf(stderr, "sweep: %s: interrupted by %s: %" PRIu64 " cells in flight went back to planned "
+				"(no attempt charged); run the same command again to resume\n", s->name,
+				signal_name(stats.interrupted), stats.handed_back);
+			goto out;
+		}
 		store_run_end(st, o->run, "failed");
-		label_hosts(x->inv, st, db ? db : s->db);
 		error("the run stopped early; run the same command again to resume where it stopped");
 		goto out;
 	}
-	label_hosts(x->inv, st, db ? db : s->db);
+	label_hosts(x->inv, st, path);
 	{
 		const char *bind[] = { s->name };
 
@@ -148,6 +208,12 @@ int run_worker(struct comm *c)
 {
 	char host[256] = "?";
 
+	/* Ctrl-C reaches every rank, and mpirun passes SIGTERM (and Slurm's SIGUSR1) on to them: a worker
+	 * waits for the master's STOP instead, so that the master can record the run first. Ignored, not
+	 * caught: no system call of the worker is interrupted; its executors start with the defaults. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
 	if (!worker_run(c))
 		return 0;
 	/* Without fault-tolerant MPI the master cannot go on without this rank: end the job now, so that it

@@ -13,6 +13,12 @@
 struct run_extra {
 	unsigned shard, nshards;   /* nshards > 0: only that shard's cells (array jobs) */
 	const struct inventory *inv;   /* label the hosts from this inventory, or NULL */
+	int replan;                /* the spec changed: replace the plan (plan_db_with) */
+	uint64_t max_cells;        /* refuse a larger grid (0: the default) */
+	int force;                 /* measure again the cells with results (store_force) ... */
+	const char *force_where;   /* ... where this SQL holds (NULL: all), with these text binds */
+	const char *const *force_binds;
+	int nforce_binds;
 };
 
 struct run_result {
@@ -20,13 +26,16 @@ struct run_result {
 	uint64_t ok;               /* cells of the sweep that are ok */
 	uint64_t quarantined;      /* cells quarantined */
 	uint64_t not_run;          /* cells still to run: failed attempts left, or waiting for absent hosts */
+	int interrupted;           /* the signal that stopped the run, 0 when none */
 };
 
 /*
  * The master's side of one sweep on rank 0: open db (s->db when NULL), plan, recover, run the workers
  * through master_run with o, summarise on stderr; res counts the cells. args is the command line
- * recorded in runs. Returns 0 when the run went through (cells may still have failed: res says), or -1
- * after error().
+ * recorded in runs. The database's writer lock is held throughout. Returns 0 when the run went through
+ * (cells may still have failed: res says); -2 after error() when the user must change something (the
+ * spec changed, too many cells: exit 2), -1 after error() otherwise (an interrupt: res->interrupted,
+ * said once). A database this call made is removed when planning fails.
  */
 int run_spec(struct comm *c, const struct spec *s, const char *db, struct master_opts *o,
 	     const struct run_extra *x, const char *args, struct run_result *res);

@@ -341,7 +341,7 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = plan_db(s, st, 0, 0, &added, &existing);
+	ret = store_lock(st, "sweep submit") ? -1 : plan_db(s, st, 0, 0, &added, &existing);
 	store_close(st);
 	if (ret)
 		return -1;

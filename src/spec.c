@@ -207,6 +207,7 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 		s->gang = (enum spec_gang)e;
 	if (v[K_MAX_ATTEMPTS])
 		spec_node_int(p, v[K_MAX_ATTEMPTS], "max_attempts", 1, &s->max_attempts);
+	spec_params_defaults(p);
 }
 
 static void spec_defaults(struct spec *s)

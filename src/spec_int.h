@@ -117,6 +117,10 @@ int spec_params_has(struct sp *p, const char *name);
 void spec_params_exclude(struct sp *p, const struct ynode *n);
 /* control: {params, every}: the control cell, a full set of parameters. */
 void spec_params_control(struct sp *p, const struct ynode *n);
+/* A kernel's declared parameters that the spec leaves to their defaults become axes of one point, after
+ * the spec's own: a cell's params then name every parameter its kernel uses, so a changed default is a
+ * changed cell (another key) and reports can pick a defaulted parameter as a row. Call last. */
+void spec_params_defaults(struct sp *p);
 
 /* spec_command.c: what only command sweeps have. spec_command_placeholders and spec_command_env read
  * p->phnames: call them after spec_params_check. */

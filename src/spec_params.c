@@ -124,6 +124,26 @@ static struct spec_axis *axis_new(struct sp *p, const struct ynode *at, int nkey
 	return a;
 }
 
+/*
+ * A parameter's name is an identifier (ASCII letters, digits and '_', not starting with a digit): it is
+ * written in placeholders ({name}), in --where expressions and in JSON paths ($.name), where a space, a
+ * dot or a non-ASCII letter would not be found. A problem at the key otherwise (the name is still used,
+ * so that later checks know it).
+ */
+static void param_name_check(struct sp *p, const struct ynode *k, const char *name)
+{
+	char a[SHOW_BUF];
+	const char *c = name;
+	int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_';
+
+	for (; ok && *c; c++)
+		ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		     *c == '_';
+	if (!ok)
+		spec_node_problem(p, k, "parameter name '%s' is not an identifier (ASCII letters, digits and "
+			"'_', not starting with a digit)", spec_shown(a, name));
+}
+
 /* An axis of one key and the values of list (or scalar) n. */
 static void parse_list_axis(struct sp *p, const char *name, const struct ynode *keynode,
 			    const struct ynode *n)
@@ -171,6 +191,8 @@ static void parse_group(struct sp *p, const char *name, const struct ynode *n)
 		const char *t = spec_node_key(p, kn);
 
 		ax->keys[k] = xstrdup(t ? t : "");
+		if (t)
+			param_name_check(p, kn, t);
 		for (int j = 0; t && j < k; j++)
 			if (!strcmp(ax->keys[j], t)) {
 				spec_node_problem(p, kn, "duplicate key '%s'", spec_shown(a, t));
@@ -340,6 +362,9 @@ void spec_params_parse(struct sp *p, const struct ynode *n)
 
 		if (!name)
 			continue;
+		/* A zipped group's own name is not a parameter: its mappings' keys are. */
+		if (!(v->kind == YNODE_SEQ && v->n && ydoc_item(v, 0)->kind == YNODE_MAP))
+			param_name_check(p, k, name);
 		if (v->kind == YNODE_MAP && !is_range(p, v)) {
 			spec_node_problem(p, v, "expected a list, a scalar or a range {from, to, "
 				"factor|step} for '%s', got a mapping (a zipped group is a list of mappings)",
@@ -490,6 +515,45 @@ void spec_params_exclude(struct sp *p, const struct ynode *n)
 			value_set(p, &m->vals[m->n], ydoc_value(en, k), t, pd);
 			m->n++;
 		}
+	}
+}
+
+void spec_params_defaults(struct sp *p)
+{
+	struct spec *s = p->s;
+
+	if (!p->kernel)
+		return;
+	for (const struct param_def *pd = p->kernel->params; pd && pd->name; pd++) {
+		struct spec_axis *ax;
+		struct spec_scalar *v;
+		double d;
+		int given = 0;
+
+		for (int i = 0; i < s->naxes && !given; i++)
+			for (int k = 0; k < s->axes[i].nkeys && !given; k++)
+				given = !strcmp(s->axes[i].keys[k], pd->name);
+		if (given || !pd->def)
+			continue;
+		ALLOC_GROW(s->axes, (size_t)s->naxes + 1, p->axes_alloc);
+		ax = &s->axes[s->naxes++];
+		memset(ax, 0, sizeof(*ax));
+		ax->nkeys = 1;
+		ax->npoints = 1;
+		ax->keys = xcalloc(1, sizeof(*ax->keys));
+		ax->keys[0] = xstrdup(pd->name);
+		ax->vals = v = xcalloc(1, sizeof(*ax->vals));
+		v->text = xstrdup(pd->def);
+		/* Typed as value_typed types a value written in the spec: the same default, the same JSON. */
+		if (pd->type == PARAM_STR)
+			continue;
+		if (pd->type == PARAM_BYTES ? parse_bytes(pd->def, &d) : parse_double(pd->def, &d))
+			BUG("kernel '%s': default '%s' of '%s' is not of its type", p->kernel->name, pd->def,
+			    pd->name);
+		if (pd->type == PARAM_FLOAT)
+			v->is_num = 1;
+		else
+			set_text_num(v, d);
 	}
 }
 

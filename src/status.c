@@ -21,7 +21,9 @@ int status_print(struct store *st)
 			/* ok cells whose result missed its noise target: kept, but never silently */
 			" count(*) FILTER (WHERE state = 'ok' AND EXISTS (SELECT 1 FROM results r WHERE"
 			"  r.cell = cells.id AND r.status = 'ok' AND NOT r.noise_ok)) AS above_noise"
-			" FROM cells WHERE state != 'template' GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
+			/* Retired cells (no longer in the spec) are no part of what is to be done. */
+			" FROM cells WHERE state != 'template' AND state != 'retired'"
+			" GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
 	       query_print(st, "\nlatest run:\n",
 			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, status"
 			" FROM runs ORDER BY id DESC LIMIT 1", NULL, 0, TABLE_TEXT, 1) ||
@@ -90,7 +92,7 @@ int status_json(struct store *st, struct strbuf *out)
 			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
 			   " (SELECT count(*) FROM results x JOIN cells k ON k.id = x.cell WHERE x.status = 'ok'"
 			   "  AND NOT x.noise_ok AND k.state = 'ok')"
-			   " FROM (SELECT count(*) FILTER (WHERE state != 'template') AS cells,"
+			   " FROM (SELECT count(*) FILTER (WHERE state != 'template' AND state != 'retired') AS cells,"
 			   "  count(*) FILTER (WHERE state = 'ok') AS ok,"
 			   "  count(*) FILTER (WHERE state = 'planned') AS planned,"
 			   "  count(*) FILTER (WHERE state = 'running') AS running,"

@@ -1,10 +1,12 @@
 /* store.c: the results database's connection: opening and migrating it, transactions, cached statements. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include "store_int.h"
 #include "util.h"
@@ -67,6 +69,7 @@ static const char *const store_sql_text[SQL_COUNT] = {
 		" WHERE id = ?1 AND state <> 'ok'",
 	[SQL_CONTROL] = "INSERT INTO controls(run, worker, sweep, params, started, median, noise, n, error)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[SQL_PLAN_KEY] = "INSERT OR IGNORE INTO temp.plan_keys(key) VALUES(?1)",
 };
 
 /* Forget the cached worker ids: a rollback may have removed rows they name. */
@@ -101,7 +104,8 @@ int store_settle(struct store *st)
 /* The cached statement, prepared on first use; NULL after error(). */
 sqlite3_stmt *store_stmt(struct store *st, enum store_sql which)
 {
-	if (which != SQL_ADD_CELL_BULK && store_settle(st))
+	/* The temporary table of planned keys is no statement on cells: bulk planning goes on. */
+	if (which != SQL_ADD_CELL_BULK && which != SQL_PLAN_KEY && store_settle(st))
 		return NULL;
 	if (!st->stmt[which] && sqlite3_prepare_v3(st->db, store_sql_text[which], -1,
 						   SQLITE_PREPARE_PERSISTENT, &st->stmt[which], NULL)) {
@@ -265,11 +269,37 @@ static int store_migrate(struct store *st)
 		goto fail;
 	}
 	for (int64_t v = version; v < latest; v++) {
+		const struct store_schema_note *note = &store_schema_notes[v];
+		int64_t n = 0;
+
+		/* A new database has nothing to say. */
+		if (note->fmt && version > 0 && store_int(st, note->count_sql, &n)) {
+			error("cannot migrate '%s' to schema version %" PRId64 ": %s", st->path, v + 1,
+			      sqlite3_errmsg(st->db));
+			goto fail;
+		}
 		if (sqlite3_exec(st->db, store_schema_migrations[v], NULL, NULL, &msg)) {
 			error("cannot migrate '%s' to schema version %" PRId64 ": %s", st->path, v + 1, msg);
 			sqlite3_free(msg);
 			goto fail;
 		}
+		if (note->fmt && version > 0) {
+			fprintf(stderr, "sweep: '%s': schema version %" PRId64 " -> %" PRId64 ": ", st->path, v,
+				v + 1);
+			fprintf(stderr, note->fmt, (long long)n);
+			fputc('\n', stderr);
+		}
+	}
+	/* A script may have edited sqlite_master (writable_schema): a new schema cookie makes every
+	 * connection, this one included, read the schema again. */
+	if (store_int(st, "PRAGMA schema_version", &ntables)) {
+		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+		goto fail;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA schema_version = %" PRId64, ntables + 1);
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
+		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+		goto fail;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", latest);
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) || store_run(st, SQL_COMMIT)) {
@@ -311,6 +341,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	int64_t dummy;
 
 	*out = NULL;
+	st->lock_fd = -1;
 	st->path = xstrdup(path);
 	st->readonly = mode == STORE_RO;
 	if (sqlite3_libversion_number() < 3024000) {
@@ -371,10 +402,130 @@ fail:
 	return -1;
 }
 
+/* ---- the writer lock ---- */
+
+/* The holder a lock file names ("host H pid P since T: CMD"), as read; "" when empty. */
+static void lock_read(int fd, char *buf, size_t n)
+{
+	ssize_t got = pread(fd, buf, n - 1, 0);
+
+	buf[got > 0 ? got : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+int store_lock_path(const char *path, const char *what, int *out)
+{
+	char *lp = xasprintf("%s-writer", path), who[512], host[256] = "?", now[32];
+	struct strbuf sb = STRBUF_INIT;
+	int fd;
+
+	*out = -1;
+	fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot open the writer lock '%s': %s", lp, strerror(errno));
+		free(lp);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		lock_read(fd, who, sizeof(who));
+		close(fd);
+		if (e == EWOULDBLOCK)
+			error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to end "
+			      "or stop it (status, sql, report and snapshot can read it meanwhile)", path,
+			      *who ? who : "which has not said who it is yet");
+		else
+			error("cannot lock '%s': %s", lp, strerror(e));
+		free(lp);
+		return -1;
+	}
+	/* A clean end empties the file: a name left in it is a writer that died holding the lock. */
+	lock_read(fd, who, sizeof(who));
+	if (*who)
+		fprintf(stderr, "sweep: '%s': taking over the writer lock of a sweep that is gone (%s)\n", path, who);
+	gethostname(host, sizeof(host) - 1);
+	store_now(now, sizeof(now));
+	sb_addf(&sb, "host %s pid %ld since %s: %s\n", host, (long)getpid(), now, what);
+	if (ftruncate(fd, 0) || pwrite(fd, sb.buf, sb.len, 0) != (ssize_t)sb.len)
+		warning("cannot write '%s': %s", lp, strerror(errno));
+	sb_release(&sb);
+	free(lp);
+	*out = fd;
+	return 0;
+}
+
+void store_unlock_fd(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0))
+		warning("cannot empty the writer lock file: %s", strerror(errno));
+	close(fd);
+}
+
+/* One statement with text binds, stepped to its end; *changes its rows changed. */
+static int store_exec(struct store *st, const char *sql, const char *bind, int64_t *changes)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL))
+		return store_sqlerr(st);
+	if (bind)
+		store_bind_text(s, 1, bind);
+	ret = store_step(st, s);
+	sqlite3_finalize(s);
+	*changes = ret ? 0 : sqlite3_changes(st->db);
+	return ret;
+}
+
+int store_lock(struct store *st, const char *what)
+{
+	int64_t n = 0, first = 0;
+	char now[32];
+
+	if (st->readonly)
+		BUG("store_lock: a read-only store");
+	if (st->lock_fd >= 0)
+		return 0;
+	if (store_lock_path(st->path, what, &st->lock_fd))
+		return -1;
+	/* Every writer holds the lock: a run still 'running' now ran in a process that is gone. */
+	store_now(now, sizeof(now));
+	if (store_begin(st) || store_settle(st) ||
+	    store_int(st, "SELECT coalesce(min(id), 0) FROM runs WHERE status = 'running'", &first) ||
+	    store_exec(st, "UPDATE runs SET status = 'killed', finished = coalesce(finished, ?1)"
+		       " WHERE status = 'running'", now, &n))
+		goto fail;
+	if (n)
+		fprintf(stderr, "sweep: '%s': %lld run%s (from run %lld) left 'running' by a sweep that is gone: "
+			"recorded as 'killed'\n", st->path, (long long)n, n == 1 ? "" : "s", (long long)first);
+	if (store_exec(st, "UPDATE cells SET state = 'ok', error = NULL, flight = 0"
+		       " WHERE state IN ('planned', 'running', 'quarantined')"
+		       " AND id IN (SELECT cell FROM results WHERE status = 'ok')", NULL, &n))
+		goto fail;
+	if (n)
+		fprintf(stderr, "sweep: '%s': %lld cell%s with an ok result were not marked ok (left by an older "
+			"sweep): healed\n", st->path, (long long)n, n == 1 ? "" : "s");
+	return store_commit(st);
+fail:
+	store_rollback(st);
+	store_unlock_fd(st->lock_fd);
+	st->lock_fd = -1;
+	return -1;
+}
+
+const char *store_path(const struct store *st)
+{
+	return st->path;
+}
+
 void store_close(struct store *st)
 {
 	if (!st)
 		return;
+	store_unlock_fd(st->lock_fd);
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	/* An open transaction here is abandoned work: closing rolls it back. */

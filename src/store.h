@@ -18,6 +18,8 @@ enum store_mode {
  * transaction open rolls it back. A store is used by one thread at a time. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
+/* The path it was opened with. */
+const char *store_path(const struct store *st);
 int store_schema_version(void);
 
 /* Transactions (BEGIN IMMEDIATE for writers). Nesting is a BUG. */
@@ -43,6 +45,58 @@ int store_replicate(struct store *st, const char *sweep, const char *replica, in
 /* The shard (0 .. nshards-1) of a cell, from its key without replica: the replicas of a per-host or
  * per-GPU cell share the shard of their template. */
 unsigned store_shard(const char *sweep, const char *params, int pass, unsigned nshards);
+
+/* The text of the spec stored for sweep (*text NULL when the sweep is not there; the caller frees it). */
+int store_sweep_spec(struct store *st, const char *sweep, char **text);
+
+/*
+ * Replanning a sweep whose spec changed (sweep run --replan), in the caller's transaction: every key the
+ * current spec plans (replica "", every shard) is given to store_plan_key, then store_replan retires the
+ * cells of sweep whose key (their template's, for replicas) was not given (state 'retired': kept with
+ * their results, left out of runs and reports) and brings back retired cells that are in the spec again
+ * (template, ok, quarantined or planned, as they would be). With remeasure (the measurement changed: kernel,
+ * command, timing) every ok result of the sweep's other cells becomes 'superseded' and those cells are
+ * planned again with no attempt counted. 0, or -1 after error().
+ */
+struct store_replan_stats {
+	uint64_t retired, back, superseded, remeasured;
+};
+int store_plan_key(struct store *st, const char *key);
+int store_replan(struct store *st, const char *sweep, int templates, int max_attempts, int remeasure,
+		 struct store_replan_stats *out);
+
+/*
+ * Cells of sweep chosen by where (an SQL condition on c: the cell, r: its latest result, w and h: that
+ * result's worker and host; NULL: every one; its text parameters are binds[0..nbind-1], as ?1..?nbind),
+ * in the caller's transaction (a temporary table holds them meanwhile).
+ * store_retry: those quarantined (RETRY_QUARANTINED) and/or planned again after failed attempts
+ * (RETRY_FAILED) go back to planned with their attempts and error cleared; *n of them.
+ * store_force: those with results (ok or quarantined) go back to planned, attempts cleared, to be
+ * measured again; their ok results become 'superseded' (kept; reports read ok results, so the newest).
+ * *cells chosen, *superseded results. 0, or -1 after error() (a bad where).
+ */
+enum { RETRY_QUARANTINED = 1, RETRY_FAILED = 2 };
+int store_retry(struct store *st, const char *sweep, int states, const char *where, const char *const *binds,
+		int nbind, uint64_t *n);
+int store_force(struct store *st, const char *sweep, const char *where, const char *const *binds, int nbind,
+		uint64_t *cells, uint64_t *superseded);
+/* An interrupted run hands its cells in flight back: running ones to planned with the attempt their
+ * marking counted taken back, prefetched ones to idle. *n cells. */
+int store_unfly(struct store *st, const char *sweep, uint64_t *n);
+
+/*
+ * The writer lock: one process writes a database at a time (run, plan, retry, merge), readers are never
+ * stopped. flock(2) on the side file PATH-writer, held until store_close (store_lock) or store_unlock_fd,
+ * so the kernel drops it with the process however it ends; the file names the holder (host, pid, start
+ * time, command) for the message that refuses a second writer at once. On taking the lock, what a dead
+ * writer left is put right: runs still 'running' become 'killed', and a cell that has an ok result but
+ * is not 'ok' (a damage older versions could leave when two runs shared a database) becomes 'ok'; both
+ * said on stderr. what: the command, for the file. 0, or -1 after error() (held by another: the message
+ * names it).
+ */
+int store_lock(struct store *st, const char *what);
+int store_lock_path(const char *path, const char *what, int *fd);
+void store_unlock_fd(int fd);
 
 /* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,

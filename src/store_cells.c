@@ -223,3 +223,147 @@ unsigned store_shard(const char *sweep, const char *params, int pass, unsigned n
 	plan_key(sweep, params, pass, "", key);
 	return (unsigned)(strtoull(key, NULL, 16) % nshards);
 }
+
+/* ---- spec changes, retries, interrupts ---- */
+
+int store_sweep_spec(struct store *st, const char *sweep, char **text)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*text = NULL;
+	if (store_settle(st))
+		return -1;
+	if (sqlite3_prepare_v2(st->db, "SELECT spec FROM sweeps WHERE name = ?1", -1, &s, NULL))
+		return store_sqlerr(st);
+	store_bind_text(s, 1, sweep);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_text(s, 0))
+		*text = xstrdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_sqlerr(st);
+}
+
+/* One writing statement of store_query (text binds); *changes its rows changed (may be NULL). */
+static int cells_exec(struct store *st, const char *sql, const char *const *binds, int nbind,
+		      uint64_t *changes)
+{
+	if (store_query(st, sql, binds, nbind, 0, NULL, NULL))
+		return -1;
+	if (changes)
+		*changes = (uint64_t)sqlite3_changes(st->db);
+	return 0;
+}
+
+int store_plan_key(struct store *st, const char *key)
+{
+	sqlite3_stmt *s;
+
+	if (!st->plan_keys) {
+		if (sqlite3_exec(st->db, "CREATE TEMP TABLE IF NOT EXISTS plan_keys(key TEXT PRIMARY KEY)"
+				 " WITHOUT ROWID; DELETE FROM temp.plan_keys", NULL, NULL, NULL))
+			return store_sqlerr(st);
+		st->plan_keys = 1;
+	}
+	if (!(s = store_stmt(st, SQL_PLAN_KEY)))
+		return -1;
+	store_bind_text(s, 1, key);
+	return store_step(st, s);
+}
+
+/* The key of a cell's template: its own for a cell without replica. */
+#define CELL_BASE_KEY "(CASE WHEN replica = '' THEN key ELSE sweep_key(sweep, params, pass, '') END)"
+
+int store_replan(struct store *st, const char *sweep, int templates, int max_attempts, int remeasure,
+		 struct store_replan_stats *out)
+{
+	char max[24], tmpl[4];
+	const char *bind[] = { sweep, max, tmpl };
+
+	memset(out, 0, sizeof(*out));
+	if (!st->plan_keys)
+		BUG("store_replan: no store_plan_key before it");
+	snprintf(max, sizeof(max), "%d", max_attempts);
+	snprintf(tmpl, sizeof(tmpl), "%d", templates);
+	if (cells_exec(st, "UPDATE cells SET state = 'retired', flight = 0 WHERE sweep = ?1 AND state <> 'retired'"
+		       " AND " CELL_BASE_KEY " NOT IN (SELECT key FROM temp.plan_keys)", bind, 1, &out->retired))
+		return -1;
+	/* Back in the spec: the state it would have, had it never left. */
+	if (cells_exec(st, "UPDATE cells SET state = CASE WHEN replica = '' AND ?3 THEN 'template'"
+		       " WHEN id IN (SELECT cell FROM results WHERE status = 'ok') THEN 'ok'"
+		       " WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END"
+		       " WHERE sweep = ?1 AND state = 'retired' AND " CELL_BASE_KEY " IN (SELECT key FROM temp.plan_keys)",
+		       bind, 3, &out->back))
+		return -1;
+	if (remeasure) {
+		if (cells_exec(st, "UPDATE results SET status = 'superseded' WHERE status = 'ok' AND cell IN"
+			       " (SELECT id FROM cells WHERE sweep = ?1 AND state <> 'retired')", bind, 1, &out->superseded) ||
+		    cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0"
+			       " WHERE sweep = ?1 AND state IN ('ok', 'quarantined', 'planned', 'running')", bind, 1,
+			       &out->remeasured))
+			return -1;
+	}
+	st->plan_keys = 0;
+	return sqlite3_exec(st->db, "DELETE FROM temp.plan_keys", NULL, NULL, NULL) ? store_sqlerr(st) : 0;
+}
+
+/* Fill temp.pick with the ids of the cells of sweep in state cond (SQL on c) where where holds (SQL on c,
+ * r: the cell's latest result, w, h; its binds are ?1..?nbind, the sweep is ?nbind+1). */
+static int cells_pick(struct store *st, const char *sweep, const char *cond, const char *where,
+		      const char *const *binds, int nbind, uint64_t *n)
+{
+	struct strbuf sql = STRBUF_INIT;
+	const char **all = xcalloc((size_t)nbind + 1, sizeof(*all));
+	int ret;
+
+	for (int i = 0; i < nbind; i++)
+		all[i] = binds[i];
+	all[nbind] = sweep;
+	if (sqlite3_exec(st->db, "DROP TABLE IF EXISTS temp.pick", NULL, NULL, NULL)) {
+		free(all);
+		return store_sqlerr(st);
+	}
+	sb_addf(&sql, "CREATE TEMP TABLE pick AS SELECT c.id AS id FROM cells c"
+		" LEFT JOIN results r ON r.id = (SELECT max(id) FROM results WHERE cell = c.id)"
+		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
+		" WHERE c.sweep = ?%d AND (%s) AND (%s)", nbind + 1, cond, where && *where ? where : "1");
+	ret = cells_exec(st, sql.buf, all, nbind + 1, NULL);
+	sb_release(&sql);
+	free(all);
+	if (!ret)
+		ret = store_int(st, "SELECT count(*) FROM temp.pick", (int64_t *)n) ? store_sqlerr(st) : 0;
+	return ret;
+}
+
+int store_retry(struct store *st, const char *sweep, int states, const char *where, const char *const *binds,
+		int nbind, uint64_t *n)
+{
+	const char *cond = states == (RETRY_QUARANTINED | RETRY_FAILED) ?
+		"c.state = 'quarantined' OR (c.state = 'planned' AND c.attempts > 0)" :
+		states == RETRY_QUARANTINED ? "c.state = 'quarantined'" : "c.state = 'planned' AND c.attempts > 0";
+
+	return cells_pick(st, sweep, cond, where, binds, nbind, n) ||
+	       cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0"
+			  " WHERE id IN (SELECT id FROM temp.pick)", NULL, 0, NULL) ? -1 : 0;
+}
+
+int store_force(struct store *st, const char *sweep, const char *where, const char *const *binds, int nbind,
+		uint64_t *cells, uint64_t *superseded)
+{
+	return cells_pick(st, sweep, "c.state IN ('ok', 'quarantined')", where, binds, nbind, cells) ||
+	       cells_exec(st, "UPDATE results SET status = 'superseded' WHERE status = 'ok'"
+			  " AND cell IN (SELECT id FROM temp.pick)", NULL, 0, superseded) ||
+	       cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0"
+			  " WHERE id IN (SELECT id FROM temp.pick)", NULL, 0, NULL) ? -1 : 0;
+}
+
+int store_unfly(struct store *st, const char *sweep, uint64_t *n)
+{
+	const char *bind[] = { sweep };
+
+	/* The running cell's attempt was counted when it was marked: handed back, it is not one. */
+	return cells_exec(st, "UPDATE cells SET attempts = attempts - (state = 'running' AND attempts > 0),"
+			  " state = CASE WHEN state = 'running' THEN 'planned' ELSE state END,"
+			  " flight = CASE WHEN flight = 1 THEN 0 ELSE flight END"
+			  " WHERE sweep = ?1 AND (state = 'running' OR flight = 1)", bind, 1, n);
+}

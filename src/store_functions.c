@@ -1,7 +1,10 @@
-/* store_functions.c: the SQL functions median, quantile, geomean, stdev, ratio_ci and sweep_key. */
+/* store_functions.c: the SQL functions median, quantile, geomean, stdev, ratio_ci, sweep_key and
+ * sweep_param_defaults. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "store_int.h"
+#include "../kernels/kernel.h"
 #include "json.h"
 #include "plan.h"
 #include "stats.h"
@@ -193,6 +196,54 @@ static void fn_sweep_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, key, 16, SQLITE_TRANSIENT);
 }
 
+/*
+ * sweep_param_defaults(kernel, params): params with every declared parameter of kernel that has a default
+ * and is not in params appended, valued as the spec parser values a default (spec_params_defaults: a
+ * string as a string, a number or byte size as its number). params unchanged when kernel is NULL or not
+ * known. For the schema migration that brings old cells to what planning makes now.
+ */
+static void fn_param_defaults(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *kernel = (const char *)sqlite3_value_text(argv[0]);
+	const char *params = (const char *)sqlite3_value_text(argv[1]);
+	const struct kernel_ops *k = kernel ? kernel_find(kernel) : NULL;
+	struct json_obj o = JSON_OBJ_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char err[128];
+	size_t len, n;
+
+	(void)argc;
+	if (!params || !k || json_parse_flat(params, &o, 0, err, sizeof(err))) {
+		sqlite3_result_value(ctx, argv[1]);
+		return;
+	}
+	len = strlen(params);
+	while (len && params[len - 1] != '}')
+		len--;
+	sb_add(&sb, params, len ? len - 1 : 0);
+	n = o.n;
+	for (const struct param_def *d = k->params; d && d->name; d++) {
+		double v;
+
+		if (!d->def || json_obj_find(&o, d->name))
+			continue;
+		if (n++)
+			sb_addc(&sb, ',');
+		json_add_str(&sb, d->name);
+		sb_addc(&sb, ':');
+		if (d->type == PARAM_STR)
+			json_add_str(&sb, d->def);
+		else if (!(d->type == PARAM_BYTES ? parse_bytes(d->def, &v) : parse_double(d->def, &v)))
+			json_add_num(&sb, v);
+		else
+			json_add_str(&sb, d->def);
+	}
+	sb_addc(&sb, '}');
+	json_obj_release(&o);
+	sqlite3_result_text(ctx, sb.buf, (int)sb.len, SQLITE_TRANSIENT);
+	sb_release(&sb);
+}
+
 int store_functions_register(sqlite3 *db)
 {
 	static const struct {
@@ -216,7 +267,9 @@ int store_functions_register(sqlite3 *db)
 		if (sqlite3_create_function_v2(db, aggs[i].name, aggs[i].nargs, flags, NULL, NULL,
 					       aggs[i].step, aggs[i].final, NULL))
 			return error("sql error: %s", sqlite3_errmsg(db));
-	if (sqlite3_create_function_v2(db, "sweep_key", 4, flags, NULL, fn_sweep_key, NULL, NULL, NULL))
+	if (sqlite3_create_function_v2(db, "sweep_key", 4, flags, NULL, fn_sweep_key, NULL, NULL, NULL) ||
+	    sqlite3_create_function_v2(db, "sweep_param_defaults", 2, flags, NULL, fn_param_defaults, NULL, NULL,
+				       NULL))
 		return error("sql error: %s", sqlite3_errmsg(db));
 	return 0;
 }

@@ -21,7 +21,7 @@ enum store_sql {
 	SQL_HOST_ID,
 	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_MARK_SENT, SQL_ATTEMPTS,
 	SQL_CELL_FOR_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_FAILED,
-	SQL_CONTROL, SQL_COUNT
+	SQL_CONTROL, SQL_PLAN_KEY, SQL_COUNT
 };
 
 /*
@@ -52,6 +52,8 @@ struct store {
 	int64_t *wk_id;
 	size_t wk_alloc;
 	struct store_bulk bulk;
+	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
+	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 
@@ -84,6 +86,12 @@ void store_now(char *buf, size_t n);
 /* store_schema_migrations[i] takes a database from user_version i to i + 1; store_schema_version()
  * scripts in all. */
 extern const char *const store_schema_migrations[];
+/* store_schema_notes[i]: what migration i says it did (both NULL: nothing). */
+struct store_schema_note {
+	const char *count_sql;     /* run before the script: one integer */
+	const char *fmt;           /* the message, with one %lld for that integer */
+};
+extern const struct store_schema_note store_schema_notes[];
 
 /* --- store_functions.c --- */
 

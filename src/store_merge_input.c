@@ -406,7 +406,7 @@ int store_merge_input_check_rows(struct input *in)
 				const char *params = col_text(s, 3), *state = col_text(s, 7);
 				char a[52], b[52];
 				static const char *const states[] = { "planned", "running", "ok", "quarantined",
-								      "template" };
+								      "template", "retired" };
 				size_t i;
 
 				for (i = 0; i < ARRAY_SIZE(states) && strcmp(states[i], state); i++)
@@ -442,7 +442,8 @@ int store_merge_input_check_rows(struct input *in)
 				const char *st = col_text(s, 4);
 				char a[52];
 
-				if (strcmp(st, "ok") && strcmp(st, "error") && strcmp(st, "timeout")) {
+				if (strcmp(st, "ok") && strcmp(st, "error") && strcmp(st, "timeout") &&
+				    strcmp(st, "superseded")) {
 					error("'%s': a result has status '%s'", in->path, shown(a, st));
 					goto out;
 				}

@@ -84,7 +84,7 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_CELL_DROP_EMPTY] = "DELETE FROM cells WHERE replica != '' AND state = 'planned'"
 		" AND sweep IN (SELECT name FROM sweeps WHERE per = 'any')"
 		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = cells.id)",
-	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1",
+	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1 AND state <> 'retired'",
 	/* What made a cell quarantined elsewhere is news where it has not run yet. */
 	[O_CELL_QUARANTINE] = "UPDATE cells SET state = 'quarantined', error = ?2, attempts = max(attempts, ?3)"
 		" WHERE id = ?1 AND state = 'planned'",

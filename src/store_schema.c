@@ -167,6 +167,39 @@ const char *const store_schema_migrations[] = {
 	"	FROM results r JOIN cells c ON c.id = r.cell\n"
 	"	LEFT JOIN workers w ON w.id = r.worker\n"
 	"	LEFT JOIN hosts h ON h.id = w.host;\n",
+	/*
+	 * 3: cells may be 'retired' (no longer in their sweep's spec: sweep run --replan) and results
+	 * 'superseded' (a newer measurement of the cell replaced them: --replan, --force), so the CHECKs
+	 * widen; they are edited in place (SQLite's documented writable_schema way for a CHECK that
+	 * only accepts more: no row to copy; store.c bumps schema_version after it). And kernel
+	 * defaults, which planning now writes into every cell's params, are filled into the cells of
+	 * older plans, with their keys recomputed, so that a plan of the same spec finds them again.
+	 */
+	"PRAGMA writable_schema = ON;\n"
+	"UPDATE sqlite_master SET sql = replace(sql, 'OR state = ''quarantined'' OR state = ''template'')',\n"
+	"	'OR state = ''quarantined'' OR state = ''template'' OR state = ''retired'')')\n"
+	"	WHERE type = 'table' AND name = 'cells';\n"
+	"UPDATE sqlite_master SET sql = replace(sql, 'OR status = ''timeout'')',\n"
+	"	'OR status = ''timeout'' OR status = ''superseded'')')\n"
+	"	WHERE type = 'table' AND name = 'results';\n"
+	"PRAGMA writable_schema = OFF;\n"
+	"UPDATE cells SET params = sweep_param_defaults((SELECT kernel FROM sweeps WHERE name = cells.sweep),\n"
+	"	params);\n"
+	"UPDATE cells SET key = sweep_key(sweep, params, pass, replica)\n"
+	"	WHERE key <> sweep_key(sweep, params, pass, replica);\n",
+};
+
+/*
+ * What a migration did, said when it is applied (NULL: nothing worth saying): a query run before the
+ * script, whose one integer fills the message's %lld.
+ */
+const struct store_schema_note store_schema_notes[] = {
+	{ NULL, NULL },
+	{ NULL, NULL },
+	{ "SELECT count(*) FROM cells WHERE params <>"
+	  " sweep_param_defaults((SELECT kernel FROM sweeps WHERE name = cells.sweep), params)",
+	  "cells may now be retired and results superseded; kernel defaults were written into the params of"
+	  " %lld cells (their keys recomputed)" },
 };
 
 int store_schema_version(void)

@@ -1,24 +1,49 @@
 /* plan.c: `sweep plan SPEC`: the grid's cells into the database, nothing run. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "../plan_db.h"
 #include "builtin.h"
 
+/* A database this command made and could not plan is not left behind. */
+static void remove_made(const char *path)
+{
+	static const char *const tails[] = { "", "-wal", "-shm", "-journal", "-writer" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
+		char *p = xasprintf("%s%s", path, tails[i]);
+
+		unlink(p);
+		free(p);
+	}
+}
+
 static int plan_fn(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "db", required_argument, NULL, 'd' }, { "replan", no_argument, NULL, 'R' },
+		{ "max-cells", required_argument, NULL, 'M' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL;
+	struct plan_db_opts o = { 0, 0, 0, 0 };
+	const char *db = NULL, *path;
 	struct spec s;
 	struct store *st = NULL;
 	uint64_t added, existing;
-	int opt, ret = EXIT_FAIL;
+	int opt, ret = EXIT_FAIL, made, locked, rc = -1;
+	double v;
 
 	while ((opt = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		if (opt == 'd')
 			db = optarg;
+		else if (opt == 'R')
+			o.replan = 1;
+		else if (opt == 'M' && !parse_double(optarg, &v) && v >= 1 && v <= 1e18 && v == (double)(uint64_t)v)
+			o.max_cells = (uint64_t)v;
+		else if (opt == 'M')
+			return error("--max-cells takes a positive whole number, not '%s'", optarg), EXIT_USAGE;
 		else
 			return opt == 'h' ? (cmd_usage(&cmd_plan), EXIT_OK) : cmd_usage(&cmd_plan);
 	}
@@ -26,20 +51,34 @@ static int plan_fn(int argc, char **argv)
 		return cmd_usage(&cmd_plan);
 	if (spec_load(argv[optind], &s))
 		return EXIT_USAGE;
-	if (!mkdir_parent(db ? db : s.db) && !store_open(db ? db : s.db, STORE_RW, &st) &&
-	    !plan_db(&s, st, 0, 0, &added, &existing)) {
+	path = db ? db : s.db;
+	if (plan_db_size(&s, o.max_cells)) {
+		spec_release(&s);
+		return EXIT_USAGE;
+	}
+	made = access(path, F_OK) != 0;
+	/* Only the holder of the lock removes a database it made: another plan may be making it too. */
+	locked = !mkdir_parent(path) && !store_open(path, STORE_RW, &st) && !store_lock(st, "sweep plan");
+	if (locked && !(rc = plan_db_with(&s, st, &o, &added, &existing))) {
 		printf("%s: %llu cells planned in %s: %llu new, %llu already there%s\n", s.name,
-		       (unsigned long long)(added + existing), db ? db : s.db, (unsigned long long)added,
+		       (unsigned long long)(added + existing), path, (unsigned long long)added,
 		       (unsigned long long)existing,
 		       s.per == PER_ANY ? "" : s.per == PER_HOST ? " (each run once per host)"
 							 : " (each run once per GPU)");
 		ret = EXIT_OK;
+	} else if (rc == -2) {
+		ret = EXIT_USAGE;
 	}
 	store_close(st);
+	if (ret != EXIT_OK && made && locked)
+		remove_made(path);
 	spec_release(&s);
 	return ret;
 }
 
-const struct cmd cmd_plan = { "plan", plan_fn, "sweep plan SPEC [--db PATH]",
+const struct cmd cmd_plan = { "plan", plan_fn, "sweep plan SPEC [--db PATH] [--replan] [--max-cells N]",
 	"Expand the spec's grid into cells and store them (results/NAME.db by default). Planning the same\n"
-	"spec again changes nothing; prints how many cells are new and how many were already there." };
+	"spec again changes nothing; prints how many cells are new and how many were already there.\n"
+	"A sweep already planned from a spec with another kernel, command, timing or grid is refused\n"
+	"(exit 2, saying what changed) unless --replan (see 'sweep run --help'). --max-cells N: refuse a\n"
+	"grid of more than N cells (default 10000000). A database being written by a run is refused (exit 1)." };

@@ -4,8 +4,24 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "../report.h"
 #include "../run.h"
 #include "builtin.h"
+
+/* --force --where EXPR: the expression as SQL over the sweep's cells and their latest results, through
+ * the reports' translation (the same names as report --where). */
+static int force_where(const struct spec *s, const char *db, const char *expr, struct report *r,
+		       struct strbuf *sql, struct run_extra *x)
+{
+	r->db = db ? db : s->db;
+	r->sweep_arg = s->name;
+	if (report_open(r) || report_expr_sql(r, "--where", expr, 0, sql))
+		return -1;
+	x->force_where = sql->buf;
+	x->force_binds = (const char *const *)r->binds;
+	x->nforce_binds = (int)r->nbind;
+	return 0;
+}
 
 /* Rank 0: the spec and the inventory, then the run. Bad input stops the workers before they wait. */
 static int run_master(struct comm *c, const char *path, const char *db, struct master_opts *o,
@@ -13,9 +29,10 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 {
 	struct inventory inv = { 0 };
 	struct spec s;
-	struct strbuf args = STRBUF_INIT;
+	struct strbuf args = STRBUF_INIT, where = STRBUF_INIT;
+	struct report r = { 0 };
 	struct run_result res;
-	int ret;
+	int ret, rc;
 
 	if (spec_load(path, &s)) {
 		run_release_workers(c);
@@ -27,12 +44,20 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 		return EXIT_USAGE;
 	}
 	x->inv = &inv;
+	if (x->force_where && force_where(&s, db, x->force_where, &r, &where, x)) {
+		run_release_workers(c);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	for (int i = 0; i < argc; i++)
 		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
-	if (run_spec(c, &s, db, o, x, args.buf, &res))
-		ret = EXIT_FAIL;
+	if ((rc = run_spec(c, &s, db, o, x, args.buf, &res)))
+		ret = rc == -2 ? EXIT_USAGE : EXIT_FAIL;
 	else
 		ret = res.quarantined || res.not_run ? EXIT_CELLS : EXIT_OK;
+out:
+	report_release(&r);
+	sb_release(&where);
 	sb_release(&args);
 	spec_release(&s);
 	inventory_release(&inv);
@@ -45,6 +70,8 @@ static int run_fn(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' }, { "no-local-worker", no_argument, NULL, 'n' },
 		{ "progress", optional_argument, NULL, 'p' }, { "quiet", no_argument, NULL, 'q' },
 		{ "shard", required_argument, NULL, 's' }, { "inventory", required_argument, NULL, 'i' },
+		{ "replan", no_argument, NULL, 'R' }, { "max-cells", required_argument, NULL, 'M' },
+		{ "force", no_argument, NULL, 'F' }, { "where", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct master_opts o = { 0 };
@@ -90,6 +117,23 @@ static int run_fn(int argc, char **argv)
 		case 'i':
 			inv = optarg;
 			break;
+		case 'R':
+			x.replan = 1;
+			break;
+		case 'M': {
+			double v;
+
+			if (parse_double(optarg, &v) || v < 1 || v > 1e18 || v != (double)(uint64_t)v)
+				return error("--max-cells takes a positive whole number, not '%s'", optarg), EXIT_USAGE;
+			x.max_cells = (uint64_t)v;
+			break;
+		}
+		case 'F':
+			x.force = 1;
+			break;
+		case 'w':
+			x.force_where = optarg;
+			break;
 		case 'h':
 			cmd_usage(&cmd_run);
 			return EXIT_OK;
@@ -99,6 +143,8 @@ static int run_fn(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cmd_usage(&cmd_run);
+	if (x.force_where && !x.force)
+		return error("--where goes with --force (which cells to measure again)"), EXIT_USAGE;
 	if (comm_init(&argc, &argv, &c))
 		return EXIT_FAIL;
 	ret = comm_rank(c) == 0 ? run_master(c, argv[optind], db, &o, &x, inv, argc, argv)
@@ -109,7 +155,8 @@ static int run_fn(int argc, char **argv)
 
 const struct cmd cmd_run = { "run", run_fn,
 	"sweep run SPEC [--db PATH] [--no-local-worker] [--progress[=SECONDS]] [--quiet]\n"
-	"                 [--shard I/K] [--inventory hosts/FILE.yaml]",
+	"                 [--shard I/K] [--inventory hosts/FILE.yaml] [--replan] [--max-cells N]\n"
+	"                 [--force [--where EXPR]]",
 	"Plan if needed, then run every cell without a successful result. Under mpirun, rank 0 is the\n"
 	"master (and runs a worker thread unless --no-local-worker) and every other rank a worker.\n"
 	"Progress goes to stderr: done/total, rate, ETA, failed attempts, each host's rate and the cell\n"
@@ -119,4 +166,14 @@ const struct cmd cmd_run = { "run", run_fn,
 	"Running the same command again resumes where a killed run stopped.\n"
 	"--shard I/K plans and runs only the cells whose key falls in shard I of K (for array jobs; each\n"
 	"shard needs a database of its own, merged afterwards with 'sweep merge'). --inventory labels the\n"
-	"hosts of the database from an inventory (see 'sweep hosts'), for reports by label.NAME." };
+	"hosts of the database from an inventory (see 'sweep hosts'), for reports by label.NAME.\n"
+	"A sweep is its spec: when the kernel, command, timing or grid of a sweep already in the database\n"
+	"changed, the run stops (exit 2) saying what changed. Give the spec a new sweep name, or --replan:\n"
+	"cells no longer in the spec are retired (kept, left out of reports) and, when the measurement\n"
+	"changed, the old results are kept as superseded and every cell is measured again.\n"
+	"--max-cells N: refuse a grid of more than N cells (default 10000000), before anything is made.\n"
+	"--force measures again the cells that have results (those where EXPR holds, in the names of\n"
+	"report --where), keeping the old results as superseded; reports use the newest.\n"
+	"One run writes a database at a time: a second is refused (exit 1) naming the first.\n"
+	"SIGINT, SIGTERM or SIGUSR1 stop the run without charging an attempt: cells in flight go back to\n"
+	"planned and the run is recorded as interrupted; run the same command again to resume." };

@@ -120,5 +120,29 @@ int main(void)
 	/* Pinned value: keys must never change across versions, or resumes would rerun everything. */
 	plan_key("s", "{\"a\":1}", 0, "", key);
 	CHECK_STR(key, "816e85220a8d7a46", "a key is stable across versions");
+
+	/* The cap on cells: the product of the axes and repeat first, the exact count (excludes) only
+	 * when the product is over. 2 * 3 * 2 = 12 points, 2 excluded, repeat 2: 20 cells. */
+	{
+		uint64_t n;
+
+		make_spec(&s, 2, ORDER_SEQUENTIAL);
+		CHECK_INT(plan_check_size(&s, 24, &n), 0, "24 within 24");
+		CHECK_INT((int)n, 24, "the product, an upper bound");
+		CHECK_INT(plan_check_size(&s, 20, &n), 0, "20 after excludes is within 20");
+		CHECK_INT((int)n, 20, "the exact count");
+		CHECK_INT(plan_check_size(&s, 19, &n), -1, "over 19");
+		CHECK_INT((int)n, 20, "counted");
+		s.repeat = 2000000000;
+		axes[1].npoints = 2000000000;
+		CHECK_INT(plan_check_size(&s, 10000000, &n), -1, "2 * 2e9 * 2 * 2e9 is over");
+		s.nexclude = 0;
+		CHECK(plan_check_size(&s, 10000000, &n) == -1 && n == 16000000000000000000ull, "no wrap: %llu",
+		      (unsigned long long)n);
+		axes[0].npoints = 1000000000;
+		CHECK(plan_check_size(&s, 10000000, &n) == -1 && n == UINT64_MAX, "beyond 2^64 saturates");
+		axes[0].npoints = 2;
+		axes[1].npoints = 3;
+	}
 	return test_done();
 }

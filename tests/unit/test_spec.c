@@ -215,7 +215,14 @@ static void test_defaults(void)
 	CHECK_STR(s.db, "results/s.db", "db default");
 	CHECK_STR(s.kernel, "sleep", "kernel");
 	CHECK(s.command == NULL && s.ncommand == 0, "no command");
-	CHECK_INT(s.naxes, 0, "no axes");
+	/* The kernel's defaults are axes of one point each, typed as if written: every cell names them. */
+	CHECK_INT(s.naxes, 2, "sleep's two defaults are axes");
+	if (s.naxes == 2) {
+		CHECK_STR(s.axes[0].keys[0], "ms", "first default");
+		CHECK_STR(s.axes[0].vals[0].text, "1", "its value");
+		CHECK_INT(s.axes[0].vals[0].is_num, 1, "a number");
+		CHECK_STR(s.axes[1].keys[0], "jitter", "second default");
+	}
 	CHECK_INT(s.nexclude, 0, "no excludes");
 	CHECK_INT(s.repeat, 1, "repeat default");
 	CHECK_INT(s.order, ORDER_SEQUENTIAL, "order default");
@@ -378,6 +385,16 @@ static void test_errors(void)
 	CHECK_ERR("sweep: a\n", "1:1: missing 'kernel' or 'command'");
 	CHECK_ERR("sweep: a\nkernel: sleep\ncommand: [x]\n",
 		  "3:1: both 'kernel' and 'command' given: a sweep runs one or the other");
+	/* Parameter names are identifiers: placeholders, --where and JSON paths name them. */
+	CHECK_ERR("sweep: a\ncommand: [x, \"{a b}\"]\nparams:\n  a b: [1]\n",
+		  "4:3: parameter name 'a b' is not an identifier"
+		  " (ASCII letters, digits and '_', not starting with a digit)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  g:\n    - {x: 1, 9z: 2}\n",
+		  "5:14: parameter name '9z' is not an identifier"
+		  " (ASCII letters, digits and '_', not starting with a digit)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nparams:\n  n\xc3\xa9v: [1]\n",
+		  "4:3: parameter name 'n\xc3\xa9v' is not an identifier"
+		  " (ASCII letters, digits and '_', not starting with a digit)");
 	CHECK_ERR("sweep: my sweep\nkernel: sleep\n",
 		  "1:8: invalid sweep name 'my sweep' (use letters, digits, '.', '_' and '-')");
 	CHECK_ERR("sweep: a\nkernel: sleep\nenv: {A: b}\n", "3:1: 'env' is for command sweeps only");

@@ -926,6 +926,79 @@ static void bench(void)
 	free(path);
 }
 
+/* The writer lock, what taking it heals, an interrupt's hand-back, retry, and the defaults function. */
+static void test_writer(void)
+{
+	char *path = tmp_path("writer.db"), *lock = xasprintf("%s-writer", path), *err;
+	struct store *a, *b, *r;
+	int added, attempt, fd;
+	uint64_t n;
+
+	CHECK_INT(store_open(path, STORE_RW, &a), 0, "open a");
+	CHECK_INT(store_lock(a, "test a"), 0, "a takes the lock");
+	CHECK_INT(store_lock(a, "test a"), 0, "taking it again is a no-op");
+	CHECK_INT(store_open(path, STORE_RW, &b), 0, "open b");
+	test_capture_start();
+	CHECK_INT(store_lock(b, "test b"), -1, "b is refused");
+	err = test_capture_end();
+	CHECK(strstr(err, "is being written by another sweep (host ") && strstr(err, ": test a)"),
+	      "the message names the holder: %s", err);
+	free(err);
+	CHECK_INT(store_open(path, STORE_RO, &r), 0, "a reader is not stopped");
+	store_close(r);
+	/* A run that died: its row still running, a cell with an ok result left running. */
+	CHECK_INT(store_add_cell(a, "s", "k1", "{}", 0, "", 0, "planned", &added), 0, "cell");
+	CHECK_INT(store_add_cell(a, "s", "k2", "{}", 0, "", 1, "planned", &added), 0, "cell 2");
+	check_q1(a, "INSERT INTO runs(sweep, started, status) VALUES('s', 'x', 'running') RETURNING id", "1");
+	check_q1(a, "INSERT INTO results(cell, status, attempt, n, noise_ok) VALUES(1, 'ok', 1, 0, 1)"
+		 " RETURNING id", "1");
+	CHECK_INT(store_mark_running(a, 1, &attempt), 0, "cell 1 running");
+	store_close(a);
+	/* A lock file naming a holder that is gone is taken over, and the damage healed. */
+	fd = open(lock, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, "host h pid 1 since t: dead\n", 27) == 27, "a dead holder's name");
+	close(fd);
+	test_capture_start();
+	CHECK_INT(store_lock(b, "test b"), 0, "b takes over");
+	err = test_capture_end();
+	CHECK(strstr(err, "taking over the writer lock of a sweep that is gone (host h pid 1 since t: dead)") &&
+	      strstr(err, "1 run (from run 1) left 'running'") && strstr(err, "1 cell with an ok result"),
+	      "takeover and healing said: %s", err);
+	free(err);
+	check_q1(b, "SELECT status FROM runs WHERE id = 1", "killed");
+	check_q1(b, "SELECT state FROM cells WHERE id = 1", "ok");
+	/* An interrupt hands back the running cell without its attempt, the sent one to idle. */
+	CHECK_INT(store_mark_running(b, 2, &attempt), 0, "cell 2 running");
+	CHECK_INT(attempt, 1, "its first attempt");
+	CHECK_INT(store_unfly(b, "s", &n), 0, "unfly");
+	CHECK_INT((int)n, 1, "one cell handed back");
+	check_q1(b, "SELECT state || attempts || flight FROM cells WHERE id = 2", "planned00");
+	/* Retry: a quarantined cell back with attempts 0; a where picks cells. */
+	check_q1(b, "UPDATE cells SET state = 'quarantined', attempts = 3, error = 'e' WHERE id = 2 RETURNING id",
+		 "2");
+	CHECK_INT(store_retry(b, "s", RETRY_FAILED, NULL, NULL, 0, &n), 0, "retry failed");
+	CHECK_INT((int)n, 0, "no failed cell");
+	CHECK_INT(store_retry(b, "s", RETRY_QUARANTINED, "c.key = ?1", (const char *[]){ "k1" }, 1, &n), 0,
+		  "retry where");
+	CHECK_INT((int)n, 0, "k1 is not quarantined");
+	CHECK_INT(store_retry(b, "s", RETRY_QUARANTINED, NULL, NULL, 0, &n), 0, "retry");
+	CHECK_INT((int)n, 1, "one back");
+	check_q1(b, "SELECT state || attempts || coalesce(error, '-') FROM cells WHERE id = 2", "planned0-");
+	/* The defaults of a kernel written into params, as planning writes them. */
+	check_q1(b, "SELECT sweep_param_defaults('sleep', '{\"ms\":5}')", "{\"ms\":5,\"jitter\":0}");
+	check_q1(b, "SELECT sweep_param_defaults('sleep', '{}')", "{\"ms\":1,\"jitter\":0}");
+	check_q1(b, "SELECT sweep_param_defaults('cpu.copy', '{}')", "{\"bytes\":67108864}");
+	check_q1(b, "SELECT sweep_param_defaults(NULL, '{\"a\":1}')", "{\"a\":1}");
+	store_close(b);
+	fd = open(lock, O_RDONLY);
+	CHECK(fd >= 0 && read(fd, (char[8]){ 0 }, 8) == 0, "a clean close empties the lock file");
+	close(fd);
+	rm_db(path);
+	unlink(lock);
+	free(lock);
+	free(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -943,6 +1016,7 @@ int main(void)
 	test_functions();
 	test_query();
 	test_transactions();
+	test_writer();
 	bench();
 	rmdir(dir);
 	return test_done();

@@ -1,0 +1,78 @@
+/* retry.c: `sweep retry DB`: quarantined or failed cells back to planned, their attempts reset. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../report.h"
+#include "builtin.h"
+
+static int retry_fn(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sweep", required_argument, NULL, 's' }, { "where", required_argument, NULL, 'w' },
+		{ "state", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report r = { 0 };
+	struct strbuf where = STRBUF_INIT;
+	struct store *st = NULL;
+	const char *expr = NULL;
+	int opt, states = RETRY_QUARANTINED | RETRY_FAILED, ret = EXIT_FAIL;
+	uint64_t n = 0;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			r.sweep_arg = optarg;
+			break;
+		case 'w':
+			expr = optarg;
+			break;
+		case 't':
+			if (!strcmp(optarg, "quarantined"))
+				states = RETRY_QUARANTINED;
+			else if (!strcmp(optarg, "failed"))
+				states = RETRY_FAILED;
+			else
+				return error("--state takes quarantined or failed, not '%s'", optarg), EXIT_USAGE;
+			break;
+		case 'h':
+			cmd_usage(&cmd_retry);
+			return EXIT_OK;
+		default:
+			return cmd_usage(&cmd_retry);
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage(&cmd_retry);
+	/* The sweep and the --where names, as reports resolve them (read-only). */
+	r.db = argv[optind];
+	if (report_open(&r) || (expr && report_expr_sql(&r, "--where", expr, 0, &where))) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (store_open(r.db, STORE_RW, &st) || store_lock(st, "sweep retry") || store_begin(st))
+		goto out;
+	if (store_retry(st, r.sweep, states, expr ? where.buf : NULL, (const char *const *)r.binds, (int)r.nbind,
+			&n) || store_commit(st)) {
+		store_rollback(st);
+		goto out;
+	}
+	printf("%s: %llu %s cells back to planned, attempts reset: run the sweep again to measure them\n", r.sweep,
+	       (unsigned long long)n, states == RETRY_QUARANTINED ? "quarantined" : states == RETRY_FAILED ?
+	       "failed" : "quarantined or failed");
+	ret = EXIT_OK;
+out:
+	store_close(st);
+	report_release(&r);
+	sb_release(&where);
+	return ret;
+}
+
+const struct cmd cmd_retry = { "retry", retry_fn,
+	"sweep retry DB [--sweep NAME] [--where EXPR] [--state quarantined|failed]",
+	"Put cells back to planned with their attempts and error cleared, so that the next 'sweep run' of\n"
+	"the spec measures them again: quarantined cells and cells with failed attempts (or only those of\n"
+	"--state), of the database's only sweep or --sweep NAME, where EXPR holds (the names of report\n"
+	"--where: parameters, host, gpu, pass, replica). Prints how many. Exit: 0 done, 2 bad options,\n"
+	"1 other errors (a run writing the database refuses it)." };
