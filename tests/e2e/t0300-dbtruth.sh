@@ -55,20 +55,20 @@ sed 's/kernel: sleep/command: [true, "{ms}"]/' "$T/a.yaml" >"$T/command.yaml"
 { echo "# a comment changes nothing"; cat "$T/a.yaml"; } >"$T/comment.yaml"
 
 test_expect_success 'a spec whose grid shrank is refused before measuring, saying old and new and the ways on' '
-	"$SWEEP" run a.yaml --db a.db --quiet &&
-	test_expect_code 2 "$SWEEP" run shrunk.yaml --db a.db --quiet 2>err &&
+	"$SWEEP" run a.yaml --db a.db &&
+	test_expect_code 2 "$SWEEP" run shrunk.yaml --db a.db 2>err &&
 	test "$(grep -c . err)" = 1 &&
 	grep -q "params.ms: \[1, 2, 3, 4, 5\] -> \[1, 2\] (5 cells -> 2)" err &&
 	grep -q "new sweep name" err && grep -q -- "--replan" err &&
 	test "$(sql a.db "SELECT count(*) FROM runs")" = 1 &&
 	test "$(status_n a.db ok)" = 5 &&
-	"$SWEEP" run comment.yaml --db a.db --quiet
+	"$SWEEP" run comment.yaml --db a.db
 '
 
 test_expect_success 'a grid that only grew plans its new cells and keeps the rest' '
-	"$SWEEP" run a.yaml --db g.db --quiet &&
+	"$SWEEP" run a.yaml --db g.db &&
 	sed "s/\[1, 2, 3, 4, 5\]/[1, 2, 3, 4, 5, 6]/" a.yaml >grown.yaml &&
-	"$SWEEP" run grown.yaml --db g.db --quiet 2>err &&
+	"$SWEEP" run grown.yaml --db g.db 2>err &&
 	grep -q "grid grew by 1 cells" err && grep -q "this run: 1 results ok" err &&
 	test "$(state_n g.db ok)" = 6
 '
@@ -85,7 +85,7 @@ test_expect_success 'another kernel, other timing or a command instead are refus
 '
 
 test_expect_success '--replan retires the cells no longer in the spec; reports leave them out and say so' '
-	"$SWEEP" run shrunk.yaml --db a.db --replan --quiet 2>err &&
+	"$SWEEP" run shrunk.yaml --db a.db --replan 2>err &&
 	grep -q "3 cells retired" err &&
 	test "$(state_n a.db retired)" = 3 && test "$(state_n a.db ok)" = 2 &&
 	test "$(status_n a.db ok)" = 5 &&
@@ -93,21 +93,21 @@ test_expect_success '--replan retires the cells no longer in the spec; reports l
 	grep -q "3 retired cells" rerr &&
 	"$SWEEP" status a.db >st && grep -Eq "^a +2 +2 +0 +0 +0 +100.0%" st &&
 	test "$(cut -d, -f1 rep | tr "\n" " ")" = "ms 1 2 " &&
-	"$SWEEP" run shrunk.yaml --db a.db --quiet 2>err2 && grep -q "this run: 0 results ok" err2 &&
+	"$SWEEP" run shrunk.yaml --db a.db 2>err2 && grep -q "this run: 0 results ok" err2 &&
 	cp a.db back.db &&
-	"$SWEEP" run a.yaml --db back.db --quiet 2>err3 &&
+	"$SWEEP" run a.yaml --db back.db 2>err3 &&
 	grep -q "grew by 3 cells: planned; 3 retired cells (and replicas) are the spec.s again" err3 &&
 	test "$(state_n back.db ok)" = 5 && test "$(state_n back.db retired)" = 0 &&
 	grep -q "this run: 0 results ok" err3
 '
 
 test_expect_success '--replan of a changed measurement keeps the old results as superseded and measures again' '
-	"$SWEEP" run timing.yaml --db a.db --replan --quiet 2>err &&
+	"$SWEEP" run timing.yaml --db a.db --replan 2>err &&
 	grep -q "2 results superseded" err &&
 	test "$(status_n a.db superseded)" = 2 && test "$(status_n a.db ok)" = 5 &&
 	test "$(sql a.db "SELECT min(n) FROM results WHERE status = '\''ok'\'' AND cell IN
 		(SELECT id FROM cells WHERE state = '\''ok'\'')")" = 2 &&
-	"$SWEEP" run kernel.yaml --db a.db --replan --quiet 2>err2 &&
+	"$SWEEP" run kernel.yaml --db a.db --replan 2>err2 &&
 	test "$(state_n a.db ok)" = 2 && test "$(state_n a.db retired)" = 5 &&
 	test "$(sql a.db "SELECT kernel FROM sweeps")" = cpu.copy
 '
@@ -129,14 +129,14 @@ max_attempts: 1
 Y
 
 test_expect_success 'a second writer is refused at once, naming the first; readers are not' '
-	run_bg "$SWEEP" run slow.yaml --db "$T/c.db" --quiet &&
+	run_bg "$SWEEP" run slow.yaml --db "$T/c.db" &&
 	first=$BG_PID &&
 	wait_running c.db &&
-	test_expect_code 1 "$SWEEP" run slow.yaml --db c.db --quiet 2>err1 &&
+	test_expect_code 1 "$SWEEP" run slow.yaml --db c.db 2>err1 &&
 	grep -q "is being written by another sweep (host $(hostname) pid $first since 20.*: sweep run)" err1 &&
 	test_expect_code 1 "$SWEEP" plan slow.yaml --db c.db 2>err2 &&
 	grep -q "pid $first" err2 &&
-	"$SWEEP" run a.yaml --db other.db --quiet &&
+	"$SWEEP" run a.yaml --db other.db &&
 	test_must_fail "$SWEEP" merge c.db other.db 2>err3 &&
 	grep -q "pid $first" err3 &&
 	"$SWEEP" status c.db >status &&
@@ -149,13 +149,13 @@ test_expect_success 'a second writer is refused at once, naming the first; reade
 
 test_expect_success 'the lock of a killed run is taken over; its run is recorded killed, not left running' '
 	sed "s/max_attempts: 1/max_attempts: 3/" slow.yaml >slow3.yaml &&
-	run_bg "$SWEEP" run slow3.yaml --db "$T/d.db" --quiet &&
+	run_bg "$SWEEP" run slow3.yaml --db "$T/d.db" &&
 	dead=$BG_PID &&
 	wait_running d.db &&
 	kill -9 $dead &&
 	test_expect_code 137 wait_gone $dead &&
 	test "$(last_run d.db)" = running &&
-	"$SWEEP" run slow3.yaml --db d.db --quiet 2>err &&
+	"$SWEEP" run slow3.yaml --db d.db 2>err &&
 	grep -q "taking over the writer lock of a sweep that is gone (host $(hostname) pid $dead since" err &&
 	grep -q "1 run (from run 1) left .running. by a sweep that is gone: recorded as .killed." err &&
 	test "$(sql d.db "SELECT group_concat(status) FROM runs")" = "killed,ok" &&
@@ -166,7 +166,7 @@ test_expect_success 'cells with an ok result left running or planned by an older
 	cp c.db e.db &&
 	sql e.db "UPDATE cells SET state = '\''running'\'' WHERE id <= 3;
 		UPDATE cells SET state = '\''planned'\'' WHERE id = 4" &&
-	"$SWEEP" run slow.yaml --db e.db --quiet 2>err &&
+	"$SWEEP" run slow.yaml --db e.db 2>err &&
 	grep -q "4 cells with an ok result were not marked ok" err &&
 	grep -q "this run: 0 results ok" err &&
 	test "$(state_n e.db ok)" = 8 && test "$(status_n e.db ok)" = 8
@@ -185,30 +185,30 @@ check_interrupted() { # check_interrupted DB ERRFILE SIGNAME
 
 for sig in INT TERM USR1; do
 	test_expect_success "SIG$sig charges no attempt (one process)" '
-		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" --quiet 2>err'$sig' &&
+		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" 2>err'$sig' &&
 		wait_running i'$sig'.db &&
 		kill -'$sig' $BG_PID &&
 		test_expect_code 1 wait_gone $BG_PID &&
 		check_interrupted i'$sig'.db err'$sig' SIG'$sig' &&
-		"$SWEEP" run slow.yaml --db i'$sig'.db --quiet &&
+		"$SWEEP" run slow.yaml --db i'$sig'.db &&
 		test "$(state_n i'$sig'.db ok)" = 8
 	'
 done
 
 test_expect_success 'SIGINT to mpirun and SIGTERM to rank 0 of mpirun -np 3 charge no attempt' '
-	run_bg mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m1.db" --quiet 2>err1 &&
+	run_bg mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m1.db" 2>err1 &&
 	wait_running m1.db &&
 	kill -INT $BG_PID &&
 	test_must_fail wait_gone $BG_PID &&
 	check_interrupted m1.db err1 SIGTERM &&
-	run_bg mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m2.db" --quiet 2>err2 &&
+	run_bg mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m2.db" 2>err2 &&
 	mp=$BG_PID &&
 	wait_running m2.db &&
 	r0=$(rank_pid "$T/m2.db" 0) && test -n "$r0" &&
 	kill -TERM $r0 &&
 	test_must_fail wait_gone $mp &&
 	check_interrupted m2.db err2 SIGTERM &&
-	mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m2.db" --quiet &&
+	mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m2.db" &&
 	test "$(state_n m2.db ok)" = 8
 '
 
@@ -224,7 +224,7 @@ max_attempts: 1
 Y
 
 test_expect_success 'sweep retry puts quarantined cells back with their attempts reset, and says how many' '
-	test_expect_code 3 "$SWEEP" run f.yaml --db f.db --quiet &&
+	test_expect_code 3 "$SWEEP" run f.yaml --db f.db &&
 	test "$(state_n f.db quarantined)" = 1 &&
 	"$SWEEP" retry f.db --state failed >out0 && grep -q "^f: 0 failed cells back to planned" out0 &&
 	"$SWEEP" retry f.db --where "i = 3" >out1 && grep -q "^f: 0 " out1 &&
@@ -233,13 +233,13 @@ test_expect_success 'sweep retry puts quarantined cells back with their attempts
 	grep -q "^f: 1 quarantined cells back to planned, attempts reset" out2 &&
 	test "$(sql f.db "SELECT state || attempts || coalesce(error, '\''-'\'') FROM cells WHERE id = 2")" = "planned0-" &&
 	test_expect_code 2 "$SWEEP" retry f.db --where "nope = 1" &&
-	test_expect_code 3 "$SWEEP" run f.yaml --db f.db --quiet 2>err &&
+	test_expect_code 3 "$SWEEP" run f.yaml --db f.db 2>err &&
 	grep -q "this run: 0 results ok, 1 failed attempts" err
 '
 
 test_expect_success 'run --force --where measures again, keeping the old result as superseded; reports use the newest' '
 	old=$(sql f.db "SELECT id FROM results WHERE status = '\''ok'\'' AND cell = 1") &&
-	test_expect_code 3 "$SWEEP" run f.yaml --db f.db --quiet --force --where "i = 1" 2>err &&
+	test_expect_code 3 "$SWEEP" run f.yaml --db f.db --force --where "i = 1" 2>err &&
 	grep -q -- "--force: 1 cells to measure again (1 ok results kept as superseded)" err &&
 	test "$(sql f.db "SELECT status FROM results WHERE id = $old")" = superseded &&
 	test "$(sql f.db "SELECT count(*) FROM results WHERE cell = 1 AND status = '\''ok'\'' AND id > $old")" = 1 &&
@@ -281,7 +281,7 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 		AND json_extract(params, '\''$.bytes'\'') IS NOT NULL")" = 2 &&
 	"$SWEEP" plan shrunk.yaml --db def.db &&
 	test "$(sql def.db "SELECT group_concat(params, '\'' '\'') FROM cells")" = "{\"ms\":1,\"jitter\":0} {\"ms\":2,\"jitter\":0}" &&
-	"$SWEEP" run shrunk.yaml --db def.db --quiet &&
+	"$SWEEP" run shrunk.yaml --db def.db &&
 	"$SWEEP" report def.db --rows jitter --metric seconds --format csv >rep &&
 	grep -q "^0,2," rep
 '
@@ -299,7 +299,7 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	cp def.db old.db &&
 	make_schema1 old.db &&
 	test "$(sql old.db "PRAGMA integrity_check")" = ok &&
-	"$SWEEP" run shrunk.yaml --db old.db --quiet 2>err &&
+	"$SWEEP" run shrunk.yaml --db old.db 2>err &&
 	grep -q "schema version 2 -> 3: .*kernel defaults were written into the params of 2 cells" err &&
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
