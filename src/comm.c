@@ -251,6 +251,20 @@ static int mpi_send(int peer, int tag, const void *buf, size_t len)
  * with workers that need them. */
 #define SPINS 8
 
+/* One step of the waiters' backoff: 0 after a yield (poll again at once), 1 once the spins are used up,
+ * with c->backoff_us grown (20 us doubling to 1 ms) for the sleep that comes next. */
+static int backoff_step(struct comm *c, int *spins)
+{
+	if (++*spins < SPINS) {
+		sched_yield();
+		return 0;
+	}
+	c->backoff_us = c->backoff_us ? c->backoff_us * 2 : 20;
+	if (c->backoff_us > 1000)
+		c->backoff_us = 1000;
+	return 1;
+}
+
 /*
  * Wait for a message from MPI and/or the local queue. MPI has no way to wait on both, so poll: a few
  * spins, then sleeps that double from 20 us to 1 ms, reset whenever a message arrives. Busy ranks (a
@@ -281,13 +295,8 @@ static int poll_both(struct comm *c, int mpi_src, struct queue *q, pthread_cond_
 		}
 		if (now_mono() >= deadline)
 			return 0;
-		if (++spins < SPINS) {
-			sched_yield();
+		if (!backoff_step(c, &spins))
 			continue;
-		}
-		c->backoff_us = c->backoff_us ? c->backoff_us * 2 : 20;
-		if (c->backoff_us > 1000)
-			c->backoff_us = 1000;
 		if (q && c->mpi) {
 			/* Sleep on the queue's condition so that the local worker can wake us. */
 			if (queue_take(c, q, cv, c->backoff_us * 1e-6, tag, buf)) {
@@ -410,13 +419,8 @@ int comm_worker_wait(struct comm *c, int fd, int *tag, struct strbuf *buf, doubl
 		}
 		if (now_mono() >= deadline)
 			return 0;
-		if (++spins < SPINS) {
-			sched_yield();
+		if (!backoff_step(c, &spins))
 			continue;
-		}
-		c->backoff_us = c->backoff_us ? c->backoff_us * 2 : 20;
-		if (c->backoff_us > 1000)
-			c->backoff_us = 1000;
 		if (c->backoff_us < 1000) {
 			struct timespec ts = { 0, c->backoff_us * 1000L };
 
