@@ -449,18 +449,18 @@ out:
 	return ret;
 }
 
-/* Remove path and its -wal and -shm beside it. */
+/* Remove path and what lies beside it: -wal, -shm and the writer lock's -writer (store.h). */
 static void remove_db(const char *path)
 {
-	char *side;
+	static const char *const sides[] = { "-wal", "-shm", "-writer" };
 
 	unlink(path);
-	side = xasprintf("%s-wal", path);
-	unlink(side);
-	free(side);
-	side = xasprintf("%s-shm", path);
-	unlink(side);
-	free(side);
+	for (size_t i = 0; i < ARRAY_SIZE(sides); i++) {
+		char *side = xasprintf("%s%s", path, sides[i]);
+
+		unlink(side);
+		free(side);
+	}
 }
 
 int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n)

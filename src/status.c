@@ -9,8 +9,14 @@
 #include "query.h"
 #include "slurm.h"
 
+/* A run recorded 'running' whose writer is gone (killed before it could say so) is shown as such: the
+ * next writer records it killed (store_lock); a reader only reports it. */
+#define RUN_STATUS "CASE WHEN r.status = 'running' AND ?1 = '0' THEN 'gone (was running)' ELSE r.status END"
+
 int status_print(struct store *st)
 {
+	const char *alive[] = { store_writer_alive(st) ? "1" : "0" };   /* -1, cannot tell: as alive */
+
 	return query_print(st, "cells by state:\n",
 			"SELECT sweep, count(*) AS cells,"
 			" count(*) FILTER (WHERE state = 'ok') AS ok,"
@@ -25,8 +31,8 @@ int status_print(struct store *st)
 			" FROM cells WHERE state != 'template' AND state != 'retired'"
 			" GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
 	       query_print(st, "\nlatest run:\n",
-			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, status"
-			" FROM runs ORDER BY id DESC LIMIT 1", NULL, 0, TABLE_TEXT, 1) ||
+			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, " RUN_STATUS
+			" AS status FROM runs r ORDER BY id DESC LIMIT 1", alive, 1, TABLE_TEXT, 1) ||
 	       query_print(st, "\nworkers of the latest run:\n",
 			"SELECT h.hostname AS host, w.rank, coalesce(w.gpu, -1) AS gpu, count(r.id) AS results,"
 			" count(r.id) FILTER (WHERE r.status = 'ok') AS ok,"
@@ -81,12 +87,14 @@ static int json_row(const struct store_row *row, void *data)
 
 int status_json(struct store *st, struct strbuf *out)
 {
+	const char *alive[] = { store_writer_alive(st) ? "1" : "0" };   /* -1, cannot tell: as alive */
+
 	return store_query(st,
 			   "SELECT (SELECT group_concat(name, ',') FROM sweeps),"
 			   " c.cells, c.ok, c.planned, c.running, c.quarantined,"
 			   " (SELECT count(*) FROM results WHERE status != 'ok'),"
 			   " (SELECT max(started) FROM results),"
-			   " r.id, r.status, r.started, r.finished,"
+			   " r.id, " RUN_STATUS ", r.started, r.finished,"
 			   " (SELECT count(*) FROM results x WHERE x.run = r.id AND x.status = 'ok'),"
 			   " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
 			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
@@ -98,5 +106,5 @@ int status_json(struct store *st, struct strbuf *out)
 			   "  count(*) FILTER (WHERE state = 'running') AS running,"
 			   "  count(*) FILTER (WHERE state = 'quarantined') AS quarantined FROM cells) c"
 			   " LEFT JOIN (SELECT * FROM runs ORDER BY id DESC LIMIT 1) r ON 1",
-			   NULL, 0, 1, json_row, out);
+			   alive, 1, 1, json_row, out);
 }

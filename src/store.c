@@ -455,6 +455,20 @@ int store_lock_path(const char *path, const char *what, int *out)
 	return 0;
 }
 
+int store_writer_alive(const struct store *st)
+{
+	char *lp = xasprintf("%s-writer", st->path);
+	int fd = open(lp, O_RDONLY | O_CLOEXEC), alive = 0;
+
+	free(lp);
+	if (fd < 0)
+		return -1;   /* no lock file: a copy (a snapshot), or a database no locking sweep wrote */
+	/* A shared lock is refused only while a writer holds its exclusive one; ours goes with the close. */
+	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
+}
+
 void store_unlock_fd(int fd)
 {
 	if (fd < 0)

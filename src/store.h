@@ -97,6 +97,10 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 int store_lock(struct store *st, const char *what);
 int store_lock_path(const char *path, const char *what, int *fd);
 void store_unlock_fd(int fd);
+/* Whether a writer holds st's database now (1) or not (0), without taking or waiting for the lock: a run
+ * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell (no lock
+ * file beside it: a snapshot, say). */
+int store_writer_alive(const struct store *st);
 
 /* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,

@@ -155,6 +155,10 @@ test_expect_success 'the lock of a killed run is taken over; its run is recorded
 	kill -9 $dead &&
 	test_expect_code 137 wait_gone $dead &&
 	test "$(last_run d.db)" = running &&
+	"$SWEEP" status d.db >st &&
+	grep -Eq "^ *1 +slow +[0-9T:.Z-]+ +- +gone \(was running\)" st &&
+	"$SWEEP" status d.db --json | grep -q "\"run_status\":\"gone (was running)\"" &&
+	sql d.db ".backup copy.db" && "$SWEEP" status copy.db | grep -Eq "^ *1 +slow .* running *$" &&
 	"$SWEEP" run slow3.yaml --db d.db 2>err &&
 	grep -q "taking over the writer lock of a sweep that is gone (host $(hostname) pid $dead since" err &&
 	grep -q "1 run (from run 1) left .running. by a sweep that is gone: recorded as .killed." err &&
