@@ -89,8 +89,8 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 		result_set_metric(r, "gflops", flops / median / 1e9);
 	if (bytes > 0)
 		result_set_metric(r, "gbs", bytes / median / 1e9);
-	result_set_metric(r, "launches", batch);
-	result_set_metric(r, "warmup_s", warmup);
+	r->launches = batch;
+	r->warmup = warmup;
 	for (i = 0; i < ctx->metrics->n; i++)
 		if (ctx->metrics->v[i].type == JSON_NUM && !parse_double(ctx->metrics->v[i].val, &v))
 			result_set_metric(r, ctx->metrics->v[i].key, v);

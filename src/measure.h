@@ -34,7 +34,7 @@ extern const struct timer_ops timer_cuda;
  * warm-up time, then samples until the stopping rule of criterion.h ends them (r->stop says which rule;
  * noise_ok = 0 when the noise is above its target, status still ok: the result says the target was
  * missed). Throttled samples are dropped and counted. Fills r's samples, metrics (seconds = median,
- * gflops and gbs from counts(), launches per sample, warmup_s), noise. Returns 0, or -1 with r's status
+ * gflops and gbs from counts()), launches per sample and warm-up, noise. Returns 0, or -1 with r's status
  * and error set. Always tears down.
  */
 int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,

@@ -279,6 +279,8 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 	put_u32(sb, (uint32_t)r->throttled);
 	put_u32(sb, (uint32_t)r->noise_ok);
 	put_u32(sb, (uint32_t)r->stop);
+	put_u32(sb, (uint32_t)r->launches);
+	put_f64(sb, r->warmup);
 	put_f64(sb, r->sum.median);
 	put_f64(sb, r->sum.mean);
 	put_f64(sb, r->sum.min);
@@ -328,6 +330,8 @@ int msg_get_result(const char *buf, size_t len, struct result *r)
 	r->stop = (enum stop_rule)get_u32(&c);
 	if (r->stop >= NSTOP)
 		c.bad = 1;
+	r->launches = (int)get_u32(&c);
+	r->warmup = get_f64(&c);
 	r->sum.n = (size_t)r->nsamples;
 	r->sum.median = get_f64(&c);
 	r->sum.mean = get_f64(&c);

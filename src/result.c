@@ -23,6 +23,7 @@ void result_init(struct result *r)
 	memset(r, 0, sizeof(*r));
 	r->status = RESULT_OK;
 	stats_summary(NULL, 0, &r->sum);   /* every field NaN until measured: stored as NULL */
+	r->warmup = NAN;
 }
 
 void result_release(struct result *r)

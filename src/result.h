@@ -57,6 +57,8 @@ struct result {
 	struct summary sum;    /* of samples, as result_summarize computed it where they were taken */
 	int noise_ok;          /* 1 when sum.noise met the noise target (result_summarize) */
 	enum stop_rule stop;
+	int launches;          /* launches a sample holds (0: no sampling loop) */
+	double warmup;         /* seconds of warm-up run before the samples (NaN: none) */
 	struct json_obj metrics;
 	struct item_value *items;
 	size_t nitems, alloc_items;

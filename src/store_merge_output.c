@@ -94,9 +94,9 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
 		" WHERE r.cell = ?1 AND r.status = 'ok'",
 	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
-		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
-		" ?20, ?21, ?22, ?23)",
+		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop, launches,"
+		" warmup) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+		" ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
 	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
 	[O_METRIC_ADD] = "INSERT INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[O_ITEM_ADD] = "INSERT INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",

@@ -239,6 +239,8 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_text(s, 21, r->out);
 	store_bind_text(s, 22, r->err);
 	store_bind_text(s, 23, r->stop > STOP_NONE && r->stop < NSTOP ? stop_rule_name[r->stop] : NULL);
+	store_bind_num(s, 24, r->launches > 0 ? r->launches : NAN);
+	store_bind_num(s, 25, r->warmup);
 	if (store_step(st, s))
 		return -1;
 	*id = sqlite3_last_insert_rowid(st->db);

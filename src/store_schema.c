@@ -152,8 +152,11 @@ const char *const store_schema_migrations[] = {
 	"	FROM results r JOIN cells c ON c.id = r.cell\n"
 	"	LEFT JOIN workers w ON w.id = r.worker\n"
 	"	LEFT JOIN hosts h ON h.id = w.host;\n",
-	/* 2: which rule ended a cell's sampling (noise, converged, timeout, max_samples, count), in v_results too */
+	/* 2: which rule ended a cell's sampling (noise, converged, timeout, max_samples, count), the launches a
+	 * sample holds and the seconds of warm-up run, in v_results too */
 	"ALTER TABLE results ADD COLUMN stop TEXT;\n"
+	"ALTER TABLE results ADD COLUMN launches INTEGER;\n"
+	"ALTER TABLE results ADD COLUMN warmup REAL;\n"
 	"DROP VIEW v_results;\n"
 	"CREATE VIEW v_results AS\n"
 	"	SELECT r.id AS id, r.cell AS cell, c.sweep AS sweep, c.key AS key, c.params AS params,\n"
@@ -163,7 +166,7 @@ const char *const store_schema_migrations[] = {
 	"	       w.gpu AS gpu,\n"
 	"	       r.run AS run, r.q1 AS q1, r.q3 AS q3, r.sm_clock AS sm_clock,\n"
 	"	       r.throttled AS throttled, r.started AS started, r.wall AS wall, r.error AS error,\n"
-	"	       r.stop AS stop\n"
+	"	       r.stop AS stop, r.launches AS launches, r.warmup AS warmup\n"
 	"	FROM results r JOIN cells c ON c.id = r.cell\n"
 	"	LEFT JOIN workers w ON w.id = r.worker\n"
 	"	LEFT JOIN hosts h ON h.id = w.host;\n",

@@ -292,7 +292,8 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 
 make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop
 	sql "$1" "UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
-		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; CREATE VIEW v_results AS SELECT 1;
+		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; ALTER TABLE results DROP COLUMN launches;
+		ALTER TABLE results DROP COLUMN warmup; CREATE VIEW v_results AS SELECT 1;
 		PRAGMA writable_schema = ON;
 		UPDATE sqlite_master SET sql = replace(replace(sql, ' OR state = ''retired''', ''),
 			' OR status = ''superseded''', '') WHERE name IN ('cells', 'results');

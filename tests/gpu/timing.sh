@@ -29,8 +29,7 @@ for s in gemm decode copy; do
 	timeout 400 $S run tests/gpu/specs/timing-$s.yaml --db "$R/$s.db" 2>&1 | tail -2
 	q "$R/$s.db" "SELECT params, printf('%.3f', wall) AS wall_s, n, stop, printf('%.2f', median * 1e6) AS us,
 		printf('%.2f%%', noise * 100) AS noise, noise_ok, printf('%.0f', sm_clock) AS mhz,
-		(SELECT CAST(value AS INT) FROM metrics WHERE result = v.id AND name = 'launches') AS launches,
-		(SELECT printf('%.3f', value) FROM metrics WHERE result = v.id AND name = 'warmup_s') AS warmup,
+		launches, printf('%.3f', warmup) AS warmup,
 		(SELECT CAST(value AS INT) FROM metrics WHERE result = v.id AND name = 'splits') AS splits, status
 		FROM v_results v ORDER BY id"
 	q "$R/$s.db" "SELECT '$s' AS grid, count(*) AS cells, printf('%.3f', median(wall)) AS median_wall_s,
