@@ -405,7 +405,7 @@ int comm_worker_wait(struct comm *c, int fd, int *tag, struct strbuf *buf, doubl
 			}
 		}
 	}
-	/* MPI has no way to wait on a socket: a few spins, then polls of fd that double from 20 us to 1 ms
+	/* MPI has no way to wait on a socket: a few spins, then waits on fd that double from 20 us to 1 ms
 	 * (the same backoff as poll_both), so that a message from MPI waits at most that long. */
 	for (;;) {
 		rc = mpi_poll(0, &peer, tag, buf);
@@ -421,15 +421,15 @@ int comm_worker_wait(struct comm *c, int fd, int *tag, struct strbuf *buf, doubl
 			return 0;
 		if (!backoff_step(c, &spins))
 			continue;
-		if (c->backoff_us < 1000) {
+		/* The sleep itself waits on fd: the executor's ring wakes it at once, only MPI waits. */
+		{
 			struct timespec ts = { 0, c->backoff_us * 1000L };
+			struct pollfd p = { fd, POLLIN, 0 };
 
-			if (fd_ready(fd, 0))
+			if (ppoll(&p, 1, &ts, NULL) > 0) {
+				c->backoff_us = 0;
 				return 2;
-			nanosleep(&ts, NULL);
-		} else if (fd_ready(fd, 1)) {
-			c->backoff_us = 0;
-			return 2;
+			}
 		}
 	}
 }
