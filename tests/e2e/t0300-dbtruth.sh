@@ -122,7 +122,7 @@ cat >"$T/slow.yaml" <<'Y'
 sweep: slow
 kernel: sleep
 params:
-  ms: [400]
+  ms: [200]
   jitter: [0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.007]
 timing: {min_samples: 1, min_time: 0, max_noise: 1, warmup: 0}
 max_attempts: 1
