@@ -26,19 +26,6 @@ static int open_for(const char *path, struct store **st, int *made)
 	return store_lock(*st, "sweep run");
 }
 
-/* A database this run made and could not plan is not left behind: it would say a sweep is there. */
-static void remove_made(const char *path)
-{
-	static const char *const tails[] = { "", "-wal", "-shm", "-journal", "-writer" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
-		char *p = xasprintf("%s%s", path, tails[i]);
-
-		unlink(p);
-		free(p);
-	}
-}
-
 static const char *signal_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
@@ -144,7 +131,7 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 		if (made) {
 			store_close(st);
 			st = NULL;
-			remove_made(path);
+			store_remove_files(path);   /* it would say a sweep is there */
 		}
 		goto out;
 	}

@@ -449,20 +449,6 @@ out:
 	return ret;
 }
 
-/* Remove path and what lies beside it: -wal, -shm and the writer lock's -writer (store.h). */
-static void remove_db(const char *path)
-{
-	static const char *const sides[] = { "-wal", "-shm", "-writer" };
-
-	unlink(path);
-	for (size_t i = 0; i < ARRAY_SIZE(sides); i++) {
-		char *side = xasprintf("%s%s", path, sides[i]);
-
-		unlink(side);
-		free(side);
-	}
-}
-
 int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n)
 {
 	int shards = x->job.shards, ret = -1;
@@ -481,11 +467,11 @@ int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t 
 			char *p = slurm_shard_db(x->db, i);
 
 			if (!had[i])
-				remove_db(p);
+				store_remove_files(p);
 			free(p);
 		}
 		if (!had[shards])
-			remove_db(x->db);
+			store_remove_files(x->db);
 		goto out;
 	}
 	if (record_job(x->db, id, &x->job, x->script.buf))

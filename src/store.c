@@ -455,6 +455,18 @@ int store_lock_path(const char *path, const char *what, int *out)
 	return 0;
 }
 
+void store_remove_files(const char *path)
+{
+	static const char *const tails[] = { "", "-wal", "-shm", "-journal", "-writer" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
+		char *p = xasprintf("%s%s", path, tails[i]);
+
+		unlink(p);
+		free(p);
+	}
+}
+
 int store_writer_alive(const struct store *st)
 {
 	char *lp = xasprintf("%s-writer", st->path);

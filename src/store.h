@@ -101,6 +101,9 @@ void store_unlock_fd(int fd);
  * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell (no lock
  * file beside it: a snapshot, say). */
 int store_writer_alive(const struct store *st);
+/* Remove the database file at path and everything beside it (-wal, -shm, -journal, -writer): for a
+ * command that made it and could not plan it, so that no half-made database says a sweep is there. */
+void store_remove_files(const char *path);
 
 /* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,

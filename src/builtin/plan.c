@@ -7,19 +7,6 @@
 #include "../plan_db.h"
 #include "builtin.h"
 
-/* A database this command made and could not plan is not left behind. */
-static void remove_made(const char *path)
-{
-	static const char *const tails[] = { "", "-wal", "-shm", "-journal", "-writer" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
-		char *p = xasprintf("%s%s", path, tails[i]);
-
-		unlink(p);
-		free(p);
-	}
-}
-
 static int plan_fn(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -71,7 +58,7 @@ static int plan_fn(int argc, char **argv)
 	}
 	store_close(st);
 	if (ret != EXIT_OK && made && locked)
-		remove_made(path);
+		store_remove_files(path);
 	spec_release(&s);
 	return ret;
 }
