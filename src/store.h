@@ -210,7 +210,7 @@ struct store_merge_opts {
  * predictions by what identifies them, so merging a file again adds nothing. An ok result for a cell
  * that has another ok result with different values goes to the conflicts table, never over the kept
  * one. One transaction: all or nothing. o may be NULL; stats (n entries) may be NULL. 0, or -1 after
- * error().
+ * error(); -2 when another sweep writes out now (its writer lock).
  */
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats);

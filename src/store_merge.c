@@ -24,7 +24,7 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 	struct merge m = { .o = o, .out_path = out };
 	struct input *in = xcalloc((size_t)(n ? n : 1), sizeof(*in));
 	struct store_merge_stats *st = stats ? stats : xcalloc((size_t)(n ? n : 1), sizeof(*st));
-	int made = 0, ret = -1, lock = -1;
+	int made = 0, ret = -1, lock = -1, busy = 0;
 	char *msg = NULL;
 
 	if (sqlite3_libversion_number() < 3031000) {
@@ -44,7 +44,11 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 		if (store_merge_input_open(&in[i]) || store_merge_input_check_rows(&in[i]))
 			goto out;
 	}
-	if (store_lock_path(out, "sweep merge", &lock) || store_merge_output_open(&m, &made))
+	if (store_lock_path(out, "sweep merge", &lock)) {
+		busy = 1;
+		goto out;
+	}
+	if (store_merge_output_open(&m, &made))
 		goto out;
 	iso_time(now_wall(), m.now, sizeof(m.now));
 	if (sqlite3_exec(m.out, "BEGIN IMMEDIATE", NULL, NULL, NULL)) {
@@ -80,20 +84,11 @@ out:
 		sqlite3_close_v2(m.out);
 	store_unlock_fd(lock);
 	/* An output this merge made and could not fill is not left behind half made. */
-	if (ret && made) {
-		char *p;
-
-		unlink(out);
-		p = xasprintf("%s-wal", out);
-		unlink(p);
-		free(p);
-		p = xasprintf("%s-shm", out);
-		unlink(p);
-		free(p);
-	}
+	if (ret && made)
+		store_remove_files(out);
 	free(m.prints);
 	free(in);
 	if (!stats)
 		free(st);
-	return ret;
+	return ret && busy ? -2 : ret;
 }

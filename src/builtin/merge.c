@@ -28,7 +28,7 @@ static int merge_fn(int argc, char **argv)
 	struct store_merge_stats *stats;
 	struct store *st;
 	uint64_t conflicts = 0;
-	int opt, quiet = 0, n, listed = 0;
+	int opt, quiet = 0, n, listed = 0, rc;
 
 	while ((opt = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
 		if (opt == 'q')
@@ -40,10 +40,10 @@ static int merge_fn(int argc, char **argv)
 		return cmd_usage(&cmd_merge);
 	n = argc - optind - 1;
 	stats = xcalloc((size_t)n, sizeof(*stats));
-	if (store_merge(argv[optind], (const char *const *)argv + optind + 1, n, NULL, stats)) {
+	if ((rc = store_merge(argv[optind], (const char *const *)argv + optind + 1, n, NULL, stats))) {
 		free(stats);
 		error("nothing was merged; '%s' is as it was", argv[optind]);
-		return EXIT_USAGE;
+		return rc == -2 ? EXIT_FAIL : EXIT_USAGE;   /* busy is no fault of the input */
 	}
 	for (int i = 0; i < n; i++) {
 		const struct store_merge_stats *s = &stats[i];
