@@ -384,6 +384,8 @@ int comm_worker_wait(struct comm *c, int fd, int *tag, struct strbuf *buf, doubl
 {
 	double deadline = now_mono() + timeout;
 	int spins = 0, peer, rc;
+	struct timespec ts = { 0, 0 };
+	struct pollfd mine = { fd, POLLIN, 0 };
 
 	if (c->rank == 0) {
 		/* The queue, then a poll of both the eventfd its sender writes and fd: exact, no busy wait. */
@@ -422,14 +424,10 @@ int comm_worker_wait(struct comm *c, int fd, int *tag, struct strbuf *buf, doubl
 		if (!backoff_step(c, &spins))
 			continue;
 		/* The sleep itself waits on fd: the executor's ring wakes it at once, only MPI waits. */
-		{
-			struct timespec ts = { 0, c->backoff_us * 1000L };
-			struct pollfd p = { fd, POLLIN, 0 };
-
-			if (ppoll(&p, 1, &ts, NULL) > 0) {
-				c->backoff_us = 0;
-				return 2;
-			}
+		ts.tv_nsec = c->backoff_us * 1000L;
+		if (ppoll(&mine, 1, &ts, NULL) > 0) {
+			c->backoff_us = 0;
+			return 2;
 		}
 	}
 }

@@ -417,6 +417,14 @@ void msg_results_add_record(struct strbuf *sb, const char *rec, size_t len)
 	results_bump(sb);
 }
 
+size_t msg_record_len(const char *buf, size_t avail)
+{
+	struct cursor c = { buf, buf + avail, 0 };
+	size_t size = get_u32(&c);
+
+	return c.bad || avail - 4 < size ? 0 : 4 + size;
+}
+
 int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_status *status, double *started,
 		    double *wall)
 {

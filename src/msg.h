@@ -60,6 +60,8 @@ int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, vo
  * (msg_results_add_record) after reading what it needs without decoding the rest (msg_record_peek:
  * 0, or -1 when rec is not a whole record). */
 void msg_record_put(struct strbuf *sb, const struct result *r);
+/* The length of the record at the start of buf (avail bytes), or 0 until the whole record is there. */
+size_t msg_record_len(const char *buf, size_t avail);
 int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_status *status, double *started,
 		    double *wall);
 void msg_results_add_record(struct strbuf *sb, const char *rec, size_t len);

@@ -77,6 +77,16 @@ const char *report_stat_sql(const char *stat)
 	return stat;           /* median, geomean, min, max: SQL functions of the same name */
 }
 
+int report_stat_check(const char *stat)
+{
+	static const char *const stats[] = { "median", "mean", "geomean", "min", "max" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(stats); i++)
+		if (!strcmp(stat, stats[i]))
+			return 0;
+	return error("--stat is median, mean, geomean, min or max, not '%s'", stat);
+}
+
 void report_num(const struct report *r, double v, int sig, char *buf, size_t n)
 {
 	/* unknown: "-" for reading, an empty field (null in JSON) for programs */

@@ -119,6 +119,8 @@ int report_from(struct report *r, struct strbuf *sql, int join);
 int report_count_noisy(struct report *r);
 /* The SQL aggregate of --stat ("median", "avg", ...). */
 const char *report_stat_sql(const char *stat);
+/* 0 when stat is one --stat takes (median, mean, geomean, min, max); else -1 after error(). */
+int report_stat_check(const char *stat);
 /* Format v with the report's digits (sig when digits is 0 and the format is for reading). */
 void report_num(const struct report *r, double v, int sig, char *buf, size_t n);
 /* "note: ..." on stderr: remarks that must not end up inside a CSV or JSON table. */

@@ -246,17 +246,11 @@ static int drain(struct sup *s)
 			continue;
 		break;   /* EAGAIN: nothing more now; 0: the executor is gone */
 	}
-	while (s->pipe.len >= 4) {
-		uint32_t size = (uint32_t)(unsigned char)s->pipe.buf[0] | (uint32_t)(unsigned char)s->pipe.buf[1] << 8 |
-				(uint32_t)(unsigned char)s->pipe.buf[2] << 16 |
-				(uint32_t)(unsigned char)s->pipe.buf[3] << 24;
-		size_t rec = 4 + (size_t)size;
+	for (size_t rec; (rec = msg_record_len(s->pipe.buf, s->pipe.len));) {
 		int64_t cell;
 		enum result_status st;
 		double started, wall;
 
-		if (s->pipe.len < rec)
-			break;
 		if (msg_record_peek(s->pipe.buf, rec, &cell, &st, &started, &wall) || !s->nfly ||
 		    cell != s->fly[s->fhead].cell)
 			return error("rank %d: its executor returned a result that is not the running cell's", s->rank);

@@ -55,11 +55,8 @@ static int plot_fn(int argc, char **argv)
 		case 'X': o.xlabel = optarg; break;
 		case 'V': o.ylabel = optarg; break;
 		case 't':
-			if (strcmp(optarg, "median") && strcmp(optarg, "mean") && strcmp(optarg, "geomean") &&
-			    strcmp(optarg, "min") && strcmp(optarg, "max")) {
-				error("--stat is median, mean, geomean, min or max, not '%s'", optarg);
+			if (report_stat_check(optarg))
 				goto out;
-			}
 			r.stat = optarg;
 			break;
 		case 'h':

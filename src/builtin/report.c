@@ -108,11 +108,8 @@ static int report_fn(int argc, char **argv)
 			r.strict = 1;
 			break;
 		case 's':
-			if (strcmp(optarg, "median") && strcmp(optarg, "mean") && strcmp(optarg, "geomean") &&
-			    strcmp(optarg, "min") && strcmp(optarg, "max")) {
-				error("--stat is median, mean, geomean, min or max, not '%s'", optarg);
+			if (report_stat_check(optarg))
 				goto out;
-			}
 			r.stat = optarg;
 			break;
 		case 'w':

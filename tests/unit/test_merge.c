@@ -19,24 +19,13 @@ static char *tmp_path(const char *name)
 	return xasprintf("%s/%s", dir, name);
 }
 
-/* Remove a database and its WAL companions. */
-static void rm_db(const char *path)
-{
-	char buf[512];
-
-	unlink(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	unlink(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	unlink(buf);
-}
 
 static void copy_file(const char *from, const char *to)
 {
 	struct strbuf sb = STRBUF_INIT;
 	FILE *f;
 
-	rm_db(to);
+	store_remove_files(to);
 	if (sb_read_file(&sb, from) < 0)
 		BUG("cannot read '%s'", from);
 	if (!(f = fopen(to, "wb")) || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f))
@@ -165,7 +154,7 @@ static struct store *input_open(const char *path)
 {
 	struct store *st = NULL;
 
-	rm_db(path);
+	store_remove_files(path);
 	if (store_open(path, STORE_RW, &st))
 		BUG("cannot make input '%s'", path);
 	return st;
@@ -345,7 +334,7 @@ static void test_conflicts(void)
 	const char *ab[] = { a, b }, *ba[] = { b, a };
 
 	make_conflicting(a, b, "host-a");
-	rm_db(out);
+	store_remove_files(out);
 	CHECK_INT(store_merge(out, ab, 2, NULL, stats), 0, "merge a b");
 	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 3, .cells_new = 3, .results_new = 2,
 		    .runs_new = 1, .hosts_new = 1 }, "conflicts: a");
@@ -394,7 +383,7 @@ static void test_conflicts(void)
 	CHECK_SQL_INT(out, "SELECT count(*) FROM merges", 2);
 
 	/* The other order keeps the other one: first is the order of the inputs. */
-	rm_db(out2);
+	store_remove_files(out2);
 	CHECK_INT(store_merge(out2, ba, 2, NULL, stats), 0, "merge b a");
 	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .results_same = 1, .conflicts = 1,
 		    .runs_new = 1 }, "conflicts: a after b");
@@ -404,7 +393,7 @@ static void test_conflicts(void)
 		  " FROM conflicts", want);
 	free(want);
 
-	rm_db(a), rm_db(b), rm_db(out), rm_db(out2);
+	store_remove_files(a), store_remove_files(b), store_remove_files(out), store_remove_files(out2);
 	free(a), free(b), free(out), free(out2);
 }
 
@@ -418,7 +407,7 @@ static void test_hosts_apart(void)
 	const char *ab[] = { a, b }, *ba[] = { b, a };
 
 	make_conflicting(a, b, "host-b");
-	rm_db(out);
+	store_remove_files(out);
 	CHECK_INT(store_merge(out, ab, 2, NULL, stats), 0, "merge a b (two hosts)");
 	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .cells_new = 1, .results_new = 2,
 		    .results_same = 1, .results_hosts = 1, .runs_new = 1, .hosts_new = 1 }, "hosts apart: b");
@@ -444,7 +433,7 @@ static void test_hosts_apart(void)
 	CHECK_SQL_INT(out, "SELECT count(*) FROM results", 4);
 
 	/* b first: a's n=1 goes to host-a's cell; the same four results */
-	rm_db(out2);
+	store_remove_files(out2);
 	CHECK_INT(store_merge(out2, ba, 2, NULL, stats), 0, "merge b a (two hosts)");
 	CHECK_INT(stats[1].results_hosts, 1, "a after b: one result to its host's cell");
 	check_sql(out2, "SELECT group_concat(x, ' ') FROM (SELECT c.params || '@' || c.replica || '=' || r.median"
@@ -460,7 +449,7 @@ static void test_hosts_apart(void)
 		CHECK_INT(stats[0].results_new + stats[0].conflicts, 0, "out into out2: nothing new");
 	}
 
-	rm_db(a), rm_db(b), rm_db(out), rm_db(out2);
+	store_remove_files(a), store_remove_files(b), store_remove_files(out), store_remove_files(out2);
 	free(a), free(b), free(out), free(out2);
 }
 
@@ -512,7 +501,7 @@ static void test_duplicates(void)
 	result_release(&r);
 	store_close(st);
 
-	rm_db(out);
+	store_remove_files(out);
 	CHECK_INT(store_merge(out, in, 1, NULL, stats), 0, "merge a");
 	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 4, .cells_new = 4, .results_new = 2,
 		    .runs_new = 1, .hosts_new = 1, .controls_new = 1 }, "duplicates: a");
@@ -568,7 +557,7 @@ static void test_duplicates(void)
 	free(d2);
 	free(d1);
 
-	rm_db(a), rm_db(copy), rm_db(out);
+	store_remove_files(a), store_remove_files(copy), store_remove_files(out);
 	free(a), free(copy), free(out);
 }
 
@@ -605,7 +594,7 @@ static void test_states(void)
 	check_sql(a, STATES, "planned:- running:- ok:- quarantined:boom ok:- template:- planned:flaky "
 		  "planned:- planned:-");
 
-	rm_db(out);
+	store_remove_files(out);
 	in[0] = a;
 	CHECK_INT(store_merge(out, in, 1, NULL, stats), 0, "merge a");
 	check_sql(out, STATES, "planned:- planned:- ok:- quarantined:boom planned:- template:- planned:flaky "
@@ -639,7 +628,7 @@ static void test_states(void)
 	check_sql(out, "SELECT group_concat(status, ' ') FROM (SELECT r.status FROM results r JOIN cells c ON"
 		  " c.id = r.cell WHERE c.params = '{\"n\":3}' ORDER BY r.id)", "ok error");
 
-	rm_db(a), rm_db(b), rm_db(out);
+	store_remove_files(a), store_remove_files(b), store_remove_files(out);
 	free(a), free(b), free(out);
 }
 
@@ -710,7 +699,7 @@ static void test_shards(void)
 		char name[64];
 		int wrong = 0;
 
-		rm_db(out);
+		store_remove_files(out);
 		snprintf(name, sizeof(name), "merge shard %u/%u", k, (unsigned)K);
 		CHECK_INT(store_merge(out, in, 1, &o, stats), 0, name);
 		snprintf(name, sizeof(name), "shard %u/%u", k, (unsigned)K);
@@ -745,7 +734,7 @@ static void test_shards(void)
 	CHECK_INT(sum_cells, NS + 3 * NH, "the shards hold every cell once");
 	CHECK_INT(sum_results, NS + 2 * NH, "the shards hold every result once");
 
-	rm_db(in_path), rm_db(out);
+	store_remove_files(in_path), store_remove_files(out);
 	free(in_path), free(out);
 }
 
@@ -774,7 +763,7 @@ static void check_refused(const char *out, const char *const *in, int n, int fre
 	free(after);
 	free(msg);
 	if (fresh) {
-		rm_db(path);
+		store_remove_files(path);
 		test_capture_start();
 		rc = store_merge(path, in, n, NULL, NULL);
 		free(test_capture_end());
@@ -851,11 +840,11 @@ static void test_hostile(void)
 	store_close(st);
 
 	/* The good input alone is merged: what refuses a copy of it is the edit. */
-	rm_db(ok_out);
+	store_remove_files(ok_out);
 	in[1] = good;
 	CHECK_INT(store_merge(ok_out, in, 1, NULL, NULL), 0, "the unedited input merges");
 	check_sql(ok_out, COUNTS, "1 hosts 1 runs 1 workers 3 cells 2 results 3 samples 0 controls");
-	rm_db(out);
+	store_remove_files(out);
 	in[0] = base;
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge base");
 	in[0] = good;
@@ -873,7 +862,7 @@ static void test_hostile(void)
 	}
 
 	/* Not SQLite at all. */
-	rm_db(bad);
+	store_remove_files(bad);
 	{
 		FILE *f = fopen(bad, "w");
 
@@ -912,7 +901,7 @@ static void test_hostile(void)
 	free(before);
 
 	unlink(link);
-	rm_db(good), rm_db(base), rm_db(out), rm_db(bad), rm_db(ok_out);
+	store_remove_files(good), store_remove_files(base), store_remove_files(out), store_remove_files(bad), store_remove_files(ok_out);
 	free(good), free(base), free(out), free(bad), free(link), free(ok_out);
 }
 
@@ -967,7 +956,7 @@ static void test_quoted_names(void)
 
 	store_merge_input_close(&in);
 	sb_release(&sb);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 

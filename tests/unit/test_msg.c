@@ -199,9 +199,39 @@ static void test_util(void)
 	}
 }
 
+/* A result's record as the executor writes it to the pipe: whole only once every byte is there, and
+ * peeked without decoding the rest. */
+static void test_record(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct result r;
+	enum result_status st;
+	double started, wall;
+	int64_t cell;
+
+	result_init(&r);
+	r.cell = 42;
+	r.status = RESULT_TIMEOUT;
+	r.started = 1000.5;
+	r.wall = 2.25;
+	result_fail(&r, RESULT_TIMEOUT, "hung");
+	msg_record_put(&sb, &r);
+	msg_record_put(&sb, &r);
+	CHECK(sb.len % 2 == 0 && sb.len > 8, "two records, %zu bytes", sb.len);
+	CHECK_INT(msg_record_len(sb.buf, sb.len), sb.len / 2, "the first record's length in a buffer of two");
+	CHECK_INT(msg_record_len(sb.buf, sb.len / 2 - 1), 0, "one byte short: not whole yet");
+	CHECK_INT(msg_record_len(sb.buf, 3), 0, "under its size field: not whole");
+	CHECK_INT(msg_record_peek(sb.buf, sb.len / 2, &cell, &st, &started, &wall), 0, "peek");
+	CHECK(cell == 42 && st == RESULT_TIMEOUT && started == 1000.5 && wall == 2.25,
+	      "peeked cell %lld, status %d, started %g, wall %g", (long long)cell, (int)st, started, wall);
+	result_release(&r);
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	test_task();
+	test_record();
 	test_tasks();
 	test_result();
 	test_noise_rule();

@@ -17,17 +17,6 @@ static char *tmp_path(const char *name)
 	return xasprintf("%s/%s", dir, name);
 }
 
-/* Remove a database and its WAL companions. */
-static void rm_db(const char *path)
-{
-	char buf[512];
-
-	unlink(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	unlink(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	unlink(buf);
-}
 
 static int first_cb(const struct store_row *row, void *data)
 {
@@ -125,7 +114,7 @@ static void test_open(void)
 	store_close(st);
 
 	/* A missing file. */
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 	path = tmp_path("missing.db");
 	test_capture_start();
@@ -154,7 +143,7 @@ static void test_open(void)
 	CHECK(strstr(msg, want) != NULL, "garbage message: %s", msg);
 	free(want);
 	free(msg);
-	rm_db(path);
+	store_remove_files(path);
 
 	/* An empty file is an empty SQLite database: RO refuses it, RW makes it a sweep database. */
 	free(path);
@@ -185,7 +174,7 @@ static void test_open(void)
 	free(msg);
 
 	/* A newer schema than this build knows. */
-	rm_db(path);
+	store_remove_files(path);
 	CHECK_INT(store_open(path, STORE_RW, &st), 0, "fresh");
 	CHECK_INT(store_query(st, "PRAGMA user_version = 99", NULL, 0, 0, NULL, NULL), 0, "future version");
 	store_close(st);
@@ -195,7 +184,7 @@ static void test_open(void)
 	msg = test_capture_end();
 	CHECK(strstr(msg, "schema version 99") != NULL, "newer message: %s", msg);
 	free(msg);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -334,7 +323,7 @@ static void test_cells(void)
 	store_close(st);
 
 	/* Paging: more pending cells than one page, inserted in a scrambled order. */
-	rm_db(path);
+	store_remove_files(path);
 	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open paging");
 	CHECK_INT(store_begin(st), 0, "begin");
 	for (int i = 0; i < 1300; i++) {
@@ -359,7 +348,7 @@ static void test_cells(void)
 		sb_release(&want);
 	}
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -396,7 +385,7 @@ static void test_bulk(void)
 
 	/* A bulk transaction rolled back leaves no cells and the index in place. */
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	CHECK_INT(store_open(path, STORE_RW, &st), 0, "reopen fresh");
 	CHECK_INT(store_begin(st), 0, "begin");
 	CHECK_INT(store_add_cell(st, "s", "x", "{}", 0, "", 0, "planned", &added), 0, "bulk add x");
@@ -435,7 +424,7 @@ static void test_bulk(void)
 	CHECK(strstr(msg, "UNIQUE constraint failed: cells.key") != NULL, "unique message: %s", msg);
 	free(msg);
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -619,7 +608,7 @@ static void test_results(void)
 	CHECK_INT(store_run_end(st, 77, "ok"), -1, "end of a missing run");
 	free(test_capture_end());
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -647,7 +636,7 @@ static void test_sweep(void)
 	check_q1(st, "SELECT count(*) || spec || hash FROM sweeps",
 		 "1sweep: demo\nrepeat: 2\n0000000000005678");
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -740,7 +729,7 @@ static void test_functions(void)
 	CHECK_INT(store_open(path, STORE_RO, &st), 0, "open ro");
 	check_q1(st, "SELECT median(column1) FROM (VALUES (1), (2), (3), (4))", "2.5");
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -804,7 +793,7 @@ static void test_query(void)
 	check_q1(st, "SELECT count(*) FROM cells", "0");
 	sb_release(&r.sb);
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -829,7 +818,7 @@ static void test_transactions(void)
 	CHECK_INT(q1_int(ro, "SELECT count(*) FROM cells"), 1, "reader sees the commit");
 	store_close(ro);
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -922,7 +911,7 @@ static void bench(void)
 	printf("# bench: %ld store_put_result (1 sample, 1 metric), commits of 1000: %.3f s wall, %.3f s cpu "
 	       "(%.0f/s)\n", nres, t1 - t0, c1 - c0, nres / (t1 - t0));
 	store_close(st);
-	rm_db(path);
+	store_remove_files(path);
 	free(path);
 }
 
@@ -993,7 +982,7 @@ static void test_writer(void)
 	fd = open(lock, O_RDONLY);
 	CHECK(fd >= 0 && read(fd, (char[8]){ 0 }, 8) == 0, "a clean close empties the lock file");
 	close(fd);
-	rm_db(path);
+	store_remove_files(path);
 	unlink(lock);
 	free(lock);
 	free(path);
