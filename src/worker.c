@@ -233,6 +233,7 @@ static int hold_result(struct sup *s, struct result *r)
 static int drain(struct sup *s)
 {
 	char chunk[65536];
+	size_t off = 0;
 	int ret = 0;
 
 	for (;;) {
@@ -246,25 +247,28 @@ static int drain(struct sup *s)
 			continue;
 		break;   /* EAGAIN: nothing more now; 0: the executor is gone */
 	}
-	for (size_t rec; (rec = msg_record_len(s->pipe.buf, s->pipe.len));) {
+	/* The records from off on; what is left is moved to the front once (a move per record would copy
+	 * a full pipe's bytes for each of its short cells). */
+	for (size_t rec; (rec = msg_record_len(s->pipe.buf + off, s->pipe.len - off)); off += rec) {
+		const char *p = s->pipe.buf + off;
 		int64_t cell;
 		enum result_status st;
 		double started, wall;
 
-		if (msg_record_peek(s->pipe.buf, rec, &cell, &st, &started, &wall) || !s->nfly ||
+		if (msg_record_peek(p, rec, &cell, &st, &started, &wall) || !s->nfly ||
 		    cell != s->fly[s->fhead].cell)
 			return error("rank %d: its executor returned a result that is not the running cell's", s->rank);
 		if (!msg_results_count(&s->results))
 			s->first_unsent = now_mono();
-		msg_results_add_record(&s->results, s->pipe.buf, rec);
+		msg_results_add_record(&s->results, p, rec);
 		ret |= s->fly[s->fhead].gang_size > 1 && st != RESULT_OK;
 		fly_pop(s);
 		/* The next cell started when this one ended, maybe well before the worker read it. */
 		if (started > 0 && wall >= 0)
 			s->head_start = fmin(s->head_start, now_mono() - (now_wall() - (started + wall)));
-		memmove(s->pipe.buf, s->pipe.buf + rec, s->pipe.len - rec);
-		s->pipe.len -= rec;
 	}
+	memmove(s->pipe.buf, s->pipe.buf + off, s->pipe.len - off);
+	s->pipe.len -= off;
 	return ret;
 }
 
