@@ -197,6 +197,21 @@ static void test_util(void)
 		CHECK_STR(closest_name("kernal", names), "kernel", "closest name");
 		CHECK(closest_name("zzzzzz", names) == NULL, "no suggestion when nothing is close");
 	}
+	/* iso_time keeps the second it last formatted: each call after another second must not reuse it. */
+	{
+		char b[32], small[8];
+
+		iso_time(1700000000.25, b, sizeof(b));
+		CHECK_STR(b, "2023-11-14T22:13:20.250Z", "iso_time");
+		iso_time(1700000000.9994, b, sizeof(b));
+		CHECK_STR(b, "2023-11-14T22:13:20.999Z", "iso_time, same second");
+		iso_time(1700000061.0625, b, sizeof(b));
+		CHECK_STR(b, "2023-11-14T22:14:21.062Z", "iso_time, a minute on");
+		iso_time(0.5, b, sizeof(b));
+		CHECK_STR(b, "1970-01-01T00:00:00.500Z", "iso_time, the epoch");
+		iso_time(1700000061.0625, small, sizeof(small));
+		CHECK_STR(small, "2023-11", "iso_time, truncated to the buffer");
+	}
 }
 
 /* A result's record as the executor writes it to the pipe: whole only once every byte is there, and
