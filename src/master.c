@@ -53,8 +53,7 @@ static int load_pending(const struct task *t, void *data)
 	}
 	m->stats->pending++;
 	/* Only the fields the store fills: the gang ones are the master's. */
-	g = (struct task){ t->cell, t->key, t->params, t->pass, t->replica, t->attempt, 0, t->isolate, 1, 0, 0,
-			   NULL };
+	g = (struct task){ t->cell, t->key, t->params, t->pass, t->replica, 0, t->isolate, 1, 0, 0, NULL };
 	g.gang_size = gang_size_of(m, t);
 	queue_push(g.gang_size > 1 ? &q->gangs : &q->cells, &g);
 	return 0;
@@ -213,7 +212,7 @@ static int refill(struct master *m, struct wstate *w)
 	while (w->nfly < w->depth && l->head < l->n && !(l->v[l->head].isolate && w->nfly)) {
 		if (s->control.n && w->since_control >= s->control_every) {
 			struct strbuf params = STRBUF_INIT;
-			struct task ctl = { 0, "control", NULL, 0, "", 1, 1, 0, 1, 0, 0, NULL };
+			struct task ctl = { 0, "control", NULL, 0, "", 1, 0, 1, 0, 0, NULL };
 			int rc;
 
 			json_obj_write(&params, &s->control);
@@ -514,10 +513,11 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 		}
 		started = 1;
 	}
-	if (greet(&m) || dispatch(&m))
+	if (greet(&m) || store_check_references(o->store, 0) || dispatch(&m))
 		goto stop;
 	progress(&m, 1);
-	ret = 0;
+	/* On again for what the caller writes after the run (a failed run's connection is closed). */
+	ret = store_check_references(o->store, 1);
 stop:
 	if (interrupted)
 		master_interrupted(&m);

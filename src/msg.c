@@ -180,7 +180,6 @@ void msg_put_task(struct strbuf *sb, const struct task *t)
 	put_str(sb, t->params);
 	put_u32(sb, (uint32_t)t->pass);
 	put_str(sb, t->replica);
-	put_u32(sb, (uint32_t)t->attempt);
 	put_u32(sb, (uint32_t)t->control);
 	put_u32(sb, (uint32_t)(t->gang_size > 1 ? t->gang_size : 1));
 	put_u32(sb, (uint32_t)t->gang_rank);
@@ -199,7 +198,6 @@ int msg_get_task(const char *buf, size_t len, struct task *t)
 	t->params = get_str(&c);
 	t->pass = (int)get_u32(&c);
 	t->replica = get_str(&c);
-	t->attempt = (int)get_u32(&c);
 	t->control = (int)get_u32(&c);
 	t->gang_size = (int)get_u32(&c);
 	t->gang_rank = (int)get_u32(&c);

@@ -60,7 +60,7 @@ int queue_mark_head(struct master *m, struct wstate *w)
 	w->since = now_mono();
 	if (t->control || t->gang_rank > 0)
 		return 0;
-	return store_mark_running(m->o->store, t->cell, &t->attempt);
+	return store_mark_running(m->o->store, t->cell);
 }
 
 int queue_fly(struct master *m, struct wstate *w, const struct task *t)
@@ -73,15 +73,16 @@ int queue_fly(struct master *m, struct wstate *w, const struct task *t)
 
 int queue_store_result(struct master *m, struct wstate *w, struct task *t, struct result *r)
 {
-	const struct spec *s = m->o->spec;
+	int again;
 
-	if (store_put_result(m->o->store, m->o->run, r, s->max_attempts, NULL))
+	/* The store counts the attempts and says whether the cell has one left. */
+	if (store_put_result(m->o->store, m->o->run, r, m->o->spec->max_attempts, NULL, &again))
 		return -1;
 	if (r->status == RESULT_OK) {
 		m->stats->ok++;
 	} else {
 		m->stats->failed++;
-		if (t->attempt < s->max_attempts)
+		if (again)
 			queue_push(t->gang_size > 1 ? &w->q->gangs : &w->q->cells, t);   /* after those queued */
 		else
 			m->stats->quarantined++;

@@ -13,7 +13,6 @@ struct task {
 	char *params;          /* JSON object */
 	int pass;
 	char *replica;
-	int attempt;           /* 1 for the first try */
 	int control;           /* 1: the spec's control cell, stored in controls, not results */
 	int isolate;           /* the master's: a suspect from a dead job, to be sent only to an idle worker */
 	/* A gang cell runs on gang_size workers at once; ordinary cells have gang_size 1 and no ranks. */

@@ -52,20 +52,20 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	[SQL_MARK_RUNNING] = "UPDATE cells SET attempts = attempts + 1, state = 'running', flight = 1"
 		" WHERE id = ?1",
 	[SQL_MARK_SENT] = "UPDATE cells SET flight = 1 WHERE id = ?1 AND flight = 0",
-	[SQL_ATTEMPTS] = "SELECT attempts FROM cells WHERE id = ?1",
-	[SQL_CELL_FOR_RESULT] = "SELECT attempts, (SELECT id FROM results WHERE cell = ?1 AND status = 'ok')"
-		" FROM cells WHERE id = ?1",
+	[SQL_OK_RESULT] = "SELECT id FROM results WHERE cell = ?1 AND status = 'ok'",
+	/* The attempt is the cell's count, read here: NULL (refused: NOT NULL) when there is no such cell. */
 	[SQL_RESULT] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median,"
 		" mean, min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop,"
-		" launches, warmup) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+		" launches, warmup) VALUES(?1, ?2, ?3, ?4, (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7,"
+		" ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
 	[SQL_SAMPLE] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
 	[SQL_METRIC] = "INSERT OR REPLACE INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[SQL_ITEM] = "INSERT OR REPLACE INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
 	[SQL_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL, flight = 0 WHERE id = ?1",
 	/* A cell that already has its ok result stays ok whatever a later attempt did. */
-	[SQL_CELL_FAILED] = "UPDATE cells SET error = ?2, flight = 0,"
-		" state = CASE WHEN attempts >= ?3 THEN 'quarantined' ELSE 'planned' END"
+	[SQL_CELL_RETRY] = "UPDATE cells SET error = ?2, flight = 0, state = 'planned'"
+		" WHERE id = ?1 AND state <> 'ok' AND attempts < ?3",
+	[SQL_CELL_QUARANTINE] = "UPDATE cells SET error = ?2, flight = 0, state = 'quarantined'"
 		" WHERE id = ?1 AND state <> 'ok'",
 	[SQL_CONTROL] = "INSERT INTO controls(run, worker, sweep, params, started, median, noise, n, error)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -204,6 +204,15 @@ int store_begin(struct store *st)
 		return -1;
 	st->in_tx = 1;
 	bulk_reset(st, BULK_UNTRIED);
+	return 0;
+}
+
+int store_check_references(struct store *st, int on)
+{
+	if (st->in_tx)
+		BUG("store_check_references: inside a transaction (SQLite would ignore it)");
+	if (sqlite3_exec(st->db, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF", NULL, NULL, NULL))
+		return store_sqlerr(st);
 	return 0;
 }
 

@@ -26,6 +26,13 @@ int store_schema_version(void);
 int store_begin(struct store *st);
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
+/*
+ * Foreign-key checks on this connection, on (1, as every connection opens) or off (0); outside a
+ * transaction. A run's dispatch turns them off: each row it writes names a cell, run, worker or result
+ * it has just read or made under the writer lock, and the six checks a short cell's result costs were an
+ * eighth of the master's time. Tests run PRAGMA foreign_key_check on what runs leave.
+ */
+int store_check_references(struct store *st, int on);
 
 /* Record a spec under its sweep name (sweeps table: name, kernel, per, text, hash). Re-recording the
  * same name with another text updates it and is allowed: the cells keep their keys. */
@@ -123,7 +130,7 @@ int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int 
  * only to an idle worker, as the cell it runs at once, so that its attempt is counted before it runs: a
  * cell that kills its worker is charged for it even when it crashed as soon as it started. Then
  * store_each_pending calls fn for every cell of sweep that is "planned", in ord order, with a task
- * (attempt = attempts + 1, control 0, isolate 1 for suspects) whose strings are valid during the call only.
+ * (control 0, isolate 1 for suspects) whose strings are valid during the call only.
  * fn may write to the store (store_mark_running). fn returns non-zero to stop; store_each_pending then
  * returns that value, 0 when every cell was visited, -1 after error().
  */
@@ -135,19 +142,20 @@ int store_each_pending(struct store *st, const char *sweep, int (*fn)(const stru
  * dies now makes it a suspect (store_recover). */
 int store_mark_sent(struct store *st, int64_t cell);
 /* The cell goes to "running" and its attempts grow by one (the attempt is counted even if the worker
- * then dies). *attempt is the new count. */
-int store_mark_running(struct store *st, int64_t cell, int *attempt);
+ * then dies). */
+int store_mark_running(struct store *st, int64_t cell);
 
 /*
- * Store a result (with its samples, metrics, items, captured output) for run and the worker's row, and
- * move the cell to "ok", back to "planned" for a retry, or to "quarantined" once it has failed
- * max_attempts times. The summary (median, quartiles, noise, ...) is computed here from r->samples.
- * Outside a transaction all of it or nothing is written; inside the caller's, a failure (-1) leaves
- * partial rows that the caller must roll back. A second ok result for a cell that has one is not stored:
- * a warning, *id = the kept one, 0.
- * r->cell must be a cell (> 0): control cells go to store_put_control. *id may be NULL.
+ * Store a result (with its samples, metrics, items, captured output, and its summary as r carries it) for
+ * run and the worker's row, as the cell's attempt (its count of attempts), and move the cell to "ok",
+ * back to "planned" for a retry (*again = 1), or to "quarantined" once it has failed max_attempts times;
+ * a cell that is ok stays ok. Outside a transaction all of it or nothing is written; inside the caller's,
+ * a failure (-1) leaves partial rows that the caller must roll back. A second ok result for a cell that
+ * has one is not stored: a warning, *id = the kept one, 0. r->cell must be a cell (> 0): control cells go
+ * to store_put_control. id and again may be NULL.
  */
-int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id);
+int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id,
+		     int *again);
 /* A control-cell rerun (task control = 1) of sweep with params: one row of controls (median, noise, n
  * of r's samples; error when it failed). *id may be NULL. */
 int store_put_control(struct store *st, int64_t run, const char *sweep, const char *params,

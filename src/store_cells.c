@@ -154,7 +154,7 @@ int store_each_pending(struct store *st, const char *sweep, int (*fn)(const stru
 	 * returned: fn may change cells (mark them running) without disturbing the scan. "+ord" keeps it
 	 * so should an index on ord appear. Prepared per call, so fn may call this again.
 	 */
-	static const char sql[] = "SELECT id, key, params, pass, replica, attempts, flight = 2 FROM cells"
+	static const char sql[] = "SELECT id, key, params, pass, replica, flight = 2 FROM cells"
 		" WHERE sweep = ?1 AND state = 'planned' ORDER BY +ord, id";
 	sqlite3_stmt *s;
 	int rc, ret = 0;
@@ -172,9 +172,8 @@ int store_each_pending(struct store *st, const char *sweep, int (*fn)(const stru
 		t.params = (char *)sqlite3_column_text(s, 2);
 		t.pass = sqlite3_column_int(s, 3);
 		t.replica = (char *)sqlite3_column_text(s, 4);
-		t.attempt = sqlite3_column_int(s, 5) + 1;
 		t.control = 0;
-		t.isolate = sqlite3_column_int(s, 6);
+		t.isolate = sqlite3_column_int(s, 5);
 		if ((ret = fn(&t, data)))
 			break;
 	}
@@ -184,23 +183,17 @@ int store_each_pending(struct store *st, const char *sweep, int (*fn)(const stru
 	return ret;
 }
 
-int store_mark_running(struct store *st, int64_t cell, int *attempt)
+int store_mark_running(struct store *st, int64_t cell)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_MARK_RUNNING), *q = store_stmt(st, SQL_ATTEMPTS);
-	int64_t n = 0;
-	int found;
+	sqlite3_stmt *s = store_stmt(st, SQL_MARK_RUNNING);
 
-	if (!s || !q)
+	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, cell);
 	if (store_step(st, s))
 		return -1;
 	if (!sqlite3_changes(st->db))
 		return error("no cell %" PRId64 " in '%s'", cell, st->path);
-	sqlite3_bind_int64(q, 1, cell);
-	if (store_step_row(st, q, &found, &n, 1))
-		return -1;
-	*attempt = (int)n;
 	return 0;
 }
 

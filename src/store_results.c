@@ -204,14 +204,38 @@ static int store_put_details(struct store *st, int64_t id, const struct result *
 	return 0;
 }
 
-/* Insert the result row and its details, and move the cell on. Runs inside store_atomic. */
+/* A failed attempt's cell: planned again while it has attempts left (1), else quarantined (0); a cell
+ * that is ok already stays so (0). */
+static int store_cell_failed(struct store *st, const struct result *r, int max_attempts)
+{
+	sqlite3_stmt *retry = store_stmt(st, SQL_CELL_RETRY), *q = store_stmt(st, SQL_CELL_QUARANTINE);
+	const char *why = r->error ? r->error : result_status_name[r->status];
+
+	if (!retry || !q)
+		return -1;
+	sqlite3_bind_int64(retry, 1, r->cell);
+	store_bind_text(retry, 2, why);
+	sqlite3_bind_int(retry, 3, max_attempts);
+	if (store_step(st, retry))
+		return -1;
+	if (sqlite3_changes(st->db))
+		return 1;
+	sqlite3_bind_int64(q, 1, r->cell);
+	store_bind_text(q, 2, why);
+	return store_step(st, q);
+}
+
+/* Insert the result row and its details, and move the cell on, in the caller's transaction: 0, or 1
+ * when the cell is planned again (store_cell_failed); 2 when the cell has an ok result already and r is
+ * ok too (nothing written). */
 static int store_put_result_rows(struct store *st, int64_t run, const struct result *r, int max_attempts,
-				 int64_t attempts, int64_t *id)
+				 int64_t *id)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_RESULT), *c;
 	const struct summary *sum = &r->sum;
 	char started[32];
 	int64_t worker;
+	int rc;
 
 	if (!s || store_worker_id(st, run, r->worker, &worker))
 		return -1;
@@ -220,7 +244,6 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_id(s, 2, run);
 	store_bind_id(s, 3, worker);
 	store_bind_text(s, 4, result_status_name[r->status]);
-	sqlite3_bind_int64(s, 5, attempts);
 	store_bind_text(s, 6, r->started > 0 ? started : NULL);
 	store_bind_num(s, 7, r->wall);
 	sqlite3_bind_int(s, 8, r->nsamples);
@@ -241,61 +264,66 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_text(s, 23, r->stop > STOP_NONE && r->stop < NSTOP ? stop_rule_name[r->stop] : NULL);
 	store_bind_num(s, 24, r->launches > 0 ? r->launches : NAN);
 	store_bind_num(s, 25, r->warmup);
-	if (store_step(st, s))
-		return -1;
+	/* No look-up before the insert (it was a tenth of a short cell's cost): the constraints answer. A
+	 * failed statement is undone alone; the transaction goes on. */
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE) {
+		int ext = sqlite3_extended_errcode(st->db);
+
+		if (ext == SQLITE_CONSTRAINT_NOTNULL)
+			rc = error("result for cell %" PRId64 ", which is not in '%s'", r->cell, st->path);
+		else if (ext == SQLITE_CONSTRAINT_UNIQUE && r->status == RESULT_OK)
+			rc = 2;   /* results_one_ok */
+		else
+			rc = store_sqlerr(st);
+		sqlite3_reset(s);
+		return rc;
+	}
+	sqlite3_reset(s);
 	*id = sqlite3_last_insert_rowid(st->db);
 	if (store_put_details(st, *id, r))
 		return -1;
-	if (r->status == RESULT_OK) {
-		if (!(c = store_stmt(st, SQL_CELL_OK)))
-			return -1;
-		sqlite3_bind_int64(c, 1, r->cell);
-	} else {
-		if (!(c = store_stmt(st, SQL_CELL_FAILED)))
-			return -1;
-		sqlite3_bind_int64(c, 1, r->cell);
-		store_bind_text(c, 2, r->error ? r->error : result_status_name[r->status]);
-		sqlite3_bind_int(c, 3, max_attempts);
-	}
+	if (r->status != RESULT_OK)
+		return store_cell_failed(st, r, max_attempts);
+	if (!(c = store_stmt(st, SQL_CELL_OK)))
+		return -1;
+	sqlite3_bind_int64(c, 1, r->cell);
 	return store_step(st, c);
 }
 
-int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id)
+int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id,
+		     int *again)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_CELL_FOR_RESULT);
-	int64_t row[2], rid = 0;
-	int found;
+	int64_t rid = 0;
+	int own = !st->in_tx, rc, found;
 
 	if (r->cell <= 0)
 		BUG("store_put_result: cell %" PRId64 " (a control cell goes to store_put_control)", r->cell);
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, r->cell);
-	if (store_step_row(st, s, &found, row, 2))
-		return -1;
-	if (!found)
-		return error("result for cell %" PRId64 ", which is not in '%s'", r->cell, st->path);
-	/* One ok result per cell: a second one (two runs raced on a resume) is dropped, the first kept. */
-	if (r->status == RESULT_OK && row[1]) {
-		warning("cell %" PRId64 " already has an ok result (%" PRId64 "); keeping that one",
-			r->cell, row[1]);
-		if (id)
-			*id = row[1];
-		return 0;
-	}
 	/* Inside the caller's transaction a failure leaves the rollback to the caller: a savepoint per
 	 * result would copy every page it touches to a statement journal (a third of a short cell's cost). */
-	if (st->in_tx)
-		return store_put_result_rows(st, run, r, max_attempts, row[0], id ? id : &rid);
-	if (store_begin(st))
+	if (own && store_begin(st))
 		return -1;
-	if (store_put_result_rows(st, run, r, max_attempts, row[0], &rid) || store_commit(st)) {
+	rc = store_put_result_rows(st, run, r, max_attempts, &rid);
+	if (again)
+		*again = rc == 1;
+	if (rc == 1)
+		rc = 0;
+	if (rc == 2) {
+		/* One ok result per cell: a second one (two runs raced on a resume) is dropped, the first kept. */
+		sqlite3_stmt *q = store_stmt(st, SQL_OK_RESULT);
+
+		rc = q ? sqlite3_bind_int64(q, 1, r->cell), store_step_row(st, q, &found, &rid, 1) : -1;
+		if (!rc)
+			warning("cell %" PRId64 " already has an ok result (%" PRId64 "); keeping that one",
+				r->cell, rid);
+	}
+	if (own && (rc || store_commit(st))) {
 		store_rollback(st);
 		return -1;
 	}
-	if (id)
+	if (!rc && id)
 		*id = rid;
-	return 0;
+	return rc;
 }
 
 int store_put_control(struct store *st, int64_t run, const char *sweep, const char *params,

@@ -22,7 +22,13 @@ abort:2:signal 6 (SIGABRT)
 exit:2:exit 7
 hang:2:timeout: hung: cancelled after timeout" &&
 	test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'ok' AND json_extract(params, '$.mode') = 'ok'")" = 200 &&
-	test "$(sql "$1" "SELECT count(*) FROM results WHERE status = 'ok'")" = 200
+	test "$(sql "$1" "SELECT count(*) FROM results WHERE status = 'ok'")" = 200 &&
+	# each failing cell's two results are its attempts 1 and 2, the ok ones attempt 1
+	test "$(sql "$1" "SELECT group_concat(a, ' ') FROM (SELECT group_concat(attempt, ',') AS a FROM
+		(SELECT cell, attempt FROM results WHERE status != 'ok' ORDER BY cell, attempt) GROUP BY cell)")" = \
+		"1,2 1,2 1,2 1,2" &&
+	test "$(sql "$1" "SELECT DISTINCT attempt FROM results WHERE status = 'ok'")" = 1 &&
+	db_sound "$1"
 }
 
 test_expect_success 'one process: 200 ok, the four failing cells quarantined with their causes, exit 3' '
@@ -66,7 +72,7 @@ params:
     - {bytes: 8K, crash: -1}
     - {bytes: 16K, crash: -1}
 gpus: 2
-max_attempts: 1
+max_attempts: 2
 order: sequential
 timing: {min_samples: 3, min_time: 0, max_noise: 1, timeout: 3, warmup: 0}
 Y
@@ -75,8 +81,14 @@ test_expect_success 'a gang member whose executor dies fails the cell for every 
 	sed -i "s/^gpus: 2$//; s/{bytes: \([0-9K]*\), crash: \(-\?[0-9]\)}/{bytes: \1, crash: \2, gpus: 2}/" gcrash.yaml &&
 	test_expect_code 3 $MPIRUN -np 3 "$SWEEP" run gcrash.yaml --db g.db 2>err &&
 	grep -q "^sweep: gcrash: 2 cells ok, 1 quarantined, 0 not run" err &&
-	err=$(sql g.db "SELECT error FROM results WHERE status != '\''ok'\''") &&
+	err=$(sql g.db "SELECT error FROM results WHERE status != '\''ok'\'' AND attempt = 1") &&
 	echo "$err" &&
 	case "$err" in *"gang rank 1 (rank "*"): signal 11 (SIGSEGV)"*) ;; *) false ;; esac &&
-	test "$(sql g.db "SELECT count(*) FROM metrics WHERE name = '\''errors'\'' AND value = 0")" = 2
+	# the crashing cell ran twice, as attempts 1 and 2, whichever member'\''s result came first
+	test "$(sql g.db "SELECT group_concat(attempt, '\'','\'') FROM (SELECT attempt FROM results
+		WHERE status != '\''ok'\'' ORDER BY attempt)")" = "1,2" &&
+	test "$(sql g.db "SELECT attempts || state FROM cells WHERE json_extract(params, '\''$.crash'\'') = 1")" = \
+		2quarantined &&
+	test "$(sql g.db "SELECT count(*) FROM metrics WHERE name = '\''errors'\'' AND value = 0")" = 2 &&
+	db_sound g.db
 '

@@ -179,5 +179,5 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	test "$(sql rq.db "SELECT count(*) FROM results WHERE run = 2 AND status = '\''ok'\''")" -gt 0 &&
 	test "$(sql rq.db "SELECT group_concat(restarts) FROM (SELECT restarts FROM slurm_runs ORDER BY run)")" = \
 		"0,1" &&
-	test "$(sql rq.db "PRAGMA integrity_check")" = ok
+	db_sound rq.db
 '

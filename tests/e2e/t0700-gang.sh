@@ -124,7 +124,7 @@ test_expect_success 'a killed gang run resumes with every gang cell exactly once
 	test "$before" -ge 2 && test "$before" -lt 14 &&
 	$MPIRUN -np 3 "$SWEEP" run slowmix.yaml --db k.db 2>err &&
 	tail -1 err &&
-	test "$(sql k.db "PRAGMA integrity_check")" = ok &&
+	db_sound k.db &&
 	test "$(sql k.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 14 &&
 	test "$(sql k.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 14 &&
 	test "$(sql k.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r

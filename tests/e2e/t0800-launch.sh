@@ -136,7 +136,7 @@ test_expect_success 'pull while they run: consistent snapshots, merged' '
 	cat out err &&
 	sum=0 &&
 	for i in 1 2 3; do
-		test "$(sql pulled/r$i/long.db "PRAGMA integrity_check")" = ok &&
+		db_sound pulled/r$i/long.db &&
 		test "$(sql pulled/r$i/long.db "PRAGMA journal_mode")" = delete &&
 		test ! -e pulled/r$i/long.db-wal &&
 		n=$(sql pulled/r$i/long.db "SELECT count(*) FROM results WHERE status = $(q ok)") &&
@@ -149,7 +149,7 @@ test_expect_success 'pull while they run: consistent snapshots, merged' '
 		kill -0 "$(cat w$i/results/long.pid)" &&
 		! ls w$i/results/.long.pull-* 2>/dev/null || return 1
 	done &&
-	test "$(sql merged.db "PRAGMA integrity_check")" = ok &&
+	db_sound merged.db &&
 	test "$(sql merged.db "SELECT count(DISTINCT host) FROM v_results")" = 3 &&
 	test "$(sql merged.db "SELECT count(*) FROM v_results WHERE status = $(q ok)")" = "$sum"
 '
@@ -191,7 +191,7 @@ test_expect_success 'pull after they finished: exactly one ok result per host pe
 	test "$(awk "/ long: 120 cells, / { print \$1, \$5 + \$8 }" out)" = "r1: 60
 r2: 60
 r3: 60" &&
-	test "$(sql merged.db "PRAGMA integrity_check")" = ok &&
+	db_sound merged.db &&
 	test "$(sql merged.db "SELECT count(*) FROM cells WHERE state = $(q template)")" = 60 &&
 	test "$(sql merged.db "SELECT count(*) FROM cells WHERE state = $(q ok)")" = 180 &&
 	test "$(sql merged.db "SELECT count(*) FROM cells WHERE state NOT IN ($(q ok), $(q template))")" = 0 &&

@@ -86,7 +86,7 @@ static void run_cell(const struct cell *c, int gpu, int have_gpu)
 {
 	char *yaml = xasprintf("sweep: check\nkernel: %s\ntiming: %s\n", c->kernel, timing);
 	struct executor w = { .rank = 0, .gpu = gpu, .host = "check" };
-	struct task t = { .cell = 1, .params = (char *)c->params, .attempt = 1 };
+	struct task t = { .cell = 1, .params = (char *)c->params };
 	struct spec s;
 	struct result r;
 

@@ -18,6 +18,13 @@ build() {
 		-lcublasLt -ldl || exit 1
 	nvcc -std=c++17 -O3 -arch=sm_90 tests/gpu/copy_variants.cu -o build/copy_variants || exit 1
 }
+# build_old: old/build/sweep the same way, when old/ (`git archive` of an earlier commit) was carried along.
+build_old() {
+	[ -d old ] || return 0
+	(cd old && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
+		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/old.log" 2>&1) ||
+		tail -20 "$R/old.log"
+}
 # build_check: build/check_kernels (tests/gpu/check_kernels.c) against build/cuda/libsweep.a; after build.
 build_check() {
 	local cuda

@@ -12,11 +12,7 @@ step machine
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu --format=csv
 step build
 build
-if [ -d old ]; then
-	(cd old && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
-		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/old.log" 2>&1) ||
-		{ tail -20 "$R/old.log"; }
-fi
+build_old
 
 step "debug.gpu: an illegal address and a trap among good GPU cells (exit 3 expected)"
 timeout 120 $S run tests/gpu/specs/debug-gpu.yaml --db "$R/dbg.db" 2>&1 | tail -3

@@ -232,7 +232,6 @@ static void put_ok(struct store *st, int64_t run, int64_t cell, int rank, double
 		   const double *samples, int n, double gflops, const char *item)
 {
 	struct result r;
-	int attempt;
 
 	result_init(&r);
 	r.cell = cell;
@@ -245,7 +244,7 @@ static void put_ok(struct store *st, int64_t run, int64_t cell, int rank, double
 	result_set_metric(&r, "gflops", gflops);
 	if (item)
 		result_add_item(&r, item, "t", 1.5);
-	if (store_mark_running(st, cell, &attempt) || store_put_result(st, run, &r, 3, NULL))
+	if (store_mark_running(st, cell) || store_put_result(st, run, &r, 3, NULL, NULL))
 		BUG("cannot store a result");
 	result_release(&r);
 }
@@ -255,14 +254,13 @@ static void put_fail(struct store *st, int64_t run, int64_t cell, int rank, doub
 		     const char *why)
 {
 	struct result r;
-	int attempt;
 
 	result_init(&r);
 	r.cell = cell;
 	r.worker = rank;
 	r.started = started;
 	result_fail(&r, RESULT_ERROR, "%s", why);
-	if (store_mark_running(st, cell, &attempt) || store_put_result(st, run, &r, max_attempts, NULL))
+	if (store_mark_running(st, cell) || store_put_result(st, run, &r, max_attempts, NULL, NULL))
 		BUG("cannot store a result");
 	result_release(&r);
 }
@@ -573,7 +571,6 @@ static void test_states(void)
 	const char *in[1];
 	struct store *st;
 	int64_t run, c[10];
-	int attempt;
 
 	st = input_open(a);
 	put_sweep(st, "s", PER_ANY);
@@ -584,7 +581,7 @@ static void test_states(void)
 		free(p);
 	}
 	run = add_run(st, "sweep run s.yaml --db a.db", "s", "host-a", 1);
-	CHECK_INT(store_mark_running(st, c[2], &attempt), 0, "n=2 running");
+	CHECK_INT(store_mark_running(st, c[2]), 0, "n=2 running");
 	put_ok(st, run, c[3], 0, 1700000300, s9, 1, 1, NULL);
 	put_fail(st, run, c[4], 0, 1700000301, 1, "boom");
 	put_fail(st, run, c[7], 0, 1700000302, 3, "flaky");
@@ -613,7 +610,7 @@ static void test_states(void)
 	run = add_run(st, "sweep run s.yaml --db b.db", "s", "host-b", 1);
 	put_fail(st, run, c[8], 0, 1700000400, 1, "bad 8");
 	put_fail(st, run, c[3], 0, 1700000401, 1, "late");
-	CHECK_INT(store_mark_running(st, c[9], &attempt), 0, "n=9 running");
+	CHECK_INT(store_mark_running(st, c[9]), 0, "n=9 running");
 	put_ok(st, run, c[5], 0, 1700000402, s9, 1, 1, NULL);
 	store_close(st);
 	check_sql(b, STATES, "quarantined:late ok:- quarantined:bad 8 running:-");

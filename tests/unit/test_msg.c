@@ -6,7 +6,7 @@
 
 static void test_task(void)
 {
-	struct task t = { 42, "00ff00ff00ff00ff", "{\"M\":64}", 1, "hostA/gpu0", 2, 0, 0, 1, 0, 0, NULL }, u;
+	struct task t = { 42, "00ff00ff00ff00ff", "{\"M\":64}", 1, "hostA/gpu0", 0, 0, 1, 0, 0, NULL }, u;
 	struct strbuf sb = STRBUF_INIT;
 
 	msg_put_task(&sb, &t);
@@ -16,7 +16,6 @@ static void test_task(void)
 	CHECK_STR(u.params, t.params, "task params");
 	CHECK_INT(u.pass, 1, "task pass");
 	CHECK_STR(u.replica, "hostA/gpu0", "task replica");
-	CHECK_INT(u.attempt, 2, "task attempt");
 	CHECK_INT(u.gang_size, 1, "an ordinary task is a gang of one");
 	CHECK(u.gang_ranks == NULL, "an ordinary task has no member list");
 	task_release(&u);
@@ -45,9 +44,9 @@ static void test_task(void)
 static void test_tasks(void)
 {
 	struct task t[3] = {
-		{ 1, "0000000000000001", "{\"a\":1}", 0, "", 1, 0, 0, 1, 0, 0, NULL },
-		{ 2, "0000000000000002", "{\"a\":2}", 1, "h", 2, 0, 0, 1, 0, 0, NULL },
-		{ 3, "0000000000000003", "{}", 0, "", 1, 1, 0, 1, 0, 0, NULL },
+		{ 1, "0000000000000001", "{\"a\":1}", 0, "", 0, 0, 1, 0, 0, NULL },
+		{ 2, "0000000000000002", "{\"a\":2}", 1, "h", 0, 0, 1, 0, 0, NULL },
+		{ 3, "0000000000000003", "{}", 0, "", 1, 0, 1, 0, 0, NULL },
 	}, *u;
 	const struct task *list[3] = { &t[0], &t[1], &t[2] };
 	struct strbuf sb = STRBUF_INIT;

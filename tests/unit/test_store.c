@@ -191,7 +191,7 @@ static void test_open(void)
 struct collect {
 	struct strbuf keys;
 	int n, stop_at;
-	int attempts[8];
+	int isolate[8];
 	int not_cells;         /* tasks with control set or no cell id */
 };
 
@@ -200,7 +200,7 @@ static int collect_cb(const struct task *t, void *data)
 	struct collect *c = data;
 
 	if (c->n < 8)
-		c->attempts[c->n] = t->attempt;
+		c->isolate[c->n] = t->isolate;
 	sb_addf(&c->keys, "%s%s", c->keys.len ? "," : "", t->key);
 	c->not_cells += t->control != 0 || t->cell <= 0;
 	c->n++;
@@ -213,7 +213,7 @@ static void test_cells(void)
 	struct store *st;
 	struct collect c = { STRBUF_INIT, 0, 0, { 0 }, 0 };
 	char key[17];
-	int added, total = 0, attempt = 0;
+	int added, total = 0;
 
 	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
 	CHECK_INT(store_begin(st), 0, "begin");
@@ -282,7 +282,7 @@ static void test_cells(void)
 		CHECK_STR(c.keys.buf, want, "pending order");
 		free(want);
 	}
-	CHECK_INT(c.attempts[0], 1, "first attempt");
+	CHECK_INT(c.isolate[0], 0, "no suspect before a recovery");
 	CHECK_INT(c.not_cells, 0, "every task is a cell, not a control");
 	sb_reset(&c.keys);
 	c.n = 0;
@@ -291,19 +291,18 @@ static void test_cells(void)
 	CHECK_INT(c.n, 2, "stopped after two");
 
 	/* mark_running counts attempts; recover puts running cells back or quarantines them. */
-	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k0'"), &attempt), 0,
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k0'")), 0,
 		  "mark k0");
-	CHECK_INT(attempt, 1, "k0 attempt 1");
-	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k1'"), &attempt), 0,
+	check_q1(st, "SELECT state || attempts FROM cells WHERE key = 'k0'", "running1");
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k1'")), 0,
 		  "mark k1");
-	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k1'"), &attempt), 0,
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'k1'")), 0,
 		  "mark k1 again");
-	CHECK_INT(attempt, 2, "k1 attempt 2");
 	check_q1(st, "SELECT state || attempts FROM cells WHERE key = 'k1'", "running2");
 	test_capture_start();
-	CHECK_INT(store_mark_running(st, 999999, &attempt), -1, "mark missing cell");
+	CHECK_INT(store_mark_running(st, 999999), -1, "mark missing cell");
 	free(test_capture_end());
-	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'o0'"), &attempt), 0,
+	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'o0'")), 0,
 		  "mark other sweep");
 
 	CHECK_INT(store_recover(st, "s", 2), 0, "recover");
@@ -318,7 +317,8 @@ static void test_cells(void)
 	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 0, "pending after recover");
 	CHECK_INT(c.n, 6, "k1 no longer pending");
 	CHECK(!strncmp(c.keys.buf, "k0,k2,", 6), "k0 then k2: %s", c.keys.buf);
-	CHECK_INT(c.attempts[0], 2, "k0 next attempt is 2");
+	CHECK_INT(c.isolate[0], 1, "k0, in flight when its job died, is a suspect");
+	CHECK_INT(c.isolate[1], 0, "k2 was not in flight");
 	sb_release(&c.keys);
 	store_close(st);
 
@@ -443,7 +443,7 @@ static void test_results(void)
 	struct store *st;
 	struct result r;
 	int64_t run, host, host2, id, id2, c1, c2, c3;
-	int added, attempt;
+	int added, again;
 	const char *facts = "{\"hostname\":\"node1\",\"cpus\":8,\"gpus\":[{\"name\":\"x\"}]}";
 
 	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
@@ -477,7 +477,7 @@ static void test_results(void)
 	c3 = cell_id(st, "c3");
 
 	/* An ok result with known numbers. */
-	CHECK_INT(store_mark_running(st, c1, &attempt), 0, "mark c1");
+	CHECK_INT(store_mark_running(st, c1), 0, "mark c1");
 	result_init(&r);
 	r.cell = c1;
 	r.worker = 1;
@@ -495,7 +495,7 @@ static void test_results(void)
 	result_add_item(&r, "a", "t", 1.5);
 	result_add_item(&r, "b", "t", 2.5);
 	CHECK_INT(store_begin(st), 0, "begin");
-	CHECK_INT(store_put_result(st, run, &r, 3, &id), 0, "put ok");
+	CHECK_INT(store_put_result(st, run, &r, 3, &id, NULL), 0, "put ok");
 	CHECK_INT(store_commit(st), 0, "commit");
 	CHECK(id > 0, "result id");
 	check_q1(st, "SELECT status || '|' || attempt || '|' || n || '|' || median || '|' || mean || '|' ||"
@@ -519,7 +519,7 @@ static void test_results(void)
 
 	/* A duplicate ok is refused; the first one stays. */
 	test_capture_start();
-	CHECK_INT(store_put_result(st, run, &r, 3, &id2), 0, "duplicate ok returns 0");
+	CHECK_INT(store_put_result(st, run, &r, 3, &id2, NULL), 0, "duplicate ok returns 0");
 	msg = test_capture_end();
 	CHECK_INT(id2, id, "duplicate reports the kept result");
 	CHECK(strstr(msg, "already has an ok result") != NULL, "duplicate warning: %s", msg);
@@ -536,23 +536,26 @@ static void test_results(void)
 	free(msg);
 	/* A failed attempt after the ok is kept as history, but the cell stays ok. */
 	result_fail(&r, RESULT_ERROR, "late failure");
-	CHECK_INT(store_put_result(st, run, &r, 3, &id2), 0, "error after ok");
+	again = -1;
+	CHECK_INT(store_put_result(st, run, &r, 3, &id2, &again), 0, "error after ok");
+	CHECK_INT(again, 0, "an ok cell is not tried again");
 	check_q1(st, "SELECT state || coalesce(error, '-') FROM cells WHERE key = 'c1'", "ok-");
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM results WHERE cell = 1"), 2, "two results for c1");
 	result_release(&r);
 
 	/* Errors: back to planned until max_attempts (2), then quarantined. No samples: NULL summary. */
-	CHECK_INT(store_mark_running(st, c2, &attempt), 0, "mark c2");
+	CHECK_INT(store_mark_running(st, c2), 0, "mark c2");
 	result_init(&r);
 	r.cell = c2;
 	r.worker = 0;
 	result_fail(&r, RESULT_ERROR, "bad %s", "input");
-	CHECK_INT(store_put_result(st, run, &r, 2, NULL), 0, "put error");
+	CHECK_INT(store_put_result(st, run, &r, 2, NULL, &again), 0, "put error");
+	CHECK_INT(again, 1, "attempt 1 of 2 failed: again");
 	check_q1(st, "SELECT state || attempts || error FROM cells WHERE id = 2", "planned1bad input");
 	check_q1(st, "SELECT status || n || coalesce(median, '-') || coalesce(noise, '-') || error || worker "
 		 "FROM results WHERE cell = 2", "error0--bad input1");
-	CHECK_INT(store_mark_running(st, c2, &attempt), 0, "mark c2 again");
-	CHECK_INT(attempt, 2, "attempt 2");
+	CHECK_INT(store_mark_running(st, c2), 0, "mark c2 again");
+	check_q1(st, "SELECT attempts FROM cells WHERE id = 2", "2");
 	result_release(&r);
 	result_init(&r);
 	r.cell = c2;
@@ -560,7 +563,8 @@ static void test_results(void)
 	result_add_sample(&r, 0.5, 0);
 	result_summarize(&r, 0.5);
 	result_fail(&r, RESULT_TIMEOUT, "timed out after 15 s");
-	CHECK_INT(store_put_result(st, run, &r, 2, &id), 0, "put timeout");
+	CHECK_INT(store_put_result(st, run, &r, 2, &id, &again), 0, "put timeout");
+	CHECK_INT(again, 0, "attempt 2 of 2 failed: quarantined");
 	check_q1(st, "SELECT state || attempts || error FROM cells WHERE id = 2",
 		 "quarantined2timed out after 15 s");
 	check_q1(st, "SELECT status || attempt || n || median || coalesce(noise, '-') || "
@@ -568,13 +572,14 @@ static void test_results(void)
 	result_release(&r);
 
 	/* A timeout with max_attempts not reached on c3, and a result from an unrecorded worker. */
-	CHECK_INT(store_mark_running(st, c3, &attempt), 0, "mark c3");
+	CHECK_INT(store_mark_running(st, c3), 0, "mark c3");
 	result_init(&r);
 	r.cell = c3;
 	r.worker = 5;
 	result_fail(&r, RESULT_TIMEOUT, "slow");
 	test_capture_start();
-	CHECK_INT(store_put_result(st, run, &r, 3, NULL), 0, "put from unknown worker");
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, &again), 0, "put from unknown worker");
+	CHECK_INT(again, 1, "attempt 1 of 3 failed: again");
 	msg = test_capture_end();
 	CHECK(strstr(msg, "no worker row for run 1 rank 5") != NULL, "unknown worker warning: %s", msg);
 	free(msg);
@@ -583,10 +588,41 @@ static void test_results(void)
 	/* A result for a cell that does not exist changes nothing. */
 	r.cell = 424242;
 	test_capture_start();
-	CHECK_INT(store_put_result(st, run, &r, 3, NULL), -1, "result for a missing cell");
-	free(test_capture_end());
-	result_release(&r);
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), -1, "result for a missing cell");
+	msg = test_capture_end();
+	CHECK(strstr(msg, "result for cell 424242, which is not in") != NULL, "missing cell: %s", msg);
+	free(msg);
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 5, "results in all");
+	/* As a run's dispatch writes: references unchecked, in its transaction. A missing cell is still
+	 * refused (the attempt it would name is NULL); a duplicate ok is dropped and the transaction goes
+	 * on with the other results. */
+	CHECK_INT(store_check_references(st, 0), 0, "references off");
+	CHECK_INT(store_begin(st), 0, "begin (references off)");
+	test_capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), -1, "missing cell, references off");
+	msg = test_capture_end();
+	CHECK(strstr(msg, "which is not in") != NULL, "missing cell, references off: %s", msg);
+	free(msg);
+	r.cell = 1;
+	r.worker = 0;
+	r.status = RESULT_OK;
+	test_capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, &id2, NULL), 0, "duplicate ok in a transaction");
+	msg = test_capture_end();
+	CHECK_INT(id2, q1_int(st, "SELECT id FROM results WHERE cell = 1 AND status = 'ok'"),
+		  "duplicate in a transaction reports the kept result");
+	CHECK(strstr(msg, "already has an ok result") != NULL, "duplicate in a transaction: %s", msg);
+	free(msg);
+	r.cell = 3;
+	r.status = RESULT_ERROR;
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), 0, "error result after the duplicate");
+	CHECK_INT(store_commit(st), 0, "commit (references off)");
+	CHECK_INT(store_check_references(st, 1), 0, "references on");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 6, "the error result, not the others");
+	CHECK_INT(q1_int(st, "SELECT attempt FROM results ORDER BY id DESC LIMIT 1"),
+		  q1_int(st, "SELECT attempts FROM cells WHERE id = 3"), "attempt read from the cell");
+	CHECK_INT(q1_int(st, "SELECT count(*) FROM pragma_foreign_key_check"), 0, "no dangling references");
+	result_release(&r);
 
 	/* Control cells go to controls. */
 	result_init(&r);
@@ -869,9 +905,7 @@ static void bench(void)
 	t0 = now_mono();
 	store_begin(st);
 	for (long i = 0; i < nres; i++) {
-		int attempt;
-
-		store_mark_running(st, i + 1, &attempt);
+		store_mark_running(st, i + 1);
 		if (i % 1000 == 999) {
 			store_commit(st);
 			store_begin(st);
@@ -896,7 +930,7 @@ static void bench(void)
 	total = 0;
 	for (long i = 0; i < nres; i++) {
 		r.cell = i + 1;
-		total += !store_put_result(st, run, &r, 3, NULL);
+		total += !store_put_result(st, run, &r, 3, NULL, NULL);
 		if (i % 1000 == 999) {
 			store_commit(st);
 			store_begin(st);
@@ -920,7 +954,7 @@ static void test_writer(void)
 {
 	char *path = tmp_path("writer.db"), *lock = xasprintf("%s-writer", path), *err;
 	struct store *a, *b, *r;
-	int added, attempt, fd;
+	int added, fd;
 	uint64_t n;
 
 	CHECK_INT(store_open(path, STORE_RW, &a), 0, "open a");
@@ -941,7 +975,7 @@ static void test_writer(void)
 	check_q1(a, "INSERT INTO runs(sweep, started, status) VALUES('s', 'x', 'running') RETURNING id", "1");
 	check_q1(a, "INSERT INTO results(cell, status, attempt, n, noise_ok) VALUES(1, 'ok', 1, 0, 1)"
 		 " RETURNING id", "1");
-	CHECK_INT(store_mark_running(a, 1, &attempt), 0, "cell 1 running");
+	CHECK_INT(store_mark_running(a, 1), 0, "cell 1 running");
 	store_close(a);
 	/* A lock file naming a holder that is gone is taken over, and the damage healed. */
 	fd = open(lock, O_WRONLY | O_TRUNC);
@@ -957,8 +991,8 @@ static void test_writer(void)
 	check_q1(b, "SELECT status FROM runs WHERE id = 1", "killed");
 	check_q1(b, "SELECT state FROM cells WHERE id = 1", "ok");
 	/* An interrupt hands back the running cell without its attempt, the sent one to idle. */
-	CHECK_INT(store_mark_running(b, 2, &attempt), 0, "cell 2 running");
-	CHECK_INT(attempt, 1, "its first attempt");
+	CHECK_INT(store_mark_running(b, 2), 0, "cell 2 running");
+	check_q1(b, "SELECT state || attempts FROM cells WHERE id = 2", "running1");
 	CHECK_INT(store_unfly(b, "s", &n), 0, "unfly");
 	CHECK_INT((int)n, 1, "one cell handed back");
 	check_q1(b, "SELECT state || attempts || flight FROM cells WHERE id = 2", "planned00");
