@@ -23,13 +23,14 @@ params:
 repeat: 100
 timing: {min_samples: 1, min_time: 0, max_noise: 1e9, timeout: 1, warmup: 0, batch: 1}
 Y
-# rate BINARY NP: null cells committed per second by BINARY on NP ranks (its closing line's seconds).
+# rate BINARY NP: null cells committed per second by BINARY on NP ranks (its closing line's seconds; the
+# count by its own sql, which reads its own schema).
 rate() {
 	rm -f "$R"/null.db*
 	"$1" plan "$R/null.yaml" --db "$R/null.db" >/dev/null
 	timeout 120 mpirun --bind-to none -np "$2" "$1" run "$R/null.yaml" --db "$R/null.db" 2>"$R/run.err"
 	s=$(grep -o ' in [0-9.]* s' "$R/run.err" | tail -1 | tr -dc '0-9.')
-	n=$($S sql "$R/null.db" "SELECT count(*) FROM results WHERE status = 'ok'" --csv | tail -1)
+	n=$("$1" sql "$R/null.db" "SELECT count(*) FROM results WHERE status = 'ok'" --csv | tail -1)
 	echo "$n $s" | awk '{ printf "%.0f", $1 / $2 }'
 }
 for np in 3 8; do
