@@ -501,8 +501,10 @@ static int place_ok(struct merge *m, struct input *in, sqlite3_stmt *s, int64_t 
 			goto out;
 		}
 		kept = sqlite3_column_int64(k, 0);
-		same = store_merge_conflict_same(k, s);
+		/* Another host's result is never this one, however alike their figures (a sleep or a
+		 * deterministic command can give two hosts equal ones). */
 		other = host && col_text(k, 6) && strcmp(host, col_text(k, 6));
+		same = !other && store_merge_conflict_same(k, s);
 		sqlite3_reset(k);
 		if (same) {
 			in->st->results_same++;

@@ -395,8 +395,9 @@ static void test_conflicts(void)
 	free(a), free(b), free(out), free(out2);
 }
 
-/* The same, with b on another host: b's n=1 is that host's, kept in its own cell (replica host-b, as
- * per: host names it), never a conflict; merged again, or in the other order, nothing is lost or doubled. */
+/* The same, with b on another host: b's n=1 and n=2 are that host's, kept in its own cells (replica host-b,
+ * as per: host names them), never a conflict, and n=2 not dropped for having a's figures; merged again, or
+ * in the other order, nothing is lost or doubled. */
 static void test_hosts_apart(void)
 {
 	char *a = tmp_path("apart-a.db"), *b = tmp_path("apart-b.db"), *out = tmp_path("apart-out.db");
@@ -407,42 +408,44 @@ static void test_hosts_apart(void)
 	make_conflicting(a, b, "host-b");
 	store_remove_files(out);
 	CHECK_INT(store_merge(out, ab, 2, NULL, stats), 0, "merge a b (two hosts)");
-	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .cells_new = 1, .results_new = 2,
-		    .results_same = 1, .results_hosts = 1, .runs_new = 1, .hosts_new = 1 }, "hosts apart: b");
+	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .cells_new = 2, .results_new = 3,
+		    .results_hosts = 2, .runs_new = 1, .hosts_new = 1 }, "hosts apart: b");
 	CHECK_SQL_INT(out, "SELECT count(*) FROM conflicts", 0);
-	CHECK_SQL_INT(out, "SELECT count(*) FROM results WHERE status = 'ok'", 4);
+	CHECK_SQL_INT(out, "SELECT count(*) FROM results WHERE status = 'ok'", 5);
 	check_sql(out, "SELECT group_concat(x, ' ') FROM (SELECT c.params || '@' || c.replica || '=' || r.median ||"
 		  " '/' || h.hostname AS x FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON"
 		  " w.id = r.worker JOIN hosts h ON h.id = w.host ORDER BY c.params, c.replica)",
-		  "{\"n\":1}@=2.0/host-a {\"n\":1}@host-b=5.0/host-b {\"n\":2}@=5.0/host-a {\"n\":3}@=9.0/host-b");
+		  "{\"n\":1}@=2.0/host-a {\"n\":1}@host-b=5.0/host-b {\"n\":2}@=5.0/host-a"
+		  " {\"n\":2}@host-b=5.0/host-b {\"n\":3}@=9.0/host-b");
 	plan_key("s", "{\"n\":1}", 0, "host-b", key);
 	sql = xasprintf("SELECT state || '|' || pass || '|' || attempts FROM cells WHERE key = '%s'", key);
 	check_sql(out, sql, "ok|0|0");
 	free(sql);
 	/* b's samples and metrics came with it */
-	check_sql(out, "SELECT group_concat(m.name || '=' || m.value) FROM metrics m JOIN results r ON"
-		  " r.id = m.result JOIN cells c ON c.id = r.cell WHERE c.replica = 'host-b'", "gflops=20.0");
+	check_sql(out, "SELECT group_concat(v) FROM (SELECT m.name || '=' || m.value AS v FROM metrics m JOIN"
+		  " results r ON r.id = m.result JOIN cells c ON c.id = r.cell WHERE c.replica = 'host-b' ORDER BY v)",
+		  "gflops=20.0,gflops=7.0");
 	CHECK_SQL_INT(out, "SELECT count(*) FROM samples s JOIN results r ON r.id = s.result JOIN cells c ON"
-		      " c.id = r.cell WHERE c.replica = 'host-b'", 3);
+		      " c.id = r.cell WHERE c.replica = 'host-b'", 5);
 
 	CHECK_INT(store_merge(out, ba, 2, NULL, stats), 0, "merge b a again");
 	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 3, .results_same = 3 }, "hosts apart: b again");
 	check_stats(&stats[1], &(struct store_merge_stats){ .cells = 3, .results_same = 2 }, "hosts apart: a again");
-	CHECK_SQL_INT(out, "SELECT count(*) FROM results", 4);
+	CHECK_SQL_INT(out, "SELECT count(*) FROM results", 5);
 
-	/* b first: a's n=1 goes to host-a's cell; the same four results */
+	/* b first: a's n=1 and n=2 go to host-a's cells; the same five results */
 	store_remove_files(out2);
 	CHECK_INT(store_merge(out2, ba, 2, NULL, stats), 0, "merge b a (two hosts)");
-	CHECK_INT(stats[1].results_hosts, 1, "a after b: one result to its host's cell");
+	CHECK_INT(stats[1].results_hosts, 2, "a after b: two results to its host's cells");
 	check_sql(out2, "SELECT group_concat(x, ' ') FROM (SELECT c.params || '@' || c.replica || '=' || r.median"
 		  " AS x FROM results r JOIN cells c ON c.id = r.cell ORDER BY c.params, c.replica)",
-		  "{\"n\":1}@=5.0 {\"n\":1}@host-a=2.0 {\"n\":2}@=5.0 {\"n\":3}@=9.0");
+		  "{\"n\":1}@=5.0 {\"n\":1}@host-a=2.0 {\"n\":2}@=5.0 {\"n\":2}@host-a=5.0 {\"n\":3}@=9.0");
 	/* the first output merged into the second: host-b's cell brings nothing new and is not left planned */
 	{
 		const char *one[] = { out };
 
 		CHECK_INT(store_merge(out2, one, 1, NULL, stats), 0, "merge out into out2");
-		CHECK_SQL_INT(out2, "SELECT count(*) FROM results", 4);
+		CHECK_SQL_INT(out2, "SELECT count(*) FROM results", 5);
 		CHECK_SQL_INT(out2, "SELECT count(*) FROM cells WHERE state != 'ok'", 0);
 		CHECK_INT(stats[0].results_new + stats[0].conflicts, 0, "out into out2: nothing new");
 	}
