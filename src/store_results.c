@@ -291,11 +291,26 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	return store_step(st, c);
 }
 
+/* The ok result a cell already has, when another came: its id, and a warning that it is kept. */
+static int store_kept_ok(struct store *st, int64_t cell, int64_t *id)
+{
+	sqlite3_stmt *q = store_stmt(st, SQL_OK_RESULT);
+	int found;
+
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, cell);
+	if (store_step_row(st, q, &found, id, 1))
+		return -1;
+	warning("cell %" PRId64 " already has an ok result (%" PRId64 "); keeping that one", cell, *id);
+	return 0;
+}
+
 int store_put_result(struct store *st, int64_t run, const struct result *r, int max_attempts, int64_t *id,
 		     int *again)
 {
 	int64_t rid = 0;
-	int own = !st->in_tx, rc, found;
+	int own = !st->in_tx, rc;
 
 	if (r->cell <= 0)
 		BUG("store_put_result: cell %" PRId64 " (a control cell goes to store_put_control)", r->cell);
@@ -306,17 +321,10 @@ int store_put_result(struct store *st, int64_t run, const struct result *r, int 
 	rc = store_put_result_rows(st, run, r, max_attempts, &rid);
 	if (again)
 		*again = rc == 1;
-	if (rc == 1)
+	if (rc == 2)   /* one ok result per cell: a second one (two runs raced on a resume) is dropped */
+		rc = store_kept_ok(st, r->cell, &rid);
+	else if (rc == 1)
 		rc = 0;
-	if (rc == 2) {
-		/* One ok result per cell: a second one (two runs raced on a resume) is dropped, the first kept. */
-		sqlite3_stmt *q = store_stmt(st, SQL_OK_RESULT);
-
-		rc = q ? sqlite3_bind_int64(q, 1, r->cell), store_step_row(st, q, &found, &rid, 1) : -1;
-		if (!rc)
-			warning("cell %" PRId64 " already has an ok result (%" PRId64 "); keeping that one",
-				r->cell, rid);
-	}
 	if (own && (rc || store_commit(st))) {
 		store_rollback(st);
 		return -1;

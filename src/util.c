@@ -283,33 +283,33 @@ double now_wall(void)
 void iso_time(double wall, char *buf, size_t n)
 {
 	/* The date and time to the second as this thread last formatted them: results come many a second,
-	 * and gmtime_r with a formatted print was a few percent of the master's time for a short cell. */
+	 * and gmtime_r with a formatted print was a few percent of the master's time for a short cell. Only
+	 * the milliseconds are written each call, after them. */
 	static _Thread_local time_t last = (time_t)-1;
-	static _Thread_local char head[64];
+	static _Thread_local char line[64];
+	static _Thread_local size_t at;
 	time_t t = (time_t)wall;
 	int ms = (int)((wall - (double)t) * 1000.0);
-	char tail[6] = ".000Z";
-	size_t hl, len;
+	size_t len;
 
 	if (t != last) {
 		struct tm tm;
 
 		gmtime_r(&t, &tm);
-		snprintf(head, sizeof(head), "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+		snprintf(line, sizeof(line) - 6, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
 			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		at = strlen(line);
 		last = t;
 	}
 	ms = ms < 0 ? 0 : ms > 999 ? 999 : ms;
-	tail[1] = (char)('0' + ms / 100);
-	tail[2] = (char)('0' + ms / 10 % 10);
-	tail[3] = (char)('0' + ms % 10);
+	memcpy(line + at, ".000Z", 6);
+	line[at + 1] = (char)('0' + ms / 100);
+	line[at + 2] = (char)('0' + ms / 10 % 10);
+	line[at + 3] = (char)('0' + ms % 10);
 	if (!n)
 		return;
-	hl = strlen(head);
-	len = hl + sizeof(tail) - 1 < n ? hl + sizeof(tail) - 1 : n - 1;   /* truncated to the buffer */
-	memcpy(buf, head, len < hl ? len : hl);
-	if (len > hl)
-		memcpy(buf + hl, tail, len - hl);
+	len = strnlen(line, n - 1);   /* truncated to the buffer */
+	memcpy(buf, line, len);
 	buf[len] = '\0';
 }
 

@@ -46,6 +46,16 @@ per: host
 timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 10, warmup: 0}
 Y
 
+# inventory FILE HOST...: an inventory of these host entries (YAML flow maps) with the defaults the tests
+# below share: root with the test key, no host-key checks, ssh quiet but for errors.
+inventory() {
+	inv=$1 && shift &&
+	{ printf 'defaults:\n  user: root\n  identity: %s\n' "$SSH_KEY" &&
+	  echo '  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]' &&
+	  echo 'hosts:' &&
+	  printf '  - %s\n' "$@"; } >"$inv"
+}
+
 # ok_on I: ok results in host I's own database (the hosts' folders are on this machine's disk).
 ok_on() {
 	sql "$T/w$1/results/long.db" "SELECT count(*) FROM results WHERE status = 'ok'" 2>/dev/null || echo 0
@@ -399,14 +409,8 @@ test_expect_success 'launch --build: built once a commit; no git checkout: refus
 
 test_expect_success 'sweep stop: a run that ignores SIGTERM is reported still running after --timeout' '
 	printf "#!/bin/sh\ntrap \"\" TERM\nsleep 60\n" >deaf.sh && chmod +x deaf.sh &&
-	cat >deaf.yaml <<EOF &&
-defaults:
-  user: root
-  identity: $SSH_KEY
-  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]
-hosts:
-  - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/deaf.sh}
-EOF
+	inventory deaf.yaml \
+		"{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/deaf.sh}" &&
 	cp quick.yaml w1/ &&
 	"$SWEEP" launch deaf.yaml quick.yaml >out && cat out && grep -q "^r1: started, pid" out &&
 	pid=$(cat w1/results/quick.pid) &&
@@ -420,15 +424,9 @@ EOF
 '
 
 test_expect_success 'two inventory hosts with one hostname: launch warns that their results would mix' '
-	cat >twin.yaml <<EOF &&
-defaults:
-  user: root
-  identity: $SSH_KEY
-  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]
-hosts:
-  - {name: one, address: $(netns_addr 1), workdir: $T/t1}
-  - {name: two, address: $(netns_addr 1), workdir: $T/t2}
-EOF
+	inventory twin.yaml \
+		"{name: one, address: $(netns_addr 1), workdir: $T/t1}" \
+		"{name: two, address: $(netns_addr 1), workdir: $T/t2}" &&
 	"$SWEEP" launch twin.yaml quick.yaml --sync >out 2>err &&
 	cat out err &&
 	grep -q "^one: started, pid [0-9]* on $H1 " out && grep -q "^two: started, pid [0-9]* on $H1 " out &&
@@ -481,15 +479,9 @@ test_expect_success 'pull reports it and still pulls the others' '
 '
 
 test_expect_success 'a host that does not answer at all is given up on within --timeout' '
-	cat >ghost.yaml <<EOF &&
-defaults:
-  user: root
-  identity: $SSH_KEY
-  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null]
-hosts:
-  - {name: ghost, address: $NETNS_NET.99, workdir: $T/wg}
-  - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1}
-EOF
+	inventory ghost.yaml \
+		"{name: ghost, address: $NETNS_NET.99, workdir: $T/wg}" \
+		"{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1}" &&
 	start=$(date +%s) &&
 	test_expect_code 3 "$SWEEP" status --hosts ghost.yaml --timeout 3 >st 2>err &&
 	took=$(( $(date +%s) - start )) &&
@@ -501,14 +493,8 @@ EOF
 test_expect_success 'a run that fails at once is an error with the end of its log; status says failed' '
 	printf "#!/bin/sh\necho \"fake: cannot load libcudart.so.12\" >&2\nexit 127\n" >fake.sh &&
 	chmod +x fake.sh &&
-	cat >fake.yaml <<EOF &&
-defaults:
-  user: root
-  identity: $SSH_KEY
-  ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null]
-hosts:
-  - {name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/fake.sh}
-EOF
+	inventory fake.yaml \
+		"{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/fake.sh}" &&
 	test_expect_code 3 "$SWEEP" launch fake.yaml short.yaml >out 2>err &&
 	cat out err &&
 	grep -q "^r1: error: sweep run exited 127 at once; the end of $T/w1/results/short.log:" out &&

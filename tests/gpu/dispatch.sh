@@ -42,10 +42,5 @@ for np in 3 8; do
 		echo "round $i: old $o, new $n, new/old $(echo "$n $o" | awk '{ printf "%.3f", $1 / $2 }')"
 	done
 done
-step "debug.gpu: an illegal address and a trap among good GPU cells (exit 3 expected)"
-timeout 120 $S run tests/gpu/specs/debug-gpu.yaml --db "$R/dbg.db" 2>&1 | tail -3
-echo "exit ${PIPESTATUS[0]}"
-q "$R/dbg.db" "SELECT json_extract(params, '\$.i') AS i, json_extract(params, '\$.mode') AS mode, state, attempts,
-	error FROM cells ORDER BY 1"
-q "$R/dbg.db" "SELECT group_concat(attempt) AS attempts_of_failed FROM results WHERE status != 'ok'"
+debug_gpu
 cp "$R"/*.db "$OUT"/ 2>/dev/null

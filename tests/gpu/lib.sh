@@ -25,6 +25,16 @@ build_old() {
 		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/old.log" 2>&1) ||
 		tail -20 "$R/old.log"
 }
+# debug_gpu: GPU cells that fail on purpose (an illegal address, a trap) among good ones, through the
+# executor: each bad one quarantined after its attempts with the CUDA error, the good ones ok, exit 3.
+debug_gpu() {
+	step "debug.gpu: an illegal address and a trap among good GPU cells (exit 3 expected)"
+	timeout 120 $S run tests/gpu/specs/debug-gpu.yaml --db "$R/dbg.db" 2>&1 | tail -3
+	echo "exit ${PIPESTATUS[0]}"
+	q "$R/dbg.db" "SELECT json_extract(params, '\$.i') AS i, json_extract(params, '\$.mode') AS mode, state,
+		attempts, error FROM cells ORDER BY 1"
+	q "$R/dbg.db" "SELECT group_concat(attempt) AS attempts_of_failed FROM results WHERE status != 'ok'"
+}
 # build_check: build/check_kernels (tests/gpu/check_kernels.c) against build/cuda/libsweep.a; after build.
 build_check() {
 	local cuda

@@ -14,11 +14,7 @@ step build
 build
 build_old
 
-step "debug.gpu: an illegal address and a trap among good GPU cells (exit 3 expected)"
-timeout 120 $S run tests/gpu/specs/debug-gpu.yaml --db "$R/dbg.db" 2>&1 | tail -3
-echo "exit ${PIPESTATUS[0]}"
-q "$R/dbg.db" "SELECT json_extract(params, '\$.i') AS i, json_extract(params, '\$.mode') AS mode, state, attempts,
-	error FROM cells ORDER BY 1"
+debug_gpu
 
 step "the grid with default timing"
 for s in gemm decode copy; do
