@@ -172,7 +172,7 @@ int topo_busid(const char *s, char *out)
 	return 0;
 }
 
-/* Bus ids in PCI bus order: the fields but the domain have fixed widths, so a longer one is a larger domain. */
+/* Bus ids in PCI bus order: all fields but the domain have fixed widths, so longer is a larger domain. */
 static int topo_busid_cmp(const void *a, const void *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -197,7 +197,7 @@ static void topo_machine_auto(struct topo_machine *m)
 	qsort(m->busid, (size_t)m->ngpu, sizeof(*m->busid), topo_busid_cmp);
 }
 
-/* The GPUs sweep run drives on this machine: CUDA's devices in CUDA's order ("" when CUDA gives no bus id). */
+/* The GPUs sweep run drives here: CUDA's devices in CUDA's order ("" when CUDA gives no bus id). */
 static void topo_machine_cuda(struct topo_machine *m)
 {
 	int n = hostinfo_gpu_count();
@@ -276,8 +276,8 @@ static int topo_cls(const struct topo_machine *m, int g)
 
 /* The slice of rank r of the n ranks whose GPUs are gpu_of[]: its share of the cpus near its GPU, split
  * in rank order among the ranks whose GPUs have the same cpus. Returns topo_split's answer. */
-static int topo_rank_slice(const struct topo_machine *m, const int *gpu_of, int n, int r, hwloc_cpuset_t slice,
-			   int *by_thread)
+static int topo_rank_slice(const struct topo_machine *m, const int *gpu_of, int n, int r,
+			   hwloc_cpuset_t slice, int *by_thread)
 {
 	int index = 0, count = 0, c = topo_cls(m, gpu_of[r]);
 
@@ -442,8 +442,8 @@ static void topo_plan_notes(const struct topo_machine *m, const int *gpu_of, int
 	for (g = 0; g < m->ngpu && g < n; g++)
 		if (!m->near[g]) {
 			s = topo_ranks_like(m, gpu_of, n, g, 1);
-			sb_addf(&plan->notes, "GPU %s has no locality in the topology: ranks %s split the whole "
-				"machine\n", m->busid[g][0] ? m->busid[g] : "(no bus id)", s);
+			sb_addf(&plan->notes, "GPU %s has no locality in the topology: its ranks (%s) split the "
+				"whole machine\n", m->busid[g][0] ? m->busid[g] : "(no bus id)", s);
 			free(s);
 		}
 	/* ranks sharing cpus: once per locality, at its first rank */

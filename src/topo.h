@@ -29,8 +29,8 @@ struct hwloc_bitmap_s;
  * binding is reset and gets a description: "cores 0-7 (cpus 0-7,32-39, numa 0)", with ", shared by N
  * ranks" when the slices of N ranks (this one included) meet this one's (more ranks than hardware
  * threads, or a GPU without locality whose ranks split the whole machine) and ", GPU locality unknown"
- * when the GPU's cpus could not be found. Returns 0, or -1 after error() when the CPU binding could not be set (binding
- * then says "none: <why>").
+ * when the GPU's cpus could not be found. Returns 0, or -1 after error() when the CPU binding could not
+ * be set (binding then says "none: <why>").
  */
 int topo_bind(int gpu, int local_rank, int local_size, struct strbuf *binding);
 
@@ -50,7 +50,7 @@ int topo_split(struct hwloc_topology *topo, const struct hwloc_bitmap_s *set, in
 
 /* Which GPUs the ranks of a plan drive, rank k the GPU k % (their number). */
 enum topo_gpus {
-	TOPO_GPUS_RUN,         /* those sweep run drives: CUDA's devices on this machine, TOPO_GPUS_AUTO's in a file */
+	TOPO_GPUS_RUN,         /* those sweep run drives: CUDA's devices here, TOPO_GPUS_AUTO's in a file */
 	TOPO_GPUS_AUTO,        /* the topology's NVIDIA display and 3D controllers (PCI vendor 0x10de, class
 				* 0x0300 or 0x0302) in PCI bus order: CUDA's order under CUDA_DEVICE_ORDER=PCI_BUS_ID */
 	TOPO_GPUS_LIST         /* the bus ids given */

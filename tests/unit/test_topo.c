@@ -483,19 +483,21 @@ static void test_plan_epyc4g(void)
 static void test_plan_said(void)
 {
 	char *ids[] = { "0000:18:00.0", "0000:77:00.0" };
-	/* rank 1 and 3 split the whole machine: rank 1's half meets ranks 0 and 2, rank 3's half nobody's */
+	/* ranks 1 and 3 split the whole machine: rank 1's half meets ranks 0 and 2, rank 3's half nobody's */
 	static const struct want w[] = {
 		{ "0000:18:00.0", "0-27,112-139", "0", 2 }, { "0000:77:00.0", "0-55,112-167", "0", 3 },
 		{ "0000:18:00.0", "28-55,140-167", "0", 2 }, { "0000:77:00.0", "56-111,168-223", "1", 1 },
 	};
-	static const struct want none[] = { { NULL, "0-5", "0", 1 }, { NULL, "6-11", "0", 1 }, { NULL, "12-19", "1", 1 } };
+	static const struct want none[] = {
+		{ NULL, "0-5", "0", 1 }, { NULL, "6-11", "0", 1 }, { NULL, "12-19", "1", 1 },
+	};
 	struct topo_plan p;
 	char *err;
 
 	CHECK_INT(topo_plan("tests/data/topo-2s8g.xml", TOPO_GPUS_LIST, ids, 2, 4, &p), 0, "2 GPUs by bus id");
 	check_ranks(&p, w, 4, "a GPU not in the topology");
-	CHECK_TEXT(p.notes.buf, "GPU 0000:77:00.0 has no locality in the topology: ranks 1,3 split the whole "
-		   "machine\n", "a GPU not in the topology: the note");
+	CHECK_TEXT(p.notes.buf, "GPU 0000:77:00.0 has no locality in the topology: its ranks (1,3) split the "
+		   "whole machine\n", "a GPU not in the topology: the note");
 	topo_plan_release(&p);
 
 	CHECK_INT(plan_file("tests/data/topo-asym.xml", 3, &p), 0, "no GPU");
