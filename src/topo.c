@@ -122,21 +122,25 @@ static int topo_machine_load(struct topo_machine *m, const char *xml)
 	if (hwloc_topology_init(&m->topo))
 		return error("hwloc: cannot initialise a topology");
 	hwloc_topology_set_io_types_filter(m->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-	/* hwloc reads the file here: EINVAL is a file it cannot parse */
-	if (xml && hwloc_topology_set_xml(m->topo, xml)) {
-		if (errno == EINVAL)
+	/* PCI devices and bridges are all it takes, and Linux's sysfs gives them: not the I/O phase (OS
+	 * devices, through OpenCL, GL, CUDA or NVML plugins that would start GPU runtimes in every executor),
+	 * nor the libpciaccess plugin (it reads config space again, and leaks). */
+	hwloc_topology_set_components(m->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "all:io");
+	hwloc_topology_set_components(m->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+	/* hwloc reads the file at one step or the other (libxml2 or its own parser): EINVAL is a file it
+	 * cannot parse */
+	if ((xml && hwloc_topology_set_xml(m->topo, xml)) || hwloc_topology_load(m->topo)) {
+		if (!xml)
+			error("hwloc: cannot load the topology: %s", strerror(errno));
+		else if (errno == EINVAL)
 			error("cannot load the topology '%s': not an hwloc XML file (as 'lstopo --of xml' writes)",
 			      xml);
 		else
 			error("cannot read the topology '%s': %s", xml, strerror(errno));
-	} else if (hwloc_topology_load(m->topo)) {
-		error("hwloc: cannot load the topology%s%s%s: %s", xml ? " '" : "", xml ? xml : "", xml ? "'" : "",
-		      strerror(errno));
-	} else {
-		return 0;
+		hwloc_topology_destroy(m->topo);
+		return -1;
 	}
-	hwloc_topology_destroy(m->topo);
-	return -1;
+	return 0;
 }
 
 static void topo_busid_of(const struct hwloc_pcidev_attr_s *p, char *out)
