@@ -414,7 +414,8 @@ out:
 	return ret;
 }
 
-/* The ranks of gpu_of[0..n) whose GPU's ranks share cpus with those of GPU g, as a list ("0,8" or "0-3"). */
+/* The ranks of gpu_of[0..n) that drive GPU g (same_gpu), or that split the same cpus as its ranks, as a
+ * list ("0,8" or "0-3"). */
 static char *topo_ranks_like(const struct topo_machine *m, const int *gpu_of, int n, int g, int same_gpu)
 {
 	hwloc_bitmap_t ranks = hwloc_bitmap_alloc();
@@ -432,7 +433,7 @@ static char *topo_ranks_like(const struct topo_machine *m, const int *gpu_of, in
 static void topo_plan_notes(const struct topo_machine *m, const int *gpu_of, int cuda, int online,
 			    struct topo_plan *plan)
 {
-	int n = plan->nranks, g, r, cpus, count;
+	int n = plan->nranks, g, r, j, cpus, count;
 	char *s;
 
 	if (!m->ngpu)
@@ -454,9 +455,9 @@ static void topo_plan_notes(const struct topo_machine *m, const int *gpu_of, int
 	for (r = 0; r < n; r++) {
 		int c = topo_cls(m, gpu_of[r]), first = 1;
 
-		for (g = 0, count = 0; g < n; g++)
-			if (topo_cls(m, gpu_of[g]) == c) {
-				first &= g >= r;
+		for (j = 0, count = 0; j < n; j++)
+			if (topo_cls(m, gpu_of[j]) == c) {
+				first &= j >= r;
 				count++;
 			}
 		cpus = hwloc_bitmap_weight(topo_near(m, gpu_of[r]));
