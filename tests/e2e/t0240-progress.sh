@@ -3,7 +3,7 @@
 # SECONDS with --progress), under mpirun from rank 0 only, with the cell running longest; --quiet prints
 # errors only.
 . tests/e2e/lib.sh
-MPIRUN="timeout 120 mpirun --bind-to none"
+MPIRUN="timeout -k 10 120 mpirun --bind-to none"
 
 cat >"$T/slow.yaml" <<'Y'
 sweep: slow

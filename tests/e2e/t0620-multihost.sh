@@ -14,7 +14,7 @@ trap 'netns_down; rm -rf "$T"' EXIT
 netns_up 3 "$T" || { echo "not ok - setup: network namespaces"; exit 1; }
 export SWEEP_NETNS_MAP=$NETNS_MAP
 H1=$(netns_name 1) H2=$(netns_name 2) H3=$(netns_name 3)
-MPIRUN="timeout 120 mpirun --bind-to none $(netns_mpirun_opts)"
+MPIRUN="timeout -k 10 120 mpirun --bind-to none $(netns_mpirun_opts)"
 ALL="--hostfile $NETNS_HOSTFILE"
 
 

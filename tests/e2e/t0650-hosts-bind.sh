@@ -4,7 +4,7 @@
 # and on this machine gives exactly the binding the workers of a live `sweep run` take.
 . tests/e2e/lib.sh
 D="$ROOT/tests/data"
-MPIRUN="timeout 120 mpirun --bind-to none"
+MPIRUN="timeout -k 10 120 mpirun --bind-to none"
 # Ranks of the live run: two where this machine has two cpus, so that they split it.
 NP=$(( $(getconf _NPROCESSORS_ONLN) >= 2 ? 2 : 1 ))
 

@@ -2,7 +2,7 @@
 # t0700-gang: cells that need several workers at once (cpu.allreduce over TCP, the CPU twin of NCCL gangs):
 # gang formation, lockstep runs, bus bandwidth, mixed grids, unrunnable sizes, hangs, resume.
 . tests/e2e/lib.sh
-MPIRUN="timeout 300 mpirun --bind-to none"
+MPIRUN="timeout -k 10 300 mpirun --bind-to none"
 
 
 cat >"$T/ar.yaml" <<'Y'
@@ -109,7 +109,7 @@ Y
 
 test_expect_success 'a killed gang run resumes with every gang cell exactly once' '
 	# the run in a session of its own, so that every process of it (mpirun, its ranks) can be killed at once
-	run_bg setsid timeout 60 mpirun --bind-to none -np 3 "$SWEEP" run slowmix.yaml --db k.db >/dev/null 2>&1 &&
+	run_bg setsid timeout -k 10 60 mpirun --bind-to none -np 3 "$SWEEP" run slowmix.yaml --db k.db >/dev/null 2>&1 &&
 	sid=$BG_PID &&
 	# wait (bounded: 600 x 0.1 s) until two cells are done, then kill the run
 	for i in $(seq 1 600); do
