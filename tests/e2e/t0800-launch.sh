@@ -153,7 +153,7 @@ test_expect_success 'pull while they run: consistent snapshots, merged' '
 		echo "r$i: $n ok results in its snapshot" &&
 		test "$n" -ge 3 && test "$n" -lt 60 &&
 		test "$(sql pulled/r$i/long.db "SELECT count(*) FROM results")" = "$n" &&
-		grep -qx "r$i: long: 120 cells, $n results new, 0 already there, 0 conflicts -> merged.db" out &&
+		grep -qx "r$i: long: 60 cells, $n results new, 0 already there, 0 conflicts -> merged.db" out &&
 		sum=$((sum + n)) &&
 		# the run was still going when its snapshot was taken
 		kill -0 "$(cat w$i/results/long.pid)" &&
@@ -198,7 +198,7 @@ test_expect_success 'pull after they finished: exactly one ok result per host pe
 	"$SWEEP" pull inv.yaml --into merged.db >out 2>err &&
 	cat out &&
 	# what is new and what the pull mid-run brought make the 60 results of each host
-	test "$(awk "/ long: 120 cells, / { print \$1, \$5 + \$8 }" out)" = "r1: 60
+	test "$(awk "/ long: 60 cells, / { print \$1, \$5 + \$8 }" out)" = "r1: 60
 r2: 60
 r3: 60" &&
 	db_sound merged.db &&
@@ -235,7 +235,7 @@ test_expect_success 'pulling again adds nothing' '
 	before=$(sqlite3 merged.db .dump | sha256sum) &&
 	"$SWEEP" pull inv.yaml --into merged.db >out 2>err &&
 	cat out &&
-	test "$(grep -c "long: 120 cells, 0 results new, [0-9]* already there, 0 conflicts" out)" = 3 &&
+	test "$(grep -c "long: 60 cells, 0 results new, [0-9]* already there, 0 conflicts" out)" = 3 &&
 	test "$(sqlite3 merged.db .dump | sha256sum)" = "$before"
 '
 
@@ -334,7 +334,7 @@ test_expect_success 'a hostname the inventory gets wrong is named; sweep hosts l
 	"$SWEEP" pull wrong.yaml --hosts r1 --sweep long --into relabel2.db >out &&
 	cat out &&
 	grep -qx "r1: its hostname is .$H1., but wrong.yaml:$line:[0-9]* says hostname .wrong-name.: its results are not labelled (correct it, or leave it out)" out &&
-	grep -q "^r1: long: 120 cells, 60 results new" out
+	grep -q "^r1: long: 60 cells, 60 results new" out
 '
 
 # A command sweep: --sync copies the script its command names, to the same place under the workdir.
@@ -468,8 +468,8 @@ test_expect_success 'pull reports it and still pulls the others' '
 	test_expect_code 3 "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err &&
 	cat out err &&
 	grep -q "^r3: unreachable: .*Connection refused" out &&
-	grep -q "^r1: short: 8 cells, 4 results new" out &&
-	grep -q "^r2: short: 8 cells, 4 results new" out &&
+	grep -q "^r1: short: 4 cells, 4 results new" out &&
+	grep -q "^r2: short: 4 cells, 4 results new" out &&
 	grep -q "1 of 3 hosts not pulled" err &&
 	test "$(sql short.db "SELECT group_concat(h, $(q " ")) FROM (SELECT host || $(q :) || count(*) AS h
 		FROM v_results WHERE status = $(q ok) GROUP BY host ORDER BY host)")" = "$H1:4 $H2:4" &&
