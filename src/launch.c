@@ -222,9 +222,15 @@ static int build_host(struct launch *l, const struct inventory_host *h, const ch
 			" a git checkout to build it from", because);
 		return -1;
 	}
-	if (launch_build(h, l->src, bin, l->make_args, now_mono() + LAUNCH_BUILD_TIMEOUT, &l->msg[k]))
+	struct strbuf set = STRBUF_INIT;
+	int reused;
+
+	if (launch_build(h, l->src, bin, l->make_args, now_mono() + LAUNCH_BUILD_TIMEOUT, &reused, &l->msg[k]))
 		return -1;
-	sb_addf(&l->note[k], "built %.12s there", l->src->commit.buf);
+	launch_make_set(l->make_args, &set);
+	sb_addf(&l->note[k], "%s %.12s%s%s%s there", reused ? "reused the build of" : "built", l->src->commit.buf,
+		set.len ? " (" : "", set.buf, set.len ? ")" : "");
+	sb_release(&set);
 	if (because)
 		sb_addf(&l->note[k], ": the copied binary cannot run (%s)", because);
 	return 0;

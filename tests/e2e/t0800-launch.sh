@@ -373,14 +373,17 @@ test_expect_success 'launch --sync: a copy that cannot run there falls back to a
 		>out 2>err &&
 	cat out err &&
 	c12=$(echo "$commit" | cut -c1-12) &&
-	grep -qx "r3: started, pid [0-9]* on $H3 (built $c12 there: the copied binary cannot run (libyaml-0.so.X => not found); log $T/w3/results/quick.log)" out &&
+	grep -qx "r3: started, pid [0-9]* on $H3 (built $c12 (CUDA=0) there: the copied binary cannot run (libyaml-0.so.X => not found); log $T/w3/results/quick.log)" out &&
 	# the binary there is the one built from the commit, and it runs there
 	! cmp src/build/sweep w3/build/sweep && ssh_host 3 "$T/w3/build/sweep --version" &&
-	test -f w3/.sweep-build/$commit/.built && test ! -e w3/.sweep-build/$commit.tar.gz &&
+	# kept under the commit and a hash of the make variables, which .built names
+	key=$(cd w3/.sweep-build && ls -d "$commit"-*) && echo "$key" | grep -qx "$commit-[0-9a-f]\{8\}" &&
+	test "$(cat w3/.sweep-build/$key/.built)" = "$commit CUDA=0" &&
+	test ! -e w3/.sweep-build/$key.tar.gz && test ! -e w3/.sweep-build/$key.part &&
 	test ! -e w3/build/sweep.sweep-part-* &&
-	grep -q "^--- sweep launch --build $commit " w3/results/build-$commit.log &&
-	grep -q "^cc .*-c src/launch.c" w3/results/build-$commit.log &&
-	! grep -q "SWEEP_CUDA" w3/results/build-$commit.log &&
+	grep -q "^--- sweep launch --build $commit CUDA=0 " w3/results/build-$key.log &&
+	grep -q "^cc .*-c src/launch.c" w3/results/build-$key.log &&
+	! grep -q "SWEEP_CUDA" w3/results/build-$key.log &&
 	# the run it started goes through (bounded: 300 x 0.1 s)
 	for t in $(seq 1 300); do
 		if test -s w3/results/quick.exit; then break; fi &&
@@ -390,14 +393,15 @@ test_expect_success 'launch --sync: a copy that cannot run there falls back to a
 	test "$(sql w3/results/quick.db "SELECT count(*) FROM results WHERE status = $(q ok)")" = 4
 '
 
-test_expect_success 'launch --build: built once a commit; no git checkout: refused before any host' '
-	commit=$(git -C src rev-parse HEAD) &&
+test_expect_success 'launch --build: built once a commit and make set; no git checkout: refused before any host' '
+	commit=$(git -C src rev-parse HEAD) && c12=$(echo "$commit" | cut -c1-12) &&
+	key=$(cd w3/.sweep-build && ls -d "$commit"-*) &&
 	start=$(date +%s) &&
 	LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build --make CUDA=0 >out 2>err &&
 	cat out err &&
 	test $(( $(date +%s) - start )) -le 60 &&
-	grep -q "^r3: started, pid [0-9]* on $H3 (built $(echo "$commit" | cut -c1-12) there; log " out &&
-	test "$(grep -c "^--- sweep launch --build" w3/results/build-$commit.log)" = 1 &&
+	grep -q "^r3: started, pid [0-9]* on $H3 (reused the build of $c12 (CUDA=0) there; log " out &&
+	test "$(grep -c "^--- sweep launch --build" w3/results/build-$key.log)" = 1 &&
 	kill -9 -- -"$(cat w3/results/slow.pid)" &&
 	cp "$SWEEP" lone-sweep &&
 	test_expect_code 1 ./lone-sweep launch inv.yaml slow.yaml --build >out 2>err &&
@@ -466,6 +470,17 @@ test_expect_success 'pull reports it and still pulls the others' '
 		sleep 0.1 || return 1
 	done &&
 	test_expect_code 3 "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err &&
+	# another set of make variables is another build: this one fails, and says so
+	cp w3/build/sweep built-before &&
+	test_expect_code 3 env LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build \
+		--make CC=nosuchcc --make CUDA=0 >out 2>err &&
+	cat out err &&
+	bad=$(cd w3/.sweep-build && ls -d "$commit"-* | grep -vx "$key") && echo "$bad" | grep -qx "$commit-[0-9a-f]*" &&
+	test ! -e w3/.sweep-build/$bad.tar.gz &&
+	grep -q "^r3: error: the build failed, see $T/w3/results/build-$bad.log" out &&
+	grep -q "^--- sweep launch --build $commit CC=nosuchcc CUDA=0 " w3/results/build-$bad.log &&
+	grep -q "nosuchcc" w3/results/build-$bad.log &&
+	test ! -e w3/.sweep-build/$bad/.built && cmp built-before w3/build/sweep &&
 	cat out err &&
 	grep -q "^r3: unreachable: .*Connection refused" out &&
 	grep -q "^r1: short: 4 cells, 4 results new" out &&
