@@ -196,6 +196,8 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 		}
 		for (int i = 0; i < r->n; i++) {
 			struct store_merge_stats ms;
+			/* The line counts the launched sweep's cells and results, not probes' or templates. */
+			struct store_merge_opts mo = { 0, 0, r->v[i].name };
 			const char *in = r->v[i].local;
 			char *out = into ? xstrdup(into) : xasprintf("results/%s.db", r->v[i].name);
 			int seen = 0;
@@ -204,7 +206,7 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 				free(out);
 				continue;
 			}
-			if (store_merge(out, &in, 1, NULL, &ms)) {
+			if (store_merge(out, &in, 1, &mo, &ms)) {
 				printf("%s: %s: refused by the merge (see above); '%s' is as it was\n", name,
 				       r->v[i].name, out);
 				r->error = 1;

@@ -337,6 +337,44 @@ test_expect_success 'a hostname the inventory gets wrong is named; sweep hosts l
 	grep -q "^r1: long: 60 cells, 60 results new" out
 '
 
+cat >six.yaml <<'Y'
+sweep: six
+kernel: sleep
+params: {ms: [1, 2, 3, 4, 5, 6]}
+per: host
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+Y
+
+# six_done: r2's run of six has ended, waited for at most 30 s.
+six_done() {
+	for t in $(seq 1 300); do
+		if test -s "$T/w2/results/six.exit"; then return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+
+test_expect_success 'status --hosts and pull count the sweep'"'"'s own cells; its time runs from the first launch' '
+	"$SWEEP" launch inv.yaml six.yaml --hosts r2 --sync >out && cat out &&
+	six_done && test "$(cat w2/results/six.exit)" = 0 &&
+	# a probe of the host into the same database: a sweep of its own, not six'"'"'s
+	"$SWEEP" hosts probe --db w2/results/six.db >/dev/null 2>&1 &&
+	test "$(sql w2/results/six.db "SELECT count(DISTINCT sweep) FROM cells")" = 2 &&
+	"$SWEEP" status --hosts inv.yaml --only r2 --sweep six >st && cat st &&
+	grep -q "^r2  *six  *finished  *6/6 " st &&
+	"$SWEEP" pull inv.yaml --hosts r2 --sweep six --into six.db >out && cat out &&
+	grep -qx "r2: six: 6 cells, 6 results new, 0 already there, 0 conflicts -> six.db" out &&
+	# say its first launch was an hour before it ended; launched again (it has nothing left to run),
+	# its time still counts from that first launch, to its new end
+	first=$(( $(cat w2/results/six.end) - 3600 )) && echo "$first" >w2/results/six.start &&
+	"$SWEEP" launch inv.yaml six.yaml --hosts r2 >out && cat out &&
+	grep -q "^r2: started" out &&
+	six_done &&
+	test "$(cat w2/results/six.start)" = "$first" &&
+	"$SWEEP" status --hosts inv.yaml --only r2 --sweep six >st && cat st &&
+	test "$(awk "\$1 == \"r2\" { print \$(NF - 1), \$NF }" st)" = "1h00m 0.30"
+'
+
 # A command sweep: --sync copies the script its command names, to the same place under the workdir.
 mkdir -p "$T/progs"
 cat >"$T/progs/cell.sh" <<'EOF'
@@ -403,6 +441,17 @@ test_expect_success 'launch --build: built once a commit and make set; no git ch
 	grep -q "^r3: started, pid [0-9]* on $H3 (reused the build of $c12 (CUDA=0) there; log " out &&
 	test "$(grep -c "^--- sweep launch --build" w3/results/build-$key.log)" = 1 &&
 	kill -9 -- -"$(cat w3/results/slow.pid)" &&
+	# another set of make variables is another build: this one fails, and says so
+	cp w3/build/sweep built-before &&
+	test_expect_code 3 env LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build \
+		--make CC=nosuchcc --make CUDA=0 >out 2>err &&
+	cat out err &&
+	bad=$(cd w3/.sweep-build && ls -d "$commit"-* | grep -vx "$key") && echo "$bad" | grep -qx "$commit-[0-9a-f]*" &&
+	test ! -e w3/.sweep-build/$bad.tar.gz &&
+	grep -q "^r3: error: the build failed, see $T/w3/results/build-$bad.log" out &&
+	grep -q "^--- sweep launch --build $commit CC=nosuchcc CUDA=0 " w3/results/build-$bad.log &&
+	grep -q "nosuchcc" w3/results/build-$bad.log &&
+	test ! -e w3/.sweep-build/$bad/.built && cmp built-before w3/build/sweep &&
 	cp "$SWEEP" lone-sweep &&
 	test_expect_code 1 ./lone-sweep launch inv.yaml slow.yaml --build >out 2>err &&
 	cat err && test ! -s out &&
@@ -470,17 +519,6 @@ test_expect_success 'pull reports it and still pulls the others' '
 		sleep 0.1 || return 1
 	done &&
 	test_expect_code 3 "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err &&
-	# another set of make variables is another build: this one fails, and says so
-	cp w3/build/sweep built-before &&
-	test_expect_code 3 env LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build \
-		--make CC=nosuchcc --make CUDA=0 >out 2>err &&
-	cat out err &&
-	bad=$(cd w3/.sweep-build && ls -d "$commit"-* | grep -vx "$key") && echo "$bad" | grep -qx "$commit-[0-9a-f]*" &&
-	test ! -e w3/.sweep-build/$bad.tar.gz &&
-	grep -q "^r3: error: the build failed, see $T/w3/results/build-$bad.log" out &&
-	grep -q "^--- sweep launch --build $commit CC=nosuchcc CUDA=0 " w3/results/build-$bad.log &&
-	grep -q "nosuchcc" w3/results/build-$bad.log &&
-	test ! -e w3/.sweep-build/$bad/.built && cmp built-before w3/build/sweep &&
 	cat out err &&
 	grep -q "^r3: unreachable: .*Connection refused" out &&
 	grep -q "^r1: short: 4 cells, 4 results new" out &&
