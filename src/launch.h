@@ -96,8 +96,9 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 /*
  * `sweep pull`: a snapshot of each sweep launched on hosts[0..nhosts) of inv (only the sweep named only,
  * when not NULL), copied back into pulled/HOST/ beside into (results/ when NULL) and merged into into
- * (default results/NAME.db), the inventory's labels applied; a line per host and sweep. Returns how many
- * hosts were not pulled.
+ * (default results/NAME.db), the inventory's labels applied; a line per host and sweep, and what the
+ * conflicts in an output are. Returns how many hosts were not pulled, or -1 after error() when into is
+ * given without only and the hosts hold several sweeps (one database per sweep: nothing is merged).
  */
 int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const char *only, const char *into,
 		double timeout, int jobs);

@@ -375,6 +375,35 @@ test_expect_success 'status --hosts and pull count the sweep'"'"'s own cells; it
 	test "$(awk "\$1 == \"r2\" { print \$(NF - 1), \$NF }" st)" = "1h00m 0.30"
 '
 
+test_expect_success 'pull --into keeps one database per sweep: several on the hosts need --sweep' '
+	test_expect_code 2 "$SWEEP" pull inv.yaml --hosts r1,r2 --into all.db >out 2>err &&
+	cat out err &&
+	grep -q "^sweep: the hosts hold the sweeps long, .*stoppable.*: --into .all.db. takes one of them (--sweep NAME), or leave --into out for each to go to results/NAME.db; nothing was merged" err &&
+	test ! -e all.db &&
+	! ls w1/results/.*.pull-* w2/results/.*.pull-* 2>/dev/null &&
+	"$SWEEP" pull inv.yaml --hosts r1,r2 --sweep stoppable --into all.db >out && cat out &&
+	test "$(sql all.db "SELECT group_concat(name) FROM sweeps")" = stoppable
+'
+
+# A sweep binary whose snapshots take 3 s more: a pull is cut then, mid-way (hosts share this disk).
+printf '#!/bin/sh\n"%s" "$@"; rc=$?\n[ "$1" != snapshot ] || sleep 3\nexit $rc\n' "$SWEEP" >"$T/slowsnap.sh"
+chmod +x "$T/slowsnap.sh"
+
+# snap_on I: host I has a pull's snapshot of long (bounded by its callers).
+snap_on() { ls "$T"/w$1/results/.long.pull-*.db >/dev/null 2>&1; }
+
+test_expect_success 'a pull cut short leaves no snapshot on the host: the host removes it itself' '
+	inventory snap.yaml "{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/slowsnap.sh}" &&
+	run_bg "$SWEEP" pull snap.yaml --sweep long --into cut.db --timeout 5 &&
+	for t in $(seq 1 100); do if snap_on 1; then break; fi && sleep 0.1 || return 1; done &&
+	snap_on 1 &&
+	kill -9 "$BG_PID" &&
+	# gone within the pull'"'"'s time (5 s) and the grace after it (15 s), from the snapshot on
+	for t in $(seq 1 300); do if ! snap_on 1; then break; fi && sleep 0.1 || return 1; done &&
+	! snap_on 1 &&
+	test ! -e cut.db
+'
+
 # A command sweep: --sync copies the script its command names, to the same place under the workdir.
 mkdir -p "$T/progs"
 cat >"$T/progs/cell.sh" <<'EOF'
