@@ -88,6 +88,10 @@ const struct cmd cmd_merge = { "merge", merge_fn,
 	"file again adds nothing. A result belongs to the host that measured it: one of another host than\n"
 	"the cell's ok result goes to that host's own cell (per: host's replica), so every host's results\n"
 	"are kept. Only an ok result of the same host for a cell that has one is kept apart in the table\n"
-	"conflicts (and listed), never written over it. Every input is untrusted: opened\n"
-	"read-only with SQLite's defensive settings, checked (integrity, schema, types, keys) before\n"
-	"anything is written; a bad one is refused with the reason and OUT.db is left as it was." };
+	"conflicts (and listed), never written over it. A cell retried or forced (sweep retry, run\n"
+	"--force) in one database more lately than in the other takes that database's state and ok\n"
+	"results, so a shard seeded again runs it and an older copy undoes nothing. An input a run writes\n"
+	"now is merged as it is, with a warning; the runs of Slurm jobs come over too. Every input is\n"
+	"untrusted: opened read-only with SQLite's defensive settings, checked (integrity, schema, types,\n"
+	"keys) before anything is written; a bad one is refused with the reason and OUT.db is left as it\n"
+	"was." };
