@@ -205,6 +205,12 @@ test_expect_success 'an input a run writes now is merged with a warning naming i
 	test "$(sql wm.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 10
 '
 
+test_expect_success 'a FIFO in place of an input'"'"'s writer lock holds nothing up' '
+	cp c1.db fifo.db && mkfifo fifo.db-writer &&
+	timeout 20 "$SWEEP" merge fifo-out.db fifo.db >out 2>err && cat out err &&
+	grep -q "^fifo.db: 3 cells (3 new), 3 results new" out && test ! -s err
+'
+
 test_expect_success 'shards: three --shard runs merged give the cells of one run' '
 	cat >sh.yaml <<-\EOF &&
 	sweep: sh
