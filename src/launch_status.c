@@ -118,7 +118,7 @@ static void status_host(int k, void *data)
 		"  say time \"$n\" \"$(cat \"results/$n.start\" 2>/dev/null || echo 0)\""
 		" \"$(cat \"results/$n.end\" 2>/dev/null || echo 0)\" \"$(date +%s)\"\n"
 		"  [ -f \"results/$n.db\" ] &&"
-		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json 2>/dev/null | head -n 1)\"\n"
+		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json --sweep \"$n\" 2>/dev/null | head -n 1)\"\n"
 		"done\n");
 	if (remote_run(h, sc.buf, now_mono() + s->timeout, &o)) {
 		r->error = 1;

@@ -22,26 +22,6 @@
  * line per task. */
 #define SLURM_QUERY_MAX (4 << 20)
 
-/*
- * Tables of jobs, made on first use (outside the versioned schema: only databases of Slurm jobs have
- * them). slurm_jobs: what `sweep submit` sent, the script included. slurm_runs: the job (and array task
- * and restart) each run of the database ran in.
- */
-static const char *const slurm_schema[] = {
-	"CREATE TABLE IF NOT EXISTS slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,"
-	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL)",
-	"CREATE TABLE IF NOT EXISTS slurm_runs(run INTEGER PRIMARY KEY REFERENCES runs(id), job TEXT NOT NULL,"
-	" task INTEGER, restarts INTEGER NOT NULL DEFAULT 0, node TEXT)",
-};
-
-static int slurm_tables(struct store *st)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(slurm_schema); i++)
-		if (store_query(st, slurm_schema[i], NULL, 0, 0, NULL, NULL))
-			return -1;
-	return 0;
-}
-
 static void slurm_query(char **argv, struct strbuf *out);
 
 /* ---- rendering ---- */
@@ -348,7 +328,7 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 	fprintf(stderr, "sweep: %s: %" PRIu64 " cells in %s (%" PRIu64 " new)\n", s->name, added + existing, db,
 		added);
 	for (int i = 0; i < shards; i++) {
-		struct store_merge_opts o = { (unsigned)i, (unsigned)shards };
+		struct store_merge_opts o = { (unsigned)i, (unsigned)shards, NULL };
 		char *shard = slurm_shard_db(db, i);
 		const char *in[1] = { db };
 
@@ -374,7 +354,7 @@ static int record_job(const char *db, const char *id, const struct slurm_job *j,
 	snprintf(shards, sizeof(shards), "%d", j->shards);
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = slurm_tables(st) ||
+	ret = store_slurm_tables(st) ||
 	      store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
 			  " shards, script) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", bind, 7, 0, NULL, NULL) ? -1 : 0;
 	store_close(st);
@@ -513,7 +493,7 @@ int slurm_note_run(struct store *st, int64_t run)
 	bind[2] = task && *task ? task : NULL;
 	bind[3] = restarts && *restarts ? restarts : "0";
 	bind[4] = node;
-	if (slurm_tables(st) ||
+	if (store_slurm_tables(st) ||
 	    store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
 			" VALUES(?1, ?2, ?3, ?4, ?5)", bind, 5, 0, NULL, NULL))
 		return error("cannot note the Slurm job of run %" PRId64, run);

@@ -85,26 +85,33 @@ static int json_row(const struct store_row *row, void *data)
 	return 0;
 }
 
-int status_json(struct store *st, struct strbuf *out)
+/* The sweep ?2, or when NULL every sweep but the probes' (sweep hosts probe writes probe.NAME.TIME into
+ * the database it is given): the cells a sweep measures are its own. */
+#define OF_SWEEP(col) \
+	"CASE WHEN ?2 IS NULL THEN coalesce(" col ", '') NOT LIKE 'probe.%' ELSE " col " = ?2 END"
+
+int status_json(struct store *st, const char *sweep, struct strbuf *out)
 {
-	const char *alive[] = { store_writer_alive(st) ? "1" : "0" };   /* -1, cannot tell: as alive */
+	const char *bind[] = { store_writer_alive(st) ? "1" : "0", sweep };   /* -1, cannot tell: as alive */
 
 	return store_query(st,
-			   "SELECT (SELECT group_concat(name, ',') FROM sweeps),"
-			   " c.cells, c.ok, c.planned, c.running, c.quarantined,"
-			   " (SELECT count(*) FROM results WHERE status != 'ok'),"
-			   " (SELECT max(started) FROM results),"
+			   "WITH c AS (SELECT id, state FROM cells WHERE " OF_SWEEP("sweep") "),"
+			   " x AS (SELECT x.* FROM results x JOIN c ON c.id = x.cell)"
+			   " SELECT (SELECT group_concat(name, ',') FROM sweeps WHERE " OF_SWEEP("name") "),"
+			   " n.cells, n.ok, n.planned, n.running, n.quarantined,"
+			   " (SELECT count(*) FROM x WHERE status IN ('error', 'timeout')),"
+			   " (SELECT max(started) FROM x),"
 			   " r.id, " RUN_STATUS ", r.started, r.finished,"
-			   " (SELECT count(*) FROM results x WHERE x.run = r.id AND x.status = 'ok'),"
+			   " (SELECT count(*) FROM x WHERE x.run = r.id AND x.status = 'ok'),"
 			   " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
 			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
-			   " (SELECT count(*) FROM results x JOIN cells k ON k.id = x.cell WHERE x.status = 'ok'"
-			   "  AND NOT x.noise_ok AND k.state = 'ok')"
+			   " (SELECT count(*) FROM x JOIN c ON c.id = x.cell WHERE x.status = 'ok'"
+			   "  AND NOT x.noise_ok AND c.state = 'ok')"
 			   " FROM (SELECT count(*) FILTER (WHERE state != 'template' AND state != 'retired') AS cells,"
 			   "  count(*) FILTER (WHERE state = 'ok') AS ok,"
 			   "  count(*) FILTER (WHERE state = 'planned') AS planned,"
 			   "  count(*) FILTER (WHERE state = 'running') AS running,"
-			   "  count(*) FILTER (WHERE state = 'quarantined') AS quarantined FROM cells) c"
-			   " LEFT JOIN (SELECT * FROM runs ORDER BY id DESC LIMIT 1) r ON 1",
-			   alive, 1, 1, json_row, out);
+			   "  count(*) FILTER (WHERE state = 'quarantined') AS quarantined FROM c) n"
+			   " LEFT JOIN (SELECT * FROM runs WHERE " OF_SWEEP("sweep") " ORDER BY id DESC LIMIT 1) r ON 1",
+			   bind, 2, 1, json_row, out);
 }

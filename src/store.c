@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "store_int.h"
 #include "util.h"
@@ -292,23 +293,24 @@ static int store_migrate(struct store *st)
 			sqlite3_free(msg);
 			goto fail;
 		}
+		/* A script may have edited sqlite_master (writable_schema): a new schema cookie makes every
+		 * connection, this one included, read the schema again, the next script too (an ALTER TABLE
+		 * on a schema read before such an edit writes its column at the wrong place). */
+		if (store_int(st, "PRAGMA schema_version", &ntables)) {
+			error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+			goto fail;
+		}
+		snprintf(sql, sizeof(sql), "PRAGMA schema_version = %" PRId64, ntables + 1);
+		if (sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
+			error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+			goto fail;
+		}
 		if (note->fmt && version > 0) {
 			fprintf(stderr, "sweep: '%s': schema version %" PRId64 " -> %" PRId64 ": ", st->path, v,
 				v + 1);
 			fprintf(stderr, note->fmt, (long long)n);
 			fputc('\n', stderr);
 		}
-	}
-	/* A script may have edited sqlite_master (writable_schema): a new schema cookie makes every
-	 * connection, this one included, read the schema again. */
-	if (store_int(st, "PRAGMA schema_version", &ntables)) {
-		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
-		goto fail;
-	}
-	snprintf(sql, sizeof(sql), "PRAGMA schema_version = %" PRId64, ntables + 1);
-	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
-		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
-		goto fail;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", latest);
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) || store_run(st, SQL_COMMIT)) {
@@ -476,18 +478,33 @@ void store_remove_files(const char *path)
 	}
 }
 
-int store_writer_alive(const struct store *st)
+int store_writer_alive_path(const char *path, char *who, size_t n)
 {
-	char *lp = xasprintf("%s-writer", st->path);
-	int fd = open(lp, O_RDONLY | O_CLOEXEC), alive = 0;
+	char *lp = xasprintf("%s-writer", path);
+	/* Non-blocking: beside a merge's untrusted input, a FIFO of that name would hold an open. */
+	int fd = open(lp, O_RDONLY | O_CLOEXEC | O_NONBLOCK), alive = 0;
+	struct stat sb;
 
 	free(lp);
+	if (who && n)
+		*who = '\0';
+	if (fd >= 0 && (fstat(fd, &sb) || !S_ISREG(sb.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0)
 		return -1;   /* no lock file: a copy (a snapshot), or a database no locking sweep wrote */
 	/* A shared lock is refused only while a writer holds its exclusive one; ours goes with the close. */
 	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	if (alive && who && n > 1)
+		lock_read(fd, who, n);
 	close(fd);
 	return alive;
+}
+
+int store_writer_alive(const struct store *st)
+{
+	return store_writer_alive_path(st->path, NULL, 0);
 }
 
 void store_unlock_fd(int fd)

@@ -7,6 +7,7 @@
 #include "spec.h"
 
 struct store;
+struct strbuf;
 
 enum store_mode {
 	STORE_RW,              /* create if missing, migrate to the current schema, WAL */
@@ -108,6 +109,9 @@ void store_unlock_fd(int fd);
  * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell (no lock
  * file beside it: a snapshot, say). */
 int store_writer_alive(const struct store *st);
+/* The same for the database at path, and who holds the lock into who (n bytes; as its lock file names
+ * the holder, "host H pid P since T: COMMAND", untrusted text; "" when not known). */
+int store_writer_alive_path(const char *path, char *who, size_t n);
 /* Remove the database file at path and everything beside it (-wal, -shm, -journal, -writer): for a
  * command that made it and could not plan it, so that no half-made database says a sweep is there. */
 void store_remove_files(const char *path);
@@ -116,6 +120,10 @@ void store_remove_files(const char *path);
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
 		    int64_t *run);
 int store_run_end(struct store *st, int64_t run, const char *status);
+
+/* The tables of Slurm jobs, slurm_jobs and slurm_runs, made when missing (outside the versioned schema:
+ * only databases of Slurm jobs, or merged from them, have them). 0, or -1 after error(). */
+int store_slurm_tables(struct store *st);
 
 /* A host's facts (JSON object with at least "hostname"); the same facts give the same id. */
 int store_put_host(struct store *st, const char *facts_json, int64_t *host);
@@ -195,7 +203,10 @@ int store_snapshot(const char *path, const char *out);
 
 /* What one input brought to a merge's output. */
 struct store_merge_stats {
-	uint64_t cells, cells_new;         /* cells of the input (of the shard); those new to the output */
+	uint64_t cells;                    /* cells of the input to be measured (of the shard, of opts.sweep):
+					    * not templates, not retired */
+	uint64_t cells_new;                /* cells new to the output */
+	uint64_t cells_decided;            /* cells that took the input's newer decision (cells.decided) */
 	uint64_t results_new, results_same;   /* results copied; results the output already had */
 	uint64_t conflicts;                /* ok results kept apart: the cell had another ok result */
 	uint64_t results_hosts;            /* ok results of a per: any cell measured by another host than the
@@ -203,9 +214,11 @@ struct store_merge_stats {
 	uint64_t runs_new, hosts_new, controls_new, probes_new, predictions_new;
 };
 
-/* nshards > 0: copy only the cells of shard `shard` (store_shard) and their results. */
+/* nshards > 0: copy only the cells of shard `shard` (store_shard) and their results. sweep not NULL:
+ * stats count the cells of that sweep only (every sweep is copied). */
 struct store_merge_opts {
 	unsigned shard, nshards;
+	const char *sweep;
 };
 
 /*
@@ -217,10 +230,15 @@ struct store_merge_opts {
  * workers), hosts (facts hash), workers, results (with samples, metrics, items), controls, probes and
  * predictions by what identifies them, so merging a file again adds nothing. An ok result for a cell
  * that has another ok result with different values goes to the conflicts table, never over the kept
- * one. One transaction: all or nothing. o may be NULL; stats (n entries) may be NULL. 0, or -1 after
- * error(); -2 when another sweep writes out now (its writer lock).
+ * one. A cell whose decision (cells.decided: sweep retry, run --force, --replan) is newer in an input
+ * takes its state, attempts, error and ok results from there. One transaction: all or nothing. o may
+ * be NULL; stats (n entries) may be NULL. 0, or -1 after error(); -2 when another sweep writes out now
+ * (its writer lock).
  */
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats);
+/* What n conflicts in a merge's output are and the command that lists them (out_word: the output's path
+ * as one shell word), appended to sb as one line without its newline. */
+void store_merge_conflicts_note(const char *out_word, uint64_t n, struct strbuf *sb);
 
 #endif

@@ -289,11 +289,15 @@ int store_replan(struct store *st, const char *sweep, int templates, int max_att
 		       bind, 3, &out->back))
 		return -1;
 	if (remeasure) {
+		char now[32];
+		const char *b2[] = { sweep, now };
+
+		store_now(now, sizeof(now));
 		if (cells_exec(st, "UPDATE results SET status = 'superseded' WHERE status = 'ok' AND cell IN"
 			       " (SELECT id FROM cells WHERE sweep = ?1 AND state <> 'retired')", bind, 1, &out->superseded) ||
-		    cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0"
-			       " WHERE sweep = ?1 AND state IN ('ok', 'quarantined', 'planned', 'running')", bind, 1,
-			       &out->remeasured))
+		    cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0,"
+			       " decided = ?2 WHERE sweep = ?1 AND state IN ('ok', 'quarantined', 'planned', 'running')",
+			       b2, 2, &out->remeasured))
 			return -1;
 	}
 	st->plan_keys = 0;
@@ -328,6 +332,21 @@ static int cells_pick(struct store *st, const char *sweep, const char *cond, con
 	return ret;
 }
 
+/*
+ * The picked cells back to planned, attempts and error cleared, as decided now: a merge takes a cell's
+ * state from the database whose decision on it is newer, so that shards and copies seeded or merged later
+ * follow this one (store_merge_copy.c).
+ */
+static int cells_decide(struct store *st)
+{
+	char now[32];
+	const char *bind[] = { now };
+
+	store_now(now, sizeof(now));
+	return cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0,"
+			  " decided = ?1 WHERE id IN (SELECT id FROM temp.pick)", bind, 1, NULL);
+}
+
 int store_retry(struct store *st, const char *sweep, int states, const char *where, const char *const *binds,
 		int nbind, uint64_t *n)
 {
@@ -335,9 +354,7 @@ int store_retry(struct store *st, const char *sweep, int states, const char *whe
 		"c.state = 'quarantined' OR (c.state = 'planned' AND c.attempts > 0)" :
 		states == RETRY_QUARANTINED ? "c.state = 'quarantined'" : "c.state = 'planned' AND c.attempts > 0";
 
-	return cells_pick(st, sweep, cond, where, binds, nbind, n) ||
-	       cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0"
-			  " WHERE id IN (SELECT id FROM temp.pick)", NULL, 0, NULL) ? -1 : 0;
+	return cells_pick(st, sweep, cond, where, binds, nbind, n) || cells_decide(st) ? -1 : 0;
 }
 
 int store_force(struct store *st, const char *sweep, const char *where, const char *const *binds, int nbind,
@@ -345,9 +362,7 @@ int store_force(struct store *st, const char *sweep, const char *where, const ch
 {
 	return cells_pick(st, sweep, "c.state IN ('ok', 'quarantined')", where, binds, nbind, cells) ||
 	       cells_exec(st, "UPDATE results SET status = 'superseded' WHERE status = 'ok'"
-			  " AND cell IN (SELECT id FROM temp.pick)", NULL, 0, superseded) ||
-	       cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0"
-			  " WHERE id IN (SELECT id FROM temp.pick)", NULL, 0, NULL) ? -1 : 0;
+			  " AND cell IN (SELECT id FROM temp.pick)", NULL, 0, superseded) || cells_decide(st) ? -1 : 0;
 }
 
 int store_unfly(struct store *st, const char *sweep, uint64_t *n)

@@ -81,6 +81,11 @@ int store_int(struct store *st, const char *sql, int64_t *out);
 /* The wall-clock time now, as stored (ISO 8601). */
 void store_now(char *buf, size_t n);
 
+/* --- store_results.c --- */
+
+/* The tables of Slurm jobs (CREATE ... IF NOT EXISTS): slurm.c's through store_slurm_tables, and merge's. */
+extern const char store_slurm_schema[];
+
 /* --- store_schema.c --- */
 
 /* store_schema_migrations[i] takes a database from user_version i to i + 1; store_schema_version()

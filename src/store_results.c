@@ -149,6 +149,26 @@ static int store_worker_id(struct store *st, int64_t run, int rank, int64_t *id)
 	return 0;
 }
 
+/* ---- Slurm jobs ---- */
+
+/*
+ * Tables of jobs, outside the versioned schema (only databases of Slurm jobs, and those merged from them,
+ * have them). slurm_jobs: what `sweep submit` sent, the script included. slurm_runs: the job (and array
+ * task and restart) each run of the database ran in.
+ */
+const char store_slurm_schema[] =
+	"CREATE TABLE IF NOT EXISTS slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,"
+	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS slurm_runs(run INTEGER PRIMARY KEY REFERENCES runs(id), job TEXT NOT NULL,"
+	" task INTEGER, restarts INTEGER NOT NULL DEFAULT 0, node TEXT);\n";
+
+int store_slurm_tables(struct store *st)
+{
+	if (store_settle(st) || sqlite3_exec(st->db, store_slurm_schema, NULL, NULL, NULL))
+		return store_sqlerr(st);
+	return 0;
+}
+
 /* ---- results ---- */
 
 /* The median SM clock of the samples whose clock is known; NaN when none is. */

@@ -190,6 +190,9 @@ const char *const store_schema_migrations[] = {
 	"	params);\n"
 	"UPDATE cells SET key = sweep_key(sweep, params, pass, replica)\n"
 	"	WHERE key <> sweep_key(sweep, params, pass, replica);\n",
+	/* 4: when a decision (sweep retry, run --force, a --replan that measures again) last put the cell
+	 * back to planned: a merge takes the cell's state from the database whose decision is newer */
+	"ALTER TABLE cells ADD COLUMN decided TEXT;\n",
 };
 
 /*
@@ -203,6 +206,7 @@ const struct store_schema_note store_schema_notes[] = {
 	  " sweep_param_defaults((SELECT kernel FROM sweeps WHERE name = cells.sweep), params)",
 	  "cells may now be retired and results superseded; kernel defaults were written into the params of"
 	  " %lld cells (their keys recomputed)" },
+	{ NULL, NULL },
 };
 
 int store_schema_version(void)

@@ -74,5 +74,7 @@ const struct cmd cmd_retry = { "retry", retry_fn,
 	"Put cells back to planned with their attempts and error cleared, so that the next 'sweep run' of\n"
 	"the spec measures them again: quarantined cells and cells with failed attempts (or only those of\n"
 	"--state), of the database's only sweep or --sweep NAME, where EXPR holds (the names of report\n"
-	"--where: parameters, host, gpu, pass, replica). Prints how many. Exit: 0 done, 2 bad options,\n"
+	"--where: parameters, host, gpu, pass, replica). Prints how many. The decision is dated: the\n"
+	"databases merged from this one take it (the shards of an array submitted again run those cells),\n"
+	"and merging an older copy back does not quarantine them again. Exit: 0 done, 2 bad options,\n"
 	"1 other errors (a run writing the database refuses it)." };

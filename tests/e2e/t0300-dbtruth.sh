@@ -292,6 +292,7 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 
 make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop
 	sql "$1" "UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
+		ALTER TABLE cells DROP COLUMN decided;
 		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; ALTER TABLE results DROP COLUMN launches;
 		ALTER TABLE results DROP COLUMN warmup; CREATE VIEW v_results AS SELECT 1;
 		PRAGMA writable_schema = ON;
@@ -309,8 +310,12 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
 		"$(sql def.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" &&
-	test "$(sql old.db "PRAGMA user_version")" = 3 &&
-	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2
+	test "$(sql old.db "PRAGMA user_version")" = 4 &&
+	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2 &&
+	# version 4 adds cells.decided after the CHECK version 3 widened in place: the table is whole
+	test "$(sql old.db "SELECT group_concat(name || '\'' '\'' || type) FROM pragma_table_info('\''cells'\'')
+		WHERE cid >= 10")" = "flight INTEGER,decided TEXT" &&
+	db_sound old.db
 '
 
 cat >"$T/names.yaml" <<'Y'

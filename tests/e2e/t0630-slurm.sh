@@ -144,8 +144,65 @@ test_expect_success 'an array of 3 shards plus sweep merge: the cells of the sin
 	sql arr.db "SELECT key FROM cells WHERE state = '\''ok'\'' ORDER BY key" >k3 &&
 	test "$(wc -l <k1)" = 12 && cmp k1 k3 &&
 	test "$(sql arr.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 12 &&
+	# the runs of the tasks came with the merge: status shows them under the job
 	"$SWEEP" status arr.db >st && cat st &&
-	grep -q " 3  *0  ${job}_0 COMPLETED, ${job}_1 COMPLETED, ${job}_2 COMPLETED *$" st
+	grep -q " 3  *3  ${job}_0 COMPLETED, ${job}_1 COMPLETED, ${job}_2 COMPLETED *$" st &&
+	test "$(sql arr.db "SELECT group_concat(job || '\'':'\'' || task) FROM (SELECT job, task FROM slurm_runs
+		ORDER BY task)")" = "$job:0,$job:1,$job:2" &&
+	# so does a database made by the merge alone
+	"$SWEEP" merge fresh.db arr.shard-0.db arr.shard-1.db arr.shard-2.db >/dev/null &&
+	"$SWEEP" status fresh.db >st && cat st &&
+	grep -q "^ *$job  *grid  *-  *-  *3  *${job}_0 COMPLETED, ${job}_1 COMPLETED, ${job}_2 COMPLETED *$" st &&
+	db_sound fresh.db
+'
+
+# A cell that fails until a file is there: quarantined at its first failure.
+cat >check.sh <<'EOF'
+#!/bin/sh
+[ "$1" != 3 ] || [ -e fixed ] || { echo "check: the file 'fixed' is missing" >&2; exit 3; }
+echo "{\"v\": $1}"
+EOF
+cat >fix.yaml <<'Y'
+sweep: fix
+command: [sh, check.sh, "{n}"]
+metrics: json
+params: {n: [1, 2, 3, 4, 5, 6]}
+max_attempts: 1
+Y
+
+# cell_of DB N: the state and attempts of cell n = N in DB.
+cell_of() { sql "$1" "SELECT state, attempts FROM cells WHERE json_extract(params, '$.n') = $2"; }
+
+test_expect_success 'retry holds for an array: resubmitted, the shards run the retried cell, merge keeps it ok' '
+	job=$("$SWEEP" submit fix.yaml --db fx.db --array 2 --ntasks-per-node 1 2>err) &&
+	slurm_wait "$job" 180 >states && cat states &&
+	"$SWEEP" merge fx.db fx.shard-0.db fx.shard-1.db >out && cat out &&
+	test "$(cell_of fx.db 3)" = "quarantined|1" &&
+	test "$(sql fx.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 5 &&
+	"$SWEEP" retry fx.db >out && cat out &&
+	grep -q "^fix: 1 quarantined or failed cells back to planned" out &&
+	test "$(cell_of fx.db 3)" = "planned|0" &&
+	: >fixed &&
+	job2=$("$SWEEP" submit fix.yaml --db fx.db --array 2 --ntasks-per-node 1 2>err) &&
+	cat err &&
+	test "$(slurm_wait "$job2" 180 | sort -u)" = COMPLETED &&
+	cat fix-${job2}_*.log &&
+	# the shard that holds the cell took the retry from the sweep database and ran it, once
+	shard=$(for i in 0 1; do test "$(cell_of fx.shard-$i.db 3)" != "" && echo $i; done) &&
+	test "$(cell_of fx.shard-$shard.db 3)" = "ok|1" &&
+	test "$(sql fx.shard-$shard.db "SELECT count(*) FROM results r JOIN cells c ON c.id = r.cell
+		WHERE json_extract(c.params, '\''$.n'\'') = 3 AND r.status = '\''ok'\''")" = 1 &&
+	"$SWEEP" merge fx.db fx.shard-0.db fx.shard-1.db >out && cat out &&
+	test "$(cell_of fx.db 3)" = "ok|1" &&
+	test "$(sql fx.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 6 &&
+	test "$(sql fx.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
+		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
+	# the failed attempt of the first array is kept, as history
+	test "$(sql fx.db "SELECT count(*) FROM results WHERE status != '\''ok'\''")" = 1 &&
+	# merged again: nothing changes, the cell stays ok
+	"$SWEEP" merge fx.db fx.shard-0.db fx.shard-1.db >out &&
+	test "$(cell_of fx.db 3)" = "ok|1" &&
+	db_sound fx.db
 '
 
 cat >slow.yaml <<'Y'

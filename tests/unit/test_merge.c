@@ -1,4 +1,5 @@
-/* test_merge.c: store_merge on temporary files: conflicts, duplicates, cell states, shards, hostile inputs.
+/* test_merge.c: store_merge on temporary files: conflicts, duplicates, cell states, decisions (retry,
+ * --force) travelling between copies, shards, hostile inputs.
  * Inputs are made with the store API; hostile edits and every check go through a plain sqlite3
  * connection, so what is checked is what the output file holds. One test reads an input through merge's
  * own connection (store_merge_int.h). */
@@ -419,7 +420,8 @@ static void test_hosts_apart(void)
 		  " {\"n\":2}@host-b=5.0/host-b {\"n\":3}@=9.0/host-b");
 	plan_key("s", "{\"n\":1}", 0, "host-b", key);
 	sql = xasprintf("SELECT state || '|' || pass || '|' || attempts FROM cells WHERE key = '%s'", key);
-	check_sql(out, sql, "ok|0|0");
+	/* made by the merge for b's result, which was its first attempt */
+	check_sql(out, sql, "ok|0|1");
 	free(sql);
 	/* b's samples and metrics came with it */
 	check_sql(out, "SELECT group_concat(v) FROM (SELECT m.name || '=' || m.value AS v FROM metrics m JOIN"
@@ -632,6 +634,100 @@ static void test_states(void)
 	free(a), free(b), free(out);
 }
 
+/* ---- decisions ---- */
+
+/* Each cell as n:state:attempts:the statuses of its results, in id order. */
+#define DECIDED \
+	"SELECT group_concat(x, ' ') FROM (SELECT json_extract(c.params, '$.n') || ':' || c.state || ':' ||" \
+	" c.attempts || ':' || coalesce((SELECT group_concat(t) FROM (SELECT r.status AS t FROM results r" \
+	" WHERE r.cell = c.id ORDER BY r.id)), '-') AS x FROM cells c ORDER BY c.id)"
+
+/* When each cell was last decided on. */
+#define DECISIONS "SELECT group_concat(decided, ' ') FROM (SELECT decided FROM cells ORDER BY id)"
+
+static struct store *reopen(const char *path)
+{
+	struct store *st = NULL;
+
+	if (store_open(path, STORE_RW, &st))
+		BUG("cannot open '%s'", path);
+	return st;
+}
+
+/*
+ * A retry or --force made on one database holds in a copy merged from it (a shard seeded again), and a
+ * copy older than the decision merged back brings none of what it undid (no quarantine, no ok result
+ * again, no conflict); once both have the decision, the results decide as ever.
+ */
+static void test_decisions(void)
+{
+	char *a = tmp_path("dec-a.db"), *b = tmp_path("dec-b.db"), *want;
+	struct store_merge_stats stats[1];
+	uint64_t n = 0, cells = 0, sup = 0;
+	const char *in[1];
+	struct store *st;
+	int64_t run, c1, c2;
+
+	st = input_open(a);
+	put_sweep(st, "s", PER_ANY);
+	c1 = add_cell(st, "s", "{\"n\":1}", "planned");
+	c2 = add_cell(st, "s", "{\"n\":2}", "planned");
+	run = add_run(st, "sweep run s.yaml --db a.db", "s", "host-a", 1);
+	put_ok(st, run, c1, 0, 1700000500, s9, 1, 1, NULL);
+	put_fail(st, run, c2, 0, 1700000501, 1, "boom");
+	store_close(st);
+	store_remove_files(b);
+	in[0] = a;
+	CHECK_INT(store_merge(b, in, 1, NULL, stats), 0, "decisions: b, a copy of a");
+	check_sql(b, DECIDED, "1:ok:1:ok 2:quarantined:1:error");
+
+	/* a decides: n=1 measured again, n=2 retried */
+	st = reopen(a);
+	CHECK_INT(store_begin(st) ||
+		  store_force(st, "s", "json_extract(c.params, '$.n') = 1", NULL, 0, &cells, &sup) ||
+		  store_retry(st, "s", RETRY_QUARANTINED, NULL, NULL, 0, &n) || store_commit(st), 0,
+		  "force and retry");
+	store_close(st);
+	CHECK_INT((long long)(cells + sup + n), 3, "one forced, one superseded, one retried");
+	check_sql(a, DECIDED, "1:planned:0:superseded 2:planned:0:error");
+	CHECK_SQL_INT(a, "SELECT count(*) FROM cells WHERE decided IS NOT NULL", 2);
+
+	/* the older copy merged back: the same results, nothing undone */
+	in[0] = b;
+	CHECK_INT(store_merge(a, in, 1, NULL, stats), 0, "merge the older copy into a");
+	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 2, .results_same = 2 },
+		    "decisions: b into a");
+	CHECK_INT(stats[0].cells_decided, 0, "a keeps its own decisions");
+	check_sql(a, DECIDED, "1:planned:0:superseded 2:planned:0:error");
+
+	/* a merged into the copy: it takes both decisions */
+	in[0] = a;
+	CHECK_INT(store_merge(b, in, 1, NULL, stats), 0, "merge a into the copy");
+	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 2, .results_same = 2 },
+		    "decisions: a into b");
+	CHECK_INT(stats[0].cells_decided, 2, "the copy takes a's decisions");
+	check_sql(b, DECIDED, "1:planned:0:superseded 2:planned:0:error");
+	want = sql_text(a, DECISIONS);
+	check_sql(b, DECISIONS, want);
+	free(want);
+	CHECK_SQL_INT(b, "SELECT count(*) FROM cells WHERE decided IS NOT NULL AND error IS NULL", 2);
+
+	/* measured again in a (n=1 ok, n=2 fails again): the same decision on both sides, the results
+	 * decide */
+	st = reopen(a);
+	run = add_run(st, "sweep run s.yaml --db a.db", "s", "host-a", 1);
+	put_ok(st, run, c1, 0, 1700000600, s123, 3, 1, NULL);
+	put_fail(st, run, c2, 0, 1700000601, 1, "boom again");
+	store_close(st);
+	CHECK_INT(store_merge(b, in, 1, NULL, stats), 0, "merge a, measured again, into the copy");
+	CHECK_INT(stats[0].cells_decided, 0, "no decision newer than the copy's");
+	check_sql(b, DECIDED, "1:ok:1:superseded,ok 2:quarantined:1:error,error");
+	CHECK_SQL_INT(b, "SELECT count(*) FROM conflicts", 0);
+
+	store_remove_files(a), store_remove_files(b);
+	free(a), free(b);
+}
+
 /* ---- shards ---- */
 
 static int ids_cb(const struct store_row *row, void *data)
@@ -659,7 +755,8 @@ static void test_shards(void)
 	struct { int64_t v[16]; int n; } ids = { { 0 }, 0 };
 	const char *in[] = { in_path };
 	struct store_merge_stats stats[1];
-	unsigned want_cells[K] = { 0 }, want_results[K] = { 0 }, sum_cells = 0, sum_results = 0;
+	unsigned want_cells[K] = { 0 }, want_results[K] = { 0 }, want_templates[K] = { 0 }, sum_cells = 0;
+	unsigned sum_results = 0;
 	struct store *st;
 	int64_t run;
 	int added;
@@ -682,6 +779,7 @@ static void test_shards(void)
 
 		add_cell(st, "h", p, "template");
 		want_cells[shard_of("h", p, K)] += 3;
+		want_templates[shard_of("h", p, K)]++;
 		want_results[shard_of("h", p, K)] += 2;
 		free(p);
 	}
@@ -703,9 +801,10 @@ static void test_shards(void)
 		snprintf(name, sizeof(name), "merge shard %u/%u", k, (unsigned)K);
 		CHECK_INT(store_merge(out, in, 1, &o, stats), 0, name);
 		snprintf(name, sizeof(name), "shard %u/%u", k, (unsigned)K);
-		check_stats(&stats[0], &(struct store_merge_stats){ .cells = want_cells[k],
-			    .cells_new = want_cells[k], .results_new = want_results[k], .runs_new = 1,
-			    .hosts_new = 1 }, name);
+		/* The stats count the cells a run measures: the replicas, not their templates. */
+		check_stats(&stats[0], &(struct store_merge_stats){
+			    .cells = want_cells[k] - want_templates[k], .cells_new = want_cells[k] - want_templates[k],
+			    .results_new = want_results[k], .runs_new = 1, .hosts_new = 1 }, name);
 		snprintf(name, sizeof(name), "shard %u/%u: cells in the output", k, (unsigned)K);
 		CHECK_INT(sql_int(out, "SELECT count(*) FROM cells"), want_cells[k], name);
 		snprintf(name, sizeof(name), "shard %u/%u: results in the output", k, (unsigned)K);
@@ -916,7 +1015,7 @@ static void test_hostile(void)
 static void test_quoted_names(void)
 {
 	static const struct mcol cols[] = { { "key", K_TEXT }, { "no_such_column", K_TEXT } };
-	const struct mtable planted = { "cells", cols, (int)ARRAY_SIZE(cols) };
+	const struct mtable planted = { "cells", cols, (int)ARRAY_SIZE(cols), 0 };
 	char *path = tmp_path("dqs.db"), msg[160] = "", got[64] = "";
 	struct store_merge_stats stats;
 	struct input in;
@@ -973,6 +1072,7 @@ int main(void)
 	test_hosts_apart();
 	test_duplicates();
 	test_states();
+	test_decisions();
 	test_shards();
 	test_hostile();
 	test_quoted_names();
