@@ -90,7 +90,7 @@ int report_stat_check(const char *stat)
 void report_num(const struct report *r, double v, int sig, char *buf, size_t n)
 {
 	/* unknown: "-" for reading, an empty field (null in JSON) for programs */
-	if (isnan(v) && (r->fmt == TABLE_CSV || r->fmt == TABLE_JSON)) {
+	if (isnan(v) && !r->fmt->reading) {
 		snprintf(buf, n, "%s", "");
 		return;
 	}
@@ -103,7 +103,7 @@ void report_num(const struct report *r, double v, int sig, char *buf, size_t n)
 	}
 	if (r->digits) {
 		sig = r->digits;
-	} else if ((r->fmt == TABLE_CSV || r->fmt == TABLE_JSON) && isfinite(v)) {
+	} else if (!r->fmt->reading && isfinite(v)) {
 		/* for programs: more digits, no trailing zeros */
 		snprintf(buf, n, "%.6g", v);
 		return;

@@ -33,7 +33,7 @@ struct report {
 	const char *stat;          /* median | mean | geomean | min | max */
 	const char *where;         /* --where EXPR, or NULL */
 	const char *out;           /* --out FILE, or NULL for stdout */
-	enum table_format fmt;
+	const struct table_format *fmt;
 	int digits;                /* significant digits: 0 for 4 (3 for ratios), %.6g in csv and json */
 
 	const char *compare;       /* --compare KEY=A/B */

@@ -184,10 +184,14 @@ int report_drift(struct report *r)
 		free(status);
 	}
 	if (!report_out_open(r, &f)) {
-		if (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT)
-			fprintf(f, "control cell of sweep %s per worker: median time as a ratio to its first "
-				"run; unstable when drift or noise passes %g%%\n\n", r->sweep,
-				r->threshold * 100);
+		if (r->fmt->heading) {
+			char *h = xasprintf("control cell of sweep %s per worker: median time as a ratio to its "
+					    "first run; unstable when drift or noise passes %g%%", r->sweep,
+					    r->threshold * 100);
+
+			r->fmt->heading(h, f);
+			free(h);
+		}
 		table_print(&t, f, r->fmt);
 		ret = report_out_close(r, f);
 	}

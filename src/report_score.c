@@ -118,12 +118,15 @@ int report_score(struct report *r)
 		goto out_t;
 	}
 	if (!report_out_open(r, &f)) {
-		if (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT) {
-			fprintf(f, "predictions of sweep %s: error = 100 (measured - predicted) / predicted",
-				r->sweep);
+		if (r->fmt->heading) {
+			char bar[64] = "", *h;
+
 			if (!isnan(r->bar))
-				fprintf(f, "; bar: rms error <= %g%%", r->bar);
-			fprintf(f, "\n\n");
+				snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", r->bar);
+			h = xasprintf("predictions of sweep %s: error = 100 (measured - predicted) / predicted%s",
+				      r->sweep, bar);
+			r->fmt->heading(h, f);
+			free(h);
 		}
 		table_print(&t, f, r->fmt);
 		ret = report_out_close(r, f);

@@ -131,7 +131,7 @@ int report_out_close(struct report *r, FILE *f)
 
 static int human(const struct report *r)
 {
-	return r->fmt == TABLE_TEXT || r->fmt == TABLE_MD || r->fmt == TABLE_LATEX;
+	return r->fmt->reading;
 }
 
 /*
@@ -162,8 +162,8 @@ static int column_decimals(const struct report *r, const struct rtab *t, int col
 	if (!(max > 0))
 		return -1;
 	/* A column spanning orders of magnitude (times from 64 to 8192) keeps significant digits, except
-	 * in LaTeX, whose right-aligned columns line up only with equal decimals: the smallest value's. */
-	if (max / min > 100 && r->fmt != TABLE_LATEX)
+	 * where columns line up only with equal decimals (LaTeX's): then the smallest value's. */
+	if (max / min > 100 && !r->fmt->equal_decimals)
 		return -1;
 	d = sig - 1 - (int)floor(log10(max / min > 100 ? min : max));
 	return d < 0 ? 0 : d > 15 ? 15 : d;
@@ -282,15 +282,13 @@ static void summary_rows(const struct report *r, const struct rtab *t, const int
 /* The footnote of the mark: what it means and how to leave those results out. */
 static void print_noise_note(const struct report *r, FILE *f)
 {
-	char n[40] = "";
+	char n[40] = "", *meaning;
 
 	if (r->noisy > 0)
 		snprintf(n, sizeof(n), " (%ld result%s)", r->noisy, r->noisy == 1 ? "" : "s");
-	if (r->fmt == TABLE_LATEX)
-		fprintf(f, "%% $^\\dagger$: holds results above their noise target%s; --strict leaves them out\n"
-			"\\par{\\footnotesize $^\\dagger$ holds results above their noise target%s.}\n", n, n);
-	else
-		fprintf(f, "\n" TABLE_MARK " holds results above their noise target%s; --strict leaves them out\n", n);
+	meaning = xasprintf("holds results above their noise target%s", n);
+	r->fmt->footnote(meaning, "; --strict leaves them out", f);
+	free(meaning);
 }
 
 static const struct rtab *sort_tab;
@@ -408,17 +406,9 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 	}
 	ret = report_out_open(r, &f);
 	if (!ret) {
-		if (caption && (r->fmt == TABLE_MD || r->fmt == TABLE_TEXT))
-			fprintf(f, "%s\n\n", caption);
-		if (caption && r->fmt == TABLE_LATEX) {
-			/* the method travels with the table: statistic, interval, resamples, seed */
-			struct strbuf sb = STRBUF_INIT;
-
-			sb_add(&sb, "", 0);
-			table_add_safe(&sb, caption);
-			fprintf(f, "%% %s\n", sb.buf);
-			sb_release(&sb);
-		}
+		/* the method travels with the table: statistic, interval, resamples, seed */
+		if (caption && r->fmt->method)
+			r->fmt->method(caption, f);
 		table_print(&out, f, r->fmt);
 		if (any_noisy && human(r))
 			print_noise_note(r, f);

@@ -33,7 +33,7 @@ static int plot_fn(int argc, char **argv)
 	int opt, ret = EXIT_USAGE, rc;
 
 	r.stat = "median";
-	r.fmt = TABLE_TEXT;
+	r.fmt = &table_text;
 	while ((opt = getopt_long(argc, argv, "h", plot_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'x': o.x = optarg; break;

@@ -77,7 +77,7 @@ static int report_fn(int argc, char **argv)
 	int opt, ret = EXIT_USAGE, fmt_given = 0;
 
 	r.stat = "median";
-	r.fmt = TABLE_MD;
+	r.fmt = &table_md;
 	r.ci = 0.95;
 	r.boot = 10000;
 	r.seed = 1;
@@ -116,7 +116,7 @@ static int report_fn(int argc, char **argv)
 			r.where = optarg;
 			break;
 		case 'f':
-			if (table_format_parse(optarg, &r.fmt))
+			if (!(r.fmt = table_format_find(optarg)))
 				goto out;
 			fmt_given = 1;
 			break;
@@ -197,8 +197,8 @@ static int report_fn(int argc, char **argv)
 	if (report_check(&r))
 		goto out;
 	/* the file's extension says its format, unless --format does */
-	if (r.out && !fmt_given)
-		table_format_of_path(r.out, &r.fmt);
+	if (r.out && !fmt_given && table_format_of_path(r.out))
+		r.fmt = table_format_of_path(r.out);
 	if (report_out_check(&r)) {
 		ret = EXIT_FAIL;
 		goto out;
