@@ -1,24 +1,51 @@
-/* report.c: the core every report shares: opening the sweep, metric and key lookups, SQL pieces. */
+/* report.c: a report from its options to its output, one way: the context, the plan, the statement and its
+ * rows, the aggregation, the printer; one function per mode. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "report.h"
-#include "stats.h"
+#include "report_int.h"
 
-/* ---- small helpers ---- */
-
-void report_note(const char *fmt, ...)
+void report_opts_init(struct report_opts *o)
 {
-	va_list ap;
+	memset(o, 0, sizeof(*o));
+	o->stat = "median";
+	o->fmt = &table_md;
+	o->ci = 0.95;
+	o->boot = 10000;
+	o->seed = 1;
+	o->threshold = 0.03;
+	o->bar = NAN;
+}
 
-	fputs("note: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+static void free_list(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void report_opts_release(struct report_opts *o)
+{
+	free_list(o->rows, o->nrows);
+	free_list(o->cols, o->ncols);
+	free_list(o->pool, o->npool);
+	free(o->cmp_key);
+	free(o->cmp_a);
+	free(o->cmp_b);
+	memset(o, 0, sizeof(*o));
+}
+
+int report_opts_compare(struct report_opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *slash = eq ? strchr(eq + 1, '/') : NULL;
+
+	if (!eq || eq == arg || !slash || slash == eq + 1 || !slash[1] || strchr(slash + 1, '/'))
+		return fail_usage("--compare takes KEY=A/B (such as system=cache/baseline), not '%s'", arg);
+	o->cmp_key = xstrndup(arg, (size_t)(eq - arg));
+	o->cmp_a = xstrndup(eq + 1, (size_t)(slash - eq - 1));
+	o->cmp_b = xstrdup(slash + 1);
+	return FAIL_OK;
 }
 
 int report_split(const char *what, const char *list, char ***out, int *n)
@@ -31,50 +58,17 @@ int report_split(const char *what, const char *list, char ***out, int *n)
 		size_t len = strcspn(p, ",");
 
 		if (!len) {
-			error("%s: empty name in '%s'", what, list);
-			goto fail;
+			free_list(*out, *n);
+			*out = NULL;
+			*n = 0;
+			return fail_usage("%s: empty name in '%s'", what, list);
 		}
 		*out = xrealloc(*out, (size_t)(*n + 1) * sizeof(**out));
 		(*out)[(*n)++] = xstrndup(p, len);
 		if (!p[len])
-			return 0;
+			return FAIL_OK;
 		p += len + 1;
 	}
-fail:
-	for (int i = 0; i < *n; i++)
-		free((*out)[i]);
-	free(*out);
-	*out = NULL;
-	*n = 0;
-	return -1;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-void report_bind(struct report *r, struct strbuf *sql, const char *value)
-{
-	ALLOC_GROW(r->binds, r->nbind + 1, r->alloc_binds);
-	r->binds[r->nbind++] = xstrdup(value);
-	sb_addf(sql, "?%zu", r->nbind);
-}
-
-void report_binds_reset(struct report *r)
-{
-	for (size_t i = 0; i < r->nbind; i++)
-		free(r->binds[i]);
-	r->nbind = 0;
-}
-
-const char *report_stat_sql(const char *stat)
-{
-	if (!strcmp(stat, "mean"))
-		return "avg";
-	return stat;           /* median, geomean, min, max: SQL functions of the same name */
 }
 
 int report_stat_check(const char *stat)
@@ -83,335 +77,280 @@ int report_stat_check(const char *stat)
 
 	for (size_t i = 0; i < ARRAY_SIZE(stats); i++)
 		if (!strcmp(stat, stats[i]))
-			return 0;
-	return error("--stat is median, mean, geomean, min or max, not '%s'", stat);
+			return FAIL_OK;
+	return fail_usage("--stat is median, mean, geomean, min or max, not '%s'", stat);
 }
 
-void report_num(const struct report *r, double v, int sig, char *buf, size_t n)
+/* "no ok results ..." for a statement that found nothing. */
+static int nothing(const struct report_plan *p)
 {
-	/* unknown: "-" for reading, an empty field (null in JSON) for programs */
-	if (isnan(v) && !r->fmt->reading) {
-		snprintf(buf, n, "%s", "");
-		return;
+	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->o->metric,
+			  p->o->where || p->nexcluded ? " that pass the filters" : "");
+}
+
+/* Print a table of rows under the caption of its method, with the --summary rows (which order the rows by
+ * their group); marked counts the results behind the marks (-1: not counted). */
+static int print_rows(const struct report_plan *p, struct report_rows *rows, const char *caption, long marked)
+{
+	struct report_rows sum;
+	struct report_doc d = { rows, NULL, caption, 1, marked };
+	int ret;
+
+	if (p->o->summary_by)
+		report_rows_sort_group(rows);
+	if (p->o->summary && rows->n) {
+		report_agg_summary(rows, &sum);
+		d.summary = &sum;
 	}
-	if (!sig) {
-		if (isnan(v))
-			snprintf(buf, n, "-");
-		else
-			snprintf(buf, n, "%.0f", v);
-		return;
+	ret = report_print(p->o, &d);
+	if (d.summary)
+		report_rows_release(&sum);
+	return ret;
+}
+
+/* With --strict, the results left out for missing their noise target, said on stderr. */
+static int count_marked(const struct report_plan *p, long *marked)
+{
+	struct report_rows n;
+	int ret = report_plan_query(p, report_query_marked, &n);
+
+	if (!ret) {
+		double v = n.n ? report_rows_num(&n, 0, 0) : NAN;
+
+		*marked = isnan(v) ? 0 : (long)v;
+		if (*marked > 0)
+			report_note("--strict left out %ld result%s above %s noise target", *marked,
+				    *marked == 1 ? "" : "s", *marked == 1 ? "its" : "their");
 	}
-	if (r->digits) {
-		sig = r->digits;
-	} else if (!r->fmt->reading && isfinite(v)) {
-		/* for programs: more digits, no trailing zeros */
-		snprintf(buf, n, "%.6g", v);
-		return;
+	report_rows_release(&n);
+	return ret;
+}
+
+/* The plain and pivoted tables. */
+static int table(struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	struct report_rows in, out;
+	char *cap, *pooled;
+	long marked;
+	int ret;
+
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)))
+		return ret;
+	ret = report_plan_query(p, report_query_table, &in);
+	if (!ret && (!in.n || (!p->nrows && !o->ncols && isnan(report_rows_num(&in, 0, 0)))))
+		ret = nothing(p);
+	if (ret) {
+		report_rows_release(&in);
+		return ret;
 	}
-	stats_format(v, sig, buf, n);
-}
-
-/* ---- lookups ---- */
-
-struct names {
-	char **v;
-	size_t n, alloc;
-};
-
-/* Collects the first column of every row as a NULL-terminated list. */
-static int collect_name(const struct store_row *row, void *data)
-{
-	struct names *l = data;
-
-	if (!row->text[0])
-		return 0;
-	ALLOC_GROW(l->v, l->n + 2, l->alloc);
-	l->v[l->n++] = xstrdup(row->text[0]);
-	l->v[l->n] = NULL;
-	return 0;
-}
-
-static int query_names(struct report *r, const char *sql, const char *bind, char ***out, size_t *n)
-{
-	struct names l = { NULL, 0, 0 };
-	const char *b[] = { bind };
-
-	if (store_query(r->st, sql, b, bind ? 1 : 0, 1, collect_name, &l)) {
-		free_list(l.v, l.n);
-		return -1;
+	report_agg_table(&in, (const char *const *)p->rows, p->nrows, (const char *const *)o->cols, o->ncols,
+			 o->summary_by, o->metric, &out);
+	/* the rows hold every result the report reads, unless --strict took some out: then count those */
+	marked = report_agg_marked(&in);
+	report_rows_release(&in);
+	if (!o->strict || !(ret = count_marked(p, &marked))) {
+		pooled = report_print_pooled(o);
+		cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", o->stat, o->metric,
+				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
+				o->where ? ", where " : "", o->where ? o->where : "");
+		ret = print_rows(p, &out, cap, marked);
+		free(cap);
+		free(pooled);
 	}
-	if (!l.v)
-		l.v = xcalloc(1, sizeof(*l.v));
-	*out = l.v;
-	*n = l.n;
-	return 0;
+	report_rows_release(&out);
+	return ret;
 }
 
-static void join_names(struct strbuf *sb, char **v, size_t n)
+/* --compare KEY=A/B: per row, a ratio of means over paired units with a bootstrap interval. */
+static int compare(struct report_plan *p)
 {
-	for (size_t i = 0; i < n; i++)
-		sb_addf(sb, "%s%s", i ? ", " : "", v[i]);
-	if (!n)
-		sb_adds(sb, "none");
+	const struct report_opts *o = p->o;
+	const char *paired = o->paired_by ? o->paired_by : "item";
+	int by_item = !strcmp(paired, "item"), ret;
+	const char *extra[] = { o->cmp_key, by_item ? NULL : paired, o->summary_by };
+	struct report_pairing pp = { NULL, 0, o->summary_by, o->cmp_key, o->cmp_a, o->cmp_b, o->metric, o->ci,
+				     o->boot, o->seed };
+	struct report_notes nt = { 0 };
+	struct report_rows in, out;
+	char *cap, *pooled;
+
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_arms(p)) || (ret = report_plan_rows(p, extra, 3)))
+		return ret;
+	ret = report_plan_query(p, report_query_compare, &in);
+	if (!ret && !in.n)
+		ret = by_item ? fail_usage("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
+					   "parameter with --paired-by KEY)", o->metric, o->cmp_key, o->cmp_a,
+					   o->cmp_key, o->cmp_b, p->c->sweep)
+			      : fail_usage("no ok results of '%s' for %s=%s or %s=%s in sweep '%s'", o->metric,
+					   o->cmp_key, o->cmp_a, o->cmp_key, o->cmp_b, p->c->sweep);
+	if (ret) {
+		report_rows_release(&in);
+		return ret;
+	}
+	pp.keys = (const char *const *)p->rows;
+	pp.nkey = p->nrows;
+	report_pair(&in, &pp, &out, &nt);
+	report_rows_release(&in);
+	report_notes_print(&nt);
+	report_notes_release(&nt);
+	pooled = report_print_pooled(o);
+	cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s (ratio of means, %g%% percentile bootstrap, %d "
+			"resamples, seed %llu), sweep %s", o->metric, o->cmp_key, o->cmp_a, o->cmp_key, o->cmp_b,
+			pooled, paired, o->ci * 100, o->boot, (unsigned long long)o->seed, p->c->sweep);
+	ret = print_rows(p, &out, cap, -1);
+	free(cap);
+	free(pooled);
+	report_rows_release(&out);
+	return ret;
 }
 
-/* The sweep: as given, else the only one with results (or the only one at all). The sweeps that
- * `sweep hosts probe` runs (probe.NAME.TIME) are never offered, listed or chosen: their results are in
- * probes. Asked for by name, one is reported. */
-static int report_choose_sweep(struct report *r, const char *given)
+/* --limit EXPR: a limit per row from parameters, metrics and probes, and the share of it. */
+static int limit(struct report_plan *p)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char **v;
-	size_t n;
+	const struct report_opts *o = p->o;
+	struct report_query q = REPORT_QUERY_INIT;
+	struct report_notes nt = { 0 };
+	struct report_rows in, out;
+	char *cap, *pooled;
+	int ret;
 
-	if (query_names(r, "SELECT name FROM sweeps WHERE name NOT LIKE 'probe.%' ORDER BY name", NULL, &v, &n))
-		return -1;
-	if (given) {
-		char **p;
-		size_t np;
-
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(v[i], given))
-				goto found;
-		if (query_names(r, "SELECT name FROM sweeps WHERE name = ?1", given, &p, &np))
-			goto fail;
-		free_list(p, np);
-		if (np)
-			goto found;
-		join_names(&sb, v, n);
-		error("no sweep '%s' in '%s' (it has: %s)", given, r->db, sb.buf);
-		goto fail;
-found:
-		r->sweep = xstrdup(given);
-	} else if (!n) {
-		char **p;
-		size_t np;
-
-		if (query_names(r, "SELECT name FROM sweeps LIMIT 1", NULL, &p, &np))
-			goto fail;
-		free_list(p, np);
-		error("'%s' holds no sweep yet%s", r->db, np ? " (only the probe sweeps of `sweep hosts probe`, whose"
-		      " values are in the table probes, for --limit)" : "");
-		goto fail;
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)))
+		return ret;
+	/* the statement is kept: it names the probes the limit joins, for the notes */
+	report_rows_init(&in);
+	if ((ret = report_query_limit(p, &q)) || (ret = report_rows_fetch(p->c, &q, &in)))
+		goto out;
+	report_agg_limit(&in, (const char *const *)p->rows, p->nrows, o->summary_by, o->metric,
+			 (const char *const *)q.joined, q.njoined, &out, &nt);
+	if (!out.n || (!p->nrows && report_rows_num(&out, 0, out.ncol - 4) == 0)) {
+		ret = nothing(p);
 	} else {
-		struct names ok = { NULL, 0, 0 };
-
-		if (store_query(r->st, "SELECT name FROM sweeps WHERE name NOT LIKE 'probe.%' AND EXISTS"
-				" (SELECT 1 FROM cells WHERE sweep = sweeps.name AND state = 'ok') ORDER BY name",
-				NULL, 0, 1, collect_name, &ok))
-			goto fail;
-		if (ok.n > 1 || (!ok.n && n > 1)) {
-			join_names(&sb, ok.n ? ok.v : v, ok.n ? ok.n : n);
-			error("'%s' holds several sweeps (%s): choose one with --sweep", r->db, sb.buf);
-			free_list(ok.v, ok.n);
-			goto fail;
-		}
-		r->sweep = xstrdup(ok.n ? ok.v[0] : v[0]);
-		free_list(ok.v, ok.n);
+		report_notes_print(&nt);
+		pooled = report_print_pooled(o);
+		cap = xasprintf("%s of %s%s, limit = %s, share = %s / limit, sweep %s", o->stat, o->metric, pooled,
+				o->limit, o->metric, p->c->sweep);
+		ret = print_rows(p, &out, cap, -1);
+		free(cap);
+		free(pooled);
 	}
-	free_list(v, n);
-	sb_release(&sb);
-	return 0;
-fail:
-	free_list(v, n);
-	sb_release(&sb);
-	return -1;
+	report_rows_release(&out);
+	report_notes_release(&nt);
+out:
+	report_rows_release(&in);
+	report_query_release(&q);
+	return ret;
 }
 
-/* Whether the SQLite version (text such as "3.40.1") is at least 3.35, which knows AS MATERIALIZED. */
-static int read_version(const struct store_row *row, void *data)
+/* --drift: each worker's control cell over time, and the hosts it finds unstable. */
+static int drift(struct report_plan *p)
 {
-	int major = 0, minor = 0;
+	const struct report_opts *o = p->o;
+	struct report_rows ctl, w, out;
+	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	char *cap;
+	int ret, nunstable;
 
-	if (row->text[0])
-		sscanf(row->text[0], "%d.%d", &major, &minor);
-	*(int *)data = major > 3 || (major == 3 && minor >= 35);
-	return 0;
-}
-
-static int count_row(const struct store_row *row, void *data)
-{
-	*(double *)data = row->num[0];
-	return 0;
-}
-
-/* Retired cells are left out of every report (report_from): said once, so that a table is not read as
- * the whole plan. */
-static int report_note_retired(struct report *r)
-{
-	const char *bind[] = { r->sweep };
-	double n = 0;
-
-	if (store_query(r->st, "SELECT count(*) FROM cells WHERE sweep = ?1 AND state = 'retired'", bind, 1, 1,
-			count_row, &n))
-		return -1;
-	if (n > 0)
-		fprintf(stderr, "sweep: %s: %.0f retired cells (no longer in the spec: run --replan) left out\n",
-			r->sweep, n);
-	return 0;
-}
-
-int report_open(struct report *r)
-{
-	if (store_open(r->db, STORE_RO, &r->st))
-		return -1;
-	if (report_choose_sweep(r, r->sweep_arg))
-		return -1;
-	/* Every cell of a sweep has the same parameter names, so a sample of cells finds them all; the
-	 * metrics may differ between results (a command prints what it likes), so more are sampled. */
-	if (query_names(r, "SELECT DISTINCT j.key FROM (SELECT params FROM cells WHERE sweep = ?1 LIMIT 200)"
-			" AS c, json_each(c.params) AS j ORDER BY 1", r->sweep, &r->params, &r->nparams) ||
-	    query_names(r, "SELECT DISTINCT m.name FROM (SELECT r.id FROM cells c JOIN results r"
-			" ON r.cell = c.id AND r.status = 'ok' WHERE c.sweep = ?1 AND c.state = 'ok'"
-			" LIMIT 2000) AS x JOIN metrics m ON m.result = x.id ORDER BY 1", r->sweep,
-			&r->metrics, &r->nmetrics) ||
-	    query_names(r, "SELECT DISTINCT name FROM probes ORDER BY 1", NULL, &r->probes, &r->nprobes) ||
-	    store_query(r->st, "SELECT sqlite_version()", NULL, 0, 1, read_version, &r->materialize) ||
-	    report_note_retired(r))
-		return -1;
-	return 0;
-}
-
-void report_release(struct report *r)
-{
-	store_close(r->st);
-	free(r->sweep);
-	for (int i = 0; i < r->nrows; i++)
-		free(r->rows[i]);
-	free(r->rows);
-	for (int i = 0; i < r->ncols; i++)
-		free(r->cols[i]);
-	free(r->cols);
-	for (int i = 0; i < r->npool; i++)
-		free(r->pool[i]);
-	free(r->pool);
-	free(r->metric_base);
-	free_list(r->params, r->nparams);
-	free_list(r->metrics, r->nmetrics);
-	free_list(r->probes, r->nprobes);
-	free_list(r->excluded, r->nexcluded);
-	free_list(r->joined, r->njoined);
-	report_binds_reset(r);
-	free(r->binds);
-}
-
-static int in_list(char **v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return 1;
-	return 0;
-}
-
-/* Metrics reports derive from stored ones: a GPU kernel stores gflops, a reader asks for tflops. */
-static const struct {
-	const char *name, *base;
-	double scale;
-} metric_alias[] = {
-	{ "tflops", "gflops", 1e-3 }, { "tbs", "gbs", 1e-3 }, { "ms", "seconds", 1e3 },
-	{ "us", "seconds", 1e6 },
-};
-
-int report_metric_lookup(const struct report *r, const char *name, const char **base, double *scale)
-{
-	*base = name;
-	*scale = 1;
-	if (in_list(r->metrics, r->nmetrics, name))
-		return 1;
-	for (size_t i = 0; i < ARRAY_SIZE(metric_alias); i++)
-		if (!strcmp(name, metric_alias[i].name) &&
-		    in_list(r->metrics, r->nmetrics, metric_alias[i].base)) {
-			*base = metric_alias[i].base;
-			*scale = metric_alias[i].scale;
-			return 1;
-		}
-	return 0;
-}
-
-int report_metric(struct report *r, const char *name)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *near, *base;
-
-	free(r->metric_base);
-	r->metric_base = NULL;
-	r->metric_scale = 1;
-	r->metric_noise = 0;
-	if (report_metric_lookup(r, name, &base, &r->metric_scale)) {
-		r->metric_base = xstrdup(base);
-		return 0;
+	if ((ret = report_plan_query(p, report_query_drift, &ctl))) {
+		report_rows_release(&ctl);
+		return ret;
 	}
-	if (!strcmp(name, "noise")) {
-		r->metric_base = xstrdup(name);
-		r->metric_noise = 1;
-		return 0;
+	report_agg_drift(&ctl, &w);
+	report_rows_release(&ctl);
+	if (!w.n) {
+		report_rows_release(&w);
+		return fail_usage("sweep '%s' has no control results: add 'control:' to its spec to measure drift",
+				  p->c->sweep);
 	}
-	join_names(&sb, r->metrics, r->nmetrics);
-	near = r->nmetrics ? closest_name(name, (const char *const *)r->metrics) : NULL;
-	if (near)
-		error("no metric '%s' in the results of sweep '%s' (did you mean '%s'? it has: %s)", name,
-		      r->sweep, near, sb.buf);
+	report_agg_drift_table(&w, o->threshold, &out, &nunstable);
+	d.caption = cap = xasprintf("control cell of sweep %s per worker: median time as a ratio to its first run; "
+			      "unstable when drift or noise passes %g%%", p->c->sweep, o->threshold * 100);
+	if (!(ret = report_print(o, &d)) && nunstable)
+		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their hosts out",
+			    nunstable, w.n);
+	free(cap);
+	report_rows_release(&out);
+	report_rows_release(&w);
+	return ret;
+}
+
+/* --score: predictions registered with `sweep predict` against the results. */
+static int score(struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	struct report_score_counts n;
+	struct report_rows in, out;
+	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	char bar[64] = "", *cap;
+	int ret;
+
+	if ((ret = report_plan_query(p, report_query_score, &in))) {
+		report_rows_release(&in);
+		return ret;
+	}
+	report_agg_score(&in, (const char *const *)o->rows, o->nrows, o->bar, &out, &n);
+	report_rows_release(&in);
+	if (!out.n) {
+		ret = fail_usage("no predictions of sweep '%s'%s%s have a measured result%s", p->c->sweep,
+				 o->metric ? " for " : "", o->metric ? o->metric : "",
+				 n.pending ? " yet" : " (register them with 'sweep predict')");
+		report_rows_release(&out);
+		return ret;
+	}
+	if (!isnan(o->bar))
+		snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", o->bar);
+	d.caption = cap = xasprintf("predictions of sweep %s: error = 100 (measured - predicted) / predicted%s",
+				    p->c->sweep, bar);
+	ret = report_print(o, &d);
+	if (n.pending)
+		report_note("%d predicted %s not measured yet", n.pending,
+			    n.pending == 1 ? "result is" : "results are");
+	if (!ret && !isnan(o->bar))
+		report_note("bar %g%%: met by %d of %d groups", o->bar, n.met, n.groups);
+	free(cap);
+	report_rows_release(&out);
+	return ret;
+}
+
+/* sweep plot: the metric against a key, through gnuplot. */
+static int plot(struct report_plan *p)
+{
+	struct report_rows in, points;
+	int ret;
+
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_points(p)))
+		return ret;
+	if ((ret = report_plan_query(p, report_query_plot, &in))) {
+		report_rows_release(&in);
+		return ret;
+	}
+	report_agg_points(&in, &points);
+	report_rows_release(&in);
+	if (!points.n)
+		ret = fail_usage("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", p->c->sweep,
+				 p->o->metric, p->o->where ? " that pass --where" : "");
 	else
-		error("no metric '%s' in the results of sweep '%s' (it has: %s)", name, r->sweep, sb.buf);
-	sb_release(&sb);
-	return -1;
+		ret = report_plot_print(p, &points);
+	report_rows_release(&points);
+	return ret;
 }
 
-void report_metric_value(struct report *r, struct strbuf *sql)
+int report_run(const struct report_opts *o)
 {
-	if (r->metric_scale == 1)
-		sb_adds(sql, "m.value");
-	else
-		sb_addf(sql, "(m.value * %.17g)", r->metric_scale);
-}
-
-/* A JSON path for one object member, quoted so that any name but one holding '"' works. */
-static int json_path(const char *prefix, const char *name, char *buf, size_t n)
-{
-	if (strchr(name, '"') || strchr(name, '\\'))
-		return error("a key cannot hold '\"' or '\\': '%s'", name);
-	snprintf(buf, n, "%s\"%s\"", prefix, name);
-	return 0;
-}
-
-int report_key_sql(struct report *r, const char *key, struct strbuf *sql)
-{
-	static const char *const special[][2] = {
-		{ "host", "h.hostname" }, { "gpu", "w.gpu" }, { "pass", "c.pass" },
-		{ "replica", "c.replica" }, { "sweep", "c.sweep" },
+	static int (*const mode[])(struct report_plan *) = {
+		[REPORT_TABLE] = table, [REPORT_COMPARE] = compare, [REPORT_LIMIT] = limit,
+		[REPORT_DRIFT] = drift, [REPORT_SCORE] = score, [REPORT_PLOT] = plot,
 	};
-	struct strbuf known = STRBUF_INIT;
-	const char *name = key, *near;
-	char path[512];
+	struct report_ctx c;
+	struct report_plan p;
+	int ret;
 
-	for (size_t i = 0; i < ARRAY_SIZE(special); i++)
-		if (!strcmp(key, special[i][0])) {
-			sb_adds(sql, special[i][1]);
-			return 0;
-		}
-	if (!strncmp(key, "label.", 6) && key[6]) {
-		if (json_path("$.labels.", key + 6, path, sizeof(path)))
-			return -1;
-		sb_adds(sql, "json_extract(h.facts, ");
-		report_bind(r, sql, path);
-		sb_addc(sql, ')');
-		return 0;
+	if (!(ret = report_ctx_open(&c, o->db, o->sweep))) {
+		report_plan_init(&p, o, &c);
+		if (!o->exclude_unstable || !(ret = report_plan_exclude(&p)))
+			ret = mode[o->mode](&p);
+		report_plan_release(&p);
 	}
-	if (!strncmp(key, "param.", 6) && key[6])
-		name = key + 6;
-	if (in_list(r->params, r->nparams, name)) {
-		if (json_path("$.", name, path, sizeof(path)))
-			return -1;
-		sb_adds(sql, "json_extract(c.params, ");
-		report_bind(r, sql, path);
-		sb_addc(sql, ')');
-		return 0;
-	}
-	join_names(&known, r->params, r->nparams);
-	near = r->nparams ? closest_name(name, (const char *const *)r->params) : NULL;
-	error("unknown key '%s'%s%s%s: not a parameter of sweep '%s' (%s), nor host, gpu, pass, replica or "
-	      "label.NAME", key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
-	      r->sweep, known.buf);
-	sb_release(&known);
-	return -1;
+	report_ctx_release(&c);
+	return ret;
 }
