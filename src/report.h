@@ -1,9 +1,9 @@
 /* report.h: the reports of a database, as the commands call them (src/builtin/report.c, plot.c, predict.c,
  * and run and retry for --where). A report runs one way, each stage reading the one before and changing
- * nothing of it: the command line parsed into struct report_opts (builtin/), a read-only context
- * (report_ctx.c), the plan (report_plan.c), the statement (report_query.c over report_expr.c), its rows
- * (report_rows.c), pure aggregation (report_agg.c, report_pair.c), one printer (report_print.c over
- * table.c's formats; report_plot.c for gnuplot); report.c runs them per mode. report_int.h holds the
+ * nothing of it: the command line parsed into struct report_opts (builtin/, report.c), a read-only
+ * context (report_ctx.c), the plan (report_plan.c), the statement (report_query.c over report_expr.c), its
+ * rows (report_rows.c), pure aggregation (report_agg.c, report_pair.c), one printer (report_print.c over
+ * table.c's formats; report_plot.c for gnuplot); report_run.c runs them per mode. report_int.h holds the
  * stages' types. */
 #ifndef SWEEP_REPORT_H
 #define SWEEP_REPORT_H
@@ -63,25 +63,31 @@ struct report_opts {
 	const char *x, *series, *facet, *title, *xlabel, *ylabel;
 	int logx, logy;
 };
+/* ---- report.c: the options ---- */
+
 /* The defaults: median, Markdown, a 95 % interval of 10000 resamples with seed 1, threshold 3 %. */
 void report_opts_init(struct report_opts *o);
 void report_opts_release(struct report_opts *o);
 /* --compare KEY=A/B into cmp_key, cmp_a, cmp_b; FAIL_USAGE after error() for another shape. */
 int report_opts_compare(struct report_opts *o, const char *arg);
 /* Split "a,b,c" into owned strings; FAIL_USAGE after error() for an empty element. */
-int report_split(const char *what, const char *list, char ***out, int *n);
+int report_opts_split(const char *what, const char *list, char ***out, int *n);
 /* FAIL_OK when stat is one --stat takes (median, mean, geomean, min, max); else FAIL_USAGE after error(). */
-int report_stat_check(const char *stat);
+int report_opts_stat(const char *stat);
+
+/* ---- report_print.c, report_run.c: the report ---- */
+
 /* Whether --out may be written: never over an SQLite file or the database db being read. FAIL_OK,
  * FAIL_UNSAFE after error() when it may not, FAIL_IO when it cannot be checked. */
 int report_out_check(const char *out, const char *db);
-
 /*
  * The report o asks for (any mode), printed to o->out or stdout (a plot: its files, and what was written
  * on stdout); notes on stderr. Returns an enum fail: FAIL_USAGE when the input cannot be reported (a
  * name, an expression, nothing left by the filters), FAIL_IO when SQL, a file or gnuplot failed.
  */
 int report_run(const struct report_opts *o);
+
+/* ---- report_predict.c ---- */
 
 /*
  * `sweep predict`: the predictions of the CSV file at path (see its help) matched to the cells of db

@@ -40,9 +40,9 @@ static int plot_opt(struct report_opts *o, int opt, const char *arg)
 	case 'T': o->title = arg; break;
 	case 'X': o->xlabel = arg; break;
 	case 'V': o->ylabel = arg; break;
-	case 'P': return o->pool || report_split("--pool", arg, &o->pool, &o->npool) ? 1 : FAIL_OK;
+	case 'P': return o->pool || report_opts_split("--pool", arg, &o->pool, &o->npool) ? 1 : FAIL_OK;
 	case 't':
-		if (report_stat_check(arg))
+		if (report_opts_stat(arg))
 			return FAIL_USAGE;
 		o->stat = arg;
 		break;

@@ -100,7 +100,7 @@ static int number_opt(const char *arg, long min, long max, const char *takes, lo
 /* A list option given once. 1 (show the usage) when given twice or with an empty name. */
 static int list_opt(const char *what, const char *arg, char ***v, int *n)
 {
-	return *v || report_split(what, arg, v, n) ? 1 : FAIL_OK;
+	return *v || report_opts_split(what, arg, v, n) ? 1 : FAIL_OK;
 }
 
 /* One option into o (and m). FAIL_USAGE after error() for a bad value; 1 when the usage must be shown. */
@@ -117,7 +117,7 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'm': o->metric = arg; break;
 	case 'Z': o->strict = 1; break;
 	case 's':
-		if (!(ret = report_stat_check(arg)))
+		if (!(ret = report_opts_stat(arg)))
 			o->stat = arg;
 		break;
 	case 'w': o->where = arg; break;

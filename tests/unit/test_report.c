@@ -197,7 +197,7 @@ static void test_noise_and_pool(void)
 	report_fixture(&c);
 	report_opts_init(&o);
 	o.metric = "noise";
-	CHECK(!report_split("--rows", "M", &o.rows, &o.nrows), "--rows M");
+	CHECK(!report_opts_split("--rows", "M", &o.rows, &o.nrows), "--rows M");
 	report_plan_init(&p, &o, &c);
 	CHECK(!report_plan_metric(&p) && p.metric_noise, "noise is a metric of every result");
 	sql = table_sql(&p);
@@ -228,7 +228,7 @@ static void test_noise_and_pool(void)
 	pooled = report_print_pooled(&o);
 	CHECK_STR(pooled, "", "nothing pooled, nothing said");
 	free(pooled);
-	CHECK(!report_split("--pool", "N,dtype", &o.pool, &o.npool), "--pool N,dtype");
+	CHECK(!report_opts_split("--pool", "N,dtype", &o.pool, &o.npool), "--pool N,dtype");
 	pooled = report_print_pooled(&o);
 	CHECK_STR(pooled, " and N, dtype", "the title names the pooled keys");
 	free(pooled);
