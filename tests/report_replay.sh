@@ -18,6 +18,8 @@
 # replayed twice in the same empty folder, once with REV's binary and once with the working tree's, on
 # fresh copies of the same files, with arguments rewritten to those copies (the same for both). The last
 # line says how many invocations were compared and how many differ; the exit status is 1 when any does.
+# A test that compares build/sweep with the binary it copies (t0800's launch --sync) fails in the shadow,
+# whose build/sweep is the wrapper; the reports it makes are recorded all the same.
 set -eu
 
 # The wrapper's half (--record ARGS...): record one invocation, run in the test's folder, into
@@ -86,7 +88,8 @@ done
 if [ $# -eq 0 ]; then
 	set -- $(grep -l -E '(SWEEP"? |sweep )(report|plot) ' tests/e2e/t*.sh | sort)
 fi
-[ -x build/sweep ] || { echo "report_replay.sh: build/sweep is missing (make CUDA=0 build/sweep)" >&2; exit 2; }
+[ -x build/sweep ] ||
+	{ echo "report_replay.sh: build/sweep is missing (make CUDA=0 build/sweep)" >&2; exit 2; }
 W=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/report-replay.XXXXXX")}
 mkdir -p "$W"
 [ -n "$KEEP" ] || trap 'rm -rf "$W"' EXIT
@@ -143,7 +146,8 @@ run_one() {   # run_one INVOCATION BINARY OUTDIR
 	[ -d "$inv/files" ] && cp -a "$inv/files/." "$W/run/"
 	[ -d "$inv/outs" ] && cp -a "$inv/outs/." "$W/run/"
 	while IFS= read -r -d '' a; do argv+=("$a"); done <"$inv/argv"
-	(cd "$W/run" && PATH=$(cat "$inv/path") && exec "$bin" "${argv[@]}") </dev/null >"$out/stdout" 2>"$out/stderr" || rc=$?
+	(cd "$W/run" && PATH=$(cat "$inv/path") && exec "$bin" "${argv[@]}") </dev/null \
+		>"$out/stdout" 2>"$out/stderr" || rc=$?
 	echo "$rc" >"$out/rc"
 	# a PDF holds the time it was made: that one line is left out of the comparison
 	find "$W/run" -name '*.pdf' -exec sed -i -e '/CreationDate/d' {} +

@@ -80,4 +80,5 @@ if __name__ == "__main__":
     a = [3.1, 2.4, 5.0, 4.2, 1.9, 3.3, 2.8, 4.9, 3.7, 2.2, 4.4, 3.0]
     b = [2.0, 2.1, 3.9, 2.5, 1.8, 2.6, 2.4, 3.1, 2.9, 2.0, 3.3, 2.7]
     for seed in (7, 8):
-        print("ratio_ci(a, b, 0.9, 1000, seed %d):" % seed, ["%.17g" % v for v in ratio_ci(a, b, 0.9, 1000, seed)])
+        print("ratio_ci(a, b, 0.9, 1000, seed %d):" % seed,
+              ["%.17g" % v for v in ratio_ci(a, b, 0.9, 1000, seed)])
