@@ -24,7 +24,7 @@ static const struct option plot_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* One option into o. FAIL_USAGE after error() for a bad value; 1 when the usage must be shown. */
+/* One option into o. FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed command line. */
 static int plot_opt(struct report_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
@@ -40,13 +40,14 @@ static int plot_opt(struct report_opts *o, int opt, const char *arg)
 	case 'T': o->title = arg; break;
 	case 'X': o->xlabel = arg; break;
 	case 'V': o->ylabel = arg; break;
-	case 'P': return o->pool || report_opts_split("--pool", arg, &o->pool, &o->npool) ? 1 : FAIL_OK;
+	case 'P':
+		return o->pool || report_opts_split("--pool", arg, &o->pool, &o->npool) ? SHOW_USAGE : FAIL_OK;
 	case 't':
 		if (report_opts_stat(arg))
 			return FAIL_USAGE;
 		o->stat = arg;
 		break;
-	default: return 1;
+	default: return SHOW_USAGE;
 	}
 	return FAIL_OK;
 }
@@ -71,9 +72,9 @@ static int plot_fn(int argc, char **argv)
 	if (!ret && (optind != argc - 1 || !o.x || !o.metric || !o.out)) {
 		if (optind == argc - 1)
 			error("plot needs --x KEY, --y METRIC and --out FILE.png|svg|pdf");
-		ret = 1;
+		ret = SHOW_USAGE;
 	}
-	if (ret == 1) {
+	if (ret == SHOW_USAGE) {
 		report_opts_release(&o);
 		return cmd_usage(&cmd_plot);
 	}

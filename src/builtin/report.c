@@ -97,13 +97,14 @@ static int number_opt(const char *arg, long min, long max, const char *takes, lo
 	return FAIL_OK;
 }
 
-/* A list option given once. 1 (show the usage) when given twice or with an empty name. */
+/* A list option given once. SHOW_USAGE when given twice or with an empty name. */
 static int list_opt(const char *what, const char *arg, char ***v, int *n)
 {
-	return *v || report_opts_split(what, arg, v, n) ? 1 : FAIL_OK;
+	return *v || report_opts_split(what, arg, v, n) ? SHOW_USAGE : FAIL_OK;
 }
 
-/* One option into o (and m). FAIL_USAGE after error() for a bad value; 1 when the usage must be shown. */
+/* One option into o (and m). FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed
+ * command line. */
 static int report_opt(struct report_opts *o, struct modes *m, int opt, const char *arg)
 {
 	long l;
@@ -155,7 +156,7 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 		if (parse_double(arg, &o->bar) || !(o->bar > 0))
 			return fail_usage("--bar takes a percentage such as 10, not '%s'", arg);
 		break;
-	default: return 1;
+	default: return SHOW_USAGE;
 	}
 	return ret;
 }
@@ -176,7 +177,7 @@ static int report_fn(int argc, char **argv)
 		ret = report_opt(&o, &m, opt, optarg);
 		fmt_given |= opt == 'f';
 	}
-	if (ret == 1 || (!ret && optind != argc - 1)) {
+	if (ret == SHOW_USAGE || (!ret && optind != argc - 1)) {
 		report_opts_release(&o);
 		return cmd_usage(&cmd_report);
 	}
