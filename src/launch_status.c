@@ -327,7 +327,7 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 			priced++;
 		}
 	}
-	table_print(&t, stdout, TABLE_TEXT);
+	table_print(&t, stdout, &table_text);
 	table_release(&t);
 	/* Spend from the label price_per_hour: the hours its launched runs took, first start to last end. */
 	if (priced)

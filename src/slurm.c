@@ -641,7 +641,7 @@ int slurm_status(struct store *st)
 			  NULL, 0, 1, add_job_row, &t);
 	if (!ret && t.nrows) {
 		printf("\nslurm jobs:\n");
-		table_print(&t, stdout, TABLE_TEXT);
+		table_print(&t, stdout, &table_text);
 	}
 	table_release(&t);
 	return ret;

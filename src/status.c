@@ -29,10 +29,10 @@ int status_print(struct store *st)
 			"  r.cell = cells.id AND r.status = 'ok' AND NOT r.noise_ok)) AS above_noise"
 			/* Retired cells (no longer in the spec) are no part of what is to be done. */
 			" FROM cells WHERE state != 'template' AND state != 'retired'"
-			" GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
+			" GROUP BY sweep ORDER BY sweep", NULL, 0, &table_text, 0) ||
 	       query_print(st, "\nlatest run:\n",
 			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, " RUN_STATUS
-			" AS status FROM runs r ORDER BY id DESC LIMIT 1", alive, 1, TABLE_TEXT, 1) ||
+			" AS status FROM runs r ORDER BY id DESC LIMIT 1", alive, 1, &table_text, 1) ||
 	       query_print(st, "\nworkers of the latest run:\n",
 			"SELECT h.hostname AS host, w.rank, coalesce(w.gpu, -1) AS gpu, count(r.id) AS results,"
 			" count(r.id) FILTER (WHERE r.status = 'ok') AS ok,"
@@ -44,11 +44,11 @@ int status_print(struct store *st)
 			" FROM workers w JOIN hosts h ON h.id = w.host"
 			" LEFT JOIN results r ON r.worker = w.id"
 			" WHERE w.run = (SELECT max(id) FROM runs)"
-			" GROUP BY w.id ORDER BY h.hostname, w.rank", NULL, 0, TABLE_TEXT, 1) ||
+			" GROUP BY w.id ORDER BY h.hostname, w.rank", NULL, 0, &table_text, 1) ||
 	       query_print(st, "\nfailures (cells not ok with an error):\n",
 			"SELECT sweep, key, params, state, attempts, error FROM cells"
 			" WHERE error IS NOT NULL AND state != 'ok' ORDER BY sweep, ord LIMIT 50",
-			NULL, 0, TABLE_TEXT, 1) ||
+			NULL, 0, &table_text, 1) ||
 	       slurm_status(st) ? -1 : 0;
 }
 

@@ -10,16 +10,14 @@
 
 /* --force --where EXPR: the expression as SQL over the sweep's cells and their latest results, through
  * the reports' translation (the same names as report --where). */
-static int force_where(const struct spec *s, const char *db, const char *expr, struct report *r,
-		       struct strbuf *sql, struct run_extra *x)
+static int force_where(const struct spec *s, const char *db, const char *expr, struct report_ctx *c,
+		       struct report_query *where, struct run_extra *x)
 {
-	r->db = db ? db : s->db;
-	r->sweep_arg = s->name;
-	if (report_open(r) || report_expr_sql(r, "--where", expr, 0, sql))
+	if (report_ctx_open(c, db ? db : s->db, s->name) || report_expr_sql(c, where, "--where", expr, 0))
 		return -1;
-	x->force_where = sql->buf;
-	x->force_binds = (const char *const *)r->binds;
-	x->nforce_binds = (int)r->nbind;
+	x->force_where = where->sql.buf;
+	x->force_binds = (const char *const *)where->binds;
+	x->nforce_binds = (int)where->nbind;
 	return 0;
 }
 
@@ -29,8 +27,9 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 {
 	struct inventory inv = { 0 };
 	struct spec s;
-	struct strbuf args = STRBUF_INIT, where = STRBUF_INIT;
-	struct report r = { 0 };
+	struct strbuf args = STRBUF_INIT;
+	struct report_ctx ctx = { 0 };
+	struct report_query where = REPORT_QUERY_INIT;
 	struct run_result res;
 	int ret, rc;
 
@@ -44,7 +43,7 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 		return EXIT_USAGE;
 	}
 	x->inv = &inv;
-	if (x->force_where && force_where(&s, db, x->force_where, &r, &where, x)) {
+	if (x->force_where && force_where(&s, db, x->force_where, &ctx, &where, x)) {
 		run_release_workers(c);
 		ret = EXIT_USAGE;
 		goto out;
@@ -56,8 +55,8 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 	else
 		ret = res.quarantined || res.not_run ? EXIT_CELLS : EXIT_OK;
 out:
-	report_release(&r);
-	sb_release(&where);
+	report_ctx_release(&ctx);
+	report_query_release(&where);
 	sb_release(&args);
 	spec_release(&s);
 	inventory_release(&inv);

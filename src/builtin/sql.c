@@ -10,17 +10,17 @@ static int sql_fn(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
 		{ "md", no_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
 	};
-	enum table_format fmt = TABLE_TEXT;
+	const struct table_format *fmt = &table_text;
 	struct store *st;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'c')
-			fmt = TABLE_CSV;
+			fmt = &table_csv;
 		else if (opt == 'j')
-			fmt = TABLE_JSON;
+			fmt = &table_json;
 		else if (opt == 'm')
-			fmt = TABLE_MD;
+			fmt = &table_md;
 		else
 			return cmd_usage(&cmd_sql);
 	}
