@@ -9,13 +9,15 @@
 struct store;
 
 enum store_mode {
-	STORE_RW,              /* create if missing, migrate to the current schema, WAL */
+	STORE_RW,              /* create if missing, migrate to the current schema, WAL; the file must have one
+				* name (store_lock) */
 	STORE_RO               /* read-only; fails when the file is missing or not a sweep database */
 };
 
 /* Open path. Registers the SQL functions median, quantile, geomean, stdev and ratio_ci on the
  * connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing with a
- * transaction open rolls it back. A store is used by one thread at a time. */
+ * transaction open rolls it back. A store is used by one thread at a time. STORE_RW opens the file by
+ * its name with every symbolic link followed, so that SQLite's -wal and -shm are that name's. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
 /* The path it was opened with. */
@@ -93,9 +95,12 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 
 /*
  * The writer lock: one process writes a database at a time (run, plan, retry, merge), readers are never
- * stopped. flock(2) on the side file PATH-writer, held until store_close (store_lock) or store_unlock_fd,
- * so the kernel drops it with the process however it ends; the file names the holder (host, pid, start
- * time, command) for the message that refuses a second writer at once. On taking the lock, what a dead
+ * stopped. flock(2) on the side file NAME-writer, where NAME is the database's path with every symbolic
+ * link followed (so every path to the file finds the same lock), held until store_close (store_lock) or
+ * store_unlock_fd, so the kernel drops it with the process however it ends; the file names the holder
+ * (host, pid, start time, command) for the message that refuses a second writer at once. A file with
+ * several names (hard links: SQLite keeps a log per name) is refused, as is a lock file that is a
+ * symbolic link. On taking the lock, what a dead
  * writer left is put right: runs still 'running' become 'killed', and a cell that has an ok result but
  * is not 'ok' (a damage older versions could leave when two runs shared a database) becomes 'ok'; both
  * said on stderr. what: the command, for the file. 0, or -1 after error() (held by another: the message

@@ -8,10 +8,11 @@
 #include "store.h"
 
 /*
- * The store module's files, lowest first: store_schema.c (the migration scripts) and store_functions.c
- * (SQL functions) call no other store file; store.c (the connection: open, migrate, transactions, cached
- * statements and the helpers below) calls them; store_cells.c, store_results.c and store_query.c call
- * store.c; store_merge*.c (store_merge_int.h) call those. No file calls one above it.
+ * The store module's files, lowest first: store_schema.c (the migration scripts), store_functions.c
+ * (SQL functions) and store_file.c (the database as a file: its name, lock, side files) call no other
+ * store file; store.c (the connection: open, migrate, transactions, cached statements and the helpers
+ * below) calls them; store_cells.c, store_results.c and store_query.c call store.c; store_merge*.c
+ * (store_merge_int.h) call those. No file calls one above it.
  */
 
 /* Statements prepared once, on first use, and kept for the life of the connection (text in store.c). */
@@ -97,5 +98,14 @@ extern const struct store_schema_note store_schema_notes[];
 
 /* Register the SQL functions on db; 0, or -1 after error(). */
 int store_functions_register(sqlite3 *db);
+
+/* --- store_file.c --- */
+
+/* The name path has with every symbolic link followed (of its folder when the file does not exist yet;
+ * a link to a missing file is refused); *real is the caller's to free. 0, or -1 after error(). */
+int store_file_real(const char *path, char **real);
+/* A database is written through one name: refused (-1 after error(), naming path) when the file real has
+ * several (hard links), or its -wal, -shm or -journal is a link. 0 when it does not exist. */
+int store_file_one_name(const char *path, const char *real);
 
 #endif

@@ -1,0 +1,155 @@
+/* test_store_file.c: the database as a file: one writer whatever name reaches it. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "test.h"
+#include "store.h"
+#include "util.h"
+
+static char dir[256];
+
+static char *tmp_path(const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	fwrite(data, 1, n, f);
+	fclose(f);
+}
+
+/* The file's bytes as a string (the caller frees it); "" when it cannot be read. */
+static char *read_all(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (sb_read_file(&sb, path))
+		sb_adds(&sb, "");
+	return sb_detach(&sb);
+}
+
+/* A new sweep database at path with one cell, closed (no -wal left). */
+static void make_db(const char *path)
+{
+	struct store *st;
+	int added;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, path);
+	CHECK_INT(store_add_cell(st, "s", "k", "{\"ms\":1}", 0, "", 0, "planned", &added), 0, "a cell");
+	store_close(st);
+}
+
+/* What was said since test_capture_start(), without its last newline (the caller frees it). */
+static char *said(void)
+{
+	char *m = test_capture_end();
+	size_t n = strlen(m);
+
+	if (n && m[n - 1] == '\n')
+		m[n - 1] = '\0';
+	return m;
+}
+
+/* The call returns ret and says want. */
+#define CHECK_SAYS(call, ret, want, name) do { char *m_; int r_; test_capture_start(); r_ = (call); \
+	m_ = said(); CHECK(r_ == (ret) && strstr(m_, want), "%s: returns %d, says: %s", name, r_, m_); \
+	free(m_); } while (0)
+
+/* One writer per file: a second one through a symbolic link (to the file or its folder) finds the same
+ * lock; a file with two names is not written at all; links where SQLite or the lock keep their files. */
+static void test_one_writer(void)
+{
+	char *db = tmp_path("w.db"), *sym = tmp_path("sym.db"), *folder = tmp_path("folder");
+	char *via_folder = tmp_path("folder/w.db"), *hard = tmp_path("hard.db"), *dang = tmp_path("dang.db");
+	char *nowhere = tmp_path("nowhere.db"), *lock = xasprintf("%s-writer", sym), *want, *text;
+	struct store *a, *b, *r;
+	int fd;
+
+	make_db(db);
+	CHECK_INT(store_open(db, STORE_RW, &a), 0, "open the first writer");
+	CHECK_INT(store_lock(a, "test a"), 0, "it takes the lock");
+	CHECK(!symlink("w.db", sym) && !symlink(".", folder), "links made");
+
+	CHECK_INT(store_open(sym, STORE_RW, &b), 0, "a link to a file of one name opens for writing");
+	want = xasprintf("'%s' is being written by another sweep (host ", sym);
+	CHECK_SAYS(store_lock(b, "test b"), -1, want, "a second writer through a symbolic link is refused");
+	CHECK_SAYS(store_lock(b, "test b"), -1, ": test a)", "naming the first");
+	store_close(b);
+	free(want);
+	CHECK_SAYS(store_lock_path(via_folder, "test c", &fd), -1, "is being written by another sweep",
+		   "through a link to its folder too");
+	CHECK(access(lock, F_OK) != 0, "no lock file beside the link");
+	CHECK_INT(store_open(sym, STORE_RO, &r), 0, "a reader through the link");
+	CHECK_INT(store_writer_alive(r), 1, "sees the writer alive");
+	store_close(r);
+
+	CHECK(!link(db, hard), "a hard link made");
+	want = xasprintf("'%s' has 2 names (hard links): SQLite keeps one write-ahead log per name", hard);
+	CHECK_SAYS(store_open(hard, STORE_RW, &b), -1, want, "a file with two names is not opened for writing");
+	free(want);
+	want = xasprintf("'%s' has 2 names", db);
+	CHECK_SAYS(store_open(db, STORE_RW, &b), -1, want, "whichever name");
+	free(want);
+	CHECK_SAYS(store_lock_path(hard, "test d", &fd), -1, "has 2 names", "nor locked (merge's output)");
+	text = xasprintf("%s-writer", hard);
+	CHECK(access(text, F_OK) != 0, "and no lock file made for it");
+	free(text);
+	CHECK_SAYS(store_open(hard, STORE_RO, &r), 0, "warning: '", "a reader is warned, not refused");
+	store_close(r);
+	unlink(hard);
+	store_close(a);
+
+	CHECK(!symlink("nowhere.db", dang), "a link to a missing file");
+	CHECK_SAYS(store_open(dang, STORE_RW, &b), -1, "is a symbolic link to a missing file",
+		   "is not opened for writing");
+	CHECK(access(nowhere, F_OK) != 0, "and makes no file");
+
+	/* The database's log as a link: two databases would share it. */
+	text = xasprintf("%s-wal", db);
+	CHECK(!symlink("elsewhere", text), "a -wal that is a link");
+	CHECK_SAYS(store_open(db, STORE_RW, &b), -1, "-wal' beside '", "is refused");
+	unlink(text);
+	free(text);
+
+	/* The lock file as a link: we empty and write it, so never through a link. */
+	text = xasprintf("%s-writer", db);
+	unlink(text);
+	write_file(nowhere, "precious", 8);
+	CHECK(!symlink("nowhere.db", text), "a lock file that is a link");
+	CHECK_SAYS(store_lock_path(db, "test e", &fd), -1, "a symbolic link", "is refused");
+	free(text);
+	text = read_all(nowhere);
+	CHECK_STR(text, "precious", "and what it points to is untouched");
+	free(text);
+	store_remove_files(db);
+	unlink(sym);
+	unlink(folder);
+	unlink(dang);
+	unlink(nowhere);
+	free(db);
+	free(sym);
+	free(folder);
+	free(via_folder);
+	free(hard);
+	free(dang);
+	free(nowhere);
+	free(lock);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/test_store_file.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_one_writer();
+	rmdir(dir);
+	return test_done();
+}
