@@ -159,8 +159,8 @@ void rtab_release(struct rtab *t);
 /* Print t (and the --summary rows) in the report's format to --out or stdout, under caption (md and
  * text only; may be NULL). -1 after error(). */
 int report_print(struct report *r, const struct rtab *t, const char *caption);
-/* Whether --out may be written: never over an SQLite file or the database being read. -1 after
- * error() when it may not (or cannot be checked). */
+/* Whether --out may be written (store_output_check: never over a database, its side files or another
+ * file SQLite made). -1 after error() when it may not (or cannot be checked). */
 int report_out_check(const struct report *r);
 /* Open --out (or stdout) and close it; -1 after error(). */
 int report_out_open(struct report *r, FILE **f);

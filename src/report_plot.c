@@ -349,7 +349,10 @@ int report_plot(struct report *r, const struct plot_opts *o)
 		sb_addf(&dat, "\t%.0f\n", p.v[i].n);
 	}
 	plot_script(r, o, &p, r->out, datpath, &gp);
-	if (write_file(datpath, dat.buf) || write_file(gppath, gp.buf)) {
+	if (store_output_check("--out", r->out, r->db, 0) ||
+	    store_output_check("the plot's data", datpath, r->db, 0) ||
+	    store_output_check("the plot's script", gppath, r->db, 0) ||
+	    write_file(datpath, dat.buf) || write_file(gppath, gp.buf)) {
 		ret = -2;
 		goto out;
 	}

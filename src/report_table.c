@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "report.h"
 #include "stats.h"
@@ -90,24 +89,7 @@ void rtab_release(struct rtab *t)
 
 int report_out_check(const struct report *r)
 {
-	struct stat so, sd;
-	char head[16];
-	FILE *f;
-	size_t n;
-
-	if (!r->out || stat(r->out, &so))
-		return 0;      /* stdout, or a new file */
-	if (r->db && !stat(r->db, &sd) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino)
-		return error("--out '%s' is the database being read: not overwriting it", r->out);
-	if (!S_ISREG(so.st_mode))
-		return 0;      /* /dev/stdout, a pipe */
-	if (!(f = fopen(r->out, "rb")))
-		return error("cannot read '%s' to check it before overwriting: %m", r->out);
-	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n == sizeof(head) && !memcmp(head, "SQLite format 3", 16))
-		return error("--out '%s' is an SQLite database: not overwriting it with a report", r->out);
-	return 0;
+	return r->out ? store_output_check("--out", r->out, r->db, 0) : 0;
 }
 
 int report_out_open(struct report *r, FILE **f)

@@ -117,6 +117,18 @@ int store_writer_alive(const struct store *st);
  * command that made it and could not plan it, so that no half-made database says a sweep is there. */
 void store_remove_files(const char *path);
 
+/*
+ * Whether a command may write the file at path (its --out, or a file it makes beside it; what names it in
+ * the message, "--out"): no command writes over a database or its side files. Refused (-1 after error())
+ * when path, links followed, is the database reading (same device and inode, so any link to it; reading
+ * may be NULL), a file SQLite made (a database, a write-ahead log, its index or a rollback journal, by
+ * their first bytes; with STORE_OUT_DB a database is what the command writes into, so only the others),
+ * the -wal, -shm, -journal or -writer of a database, or a symbolic link to a missing file. 0 otherwise
+ * (a missing folder included: the write then says so).
+ */
+enum { STORE_OUT_DB = 1 };
+int store_output_check(const char *what, const char *path, const char *reading, int flags);
+
 /* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
 		    int64_t *run);

@@ -1,4 +1,4 @@
-/* store_file.c: the database as a file: its one name, its writer lock, its side files. */
+/* store_file.c: the database as a file: its one name, writer lock and side files; what may be written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -198,4 +198,112 @@ void store_unlock_fd(int fd)
 	if (ftruncate(fd, 0))
 		warning("cannot empty the writer lock file: %s", strerror(errno));
 	close(fd);
+}
+
+/* ---- outputs ---- */
+
+/* What SQLite made a file as, from its first bytes: NULL when none of its kinds. */
+static const char *sqlite_kind(const unsigned char *h, size_t n)
+{
+	static const unsigned char journal[] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+	uint32_t v0, v48;
+
+	if (n >= 16 && !memcmp(h, "SQLite format 3", 16))
+		return "an SQLite database";
+	if (n >= 4 && h[0] == 0x37 && h[1] == 0x7f && h[2] == 0x06 && (h[3] & 0xfe) == 0x82)
+		return "an SQLite write-ahead log";
+	if (n >= 8 && !memcmp(h, journal, sizeof(journal)))
+		return "an SQLite rollback journal";
+	/* The index of a log (-shm) has no magic: its header, twice, starts with the version 3007000 in the
+	 * machine's byte order. */
+	if (n >= 52) {
+		memcpy(&v0, h, 4);
+		memcpy(&v48, h + 48, 4);
+		if (v0 == 3007000 && v48 == 3007000)
+			return "an SQLite shared-memory index";
+	}
+	return NULL;
+}
+
+/* Whether the file at path is a database: SQLite's header, or empty (a database not written yet). */
+static int is_database(const char *path)
+{
+	unsigned char h[16];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
+	if (!sb.st_size)
+		return 1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	return n == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16);
+}
+
+/* The side file of a database that real names (path as given), or 0: "-wal" of an existing x for x-wal. */
+static int side_of_database(const char *what, const char *path, const char *real)
+{
+	size_t len = strlen(real);
+
+	for (size_t i = 0; i < ARRAY_SIZE(side_tails); i++) {
+		size_t tl = strlen(side_tails[i]);
+		char *stem;
+		int db;
+
+		if (len <= tl || strcmp(real + len - tl, side_tails[i]))
+			continue;
+		stem = xstrndup(real, len - tl);
+		db = is_database(stem);
+		if (db)
+			error("%s '%s' is the %s file of the database '%s': not overwriting it", what, path,
+			      side_tails[i] + 1, stem);
+		free(stem);
+		if (db)
+			return -1;
+	}
+	return 0;
+}
+
+int store_output_check(const char *what, const char *path, const char *reading, int flags)
+{
+	unsigned char head[64];
+	struct stat so, sd;
+	const char *kind;
+	char *real;
+	ssize_t n;
+	int fd, rc = file_real(path, &real), ret = 0;
+
+	if (rc > 0)
+		return error("%s '%s' is a symbolic link to a missing file: not writing through it", what, path);
+	if (rc < 0)
+		return 0;      /* no such folder: writing it fails with its own message */
+	if (stat(real, &so)) {
+		ret = side_of_database(what, path, real);   /* a new file */
+		goto out;
+	}
+	if (reading && !stat(reading, &sd) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
+		ret = error("%s '%s' is the database being read: not overwriting it", what, path);
+		goto out;
+	}
+	if (!S_ISREG(so.st_mode))
+		goto out;      /* /dev/stdout, a pipe */
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = error("cannot read '%s' to check it before overwriting: %s", path, strerror(errno));
+		goto out;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	kind = n > 0 ? sqlite_kind(head, (size_t)n) : NULL;
+	/* A database is what a merge writes into; its log or journal never is. */
+	if (kind && !(flags & STORE_OUT_DB && !strcmp(kind, "an SQLite database")))
+		ret = error("%s '%s' is %s: not overwriting it", what, path, kind);
+	else
+		ret = side_of_database(what, path, real);
+out:
+	free(real);
+	return ret;
 }

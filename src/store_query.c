@@ -131,6 +131,8 @@ int store_snapshot(const char *path, const char *out)
 
 	if (!access(out, F_OK))
 		return error("'%s' exists: a snapshot is written to a new file", out);
+	if (store_output_check("the snapshot", out, path, STORE_OUT_DB))
+		return -1;
 	if (store_open(path, STORE_RO, &st))
 		return -1;
 	/* VACUUM INTO reads in one read transaction: the copy holds every transaction committed before it

@@ -1,4 +1,5 @@
-/* test_store_file.c: the database as a file: one writer whatever name reaches it. */
+/* test_store_file.c: the database as a file: one writer whatever name reaches it, outputs never over a
+ * database or its side files. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/stat.h>
@@ -140,6 +141,123 @@ static void test_one_writer(void)
 	free(lock);
 }
 
+/* store_output_check on path: ret and, when refused, a message holding want. */
+static void check_out(const char *path, const char *reading, int flags, int ret, const char *want)
+{
+	char *msg;
+	int got;
+
+	test_capture_start();
+	got = store_output_check("--out", path, reading, flags);
+	msg = said();
+	CHECK(got == ret && (!want || strstr(msg, want)), "%s: returns %d (want %d), says: %s", path, got, ret,
+	      msg);
+	free(msg);
+}
+
+/* No output over a database, its side files (by name, by link, by their first bytes) or the database
+ * being read (by identity); everything else may be written. */
+static void test_outputs(void)
+{
+	static const char *const tails[] = { "-wal", "-shm", "-journal", "-writer" };
+	static const unsigned char journal[] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7, 0, 0, 0, 0 };
+	static const unsigned char wal[] = { 0x37, 0x7f, 0x06, 0x82, 0, 0x2d, 0xe2, 0x18 };
+	char *db = tmp_path("o.db"), *p, *q, *want, *text;
+	uint32_t shm[16] = { 3007000 };
+	struct store *st;
+	int added;
+
+	make_db(db);
+	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
+		p = xasprintf("%s%s", db, tails[i]);
+		want = xasprintf("--out '%s' is the %s file of the database '%s': not overwriting it", p,
+				 tails[i] + 1, db);
+		check_out(p, NULL, 0, -1, want);
+		check_out(p, NULL, STORE_OUT_DB, -1, want);
+		free(want);
+		free(p);
+	}
+	/* A live database: its log holds what is committed and not yet in the file. */
+	CHECK_INT(store_open(db, STORE_RW, &st), 0, "a writer");
+	CHECK_INT(store_add_cell(st, "s", "k2", "{\"ms\":2}", 0, "", 1, "planned", &added), 0, "writes");
+	p = xasprintf("%s-wal", db);
+	check_out(p, db, 0, -1, "is an SQLite write-ahead log: not overwriting it");
+	q = tmp_path("copy-of-wal");
+	text = read_all(p);
+	write_file(q, text, 64);
+	check_out(q, NULL, 0, -1, "is an SQLite write-ahead log");
+	check_out(q, NULL, STORE_OUT_DB, -1, "is an SQLite write-ahead log");
+	free(text);
+	unlink(q);
+	free(q);
+	q = tmp_path("link-to-wal");
+	CHECK(!symlink(p, q), "a link to the log");
+	check_out(q, NULL, 0, -1, "is an SQLite write-ahead log");
+	unlink(q);
+	free(q);
+	free(p);
+	store_close(st);
+
+	/* By their first bytes, whatever their names. */
+	p = tmp_path("j.bin");
+	write_file(p, journal, sizeof(journal));
+	check_out(p, NULL, 0, -1, "is an SQLite rollback journal");
+	write_file(p, wal, sizeof(wal));
+	check_out(p, NULL, 0, -1, "is an SQLite write-ahead log");
+	shm[12] = 3007000;
+	write_file(p, shm, sizeof(shm));
+	check_out(p, NULL, 0, -1, "is an SQLite shared-memory index");
+	unlink(p);
+	free(p);
+	p = tmp_path("other.db");
+	make_db(p);
+	check_out(p, NULL, 0, -1, "is an SQLite database: not overwriting it");
+	check_out(p, NULL, STORE_OUT_DB, 0, NULL);
+	store_remove_files(p);
+	free(p);
+
+	/* The database being read, by identity: a symbolic or a hard link to it. */
+	check_out(db, db, STORE_OUT_DB, -1, "is the database being read: not overwriting it");
+	p = tmp_path("hard-o");
+	q = tmp_path("sym-o");
+	CHECK(!link(db, p) && !symlink("o.db", q), "links to the database");
+	check_out(p, db, STORE_OUT_DB, -1, "is the database being read");
+	check_out(q, db, STORE_OUT_DB, -1, "is the database being read");
+	check_out(db, q, 0, -1, "is the database being read");
+	unlink(p);
+	unlink(q);
+	CHECK(!symlink("missing", q), "a link to a missing file");
+	check_out(q, NULL, 0, -1, "is a symbolic link to a missing file");
+	unlink(q);
+	free(p);
+	free(q);
+
+	/* What may be written: a new file, a text file, a side name of no database, a device, a missing
+	 * folder (the write says so), and an empty database's side names are refused. */
+	p = tmp_path("report.txt");
+	check_out(p, db, 0, 0, NULL);
+	write_file(p, "text", 4);
+	check_out(p, db, 0, 0, NULL);
+	q = tmp_path("report.txt-wal");
+	check_out(q, db, 0, 0, NULL);
+	free(q);
+	unlink(p);
+	free(p);
+	check_out("/dev/null", db, 0, 0, NULL);
+	p = tmp_path("nosuch/x.txt");
+	check_out(p, db, 0, 0, NULL);
+	free(p);
+	p = tmp_path("empty.db");
+	write_file(p, "", 0);
+	q = xasprintf("%s-journal", p);
+	check_out(q, NULL, 0, -1, "is the journal file of the database");
+	unlink(p);
+	free(p);
+	free(q);
+	store_remove_files(db);
+	free(db);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -150,6 +268,7 @@ int main(void)
 		return 1;
 	}
 	test_one_writer();
+	test_outputs();
 	rmdir(dir);
 	return test_done();
 }
