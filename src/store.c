@@ -79,6 +79,13 @@ static void store_forget_workers(struct store *st)
 
 int store_sqlerr(struct store *st)
 {
+	/* SQLite says "not authorized"; the guard knows what it refused (store_query forgets it first). */
+	if (st->denied.what[0]) {
+		error("sql error: %s is not allowed: sweep sql reads with SQLite's plain functions and sweep's "
+		      "own, none that reads or writes memory by address or files", st->denied.what);
+		st->denied.what[0] = '\0';
+		return -1;
+	}
 	return error("sql error: %s", sqlite3_errmsg(st->db));
 }
 
@@ -388,7 +395,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		goto fail;
 	}
 	if (st->readonly) {
-		if (store_check_ro(st))
+		if (store_check_ro(st) || (mode == STORE_SQL && store_functions_guard(st->db, &st->denied)))
 			goto fail;
 	} else {
 		sqlite3_stmt *s;

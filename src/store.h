@@ -11,7 +11,10 @@ struct store;
 enum store_mode {
 	STORE_RW,              /* create if missing, migrate to the current schema, WAL; the file must have one
 				* name (store_lock) */
-	STORE_RO               /* read-only; fails when the file is missing or not a sweep database */
+	STORE_RO,              /* read-only; fails when the file is missing or not a sweep database */
+	STORE_SQL              /* STORE_RO for SQL a person typed (sweep sql): SQLite's defensive settings, and
+				* only the functions and PRAGMAs known to touch no memory by address and no file,
+				* no ATTACH; a refusal names what was refused */
 };
 
 /* Open path. Registers the SQL functions median, quantile, geomean, stdev and ratio_ci on the

@@ -41,6 +41,11 @@ struct store_bulk {
 	size_t cap, n;
 };
 
+/* What the guard of typed SQL refused last ("the function fts3_tokenizer()"), said by store_sqlerr. */
+struct store_denied {
+	char what[96];
+};
+
 /* One connection, used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX). store_close frees
  * everything it holds. */
 struct store {
@@ -55,6 +60,7 @@ struct store {
 	struct store_bulk bulk;
 	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
 	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
+	struct store_denied denied;    /* STORE_SQL: what the guard refused last */
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 
@@ -98,6 +104,10 @@ extern const struct store_schema_note store_schema_notes[];
 
 /* Register the SQL functions on db; 0, or -1 after error(). */
 int store_functions_register(sqlite3 *db);
+/* Guard db for SQL a person typed (STORE_SQL): SQLite's defensive settings, and an authorizer that allows
+ * only the functions and PRAGMAs on its lists and no ATTACH, noting a refusal in *den (which must live as
+ * long as db). 0, or -1 after error(). */
+int store_functions_guard(sqlite3 *db, struct store_denied *den);
 
 /* --- store_file.c --- */
 

@@ -22,6 +22,7 @@ int store_query(struct store *st, const char *sql, const char *const *binds, int
 
 	if (store_settle(st))
 		return -1;
+	st->denied.what[0] = '\0';
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail))
 		return store_sqlerr(st);
 	if (!s)

@@ -1,5 +1,5 @@
-/* test_store_file.c: the database as a file: one writer whatever name reaches it, outputs never over a
- * database or its side files. */
+/* test_store_file.c: the database as a file (one writer whatever name reaches it, outputs never over a
+ * database or its side files) and the guard on SQL a person types (sweep sql). */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/stat.h>
@@ -258,6 +258,143 @@ static void test_outputs(void)
 	free(db);
 }
 
+/* The text of the first column of the first row; "error: <message>" when the query fails. */
+static int first_cb(const struct store_row *row, void *data)
+{
+	*(char **)data = xstrdup(row->text[0] ? row->text[0] : "NULL");
+	return 1;
+}
+
+static char *q1(struct store *st, const char *sql)
+{
+	char *out = NULL, *msg;
+	int rc;
+
+	test_capture_start();
+	rc = store_query(st, sql, NULL, 0, 1, first_cb, &out);
+	msg = said();
+	if (rc < 0) {
+		free(out);
+		out = xasprintf("error: %s", msg);
+	}
+	free(msg);
+	return out ? out : xstrdup("none");
+}
+
+static void check_q(struct store *st, const char *sql, const char *want)
+{
+	char *got = q1(st, sql);
+
+	CHECK(!strncmp(got, want, strlen(want)), "%s: got '%s', want '%s...'", sql, got, want);
+	free(got);
+}
+
+struct fn {
+	char name[64];
+	int narg;
+};
+struct fns {
+	struct fn *v;
+	size_t n, alloc;
+};
+
+static int fn_cb(const struct store_row *row, void *data)
+{
+	struct fns *f = data;
+
+	ALLOC_GROW(f->v, f->n + 1, f->alloc);
+	snprintf(f->v[f->n].name, sizeof(f->v[f->n].name), "%s", row->text[0]);
+	f->v[f->n++].narg = row->text[1] ? atoi(row->text[1]) : 0;
+	return 0;
+}
+
+/* The guard of typed SQL: what this SQLite build offers that touches memory by address or files is
+ * refused by name, with our message; reading, SQLite's plain functions and sweep's own are not. */
+static void test_guard(void)
+{
+	/* Functions of SQLite builds and extensions that take pointers, load code, read or write files, or
+	 * read pages raw; each one this build has must be refused. */
+	static const char *const unsafe[] = {
+		"fts3_tokenizer", "load_extension", "fts5", "fts5_source_id", "rtreenode", "rtreedepth",
+		"rtreecheck", "offsets", "snippet", "matchinfo", "optimize", "highlight", "bm25", "match",
+		"sqlite_log", "readfile", "writefile", "edit", "fsdir", "sqlite_dbdata", "sqlite_offset",
+	};
+	char *db = tmp_path("g.db"), *sql, *got;
+	struct store *ro, *st;
+	struct fns f = { 0 };
+	int present = 0;
+
+	make_db(db);
+	CHECK_INT(store_open(db, STORE_RO, &ro), 0, "a plain reader");
+	/* Without the guard, the pointer this build's fts3_tokenizer gives away is there to see. */
+	check_q(ro, "SELECT length(fts3_tokenizer('simple'))", "8");
+	CHECK_INT(store_query(ro, "SELECT name, narg FROM pragma_function_list", NULL, 0, 1, fn_cb, &f), 0,
+		  "this build's functions");
+	store_close(ro);
+
+	CHECK_INT(store_open(db, STORE_SQL, &st), 0, "a guarded reader");
+	check_q(st, "SELECT fts3_tokenizer('simple')", "error: sweep: sql error: the function fts3_tokenizer() is "
+		"not allowed: sweep sql reads with SQLite's plain functions and sweep's own, none that reads or writes "
+		"memory by address or files");
+	check_q(st, "SELECT hex(FTS3_Tokenizer('simple'))", "error: sweep: sql error: the function fts3_tokenizer()");
+	check_q(st, "SELECT 1 FROM cells WHERE load_extension('/x.so') IS NULL",
+		"error: sweep: sql error: the function load_extension() is not allowed");
+	for (size_t i = 0; i < f.n; i++) {
+		struct strbuf call = STRBUF_INIT;
+		int listed = 0;
+
+		for (size_t k = 0; k < ARRAY_SIZE(unsafe); k++)
+			listed |= !strcmp(f.v[i].name, unsafe[k]);
+		if (!listed)
+			continue;
+		present++;
+		sb_addf(&call, "SELECT %s(", f.v[i].name);
+		for (int a = 0; a < (f.v[i].narg < 0 ? 1 : f.v[i].narg); a++)
+			sb_adds(&call, a ? ", NULL" : "NULL");
+		sb_adds(&call, ")");
+		sql = xasprintf("error: sweep: sql error: the function %s() is not allowed", f.v[i].name);
+		check_q(st, call.buf, sql);
+		free(sql);
+		sb_release(&call);
+	}
+	CHECK(present >= 2, "this build has %d of the unsafe functions, fts3_tokenizer and load_extension among them",
+	      present);
+	/* No other file, no PRAGMA that sets anything. */
+	sql = xasprintf("ATTACH '%s' AS other", db);
+	check_q(st, sql, "error: sweep: sql error: ATTACH is not allowed");
+	free(sql);
+	check_q(st, "PRAGMA writable_schema = 1", "error: sweep: sql error: PRAGMA writable_schema with a value");
+	check_q(st, "PRAGMA user_version = 7", "error: sweep: sql error: PRAGMA user_version with a value");
+	check_q(st, "SELECT * FROM pragma_cache_size", "error: sweep: sql error: PRAGMA cache_size is not allowed");
+	check_q(st, "PRAGMA temp_store_directory", "error: sweep: sql error: PRAGMA temp_store_directory");
+	check_q(st, "VACUUM INTO '/dev/null'", "error: sweep: sql error: the statement would write");
+	/* What a reader needs. */
+	sql = xasprintf("%d", store_schema_version());
+	check_q(st, "PRAGMA user_version", sql);
+	free(sql);
+	check_q(st, "PRAGMA table_info(cells)", "0");
+	check_q(st, "SELECT count(*) FROM pragma_table_info('cells') WHERE name = 'key'", "1");
+	check_q(st, "SELECT count(*) > 0 FROM pragma_compile_options", "1");
+	check_q(st, "SELECT json_extract(params, '$.ms') || printf('%d', count(*)) FROM cells", "11");
+	check_q(st, "SELECT group_concat(value) FROM json_each('[1,2]')", "1,2");
+	check_q(st, "SELECT count(*) FROM v_results", "0");
+	check_q(st, "SELECT round(sqrt(16)) || abs(-1) || coalesce(NULL, 'x') || upper('y')", "4.01xY");
+	check_q(st, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) "
+		"SELECT sum(x) FROM c", "6");
+	check_q(st, "SELECT median(x) = 2 AND quantile(x, 0.5) = 2 AND geomean(x) = 2 AND stdev(x) = 0"
+		" FROM (SELECT 2 AS x UNION ALL SELECT 2)", "1");
+	check_q(st, "SELECT ratio_ci(1, 1) IS NOT NULL, sweep_key('s', '{}', 0, '') IS NOT NULL", "1");
+	check_q(st, "SELECT sweep_param_defaults('sleep', '{}')", "{\"ms\":1,\"jitter\":0}");
+	check_q(st, "SELECT count(*) FROM cells", "1");
+	store_close(st);
+	got = read_all(db);
+	CHECK(strlen(got) > 0, "the database is still there");
+	free(got);
+	store_remove_files(db);
+	free(f.v);
+	free(db);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -269,6 +406,7 @@ int main(void)
 	}
 	test_one_writer();
 	test_outputs();
+	test_guard();
 	rmdir(dir);
 	return test_done();
 }
