@@ -4,22 +4,6 @@
 # (hard links) is refused for writing, and the first run ends with every cell ok and the database sound.
 . tests/e2e/lib.sh
 
-wait_running() { # wait_running DB: until a cell is running (10 s at most)
-	for _ in $(seq 1 100); do
-		test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'running'" 2>/dev/null)" -ge 1 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no cell running in $1 after 10 s" >&2
-	return 1
-}
-wait_gone() { # wait_gone PID: wait for a background job (60 s at most, then SIGKILL); its exit status
-	for _ in $(seq 1 600); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$1" 2>/dev/null || :
-	wait "$1"
-}
 # clean DB: the one run ended ok, every one of the 16 cells ok with one ok result and one attempt, and
 # SQLite finds the file sound.
 clean() {

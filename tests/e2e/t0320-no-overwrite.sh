@@ -5,22 +5,6 @@
 # the database being read (any link to it); a run whose log a report was pointed at ends sound.
 . tests/e2e/lib.sh
 
-wait_running() { # wait_running DB: until a cell is running (10 s at most)
-	for _ in $(seq 1 100); do
-		test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'running'" 2>/dev/null)" -ge 1 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no cell running in $1 after 10 s" >&2
-	return 1
-}
-wait_gone() { # wait_gone PID: wait for a background job (60 s at most, then SIGKILL); its exit status
-	for _ in $(seq 1 600); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$1" 2>/dev/null || :
-	wait "$1"
-}
 sum() { md5sum <"$1"; }
 # report DB OUT: a report of DB written to OUT
 report() { "$SWEEP" report "$1" --rows batch --metric tok_s --out "$2"; }
