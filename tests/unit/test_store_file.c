@@ -337,7 +337,7 @@ static void test_guard(void)
 		  "6" },
 		{ "SELECT median(x) = 2 AND quantile(x, 0.5) = 2 AND geomean(x) = 2 AND stdev(x) = 0"
 		  " FROM (SELECT 2 AS x UNION ALL SELECT 2)", "1" },
-		{ "SELECT ratio_ci(1, 1) IS NOT NULL, sweep_key('s', '{}', 0, '') IS NOT NULL", "1" },
+		{ "SELECT ratio_ci(1, 1) IS NOT NULL, sweep_key('s', '{\"a\":1}', 0, '') IS NOT NULL", "1" },
 		{ "SELECT sweep_param_defaults('sleep', '{}')", "{\"ms\":1,\"jitter\":0}" },
 		{ "SELECT count(*) FROM cells", "1" },
 	};
