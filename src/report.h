@@ -77,9 +77,10 @@ int report_opts_stat(const char *stat);
 
 /* ---- report_print.c, report_run.c: the report ---- */
 
-/* Whether --out may be written: never over an SQLite file or the database db being read. FAIL_OK,
- * FAIL_UNSAFE after error() when it may not, FAIL_IO when it cannot be checked. */
-int report_out_check(const char *out, const char *db);
+/* Whether path (NULL: stdout), the output named what in messages ("--out"), may be written:
+ * store_output_check's rule (never over a database, its side files, another file SQLite made or the
+ * database db being read). FAIL_OK, or FAIL_UNSAFE after error() when it may not or cannot be checked. */
+int report_out_check(const char *what, const char *path, const char *db);
 /*
  * The report o asks for (any mode), printed to o->out or stdout (a plot: its files, and what was written
  * on stdout); notes on stderr. Returns an enum fail: FAIL_USAGE when the input cannot be reported (a

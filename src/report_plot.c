@@ -293,6 +293,15 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 	pl.rows = (int)((pl.nfacet + (size_t)pl.cols - 1) / (size_t)pl.cols);
 	plot_data(&pl, &dat);
 	plot_script(&pl, o->out, datpath, &gp);
+	if ((ret = report_out_check("--out", o->out, o->db)) ||
+	    (ret = report_out_check("the plot's data", datpath, o->db)) ||
+	    (ret = report_out_check("the plot's script", gppath, o->db))) {
+		free(base);
+		free(datpath);
+		free(gppath);
+		return ret;
+	}
+	ret = FAIL_IO;
 	if (!write_file(datpath, dat.buf) && !write_file(gppath, gp.buf) && (rc = run_gnuplot(gppath)) >= 0) {
 		if (rc > 0)
 			printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"

@@ -9,30 +9,9 @@
 #include "report_int.h"
 #include "stats.h"
 
-int report_out_check(const char *out, const char *db)
+int report_out_check(const char *what, const char *path, const char *db)
 {
-	struct stat so, sd;
-	char head[16];
-	FILE *f;
-	size_t n;
-
-	if (!out || stat(out, &so))
-		return FAIL_OK;        /* stdout, or a new file */
-	if (db && !stat(db, &sd) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
-		error("--out '%s' is the database being read: not overwriting it", out);
-		return FAIL_UNSAFE;
-	}
-	if (!S_ISREG(so.st_mode))
-		return FAIL_OK;        /* /dev/stdout, a pipe */
-	if (!(f = fopen(out, "rb")))
-		return error("cannot read '%s' to check it before overwriting: %m", out);
-	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n == sizeof(head) && !memcmp(head, "SQLite format 3", 16)) {
-		error("--out '%s' is an SQLite database: not overwriting it with a report", out);
-		return FAIL_UNSAFE;
-	}
-	return FAIL_OK;
+	return path && store_output_check(what, path, db, 0) ? FAIL_UNSAFE : FAIL_OK;
 }
 
 static int out_open(const struct report_opts *o, FILE **f)
@@ -40,7 +19,7 @@ static int out_open(const struct report_opts *o, FILE **f)
 	int ret;
 
 	*f = stdout;
-	if ((ret = report_out_check(o->out, o->db)))
+	if ((ret = report_out_check("--out", o->out, o->db)))
 		return ret;
 	if (o->out && !(*f = fopen(o->out, "w")))
 		return error("cannot write '%s': %m", o->out);

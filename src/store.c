@@ -1,12 +1,10 @@
 /* store.c: the results database's connection: opening and migrating it, transactions, cached statements. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "store_int.h"
@@ -81,6 +79,13 @@ static void store_forget_workers(struct store *st)
 
 int store_sqlerr(struct store *st)
 {
+	/* SQLite says "not authorized"; the guard knows what it refused (store_query forgets it first). */
+	if (st->denied.what[0]) {
+		error("sql error: %s is not allowed: sweep sql reads with SQLite's plain functions and sweep's "
+		      "own, none that reads or writes memory by address or files", st->denied.what);
+		st->denied.what[0] = '\0';
+		return -1;
+	}
 	return error("sql error: %s", sqlite3_errmsg(st->db));
 }
 
@@ -349,12 +354,14 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
 	int flags = SQLITE_OPEN_NOMUTEX;
+	char *real = NULL;
+	struct stat sb;
 	int64_t dummy;
 
 	*out = NULL;
 	st->lock_fd = -1;
 	st->path = xstrdup(path);
-	st->readonly = mode == STORE_RO;
+	st->readonly = mode != STORE_RW;
 	if (sqlite3_libversion_number() < 3024000) {
 		error("sqlite %s is too old: sweep needs 3.24 or newer", sqlite3_libversion());
 		goto fail;
@@ -364,8 +371,16 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		error("cannot open '%s': %s", path, strerror(errno));
 		goto fail;
 	}
+	if (st->readonly && !stat(path, &sb) && sb.st_nlink > 1)
+		warning("'%s' has %ju names (hard links): SQLite keeps a write-ahead log per name, so what is "
+			"written through another name may not show here until its writer ends", path,
+			(uintmax_t)sb.st_nlink);
+	/* A writer opens the file by the one name its lock follows, so that SQLite's -wal and -shm are
+	 * that name's whatever links led here; a file with two names has two logs and is refused. */
+	if (!st->readonly && (store_file_real(path, &real) || store_file_one_name(path, real)))
+		goto fail;
 	flags |= st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path, &st->db, flags, NULL)) {
+	if (sqlite3_open_v2(real ? real : path, &st->db, flags, NULL)) {
 		error("cannot open '%s': %s", path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		goto fail;
 	}
@@ -381,7 +396,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		goto fail;
 	}
 	if (st->readonly) {
-		if (store_check_ro(st))
+		if (store_check_ro(st) || (mode == STORE_SQL && store_functions_guard(st->db, &st->denied)))
 			goto fail;
 	} else {
 		sqlite3_stmt *s;
@@ -406,115 +421,16 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		if (store_migrate(st))
 			goto fail;
 	}
+	free(real);
 	*out = st;
 	return 0;
 fail:
+	free(real);
 	store_close(st);
 	return -1;
 }
 
-/* ---- the writer lock ---- */
-
-/* The holder a lock file names ("host H pid P since T: CMD"), as read; "" when empty. */
-static void lock_read(int fd, char *buf, size_t n)
-{
-	ssize_t got = pread(fd, buf, n - 1, 0);
-
-	buf[got > 0 ? got : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-int store_lock_path(const char *path, const char *what, int *out)
-{
-	char *lp = xasprintf("%s-writer", path), who[512], host[256] = "?", now[32];
-	struct strbuf sb = STRBUF_INIT;
-	int fd;
-
-	*out = -1;
-	fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error("cannot open the writer lock '%s': %s", lp, strerror(errno));
-		free(lp);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int e = errno;
-
-		lock_read(fd, who, sizeof(who));
-		close(fd);
-		if (e == EWOULDBLOCK)
-			error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to end "
-			      "or stop it (status, sql, report and snapshot can read it meanwhile)", path,
-			      *who ? who : "which has not said who it is yet");
-		else
-			error("cannot lock '%s': %s", lp, strerror(e));
-		free(lp);
-		return -1;
-	}
-	/* A clean end empties the file: a name left in it is a writer that died holding the lock. */
-	lock_read(fd, who, sizeof(who));
-	if (*who)
-		fprintf(stderr, "sweep: '%s': taking over the writer lock of a sweep that is gone (%s)\n", path, who);
-	gethostname(host, sizeof(host) - 1);
-	store_now(now, sizeof(now));
-	sb_addf(&sb, "host %s pid %ld since %s: %s\n", host, (long)getpid(), now, what);
-	if (ftruncate(fd, 0) || pwrite(fd, sb.buf, sb.len, 0) != (ssize_t)sb.len)
-		warning("cannot write '%s': %s", lp, strerror(errno));
-	sb_release(&sb);
-	free(lp);
-	*out = fd;
-	return 0;
-}
-
-void store_remove_files(const char *path)
-{
-	static const char *const tails[] = { "", "-wal", "-shm", "-journal", "-writer" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
-		char *p = xasprintf("%s%s", path, tails[i]);
-
-		unlink(p);
-		free(p);
-	}
-}
-
-int store_writer_alive_path(const char *path, char *who, size_t n)
-{
-	char *lp = xasprintf("%s-writer", path);
-	/* Non-blocking: beside a merge's untrusted input, a FIFO of that name would hold an open. */
-	int fd = open(lp, O_RDONLY | O_CLOEXEC | O_NONBLOCK), alive = 0;
-	struct stat sb;
-
-	free(lp);
-	if (who && n)
-		*who = '\0';
-	if (fd >= 0 && (fstat(fd, &sb) || !S_ISREG(sb.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0)
-		return -1;   /* no lock file: a copy (a snapshot), or a database no locking sweep wrote */
-	/* A shared lock is refused only while a writer holds its exclusive one; ours goes with the close. */
-	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
-	if (alive && who && n > 1)
-		lock_read(fd, who, n);
-	close(fd);
-	return alive;
-}
-
-int store_writer_alive(const struct store *st)
-{
-	return store_writer_alive_path(st->path, NULL, 0);
-}
-
-void store_unlock_fd(int fd)
-{
-	if (fd < 0)
-		return;
-	if (ftruncate(fd, 0))
-		warning("cannot empty the writer lock file: %s", strerror(errno));
-	close(fd);
-}
+/* ---- taking the writer lock (its file: store_file.c) ---- */
 
 /* One statement with text binds, stepped to its end; *changes its rows changed. */
 static int store_exec(struct store *st, const char *sql, const char *bind, int64_t *changes)

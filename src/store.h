@@ -10,13 +10,18 @@ struct store;
 struct strbuf;
 
 enum store_mode {
-	STORE_RW,              /* create if missing, migrate to the current schema, WAL */
-	STORE_RO               /* read-only; fails when the file is missing or not a sweep database */
+	STORE_RW,              /* create if missing, migrate to the current schema, WAL; the file must have one
+				* name (store_lock) */
+	STORE_RO,              /* read-only; fails when the file is missing or not a sweep database */
+	STORE_SQL              /* STORE_RO for SQL a person typed (sweep sql): SQLite's defensive settings, and
+				* only the functions and PRAGMAs known to touch no memory by address and no file,
+				* no ATTACH; a refusal names what was refused */
 };
 
 /* Open path. Registers the SQL functions median, quantile, geomean, stdev and ratio_ci on the
  * connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing with a
- * transaction open rolls it back. A store is used by one thread at a time. */
+ * transaction open rolls it back. A store is used by one thread at a time. STORE_RW opens the file by
+ * its name with every symbolic link followed, so that SQLite's -wal and -shm are that name's. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
 /* The path it was opened with. */
@@ -94,9 +99,12 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 
 /*
  * The writer lock: one process writes a database at a time (run, plan, retry, merge), readers are never
- * stopped. flock(2) on the side file PATH-writer, held until store_close (store_lock) or store_unlock_fd,
- * so the kernel drops it with the process however it ends; the file names the holder (host, pid, start
- * time, command) for the message that refuses a second writer at once. On taking the lock, what a dead
+ * stopped. flock(2) on the side file NAME-writer, where NAME is the database's path with every symbolic
+ * link followed (so every path to the file finds the same lock), held until store_close (store_lock) or
+ * store_unlock_fd, so the kernel drops it with the process however it ends; the file names the holder
+ * (host, pid, start time, command) for the message that refuses a second writer at once. A file with
+ * several names (hard links: SQLite keeps a log per name) is refused, as is a lock file that is a
+ * symbolic link. On taking the lock, what a dead
  * writer left is put right: runs still 'running' become 'killed', and a cell that has an ok result but
  * is not 'ok' (a damage older versions could leave when two runs shared a database) becomes 'ok'; both
  * said on stderr. what: the command, for the file. 0, or -1 after error() (held by another: the message
@@ -115,6 +123,18 @@ int store_writer_alive_path(const char *path, char *who, size_t n);
 /* Remove the database file at path and everything beside it (-wal, -shm, -journal, -writer): for a
  * command that made it and could not plan it, so that no half-made database says a sweep is there. */
 void store_remove_files(const char *path);
+
+/*
+ * Whether a command may write the file at path (its --out, or a file it makes beside it; what names it in
+ * the message, "--out"): no command writes over a database or its side files. Refused (-1 after error())
+ * when path, links followed, is the database reading (same device and inode, so any link to it; reading
+ * may be NULL), a file SQLite made (a database, a write-ahead log, its index or a rollback journal, by
+ * their first bytes; with STORE_OUT_DB a database is what the command writes into, so only the others),
+ * the -wal, -shm, -journal or -writer of a database, or a symbolic link to a missing file. 0 otherwise
+ * (a missing folder included: the write then says so).
+ */
+enum { STORE_OUT_DB = 1 };
+int store_output_check(const char *what, const char *path, const char *reading, int flags);
 
 /* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,

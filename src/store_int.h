@@ -8,10 +8,11 @@
 #include "store.h"
 
 /*
- * The store module's files, lowest first: store_schema.c (the migration scripts) and store_functions.c
- * (SQL functions) call no other store file; store.c (the connection: open, migrate, transactions, cached
- * statements and the helpers below) calls them; store_cells.c, store_results.c and store_query.c call
- * store.c; store_merge*.c (store_merge_int.h) call those. No file calls one above it.
+ * The store module's files, lowest first: store_schema.c (the migration scripts), store_functions.c
+ * (SQL functions) and store_file.c (the database as a file: its name, lock, side files) call no other
+ * store file; store.c (the connection: open, migrate, transactions, cached statements and the helpers
+ * below) calls them; store_cells.c, store_results.c and store_query.c call store.c; store_merge*.c
+ * (store_merge_int.h) call those. No file calls one above it.
  */
 
 /* Statements prepared once, on first use, and kept for the life of the connection (text in store.c). */
@@ -40,6 +41,11 @@ struct store_bulk {
 	size_t cap, n;
 };
 
+/* What the guard of typed SQL refused last ("the function fts3_tokenizer()"), said by store_sqlerr. */
+struct store_denied {
+	char what[96];
+};
+
 /* One connection, used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX). store_close frees
  * everything it holds. */
 struct store {
@@ -54,6 +60,7 @@ struct store {
 	struct store_bulk bulk;
 	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
 	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
+	struct store_denied denied;    /* STORE_SQL: what the guard refused last */
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 
@@ -102,5 +109,18 @@ extern const struct store_schema_note store_schema_notes[];
 
 /* Register the SQL functions on db; 0, or -1 after error(). */
 int store_functions_register(sqlite3 *db);
+/* Guard db for SQL a person typed (STORE_SQL): SQLite's defensive settings, and an authorizer that allows
+ * only the functions and PRAGMAs on its lists and no ATTACH, noting a refusal in *den (which must live as
+ * long as db). 0, or -1 after error(). */
+int store_functions_guard(sqlite3 *db, struct store_denied *den);
+
+/* --- store_file.c --- */
+
+/* The name path has with every symbolic link followed (of its folder when the file does not exist yet;
+ * a link to a missing file is refused); *real is the caller's to free. 0, or -1 after error(). */
+int store_file_real(const char *path, char **real);
+/* A database is written through one name: refused (-1 after error(), naming path) when the file real has
+ * several (hard links), or its -wal, -shm or -journal is a link. 0 when it does not exist. */
+int store_file_one_name(const char *path, const char *real);
 
 #endif

@@ -1,4 +1,5 @@
 /* store_merge_output.c: the output of a merge: made when missing, opened, checked; its statements. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "store_merge_int.h"
@@ -201,12 +202,19 @@ int store_merge_output_open(struct merge *m, int *made)
 {
 	struct store *st;
 	struct stat sb;
+	char *real;
+	int rc;
 
 	*made = stat(m->out_path, &sb) != 0;
 	if (store_open(m->out_path, STORE_RW, &st))
 		return -1;
 	store_close(st);
-	if (sqlite3_open_v2(m->out_path, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL))
+	/* By the name store_open opened it by (links followed), for the same -wal and -shm. */
+	if (store_file_real(m->out_path, &real))
+		return -1;
+	rc = sqlite3_open_v2(real, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	free(real);
+	if (rc)
 		return error("cannot open '%s': %s", m->out_path, m->out ? sqlite3_errmsg(m->out) : "out of memory");
 	sqlite3_busy_timeout(m->out, 10000);
 	if (sqlite3_exec(m->out, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL, NULL))

@@ -186,7 +186,7 @@ static int report_fn(int argc, char **argv)
 		/* the file's extension says its format, unless --format does */
 		if (o.out && !fmt_given && table_format_of_path(o.out))
 			o.fmt = table_format_of_path(o.out);
-		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check(o.out, o.db)))
+		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_run(&o);
 	}
 	report_opts_release(&o);

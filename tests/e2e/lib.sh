@@ -1,5 +1,6 @@
 # lib.sh: sourced by every end-to-end test. Gives test_expect_success, expected-failure helpers, a scratch
-# folder and sql. Run from the repository root; each test prints "ok - name" or "not ok - name".
+# folder, sql, and waits on background runs. Run from the repository root; each test prints "ok - name" or
+# "not ok - name".
 set -u
 ROOT=$(pwd)
 SWEEP="$ROOT/build/sweep"
@@ -75,6 +76,26 @@ test_expect_code() {
 
 # run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
 run_bg() { "$@" & BG_PID=$!; }
+
+# wait_running DB: until a cell of DB is running (10 s at most).
+wait_running() {
+	for _ in $(seq 1 100); do
+		test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'running'" 2>/dev/null)" -ge 1 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "no cell running in $1 after 10 s" >&2
+	return 1
+}
+
+# wait_gone PID: wait for a background job (60 s at most, then SIGKILL); its exit status.
+wait_gone() {
+	for _ in $(seq 1 600); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null || :
+	wait "$1"
+}
 
 # sql DB 'SELECT ...': one value per line, columns separated by |.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }

@@ -14,22 +14,6 @@ status_n() { # status_n DB STATUS: results with that status
 last_run() { # last_run DB: the status of the latest run
 	sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"
 }
-wait_running() { # wait_running DB: until a cell is running (10 s at most)
-	for _ in $(seq 1 100); do
-		test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'running'" 2>/dev/null)" -ge 1 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no cell running in $1 after 10 s" >&2
-	return 1
-}
-wait_gone() { # wait_gone PID: wait for a background job (30 s at most, then SIGKILL); its exit status
-	for _ in $(seq 1 300); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$1" 2>/dev/null || :
-	wait "$1"
-}
 rank_pid() { # rank_pid DB RANK: pid of that rank of the job writing DB
 	for p in $(pgrep -f "run slow.yaml --db $1" || :); do
 		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then

@@ -180,7 +180,7 @@ test_expect_success '--out never writes over the database or another SQLite file
 	test "$(md5sum <copy.db)" = "$sum" &&
 	cp n.db other.db && osum=$(md5sum <other.db) &&
 	test_expect_code 1 "$SWEEP" report g.db --rows M,N,dtype --metric gflops --out other.db 2>err &&
-	grep -q "is an SQLite database: not overwriting it with a report" err &&
+	grep -q "^sweep: --out .other.db. is an SQLite database: not overwriting it$" err &&
 	test "$(md5sum <other.db)" = "$osum" &&
 	test_expect_code 1 "$SWEEP" report g.db --rows M --pool N,dtype --metric gflops --limit "gflops * 2" \
 		--out other.db 2>/dev/null &&

@@ -986,11 +986,11 @@ static void test_hostile(void)
 
 	/* The output as an input, by its name or through a link. */
 	in[1] = out;
-	check_refused(out, in, 2, 0, "the output named as an input", "is the output itself", before);
+	check_refused(out, in, 2, 0, "the output named as an input", "is the database being read", before);
 	unlink(link);
 	CHECK_INT(symlink(out, link), 0, "symlink to the output");
 	in[1] = link;
-	check_refused(out, in, 2, 0, "a link to the output as an input", "is the output itself", before);
+	check_refused(out, in, 2, 0, "a link to the output as an input", "is the database being read", before);
 
 	/* And the dump sees a change: the good input alone does change the output. */
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge the good input");

@@ -239,16 +239,16 @@ static void test_num_and_out(void)
 	fputc('\0', f);
 	fclose(f);
 	test_capture_start();
-	CHECK_INT(report_out_check(db, "other.db"), FAIL_UNSAFE, "an SQLite file is not overwritten");
-	CHECK_INT(report_out_check(out_path, out_path), FAIL_UNSAFE, "nor the database being read");
+	CHECK_INT(report_out_check("--out", db, "other.db"), FAIL_UNSAFE, "an SQLite file is not overwritten");
+	CHECK_INT(report_out_check("--out", out_path, out_path), FAIL_UNSAFE, "nor the database being read");
 	capture_into(errs, sizeof(errs));
-	snprintf(want, sizeof(want), "sweep: --out '%s' is an SQLite database: not overwriting it with a report\n"
+	snprintf(want, sizeof(want), "sweep: --out '%s' is an SQLite database: not overwriting it\n"
 		 "sweep: --out '%s' is the database being read: not overwriting it\n", db, out_path);
 	CHECK_TEXT(errs, want, "said why");
-	CHECK_INT(report_out_check(out_path, "other.db"), FAIL_OK, "a report may be");
-	CHECK_INT(report_out_check("/nonexistent/r.md", NULL), FAIL_OK, "a new file may be");
-	CHECK_INT(report_out_check("/dev/null", NULL), FAIL_OK, "a device may be");
-	CHECK_INT(report_out_check(NULL, "x.db"), FAIL_OK, "stdout may be");
+	CHECK_INT(report_out_check("--out", out_path, "other.db"), FAIL_OK, "a report may be");
+	CHECK_INT(report_out_check("--out", "/nonexistent/r.md", NULL), FAIL_OK, "a new file may be");
+	CHECK_INT(report_out_check("--out", "/dev/null", NULL), FAIL_OK, "a device may be");
+	CHECK_INT(report_out_check("--out", NULL, "x.db"), FAIL_OK, "stdout may be");
 	unlink(db);
 }
 
