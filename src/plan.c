@@ -194,7 +194,8 @@ void plan_key(const char *sweep, const char *params, int pass, const char *repli
 
 	if (json_parse_flat(params, &o, 0, err, sizeof(err)))
 		BUG("plan_key: params are not a flat JSON object (%s): %s", err, params);
-	qsort(o.v, o.n, sizeof(*o.v), cmp_pairs);
+	if (o.n > 1)   /* o.v is NULL for {} */
+		qsort(o.v, o.n, sizeof(*o.v), cmp_pairs);
 	for (size_t i = 0; i < o.n; i++) {
 		struct strbuf val = STRBUF_INIT;
 		double x;
