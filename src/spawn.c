@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -289,6 +290,7 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *res)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	double start, exit_at = 0;
+	struct rusage ru;
 	pid_t pid;
 
 	if (!o->argv || !o->argv[0] || o->in == SPAWN_CALL)
@@ -343,12 +345,16 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *res)
 		kill(-pid, SIGKILL);
 	for (int i = 0; i < 3; i++)
 		spawn_close(&s.fd[i]);
-	while (waitpid(pid, &res->status, 0) < 0) {
+	while (wait4(pid, &res->status, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			res->status = 0;   /* ECHILD: SIGCHLD ignored, reaped by the kernel */
+			memset(&ru, 0, sizeof(ru));
 			break;
 		}
 	}
+	res->user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+	res->sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+	res->rss = ru.ru_maxrss * 1024.0;
 	res->wall = exit_at - start;
 	if (o->out.to == SPAWN_CAPTURE && o->out.tail && o->out.cap)
 		spawn_trim(&res->out, o->out.cap);

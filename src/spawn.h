@@ -63,6 +63,10 @@ struct spawn_result {
 				* ignored, which lets the kernel reap it and lose its status */
 	int timed_out;         /* the deadline came before it exited */
 	double wall;           /* seconds from its start to its exit */
+	/* From wait4: CPU seconds in user and system mode, and the peak resident set (bytes), of the
+	 * program and the children it waited for. The peak counts the memory this process had when it
+	 * started the program (posix_spawn shares it until exec): what a larger program uses is exact. */
+	double user, sys, rss;
 	struct strbuf out, err;   /* SPAWN_CAPTURE outputs */
 };
 
