@@ -187,6 +187,7 @@ static int command_spawn(struct command_state *st, char **argv, char **env, int 
 		.deadline = st->s->timeout > 0 ? now_mono() + st->s->timeout : 0,
 		.term_grace = COMMAND_TERM_GRACE,
 		.linger = COMMAND_DRAIN_GRACE,
+		.reset_peak = !helper,
 	};
 
 	if (helper) {

@@ -94,7 +94,7 @@ static void parse_timing(struct sp *p, const struct ynode *n, const struct ynode
 		spec_node_int(p, v[T_BATCH], "batch", 0, &t->batch);
 	if (v[T_MAX_SAMPLES])
 		spec_node_int(p, v[T_MAX_SAMPLES], "max_samples", 2, &t->max_samples);
-	if (t->min_samples > t->max_samples)
+	if (!p->s->command && t->min_samples > t->max_samples)
 		spec_node_problem(p, v[T_MIN_SAMPLES] ? v[T_MIN_SAMPLES] : v[T_MAX_SAMPLES],
 				  "min_samples %d is over max_samples %d", t->min_samples, t->max_samples);
 }

@@ -275,7 +275,9 @@ static void parse_regex_metric(struct sp *p, const char *name, const struct ynod
 	}
 	if (!(pat = spec_node_scalar(p, v[R_REGEX], name)) || check_regex(p, v[R_REGEX], name, pat, &re.groups))
 		return;
-	if (v[R_MATCH] && (m = spec_node_enum(p, v[R_MATCH], "match", match_names)) >= 0)
+	if (v[R_MATCH] && (m = spec_node_enum(p, v[R_MATCH], "match", match_names)) < 0)
+		return;   /* the groups it needs are unknown */
+	if (v[R_MATCH])
 		re.match = (enum spec_matches)m;
 	if (re.match == MATCH_EACH && re.groups != 1 && re.groups != 2) {
 		spec_node_problem(p, v[R_REGEX], "regex for metric '%s' must have one or two capture groups with "
@@ -356,7 +358,17 @@ static int metric_name_ok(struct sp *p, const struct ynode *kn, const char *name
 	return !dup && *name;
 }
 
-/* The mapping form: from, json and item are the reader's keys; every other key is a metric. */
+/* Whether mapping n has key (a regex metric among json ones is {regex: ...}). */
+static int has_key(const struct ynode *n, const char *key)
+{
+	for (int j = 0; n->kind == YNODE_MAP && j < n->n; j++)
+		if (ydoc_key(n, j)->kind == YNODE_SCALAR && !strcmp(ydoc_key(n, j)->text, key))
+			return 1;
+	return 0;
+}
+
+/* The mapping form: from, json and item are the reader's keys; every other key is a metric: a regex, or
+ * with json: a path, unless it is {regex: ...} (both read the same run's output). */
 static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 {
 	const struct ynode *from = NULL, *json = NULL, *item = NULL;
@@ -413,7 +425,7 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 		if (!name || !strcmp(name, "from") || !strcmp(name, "json") || !strcmp(name, "item") ||
 		    !metric_name_ok(p, kn, name))
 			continue;
-		if (json)
+		if (json && !has_key(ydoc_value(n, j), "regex"))
 			parse_json_metric(p, name, ydoc_value(n, j));
 		else
 			parse_regex_metric(p, name, ydoc_value(n, j), &src, uses_item);

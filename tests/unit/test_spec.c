@@ -231,6 +231,11 @@ static void test_kernel_timing(void)
 	CHECK_INT(s.timing.batch, 4, "batch");
 	CHECK_INT(s.runs, 0, "no runs for a kernel");
 	spec_release(&s);
+	/* A command's min_samples is runs: the kernels' default of 10 is no bound on its max_samples. */
+	rc = parse("sweep: c\ncommand: [x]\nruns: 3\ntiming: {max_samples: 5}\n", &s);
+	CHECK(rc == 0 && s.runs == 3 && s.timing.max_samples == 5, "runs 3, max_samples 5: %s", errs);
+	if (!rc)
+		spec_release(&s);
 }
 
 /* metrics: {json: ...}: records, item and each metric's path, unit and unit path. */
@@ -255,6 +260,15 @@ static void test_json_metrics(void)
 	      !strcmp(s.jmetrics[0].unit_path, "time_unit"), "unit and unit path");
 	CHECK(!strcmp(s.jmetrics[1].path, "jobs[0].read.iops") && !s.jmetrics[1].unit, "a path alone");
 	CHECK_INT(s.nregex, 0, "no regex");
+	spec_release(&s);
+
+	rc = parse("sweep: j\ncommand: [fio]\nmetrics: {json: '.', iops: 'jobs[0].read.iops',\n"
+		   "  iops_text: {regex: 'IOPS=([0-9.]+k?)', unit: '1'}}\n", &s);
+	CHECK_INT(rc, 0, "a regex among json metrics");
+	if (rc)
+		return;
+	CHECK(s.metrics == METRICS_SELECT && s.njmetrics == 1 && s.nregex == 1 &&
+	      !strcmp(s.regex[0].name, "iops_text") && s.regex[0].src.from == FROM_STDOUT, "one of each");
 	spec_release(&s);
 }
 
