@@ -98,6 +98,15 @@ static double item(const struct result *r, const char *it, const char *m, int *c
 	return v;
 }
 
+/* Run argv (argc words) with the n regex metrics re into c->r. */
+static void run_regex(struct ct *c, char **argv, int argc, struct spec_regex *re, int n)
+{
+	ct_init(c, argv, argc, METRICS_REGEX);
+	c->s.regex = re;
+	c->s.nregex = n;
+	command_run(&c->w, &c->t, &c->r);
+}
+
 static void test_json(void)
 {
 	char *argv[] = { "sh", PROG, "json" };
@@ -185,20 +194,14 @@ static void test_regex(void)
 	struct ct c;
 	int n;
 
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 2;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re, 2);
 	CHECK_INT(c.r.status, RESULT_INVALID, "three matches of a regex that must match once: no run can help");
 	CHECK_STR(c.r.error, "metric 'time': regex 'time: ([0-9.]+)' matched 3 times in one run (stdout lines 1, "
 		  "2, 2): say which with match: first, last or each", "the error names the lines");
 	result_release(&c.r);
 
 	re[0].match = MATCH_FIRST;
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 2;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re, 2);
 	CHECK_INT(c.r.status, RESULT_OK, "match: first");
 	CHECK_NEAR(metric(&c.r, "time"), 1.5, 0, "the first match");
 	CHECK_NEAR(metric(&c.r, "tput"), 10, 0, "tput matched once");
@@ -206,18 +209,12 @@ static void test_regex(void)
 	result_release(&c.r);
 
 	re[0].match = MATCH_LAST;
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 1;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re, 1);
 	CHECK_NEAR(metric(&c.r, "time"), 3.0, 0, "match: last");
 	result_release(&c.r);
 
 	re[0].match = MATCH_EACH;
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 1;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re, 1);
 	CHECK_INT(c.r.nitems, 3, "match: each: an item each");
 	CHECK_NEAR(item(&c.r, "1", "time", &n), 1.5, 0, "item 1 is the first match");
 	CHECK_NEAR(item(&c.r, "3", "time", &n), 3.0, 0, "item 3 the second on line 2");
@@ -225,10 +222,7 @@ static void test_regex(void)
 	result_release(&c.r);
 
 	re[0].pattern = "time: ([0-9.]+";
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 1;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re, 1);
 	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "bad regex"), "bad regex: '%s'",
 	      c.r.error);
 	result_release(&c.r);
@@ -253,10 +247,7 @@ static void test_regex_sources(void)
 	struct ct c;
 	int n;
 
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 4;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re, 4);
 	CHECK(c.r.status == RESULT_OK, "units, stderr and a file: '%s'", c.r.error ? c.r.error : "");
 	CHECK_NEAR(item(&c.r, "BM_a/8", "time", &n), 158e-9, 1e-20, "158 ns in seconds, item from group 1");
 	CHECK_NEAR(item(&c.r, "BM_b/8", "time", &n), 11.9e-6, 1e-18, "11.9 us");
@@ -268,20 +259,14 @@ static void test_regex_sources(void)
 	unlink("out-0123456789abcdef.txt");
 
 	re[0].unit = NULL;
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 1;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re, 1);
 	CHECK_INT(c.r.status, RESULT_INVALID, "a value with a unit where none is declared");
 	CHECK_STR(c.r.error, "metric 'time': '158 ns': not a number (declare its unit: unit: ...) (stdout line 1: "
 		  "'BM_a/8 158 ns')", "says so, with the line");
 	result_release(&c.r);
 
 	re[1].unit = "s";
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re + 1;
-	c.s.nregex = 1;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, argv, 3, re + 1, 1);
 	CHECK_STR(c.r.error, "metric 'iops': '16.1k': 'k' is not a unit of 's' (stderr line 1: 'read: "
 		  "IOPS=16.1k, BW=62.9MiB/s')", "a unit that does not convert");
 	result_release(&c.r);
@@ -340,18 +325,12 @@ static void test_strict_metrics(void)
 		  "metrics: json and no JSON line fails");
 	result_release(&c.r);
 
-	ct_init(&c, text, 3, METRICS_REGEX);
-	c.s.regex = word;
-	c.s.nregex = 2;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, text, 3, word, 2);
 	CHECK_STR(c.r.error, "metric 'word': 'bogus': not a number (stdout line 3: 'throughput=10.0 "
 		  "GB/s time: bogus')", "a capture that is not a number fails, naming the line");
 	result_release(&c.r);
 
-	ct_init(&c, text, 3, METRICS_REGEX);
-	c.s.regex = never;
-	c.s.nregex = 2;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, text, 3, never, 2);
 	CHECK_STR(c.r.error, "metric 'never': regex 'zzz([0-9]+)' matched no line of stdout (3 lines)",
 		  "a declared regex that never matches fails");
 	result_release(&c.r);
@@ -384,10 +363,10 @@ static const char gbench[] =
 	"     \"time_unit\": \"ms\"}\n"
 	"  ]\n}\n";
 
-static void json_spec(struct ct *c, char **argv, const char *records, const char *item,
+static void json_spec(struct ct *c, char **argv, int argc, const char *records, const char *item,
 		      struct spec_jmetric *jm, int n)
 {
-	ct_init(c, argv, 2, METRICS_SELECT);
+	ct_init(c, argv, argc, METRICS_SELECT);
 	c->s.json_records = (char *)records;
 	c->s.json_item = (char *)item;
 	c->s.jmetrics = jm;
@@ -406,7 +385,7 @@ static void test_json_select(void)
 	int n;
 
 	write_file(GBENCH_JSON, gbench);
-	json_spec(&c, argv, "benchmarks[*]", "name", jm, 2);
+	json_spec(&c, argv, 2, "benchmarks[*]", "name", jm, 2);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK, "a multi-line document: '%s'", c.r.error ? c.r.error : "");
 	CHECK_NEAR(item(&c.r, "BM_Sum/1024", "real_time", &n), 1163.5e-9, 1e-18,
@@ -418,25 +397,25 @@ static void test_json_select(void)
 	CHECK_INT(c.r.nitems, 6, "three items, two metrics");
 	result_release(&c.r);
 
-	json_spec(&c, argv, "benchmarks[run_type=iteration]", "name", jm, 1);
+	json_spec(&c, argv, 2, "benchmarks[run_type=iteration]", "name", jm, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK && c.r.nitems == 2, "a filter keeps the iterations: %zu items", c.r.nitems);
 	result_release(&c.r);
 
-	json_spec(&c, argv, "benchmarks[*]", NULL, jm, 1);
+	json_spec(&c, argv, 2, "benchmarks[*]", NULL, jm, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_INVALID, "several records and no item");
 	CHECK_STR(c.r.error, "metrics: json 'benchmarks[*]' selected 4 records in stdout: name each with item: "
 		  "PATH", "says how to name them");
 	result_release(&c.r);
 
-	json_spec(&c, argv, "benchmarks[-1]", NULL, jm, 2);
+	json_spec(&c, argv, 2, "benchmarks[-1]", NULL, jm, 2);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK && c.r.nitems == 0, "[-1]: the last record, no item");
 	CHECK_NEAR(metric(&c.r, "real_time"), 2.5e-3, 1e-15, "a cell metric");
 	result_release(&c.r);
 
-	json_spec(&c, argv, "benchmarks[*]", "name", jm + 1, 1);
+	json_spec(&c, argv, 2, "benchmarks[*]", "name", jm + 1, 1);
 	jm[1].path = "cpu_tme";
 	command_run(&c.w, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_INVALID, "a missing value: no run can bring it");
@@ -445,43 +424,52 @@ static void test_json_select(void)
 	result_release(&c.r);
 
 	jm[1].path = "context";
-	json_spec(&c, argv, ".", NULL, jm + 1, 1);
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.error && strstr(c.r.error, "metric 'cpu': 'context' is an object, not a number in record 1 of "
 	      "'.'"), "a nested value is no number: '%s'", c.r.error);
 	result_release(&c.r);
 
 	jm[1].path = "context.caches[0].size";
-	json_spec(&c, argv, ".", NULL, jm + 1, 1);
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK_NEAR(metric(&c.r, "cpu"), 32768, 0, "'.': the document is the record; a nested path");
 	result_release(&c.r);
 
 	jm[1].path = "context.date";
-	json_spec(&c, argv, ".", NULL, jm + 1, 1);
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK_NEAR(metric(&c.r, "cpu"), 2024, 0, "a string that is a number");
 	result_release(&c.r);
 
 	jm[1].path = "benchmarks[run_type=aggregate].time_unit";
-	json_spec(&c, argv, ".", NULL, jm + 1, 1);
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.error && strstr(c.r.error, "'benchmarks[run_type=aggregate].time_unit' is \"ns\": not a number"),
 	      "a string that is no number: '%s'", c.r.error);
 	result_release(&c.r);
 
 	jm[1].path = "benchmarks[run_type=iteration].name";
-	json_spec(&c, argv, ".", NULL, jm + 1, 1);
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.error && strstr(c.r.error, "selects 3 values"), "a filter matching three: '%s'", c.r.error);
 	result_release(&c.r);
 
-	json_spec(&c, argv, "results[*]", NULL, jm + 1, 1);
+	json_spec(&c, argv, 2, "results[*]", NULL, jm + 1, 1);
 	command_run(&c.w, &c.t, &c.r);
 	CHECK_STR(c.r.error, "metrics: json 'results[*]' selected no record in stdout (1 JSON documents)",
 		  "no record");
 	result_release(&c.r);
 	unlink(GBENCH_JSON);
+}
+
+/* argv with the records [*] of the file {cell}.json (cell "cellfile"), items named by k, metric jm. */
+static void json_file_run(struct ct *c, char **argv, int argc, struct spec_jmetric *jm)
+{
+	json_spec(c, argv, argc, "[*]", "k", jm, 1);
+	c->s.json_src = (struct spec_source){ FROM_FILE, "{cell}.json" };
+	c->t.key = "cellfile";
+	command_run(&c->w, &c->t, &c->r);
 }
 
 /* JSON from stderr and from a file the command writes; a file left by an earlier run is not read. */
@@ -494,29 +482,20 @@ static void test_json_sources(void)
 	struct ct c;
 	int n;
 
-	json_spec(&c, err, ".", NULL, jm, 1);
-	c.s.ncommand = 3;
+	json_spec(&c, err, 3, ".", NULL, jm, 1);
 	c.s.json_src.from = FROM_STDERR;
 	command_run(&c.w, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK, "a document on stderr: '%s'", c.r.error ? c.r.error : "");
 	CHECK_NEAR(metric(&c.r, "y"), 7, 0, "its value");
 	result_release(&c.r);
 
-	json_spec(&c, file, "[*]", "k", jm + 1, 1);
-	c.s.ncommand = 3;
-	c.s.json_src = (struct spec_source){ FROM_FILE, "{cell}.json" };
-	c.t.key = "cellfile";
-	command_run(&c.w, &c.t, &c.r);
+	json_file_run(&c, file, 3, jm + 1);
 	CHECK(c.r.status == RESULT_OK, "a document in a file: '%s'", c.r.error ? c.r.error : "");
 	CHECK_NEAR(item(&c.r, "a", "v", &n), 2, 0, "a top-level array's records");
 	CHECK_NEAR(item(&c.r, "3", "v", &n), 4, 0, "a number names an item");
 	result_release(&c.r);
 
-	json_spec(&c, nothing, "[*]", "k", jm + 1, 1);
-	c.s.ncommand = 1;
-	c.s.json_src = (struct spec_source){ FROM_FILE, "{cell}.json" };
-	c.t.key = "cellfile";
-	command_run(&c.w, &c.t, &c.r);
+	json_file_run(&c, nothing, 1, jm + 1);
 	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "cannot read "
 	      "'cellfile.json', which the command was to write: No such file"),
 	      "the file the last run left is removed before the run: '%s'", c.r.error);
@@ -592,6 +571,35 @@ static void test_runs(void)
 	CHECK_STR(c.r.error, "cleanup: exit 3: no space left", "a failed cleanup too");
 	result_release(&c.r);
 	unlink("runs.log");
+}
+
+/* The longest a cell may take, which the worker waits for before it takes its executor for hung. */
+static void test_limit(void)
+{
+	char *argv[] = { "x", "{item}" }, *items[] = { "a", "b", "c" }, *helper[] = { "sync" };
+	struct ct c;
+
+	ct_init(&c, argv, 2, METRICS_NONE);
+	c.s.timeout = 10;
+	c.s.runs = 4;
+	c.s.warmup_runs = 2;
+	c.s.prepare = c.s.cleanup = helper;
+	c.s.nprepare = c.s.ncleanup = 1;
+	c.s.timing.timeout = 15;
+	c.s.items = items;
+	c.s.nitems = 3;
+	/* per item: (2 warm-up + 4 runs + 1 past the deadline) x (10 s + 2 s SIGKILL grace + 1 s drain) x 3
+	 * programs (prepare, the run, cleanup), and timing's 15 s */
+	CHECK_NEAR(command_limit(&c.s), 3 * (7 * 13 * 3 + 15), 1e-12, "three items of runs, warm-up, helpers");
+	c.s.command[1] = "x";
+	c.s.runs = 0;
+	c.s.warmup_runs = 0;
+	c.s.prepare = c.s.cleanup = NULL;
+	c.s.nprepare = c.s.ncleanup = 0;
+	CHECK_NEAR(command_limit(&c.s), 13, 1e-12, "one run, no items: its timeout and graces");
+	c.s.timeout = 0;
+	CHECK(isinf(command_limit(&c.s)), "no timeout, no limit");
+	result_release(&c.r);
 }
 
 static void test_capture(void)
@@ -784,6 +792,7 @@ int main(void)
 	test_json_select();
 	test_json_sources();
 	test_runs();
+	test_limit();
 	test_strict_metrics();
 	test_capture();
 	test_failures();
