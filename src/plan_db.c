@@ -119,18 +119,23 @@ static void measurement_changes(const struct spec *o, const struct spec *s, stru
 	join(&a, o->items, NULL, o->nitems);
 	join(&b, s->items, NULL, s->nitems);
 	add_change(what, "items", a.buf, b.buf);
+	join(&a, o->prepare, NULL, o->nprepare);
+	join(&b, s->prepare, NULL, s->nprepare);
+	add_change(what, "prepare", a.buf, b.buf);
+	join(&a, o->cleanup, NULL, o->ncleanup);
+	join(&b, s->cleanup, NULL, s->ncleanup);
+	add_change(what, "cleanup", a.buf, b.buf);
 	sb_reset(&a);
 	sb_reset(&b);
-	sb_addf(&a, "%d", (int)o->metrics);
-	sb_addf(&b, "%d", (int)s->metrics);
-	for (int i = 0; i < o->nregex; i++)
-		sb_addf(&a, " %s=%s", o->regex[i].name, o->regex[i].pattern);
-	for (int i = 0; i < s->nregex; i++)
-		sb_addf(&b, " %s=%s", s->regex[i].name, s->regex[i].pattern);
+	spec_metrics_text(o, &a);
+	spec_metrics_text(s, &b);
 	if (strcmp(a.buf, b.buf))
 		sb_addf(what, "%smetrics changed", what->len ? "; " : "");
-	if (s->command)
+	if (s->command) {
 		add_num_change(what, "timeout", o->timeout, s->timeout);
+		add_num_change(what, "runs", o->runs, s->runs);
+		add_num_change(what, "warmup", o->warmup_runs, s->warmup_runs);
+	}
 	add_num_change(what, "timing.min_samples", o->timing.min_samples, s->timing.min_samples);
 	add_num_change(what, "timing.min_time", o->timing.min_time, s->timing.min_time);
 	add_num_change(what, "timing.max_noise", o->timing.max_noise, s->timing.max_noise);

@@ -55,9 +55,13 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	/* The attempt is the cell's count, read here: NULL (refused: NOT NULL) when there is no such cell. */
 	[SQL_RESULT] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median,"
 		" mean, min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop,"
-		" launches, warmup) VALUES(?1, ?2, ?3, ?4, (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7,"
-		" ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+		" launches, warmup, cpu_user, cpu_sys, peak_rss) VALUES(?1, ?2, ?3, ?4,"
+		" (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+		" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
 	[SQL_SAMPLE] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
+	/* A command's run: a kernel's samples leave these NULL without binding them. */
+	[SQL_SAMPLE_USAGE] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_METRIC] = "INSERT OR REPLACE INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[SQL_ITEM] = "INSERT OR REPLACE INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
 	[SQL_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL, flight = 0 WHERE id = ?1",

@@ -46,10 +46,12 @@ static const struct mcol results_cols[] = {
 	{ "max", K_REAL_NULL }, { "stdev", K_REAL_NULL }, { "q1", K_REAL_NULL }, { "q3", K_REAL_NULL },
 	{ "noise", K_REAL_NULL }, { "noise_ok", K_INT }, { "throttled", K_INT }, { "sm_clock", K_REAL_NULL },
 	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL }, { "stop", K_TEXT_NULL },
-	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL },
+	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL }, { "cpu_user", K_REAL_NULL },
+	{ "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
 };
 static const struct mcol samples_cols[] = {
 	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },
+	{ "cpu_user", K_REAL_NULL }, { "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
 };
 static const struct mcol metrics_cols[] = {
 	{ "result", K_INT }, { "name", K_TEXT }, { "value", K_REAL_NULL },
@@ -155,9 +157,15 @@ static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *
 			return error("cannot merge '%s': %s: %s is %g, not a finite number", in->path,
 				     row_name(t, s, row, sizeof(row)), name, sqlite3_column_double(s, i));
 		if (type == SQLITE_INTEGER && sqlite3_column_int64(s, i) < 0 &&
-		    (!strcmp(name, "n") || !strcmp(name, "attempt") || !strcmp(name, "attempts")))
+		    (!strcmp(name, "n") || !strcmp(name, "attempt") || !strcmp(name, "attempts") ||
+		     !strcmp(name, "peak_rss")))
 			return error("cannot merge '%s': %s: %s is %lld, a negative count", in->path,
 				     row_name(t, s, row, sizeof(row)), name, (long long)sqlite3_column_int64(s, i));
+		/* CPU seconds a run took: never below zero. */
+		if (type != SQLITE_NULL && sqlite3_column_double(s, i) < 0 &&
+		    (!strcmp(name, "cpu_user") || !strcmp(name, "cpu_sys")))
+			return error("cannot merge '%s': %s: %s is %g, a negative time", in->path,
+				     row_name(t, s, row, sizeof(row)), name, sqlite3_column_double(s, i));
 		if (!strcmp(name, "status"))
 			status = i;
 		if (!strcmp(name, "median"))

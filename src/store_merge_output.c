@@ -114,9 +114,10 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = ?2 AND r.status = 'ok')",
 	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
 		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop, launches,"
-		" warmup) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-		" ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
-	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
+		" warmup, cpu_user, cpu_sys, peak_rss) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
+	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[O_METRIC_ADD] = "INSERT INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[O_ITEM_ADD] = "INSERT INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
 	[O_CONFLICT_FIND] = "SELECT id FROM conflicts WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"

@@ -188,9 +188,31 @@ static double result_clock(const struct result *r)
 	return m;
 }
 
+/* What a command's runs cost, for the result row: the median user and system CPU seconds and the largest
+ * peak RSS (bytes); NaN without usage. */
+static void result_usage(const struct result *r, double *user, double *sys, double *rss)
+{
+	double *v;
+
+	*user = *sys = *rss = NAN;
+	if (!r->usage || !r->nsamples)
+		return;
+	v = xmalloc(r->nsamples * sizeof(*v));
+	for (int i = 0; i < r->nsamples; i++)
+		v[i] = r->usage[i].user;
+	*user = stats_median(v, r->nsamples);
+	for (int i = 0; i < r->nsamples; i++)
+		v[i] = r->usage[i].sys;
+	*sys = stats_median(v, r->nsamples);
+	*rss = 0;
+	for (int i = 0; i < r->nsamples; i++)
+		*rss = fmax(*rss, r->usage[i].rss);
+	free(v);
+}
+
 static int store_put_details(struct store *st, int64_t id, const struct result *r)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_SAMPLE), *m = store_stmt(st, SQL_METRIC);
+	sqlite3_stmt *s = store_stmt(st, r->usage ? SQL_SAMPLE_USAGE : SQL_SAMPLE), *m = store_stmt(st, SQL_METRIC);
 	sqlite3_stmt *it = store_stmt(st, SQL_ITEM);
 
 	if (!s || !m || !it)
@@ -200,6 +222,11 @@ static int store_put_details(struct store *st, int64_t id, const struct result *
 		sqlite3_bind_int(s, 2, i);
 		sqlite3_bind_double(s, 3, r->samples[i]);
 		store_bind_num(s, 4, r->clocks && r->clocks[i] > 0 ? r->clocks[i] : NAN);
+		if (r->usage) {
+			sqlite3_bind_double(s, 5, r->usage[i].user);
+			sqlite3_bind_double(s, 6, r->usage[i].sys);
+			sqlite3_bind_int64(s, 7, (sqlite3_int64)r->usage[i].rss);
+		}
 		if (store_step(st, s))
 			return -1;
 	}
@@ -225,7 +252,7 @@ static int store_put_details(struct store *st, int64_t id, const struct result *
 }
 
 /* A failed attempt's cell: planned again while it has attempts left (1), else quarantined (0); a cell
- * that is ok already stays so (0). */
+ * that is ok already stays so (0). A failure no attempt can change (RESULT_INVALID) quarantines at once. */
 static int store_cell_failed(struct store *st, const struct result *r, int max_attempts)
 {
 	sqlite3_stmt *retry = store_stmt(st, SQL_CELL_RETRY), *q = store_stmt(st, SQL_CELL_QUARANTINE);
@@ -233,6 +260,8 @@ static int store_cell_failed(struct store *st, const struct result *r, int max_a
 
 	if (!retry || !q)
 		return -1;
+	if (r->status == RESULT_INVALID)
+		max_attempts = 0;
 	sqlite3_bind_int64(retry, 1, r->cell);
 	store_bind_text(retry, 2, why);
 	sqlite3_bind_int(retry, 3, max_attempts);
@@ -253,6 +282,7 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_RESULT), *c;
 	const struct summary *sum = &r->sum;
+	double user, sys, rss;
 	char started[32];
 	int64_t worker;
 	int rc;
@@ -284,6 +314,10 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_text(s, 23, r->stop > STOP_NONE && r->stop < NSTOP ? stop_rule_name[r->stop] : NULL);
 	store_bind_num(s, 24, r->launches > 0 ? r->launches : NAN);
 	store_bind_num(s, 25, r->warmup);
+	result_usage(r, &user, &sys, &rss);
+	store_bind_num(s, 26, user);
+	store_bind_num(s, 27, sys);
+	store_bind_num(s, 28, rss);
 	/* No look-up before the insert (it was a tenth of a short cell's cost): the constraints answer. A
 	 * failed statement is undone alone; the transaction goes on. */
 	rc = sqlite3_step(s);

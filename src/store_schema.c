@@ -193,6 +193,28 @@ const char *const store_schema_migrations[] = {
 	/* 4: when a decision (sweep retry, run --force, a --replan that measures again) last put the cell
 	 * back to planned: a merge takes the cell's state from the database whose decision is newer */
 	"ALTER TABLE cells ADD COLUMN decided TEXT;\n",
+	/* 5: what each run of a command cost (wait4: user and system CPU seconds, peak RSS in bytes), per
+	 * sample and, for the result, the medians of the CPU times and the largest peak, in v_results too */
+	"ALTER TABLE samples ADD COLUMN cpu_user REAL;\n"
+	"ALTER TABLE samples ADD COLUMN cpu_sys REAL;\n"
+	"ALTER TABLE samples ADD COLUMN peak_rss INTEGER;\n"
+	"ALTER TABLE results ADD COLUMN cpu_user REAL;\n"
+	"ALTER TABLE results ADD COLUMN cpu_sys REAL;\n"
+	"ALTER TABLE results ADD COLUMN peak_rss INTEGER;\n"
+	"DROP VIEW v_results;\n"
+	"CREATE VIEW v_results AS\n"
+	"	SELECT r.id AS id, r.cell AS cell, c.sweep AS sweep, c.key AS key, c.params AS params,\n"
+	"	       c.pass AS pass, c.replica AS replica, r.status AS status, r.attempt AS attempt,\n"
+	"	       r.median AS median, r.mean AS mean, r.min AS min, r.max AS max, r.stdev AS stdev,\n"
+	"	       r.noise AS noise, r.noise_ok AS noise_ok, r.n AS n, h.hostname AS host,\n"
+	"	       w.gpu AS gpu,\n"
+	"	       r.run AS run, r.q1 AS q1, r.q3 AS q3, r.sm_clock AS sm_clock,\n"
+	"	       r.throttled AS throttled, r.started AS started, r.wall AS wall, r.error AS error,\n"
+	"	       r.stop AS stop, r.launches AS launches, r.warmup AS warmup,\n"
+	"	       r.cpu_user AS cpu_user, r.cpu_sys AS cpu_sys, r.peak_rss AS peak_rss\n"
+	"	FROM results r JOIN cells c ON c.id = r.cell\n"
+	"	LEFT JOIN workers w ON w.id = r.worker\n"
+	"	LEFT JOIN hosts h ON h.id = w.host;\n",
 };
 
 /*
@@ -206,6 +228,7 @@ const struct store_schema_note store_schema_notes[] = {
 	  " sweep_param_defaults((SELECT kernel FROM sweeps WHERE name = cells.sweep), params)",
 	  "cells may now be retired and results superseded; kernel defaults were written into the params of"
 	  " %lld cells (their keys recomputed)" },
+	{ NULL, NULL },
 	{ NULL, NULL },
 };
 

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "executor.h"
 #include "link.h"
 #include "msg.h"
@@ -55,10 +56,9 @@ static double cell_limit(const struct spec *s, const struct task *t)
 	double limit;
 
 	if (s->command) {
-		/* Each run of the program has the whole timeout, and SIGKILL follows SIGTERM 2 s later. */
-		double runs = s->nitems > 0 ? s->nitems : 1;
-
-		limit = s->timeout > 0 ? runs * (s->timeout + 2) : 1e9;
+		limit = command_limit(s);
+		if (!isfinite(limit))
+			limit = 1e9;
 	} else {
 		limit = s->timing.timeout + EXECUTOR_CANCEL_MARGIN;
 		if (t->gang_size > 1)

@@ -35,7 +35,7 @@ Y
 sed 's/\[1, 2, 3, 4, 5\]/[1, 2]/' "$T/a.yaml" >"$T/shrunk.yaml"
 sed 's/min_samples: 1,/min_samples: 2,/' "$T/shrunk.yaml" >"$T/timing.yaml"
 sed 's/kernel: sleep/kernel: cpu.copy/; s/ms: \[1, 2\]/bytes: [4K, 8K]/' "$T/timing.yaml" >"$T/kernel.yaml"
-sed 's/kernel: sleep/command: [true, "{ms}"]/' "$T/a.yaml" >"$T/command.yaml"
+sed 's/kernel: sleep/command: [true, "{ms}"]/; /^timing:/d' "$T/a.yaml" >"$T/command.yaml"
 { echo "# a comment changes nothing"; cat "$T/a.yaml"; } >"$T/comment.yaml"
 
 test_expect_success 'a spec whose grid shrank is refused before measuring, saying old and new and the ways on' '
@@ -274,11 +274,15 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 	grep -q "^0,2," rep
 '
 
-make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop
+make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop,
+	# no usage columns
 	sql "$1" "UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
 		ALTER TABLE cells DROP COLUMN decided;
 		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; ALTER TABLE results DROP COLUMN launches;
-		ALTER TABLE results DROP COLUMN warmup; CREATE VIEW v_results AS SELECT 1;
+		ALTER TABLE results DROP COLUMN warmup; ALTER TABLE results DROP COLUMN cpu_user;
+		ALTER TABLE results DROP COLUMN cpu_sys; ALTER TABLE results DROP COLUMN peak_rss;
+		ALTER TABLE samples DROP COLUMN cpu_user; ALTER TABLE samples DROP COLUMN cpu_sys;
+		ALTER TABLE samples DROP COLUMN peak_rss; CREATE VIEW v_results AS SELECT 1;
 		PRAGMA writable_schema = ON;
 		UPDATE sqlite_master SET sql = replace(replace(sql, ' OR state = ''retired''', ''),
 			' OR status = ''superseded''', '') WHERE name IN ('cells', 'results');
@@ -294,7 +298,7 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
 		"$(sql def.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" &&
-	test "$(sql old.db "PRAGMA user_version")" = 4 &&
+	test "$(sql old.db "PRAGMA user_version")" = 5 &&
 	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2 &&
 	# version 4 adds cells.decided after the CHECK version 3 widened in place: the table is whole
 	test "$(sql old.db "SELECT group_concat(name || '\'' '\'' || type) FROM pragma_table_info('\''cells'\'')

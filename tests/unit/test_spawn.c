@@ -728,7 +728,10 @@ static void test_start(void)
 	char *msg;
 
 	/* The passed fd at 3 already (dup2 onto itself must clear close-on-exec), with a plain fd of ours
-	 * above it that must not reach the child. */
+	 * above it that must not reach the child. An fd 3 this process was started with (flock(1) leaves
+	 * its lock there for `flock LOCK make check`) is moved out of the way first. */
+	if (fcntl(3, F_GETFD) != -1)
+		move_fd(3, 40);
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0, "socketpair");
 	sv[0] = move_fd(sv[0], 20);
 	sv[1] = move_fd(sv[1], 21);

@@ -648,6 +648,58 @@ static void test_results(void)
 	free(path);
 }
 
+/* A command's results: what each run cost (samples and the result's medians and peak, in v_results), and a
+ * failure no attempt can change, quarantined at its first attempt. */
+static void test_command_results(void)
+{
+	char *path = tmp_path("command.db");
+	struct run_usage u[] = { { 0.25, 0.5, 8e6 }, { 0.125, 0.25, 9e6 }, { 1, 0.75, 7e6 } };
+	struct store *st;
+	struct result r;
+	int64_t run, c1, c2;
+	int added, again = -1;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_run_begin(st, "sweep run c.yaml", "c", 1, &run), 0, "run begin");
+	store_add_cell(st, "c", "k1", "{\"n\":1}", 0, "", 0, "planned", &added);
+	store_add_cell(st, "c", "k2", "{\"n\":2}", 0, "", 1, "planned", &added);
+	c1 = cell_id(st, "k1");
+	c2 = cell_id(st, "k2");
+	CHECK_INT(store_mark_running(st, c1), 0, "mark k1");
+	result_init(&r);
+	r.cell = c1;
+	for (int i = 0; i < 3; i++) {
+		result_add_sample(&r, 0.05 + i * 0.01, 0);
+		result_set_usage(&r, &u[i]);
+	}
+	result_summarize(&r, INFINITY);
+	test_capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), 0, "put a command's result");
+	free(test_capture_end());
+	check_q1(st, "SELECT group_concat(i || ':' || cpu_user || ':' || cpu_sys || ':' || peak_rss, ' ') FROM "
+		 "(SELECT * FROM samples ORDER BY i)", "0:0.25:0.5:8000000 1:0.125:0.25:9000000 2:1.0:0.75:7000000");
+	check_q1(st, "SELECT cpu_user || '|' || cpu_sys || '|' || peak_rss || '|' || typeof(peak_rss) FROM v_results",
+		 "0.25|0.5|9000000|integer");
+	result_release(&r);
+
+	CHECK_INT(store_mark_running(st, c2), 0, "mark k2");
+	result_init(&r);
+	r.cell = c2;
+	result_fail(&r, RESULT_INVALID, "metric 't': regex 'x' matched no line of stdout (3 lines)");
+	test_capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, &again), 0, "put an invalid result");
+	free(test_capture_end());
+	CHECK_INT(again, 0, "not tried again, with attempts left");
+	check_q1(st, "SELECT state || attempts || ':' || error FROM cells WHERE key = 'k2'",
+		 "quarantined1:metric 't': regex 'x' matched no line of stdout (3 lines)");
+	check_q1(st, "SELECT status || coalesce(cpu_user, '-') || coalesce(peak_rss, '-') FROM results WHERE cell = 2",
+		 "error--");
+	result_release(&r);
+	store_close(st);
+	store_remove_files(path);
+	free(path);
+}
+
 static void test_sweep(void)
 {
 	char *path = tmp_path("sweep.db");
@@ -1035,6 +1087,7 @@ int main(void)
 	test_cells();
 	test_bulk();
 	test_results();
+	test_command_results();
 	test_sweep();
 	test_functions();
 	test_query();
