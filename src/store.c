@@ -8,8 +8,15 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include "interrupt.h"
 #include "store_int.h"
 #include "util.h"
+
+/* The values of a cell, once and BULK_ROWS times. */
+#define ROW "(?,?,?,?,?,?,?)"
+#define ROWS4 ROW "," ROW "," ROW "," ROW
+#define ROWS16 ROWS4 "," ROWS4 "," ROWS4 "," ROWS4
+#define ROWS64 ROWS16 "," ROWS16 "," ROWS16 "," ROWS16
 
 /* The text of each cached statement (enum store_sql). */
 static const char *const store_sql_text[SQL_COUNT] = {
@@ -25,9 +32,9 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	/* ON CONFLICT(key) rather than OR IGNORE: only a duplicate key is skipped; a bad state fails. */
 	[SQL_ADD_CELL] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(key) DO NOTHING",
-	/* Bulk mode: cells_key is gone and the key is known to be new. */
-	[SQL_ADD_CELL_BULK] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* Bulk mode: cells_key is gone and the keys are known to be new; BULK_ROWS cells at once, or one. */
+	[SQL_ADD_CELL_BULK] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state) VALUES" ROWS64,
+	[SQL_ADD_CELL_BULK1] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state) VALUES" ROW,
 	/* "WHERE" is required before an upsert's ON CONFLICT in INSERT ... SELECT (parsing ambiguity). */
 	[SQL_REPLICATE] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state)"
 		" SELECT sweep, sweep_key(sweep, params, pass, ?2), params, pass, ?2, ord, 'planned'"
@@ -45,10 +52,10 @@ static const char *const store_sql_text[SQL_COUNT] = {
 		" ON CONFLICT(run, rank) DO UPDATE SET host = excluded.host, gpu = excluded.gpu,"
 		" gpu_uuid = excluded.gpu_uuid, binding = excluded.binding",
 	[SQL_WORKER_ID] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
-	[SQL_RECOVER] = "UPDATE cells SET flight = 2,"
-		" state = CASE WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END,"
-		" error = CASE WHEN attempts >= ?2 THEN coalesce(error, 'worker died during the cell')"
-		" ELSE error END WHERE sweep = ?1 AND (state = 'running' OR flight = 1)",
+	/* Through cells_pending, from (ord, id) on: a window of the pending cells in run order. */
+	[SQL_PENDING] = "SELECT id, key, params, pass, replica, flight, ord FROM cells"
+		" WHERE sweep = ?1 AND replica = ?2 AND state = 'planned' AND (ord, id) > (?3, ?4)"
+		" ORDER BY ord, id LIMIT ?5",
 	[SQL_MARK_RUNNING] = "UPDATE cells SET attempts = attempts + 1, state = 'running', flight = 1"
 		" WHERE id = ?1",
 	[SQL_MARK_SENT] = "UPDATE cells SET flight = 1 WHERE id = ?1 AND flight = 0",
@@ -80,32 +87,151 @@ static void store_forget_workers(struct store *st)
 
 int store_sqlerr(struct store *st)
 {
+	/* A statement stopped by an interrupt (store_interruptible) is no error: the caller says what
+	 * stopped. */
+	if (sqlite3_errcode(st->db) == SQLITE_INTERRUPT)
+		return -1;
 	return error("sql error: %s", sqlite3_errmsg(st->db));
+}
+
+static int store_progress(void *data)
+{
+	return interrupt_signal() != 0;
+}
+
+void store_interruptible(struct store *st, int on)
+{
+	/* Every 10000 steps of SQLite's machine: a few times a millisecond. */
+	sqlite3_progress_handler(st->db, on ? 10000 : 0, on ? store_progress : NULL, NULL);
+}
+
+/* Bind the waiting cells from row first on, n of them, to s. */
+static void bulk_bind(struct store *st, sqlite3_stmt *s, int first, int n)
+{
+	struct store_bulk *b = &st->bulk;
+
+	for (int r = 0; r < n; r++) {
+		const size_t *at = b->at[first + r];
+		int i = 7 * r;
+
+		store_bind_text(s, i + 1, b->text.buf + at[0]);
+		store_bind_text(s, i + 2, b->text.buf + at[1]);
+		store_bind_text(s, i + 3, b->text.buf + at[2]);
+		sqlite3_bind_int64(s, i + 4, b->num[first + r][0]);
+		store_bind_text(s, i + 5, b->text.buf + at[3]);
+		sqlite3_bind_int64(s, i + 6, b->num[first + r][1]);
+		store_bind_text(s, i + 7, b->text.buf + at[4]);
+	}
+}
+
+/* Write the waiting cells: BULK_ROWS in one statement, fewer one by one. */
+static int bulk_flush(struct store *st)
+{
+	struct store_bulk *b = &st->bulk;
+	int n = b->nrows, ret = 0;
+	sqlite3_stmt *s;
+
+	b->nrows = 0;
+	if (n == BULK_ROWS) {
+		if (!(s = store_stmt(st, SQL_ADD_CELL_BULK)))
+			return -1;
+		bulk_bind(st, s, 0, n);
+		ret = store_step(st, s);
+	} else {
+		for (int r = 0; r < n && !ret; r++) {
+			if (!(s = store_stmt(st, SQL_ADD_CELL_BULK1)))
+				return -1;
+			bulk_bind(st, s, r, 1);
+			ret = store_step(st, s);
+		}
+	}
+	sb_reset(&b->text);
+	return ret;
+}
+
+int store_bulk_row(struct store *st, const char *sweep, const char *key, const char *params, int pass,
+		   const char *replica, uint64_t ord, const char *state)
+{
+	struct store_bulk *b = &st->bulk;
+	const char *v[5] = { sweep, key, params, replica, state };
+
+	for (int i = 0; i < 5; i++) {
+		b->at[b->nrows][i] = b->text.len;
+		sb_add(&b->text, v[i], strlen(v[i]) + 1);
+	}
+	b->num[b->nrows][0] = pass;
+	b->num[b->nrows][1] = (int64_t)ord;
+	return ++b->nrows == BULK_ROWS ? bulk_flush(st) : 0;
 }
 
 static void bulk_reset(struct store *st, enum bulk_state state)
 {
+	for (size_t i = 0; i < st->bulk.ntally; i++) {
+		free(st->bulk.tally[i].sweep);
+		free(st->bulk.tally[i].replica);
+		free(st->bulk.tally[i].state);
+	}
+	free(st->bulk.tally);
 	free(st->bulk.set);
+	sb_release(&st->bulk.text);
 	memset(&st->bulk, 0, sizeof(st->bulk));
 	st->bulk.state = state;
 }
 
-/* End bulk mode: rebuild cells_key. Every statement but a bulk insert needs it first. */
+/* The cells a bulk transaction added, into cell_counts as the trigger would have counted them. */
+static int bulk_counts(struct store *st)
+{
+	static const char sql[] = "INSERT INTO cell_counts VALUES(?1, ?2, (?3 = 'planned') * ?4,"
+		" (?3 = 'running') * ?4, (?3 = 'ok') * ?4, (?3 = 'quarantined') * ?4, (?3 = 'template') * ?4,"
+		" (?3 = 'retired') * ?4) ON CONFLICT(sweep, replica) DO UPDATE SET planned = planned + excluded.planned,"
+		" running = running + excluded.running, ok = ok + excluded.ok,"
+		" quarantined = quarantined + excluded.quarantined, template = template + excluded.template,"
+		" retired = retired + excluded.retired";
+	sqlite3_stmt *s;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL))
+		return store_sqlerr(st);
+	for (size_t i = 0; i < st->bulk.ntally && !ret; i++) {
+		const struct bulk_tally *t = &st->bulk.tally[i];
+
+		store_bind_text(s, 1, t->sweep);
+		store_bind_text(s, 2, t->replica);
+		store_bind_text(s, 3, t->state);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)t->n);
+		ret = store_step(st, s);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* End bulk mode: make again what it dropped (indexes in one sort each) and count what was added. Every
+ * statement but a bulk insert needs it first. */
 int store_settle(struct store *st)
 {
+	int ret;
+
 	if (st->bulk.state != BULK_ON)
 		return 0;
+	ret = bulk_flush(st);
+	st->bulk.state = BULK_OFF;
+	/* The set of keys is done with: its memory goes before the sorts take theirs. */
+	free(st->bulk.set);
+	st->bulk.set = NULL;
+	for (const struct store_schema_object *o = store_schema_bulk; !ret && o->name; o++)
+		if (sqlite3_exec(st->db, o->sql, NULL, NULL, NULL))
+			ret = store_sqlerr(st);
+	if (!ret)
+		ret = bulk_counts(st);
 	bulk_reset(st, BULK_OFF);
-	if (sqlite3_exec(st->db, "CREATE UNIQUE INDEX cells_key ON cells(key)", NULL, NULL, NULL))
-		return store_sqlerr(st);
-	return 0;
+	return ret;
 }
 
 /* The cached statement, prepared on first use; NULL after error(). */
 sqlite3_stmt *store_stmt(struct store *st, enum store_sql which)
 {
 	/* The temporary table of planned keys is no statement on cells: bulk planning goes on. */
-	if (which != SQL_ADD_CELL_BULK && which != SQL_PLAN_KEY && store_settle(st))
+	if (which != SQL_ADD_CELL_BULK && which != SQL_ADD_CELL_BULK1 && which != SQL_PLAN_KEY && store_settle(st))
 		return NULL;
 	if (!st->stmt[which] && sqlite3_prepare_v3(st->db, store_sql_text[which], -1,
 						   SQLITE_PREPARE_PERSISTENT, &st->stmt[which], NULL)) {
@@ -566,7 +692,7 @@ void store_close(struct store *st)
 	/* An open transaction here is abandoned work: closing rolls it back. */
 	if (st->db)
 		sqlite3_close_v2(st->db);
-	free(st->bulk.set);
+	bulk_reset(st, BULK_OFF);
 	free(st->wk_id);
 	free(st->path);
 	free(st);

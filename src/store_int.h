@@ -17,9 +17,9 @@
 /* Statements prepared once, on first use, and kept for the life of the connection (text in store.c). */
 enum store_sql {
 	SQL_BEGIN, SQL_COMMIT, SQL_ROLLBACK,
-	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
+	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_ADD_CELL_BULK1, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
 	SQL_HOST_ID,
-	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_MARK_SENT,
+	SQL_WORKER, SQL_WORKER_ID, SQL_PENDING, SQL_MARK_RUNNING, SQL_MARK_SENT,
 	SQL_OK_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_RETRY, SQL_CELL_QUARANTINE,
 	SQL_CONTROL, SQL_PLAN_KEY, SQL_COUNT
 };
@@ -29,15 +29,30 @@ enum store_sql {
  * spend most of their time in that index. So when a transaction starts adding cells to an empty cells
  * table, cells_key is dropped, each new key is checked against a set of the 64-bit hashes of the keys
  * added so far, and the index is rebuilt in one sort before any other statement runs (store_settle):
- * about 40% faster. A hash seen before (a duplicate key, or a collision) ends bulk mode first, so
- * *added stays exact. Entered by store_add_cell (store_cells.c); ended by store_settle and the end of
- * the transaction (store.c).
+ * about 40% faster. The index of pending cells and the trigger that counts an inserted cell go too (the
+ * schema's store_schema_bulk): the index is sorted once too, and the cells added are tallied here by
+ * sweep, replica and state and written into cell_counts when the trigger is made again. A hash seen before (a duplicate key, or a collision) ends
+ * bulk mode first, so *added stays exact. Entered by store_add_cell (store_cells.c); ended by
+ * store_settle and the end of the transaction (store.c).
  */
 enum bulk_state { BULK_UNTRIED, BULK_ON, BULK_OFF };
+struct bulk_tally {
+	char *sweep, *replica, *state;
+	uint64_t n;
+};
+#define BULK_ROWS 64                   /* cells a bulk INSERT writes at once */
 struct store_bulk {
 	enum bulk_state state;         /* for the current transaction */
-	uint64_t *set;                 /* open addressing, 0 marks a free slot */
+	uint64_t *set;                 /* open addressing, 0 marks a free slot; at most 3/4 full */
 	size_t cap, n;
+	struct bulk_tally *tally;      /* the cells added, by sweep, replica and state */
+	size_t ntally, alloc_tally;
+	/* Cells waiting for the next INSERT of BULK_ROWS rows (one statement a cell cost a third more):
+	 * their text values back to back in text, each at its offset. */
+	struct strbuf text;
+	size_t at[BULK_ROWS][5];       /* sweep, key, params, replica, state */
+	int64_t num[BULK_ROWS][2];     /* pass, ord */
+	int nrows;
 };
 
 /* One connection, used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX). store_close frees
@@ -61,6 +76,10 @@ struct store {
 
 /* error("sql error: <SQLite's message>"); returns -1. */
 int store_sqlerr(struct store *st);
+/* A cell added in bulk mode: written with the next BULK_ROWS, or by store_settle; an error of the INSERT
+ * comes from the call that writes it. 0, or -1 after error(). */
+int store_bulk_row(struct store *st, const char *sweep, const char *key, const char *params, int pass,
+		   const char *replica, uint64_t ord, const char *state);
 /* End bulk mode (rebuild cells_key): every statement but a bulk insert needs it first. 0, or -1 after
  * error(). */
 int store_settle(struct store *st);
@@ -92,6 +111,17 @@ struct store_schema_note {
 	const char *fmt;           /* the message, with one %lld for that integer */
 };
 extern const struct store_schema_note store_schema_notes[];
+/* The triggers of the schema (name and the exact text sqlite_master holds), NULL-terminated. */
+struct store_schema_trigger {
+	const char *name, *sql;
+};
+extern const struct store_schema_trigger store_schema_triggers[];
+/* The schema objects bulk planning drops and makes again (type, name, the statement that makes it),
+ * NULL-terminated. */
+struct store_schema_object {
+	const char *type, *name, *sql;
+};
+extern const struct store_schema_object store_schema_bulk[];
 
 /* --- store_functions.c --- */
 

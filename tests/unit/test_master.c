@@ -29,6 +29,7 @@ struct planned {
 	struct store *st;
 	const char *sweep;
 	uint64_t ord;
+	const char *state;
 };
 
 static int add_cell(const struct plan_cell *c, void *data)
@@ -36,7 +37,7 @@ static int add_cell(const struct plan_cell *c, void *data)
 	struct planned *p = data;
 	int added;
 
-	return store_add_cell(p->st, p->sweep, c->key, c->params, c->pass, "", p->ord++, "template", &added);
+	return store_add_cell(p->st, p->sweep, c->key, c->params, c->pass, "", p->ord++, p->state, &added);
 }
 
 static int count_cb(const struct store_row *row, void *data)
@@ -74,6 +75,7 @@ static void test_assign_replicas(int nw)
 	CHECK_INT(store_open(db, STORE_RW, &st), 0, "store opens");
 	p.st = st;
 	p.sweep = s.name;
+	p.state = "template";
 	CHECK_INT(store_begin(st) || store_put_sweep(st, &s) || plan_each(&s, add_cell, &p) || store_commit(st),
 		  0, "two template cells planned");
 	CHECK_INT(store_run_begin(st, "test", s.name, s.hash, &o.run), 0, "run begins");
@@ -96,6 +98,8 @@ static void test_assign_replicas(int nw)
 	}
 	CHECK(master_assign(&m) == 0, "assign with %d workers", nw);
 	CHECK_INT((long long)m.nqueues, nw, "one queue per replica");
+	for (size_t i = 0; i < m.nqueues; i++)
+		wrong += queue_fill(&m, m.queues[i]) != 0;
 	for (int r = 0; r < nw; r++) {
 		char want[32];
 
@@ -123,9 +127,127 @@ static void test_assign_replicas(int nw)
 	rmdir(dir);
 }
 
+/* The first cells of a queue, from its head: their i parameters joined by commas. */
+static void queue_head(const struct tlist *l, size_t n, struct strbuf *out)
+{
+	sb_reset(out);
+	for (size_t k = l->head; k < l->n && k < l->head + n; k++) {
+		const char *i = strstr(l->v[k].params, "\"i\":");
+
+		sb_addf(out, "%s%ld", k > l->head ? "," : "", i ? strtol(i + 4, NULL, 10) : -1L);
+	}
+}
+
+/* Take n cells off the head of a queue, as workers would. */
+static void queue_take(struct tlist *l, size_t n)
+{
+	for (size_t k = 0; k < n && l->head < l->n; k++)
+		task_release(&l->v[l->head++]);
+}
+
+/* A per: any sweep of 5000 cells in shuffled order and one worker: the master loads a window of them
+ * (1024, and two prefetches of the worker), in run order, the next when the queue runs low, and a failed
+ * cell to try again only after the last of them, as when every cell was loaded at once. */
+static void test_windows(void)
+{
+	static const char text[] = "sweep: w\nkernel: debug.fail\nparams: {mode: ok, i: {from: 0, to: 4999,"
+		" step: 1}}\norder: shuffle\n";
+	char dir[] = "/tmp/test_windows.XXXXXX", *db;
+	struct spec s;
+	struct store *st = NULL;
+	struct master_opts o = { 0 };
+	struct master_stats stats = { 0 };
+	struct master m = { 0 };
+	struct planned p = { 0 };
+	struct strbuf got = STRBUF_INIT, want = STRBUF_INIT;
+	struct tqueue *q;
+	struct result r;
+	struct task t;
+	size_t loaded;
+
+	CHECK(mkdtemp(dir) != NULL, "temporary folder");
+	db = xasprintf("%s/w.db", dir);
+	CHECK_INT(spec_parse("w.yaml", text, sizeof(text) - 1, &s), 0, "spec parses");
+	CHECK_INT(store_open(db, STORE_RW, &st), 0, "store opens");
+	p.st = st;
+	p.sweep = s.name;
+	p.state = "planned";
+	CHECK_INT(store_begin(st) || store_put_sweep(st, &s) || plan_each(&s, add_cell, &p) || store_commit(st),
+		  0, "5000 cells planned");
+	CHECK_INT(store_run_begin(st, "test", s.name, s.hash, &o.run), 0, "run begins");
+	o.spec = &s;
+	o.store = st;
+	m.o = &o;
+	m.stats = &stats;
+	m.kernel = kernel_find("debug.fail");
+	m.nw = 1;
+	m.w = xcalloc(1, sizeof(*m.w));
+	m.w[0].hello.host = xstrdup("h");
+	m.w[0].hello.facts = xstrdup("{\"hostname\":\"h\"}");
+	m.w[0].hello.gpu = -1;
+	CHECK_INT(master_assign(&m), 0, "assign");
+	CHECK_INT((long long)stats.pending, 5000, "pending, from the counts");
+	q = m.w[0].q;
+	CHECK_INT((long long)(q->cells.n - q->cells.head), 0, "nothing loaded by assign");
+	CHECK_INT(queue_fill(&m, q), 0, "fill");
+	loaded = q->cells.n - q->cells.head;
+	CHECK_INT((long long)loaded, 1024 + 2 * MAX_INFLIGHT, "one window loaded, not the sweep");
+	CHECK(!q->drained, "more in the database");
+	/* Run order: ord 0, 1, 2, ... of the plan (shuffled params). */
+	queue_head(&q->cells, 5, &got);
+	{
+		struct strbuf sql = STRBUF_INIT;
+
+		for (int k = 0; k < 5; k++) {
+			long long v = -1;
+
+			sb_reset(&sql);
+			sb_addf(&sql, "SELECT json_extract(params, '$.i') FROM cells WHERE ord = %d", k);
+			store_query(st, sql.buf, NULL, 0, 1, count_cb, &v);
+			sb_addf(&want, "%s%lld", k ? "," : "", v);
+		}
+		sb_release(&sql);
+	}
+	CHECK_STR(got.buf, want.buf, "the first window starts at ord 0");
+	queue_take(&q->cells, 1500);
+	CHECK_INT(queue_fill(&m, q), 0, "fill again");
+	CHECK_INT((long long)(q->cells.n - q->cells.head), 1024 + 2 * MAX_INFLIGHT, "topped up to a window");
+	CHECK_INT(count(st, "SELECT count(*) FROM cells WHERE ord < 3548 AND state = 'planned'"), 3548,
+		  "cells loaded are not marked");
+	/* A failed cell: stored, and kept for after the last pending cell. */
+	t = q->cells.v[q->cells.head];
+	result_init(&r);
+	r.cell = t.cell;
+	r.worker = 0;
+	result_fail(&r, RESULT_ERROR, "failed on purpose");
+	CHECK_INT(queue_store_result(&m, &m.w[0], &t, &r), 0, "a failed result stored");
+	result_release(&r);
+	CHECK_INT((long long)(q->later.n - q->later.head), 1, "the retry waits in later");
+	queue_take(&q->cells, q->cells.n - q->cells.head);
+	CHECK_INT(queue_fill(&m, q), 0, "fill the rest");
+	CHECK_INT((long long)(q->cells.n - q->cells.head), 5000 - 3548 + 1, "the last cells, then the retry");
+	CHECK(q->drained, "drained");
+	queue_take(&q->cells, 5000 - 3548 - 1);
+	CHECK_INT(queue_fill(&m, q), 0, "fill when drained");
+	CHECK_INT((long long)(q->cells.n - q->cells.head), 2, "the last cell and the retry");
+	CHECK_INT(q->cells.v[q->cells.n - 1].cell, t.cell, "the retry comes last");
+	CHECK(queue_has_work(q), "work left");
+	queue_take(&q->cells, 2);
+	CHECK(!queue_has_work(q), "no work left");
+	sb_release(&got);
+	sb_release(&want);
+	master_release(&m);
+	store_close(st);
+	spec_release(&s);
+	store_remove_files(db);
+	free(db);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_results_due();
+	test_windows();
 	test_assign_replicas(3);
 	test_assign_replicas(17);
 	test_assign_replicas(1000);
