@@ -101,6 +101,7 @@ check: deps
 bench: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep
 	tests/bench.sh
+	tests/bench_start.sh
 	tests/bench_report.sh
 
 # Fuzzing the spec parser with libFuzzer (clang). FUZZ_SECONDS=300 for the long run.

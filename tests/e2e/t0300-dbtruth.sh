@@ -192,7 +192,7 @@ for sig in INT TERM USR1; do
 		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" 2>err'$sig' &&
 		wait_running i'$sig'.db &&
 		kill -'$sig' $BG_PID &&
-		test_expect_code 1 wait_gone $BG_PID &&
+		test_expect_code 4 wait_gone $BG_PID &&
 		check_interrupted i'$sig'.db err'$sig' SIG'$sig' &&
 		"$SWEEP" run slow.yaml --db i'$sig'.db &&
 		test "$(state_n i'$sig'.db ok)" = 8
