@@ -372,6 +372,7 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	struct changes c = { STRBUF_INIT, 0, 0, 0 };
 	struct store_replan_stats rs;
 	struct store_grid kept;
+	uint64_t cells;
 	int found, ret = -1;
 
 	if (plan_db_size(s, o->max_cells))
@@ -397,7 +398,8 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	pc.replan = c.what.len ? o->replan : c.grew > 0;
 	if (o->nshards)
 		snprintf(pc.grid.shard, sizeof(pc.grid.shard), "%u/%u", o->shard, o->nshards);
-	if (store_begin(st))
+	plan_check_size(s, UINT64_MAX, &cells);
+	if (store_begin_plan(st, cells / (o->nshards ? o->nshards : 1)))
 		goto out;
 	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc) || store_grid_put(st, s->name, &pc.grid) ||
 	    (pc.replan && store_replan(st, s->name, s->per != PER_ANY, s->max_attempts, c.remeasure, &rs))) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <unistd.h>
 #include "interrupt.h"
@@ -92,6 +93,32 @@ int store_sqlerr(struct store *st)
 	if (sqlite3_errcode(st->db) == SQLITE_INTERRUPT)
 		return -1;
 	return error("sql error: %s", sqlite3_errmsg(st->db));
+}
+
+/* Set the journal mode (outside a transaction): 1 when the database has it now, 0 when not (a reader
+ * open keeps a WAL database in WAL). */
+static int journal_mode(struct store *st, const char *mode)
+{
+	char sql[40];
+	sqlite3_stmt *s;
+	int ok = 0;
+
+	snprintf(sql, sizeof(sql), "PRAGMA journal_mode = %s", mode);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK) {
+		ok = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0) &&
+		     !strcasecmp((const char *)sqlite3_column_text(s, 0), mode);
+		sqlite3_finalize(s);
+	}
+	return ok;
+}
+
+/* After the transaction of a first plan: back to WAL (store_open says so again if it cannot). */
+static void wal_again(struct store *st)
+{
+	if (st->wal_after && !st->in_tx) {
+		st->wal_after = 0;
+		journal_mode(st, "WAL");
+	}
 }
 
 static int store_progress(void *data)
@@ -357,6 +384,7 @@ int store_commit(struct store *st)
 	}
 	st->in_tx = 0;
 	bulk_reset(st, BULK_OFF);
+	wal_again(st);
 	return 0;
 }
 
@@ -370,6 +398,24 @@ void store_rollback(struct store *st)
 	if (sqlite3_get_autocommit(st->db) == 0)
 		store_run(st, SQL_ROLLBACK);
 	st->in_tx = 0;
+	wal_again(st);
+}
+
+
+int store_begin_plan(struct store *st, uint64_t cells)
+{
+	int64_t any = 1;
+
+	if (st->in_tx)
+		BUG("store_begin_plan: a transaction is already open");
+	if (!store_int(st, "SELECT EXISTS (SELECT 1 FROM cells)", &any) && !any && journal_mode(st, "DELETE"))
+		st->wal_after = 1;
+	if (store_begin(st)) {
+		wal_again(st);
+		return -1;
+	}
+	st->bulk.expect = cells;
+	return 0;
 }
 
 /* ---- opening ---- */
@@ -508,22 +554,13 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		if (store_check_ro(st))
 			goto fail;
 	} else {
-		sqlite3_stmt *s;
-		const char *jm = NULL;
-
 		/* WAL lets reports read while a run writes; NORMAL syncs at checkpoints, so a killed
 		 * process loses nothing committed (a power cut may lose the last commits). 64 MiB of
 		 * page cache (the default is 2) keeps a large plan in memory until its commit. */
-		if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL) == SQLITE_OK) {
-			if (sqlite3_step(s) == SQLITE_ROW)
-				jm = (const char *)sqlite3_column_text(s, 0);
-			if (!jm || strcmp(jm, "wal"))
-				warning("'%s': cannot use WAL (journal mode %s); readers will wait "
-					"for writers", path, jm ? jm : "unknown");
-			sqlite3_finalize(s);
-		}
-		if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536",
-				 NULL, NULL, NULL)) {
+		if (!journal_mode(st, "WAL"))
+			warning("'%s': cannot use WAL; readers will wait for writers", path);
+		if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536", NULL, NULL,
+				 NULL)) {
 			error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
 			goto fail;
 		}

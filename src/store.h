@@ -24,6 +24,14 @@ int store_schema_version(void);
 
 /* Transactions (BEGIN IMMEDIATE for writers). Nesting is a BUG. */
 int store_begin(struct store *st);
+/*
+ * store_begin for a transaction that plans about cells cells (store_add_cell). When the database has no
+ * cell yet (a first plan: bulk mode), it writes through a rollback journal instead of the WAL until it
+ * ends: its pages are new, so they are written once, into the file, instead of twice (into the WAL, then
+ * by the checkpoint of its commit), and readers wait for it meanwhile. (A reader already open keeps the
+ * WAL: nothing changes then.)
+ */
+int store_begin_plan(struct store *st, uint64_t cells);
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
 /*

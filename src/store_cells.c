@@ -66,7 +66,9 @@ static void bulk_try(struct store *st)
 		return;
 	}
 	st->bulk.state = BULK_ON;
-	st->bulk.cap = 1024;
+	/* The size the plan needs from the start: growing it held both tables for a moment. */
+	for (st->bulk.cap = 1024; 3 * st->bulk.cap < 4 * st->bulk.expect; st->bulk.cap *= 2)
+		;
 	st->bulk.set = xcalloc(st->bulk.cap, sizeof(*st->bulk.set));
 }
 

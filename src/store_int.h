@@ -43,6 +43,7 @@ struct bulk_tally {
 #define BULK_ROWS 64                   /* cells a bulk INSERT writes at once */
 struct store_bulk {
 	enum bulk_state state;         /* for the current transaction */
+	uint64_t expect;               /* cells the plan adds (store_begin_plan): the set's size at once */
 	uint64_t *set;                 /* open addressing, 0 marks a free slot; at most 3/4 full */
 	size_t cap, n;
 	struct bulk_tally *tally;      /* the cells added, by sweep, replica and state */
@@ -69,6 +70,7 @@ struct store {
 	struct store_bulk bulk;
 	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
 	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
+	int wal_after;                 /* this transaction left WAL for a rollback journal (store_begin_plan) */
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 

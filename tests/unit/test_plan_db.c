@@ -355,6 +355,59 @@ static void test_plan_interrupted(void)
 	free(path);
 }
 
+/* The first plan of a database goes through a rollback journal (its pages are new: written once), and
+ * the database is in WAL again after it, committed or rolled back; a later plan, or one with a reader
+ * open, stays in WAL. */
+static void test_first_plan(void)
+{
+	char *path = xasprintf("%s/first.db", dir), *mode;
+	struct store *st, *reader;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_begin_plan(st, 3000), 0, "begin a first plan");
+	mode = rows(st, "PRAGMA journal_mode");
+	CHECK_STR(mode, "delete", "a rollback journal meanwhile");
+	free(mode);
+	for (int i = 0; i < 3000; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "f%d", i);
+		if (add(st, "s", k, (uint64_t)i, "planned"))
+			CHECK(0, "add %s", k);
+	}
+	store_rollback(st);
+	mode = rows(st, "PRAGMA journal_mode");
+	CHECK_STR(mode, "wal", "WAL after a rollback");
+	free(mode);
+	CHECK_INT(num(st, "SELECT count(*) FROM cells"), 0, "nothing left");
+	CHECK_INT(store_begin_plan(st, 10), 0, "begin again");
+	CHECK_INT(add(st, "s", "f0", 0, "planned"), 0, "add");
+	CHECK_INT(store_commit(st), 0, "commit");
+	mode = rows(st, "PRAGMA journal_mode");
+	CHECK_STR(mode, "wal", "WAL after a commit");
+	free(mode);
+	CHECK_INT(store_begin_plan(st, 10), 0, "a plan of a database with cells");
+	mode = rows(st, "PRAGMA journal_mode");
+	CHECK_STR(mode, "wal", "stays in WAL");
+	free(mode);
+	store_rollback(st);
+	CHECK_INT(store_query(st, "DELETE FROM cells", NULL, 0, 0, NULL, NULL), 0, "empty again");
+	CHECK_INT(store_open(path, STORE_RO, &reader), 0, "a reader");
+	CHECK_INT(num(reader, "SELECT count(*) FROM cells"), 0, "it reads");
+	CHECK_INT(store_begin_plan(st, 10), 0, "a first plan with a reader open");
+	mode = rows(st, "PRAGMA journal_mode");
+	CHECK_STR(mode, "wal", "the reader keeps WAL");
+	free(mode);
+	CHECK_INT(add(st, "s", "f1", 1, "planned"), 0, "add");
+	CHECK_INT(num(reader, "SELECT count(*) FROM cells"), 0, "the reader reads meanwhile");
+	CHECK_INT(store_commit(st), 0, "commit");
+	check_counts(st, "after first plans");
+	store_close(reader);
+	store_close(st);
+	store_remove_files(path);
+	free(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -369,6 +422,7 @@ int main(void)
 	test_interruptible();
 	test_plan_same();
 	test_plan_interrupted();
+	test_first_plan();
 	rmdir(dir);
 	return test_done();
 }
