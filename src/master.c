@@ -484,11 +484,11 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 	if (greet(&m))
 		goto stop;
 	store_interruptible(o->store, 0);
-	if (store_check_references(o->store, 0) || dispatch(&m))
+	if (store_dispatching(o->store, 1) || dispatch(&m))
 		goto stop;
 	progress(&m, 1);
 	/* On again for what the caller writes after the run (a failed run's connection is closed). */
-	ret = store_check_references(o->store, 1);
+	ret = store_dispatching(o->store, 0);
 stop:
 	if (interrupt_signal())
 		master_interrupted(&m);

@@ -360,12 +360,15 @@ int store_begin(struct store *st)
 	return 0;
 }
 
-int store_check_references(struct store *st, int on)
+int store_dispatching(struct store *st, int on)
 {
 	if (st->in_tx)
-		BUG("store_check_references: inside a transaction (SQLite would ignore it)");
-	if (sqlite3_exec(st->db, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF", NULL, NULL, NULL))
+		BUG("store_dispatching: inside a transaction (SQLite would ignore it)");
+	if (sqlite3_exec(st->db, on ? "PRAGMA foreign_keys = OFF" : "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
+	    sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, !on, NULL))
 		return store_sqlerr(st);
+	store_flight_release(&st->flight);
+	st->flight.on = on;
 	return 0;
 }
 
@@ -375,7 +378,7 @@ int store_commit(struct store *st)
 		BUG("store_commit: no transaction");
 	/* A failed COMMIT usually leaves the transaction open (the caller may retry or roll back); after
 	 * an I/O error SQLite may have rolled it back itself. */
-	if (store_run(st, SQL_COMMIT)) {
+	if (store_flight_flush(st) || store_run(st, SQL_COMMIT)) {
 		if (sqlite3_get_autocommit(st->db)) {
 			st->in_tx = 0;
 			store_forget_workers(st);
@@ -394,6 +397,7 @@ void store_rollback(struct store *st)
 		return;
 	/* The rollback undoes the dropped index too: no rebuild. */
 	bulk_reset(st, BULK_OFF);
+	store_flight_drop(st);
 	store_forget_workers(st);
 	if (sqlite3_get_autocommit(st->db) == 0)
 		store_run(st, SQL_ROLLBACK);
@@ -730,6 +734,7 @@ void store_close(struct store *st)
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	bulk_reset(st, BULK_OFF);
+	store_flight_release(&st->flight);
 	free(st->wk_id);
 	free(st->path);
 	free(st);

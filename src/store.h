@@ -35,12 +35,15 @@ int store_begin_plan(struct store *st, uint64_t cells);
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
 /*
- * Foreign-key checks on this connection, on (1, as every connection opens) or off (0); outside a
- * transaction. A run's dispatch turns them off: each row it writes names a cell, run, worker or result
- * it has just read or made under the writer lock, and the six checks a short cell's result costs were an
- * eighth of the master's time. Tests run PRAGMA foreign_key_check on what runs leave.
+ * Dispatch mode, on (1) while a run hands out cells and stores their results, off (0, as every
+ * connection opens); outside a transaction. Foreign-key checks are off: each row dispatch writes names
+ * a cell, run, worker or result it has just read or made under the writer lock, and the six checks a
+ * short cell's result costs were an eighth of the master's time (tests run PRAGMA foreign_key_check on
+ * what runs leave). The triggers that keep cell_counts are off too (their program, run by every mark
+ * and result, cost a third of the master's time): the store counts what its own statements change (the
+ * cells store_pending loads, their marks, results and hand-backs) and writes it at each commit.
  */
-int store_check_references(struct store *st, int on);
+int store_dispatching(struct store *st, int on);
 
 /*
  * While on, a statement of st stops when an interrupt has come (interrupt.h): it fails (-1, nothing
@@ -118,7 +121,8 @@ int store_retry(struct store *st, const char *sweep, int states, const char *whe
 int store_force(struct store *st, const char *sweep, const char *where, const char *const *binds, int nbind,
 		uint64_t *cells, uint64_t *superseded);
 /* An interrupted run hands its cells in flight back: running ones to planned with the attempt their
- * marking counted taken back, prefetched ones to idle. *n cells. */
+ * marking counted taken back, prefetched ones to idle. *n cells. In a run's dispatch only the cells it
+ * loaded are read. */
 int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 
 /*
@@ -158,8 +162,8 @@ int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int 
  * one) becomes a suspect: back to "planned" (a running cell's attempt stays counted) or to "quarantined"
  * when it has used max_attempts (error "worker died during the cell" unless it has one). A suspect is sent
  * only to an idle worker, as the cell it runs at once, so that its attempt is counted before it runs: a
- * cell that kills its worker is charged for it even when it crashed as soon as it started. Reads only the
- * cells in flight (an index) unless cell_counts says some cell is running without being in flight.
+ * cell that kills its worker is charged for it even when it crashed as soon as it started. Reads the cells
+ * only when the sweep's latest run died (killed or failed): one that ended left none in flight.
  */
 int store_recover(struct store *st, const char *sweep, int max_attempts);
 
@@ -170,7 +174,8 @@ struct store_cursor {
 #define STORE_CURSOR_INIT { INT64_MIN, 0 }
 /*
  * The next window of pending cells of sweep and replica ("" for per: any), in run order (ord, then id),
- * after *cur: at most max of them, read through an index of the pending cells (nothing else is read), fn
+ * after *cur: at most max of them, read through the index of cells in run order (the cells before the
+ * window's first pending one are stepped over: a run that resumes a large sweep steps over those done), fn
  * called for each with a task (control 0, isolate 1 for suspects) whose strings are valid during the call
  * only; *cur moves past each. fn must not write to the store. *n: how many fn saw (under max: there are no
  * more now). fn returns non-zero to stop; store_pending then returns that value, 0 when the window was
@@ -179,8 +184,9 @@ struct store_cursor {
 int store_pending(struct store *st, const char *sweep, const char *replica, struct store_cursor *cur, int max,
 		  int (*fn)(const struct task *, void *), void *data, int *n);
 
-/* The cells of a sweep by state, as cell_counts keeps them (triggers count every insert, update and
- * delete of cells): of one replica, or of all when replica is NULL. 0, or -1 after error(). */
+/* The cells of a sweep by state, from cell_counts (triggers count every insert, update and delete of
+ * cells; a run's dispatch counts itself): of one replica, or of all when replica is NULL. 0, or -1 after
+ * error(). */
 struct store_counts {
 	uint64_t planned, running, ok, quarantined, template, retired;
 };

@@ -185,44 +185,22 @@ static int cells_exec(struct store *st, const char *sql, const char *const *bind
 	return 0;
 }
 
-static int counts_row(const struct store_row *row, void *data)
-{
-	struct store_counts *c = data;
-
-	c->planned += (uint64_t)row->num[0];
-	c->running += (uint64_t)row->num[1];
-	c->ok += (uint64_t)row->num[2];
-	c->quarantined += (uint64_t)row->num[3];
-	c->template += (uint64_t)row->num[4];
-	c->retired += (uint64_t)row->num[5];
-	return 0;
-}
-
-int store_cell_counts(struct store *st, const char *sweep, const char *replica, struct store_counts *c)
-{
-	const char *bind[] = { sweep, replica ? replica : "" };
-
-	memset(c, 0, sizeof(*c));
-	return store_query(st, replica ? "SELECT planned, running, ok, quarantined, template, retired FROM cell_counts"
-			   " WHERE sweep = ?1 AND replica = ?2" :
-			   "SELECT planned, running, ok, quarantined, template, retired FROM cell_counts WHERE sweep = ?1",
-			   bind, replica ? 2 : 1, 1, counts_row, c);
-}
-
-struct replica_each {
+struct counts_each {
 	int (*fn)(const char *, const struct store_counts *, void *);
 	void *data;
 };
 
-static int replica_row(const struct store_row *row, void *data)
+static int counts_row(const struct store_row *row, void *data)
 {
-	struct replica_each *e = data;
-	struct store_counts c = { 0 };
-	const double *num = row->num;
-	struct store_row rest = *row;
+	struct counts_each *e = data;
+	struct store_counts c;
 
-	rest.num = num + 1;
-	counts_row(&rest, &c);
+	c.planned = (uint64_t)row->num[1];
+	c.running = (uint64_t)row->num[2];
+	c.ok = (uint64_t)row->num[3];
+	c.quarantined = (uint64_t)row->num[4];
+	c.template = (uint64_t)row->num[5];
+	c.retired = (uint64_t)row->num[6];
 	return e->fn(row->text[0], &c, e->data);
 }
 
@@ -230,30 +208,62 @@ int store_each_replica(struct store *st, const char *sweep,
 		       int (*fn)(const char *, const struct store_counts *, void *), void *data)
 {
 	const char *bind[] = { sweep };
-	struct replica_each e = { fn, data };
+	struct counts_each e = { fn, data };
 
-	return store_query(st, "SELECT replica, planned, running, ok, quarantined, template, retired"
-			   " FROM cell_counts WHERE sweep = ?1 ORDER BY replica", bind, 1, 1, replica_row, &e);
+	return store_query(st, "SELECT replica, planned, running, ok, quarantined, template, retired FROM cell_counts"
+			   " WHERE sweep = ?1 ORDER BY replica", bind, 1, 1, counts_row, &e);
+}
+
+struct counts_sum {
+	const char *replica;      /* NULL: every replica */
+	struct store_counts *c;
+};
+
+static int add_counts(const char *replica, const struct store_counts *c, void *data)
+{
+	struct counts_sum *s = data;
+
+	if (s->replica && strcmp(s->replica, replica))
+		return 0;
+	s->c->planned += c->planned;
+	s->c->running += c->running;
+	s->c->ok += c->ok;
+	s->c->quarantined += c->quarantined;
+	s->c->template += c->template;
+	s->c->retired += c->retired;
+	return 0;
+}
+
+int store_cell_counts(struct store *st, const char *sweep, const char *replica, struct store_counts *c)
+{
+	struct counts_sum s = { replica, c };
+
+	memset(c, 0, sizeof(*c));
+	return store_each_replica(st, sweep, add_counts, &s);
+}
+
+static int int_row(const struct store_row *row, void *data)
+{
+	*(int64_t *)data = (int64_t)row->num[0];
+	return 0;
 }
 
 int store_recover(struct store *st, const char *sweep, int max_attempts)
 {
-	/* Put back or quarantined: what the cells a dead job held become. */
-#define RECOVER "UPDATE cells SET flight = 2, state = CASE WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END," \
-	" error = CASE WHEN attempts >= ?2 THEN coalesce(error, 'worker died during the cell') ELSE error END" \
-	" WHERE sweep = ?1 AND "
-	struct store_counts c;
 	char max[24];
 	const char *bind[] = { sweep, max };
+	int64_t died = 0;
 
+	/* A run that ends (done, or interrupted: it hands its cells back) leaves no cell in flight: only
+	 * one that died does, and only then are the cells read. */
+	if (store_query(st, "SELECT coalesce((SELECT status IN ('killed', 'failed', 'running') FROM runs"
+			" WHERE sweep = ?1 ORDER BY id DESC LIMIT 1), 0)", bind, 1, 1, int_row, &died) || !died)
+		return died ? -1 : 0;
 	snprintf(max, sizeof(max), "%d", max_attempts);
-	/* A run marks what it sends flight = 1 (running cells too): cells_flight finds them without reading
-	 * the others. A cell left running otherwise (an edit by hand, an older sweep) takes reading them. */
-	if (cells_exec(st, RECOVER "flight <> 0 AND (state = 'running' OR flight = 1)", bind, 2, NULL) ||
-	    store_cell_counts(st, sweep, NULL, &c))
-		return -1;
-	return c.running ? cells_exec(st, RECOVER "state = 'running'", bind, 2, NULL) : 0;
-#undef RECOVER
+	return cells_exec(st, "UPDATE cells SET flight = 2,"
+			  " state = CASE WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END,"
+			  " error = CASE WHEN attempts >= ?2 THEN coalesce(error, 'worker died during the cell') ELSE error END"
+			  " WHERE sweep = ?1 AND (state = 'running' OR flight = 1)", bind, 2, NULL);
 }
 
 int store_pending(struct store *st, const char *sweep, const char *replica, struct store_cursor *cur, int max,
@@ -281,6 +291,7 @@ int store_pending(struct store *st, const char *sweep, const char *replica, stru
 		t.isolate = sqlite3_column_int(s, 5) == 2;
 		cur->ord = sqlite3_column_int64(s, 6);
 		cur->id = t.cell;
+		store_flight_note(st, t.cell, sweep, replica);
 		(*n)++;
 		if ((ret = fn(&t, data)))
 			break;
@@ -302,7 +313,7 @@ int store_mark_running(struct store *st, int64_t cell)
 		return -1;
 	if (!sqlite3_changes(st->db))
 		return error("no cell %" PRId64 " in '%s'", cell, st->path);
-	return 0;
+	return store_flight_move(st, cell, FLIGHT_PLANNED, FLIGHT_RUNNING, 0);
 }
 
 int store_mark_sent(struct store *st, int64_t cell)
@@ -489,15 +500,76 @@ int store_force(struct store *st, const char *sweep, const char *where, const ch
 			  " WHERE id IN (SELECT id FROM temp.pick)", NULL, 0, NULL) ? -1 : 0;
 }
 
+struct unfly {
+	const char *sweep;
+	uint64_t n;
+};
+
+/* A cell this run loaded, handed back if it is of the sweep and in flight: running (its attempt taken
+ * back) or sent. */
+static int unfly_cell(struct store *st, int64_t cell, void *data)
+{
+	static const char *const sql[] = {
+		"UPDATE cells SET attempts = attempts - (attempts > 0), state = 'planned', flight = 0"
+		" WHERE id = ?1 AND sweep = ?2 AND state = 'running'",
+		"UPDATE cells SET flight = 0 WHERE id = ?1 AND sweep = ?2 AND flight = 1",
+	};
+	struct unfly *u = data;
+
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt *s;
+		int changed;
+
+		if (sqlite3_prepare_v2(st->db, sql[i], -1, &s, NULL))
+			return store_sqlerr(st);
+		sqlite3_bind_int64(s, 1, cell);
+		store_bind_text(s, 2, u->sweep);
+		changed = sqlite3_step(s) == SQLITE_DONE ? sqlite3_changes(st->db) : -1;
+		sqlite3_finalize(s);
+		if (changed < 0)
+			return store_sqlerr(st);
+		u->n += (uint64_t)changed;
+		if (changed && !i)
+			return store_flight_move(st, cell, FLIGHT_RUNNING, FLIGHT_PLANNED, 1);
+	}
+	return 0;
+}
+
+struct running_back {
+	struct store *st;
+	const char *sweep;
+};
+
+static int count_back(const struct store_row *row, void *data)
+{
+	struct running_back *b = data;
+
+	store_flight_count(b->st, b->sweep, row->text[0], FLIGHT_RUNNING, FLIGHT_PLANNED, (int64_t)row->num[1]);
+	return 0;
+}
+
 int store_unfly(struct store *st, const char *sweep, uint64_t *n)
 {
 	const char *bind[] = { sweep };
+	struct running_back b = { st, sweep };
 
+	*n = 0;
+	/* In a run's dispatch, the cells it loaded are noted: only those are read (unless a rolled-back
+	 * transaction left the notes unsure). */
+	if (st->flight.on && !st->flight.unsure) {
+		struct unfly u = { sweep, 0 };
+		int rc = store_flight_each(st, unfly_cell, &u);
+
+		*n = u.n;
+		return rc;
+	}
+	/* Every cell: the triggers count, or (dispatch mode) the running ones are counted first. */
+	if (st->flight.on && store_query(st, "SELECT replica, count(*) FROM cells WHERE sweep = ?1 AND state = 'running'"
+					 " GROUP BY replica", bind, 1, 1, count_back, &b))
+		return -1;
 	/* The running cell's attempt was counted when it was marked: handed back, it is not one. */
-	/* What this run sent is flight = 1, running cells too (store_recover saw to older ones): the
-	 * cells_flight index finds them. */
 	return cells_exec(st, "UPDATE cells SET attempts = attempts - (state = 'running' AND attempts > 0),"
 			  " state = CASE WHEN state = 'running' THEN 'planned' ELSE state END,"
 			  " flight = CASE WHEN flight = 1 THEN 0 ELSE flight END"
-			  " WHERE sweep = ?1 AND flight <> 0 AND (state = 'running' OR flight = 1)", bind, 1, n);
+			  " WHERE sweep = ?1 AND (state = 'running' OR flight = 1)", bind, 1, n);
 }

@@ -20,7 +20,8 @@ enum store_sql {
 	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_ADD_CELL_BULK1, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
 	SQL_HOST_ID,
 	SQL_WORKER, SQL_WORKER_ID, SQL_PENDING, SQL_MARK_RUNNING, SQL_MARK_SENT,
-	SQL_OK_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_RETRY, SQL_CELL_QUARANTINE,
+	SQL_OK_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_RETRY,
+	SQL_CELL_QUARANTINE,
 	SQL_CONTROL, SQL_PLAN_KEY, SQL_COUNT
 };
 
@@ -56,6 +57,25 @@ struct store_bulk {
 	int nrows;
 };
 
+/* A run's dispatch: the cells the store noted (loaded or in flight) and its counts' deltas (store_dispatch.c). */
+enum flight_state { FLIGHT_PLANNED, FLIGHT_RUNNING, FLIGHT_OK, FLIGHT_QUARANTINED };
+struct flight_cell {
+	int64_t id;                    /* 0: a free slot */
+	int pair;
+};
+struct flight_pair {
+	char *sweep, *replica;
+	int64_t delta[4];              /* by enum flight_state, in the current transaction */
+};
+struct store_flight {
+	int on;                        /* dispatch mode (store_dispatching) */
+	int unsure;                    /* a transaction was rolled back since: the cells noted may be out of date */
+	struct flight_cell *cells;     /* open addressing on id, at most 3/4 full */
+	size_t cap, n;
+	struct flight_pair *pairs;
+	size_t npairs, alloc_pairs;
+};
+
 /* One connection, used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX). store_close frees
  * everything it holds. */
 struct store {
@@ -71,6 +91,7 @@ struct store {
 	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
 	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
 	int wal_after;                 /* this transaction left WAL for a rollback journal (store_begin_plan) */
+	struct store_flight flight;    /* store_dispatching: no triggers, the store counts cells itself */
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 
@@ -101,6 +122,24 @@ int store_step_row(struct store *st, sqlite3_stmt *s, int *found, int64_t *col, 
 int store_int(struct store *st, const char *sql, int64_t *out);
 /* The wall-clock time now, as stored (ISO 8601). */
 void store_now(char *buf, size_t n);
+
+/* --- store_dispatch.c (each a no-op outside dispatch mode) --- */
+
+/* Note a cell loaded for the run under its sweep and replica. */
+void store_flight_note(struct store *st, int64_t cell, const char *sweep, const char *replica);
+/* The cell went from one state to another (its pair read when it was not noted); done: it left flight.
+ * Outside a transaction the counts are written at once. 0, or -1 after error(). */
+int store_flight_move(struct store *st, int64_t cell, enum flight_state from, enum flight_state to, int done);
+/* n cells of sweep and replica went from one state to another, in the current transaction. */
+void store_flight_count(struct store *st, const char *sweep, const char *replica, enum flight_state from,
+			enum flight_state to, int64_t n);
+/* fn for each cell noted (fn may take cells out: store_flight_move with done); stops at fn's non-zero,
+ * which it returns. */
+int store_flight_each(struct store *st, int (*fn)(struct store *, int64_t, void *), void *data);
+/* Write the transaction's deltas into cell_counts (before its commit); drop them (its rollback). */
+int store_flight_flush(struct store *st);
+void store_flight_drop(struct store *st);
+void store_flight_release(struct store_flight *f);
 
 /* --- store_schema.c --- */
 

@@ -6,7 +6,7 @@
  * The triggers that keep cell_counts (migration 4): a cell counts under its sweep, replica and state.
  * Part of migration 4, so frozen like it; also what store_schema_triggers lists (the exact text
  * sqlite_master keeps, which merge accepts in an input) and what bulk planning drops and makes again
- * (store_cells.c). An UPDATE that changes neither state, sweep nor replica costs a WHEN only.
+ * (store_cells.c). A run's dispatch turns them off and counts itself (store_dispatch.c).
  */
 #define COUNT_COLS(x, op) \
 	"planned = planned " op " (" x ".state = 'planned'), running = running " op " (" x ".state = 'running'), " \
@@ -35,7 +35,6 @@
 #define COUNT_MOVE "CREATE TRIGGER cells_count_move AFTER UPDATE OF sweep, replica ON cells" \
 	" WHEN old.sweep IS NOT new.sweep OR old.replica IS NOT new.replica BEGIN " COUNT_SUB("old") COUNT_ADD("new") "END"
 
-#define PENDING_INDEX "CREATE INDEX cells_pending ON cells(sweep, replica, ord) WHERE state = 'planned'"
 
 const struct store_schema_trigger store_schema_triggers[] = {
 	{ "cells_count_insert", COUNT_INSERT }, { "cells_count_delete", COUNT_DELETE },
@@ -241,9 +240,10 @@ const char *const store_schema_migrations[] = {
 	/*
 	 * 4: what a run's start and `sweep status` read without walking every cell: the cells of each sweep
 	 * and replica counted by state (cell_counts, kept by the triggers of store_schema_triggers), the
-	 * pending cells in run order, the cells in flight and the failed ones (partial indexes: a cell
-	 * leaves cells_pending when it is marked running, and the others hold few), the ok results above
-	 * their noise target, and the figures of the grid each sweep was planned from (grids).
+	 * cells of each replica in run order (cells_ord: a run loads its pending cells a window at a time
+	 * through it; no partial index, whose every mark of a cell cost the master an index write), the
+	 * failed cells and the ok results above their noise target (partial indexes: both hold few), and
+	 * the figures of the grid each sweep was planned from (grids).
 	 */
 	"CREATE TABLE cell_counts(\n"
 	"	sweep TEXT NOT NULL,\n"
@@ -261,8 +261,7 @@ const char *const store_schema_migrations[] = {
 	"	count(*) FILTER (WHERE state = 'quarantined'), count(*) FILTER (WHERE state = 'template'),\n"
 	"	count(*) FILTER (WHERE state = 'retired') FROM cells GROUP BY sweep, replica;\n"
 	COUNT_INSERT ";\n" COUNT_DELETE ";\n" COUNT_STATE ";\n" COUNT_MOVE ";\n"
-	PENDING_INDEX ";\n"
-	"CREATE INDEX cells_flight ON cells(sweep) WHERE flight <> 0;\n"
+	"CREATE INDEX cells_ord ON cells(sweep, replica, ord);\n"
 	"CREATE INDEX cells_failed ON cells(sweep, ord) WHERE error IS NOT NULL AND state <> 'ok';\n"
 	"CREATE INDEX results_noisy ON results(cell) WHERE status = 'ok' AND NOT noise_ok;\n"
 	"CREATE TABLE grids(\n"

@@ -293,8 +293,8 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop,
 	# no counts, grids or their indexes (schema 4)
 	sql "$1" "DROP TRIGGER cells_count_insert; DROP TRIGGER cells_count_delete; DROP TRIGGER cells_count_state;
-		DROP TRIGGER cells_count_move; DROP TABLE cell_counts; DROP TABLE grids; DROP INDEX cells_pending;
-		DROP INDEX cells_flight; DROP INDEX cells_failed; DROP INDEX results_noisy;
+		DROP TRIGGER cells_count_move; DROP TABLE cell_counts; DROP TABLE grids; DROP INDEX cells_ord;
+		DROP INDEX cells_failed; DROP INDEX results_noisy;
 		UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
 		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; ALTER TABLE results DROP COLUMN launches;
 		ALTER TABLE results DROP COLUMN warmup; CREATE VIEW v_results AS SELECT 1;

@@ -71,6 +71,93 @@ static int add(struct store *st, const char *sweep, const char *key, uint64_t or
 	return store_add_cell(st, sweep, key, params, 0, "", ord, state, &added);
 }
 
+static int noop_cb(const struct task *t, void *data)
+{
+	return 0;
+}
+
+/* A result stored as a run's dispatch stores it: triggers off, the store counts. */
+static void put(struct store *st, int64_t run, const char *key, enum result_status status)
+{
+	struct result r;
+	char *sql = xasprintf("SELECT id FROM cells WHERE key = '%s'", key);
+
+	result_init(&r);
+	r.cell = num(st, sql);
+	r.worker = 0;
+	r.status = status;
+	if (status != RESULT_OK)
+		result_fail(&r, status, "failed on purpose");
+	else
+		result_add_sample(&r, 1.0, NAN);
+	CHECK_INT(store_mark_running(st, r.cell), 0, "mark");
+	CHECK_INT(store_put_result(st, run, &r, 2, NULL, NULL), 0, "result");
+	result_release(&r);
+	free(sql);
+}
+
+/* Dispatch mode (store_dispatching): the triggers are off, and the counts stay those of the cells. */
+static void test_dispatch_counts(struct store *st)
+{
+	int64_t run, host;
+
+	for (int i = 0; i < 4; i++) {
+		char k[8];
+
+		snprintf(k, sizeof(k), "u%d", i);
+		CHECK_INT(add(st, "u", k, (uint64_t)i, "planned"), 0, "add");
+	}
+	CHECK_INT(store_run_begin(st, "test", "s", 0, &run), 0, "run");
+	CHECK_INT(store_put_host(st, "{\"hostname\":\"h\"}", &host), 0, "host");
+	CHECK_INT(store_put_worker(st, run, 0, host, -1, NULL, ""), 0, "worker");
+	CHECK_INT(store_dispatching(st, 1), 0, "dispatch mode");
+	CHECK_INT(store_begin(st), 0, "begin");
+	put(st, run, "k2", RESULT_OK);
+	put(st, run, "k3", RESULT_ERROR);
+	put(st, run, "k3", RESULT_ERROR);
+	put(st, run, "k9", RESULT_ERROR);
+	CHECK_INT(store_commit(st), 0, "commit");
+	CHECK_INT(num(st, "SELECT count(*) FROM cells WHERE state = 'quarantined'"), 1, "k3 quarantined");
+	CHECK_INT(num(st, "SELECT count(*) FROM cells WHERE key IN ('k2', 'k5') AND state = 'ok'"), 2, "k2 ok");
+	CHECK_INT(store_mark_running(st, num(st, "SELECT id FROM cells WHERE key = 'k9'")), 0, "k9 running");
+	check_counts(st, "after results in dispatch mode");
+	/* A hand-back reads the cells loaded (a window notes them), or every cell after a rollback. */
+	{
+		struct store_cursor cur = STORE_CURSOR_INIT;
+		int got;
+		uint64_t n;
+
+		CHECK_INT(store_pending(st, "u", "", &cur, 100, noop_cb, NULL, &got), 0, "a window");
+		CHECK_INT(got, 4, "four pending cells loaded");
+		CHECK_INT(store_begin(st), 0, "begin");
+		CHECK_INT(store_mark_running(st, num(st, "SELECT id FROM cells WHERE key = 'u0'")), 0, "u0 running");
+		CHECK_INT(store_mark_sent(st, num(st, "SELECT id FROM cells WHERE key = 'u1'")), 0, "u1 sent");
+		CHECK_INT(store_commit(st), 0, "commit");
+		CHECK_INT(store_begin(st), 0, "begin");
+		CHECK_INT(store_unfly(st, "u", &n), 0, "hand back the cells loaded");
+		CHECK_INT((long long)n, 2, "u0 and u1");
+		CHECK_INT(store_commit(st), 0, "commit");
+		check_counts(st, "after a hand-back of the cells loaded");
+		CHECK_INT(store_begin(st), 0, "begin");
+		CHECK_INT(store_mark_running(st, num(st, "SELECT id FROM cells WHERE key = 'u2'")), 0, "u2 running");
+		CHECK_INT(store_commit(st), 0, "commit");
+		CHECK_INT(store_begin(st), 0, "begin");
+		CHECK_INT(store_mark_running(st, num(st, "SELECT id FROM cells WHERE key = 'u3'")), 0, "u3 running");
+		store_rollback(st);
+		CHECK_INT(store_begin(st), 0, "begin");
+		CHECK_INT(store_unfly(st, "u", &n), 0, "hand back after a rollback: every cell");
+		CHECK_INT((long long)n, 1, "u2");
+		CHECK_INT(store_commit(st), 0, "commit");
+		CHECK_INT(num(st, "SELECT count(*) FROM cells WHERE sweep = 'u' AND (state <> 'planned' OR flight <> 0"
+			      " OR attempts <> 0)"), 0, "u's cells as they were");
+		check_counts(st, "after a hand-back of every cell");
+	}
+	CHECK_INT(store_dispatching(st, 0), 0, "dispatch mode off");
+	CHECK_INT(store_query(st, "UPDATE cells SET state = 'retired' WHERE key = 'k2'", NULL, 0, 0, NULL, NULL),
+		  0, "triggers on again");
+	check_counts(st, "after dispatch mode");
+}
+
 /* The triggers count every insert, update and delete, bulk planning included (which drops the insert
  * trigger and counts what it added itself), and a rollback takes the counts back with the cells. */
 static void test_counts(void)
@@ -143,13 +230,14 @@ static void test_counts(void)
 	check_counts(st, "after retry and force");
 	CHECK_INT(store_cell_counts(st, "s", "h1", &c), 0, "counts of one replica");
 	CHECK_INT((long long)c.planned, 2, "h1: its two replicas");
+	test_dispatch_counts(st);
 	store_close(st);
 	store_remove_files(path);
 	free(path);
 }
 
-/* Cells a dead job left in flight are found through cells_flight; a cell left running without being in
- * flight (an edit by hand) through reading the cells, which cell_counts says is needed. */
+/* Cells a dead job left in flight are read only when the sweep's latest run died: one that ended (done,
+ * or interrupted: it hands its cells back) leaves none. */
 static void test_recover(void)
 {
 	char *path = xasprintf("%s/recover.db", dir);
@@ -166,9 +254,13 @@ static void test_recover(void)
 	CHECK_INT(store_mark_sent(st, num(st, "SELECT id FROM cells WHERE key = 'r1'")), 0, "r1 sent");
 	CHECK_INT(store_query(st, "UPDATE cells SET state = 'running', attempts = 1 WHERE key = 'r2'", NULL, 0, 0,
 			      NULL, NULL), 0, "r2 running by hand, flight 0");
-	CHECK_INT(num(st, "SELECT count(*) FROM cells INDEXED BY cells_flight WHERE sweep = 's' AND flight <> 0"),
-		  2, "the index holds the cells in flight");
+	CHECK_INT(store_query(st, "INSERT INTO runs(sweep, started, finished, status) VALUES('s', 'x', 'y', 'ok')",
+			      NULL, 0, 0, NULL, NULL), 0, "the sweep's latest run ended");
 	CHECK_INT(store_recover(st, "s", 3), 0, "recover");
+	CHECK_INT(num(st, "SELECT count(*) FROM cells WHERE state = 'running' OR flight = 1"), 3, "nothing read");
+	CHECK_INT(store_query(st, "INSERT INTO runs(sweep, started, status) VALUES('s', 'x', 'killed')", NULL, 0,
+			      0, NULL, NULL), 0, "the sweep's latest run died");
+	CHECK_INT(store_recover(st, "s", 3), 0, "recover after a run that died");
 	check_counts(st, "after recover");
 	{
 		char *got = rows(st, "SELECT key, state, attempts, flight FROM cells ORDER BY key");

@@ -320,6 +320,10 @@ static void test_cells(void)
 	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'o0'")), 0,
 		  "mark other sweep");
 
+	CHECK_INT(store_recover(st, "s", 2), 0, "recover: no run died");
+	check_q1(st, "SELECT count(*) FROM cells WHERE state = 'running'", "3");
+	CHECK_INT(store_query(st, "INSERT INTO runs(sweep, started, status) VALUES('s', 'x', 'killed')", NULL, 0, 0,
+			      NULL, NULL), 0, "the sweep's latest run died");
 	CHECK_INT(store_recover(st, "s", 2), 0, "recover");
 	check_q1(st, "SELECT state || attempts || coalesce(error, '-') FROM cells WHERE key = 'k0'",
 		 "planned1-");
@@ -611,7 +615,7 @@ static void test_results(void)
 	/* As a run's dispatch writes: references unchecked, in its transaction. A missing cell is still
 	 * refused (the attempt it would name is NULL); a duplicate ok is dropped and the transaction goes
 	 * on with the other results. */
-	CHECK_INT(store_check_references(st, 0), 0, "references off");
+	CHECK_INT(store_dispatching(st, 1), 0, "dispatch mode: references off");
 	CHECK_INT(store_begin(st), 0, "begin (references off)");
 	test_capture_start();
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), -1, "missing cell, references off");
@@ -632,7 +636,7 @@ static void test_results(void)
 	r.status = RESULT_ERROR;
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), 0, "error result after the duplicate");
 	CHECK_INT(store_commit(st), 0, "commit (references off)");
-	CHECK_INT(store_check_references(st, 1), 0, "references on");
+	CHECK_INT(store_dispatching(st, 0), 0, "references on");
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 6, "the error result, not the others");
 	CHECK_INT(q1_int(st, "SELECT attempt FROM results ORDER BY id DESC LIMIT 1"),
 		  q1_int(st, "SELECT attempts FROM cells WHERE id = 3"), "attempt read from the cell");
