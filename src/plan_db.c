@@ -350,7 +350,8 @@ static int plan_covers(const struct store_grid *kept, const struct plan_db_opts 
 
 /* Nothing to plan: the spec's text (if another, with the same measurement and cells) and the kept figures
  * under its hash. *existing: the sweep's cells that are the spec's. */
-static int plan_same(const struct spec *s, struct store *st, const struct store_grid *kept, uint64_t *existing)
+static int plan_same(const struct spec *s, struct store *st, const struct store_grid *kept,
+		     uint64_t *existing)
 {
 	struct store_counts c;
 

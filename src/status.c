@@ -17,7 +17,7 @@ int status_print(struct store *st)
 {
 	const char *alive[] = { store_writer_alive(st) ? "1" : "0" };   /* -1, cannot tell: as alive */
 
-	/* From cell_counts (triggers keep it) and a partial index: ten million cells are not read. */
+	/* From cell_counts and partial indexes: ten million cells are not read. */
 	return query_print(st, "cells by state:\n",
 			"SELECT c.sweep, c.cells, c.ok, c.planned, c.running, c.quarantined,"
 			" printf('%.1f%%', 100.0 * c.ok / c.cells) AS done,"

@@ -39,7 +39,7 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	/* "WHERE" is required before an upsert's ON CONFLICT in INSERT ... SELECT (parsing ambiguity). */
 	[SQL_REPLICATE] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state)"
 		" SELECT sweep, sweep_key(sweep, params, pass, ?2), params, pass, ?2, ord, 'planned'"
-		" FROM cells WHERE sweep = ?1 AND state = 'template' ORDER BY ord, id"
+		" FROM cells WHERE sweep = ?1 AND replica = '' AND state = 'template' ORDER BY ord, id"
 		" ON CONFLICT(key) DO NOTHING",
 	[SQL_RUN_BEGIN] = "INSERT INTO runs(sweep, started, argv, spec_hash, version, status)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, 'running')",
@@ -53,7 +53,7 @@ static const char *const store_sql_text[SQL_COUNT] = {
 		" ON CONFLICT(run, rank) DO UPDATE SET host = excluded.host, gpu = excluded.gpu,"
 		" gpu_uuid = excluded.gpu_uuid, binding = excluded.binding",
 	[SQL_WORKER_ID] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
-	/* Through cells_pending, from (ord, id) on: a window of the pending cells in run order. */
+	/* Through cells_ord, from (ord, id) on: a window of the pending cells in run order. */
 	[SQL_PENDING] = "SELECT id, key, params, pass, replica, flight, ord FROM cells"
 		" WHERE sweep = ?1 AND replica = ?2 AND state = 'planned' AND (ord, id) > (?3, ?4)"
 		" ORDER BY ord, id LIMIT ?5",

@@ -210,8 +210,8 @@ int store_each_replica(struct store *st, const char *sweep,
 	const char *bind[] = { sweep };
 	struct counts_each e = { fn, data };
 
-	return store_query(st, "SELECT replica, planned, running, ok, quarantined, template, retired FROM cell_counts"
-			   " WHERE sweep = ?1 ORDER BY replica", bind, 1, 1, counts_row, &e);
+	return store_query(st, "SELECT replica, planned, running, ok, quarantined, template, retired"
+			   " FROM cell_counts WHERE sweep = ?1 ORDER BY replica", bind, 1, 1, counts_row, &e);
 }
 
 struct counts_sum {
@@ -564,8 +564,8 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n)
 		return rc;
 	}
 	/* Every cell: the triggers count, or (dispatch mode) the running ones are counted first. */
-	if (st->flight.on && store_query(st, "SELECT replica, count(*) FROM cells WHERE sweep = ?1 AND state = 'running'"
-					 " GROUP BY replica", bind, 1, 1, count_back, &b))
+	if (st->flight.on && store_query(st, "SELECT replica, count(*) FROM cells WHERE sweep = ?1"
+					 " AND state = 'running' GROUP BY replica", bind, 1, 1, count_back, &b))
 		return -1;
 	/* The running cell's attempt was counted when it was marked: handed back, it is not one. */
 	return cells_exec(st, "UPDATE cells SET attempts = attempts - (state = 'running' AND attempts > 0),"

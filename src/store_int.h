@@ -17,7 +17,8 @@
 /* Statements prepared once, on first use, and kept for the life of the connection (text in store.c). */
 enum store_sql {
 	SQL_BEGIN, SQL_COMMIT, SQL_ROLLBACK,
-	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_ADD_CELL_BULK1, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
+	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_ADD_CELL_BULK1, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END,
+	SQL_HOST,
 	SQL_HOST_ID,
 	SQL_WORKER, SQL_WORKER_ID, SQL_PENDING, SQL_MARK_RUNNING, SQL_MARK_SENT,
 	SQL_OK_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_RETRY,
@@ -30,11 +31,11 @@ enum store_sql {
  * spend most of their time in that index. So when a transaction starts adding cells to an empty cells
  * table, cells_key is dropped, each new key is checked against a set of the 64-bit hashes of the keys
  * added so far, and the index is rebuilt in one sort before any other statement runs (store_settle):
- * about 40% faster. The index of pending cells and the trigger that counts an inserted cell go too (the
- * schema's store_schema_bulk): the index is sorted once too, and the cells added are tallied here by
- * sweep, replica and state and written into cell_counts when the trigger is made again. A hash seen before (a duplicate key, or a collision) ends
- * bulk mode first, so *added stays exact. Entered by store_add_cell (store_cells.c); ended by
- * store_settle and the end of the transaction (store.c).
+ * about 40% faster. The trigger that counts an inserted cell goes too (the schema's store_schema_bulk: a
+ * third of a plan's time); the cells added are tallied here by sweep, replica and state and written into
+ * cell_counts when it is made again. cells_ord stays: its entries come in order, at its end. A hash seen
+ * before (a duplicate key, or a collision) ends bulk mode first, so *added stays exact. Entered by
+ * store_add_cell (store_cells.c); ended by store_settle and the end of the transaction (store.c).
  */
 enum bulk_state { BULK_UNTRIED, BULK_ON, BULK_OFF };
 struct bulk_tally {
@@ -57,7 +58,7 @@ struct store_bulk {
 	int nrows;
 };
 
-/* A run's dispatch: the cells the store noted (loaded or in flight) and its counts' deltas (store_dispatch.c). */
+/* A run's dispatch: the cells the store noted (loaded or in flight), its counts' deltas (store_dispatch.c). */
 enum flight_state { FLIGHT_PLANNED, FLIGHT_RUNNING, FLIGHT_OK, FLIGHT_QUARANTINED };
 struct flight_cell {
 	int64_t id;                    /* 0: a free slot */

@@ -13,8 +13,9 @@
 	"ok = ok " op " (" x ".state = 'ok'), quarantined = quarantined " op " (" x ".state = 'quarantined'), " \
 	"template = template " op " (" x ".state = 'template'), retired = retired " op " (" x ".state = 'retired')"
 #define COUNT_ADD(x) \
-	"INSERT INTO cell_counts VALUES(" x ".sweep, " x ".replica, " x ".state = 'planned', " x ".state = 'running', " \
-	x ".state = 'ok', " x ".state = 'quarantined', " x ".state = 'template', " x ".state = 'retired') " \
+	"INSERT INTO cell_counts VALUES(" x ".sweep, " x ".replica, " x ".state = 'planned', " \
+	x ".state = 'running', " x ".state = 'ok', " x ".state = 'quarantined', " x ".state = 'template', " \
+	x ".state = 'retired') " \
 	"ON CONFLICT(sweep, replica) DO UPDATE SET planned = planned + excluded.planned, " \
 	"running = running + excluded.running, ok = ok + excluded.ok, " \
 	"quarantined = quarantined + excluded.quarantined, template = template + excluded.template, " \
@@ -33,7 +34,8 @@
 	" retired = retired + (new.state = 'retired') - (old.state = 'retired')" \
 	" WHERE sweep = new.sweep AND replica = new.replica; END"
 #define COUNT_MOVE "CREATE TRIGGER cells_count_move AFTER UPDATE OF sweep, replica ON cells" \
-	" WHEN old.sweep IS NOT new.sweep OR old.replica IS NOT new.replica BEGIN " COUNT_SUB("old") COUNT_ADD("new") "END"
+	" WHEN old.sweep IS NOT new.sweep OR old.replica IS NOT new.replica BEGIN " COUNT_SUB("old") \
+	COUNT_ADD("new") "END"
 
 
 const struct store_schema_trigger store_schema_triggers[] = {
@@ -41,8 +43,8 @@ const struct store_schema_trigger store_schema_triggers[] = {
 	{ "cells_count_state", COUNT_STATE }, { "cells_count_move", COUNT_MOVE }, { NULL, NULL },
 };
 
-/* What bulk planning drops and makes again, as the migrations made it: the key index (1), the index of
- * pending cells and the trigger that counts an inserted cell (4). */
+/* What bulk planning drops and makes again, as the migrations made it: the key index (1) and the trigger
+ * that counts an inserted cell (4). */
 const struct store_schema_object store_schema_bulk[] = {
 	{ "INDEX", "cells_key", "CREATE UNIQUE INDEX cells_key ON cells(key)" },
 	{ "TRIGGER", "cells_count_insert", COUNT_INSERT },

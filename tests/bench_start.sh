@@ -84,6 +84,8 @@ for n in $SIZES; do
 			{ echo "baseline failed"; continue; }
 		rm -f base$n.db*
 		echo "baseline:   plan ${bp} s, ${bpm} MiB; first result ${bf} s; master ${bm} MiB; status ${bst} s"
-		echo "$p $bp $pm $bpm $f $bf $m $bm $st $bst" | awk '{ printf "ratios this/baseline: plan %.2f, plan RSS %.2f, first result %.3f, master RSS %.3f, status %.3f\n", $1 / $2, $3 / $4, $5 / $6, $7 / $8, $9 / $10 }'
+		echo "$p $bp $pm $bpm $f $bf $m $bm $st $bst" | awk '{ printf "ratios this/baseline: plan %.2f, " \
+			"plan RSS %.2f, first result %.3f, master RSS %.3f, status %.3f\n", $1 / $2, $3 / $4, $5 / $6,
+			$7 / $8, $9 / $10 }'
 	fi
 done
