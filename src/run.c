@@ -164,8 +164,8 @@ static int closing_counts(struct store *st, const struct spec *s, uint64_t n[4])
 	struct store_counts c;
 
 	if (store_cell_counts(st, s->name, NULL, &c) ||
-	    store_query(st, "SELECT count(*) FROM results r JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
-			" AND NOT r.noise_ok AND k.sweep = ?1", bind, 1, 1, count_row, &n[3]))
+	    store_query(st, "SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell"
+			" WHERE r.status = 'ok' AND NOT r.noise_ok AND k.sweep = ?1", bind, 1, 1, count_row, &n[3]))
 		return -1;
 	n[0] = c.ok;
 	n[1] = c.quarantined;

@@ -22,7 +22,8 @@ int status_print(struct store *st)
 			"SELECT c.sweep, c.cells, c.ok, c.planned, c.running, c.quarantined,"
 			" printf('%.1f%%', 100.0 * c.ok / c.cells) AS done,"
 			/* ok cells whose result missed its noise target: kept, but never silently */
-			" (SELECT count(*) FROM results r JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
+			/* CROSS JOIN: from the few such results (results_noisy), not from the sweep's cells */
+			" (SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
 			"  AND NOT r.noise_ok AND k.state = 'ok' AND k.sweep = c.sweep) AS above_noise"
 			/* Retired cells (no longer in the spec) are no part of what is to be done. */
 			" FROM (SELECT sweep, sum(planned + running + ok + quarantined) AS cells, sum(ok) AS ok,"

@@ -243,7 +243,8 @@ const char *const store_schema_migrations[] = {
 	 * 4: what a run's start and `sweep status` read without walking every cell: the cells of each sweep
 	 * and replica counted by state (cell_counts, kept by the triggers of store_schema_triggers), the
 	 * cells of each replica in run order (cells_ord: a run loads its pending cells a window at a time
-	 * through it; no partial index, whose every mark of a cell cost the master an index write), the
+	 * through it; no partial index, whose every mark of a cell cost the master an index write; replica
+	 * first, or a report of one sweep's results goes through it, slower than scanning the results), the
 	 * failed cells and the ok results above their noise target (partial indexes: both hold few), and
 	 * the figures of the grid each sweep was planned from (grids).
 	 */
@@ -263,7 +264,7 @@ const char *const store_schema_migrations[] = {
 	"	count(*) FILTER (WHERE state = 'quarantined'), count(*) FILTER (WHERE state = 'template'),\n"
 	"	count(*) FILTER (WHERE state = 'retired') FROM cells GROUP BY sweep, replica;\n"
 	COUNT_INSERT ";\n" COUNT_DELETE ";\n" COUNT_STATE ";\n" COUNT_MOVE ";\n"
-	"CREATE INDEX cells_ord ON cells(sweep, replica, ord);\n"
+	"CREATE INDEX cells_ord ON cells(replica, sweep, ord);\n"
 	"CREATE INDEX cells_failed ON cells(sweep, ord) WHERE error IS NOT NULL AND state <> 'ok';\n"
 	"CREATE INDEX results_noisy ON results(cell) WHERE status = 'ok' AND NOT noise_ok;\n"
 	"CREATE TABLE grids(\n"
