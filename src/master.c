@@ -392,6 +392,7 @@ static int dispatch(struct master *m)
 	int peer, tag, rc;
 	double round_end;
 
+	m->dispatched = 1;
 	if (store_begin(m->o->store))
 		return -1;
 	if (schedule(m))
@@ -453,7 +454,8 @@ static void master_interrupted(struct master *m)
 	store_rollback(st);
 	if (store_begin(st))
 		return;
-	if (store_unfly(st, m->o->spec->name, &m->stats->handed_back) ||
+	/* Before dispatch nothing of this run is in flight (recovery saw to older runs): nothing to read. */
+	if ((m->dispatched && store_unfly(st, m->o->spec->name, &m->stats->handed_back)) ||
 	    store_run_end(st, m->o->run, "interrupted") || store_commit(st))
 		store_rollback(st);
 }

@@ -83,6 +83,7 @@ struct master {
 	int next_gang_id;
 	struct strbuf buf, out;
 	double t0, last_progress;
+	int dispatched;            /* dispatch began: cells may be in flight */
 	struct task *batch[MAX_INFLIGHT];   /* send_tasks' list of one worker's new cells */
 };
 
