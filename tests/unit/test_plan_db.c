@@ -102,7 +102,7 @@ static void test_dispatch_counts(struct store *st)
 	int64_t run, host;
 
 	for (int i = 0; i < 4; i++) {
-		char k[8];
+		char k[16];
 
 		snprintf(k, sizeof(k), "u%d", i);
 		CHECK_INT(add(st, "u", k, (uint64_t)i, "planned"), 0, "add");
@@ -199,7 +199,7 @@ static void test_counts(void)
 	/* The lifecycle, one step at a time. */
 	CHECK_INT(store_begin(st), 0, "begin");
 	for (int i = 0; i < 6; i++) {
-		char k[8];
+		char k[16];
 
 		snprintf(k, sizeof(k), "k%d", i);
 		failed += add(st, "s", k, (uint64_t)i, i < 2 ? "template" : "planned");
@@ -245,7 +245,7 @@ static void test_recover(void)
 
 	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
 	for (int i = 0; i < 4; i++) {
-		char k[8];
+		char k[16];
 
 		snprintf(k, sizeof(k), "r%d", i);
 		CHECK_INT(add(st, "s", k, (uint64_t)i, "planned"), 0, "add");
