@@ -79,3 +79,13 @@ test_expect_success 'an interrupt while the first plan of a database is made lea
 	grep -q "^sweep: big: interrupted by SIGTERM before the run began: nothing was changed" errf &&
 	test ! -e fresh.db && test ! -e fresh.db-wal
 '
+
+# Worker ranks wait for the spec of the run; a start that stops must release them, or mpirun waits for
+# ever (it did, for a spec refused with exit 2).
+sed 's/to: 300,/to: 2,/' "$T/big.yaml" >"$T/two.yaml"
+
+test_expect_success 'under mpirun, a start that stops releases the workers: the run exit code, at once' '
+	"$SWEEP" plan two.yaml --db m.db >/dev/null &&
+	test_expect_code 2 timeout 60 mpirun --bind-to none -np 2 "$SWEEP" run small.yaml --db m.db 2>err &&
+	grep -q "was planned from another spec" err
+'
