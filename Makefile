@@ -107,6 +107,7 @@ check: deps
 bench: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep
 	tests/bench.sh
+	tests/bench_start.sh
 	tests/bench_report.sh
 	tests/bench_command.sh
 

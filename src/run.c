@@ -8,6 +8,7 @@
 
 #include "comm.h"
 #include "exitcode.h"
+#include "interrupt.h"
 #include "inventory.h"
 #include "msg.h"
 #include "plan_db.h"
@@ -17,18 +18,15 @@
 #include "slurm.h"
 #include "store.h"
 
-/* Open the database for writing, made when missing (*made), with its writer lock. */
+/* Open the database for writing, made when missing (*made), with its writer lock; its long statements
+ * stop at an interrupt from here on (store_interruptible). */
 static int open_for(const char *path, struct store **st, int *made)
 {
 	*made = access(path, F_OK) != 0;
 	if (mkdir_parent(path) || store_open(path, STORE_RW, st))
 		return -1;
+	store_interruptible(*st, 1);
 	return store_lock(*st, "sweep run");
-}
-
-static const char *signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
 }
 
 struct outside {
@@ -45,20 +43,41 @@ static int count_outside(const struct task *t, void *data)
 	return 0;
 }
 
-/* A shard runs the pending cells of its database, so the database must hold no other shard's. */
+static int add_replica(const char *replica, const struct store_counts *c, void *data)
+{
+	struct strbuf *names = data;
+
+	if (c->planned)
+		sb_add(names, replica, strlen(replica) + 1);
+	return 0;
+}
+
+/* A shard runs the pending cells of its database, so the database must hold no other shard's. Read a
+ * window at a time, replica by replica: a shard's database holds a share of a large sweep. */
 static int check_shard(struct store *st, const struct spec *s, const struct run_extra *x, const char *db)
 {
 	struct outside o = { s, x->shard, x->nshards, 0 };
+	struct strbuf names = STRBUF_INIT;
+	int ret = 0;
 
 	if (!x->nshards)
 		return 0;
-	if (store_each_pending(st, s->name, count_outside, &o))
-		return -1;
-	if (o.n)
-		return error("'%s' holds %llu pending cells of other shards than %u/%u: give each shard a database "
-			     "of its own (sweep submit --array does)", db, (unsigned long long)o.n, x->shard,
-			     x->nshards);
-	return 0;
+	if (store_each_replica(st, s->name, add_replica, &names))
+		ret = -1;
+	for (size_t at = 0; !ret && at < names.len; at += strlen(names.buf + at) + 1) {
+		struct store_cursor cur = STORE_CURSOR_INIT;
+		int got = 1;
+
+		while (!ret && got)
+			ret = interrupt_signal() ? -1 :
+			      store_pending(st, s->name, names.buf + at, &cur, 65536, count_outside, &o, &got);
+	}
+	sb_release(&names);
+	if (!ret && o.n)
+		ret = error("'%s' holds %llu pending cells of other shards than %u/%u: give each shard a database "
+			    "of its own (sweep submit --array does)", db, (unsigned long long)o.n, x->shard,
+			    x->nshards);
+	return ret;
 }
 
 static int count_row(const struct store_row *row, void *data)
@@ -109,24 +128,72 @@ void run_release_workers(struct comm *c)
 		comm_master_send(c, r, MSG_STOP, "", 0);
 }
 
+/* The start of a run stopped by an interrupt: each step left the database as it was. */
+static void start_interrupted(const struct spec *s, struct run_result *res)
+{
+	res->interrupted = interrupt_signal();
+	fprintf(stderr, "sweep: %s: interrupted by %s before the run began: nothing was changed; run the same "
+		"command again to start\n", s->name, interrupt_name(res->interrupted));
+}
+
+/*
+ * The steps before the master, each one transaction (rolled back when an interrupt stops one of its
+ * statements) or a read: plan (the spec against the stored plan, new cells), --force, the recovery of
+ * cells a dead job left in flight, the shard's check, the run's row. None reads every cell unless the
+ * plan changed or a job died. -2: the user must change something; -1: failed or interrupted.
+ */
+static int start(struct store *st, const struct spec *s, const struct run_extra *x, const char *path,
+		 const char *args, struct master_opts *o)
+{
+	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells };
+	uint64_t added, existing;
+	int rc;
+
+	if ((rc = plan_db_with(s, st, &po, &added, &existing)))
+		return rc;
+	if (interrupt_signal() || (x->force && force(st, s, x)) || store_recover(st, s->name, s->max_attempts) ||
+	    check_shard(st, s, x, path) || interrupt_signal())
+		return -1;
+	return store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run) ? -1 : 0;
+}
+
+/* The closing line's counts: n[0] ok, n[1] quarantined, n[2] to run, n[3] ok above the noise target. */
+static int closing_counts(struct store *st, const struct spec *s, uint64_t n[4])
+{
+	const char *bind[] = { s->name };
+	struct store_counts c;
+
+	if (store_cell_counts(st, s->name, NULL, &c) ||
+	    store_query(st, "SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell"
+			" WHERE r.status = 'ok' AND NOT r.noise_ok AND k.sweep = ?1", bind, 1, 1, count_row, &n[3]))
+		return -1;
+	n[0] = c.ok;
+	n[1] = c.quarantined;
+	n[2] = c.planned + c.running;
+	return 0;
+}
+
 int run_spec(struct comm *c, const struct spec *s, const char *db, struct master_opts *o,
 	     const struct run_extra *x, const char *args, struct run_result *res)
 {
 	struct store *st = NULL;
 	struct master_stats stats;
-	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells };
 	const char *path = db ? db : s->db;
-	uint64_t added, existing, n[4] = { 0 };
-	int ret = -1, made = 0, rc;
+	uint64_t n[4] = { 0 };
+	int ret = -1, made = 0, rc, ran = 0;
 
 	memset(res, 0, sizeof(*res));
 	o->spec = s;
+	/* From here Ctrl-C stops the start where it is safe to, as it stops the run later (master.c). */
+	interrupt_catch();
 	/* Too many cells is refused before anything is made. */
-	if (plan_db_size(s, x->max_cells))
-		return -2;
+	if (plan_db_size(s, x->max_cells)) {
+		ret = -2;
+		goto out;
+	}
 	if (open_for(path, &st, &made))
 		goto out;
-	if ((rc = plan_db_with(s, st, &po, &added, &existing))) {
+	if ((rc = start(st, s, x, path, args, o))) {
 		ret = rc;
 		if (made) {
 			store_close(st);
@@ -135,19 +202,15 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 		}
 		goto out;
 	}
-	if (x->force && force(st, s, x))
-		goto out;
-	if (store_recover(st, s->name, s->max_attempts) || check_shard(st, s, x, path) ||
-	    store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run))
-		goto out;
 	o->store = st;
 	res->run = o->run;
+	ran = 1;
 	if (master_run(c, o, &stats)) {
 		label_hosts(x->inv, st, path);
 		if ((res->interrupted = stats.interrupted)) {
 			fprintf(stderr, "sweep: %s: interrupted by %s: %" PRIu64 " cells in flight went back to planned "
 				"(no attempt charged); run the same command again to resume\n", s->name,
-				signal_name(stats.interrupted), stats.handed_back);
+				interrupt_name(stats.interrupted), stats.handed_back);
 			goto out;
 		}
 		store_run_end(st, o->run, "failed");
@@ -155,17 +218,8 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 		goto out;
 	}
 	label_hosts(x->inv, st, path);
-	{
-		const char *bind[] = { s->name };
-
-		if (store_query(st, "SELECT count(*) FILTER (WHERE state = 'ok'),"
-				" count(*) FILTER (WHERE state = 'quarantined'),"
-				" count(*) FILTER (WHERE state IN ('planned', 'running')),"
-				" (SELECT count(*) FROM results r JOIN cells k ON k.id = r.cell WHERE k.sweep = ?1"
-				"  AND r.status = 'ok' AND NOT r.noise_ok)"
-				" FROM cells WHERE sweep = ?1 AND state != 'template'", bind, 1, 1, count_row, n))
-			goto out;
-	}
+	if (closing_counts(st, s, n))
+		goto out;
 	n[2] += stats.absent;   /* the waiting cells that are planned rows are counted already */
 	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
 	/* A result above its noise target is kept, but never silently: the count is on the closing line. */
@@ -186,7 +240,13 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 	res->not_run = n[2];
 	ret = 0;
 out:
+	if (!ran && ret && interrupt_signal())
+		start_interrupted(s, res);
+	/* Workers wait for the spec of a run that did not begin: they must not wait for ever. */
+	if (!ran && ret)
+		run_release_workers(c);
 	store_close(st);
+	interrupt_release();
 	return ret;
 }
 

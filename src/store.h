@@ -30,15 +30,33 @@ int store_schema_version(void);
 
 /* Transactions (BEGIN IMMEDIATE for writers). Nesting is a BUG. */
 int store_begin(struct store *st);
+/*
+ * store_begin for a transaction that plans about cells cells (store_add_cell). When the database has no
+ * cell yet (a first plan: bulk mode), it writes through a rollback journal instead of the WAL until it
+ * ends: its pages are new, so they are written once, into the file, instead of twice (into the WAL, then
+ * by the checkpoint of its commit), and readers wait for it meanwhile. (A reader already open keeps the
+ * WAL: nothing changes then.)
+ */
+int store_begin_plan(struct store *st, uint64_t cells);
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
 /*
- * Foreign-key checks on this connection, on (1, as every connection opens) or off (0); outside a
- * transaction. A run's dispatch turns them off: each row it writes names a cell, run, worker or result
- * it has just read or made under the writer lock, and the six checks a short cell's result costs were an
- * eighth of the master's time. Tests run PRAGMA foreign_key_check on what runs leave.
+ * Dispatch mode, on (1) while a run hands out cells and stores their results, off (0, as every
+ * connection opens); outside a transaction. Foreign-key checks are off: each row dispatch writes names
+ * a cell, run, worker or result it has just read or made under the writer lock, and the six checks a
+ * short cell's result costs were an eighth of the master's time (tests run PRAGMA foreign_key_check on
+ * what runs leave). The triggers that keep cell_counts are off too (their program, run by every mark
+ * and result, cost a third of the master's time): the store counts what its own statements change (the
+ * cells store_pending loads, their marks, results and hand-backs) and writes it at each commit.
  */
-int store_check_references(struct store *st, int on);
+int store_dispatching(struct store *st, int on);
+
+/*
+ * While on, a statement of st stops when an interrupt has come (interrupt.h): it fails (-1, nothing
+ * said) and its caller rolls back, so that a long step of a run's start (a plan, a recovery, replicas)
+ * ends at Ctrl-C with the database as it was. Off (as opened) while a run stores results.
+ */
+void store_interruptible(struct store *st, int on);
 
 /* Record a spec under its sweep name (sweeps table: name, kernel, per, text, hash). Re-recording the
  * same name with another text updates it and is allowed: the cells keep their keys. */
@@ -58,6 +76,21 @@ int store_replicate(struct store *st, const char *sweep, const char *replica, in
 /* The shard (0 .. nshards-1) of a cell, from its key without replica: the replicas of a per-host or
  * per-GPU cell share the shard of their template. */
 unsigned store_shard(const char *sweep, const char *params, int pass, unsigned nshards);
+
+/*
+ * The figures of the grid a sweep's cells were planned from, kept when it is planned (table grids), so
+ * that a run of the same spec checks its plan without expanding the grid again: the grid's cells (every
+ * shard, replica "") and two order-free sums of their keys as 64-bit numbers (plan_db.c), and which
+ * shard's cells were planned ("" every shard's, else "I/K"). store_grid_get: *found 0 when none is kept
+ * for the spec the sweep has now (sweeps.hash). store_grid_put: for the spec store_put_sweep stored, in
+ * the caller's transaction. 0, or -1 after error().
+ */
+struct store_grid {
+	uint64_t cells, sum, mix;
+	char shard[24];
+};
+int store_grid_get(struct store *st, const char *sweep, struct store_grid *g, int *found);
+int store_grid_put(struct store *st, const char *sweep, const struct store_grid *g);
 
 /* The text of the spec stored for sweep (*text NULL when the sweep is not there; the caller frees it). */
 int store_sweep_spec(struct store *st, const char *sweep, char **text);
@@ -94,7 +127,8 @@ int store_retry(struct store *st, const char *sweep, int states, const char *whe
 int store_force(struct store *st, const char *sweep, const char *where, const char *const *binds, int nbind,
 		uint64_t *cells, uint64_t *superseded);
 /* An interrupted run hands its cells in flight back: running ones to planned with the attempt their
- * marking counted taken back, prefetched ones to idle. *n cells. */
+ * marking counted taken back, prefetched ones to idle. *n cells. In a run's dispatch only the cells it
+ * loaded are read. */
 int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 
 /*
@@ -156,15 +190,39 @@ int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int 
  * one) becomes a suspect: back to "planned" (a running cell's attempt stays counted) or to "quarantined"
  * when it has used max_attempts (error "worker died during the cell" unless it has one). A suspect is sent
  * only to an idle worker, as the cell it runs at once, so that its attempt is counted before it runs: a
- * cell that kills its worker is charged for it even when it crashed as soon as it started. Then
- * store_each_pending calls fn for every cell of sweep that is "planned", in ord order, with a task
- * (control 0, isolate 1 for suspects) whose strings are valid during the call only.
- * fn may write to the store (store_mark_running). fn returns non-zero to stop; store_each_pending then
- * returns that value, 0 when every cell was visited, -1 after error().
+ * cell that kills its worker is charged for it even when it crashed as soon as it started. Reads the cells
+ * only when the sweep's latest run died (killed or failed): one that ended left none in flight.
  */
 int store_recover(struct store *st, const char *sweep, int max_attempts);
-int store_each_pending(struct store *st, const char *sweep, int (*fn)(const struct task *, void *),
-		       void *data);
+
+/* Where a window of pending cells ended: the next starts after this ord, then id. */
+struct store_cursor {
+	int64_t ord, id;
+};
+#define STORE_CURSOR_INIT { INT64_MIN, 0 }
+/*
+ * The next window of pending cells of sweep and replica ("" for per: any), in run order (ord, then id),
+ * after *cur: at most max of them, read through the index of cells in run order (the cells before the
+ * window's first pending one are stepped over: a run that resumes a large sweep steps over those done), fn
+ * called for each with a task (control 0, isolate 1 for suspects) whose strings are valid during the call
+ * only; *cur moves past each. fn must not write to the store. *n: how many fn saw (under max: there are no
+ * more now). fn returns non-zero to stop; store_pending then returns that value, 0 when the window was
+ * read, -1 after error().
+ */
+int store_pending(struct store *st, const char *sweep, const char *replica, struct store_cursor *cur, int max,
+		  int (*fn)(const struct task *, void *), void *data, int *n);
+
+/* The cells of a sweep by state, from cell_counts (triggers count every insert, update and delete of
+ * cells; a run's dispatch counts itself): of one replica, or of all when replica is NULL. 0, or -1 after
+ * error(). */
+struct store_counts {
+	uint64_t planned, running, ok, quarantined, template, retired;
+};
+int store_cell_counts(struct store *st, const char *sweep, const char *replica, struct store_counts *c);
+/* fn for each replica of sweep that has (or had) cells, "" first, with its counts; fn returns non-zero to
+ * stop, and that is returned. */
+int store_each_replica(struct store *st, const char *sweep,
+		       int (*fn)(const char *replica, const struct store_counts *c, void *data), void *data);
 
 /* The cell was sent to a worker behind the cell it runs (prefetched): not an attempt yet, but a job that
  * dies now makes it a suspect (store_recover). */

@@ -51,7 +51,7 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 	for (int i = 0; i < argc; i++)
 		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
 	if ((rc = run_spec(c, &s, db, o, x, args.buf, &res)))
-		ret = rc == -2 ? EXIT_USAGE : EXIT_FAIL;
+		ret = rc == -2 ? EXIT_USAGE : res.interrupted ? EXIT_INTERRUPTED : EXIT_FAIL;
 	else
 		ret = res.quarantined || res.not_run ? EXIT_CELLS : EXIT_OK;
 out:
@@ -161,7 +161,8 @@ const struct cmd cmd_run = { "run", run_fn,
 	"Progress goes to stderr: done/total, rate, ETA, failed attempts, each host's rate and the cell\n"
 	"running longest; rewritten in place on a terminal, else a line every 30 s (every SECONDS with\n"
 	"--progress). --quiet prints errors only (no progress, no closing lines).\n"
-	"Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 1 other errors.\n"
+	"Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 4 interrupted, 1 other\n"
+	"errors.\n"
 	"Running the same command again resumes where a killed run stopped.\n"
 	"--shard I/K plans and runs only the cells whose key falls in shard I of K (for array jobs; each\n"
 	"shard needs a database of its own, merged afterwards with 'sweep merge'). --inventory labels the\n"
@@ -175,4 +176,5 @@ const struct cmd cmd_run = { "run", run_fn,
 	"report --where), keeping the old results as superseded; reports use the newest.\n"
 	"One run writes a database at a time: a second is refused (exit 1) naming the first.\n"
 	"SIGINT, SIGTERM or SIGUSR1 stop the run without charging an attempt: cells in flight go back to\n"
-	"planned and the run is recorded as interrupted; run the same command again to resume." };
+	"planned and the run is recorded as interrupted (before the run began, nothing was changed); exit\n"
+	"4; run the same command again to resume." };

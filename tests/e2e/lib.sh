@@ -101,7 +101,7 @@ wait_gone() {
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # db_sound DB: SQLite finds DB intact, and no row names a cell, run, worker or result that is not there (a
-# run writes without foreign-key checks: store_check_references).
+# run writes without foreign-key checks: store_dispatching).
 db_sound() {
 	test "$(sql "$1" "PRAGMA integrity_check")" = ok &&
 	test -z "$(sql "$1" "PRAGMA foreign_key_check")"

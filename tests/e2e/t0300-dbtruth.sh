@@ -176,7 +176,7 @@ for sig in INT TERM USR1; do
 		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" 2>err'$sig' &&
 		wait_running i'$sig'.db &&
 		kill -'$sig' $BG_PID &&
-		test_expect_code 1 wait_gone $BG_PID &&
+		test_expect_code 4 wait_gone $BG_PID &&
 		check_interrupted i'$sig'.db err'$sig' SIG'$sig' &&
 		"$SWEEP" run slow.yaml --db i'$sig'.db &&
 		test "$(state_n i'$sig'.db ok)" = 8
@@ -275,8 +275,11 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 '
 
 make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop,
-	# no usage columns
-	sql "$1" "UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
+	# no usage columns (schema 5), no counts, grids or their indexes (schema 6)
+	sql "$1" "DROP TRIGGER cells_count_insert; DROP TRIGGER cells_count_delete; DROP TRIGGER cells_count_state;
+		DROP TRIGGER cells_count_move; DROP TABLE cell_counts; DROP TABLE grids; DROP INDEX cells_ord;
+		DROP INDEX cells_failed; DROP INDEX results_noisy;
+		UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
 		ALTER TABLE cells DROP COLUMN decided;
 		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; ALTER TABLE results DROP COLUMN launches;
 		ALTER TABLE results DROP COLUMN warmup; ALTER TABLE results DROP COLUMN cpu_user;
@@ -298,11 +301,15 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
 		"$(sql def.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" &&
-	test "$(sql old.db "PRAGMA user_version")" = 5 &&
+	test "$(sql old.db "PRAGMA user_version")" = 6 &&
+	test "$(sql def.db "PRAGMA user_version")" = 6 &&
 	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2 &&
 	# version 4 adds cells.decided after the CHECK version 3 widened in place: the table is whole
 	test "$(sql old.db "SELECT group_concat(name || '\'' '\'' || type) FROM pragma_table_info('\''cells'\'')
 		WHERE cid >= 10")" = "flight INTEGER,decided TEXT" &&
+	# the counts a status reads are those of the cells, as in a database made new
+	test "$(sql old.db "SELECT sweep, replica, ok, planned FROM cell_counts")" = "a||2|0" &&
+	test "$(sql def.db "SELECT sweep, replica, ok, planned FROM cell_counts")" = "a||2|0" &&
 	db_sound old.db
 '
 

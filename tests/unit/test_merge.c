@@ -897,6 +897,9 @@ static void test_hostile(void)
 		  " UPDATE ON cells BEGIN INSERT INTO pwned VALUES(1); END", "has a trigger ('evil')" },
 		{ "a trigger on a table of its own", "CREATE TABLE pwned(x); CREATE TRIGGER evil2 AFTER"
 		  " INSERT ON pwned BEGIN SELECT 1; END", "has a trigger ('evil2')" },
+		{ "a trigger under the name of the schema's own", "CREATE TABLE pwned(x);"
+		  " DROP TRIGGER cells_count_delete; CREATE TRIGGER cells_count_delete AFTER DELETE ON cells"
+		  " BEGIN INSERT INTO pwned VALUES(1); END", "has a trigger ('cells_count_delete')" },
 		{ "a view shadowing a table", "ALTER TABLE samples RENAME TO samples0; CREATE VIEW samples AS"
 		  " SELECT result, i, seconds * 1000 AS seconds, sm_clock FROM samples0",
 		  "it has no table 'samples'" },

@@ -207,6 +207,18 @@ static int collect_cb(const struct task *t, void *data)
 	return c->stop_at && c->n == c->stop_at ? 7 : 0;
 }
 
+/* Every pending cell of sweep's replica through store_pending, w at a time; its return value. */
+static int each_pending(struct store *st, const char *sweep, const char *replica, int w, struct collect *c)
+{
+	struct store_cursor cur = STORE_CURSOR_INIT;
+	int got, rc;
+
+	do
+		rc = store_pending(st, sweep, replica, &cur, w, collect_cb, c, &got);
+	while (!rc && got == w);
+	return rc;
+}
+
 static void test_cells(void)
 {
 	char *path = tmp_path("cells.db");
@@ -267,8 +279,11 @@ static void test_cells(void)
 	}
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells WHERE state = 'template'"), 2, "templates stay");
 
-	/* Pending: planned cells of sweep s by ord, then id (replicas share their template's ord). */
-	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 0, "each pending");
+	/* Pending: planned cells of sweep s by ord, then id, replica by replica (replicas share their
+	 * template's ord), read in windows of two. */
+	CHECK_INT(each_pending(st, "s", "", 2, &c), 0, "each pending");
+	CHECK_INT(each_pending(st, "s", "hostA", 2, &c), 0, "each pending of hostA");
+	CHECK_INT(each_pending(st, "s", "hostB", 2, &c), 0, "each pending of hostB");
 	CHECK_INT(c.n, 7, "pending count");
 	{
 		char a0[17], b0[17], a1[17], b1[17];
@@ -278,7 +293,7 @@ static void test_cells(void)
 		plan_key("s", "{\"m\":1}", 1, "hostB", b1);
 		plan_key("s", "{\"m\":\"a b\"}", 0, "hostA", a0);
 		plan_key("s", "{\"m\":\"a b\"}", 0, "hostB", b0);
-		want = xasprintf("k0,k1,k2,%s,%s,%s,%s", a1, b1, a0, b0);
+		want = xasprintf("k0,k1,k2,%s,%s,%s,%s", a1, a0, b1, b0);
 		CHECK_STR(c.keys.buf, want, "pending order");
 		free(want);
 	}
@@ -287,7 +302,7 @@ static void test_cells(void)
 	sb_reset(&c.keys);
 	c.n = 0;
 	c.stop_at = 2;
-	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 7, "stop early returns fn's value");
+	CHECK_INT(each_pending(st, "s", "", 5, &c), 7, "stop early returns fn's value");
 	CHECK_INT(c.n, 2, "stopped after two");
 
 	/* mark_running counts attempts; recover puts running cells back or quarantines them. */
@@ -305,6 +320,10 @@ static void test_cells(void)
 	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'o0'")), 0,
 		  "mark other sweep");
 
+	CHECK_INT(store_recover(st, "s", 2), 0, "recover: no run died");
+	check_q1(st, "SELECT count(*) FROM cells WHERE state = 'running'", "3");
+	CHECK_INT(store_query(st, "INSERT INTO runs(sweep, started, status) VALUES('s', 'x', 'killed')", NULL, 0, 0,
+			      NULL, NULL), 0, "the sweep's latest run died");
 	CHECK_INT(store_recover(st, "s", 2), 0, "recover");
 	check_q1(st, "SELECT state || attempts || coalesce(error, '-') FROM cells WHERE key = 'k0'",
 		 "planned1-");
@@ -314,9 +333,9 @@ static void test_cells(void)
 	sb_reset(&c.keys);
 	c.n = 0;
 	c.stop_at = 0;
-	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 0, "pending after recover");
-	CHECK_INT(c.n, 6, "k1 no longer pending");
-	CHECK(!strncmp(c.keys.buf, "k0,k2,", 6), "k0 then k2: %s", c.keys.buf);
+	CHECK_INT(each_pending(st, "s", "", 1, &c), 0, "pending after recover");
+	CHECK_INT(c.n, 2, "k1 no longer pending");
+	CHECK_STR(c.keys.buf, "k0,k2", "k0 then k2");
 	CHECK_INT(c.isolate[0], 1, "k0, in flight when its job died, is a suspect");
 	CHECK_INT(c.isolate[1], 0, "k2 was not in flight");
 	sb_release(&c.keys);
@@ -339,7 +358,7 @@ static void test_cells(void)
 		struct collect d = { STRBUF_INIT, 0, 0, { 0 }, 0 };
 		struct strbuf want = STRBUF_INIT;
 
-		CHECK_INT(store_each_pending(st, "big", collect_cb, &d), 0, "pending big");
+		CHECK_INT(each_pending(st, "big", "", 256, &d), 0, "pending big");
 		for (int i = 0; i < 1300; i++)
 			sb_addf(&want, "%sp%04d", i ? "," : "", i);
 		CHECK_INT(d.n, 1300, "every cell once");
@@ -596,7 +615,7 @@ static void test_results(void)
 	/* As a run's dispatch writes: references unchecked, in its transaction. A missing cell is still
 	 * refused (the attempt it would name is NULL); a duplicate ok is dropped and the transaction goes
 	 * on with the other results. */
-	CHECK_INT(store_check_references(st, 0), 0, "references off");
+	CHECK_INT(store_dispatching(st, 1), 0, "dispatch mode: references off");
 	CHECK_INT(store_begin(st), 0, "begin (references off)");
 	test_capture_start();
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), -1, "missing cell, references off");
@@ -617,7 +636,7 @@ static void test_results(void)
 	r.status = RESULT_ERROR;
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), 0, "error result after the duplicate");
 	CHECK_INT(store_commit(st), 0, "commit (references off)");
-	CHECK_INT(store_check_references(st, 1), 0, "references on");
+	CHECK_INT(store_dispatching(st, 0), 0, "references on");
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 6, "the error result, not the others");
 	CHECK_INT(q1_int(st, "SELECT attempt FROM results ORDER BY id DESC LIMIT 1"),
 		  q1_int(st, "SELECT attempts FROM cells WHERE id = 3"), "attempt read from the cell");
