@@ -87,6 +87,16 @@ wait_running() {
 	return 1
 }
 
+# wait_file PATH: until PATH exists (4 s at most, looking every 20 ms).
+wait_file() {
+	for _ in $(seq 1 200); do
+		test -e "$1" && return 0
+		sleep 0.02
+	done
+	echo "no $1 after 4 s" >&2
+	return 1
+}
+
 # wait_gone PID: wait for a background job (60 s at most, then SIGKILL); its exit status.
 wait_gone() {
 	for _ in $(seq 1 600); do

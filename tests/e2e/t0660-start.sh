@@ -1,5 +1,5 @@
 #!/bin/bash
-# t0650-start: the start of a run of a large plan. A run of the spec it was planned from expands nothing
+# t0660-start: the start of a run of a large plan. A run of the spec it was planned from expands nothing
 # (cells deleted by hand are not made again) and dispatches from the database; an interrupt (SIGINT,
 # SIGTERM) at any moment of a start that plans 300,000 cells leaves a sound database, as it was or as the
 # run left it when it had begun, with no attempt charged, and the run exits 4 saying so. Kept to a few
@@ -73,7 +73,8 @@ test_expect_success 'an interrupt at any moment of a start leaves a sound databa
 
 test_expect_success 'an interrupt while the first plan of a database is made leaves no database' '
 	run_bg "$SWEEP" run big.yaml --db "$T/fresh.db" 2>errf &&
-	sleep 1 &&
+	# as soon as the plan has made the file (a fixed sleep let a quick machine finish the plan first)
+	wait_file fresh.db &&
 	kill -TERM $BG_PID &&
 	test_expect_code 4 wait "$BG_PID" &&
 	grep -q "^sweep: big: interrupted by SIGTERM before the run began: nothing was changed" errf &&
