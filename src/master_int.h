@@ -45,6 +45,7 @@ struct wstate {
 	int since_control;         /* real cells since the last control */
 	uint64_t done;
 	double since;              /* when the head of fly became the running cell (now_mono) */
+	double heard;              /* when its last message came (now_mono): see MSG_LOST_SECONDS */
 };
 
 /* A gang cell whose members' results are coming in. */
@@ -77,6 +78,8 @@ struct master {
 	int next_gang_id;
 	struct strbuf buf, out;
 	double t0, last_progress;
+	double last_recv;          /* when the master last looked for messages */
+	double listening;          /* since when it has looked at least every LISTEN_GAP seconds */
 	struct task *batch[MAX_INFLIGHT];   /* send_tasks' list of one worker's new cells */
 };
 

@@ -46,27 +46,6 @@ static void slurm_query(char **argv, struct strbuf *out);
 
 /* ---- rendering ---- */
 
-/* Append s as one shell word: bare when it is only safe characters, else in single quotes. */
-static void sh_word(struct strbuf *sb, const char *s)
-{
-	const char *p;
-
-	for (p = s; *p && (isalnum((unsigned char)*p) || strchr("_./:=@%+-,", *p)); p++)
-		;
-	if (*s && !*p) {
-		sb_adds(sb, s);
-		return;
-	}
-	sb_addc(sb, '\'');
-	for (p = s; *p; p++) {
-		if (*p == '\'')
-			sb_adds(sb, "'\\''");
-		else
-			sb_addc(sb, *p);
-	}
-	sb_addc(sb, '\'');
-}
-
 /* The length of db without its ".db": shard i is that, ".shard-I" and ".db". */
 static int shard_stem(const char *db)
 {
@@ -137,21 +116,21 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 		sb_add(sb, lines.buf, lines.len - 1);   /* the template's line break follows */
 		sb_release(&lines);
 	} else if (!strcmp(name, "sweep")) {
-		sh_word(sb, j->sweep);
+		sb_add_word(sb, j->sweep);
 	} else if (!strcmp(name, "spec")) {
-		sh_word(sb, j->spec);
+		sb_add_word(sb, j->spec);
 	} else if (!strcmp(name, "db")) {
-		sh_word(sb, j->db);
+		sb_add_word(sb, j->db);
 	} else if (!strcmp(name, "shard_db")) {
 		if (j->shards > 0) {
 			char *stem = xasprintf("%.*s.shard-", shard_stem(j->db), j->db);
 
 			/* The task's number comes from Slurm when the job runs. */
-			sh_word(sb, stem);
+			sb_add_word(sb, stem);
 			sb_adds(sb, "\"$SLURM_ARRAY_TASK_ID\".db");
 			free(stem);
 		} else {
-			sh_word(sb, j->db);
+			sb_add_word(sb, j->db);
 		}
 	} else if (!strcmp(name, "shard_arg")) {
 		/* Nothing for a single job: the script holds no branch that cannot be taken. */
@@ -164,9 +143,9 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 		snprintf(num, sizeof(num), "%d", j->nodes * j->tasks_per_node);
 		sb_adds(sb, num);
 	} else if (!strcmp(name, "workdir")) {
-		sh_word(sb, j->workdir);
+		sb_add_word(sb, j->workdir);
 	} else if (!strcmp(name, "name")) {
-		sh_word(sb, j->name);
+		sb_add_word(sb, j->name);
 	} else if (!strcmp(name, "run_args")) {
 		sb_adds(sb, j->run_args ? j->run_args : "");
 	} else {
@@ -418,7 +397,7 @@ int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec
 		if (!inv)
 			goto out;
 		sb_adds(&x->args, "--inventory ");
-		sh_word(&x->args, inv);
+		sb_add_word(&x->args, inv);
 		free(inv);
 	}
 	/* The log sits beside the database, one file per job (and array task), appended to on requeue. */
