@@ -24,22 +24,42 @@
 
 /*
  * Tables of jobs, made on first use (outside the versioned schema: only databases of Slurm jobs have
- * them). slurm_jobs: what `sweep submit` sent, the script included. slurm_runs: the job (and array task
+ * them). slurm_jobs: what `sweep submit` sent, the script included, and the command that submitted it
+ * (for resubmitting; older tables get the column on their next use). slurm_runs: the job (and array task
  * and restart) each run of the database ran in.
  */
 static const char *const slurm_schema[] = {
 	"CREATE TABLE IF NOT EXISTS slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,"
-	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL)",
+	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL,"
+	" command TEXT)",
 	"CREATE TABLE IF NOT EXISTS slurm_runs(run INTEGER PRIMARY KEY REFERENCES runs(id), job TEXT NOT NULL,"
 	" task INTEGER, restarts INTEGER NOT NULL DEFAULT 0, node TEXT)",
 };
 
+static int count_row(const struct store_row *row, void *data)
+{
+	*(uint64_t *)data = (uint64_t)row->num[0];
+	return 0;
+}
+
+/* Whether slurm_jobs has its command column (a table made before it was added has not). */
+static int has_command(struct store *st, uint64_t *have)
+{
+	*have = 0;
+	return store_query(st, "SELECT count(*) FROM pragma_table_info('slurm_jobs') WHERE name = 'command'",
+			   NULL, 0, 1, count_row, have);
+}
+
 static int slurm_tables(struct store *st)
 {
+	uint64_t have;
+
 	for (size_t i = 0; i < ARRAY_SIZE(slurm_schema); i++)
 		if (store_query(st, slurm_schema[i], NULL, 0, 0, NULL, NULL))
 			return -1;
-	return 0;
+	if (has_command(st, &have))
+		return -1;
+	return have ? 0 : store_query(st, "ALTER TABLE slurm_jobs ADD COLUMN command TEXT", NULL, 0, 0, NULL, NULL);
 }
 
 static void slurm_query(char **argv, struct strbuf *out);
@@ -340,11 +360,12 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 	return 0;
 }
 
-static int record_job(const char *db, const char *id, const struct slurm_job *j, const char *script)
+static int record_job(const char *db, const char *id, const struct slurm_job *j, const char *script,
+		      const char *command)
 {
 	struct store *st;
 	char now[32], nodes[16], gpus[16], shards[16];
-	const char *bind[7] = { id, j->name, now, nodes, gpus, shards, script };
+	const char *bind[8] = { id, j->name, now, nodes, gpus, shards, script, command };
 	int ret;
 
 	iso_time(now_wall(), now, sizeof(now));
@@ -355,7 +376,8 @@ static int record_job(const char *db, const char *id, const struct slurm_job *j,
 		return -1;
 	ret = slurm_tables(st) ||
 	      store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
-			  " shards, script) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", bind, 7, 0, NULL, NULL) ? -1 : 0;
+			  " shards, script, command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", bind, 8, 0, NULL,
+			  NULL) ? -1 : 0;
 	store_close(st);
 	return ret;
 }
@@ -453,7 +475,7 @@ int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t 
 			store_remove_files(x->db);
 		goto out;
 	}
-	if (record_job(x->db, id, &x->job, x->script.buf))
+	if (record_job(x->db, id, &x->job, x->script.buf, x->command.buf))
 		goto out;
 	ret = 0;
 out:
@@ -471,6 +493,7 @@ void slurm_submit_release(struct slurm_submit *x)
 	free(x->tmpl);
 	sb_release(&x->args);
 	sb_release(&x->script);
+	sb_release(&x->command);
 }
 
 /* ---- runs and states ---- */
@@ -496,12 +519,6 @@ int slurm_note_run(struct store *st, int64_t run)
 	    store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
 			" VALUES(?1, ?2, ?3, ?4, ?5)", bind, 5, 0, NULL, NULL))
 		return error("cannot note the Slurm job of run %" PRId64, run);
-	return 0;
-}
-
-static int count_row(const struct store_row *row, void *data)
-{
-	*(uint64_t *)data = (uint64_t)row->num[0];
 	return 0;
 }
 
@@ -643,5 +660,91 @@ int slurm_status(struct store *st)
 		table_print(&t, stdout, TABLE_TEXT);
 	}
 	table_release(&t);
+	return ret;
+}
+
+/* A job and the command that submitted it, as the database holds them. */
+struct job_row {
+	char job[32];
+	char *command;
+};
+
+static int take_job(const struct store_row *row, void *data)
+{
+	struct job_row *j = data;
+
+	/* Ids go on a command line: digits only (a merged database is not trusted to hold others). */
+	if (!row->text[0] || !*row->text[0] || strspn(row->text[0], "0123456789") != strlen(row->text[0]) ||
+	    strlen(row->text[0]) >= sizeof(j->job))
+		return 0;
+	snprintf(j->job, sizeof(j->job), "%s", row->text[0]);
+	free(j->command);
+	j->command = row->text[1] ? xstrdup(row->text[1]) : NULL;
+	return 0;
+}
+
+/* Whether Slurm's states of a job say it is not over: it runs, or will (requeued, held, pending). */
+static int states_live(const char *states)
+{
+	static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUE",
+		"RESIZING", "SUSPENDED", "SIGNALING", "STAGE_OUT", NULL };
+
+	for (int i = 0; live[i]; i++)
+		if (strstr(states, live[i]))
+			return 1;
+	return 0;
+}
+
+int slurm_resume(struct store *st, int64_t run, struct strbuf *out)
+{
+	struct job_row newest = { "", NULL }, mine = { "", NULL };
+	struct job_row *const jobs[] = { &newest, &mine };
+	struct strbuf state = STRBUF_INIT;
+	uint64_t have = 0, command = 0;
+	char id[32], *sql = NULL, shown[512];
+	const char *bind[] = { id };
+	int ret = -1;
+
+	if (store_query(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			" AND name IN ('slurm_jobs', 'slurm_runs')", NULL, 0, 1, count_row, &have) ||
+	    (have == 2 && has_command(st, &command)))
+		return -1;
+	if (have != 2)
+		return 0;
+	snprintf(id, sizeof(id), "%" PRId64, run);
+	sql = xasprintf("SELECT r.job, %s FROM slurm_runs r LEFT JOIN slurm_jobs j ON j.job = r.job WHERE r.run = ?1",
+			command ? "j.command" : "NULL");
+	/* The newest job submitted (it may not have started), and the job the latest run ran in. */
+	if (store_query(st, command ? "SELECT job, command FROM slurm_jobs ORDER BY submitted DESC LIMIT 1"
+			: "SELECT job, NULL FROM slurm_jobs ORDER BY submitted DESC LIMIT 1", NULL, 0, 1, take_job,
+			&newest) ||
+	    store_query(st, sql, bind, 1, 1, take_job, &mine))
+		goto out;
+	/* The state of the last one asked stays in state: the job the line below names. */
+	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++) {
+		if (!jobs[i]->job[0] || (i && !strcmp(jobs[i]->job, newest.job)))
+			continue;
+		sb_reset(&state);
+		job_state(jobs[i]->job, &state);
+		if (states_live(state.buf)) {
+			sb_addf(out, "  Slurm job %s is %s: it goes on with the sweep by itself\n", jobs[i]->job,
+				printable(shown, state.buf, 200));
+			ret = 1;
+			goto out;
+		}
+	}
+	ret = 0;
+	if (!mine.job[0] && !newest.job[0])
+		goto out;
+	/* Over: the job the latest run ran in, else the newest one submitted. */
+	sb_addf(out, "  Slurm job %s is %s", mine.job[0] ? mine.job : newest.job, printable(shown, state.buf, 200));
+	if (mine.job[0] ? mine.command : newest.command)
+		sb_addf(out, "; resubmit it: %s", printable(shown, mine.job[0] ? mine.command : newest.command, 500));
+	sb_addc(out, '\n');
+out:
+	free(sql);
+	free(newest.command);
+	free(mine.command);
+	sb_release(&state);
 	return ret;
 }
