@@ -9,6 +9,8 @@
 . tests/netns/lib.sh
 
 netns_test 3
+# A run that failed to end leaves nothing behind either (its processes are named by this test's folder).
+trap 'kill -9 $(pgrep -f "db $T/") 2>/dev/null; netns_down; rm -rf "$T"' EXIT
 H3=$(netns_name 3)
 # No timeout around mpirun: that the job ends by itself is what is tested (each wait below is bounded).
 MPIRUN="mpirun --bind-to none $(netns_mpirun_opts) --hostfile $NETNS_HOSTFILE -np 6"
