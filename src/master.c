@@ -15,6 +15,9 @@
  * cells share a commit (a commit costs far more than storing one result), short enough that a worker's
  * prefetched cells (PREFETCH_SECONDS) never run out before its next ones are sent. */
 #define COMMIT_WINDOW 0.002
+/* A master that has not looked for messages for this long was busy (a long commit): what the workers sent
+ * meanwhile waits unread, so their silence counts only from when it listens again. */
+#define LISTEN_GAP 1.0
 
 static volatile int local_failed;   /* rank 0's own worker stopped on an error */
 
@@ -53,39 +56,30 @@ static int send_spec(struct master *m, int rank)
 	return comm_master_send(m->c, rank, MSG_SPEC, m->out.buf, m->out.len);
 }
 
-/* The planned cells of a replica: the run's to do when a queue serves it, else waiting for a later run. */
+/* The planned cells of a replica that a queue serves: the run's to do (others wait: run.c's closing lines). */
 static int count_pending(const char *replica, const struct store_counts *c, void *data)
 {
 	struct master *m = data;
 
 	if (queue_get(m, replica, 0))
 		m->stats->pending += c->planned;
-	else
-		m->stats->waiting += c->planned;
 	return 0;
 }
 
-/* A host named in the spec's hosts: that has no worker in this run: its replicas wait for a later run. */
-static int count_absent(struct master *m)
+/* A host named in the spec's hosts: that has no worker in this run: its replicas wait for a later run
+ * (the closing line counts them). */
+static void warn_absent(struct master *m)
 {
 	const struct spec *s = m->o->spec;
-	struct store_counts c;
 
-	if (s->per == PER_ANY || !s->nhosts)
-		return 0;
-	if (store_cell_counts(m->o->store, s->name, "", &c))
-		return -1;
-	for (int i = 0; i < s->nhosts; i++) {
+	for (int i = 0; s->per != PER_ANY && i < s->nhosts; i++) {
 		int present = 0;
 
 		for (int r = 0; r < m->nw; r++)
 			present |= m->w[r].hello.host && !strcmp(m->w[r].hello.host, s->hosts[i]);
-		if (!present) {
+		if (!present)
 			warning("host '%s' named in the spec is not in this run: its cells wait", s->hosts[i]);
-			m->stats->absent += c.template;
-		}
 	}
-	return 0;
 }
 
 /* Collect every worker's hello, then master_assign. */
@@ -116,6 +110,8 @@ static int greet(struct master *m)
 		if (rc == 0)
 			return error("only %d of %d workers said hello within %.0f s", got, expected,
 				     m->o->hello_timeout);
+		if (tag == MSG_BEAT)
+			continue;
 		if (tag != MSG_HELLO || msg_get_hello(m->buf.buf, m->buf.len, &h))
 			return error("unexpected message %d from rank %d while waiting for hellos", tag, peer);
 		hello_release(&m->w[peer].hello);
@@ -158,8 +154,9 @@ int master_assign(struct master *m)
 		w->since_control = s->control_every;
 		free(replica);
 	}
-	if (store_commit(m->o->store) || count_absent(m))
+	if (store_commit(m->o->store))
 		return -1;
+	warn_absent(m);
 	return store_each_replica(m->o->store, s->name, count_pending, m);
 fail:
 	store_rollback(m->o->store);
@@ -270,7 +267,7 @@ static int handle_result(struct result *res, void *data)
 		goto out;
 	}
 	/* A signal that interrupts the run reaches the executors too (one terminal, one process group,
-	 * mpirun passing it on): a cell that failed then is no attempt of its; master_interrupted hands it
+	 * mpirun passing it on): a cell that failed then is no attempt of its; master_stopped hands it
 	 * back with the others in flight (its row is still running). */
 	if (interrupt_signal() && r.status != RESULT_OK)
 		goto out;
@@ -378,7 +375,53 @@ static int handle_message(struct master *m, int peer, int tag)
 	}
 	if (tag == MSG_GANG_BLOB)
 		return gang_forward_blob(m, peer, m->buf.buf, m->buf.len);
+	if (tag == MSG_BEAT)
+		return 0;
 	return error("unexpected message %d from rank %d", tag, peer);
+}
+
+/* comm_master_recv into m->buf, noting who was heard from and whether the master has been listening. */
+static int master_recv(struct master *m, int *peer, int *tag, double timeout)
+{
+	int rc;
+
+	if (now_mono() - m->last_recv > LISTEN_GAP)
+		m->listening = now_mono();
+	rc = comm_master_recv(m->c, peer, tag, &m->buf, timeout);
+	m->last_recv = now_mono();
+	if (rc == 1 && *peer >= 0 && *peer < m->nw)
+		m->w[*peer].heard = m->last_recv;
+	return rc;
+}
+
+/* The worker heard from least recently into stats->silent_*, when it has missed a few beats now (else
+ * silent_for is 0). */
+static void note_silent(struct master *m)
+{
+	const struct wstate *q = NULL;
+	double now = now_mono();
+
+	m->stats->silent_for = 0;
+	if (!m->listening)
+		return;   /* the loop has not started: nobody was waited for */
+	for (int r = 0; r < m->nw; r++)
+		if (m->w[r].hello.host && (!q || m->w[r].heard < q->heard))
+			q = &m->w[r];
+	if (!q || now - q->heard < 3 * MSG_BEAT_SECONDS || now - m->listening < 3 * MSG_BEAT_SECONDS)
+		return;
+	m->stats->silent_rank = q->rank;
+	m->stats->silent_for = now - q->heard;
+	snprintf(m->stats->silent_host, sizeof(m->stats->silent_host), "%s", q->hello.host);
+}
+
+/* -1 when a worker has said nothing for MSG_LOST_SECONDS while the master listened: it is lost. */
+static int check_alive(struct master *m)
+{
+	note_silent(m);
+	if (m->stats->silent_for < MSG_LOST_SECONDS)
+		return 0;
+	m->stats->lost = 1;
+	return -1;
 }
 
 /*
@@ -399,25 +442,27 @@ static int dispatch(struct master *m)
 		goto fail;
 	if (store_commit(m->o->store) || send_tasks(m))
 		return -1;
+	m->listening = m->last_recv = now_mono();
+	for (int r = 0; r < m->nw; r++)
+		m->w[r].heard = m->listening;
 	while (work_left(m) && !interrupt_signal()) {
 		if (__atomic_load_n(&local_failed, __ATOMIC_SEQ_CST))
 			return error("rank 0's own worker stopped on an error (above)");
 		/* At most 0.1 s between looks at interrupted: a job being killed may have a second. */
-		rc = comm_master_recv(m->c, &peer, &tag, &m->buf,
-				      m->o->progress && m->o->progress_every < 0.1 ? m->o->progress_every : 0.1);
+		rc = master_recv(m, &peer, &tag,
+				 m->o->progress && m->o->progress_every < 0.1 ? m->o->progress_every : 0.1);
 		progress(m, 0);
-		if (rc <= 0) {
-			if (rc < 0)
-				return -1;
+		if (rc < 0 || check_alive(m))
+			return -1;
+		if (rc == 0)
 			continue;
-		}
 		round_end = now_mono() + COMMIT_WINDOW;
 		if (store_begin(m->o->store))
 			return -1;
 		for (int n = 0; n < DRAIN_MAX; n++) {
 			double left = n ? round_end - now_mono() : 0;
 
-			if (n > 0 && (rc = comm_master_recv(m->c, &peer, &tag, &m->buf, left > 0 ? left : 0)) != 1)
+			if (n > 0 && (rc = master_recv(m, &peer, &tag, left > 0 ? left : 0)) != 1)
 				break;
 			if (handle_message(m, peer, tag))
 				goto fail;
@@ -443,21 +488,39 @@ static void *local_worker_main(void *arg)
 	return NULL;
 }
 
-/* An interrupt: the cells in flight back to planned, no attempt charged, and the run recorded as
- * interrupted, in one transaction (whose statements the interrupt must not stop). */
-static void master_interrupted(struct master *m)
+/* The round in progress rolled back, then the cells in flight back to planned with no attempt charged and
+ * the run recorded, in one transaction. */
+static int hand_back(struct master *m)
 {
 	struct store *st = m->o->store;
 
-	m->stats->interrupted = interrupt_signal();
 	store_interruptible(st, 0);
 	store_rollback(st);
 	if (store_begin(st))
-		return;
+		return -1;
 	/* Before dispatch nothing of this run is in flight (recovery saw to older runs): nothing to read. */
 	if ((m->dispatched && store_unfly(st, m->o->spec->name, &m->stats->handed_back)) ||
-	    store_run_end(st, m->o->run, "interrupted") || store_commit(st))
+	    store_run_end(st, m->o->run, interrupt_signal() ? "interrupted" : "failed") || store_commit(st)) {
 		store_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The run stops early, whatever stopped it (an interrupt, a lost worker, a fault of the store such as a
+ * full disk, a worker's protocol error): one way for all. The attempt of a cell counts what the cell did;
+ * a fault of the run is none of its doing.
+ */
+static void master_stopped(struct master *m)
+{
+	m->stats->interrupted = interrupt_signal();
+	if (!m->stats->lost)
+		note_silent(m);
+	/* A full disk would fail the hand-back too: the room the writer kept for it goes back first (said
+	 * when that fails; the hand-back may fit all the same). */
+	store_free_reserve(m->o->store);
+	m->stats->handback_failed = hand_back(m) != 0;
 }
 
 int master_run(struct comm *c, const struct master_opts *o, struct master_stats *stats)
@@ -493,7 +556,9 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 	ret = store_dispatching(o->store, 0);
 stop:
 	if (interrupt_signal())
-		master_interrupted(&m);
+		ret = -1;
+	if (ret)
+		master_stopped(&m);
 	for (int r = o->local_worker ? 0 : 1; r < m.nw; r++)
 		comm_master_send(c, r, ret == 0 && o->keep_workers ? MSG_NEXT : MSG_STOP, "", 0);
 	if (started)

@@ -51,6 +51,7 @@ struct wstate {
 	int since_control;         /* real cells since the last control */
 	uint64_t done;
 	double since;              /* when the head of fly became the running cell (now_mono) */
+	double heard;              /* when its last message came (now_mono): see MSG_LOST_SECONDS */
 };
 
 /* A gang cell whose members' results are coming in. */
@@ -84,6 +85,8 @@ struct master {
 	struct strbuf buf, out;
 	double t0, last_progress;
 	int dispatched;            /* dispatch began: cells may be in flight */
+	double last_recv;          /* when the master last looked for messages */
+	double listening;          /* since when it has looked at least every LISTEN_GAP seconds */
 	struct task *batch[MAX_INFLIGHT];   /* send_tasks' list of one worker's new cells */
 };
 

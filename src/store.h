@@ -147,6 +147,10 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 int store_lock(struct store *st, const char *what);
 int store_lock_path(const char *path, const char *what, int *fd);
 void store_unlock_fd(int fd);
+/* The writer lock's file also keeps some megabytes of disk allocated (past its end: readers see its one
+ * line). A writer whose disk is full gives them back with this, so that it can still record how it
+ * stopped (the cells in flight handed back). 0, or -1 after error() (not a writer; the file failed). */
+int store_free_reserve(struct store *st);
 /* Whether a writer holds st's database now (1) or not (0), without taking or waiting for the lock: a run
  * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell (no lock
  * file beside it: a snapshot, say). */

@@ -81,6 +81,10 @@ int store_file_one_name(const char *path, const char *real)
 
 /* ---- the writer lock ---- */
 
+/* Room a writer keeps for recording how it stopped when its disk fills up (store_free_reserve): enough
+ * for handing back the cells in flight of a large run (some thousands of cells' pages in the WAL). */
+#define STORE_RESERVE (8 << 20)
+
 /* The holder a lock file names ("host H pid P since T: CMD"), as read; "" when empty. */
 static void lock_read(int fd, char *buf, size_t n)
 {
@@ -149,6 +153,11 @@ int store_lock_path(const char *path, const char *what, int *out)
 	sb_addf(&sb, "host %s pid %ld since %s: %s\n", host, (long)getpid(), now, what);
 	if (ftruncate(fd, 0) || pwrite(fd, sb.buf, sb.len, 0) != (ssize_t)sb.len)
 		warning("cannot write '%s': %s", lp, strerror(errno));
+	/* The reserve: blocks allocated to the file past its end (readers still see the one line). A file
+	 * system without fallocate, or a disk already full, leaves the writer without one. */
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, STORE_RESERVE)) {
+		/* nothing to do: store_free_reserve has nothing to give then */
+	}
 	sb_release(&sb);
 	free(lp);
 	*out = fd;
@@ -204,6 +213,22 @@ int store_writer_alive_path(const char *path, char *who, size_t n)
 int store_writer_alive(const struct store *st)
 {
 	return store_writer_alive_path(st->path, NULL, 0);
+}
+
+int store_free_reserve(struct store *st)
+{
+	char who[512];
+	size_t len;
+
+	if (st->lock_fd < 0)
+		return error("'%s': no room kept: not a writer", st->path);
+	/* Shrinking the file frees every block it has, those past its end too; the line goes back after. */
+	lock_read(st->lock_fd, who, sizeof(who));
+	len = strlen(who);
+	who[len] = '\n';
+	if (ftruncate(st->lock_fd, 0) || pwrite(st->lock_fd, who, len + 1, 0) != (ssize_t)(len + 1))
+		return error("cannot free the room kept beside '%s': %s", st->path, strerror(errno));
+	return 0;
 }
 
 void store_unlock_fd(int fd)

@@ -77,7 +77,7 @@ static const struct mcol predictions_cols[] = {
 /* Slurm's, as store_slurm_schema makes them. */
 static const struct mcol slurm_jobs_cols[] = {
 	{ "job", K_TEXT }, { "sweep", K_TEXT }, { "submitted", K_TEXT }, { "nodes", K_INT_NULL },
-	{ "gpus_per_node", K_INT_NULL }, { "shards", K_INT }, { "script", K_TEXT },
+	{ "gpus_per_node", K_INT_NULL }, { "shards", K_INT }, { "script", K_TEXT }, { "command", K_TEXT_NULL },
 };
 static const struct mcol slurm_runs_cols[] = {
 	{ "run", K_INT }, { "job", K_TEXT }, { "task", K_INT_NULL }, { "restarts", K_INT }, { "node", K_TEXT_NULL },

@@ -138,8 +138,8 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_PREDICTION_ADD] = "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at, sha256, source)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	/* A job is the same job in every database that knows it; a run ran in one job. */
-	[O_SLURM_JOB_ADD] = "INSERT INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node, shards, script)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(job) DO NOTHING",
+	[O_SLURM_JOB_ADD] = "INSERT INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node, shards, script,"
+		" command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(job) DO NOTHING",
 	[O_SLURM_RUN_ADD] = "INSERT INTO slurm_runs(run, job, task, restarts, node) VALUES(?1, ?2, ?3, ?4, ?5)"
 		" ON CONFLICT(run) DO NOTHING",
 };

@@ -158,13 +158,21 @@ static int store_worker_id(struct store *st, int64_t run, int rank, int64_t *id)
  */
 const char store_slurm_schema[] =
 	"CREATE TABLE IF NOT EXISTS slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,"
-	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL);\n"
+	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL,"
+	" command TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS slurm_runs(run INTEGER PRIMARY KEY REFERENCES runs(id), job TEXT NOT NULL,"
 	" task INTEGER, restarts INTEGER NOT NULL DEFAULT 0, node TEXT);\n";
 
 int store_slurm_tables(struct store *st)
 {
+	int64_t have = 0;
+
 	if (store_settle(st) || sqlite3_exec(st->db, store_slurm_schema, NULL, NULL, NULL))
+		return store_sqlerr(st);
+	/* The command that submitted a job (for resubmitting) came later: a table made before gets it now. */
+	if (store_int(st, "SELECT count(*) FROM pragma_table_info('slurm_jobs') WHERE name = 'command'", &have))
+		return store_sqlerr(st);
+	if (!have && sqlite3_exec(st->db, "ALTER TABLE slurm_jobs ADD COLUMN command TEXT", NULL, NULL, NULL))
 		return store_sqlerr(st);
 	return 0;
 }

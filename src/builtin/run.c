@@ -1,7 +1,10 @@
 /* run.c: `sweep run SPEC`: plan if needed, then run every cell without a result (rank 0 is the master
  * under mpirun, every other rank a worker). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../report.h"
@@ -18,6 +21,22 @@ static int force_where(const struct spec *s, const char *db, const char *expr, s
 	x->force_where = where->sql.buf;
 	x->force_binds = (const char *const *)where->binds;
 	x->nforce_binds = (int)where->nbind;
+	return 0;
+}
+
+/* --log: this process's stderr appended to path. mpirun stops passing the ranks' output on once it is
+ * signalled (as Slurm signals a job's every process), and a job's last word must reach its log. */
+static int log_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return error("cannot open the log '%s': %s", path, strerror(errno));
+	if (dup2(fd, 2) < 0) {
+		close(fd);
+		return error("cannot write the log '%s': %s", path, strerror(errno));
+	}
+	close(fd);
 	return 0;
 }
 
@@ -71,11 +90,11 @@ static int run_fn(int argc, char **argv)
 		{ "shard", required_argument, NULL, 's' }, { "inventory", required_argument, NULL, 'i' },
 		{ "replan", no_argument, NULL, 'R' }, { "max-cells", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' }, { "where", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "log", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct master_opts o = { 0 };
 	struct run_extra x = { 0 };
-	const char *db = NULL, *inv = NULL;
+	const char *db = NULL, *inv = NULL, *log = NULL;
 	struct comm *c;
 	int opt, ret;
 
@@ -133,6 +152,9 @@ static int run_fn(int argc, char **argv)
 		case 'w':
 			x.force_where = optarg;
 			break;
+		case 'l':
+			log = optarg;
+			break;
 		case 'h':
 			cmd_usage(&cmd_run);
 			return EXIT_OK;
@@ -144,6 +166,8 @@ static int run_fn(int argc, char **argv)
 		return cmd_usage(&cmd_run);
 	if (x.force_where && !x.force)
 		return error("--where goes with --force (which cells to measure again)"), EXIT_USAGE;
+	if (log && log_to(log))
+		return EXIT_USAGE;
 	if (comm_init(&argc, &argv, &c))
 		return EXIT_FAIL;
 	ret = comm_rank(c) == 0 ? run_master(c, argv[optind], db, &o, &x, inv, argc, argv)
@@ -155,7 +179,7 @@ static int run_fn(int argc, char **argv)
 const struct cmd cmd_run = { "run", run_fn,
 	"sweep run SPEC [--db PATH] [--no-local-worker] [--progress[=SECONDS]] [--quiet]\n"
 	"                 [--shard I/K] [--inventory hosts/FILE.yaml] [--replan] [--max-cells N]\n"
-	"                 [--force [--where EXPR]]",
+	"                 [--force [--where EXPR]] [--log FILE]",
 	"Plan if needed, then run every cell without a successful result. Under mpirun, rank 0 is the\n"
 	"master (and runs a worker thread unless --no-local-worker) and every other rank a worker.\n"
 	"Progress goes to stderr: done/total, rate, ETA, failed attempts, each host's rate and the cell\n"
@@ -177,4 +201,7 @@ const struct cmd cmd_run = { "run", run_fn,
 	"One run writes a database at a time: a second is refused (exit 1) naming the first.\n"
 	"SIGINT, SIGTERM or SIGUSR1 stop the run without charging an attempt: cells in flight go back to\n"
 	"planned and the run is recorded as interrupted (before the run began, nothing was changed); exit\n"
-	"4; run the same command again to resume." };
+	"5; run the same command again to resume. So does a fault of the run's own (a full disk), and a\n"
+	"worker that sends nothing for 20 s (lost: the job ends).\n"
+	"--log FILE appends what each process says (stderr) to FILE: mpirun stops passing it on once it\n"
+	"is signalled, so a Slurm job script gives its log there." };

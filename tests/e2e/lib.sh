@@ -74,6 +74,28 @@ test_expect_code() {
 	return 0
 }
 
+# wait_for SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds; 1 when time runs out.
+wait_for() {
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# rank_pid DB RANK: the pid of that MPI rank of the run writing DB (named by its --db), or nothing.
+rank_pid() {
+	local p
+	for p in $(pgrep -f "run .*--db $1" || :); do
+		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 0
+}
+
 # run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
 run_bg() { "$@" & BG_PID=$!; }
 

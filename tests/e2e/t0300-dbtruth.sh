@@ -176,7 +176,7 @@ for sig in INT TERM USR1; do
 		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" 2>err'$sig' &&
 		wait_running i'$sig'.db &&
 		kill -'$sig' $BG_PID &&
-		test_expect_code 4 wait_gone $BG_PID &&
+		test_expect_code 5 wait_gone $BG_PID &&
 		check_interrupted i'$sig'.db err'$sig' SIG'$sig' &&
 		"$SWEEP" run slow.yaml --db i'$sig'.db &&
 		test "$(state_n i'$sig'.db ok)" = 8
@@ -210,6 +210,36 @@ params:
 timing: {min_samples: 1, min_time: 0, max_noise: 1}
 max_attempts: 1
 Y
+
+# The closing line of a run that leaves quarantined cells names them (the first few, then a count) and the
+# command that puts them back; that command, run as printed, does.
+cat >"$T/q.yaml" <<'Y'
+sweep: q
+kernel: debug.fail
+params:
+  mode: [error]
+  on: ["i=2"]
+  i: [1, 2]
+  ms: [0, 1, 2, 3, 4]
+timing: {min_samples: 1, min_time: 0, max_noise: 1}
+max_attempts: 1
+Y
+
+test_expect_success 'the closing line names the quarantined cells and the retry command, which works' '
+	mkdir -p "with space" &&
+	test_expect_code 3 "$SWEEP" run q.yaml --db "with space/q.db" --quiet 2>err &&
+	cat err &&
+	grep -q "^sweep: q: 5 cells ok, 5 quarantined, 0 not run;" err &&
+	line=$(grep "^sweep: q: 5 cells quarantined: " err) &&
+	# the first three by their parameters, the error once while it repeats, then a count
+	test "${line%%; to measure*}" = "sweep: q: 5 cells quarantined: {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":0} (launch: debug.fail: failing on purpose), {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":1}, {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":2} and 2 more" &&
+	cmd=${line#*; to measure them again: } &&
+	cmd=${cmd%, then run again} &&
+	test "$cmd" = "sweep retry '\''with space/q.db'\'' --sweep q --state quarantined" &&
+	eval "\"\$SWEEP\" ${cmd#sweep }" >out &&
+	grep -q "^q: 5 quarantined cells back to planned" out &&
+	test "$(sql "with space/q.db" "SELECT count(*) FROM cells WHERE state = '\''planned'\'' AND attempts = 0")" = 5
+'
 
 test_expect_success 'sweep retry puts quarantined cells back with their attempts reset, and says how many' '
 	test_expect_code 3 "$SWEEP" run f.yaml --db f.db &&

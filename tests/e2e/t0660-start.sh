@@ -38,7 +38,7 @@ test_expect_success 'a run of the planned spec expands nothing: cells deleted by
 # 0.2, 0.5, 1 and 2 s (one copy of the database each), by SIGINT and by SIGTERM in turn.
 sed 's/to: 300,/to: 1,/' "$T/big.yaml" >"$T/small.yaml"
 
-test_expect_success 'an interrupt at any moment of a start leaves a sound database, nothing charged, exit 4' '
+test_expect_success 'an interrupt at any moment of a start leaves a sound database, nothing charged, exit 5' '
 	"$SWEEP" plan small.yaml --db base.db >/dev/null &&
 	sql base.db "UPDATE cells SET state = '\''ok'\'' WHERE id <= 500" &&
 	cells_by_state base.db >before &&
@@ -51,7 +51,7 @@ test_expect_success 'an interrupt at any moment of a start leaves a sound databa
 		run_bg "$SWEEP" run big.yaml --db "$T/s$n.db" 2>err$n &&
 		sleep $at &&
 		kill -$sig $BG_PID &&
-		test_expect_code 4 wait "$BG_PID" &&
+		test_expect_code 5 wait "$BG_PID" &&
 		cat err$n &&
 		grep -q "^sweep: big: interrupted by SIG$sig" err$n &&
 		db_sound s$n.db &&
@@ -76,7 +76,7 @@ test_expect_success 'an interrupt while the first plan of a database is made lea
 	# as soon as the plan has made the file (a fixed sleep let a quick machine finish the plan first)
 	wait_file fresh.db &&
 	kill -TERM $BG_PID &&
-	test_expect_code 4 wait "$BG_PID" &&
+	test_expect_code 5 wait "$BG_PID" &&
 	grep -q "^sweep: big: interrupted by SIGTERM before the run began: nothing was changed" errf &&
 	test ! -e fresh.db && test ! -e fresh.db-wal
 '

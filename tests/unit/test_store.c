@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "test.h"
 #include "plan.h"
@@ -1025,6 +1026,9 @@ static void test_writer(void)
 {
 	char *path = tmp_path("writer.db"), *lock = xasprintf("%s-writer", path), *err;
 	struct store *a, *b, *r;
+	struct stat sb;
+	char line[256] = "";
+	off_t size;
 	int added, fd;
 	uint64_t n;
 
@@ -1061,6 +1065,17 @@ static void test_writer(void)
 	free(err);
 	check_q1(b, "SELECT status FROM runs WHERE id = 1", "killed");
 	check_q1(b, "SELECT state FROM cells WHERE id = 1", "ok");
+	/* The room kept for a full disk: megabytes allocated past the lock file's one line, given back. */
+	CHECK(!stat(lock, &sb) && sb.st_blocks * 512 >= 8 << 20 && sb.st_size < 200, "room kept: %lld bytes in "
+	      "%lld blocks", (long long)sb.st_size, (long long)sb.st_blocks);
+	size = sb.st_size;
+	CHECK_INT(store_free_reserve(b), 0, "the room given back");
+	CHECK(!stat(lock, &sb) && sb.st_blocks * 512 < 1 << 20 && sb.st_size == size, "no room kept: %lld bytes in "
+	      "%lld blocks", (long long)sb.st_size, (long long)sb.st_blocks);
+	fd = open(lock, O_RDONLY);
+	CHECK(fd >= 0 && read(fd, line, sizeof(line) - 1) == size && strstr(line, ": test b\n"),
+	      "the holder's line stays: %s", line);
+	close(fd);
 	/* An interrupt hands back the running cell without its attempt, the sent one to idle. */
 	CHECK_INT(store_mark_running(b, 2), 0, "cell 2 running");
 	check_q1(b, "SELECT state || attempts FROM cells WHERE id = 2", "running1");
