@@ -109,6 +109,10 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 			sb_adds(&q->sql, special[i][1]);
 			return FAIL_OK;
 		}
+	if (report_expr_is_item(c, key)) {
+		sb_adds(&q->sql, "m.item");
+		return FAIL_OK;
+	}
 	if (!strncmp(key, "label.", 6) && key[6])
 		return json_extract(q, "h.facts", "$.labels.", key + 6);
 	if (!strncmp(key, "param.", 6) && key[6])
@@ -122,6 +126,11 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 	      c->sweep, known.buf);
 	sb_release(&known);
 	return FAIL_USAGE;
+}
+
+int report_expr_is_item(const struct report_ctx *c, const char *key)
+{
+	return key && !strcmp(key, "item") && !in_names(c->params, key);
 }
 
 void report_expr_metric(const struct report_plan *p, struct report_query *q)

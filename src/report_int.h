@@ -25,6 +25,7 @@ struct report_plan {
 	char *metric_base;         /* the stored metric (gflops for tflops), or "noise" */
 	double metric_scale;       /* value = stored value * metric_scale */
 	int metric_noise;          /* the metric is the results' own noise (--metric noise) */
+	int items;                 /* a key is item: the metric's per-item values are read (items table) */
 	char **rows;               /* the row keys: --rows, then every parameter that varies inside a row */
 	int nrows;
 	char **excluded;           /* hosts left out (--exclude-unstable) */
@@ -33,7 +34,7 @@ struct report_plan {
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
 /* Resolve o->metric (itself, a derived one: tflops = gflops / 1000, tbs, ms, us; or noise). FAIL_USAGE
- * after error() naming the metrics there are. */
+ * after error() naming the metrics there are, or for the noise of a report keyed by item. */
 int report_plan_metric(struct report_plan *p);
 /* A report never aggregates over a parameter the user did not name: every parameter (in spec order) that
  * varies inside a group of the row keys, the column keys and the named extra keys (NULL ones skipped), and
@@ -46,7 +47,7 @@ int report_plan_points(struct report_plan *p);
 int report_plan_query(const struct report_plan *p,
 		      int (*build)(const struct report_plan *, struct report_query *), struct report_rows *rows);
 /* Both arms of --compare are values the compared key takes: a typo would otherwise give an empty
- * report. FAIL_USAGE naming the values there are. */
+ * report. FAIL_USAGE naming the values there are, or when the compared key is item. */
 int report_plan_arms(const struct report_plan *p);
 /* The hosts --drift finds unstable (the reasons as notes) into p->excluded, for --exclude-unstable. */
 int report_plan_exclude(struct report_plan *p);
@@ -58,9 +59,13 @@ void report_expr_bind(struct report_query *q, const char *value);
 /*
  * The SQL of a row or column key over the aliases r (results), c (cells), w (workers) and h (hosts):
  * host, gpu, pass, replica, sweep, label.NAME (hosts.facts $.labels.NAME), param.NAME or a parameter's
- * name. FAIL_USAGE after error() (with the known names) when key is none of these.
+ * name; item is m.item, for a statement that joins the per-item values as m (a plan's items). FAIL_USAGE
+ * after error() (with the known names) when key is none of these.
  */
 int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key);
+/* Whether key is the item of per-item values: "item", unless the sweep has a parameter of that name
+ * (parameters keep their names; param.item is the same). */
+int report_expr_is_item(const struct report_ctx *c, const char *key);
 /* The SQL value of the plan's metric over the alias m: "m.value" or "(m.value * scale)". */
 void report_expr_metric(const struct report_plan *p, struct report_query *q);
 /* The stored metric and the factor for name: itself when the results store it, else a derived one. 1

@@ -23,8 +23,8 @@ void report_query_release(struct report_query *q)
 /* What a statement joins to the results r, the cells c, the workers w and the hosts h. */
 enum join {
 	JOIN_NONE = 0,
-	JOIN_METRIC = 1,           /* m: the plan's metric of each result */
-	JOIN_ITEMS = 2,            /* i: its per-item values */
+	JOIN_METRIC = 1,           /* m: the plan's metric of each result (of each item, for p->items) */
+	JOIN_ITEMS = 2,            /* m: its per-item values, m.item the item */
 	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in q->joined (report_query_probes) */
 };
 
@@ -43,12 +43,11 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 		/* the result's own noise, as if it were a stored metric */
 		sb_adds(&q->sql, " JOIN (SELECT id AS result, noise AS value FROM results WHERE noise IS NOT NULL) m"
 			" ON m.result = r.id");
+	} else if ((join & JOIN_ITEMS) || ((join & JOIN_METRIC) && p->items)) {
+		sb_adds(&q->sql, " JOIN items m ON m.result = r.id AND m.metric = ");
+		report_expr_bind(q, p->metric_base);
 	} else if (join & JOIN_METRIC) {
 		sb_adds(&q->sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
-		report_expr_bind(q, p->metric_base);
-	}
-	if (join & JOIN_ITEMS) {
-		sb_adds(&q->sql, " JOIN items i ON i.result = r.id AND i.metric = ");
 		report_expr_bind(q, p->metric_base);
 	}
 	for (size_t i = 0; (join & JOIN_PROBES) && i < q->njoined; i++) {
@@ -152,7 +151,8 @@ int report_query_marked(const struct report_plan *p, struct report_query *q)
 {
 	int ret;
 
-	sb_adds(&q->sql, "SELECT count(*)");
+	/* distinct: a result has a row per item in a report keyed by item */
+	sb_adds(&q->sql, "SELECT count(DISTINCT r.id)");
 	if ((ret = from(p, q, JOIN_METRIC, 0)))
 		return ret;
 	sb_addf(&q->sql, " AND %s", marked_sql);
@@ -197,18 +197,16 @@ int report_query_compare(const struct report_plan *p, struct report_query *q)
 	arm_test(p, q, o->cmp_b);
 	sb_adds(&q->sql, ", ");
 	if (by_item) {
-		sb_adds(&q->sql, "i.item, avg(i.value");
-		if (p->metric_scale != 1)
-			sb_addf(&q->sql, " * %.17g", p->metric_scale);
-		sb_adds(&q->sql, ")");
+		sb_adds(&q->sql, "m.item");
 	} else {
 		sb_adds(&q->sql, "CAST(");
 		if ((ret = report_expr_key(p->c, q, o->paired_by)))
 			return ret;
-		sb_adds(&q->sql, " AS TEXT), avg(");
-		report_expr_metric(p, q);
-		sb_adds(&q->sql, ")");
+		sb_adds(&q->sql, " AS TEXT)");
 	}
+	sb_adds(&q->sql, ", avg(");
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, ")");
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
 	if ((ret = from(p, q, by_item ? JOIN_ITEMS : JOIN_METRIC, o->strict)))
 		return ret;

@@ -9,8 +9,13 @@
 /* "no ok results ..." for a statement that found nothing. */
 static int nothing(const struct report_plan *p)
 {
-	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->o->metric,
-			  p->o->where || p->nexcluded ? " that pass the filters" : "");
+	const char *filters = p->o->where || p->nexcluded ? " that pass the filters" : "";
+
+	if (p->items)
+		return fail_usage("no per-item values of metric '%s' in sweep '%s'%s: the key item needs a command "
+				  "whose metric lines name their item ({\"item\": ...})", p->o->metric, p->c->sweep,
+				  filters);
+	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->o->metric, filters);
 }
 
 /* Print a table of rows under the caption of its method, with the --summary rows (which order the rows by
@@ -33,7 +38,8 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 	return ret;
 }
 
-/* With --strict, the results left out for missing their noise target, said on stderr. */
+/* The results above their noise target: with --strict, those left out, said on stderr; else those the
+ * table holds. */
 static int count_marked(const struct report_plan *p, long *marked)
 {
 	struct report_rows n;
@@ -43,7 +49,7 @@ static int count_marked(const struct report_plan *p, long *marked)
 		double v = n.n ? report_rows_num(&n, 0, 0) : NAN;
 
 		*marked = isnan(v) ? 0 : (long)v;
-		if (*marked > 0)
+		if (*marked > 0 && p->o->strict)
 			report_note("--strict left out %ld result%s above %s noise target", *marked,
 				    *marked == 1 ? "" : "s", *marked == 1 ? "its" : "their");
 	}
@@ -71,10 +77,11 @@ static int table(struct report_plan *p)
 	}
 	report_agg_table(&in, (const char *const *)p->rows, p->nrows, (const char *const *)o->cols, o->ncols,
 			 o->summary_by, o->metric, &out);
-	/* the rows hold every result the report reads, unless --strict took some out: then count those */
+	/* the rows hold every result the report reads once, unless --strict took some out or each item's
+	 * row holds its result: then count them in SQL */
 	marked = report_agg_marked(&in);
 	report_rows_release(&in);
-	if (!o->strict || !(ret = count_marked(p, &marked))) {
+	if ((!o->strict && !p->items) || !(ret = count_marked(p, &marked))) {
 		pooled = report_print_pooled(o);
 		cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", o->stat, o->metric,
 				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
@@ -103,7 +110,9 @@ static int compare(struct report_plan *p)
 	if ((ret = report_plan_metric(p)) || (ret = report_plan_arms(p)) || (ret = report_plan_rows(p, extra, 3)))
 		return ret;
 	ret = report_plan_query(p, report_query_compare, &in);
-	if (!ret && !in.n)
+	if (!ret && !in.n && p->items)
+		ret = nothing(p);
+	else if (!ret && !in.n)
 		ret = by_item ? fail_usage("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
 					   "parameter with --paired-by KEY)", o->metric, o->cmp_key, o->cmp_a,
 					   o->cmp_key, o->cmp_b, p->c->sweep)
@@ -209,6 +218,9 @@ static int score(struct report_plan *p)
 	char bar[64] = "", *cap;
 	int ret;
 
+	if (p->items)
+		return fail_usage("--score scores the predictions of cells, which have no items: item is no key "
+				  "of a score");
 	if ((ret = report_plan_query(p, report_query_score, &in))) {
 		report_rows_release(&in);
 		return ret;
@@ -251,7 +263,9 @@ static int plot(struct report_plan *p)
 	}
 	report_agg_points(&in, &points);
 	report_rows_release(&in);
-	if (!points.n)
+	if (!points.n && p->items)
+		ret = nothing(p);
+	else if (!points.n)
 		ret = fail_usage("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", p->c->sweep,
 				 p->o->metric, p->o->where ? " that pass --where" : "");
 	else

@@ -8,6 +8,31 @@
 #include "json.h"
 #include "util.h"
 
+static int in_heads(const char *const *v, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] && !strcmp(v[i], s))
+			return 1;
+	return 0;
+}
+
+/* Column c's name: head[c], or, when an earlier column has it, head[c] with the first suffix _2, _3, ...
+ * that no other column has. Owned. */
+static char *unique_head(const struct table *t, int c, const char *const *head)
+{
+	const char *const *before = (const char *const *)t->head;
+	char *name;
+
+	if (!in_heads(before, c, head[c]))
+		return xstrdup(head[c]);
+	for (int k = 2;; k++) {
+		name = xasprintf("%s_%d", head[c], k);
+		if (!in_heads(before, c, name) && !in_heads(head + c + 1, t->ncol - c - 1, name))
+			return name;
+		free(name);
+	}
+}
+
 void table_init(struct table *t, int ncol, const char *const *head)
 {
 	memset(t, 0, sizeof(*t));
@@ -15,7 +40,7 @@ void table_init(struct table *t, int ncol, const char *const *head)
 	t->head = xcalloc((size_t)ncol, sizeof(*t->head));
 	t->numeric = xcalloc((size_t)ncol, sizeof(*t->numeric));
 	for (int c = 0; c < ncol; c++) {
-		t->head[c] = xstrdup(head[c]);
+		t->head[c] = unique_head(t, c, head);
 		t->numeric[c] = 1;
 	}
 }

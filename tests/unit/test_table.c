@@ -424,8 +424,36 @@ static void test_safe(void)
 	CHECK(!table_format_of_path("t.db") && !table_format_of_path("dir.md/t"), "other names have no format");
 }
 
+/* Column names are unique in every format: a name an earlier column has takes _2 (or the first free
+ * suffix), so a reader keyed by name gets every column; unique names are kept as they are. */
+static void test_unique_names(void)
+{
+	static const char *const h[] = { "n", "ratio", "n", "n_2", "n", "ratio" };
+	static const char *const r[] = { "16384", "3", "10", "7", "1", "0.5" };
+	static const char *const want[] = { "n", "ratio", "n_3", "n_2", "n_4", "ratio_2" };
+	struct table t;
+	char *got;
+
+	table_init(&t, 6, h);
+	table_add(&t, r);
+	for (int c = 0; c < 6; c++)
+		CHECK_STR(t.head[c], want[c], "column name");
+	got = print(&t, &table_json);
+	CHECK_TEXT(got, "[{\"n\":16384,\"ratio\":3,\"n_3\":10,\"n_2\":7,\"n_4\":1,\"ratio_2\":0.5}]\n", "json keeps every value");
+	free(got);
+	got = print(&t, &table_csv);
+	CHECK_TEXT(got, "n,ratio,n_3,n_2,n_4,ratio_2\n16384,3,10,7,1,0.5\n", "csv names each column once");
+	free(got);
+	got = print(&t, &table_md);
+	CHECK(got && strstr(got, "| n     | ratio | n_3 | n_2 | n_4 | ratio_2 |\n"), "markdown heading: %s",
+	      test_shown(shown_buf, sizeof(shown_buf), got));
+	free(got);
+	table_release(&t);
+}
+
 int main(void)
 {
+	test_unique_names();
 	test_safe();
 	test_formats();
 	test_read_back();
