@@ -3,8 +3,11 @@
 computed apart from sweep: summaries with numpy and scipy, the paired bootstrap with a copy of sweep's
 generator (xoshiro256** seeded by splitmix64, Lemire's bounded draws) and numpy's type-7 quantiles. Run it
 to see them again: python3 tests/unit/report_values.py (needs numpy and scipy; make check does not run it)."""
+import math
+
 import numpy as np
 from scipy import stats
+from scipy.stats._resampling import BootstrapResult
 
 M64 = (1 << 64) - 1
 
@@ -48,20 +51,54 @@ class Rng:
         return m >> 64
 
 
-def ratio_ci(a, b, ci, boot, seed):
-    """stats_ratio_ci: the ratio of means and the percentile interval of boot paired resamples."""
+def resampled(a, b, stat, boot, seed):
+    """The statistics of stats_paired_ci's boot paired resamples: the ratio of sums ("ratio"), or the
+    geometric mean of the ratios ("geomean", from the sum of log ratios), in the generator's order."""
     g, n, r = Rng(seed), len(a), []
+    logs = [np.log(x / y) for x, y in zip(a, b)]
     for _ in range(boot):
-        sa = sb = 0.0
+        sa = sb = sl = 0.0
         for _ in range(n):
             i = g.below(n)
             sa += a[i]
             sb += b[i]
-        if sb != 0:
+            sl += logs[i]
+        if stat == "geomean":
+            r.append(np.exp(sl / n))
+        elif sb != 0:
             r.append(sa / sb)
+    return np.array(r)
+
+
+def statistic(stat):
+    """The statistic as sweep computes it (correctly rounded sums, as its compensated ones), so that the
+    estimate is the same double and the resamples that tie with it are the same ones."""
+    if stat == "geomean":
+        return lambda x, y: math.exp(math.fsum(math.log(u / v) for u, v in zip(x, y)) / len(x))
+    return lambda x, y: (math.fsum(x) / len(x)) / (math.fsum(y) / len(y))
+
+
+def paired_ci(a, b, stat, ci, boot, seed, interval="percentile"):
+    """stats_paired_ci: the estimate and the interval of boot paired resamples from sweep's generator. The
+    percentile interval is numpy's type-7 quantiles of them; the BCa one is scipy's own bootstrap() handed
+    those resamples as its bootstrap_distribution (so its z0, jackknife acceleration and quantiles)."""
+    a, b = np.array(a, dtype=float), np.array(b, dtype=float)
+    r = resampled(list(a), list(b), stat, boot, seed)
+    est = statistic(stat)(a, b)
+    if interval == "bca":
+        res = stats.bootstrap((a, b), statistic(stat), paired=True, vectorized=False, n_resamples=0,
+                              method="BCa", confidence_level=ci,
+                              bootstrap_result=BootstrapResult(confidence_interval=None,
+                                                               bootstrap_distribution=r,
+                                                               standard_error=None))
+        return est, res.confidence_interval.low, res.confidence_interval.high
     alpha = (1 - ci) / 2
-    return (np.mean(a) / np.mean(b), np.quantile(r, alpha, method="linear"),
-            np.quantile(r, 1 - alpha, method="linear"))
+    return est, np.quantile(r, alpha, method="linear"), np.quantile(r, 1 - alpha, method="linear")
+
+
+def ratio_ci(a, b, ci, boot, seed):
+    """stats_ratio_ci: the ratio of means and the percentile interval of boot paired resamples."""
+    return paired_ci(a, b, "ratio", ci, boot, seed)
 
 
 def summary(x):
@@ -82,3 +119,14 @@ if __name__ == "__main__":
     for seed in (7, 8):
         print("ratio_ci(a, b, 0.9, 1000, seed %d):" % seed,
               ["%.17g" % v for v in ratio_ci(a, b, 0.9, 1000, seed)])
+    for stat, interval in (("ratio", "bca"), ("geomean", "percentile"), ("geomean", "bca")):
+        print("paired_ci(a, b, %s, 0.9, 1000, seed 7, %s):" % (stat, interval),
+              ["%.17g" % v for v in paired_ci(a, b, stat, 0.9, 1000, 7, interval)])
+    # skewed: a heavy right tail in a, where BCa moves the interval right of the percentile one
+    sa = [1.0, 1.1, 0.9, 1.2, 1.0, 0.95, 1.05, 4.0, 1.1, 0.98]
+    sb = [1.0] * 10
+    for interval in ("percentile", "bca"):
+        print("paired_ci(skewed, ratio, 0.95, 2000, seed 3, %s):" % interval,
+              ["%.17g" % v for v in paired_ci(sa, sb, "ratio", 0.95, 2000, 3, interval)])
+    print("norm.ppf(0.975, 1e-10, 0.3):", ["%.17g" % stats.norm.ppf(p) for p in (0.975, 1e-10, 0.3)])
+    print("norm.cdf(-1.5, 2.25):", ["%.17g" % stats.norm.cdf(x) for x in (-1.5, 2.25)])
