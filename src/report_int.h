@@ -71,6 +71,33 @@ int report_expr_metric_lookup(const struct report_ctx *c, const char *name, cons
  * error() for a bad expression. */
 int report_expr_probes(const struct report_ctx *c, const char *expr, char ***names, size_t *n);
 
+/* ---- report_expr_parse.c: a user expression's tokens, checked against its grammar ---- */
+
+enum report_tok {
+	TOK_KEYWORD,               /* AND OR NOT IN IS NULL BETWEEN LIKE CASE WHEN THEN ELSE END: upper case */
+	TOK_FUNC,                  /* a function's name, lower case (a '(' follows) */
+	TOK_NAME,                  /* a name, or a "name" (quotes undone): a key, a metric or a probe */
+	TOK_NUM,                   /* a number as written */
+	TOK_TEXT,                  /* 'text' (quotes undone): a bound value */
+	TOK_OP,                    /* + - * / % < <= > >= = == != <> */
+	TOK_OPEN, TOK_CLOSE, TOK_COMMA
+};
+struct report_token {
+	enum report_tok kind;
+	char *text;
+	int col;                   /* where it starts in the expression, from 1 */
+};
+/*
+ * Read the expression text (of the option what) into tokens and check them against the grammar the
+ * README allows (report_expr_parse.c writes it out), handing each token to emit, in order, as it is
+ * taken; emit returns FAIL_OK or stops the reading with its failure. Any expression refused here would
+ * have been refused by SQLite: FAIL_USAGE after error() with the column and what was expected (with a
+ * hint when a word of the syntax is the name of one of c's parameters or metrics, which double quotes
+ * make a name).
+ */
+int report_expr_parse(const struct report_ctx *c, const char *what, const char *text,
+		      int (*emit)(void *arg, const struct report_token *t), void *arg);
+
 /* ---- report_query.c: the statement of every report ---- */
 
 /*

@@ -163,9 +163,77 @@ test_expect_success '--where cannot smuggle SQL in; the database is untouched' '
 	refused_where "x = 1 -- y" "no ok results of sweep '\''grid'\'' with metric '\''v'\'' that pass the filters" &&
 	refused_where "x IN (SELECT 1)" "unknown name '\''SELECT'\'' in --where" &&
 	refused_where "load_extension('\''a'\'')" "unknown function '\''load_extension'\'' at column 1" &&
-	refused_where "x = \"1\"" "text goes in single quotes, not double (column 5" &&
-	refused_where "x = 1 /* c */" "unknown name '\''c'\'' in --where" &&
+	refused_where "x = \"1\"" "unknown name \"1\" at column 5 of --where .*text goes in single quotes, not double: .1." &&
+	refused_where "x = 1 /* c */" "'\''\*'\'' at column 8 of --where '\''x = 1 /\* c \*/'\'': expected a name" &&
 	test "$(sql g.db "SELECT count(*) FROM cells")" = 12
+'
+
+# Expressions of the allowed tokens in any order: each is a table (exit 0), or refused with our own
+# message (exit 2); SQLite's own error never reaches the user (it said "sql error: ..." with exit 1).
+test_expect_success '--where: 600 random expressions of allowed tokens, never an SQL error' '
+	python3 - "$SWEEP" <<-\EOF
+	import random, subprocess, sys
+	toks = ["x", "y", "v", "host", "\"x\"", "'\''a'\''", "1", "2.5", "(", ")", ",", "+", "-", "*", "/", "%",
+	        "=", "!=", "<", "<=", ">", ">=", "AND", "OR", "NOT", "IN", "IS", "NULL", "BETWEEN", "LIKE",
+	        "CASE", "WHEN", "THEN", "ELSE", "END", "abs(", "min(", "round(", "coalesce(", "log("]
+	rng = random.Random(29)
+	seen = {0: 0, 2: 0}
+	for i in range(600):
+	    e = " ".join(rng.choice(toks) for _ in range(rng.randint(1, 9)))
+	    p = subprocess.run([sys.argv[1], "report", "g.db", "--rows", "x", "--metric", "v", "--where", e,
+	                        "--format", "csv"], capture_output=True, text=True, timeout=30)
+	    assert p.returncode in (0, 2) and "sql error" not in p.stderr, (e, p.returncode, p.stderr)
+	    assert p.returncode == 0 or p.stderr.startswith("sweep: "), (e, p.stderr)
+	    seen[p.returncode] += 1
+	assert seen[0] > 10 and seen[2] > 300, seen
+	print("tables %d, refused %d" % (seen[0], seen[2]))
+	# and expressions the grammar allows: a table, or none left by the filter; never refused
+	def term(d):
+	    atoms = ["x", "y", "v", "1", "2.5", "\"y\"", "-x", "abs(v - 20)", "min(x, y, 3)", "round(v, 1)",
+	             "coalesce(x, 0)", "log(2, v)", "sqrt(y)", "pow(x, 2)"]
+	    if d > 2 or rng.random() < 0.5:
+	        return rng.choice(atoms)
+	    return "(%s %s %s)" % (term(d + 1), rng.choice("+-*/%"), term(d + 1))
+	def cond(d):
+	    k = rng.randrange(9 if d < 3 else 5)
+	    t = lambda: term(d)
+	    return [lambda: "%s %s %s" % (t(), rng.choice(["=", "!=", "<>", "<", "<=", ">", ">=", "=="]), t()),
+	            lambda: "%s IS %sNULL" % (t(), rng.choice(["", "NOT "])),
+	            lambda: "%s %sIN (%s, %s)" % (t(), rng.choice(["", "NOT "]), t(), t()),
+	            lambda: "%s %sBETWEEN %s AND %s" % (t(), rng.choice(["", "NOT "]), t(), t()),
+	            lambda: "host %sLIKE '\''%%'\''" % rng.choice(["", "NOT "]),
+	            lambda: "NOT " + cond(d + 1),
+	            lambda: "%s %s %s" % (cond(d + 1), rng.choice(["AND", "OR"]), cond(d + 1)),
+	            lambda: "(%s)" % cond(d + 1),
+	            lambda: "CASE WHEN %s THEN %s ELSE %s END > 1" % (cond(d + 1), t(), t())][k]()
+	for i in range(300):
+	    e = cond(0)
+	    p = subprocess.run([sys.argv[1], "report", "g.db", "--rows", "x", "--metric", "v", "--where", e,
+	                        "--format", "csv"], capture_output=True, text=True, timeout=30)
+	    assert p.returncode == 0 or (p.returncode == 2 and "that pass the filters" in p.stderr), (e, p.stderr)
+	EOF
+'
+
+# A parameter named like a word of the syntax, and a metric too: case n1 prints v 1 and in 3, n2 v 2, in 4.
+cat >"$T/kw.yaml" <<'EOF'
+sweep: kw
+command: [sh, -c, 'if [ {case} = n1 ]; then echo "{\"v\": 1, \"in\": 3}"; else echo "{\"v\": 2, \"in\": 4}"; fi']
+metrics: json
+params: {case: [n1, n2], x: [1]}
+EOF
+
+test_expect_success '--where with a parameter or metric named like a keyword: in double quotes, or our message' '
+	"$SWEEP" run kw.yaml --db kw.db 2>/dev/null &&
+	"$SWEEP" report kw.db --rows case --metric v --where "\"case\" = '\''n1'\''" --format csv >o &&
+	printf "case,n,v\nn1,1,1\n" | cmp - o &&
+	"$SWEEP" report kw.db --rows case --metric v --where "\"in\" > 3.5 AND \"case\" IN ('\''n1'\'', '\''n2'\'')" \
+		--format csv >o2 &&
+	printf "case,n,v\nn2,1,2\n" | cmp - o2 &&
+	test_expect_code 2 "$SWEEP" report kw.db --rows case --metric v --where "case = '\''n1'\''" >o3 2>err &&
+	test ! -s o3 && ! grep -q "sql error" err &&
+	grep -q "^sweep: .=. at column 6 of --where .case = .n1..: expected a name, a number, .text., .(., CASE or a function (.case. is a word of the syntax: the parameter of that name is written \"case\")$" err &&
+	test_expect_code 2 "$SWEEP" report kw.db --rows case --metric v --where "in > 3" 2>err &&
+	grep -q "the metric of that name is written \"in\"" err
 '
 
 cat >"$T/other.yaml" <<EOF
