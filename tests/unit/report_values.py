@@ -109,6 +109,27 @@ def summary(x):
     return np.median(x), x.min(), x.max(), mean, lo, hi, n
 
 
+def unit_summary(rows):
+    """A --summary over units: rows of (unit, value); one value per unit, the mean of its rows, then the
+    summary of those (report_agg_summary with a unit)."""
+    units = {}
+    for u, v in rows:
+        if not np.isnan(v):
+            units.setdefault(u, []).append(v)
+    return summary([np.mean(v) for v in units.values()])
+
+
+def drift(medians, noises, drop_first=False):
+    """report_agg_drift: the reference is the median of the runs' medians (the first left out with
+    drop_first), the drift the largest |median / reference - 1|, the noise the largest stored, else the
+    relative standard deviation of the medians (numpy, ddof=1)."""
+    m = np.array(medians[1:] if drop_first and len(medians) > 1 else medians, dtype=float)
+    ref = np.median(m)
+    stored = [x for x in (noises[1:] if drop_first and len(noises) > 1 else noises) if x is not None]
+    noise = max(stored) if stored else (np.std(m, ddof=1) / np.mean(m) if len(m) > 1 else np.nan)
+    return ref, np.max(np.abs(m / ref - 1)), noise
+
+
 if __name__ == "__main__":
     np.set_printoptions(precision=17)
     print("summary of 1, 2, 4:", ["%.17g" % v for v in summary([1, 2, 4])])
@@ -128,5 +149,16 @@ if __name__ == "__main__":
     for interval in ("percentile", "bca"):
         print("paired_ci(skewed, ratio, 0.95, 2000, seed 3, %s):" % interval,
               ["%.17g" % v for v in paired_ci(sa, sb, "ratio", 0.95, 2000, 3, interval)])
+    # three models on each of three machines: one value per machine (n = 3), against every row (n = 9)
+    share = [("h1", 0.80), ("h1", 0.78), ("h1", 0.86), ("h2", 0.55), ("h2", 0.60), ("h2", 0.57),
+             ("h3", 0.71), ("h3", 0.74), ("h3", 0.69), (None, 0.9), (None, 0.7), ("h3", np.nan)]
+    print("unit summary of share:", ["%.17g" % v for v in unit_summary(share)])
+    print("row summary of share:", ["%.17g" % v for v in summary([v for _, v in share if not np.isnan(v)])])
+    # a flat series after a slow first run; a series of single-sample runs (a command's), no noise stored
+    flat = [1.03, 1.001, 0.999, 1.0, 1.002, 0.998]
+    print("drift of flat:", ["%.17g" % v for v in drift(flat, [0.004] * 6)])
+    print("drift of flat, first dropped:", ["%.17g" % v for v in drift(flat, [0.004] * 6, True)])
+    cmd = [2.0, 2.1, 1.9, 2.2]
+    print("drift of a command's runs:", ["%.17g" % v for v in drift(cmd, [None] * 4)])
     print("norm.ppf(0.975, 1e-10, 0.3):", ["%.17g" % stats.norm.ppf(p) for p in (0.975, 1e-10, 0.3)])
     print("norm.cdf(-1.5, 2.25):", ["%.17g" % stats.norm.cdf(x) for x in (-1.5, 2.25)])

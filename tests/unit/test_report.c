@@ -210,40 +210,49 @@ static void test_grammar(void)
 	struct report_ctx r;
 	struct strbuf deep = STRBUF_INIT, chain = STRBUF_INIT;
 
+	static const char *const accepted[][2] = {
+		{ "\"case\" = 'n1'", "json_extract(c.params, ?1) = ?2 | ?1=$.\"case\" ?2=n1" },
+		{ "\"M\" IS NOT NULL AND NOT M IN (1, 2) AND dtype NOT LIKE 'f%'",
+		  "json_extract(c.params, ?1) IS NOT NULL AND NOT json_extract(c.params, ?2) IN ( 1 , 2 ) AND "
+		  "json_extract(c.params, ?3) NOT LIKE ?4 | ?1=$.\"M\" ?2=$.\"M\" ?3=$.\"dtype\" ?4=f%" },
+		{ "CASE dtype WHEN 'f32' THEN 1 ELSE 2 END = 1 OR M NOT BETWEEN -1 AND +2",
+		  "CASE json_extract(c.params, ?1) WHEN ?2 THEN 1 ELSE 2 END = 1 OR json_extract(c.params, ?3) "
+		  "NOT BETWEEN - 1 AND + 2 | ?1=$.\"dtype\" ?2=f32 ?3=$.\"M\"" },
+		{ "round(M, 2) > min(K, 3, 4) AND log(2, M) < 1",
+		  "round ( json_extract(c.params, ?1) , 2 ) > min ( json_extract(c.params, ?2) , 3 , 4 ) AND log ( 2 , "
+		  "json_extract(c.params, ?3) ) < 1 | ?1=$.\"M\" ?2=$.\"K\" ?3=$.\"M\"" },
+	};
+	/* what is refused, and the message's words */
+	static const char *const refused[][2] = {
+		{ "case = 'n1'", "'=' at column 6 of --where 'case = 'n1'': expected a name, a number, 'text', '(', "
+		  "CASE or a function ('case' is a word of the syntax: the parameter of that name is written "
+		  "\"case\")" },
+		{ "M >", "--where 'M >' ends where a name, a number, 'text', '(', CASE or a function should follow" },
+		{ "M = = 1", "'=' at column 5 of --where 'M = = 1': expected a name" },
+		{ "M = 1 = 2", "'=' at column 7 of --where 'M = 1 = 2': expected AND, OR or an operator" },
+		{ "M = 1 2", "'2' at column 7 of --where 'M = 1 2': expected AND, OR or an operator" },
+		{ "abs(M, K) > 1", "abs() at column 1 of --where 'abs(M, K) > 1' takes 1 argument, not 2" },
+		{ "min(M) > 1", "min() at column 1 of --where 'min(M) > 1' takes 2 or more arguments, not 1" },
+		{ "round(M, 1, 2) > 1", "takes 1 or 2 arguments, not 3" },
+		{ "M BETWEEN 1", "--where 'M BETWEEN 1' ends where AND should follow" },
+		{ "CASE END", "'END' at column 6 of --where 'CASE END': expected a name" },
+		{ "CASE WHEN M THEN 1", "ends where WHEN, ELSE or END should follow" },
+		{ "M IN ()", "')' at column 7 of --where 'M IN ()': expected a name" },
+		{ "M IN 1", "'1' at column 6 of --where 'M IN 1': expected '('" },
+		{ "M NOT 1", "'1' at column 7 of --where 'M NOT 1': expected IN, BETWEEN or LIKE after NOT" },
+		{ "NOT", "--where 'NOT' ends where a name" },
+		{ "()", "')' at column 2 of --where '()': expected a name" },
+		{ "M = 'a' 'b'", "'b' at column 9 of --where 'M = 'a' 'b'': expected AND, OR or an operator" },
+		{ "\"nope\" = 1", "unknown name \"nope\" at column 1 of --where" },
+		{ "\"\" = 1", "empty \"name\" at column 1" },
+		{ "\"M = 1", "unterminated \"name\" at column 1" },
+	};
+
 	report_fixture(&r);
-	check_expr(&r, "\"case\" = 'n1'", 0, "json_extract(c.params, ?1) = ?2 | ?1=$.\"case\" ?2=n1");
-	check_expr(&r, "\"M\" IS NOT NULL AND NOT M IN (1, 2) AND dtype NOT LIKE 'f%'", 0,
-		   "json_extract(c.params, ?1) IS NOT NULL AND NOT json_extract(c.params, ?2) IN ( 1 , 2 ) AND "
-		   "json_extract(c.params, ?3) NOT LIKE ?4 | ?1=$.\"M\" ?2=$.\"M\" ?3=$.\"dtype\" ?4=f%");
-	check_expr(&r, "CASE dtype WHEN 'f32' THEN 1 ELSE 2 END = 1 OR M NOT BETWEEN -1 AND +2", 0,
-		   "CASE json_extract(c.params, ?1) WHEN ?2 THEN 1 ELSE 2 END = 1 OR json_extract(c.params, ?3) "
-		   "NOT BETWEEN - 1 AND + 2 | ?1=$.\"dtype\" ?2=f32 ?3=$.\"M\"");
-	check_expr(&r, "round(M, 2) > min(K, 3, 4) AND log(2, M) < 1", 0,
-		   "round ( json_extract(c.params, ?1) , 2 ) > min ( json_extract(c.params, ?2) , 3 , 4 ) AND log ( 2 , "
-		   "json_extract(c.params, ?3) ) < 1 | ?1=$.\"M\" ?2=$.\"K\" ?3=$.\"M\"");
-	check_refusal(&r, "case = 'n1'", "'=' at column 6 of --where 'case = 'n1'': expected a name, a number, "
-		      "'text', '(', CASE or a function ('case' is a word of the syntax: the parameter of that name is "
-		      "written \"case\")");
-	check_refusal(&r, "M >", "--where 'M >' ends where a name, a number, 'text', '(', CASE or a function should "
-		      "follow");
-	check_refusal(&r, "M = = 1", "'=' at column 5 of --where 'M = = 1': expected a name");
-	check_refusal(&r, "M = 1 = 2", "'=' at column 7 of --where 'M = 1 = 2': expected AND, OR or an operator");
-	check_refusal(&r, "M = 1 2", "'2' at column 7 of --where 'M = 1 2': expected AND, OR or an operator");
-	check_refusal(&r, "abs(M, K) > 1", "abs() at column 1 of --where 'abs(M, K) > 1' takes 1 argument, not 2");
-	check_refusal(&r, "min(M) > 1", "min() at column 1 of --where 'min(M) > 1' takes 2 or more arguments, not 1");
-	check_refusal(&r, "round(M, 1, 2) > 1", "takes 1 or 2 arguments, not 3");
-	check_refusal(&r, "M BETWEEN 1", "--where 'M BETWEEN 1' ends where AND should follow");
-	check_refusal(&r, "CASE END", "'END' at column 6 of --where 'CASE END': expected a name");
-	check_refusal(&r, "CASE WHEN M THEN 1", "ends where WHEN, ELSE or END should follow");
-	check_refusal(&r, "M IN ()", "')' at column 7 of --where 'M IN ()': expected a name");
-	check_refusal(&r, "M IN 1", "'1' at column 6 of --where 'M IN 1': expected '('");
-	check_refusal(&r, "M NOT 1", "'1' at column 7 of --where 'M NOT 1': expected IN, BETWEEN or LIKE after NOT");
-	check_refusal(&r, "NOT", "--where 'NOT' ends where a name");
-	check_refusal(&r, "()", "')' at column 2 of --where '()': expected a name");
-	check_refusal(&r, "M = 'a' 'b'", "'b' at column 9 of --where 'M = 'a' 'b'': expected AND, OR or an operator");
-	check_refusal(&r, "\"nope\" = 1", "unknown name \"nope\" at column 1 of --where");
-	check_refusal(&r, "\"\" = 1", "empty \"name\" at column 1");
-	check_refusal(&r, "\"M = 1", "unterminated \"name\" at column 1");
+	for (size_t i = 0; i < ARRAY_SIZE(accepted); i++)
+		check_expr(&r, accepted[i][0], 0, accepted[i][1]);
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
+		check_refusal(&r, refused[i][0], refused[i][1]);
 	for (int i = 0; i < 70; i++)
 		sb_addc(&deep, '(');
 	sb_adds(&deep, "M");
