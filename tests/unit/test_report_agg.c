@@ -353,6 +353,26 @@ static void test_drift_reference(void)
 	CHECK_STR(why, "drift 7.3% > 6.5%", "cmd at 6.5 %%: its drift");
 	free(why);
 	report_rows_release(&w);
+	report_rows_release(&r);
+	/* runs of two levels (1, 1, 1.1, 1.1): within 4.8 % of their median, yet their spread is 5.5 %: the
+	 * noise alone flags the host at 5 % (numpy: std(ddof=1) / mean = 0.054985739922821547) */
+	{
+		static const char *const two[] = {
+			"two", "1", "0", NULL, "{}", "1", NULL, "two", "1", "0", NULL, "{}", "1", NULL,
+			"two", "1", "0", NULL, "{}", "1.1", NULL, "two", "1", "0", NULL, "{}", "1.1", NULL,
+		};
+
+		test_rows(&r, 7, two, 4);
+	}
+	report_agg_drift(&r, 0, &w);
+	CHECK_NEAR(report_rows_num(&w, 0, 7), 0.047619047619047672, 1e-13, "two levels: drift 4.8 %");
+	CHECK_NEAR(report_rows_num(&w, 0, 8), 0.054985739922821547, 1e-13, "two levels: noise 5.5 %");
+	why = report_agg_unstable(&w, 0, 0.05);
+	CHECK_STR(why, "noise 5.5% > 5%", "the noise of a command's runs flags a host alone");
+	free(why);
+	report_rows_release(&w);
+	report_rows_release(&r);
+	test_rows(&r, 7, in, 10);
 	report_agg_drift(&r, 1, &w);
 	CHECK_NEAR(report_rows_num(&w, 0, 4), 5, 0, "--drop-first: 5 runs of flat");
 	CHECK_NEAR(report_rows_num(&w, 0, 6), 1, 0, "flat without its first run: median 1");
