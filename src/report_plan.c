@@ -229,7 +229,7 @@ int report_plan_exclude(struct report_plan *p)
 		report_rows_release(&ctl);
 		return ret;
 	}
-	report_agg_drift(&ctl, &w);
+	report_agg_drift(&ctl, p->o->drop_first, &w);
 	if (!w.n)
 		report_note("sweep '%s' has no control cells: no host can be judged, none is excluded "
 			    "(add control: to the spec)", p->c->sweep);
@@ -251,4 +251,25 @@ int report_plan_exclude(struct report_plan *p)
 	report_rows_release(&w);
 	report_rows_release(&ctl);
 	return FAIL_OK;
+}
+
+int report_plan_unit(struct report_plan *p)
+{
+	const char *given = p->o->unit;
+	struct strbuf sb = STRBUF_INIT;
+
+	p->unit = NULL;
+	for (int i = 0; i < p->nrows; i++) {
+		if (given ? !strcmp(p->rows[i], given) : !strcmp(p->rows[i], "host"))
+			p->unit = p->rows[i];
+		if (!given && !p->unit && !strcmp(p->rows[i], "replica"))
+			p->unit = p->rows[i];
+	}
+	if (!given || p->unit || !strcmp(given, "row"))
+		return FAIL_OK;
+	report_ctx_join(&sb, p->rows, (size_t)p->nrows);
+	error("--unit %s: a summary's unit is a row key, so that each row belongs to one (the row keys: %s); "
+	      "add it to --rows, or --unit row for each row", given, sb.buf);
+	sb_release(&sb);
+	return FAIL_USAGE;
 }

@@ -359,7 +359,7 @@ static void test_format_methods(void)
 			if (k == 1 && f->method)
 				f->method("M", m);
 			if (k == 2 && f->footnote)
-				f->footnote("holds x", "; hint", m);
+				f->footnote(0, "holds x", "; hint", m);
 			fclose(m);
 		}
 		CHECK_TEXT(buf[0], want[i].heading, f->name);
@@ -383,7 +383,7 @@ static void test_safe(void)
 
 	table_init(&t, 2, h);
 	table_add(&t, r1);
-	table_mark(&t, 1);
+	table_mark(&t, 1, 0);
 	table_add(&t, r2);
 	table_add(&t, r3);
 	check_format(&t, &table_text,
@@ -451,6 +451,43 @@ static void test_unique_names(void)
 	table_release(&t);
 }
 
+/* Two kinds of mark: each prints its own sign after the cell, a cell with fewer marks than another of its
+ * column is padded so the digits line up, LaTeX superscripts both, each footnote names its own. */
+static void test_two_marks(void)
+{
+	static const char *const h[] = { "k", "v" };
+	static const char *const r1[] = { "a", "1.5" }, *const r2[] = { "b", "2.5" }, *const r3[] = { "c", "3.5" };
+	char *buf;
+	size_t len;
+	FILE *m;
+	struct table t;
+
+	table_init(&t, 2, h);
+	table_add(&t, r1);
+	table_mark(&t, 1, 0);
+	table_mark(&t, 1, 1);
+	table_add(&t, r2);
+	table_mark(&t, 1, 1);
+	table_add(&t, r3);
+	check_format(&t, &table_text,
+		     "k  v    \n"
+		     "a  1.5\xe2\x80\xa0\xe2\x80\xa1\n"
+		     "b  2.5\xe2\x80\xa1 \n"
+		     "c  3.5  \n", "text: both signs, the digits lined up");
+	check_format(&t, &table_latex,
+		     "\\begin{tabular}{lr}\n\\toprule\nk & v \\\\\n\\midrule\n"
+		     "a & 1.5\\rlap{$^{\\dagger\\ddagger}$} \\\\\nb & 2.5\\rlap{$^\\ddagger$} \\\\\nc & 3.5 \\\\\n"
+		     "\\bottomrule\n\\end{tabular}\n", "LaTeX: one superscript of both marks");
+	table_release(&t);
+	m = open_memstream(&buf, &len);
+	table_md.footnote(1, "rests on 3 pairs", "", m);
+	table_latex.footnote(1, "rests on 3 pairs", "", m);
+	fclose(m);
+	CHECK_TEXT(buf, "\n\xe2\x80\xa1 rests on 3 pairs\n% $^\\ddagger$: rests on 3 pairs\n"
+		   "\\par{\\footnotesize $^\\ddagger$ rests on 3 pairs.}\n", "the footnote of mark 1");
+	free(buf);
+}
+
 int main(void)
 {
 	test_unique_names();
@@ -461,5 +498,6 @@ int main(void)
 	test_empty();
 	test_format_parse();
 	test_format_methods();
+	test_two_marks();
 	return test_done();
 }
