@@ -100,7 +100,7 @@ struct report_token {
 };
 /*
  * Read the expression text (of the option what) into tokens and check them against the grammar the
- * README allows (report_expr_parse.c writes it out), handing each token to emit, in order, as it is
+ * docs/reports.md "Filters" allows (report_expr_parse.c writes it out), handing each token to emit, in order, as it is
  * taken; emit returns FAIL_OK or stops the reading with its failure. Any expression refused here would
  * have been refused by SQLite: FAIL_USAGE after error() with the column and what was expected (with a
  * hint when a word of the syntax is the name of one of c's parameters or metrics, which double quotes
