@@ -3,11 +3,12 @@
 # same run. For each command, ROUNDS rounds run hyperfine (-N: no shell; --warmup 2 --runs RUNS), a sweep of
 # one cell (runs: RUNS, warmup: 2, max_samples: RUNS) and a third timer (posix_spawn and waitpid between two
 # clock readings) in a random order, so that load that comes and goes falls on each alike. The ratio is the
-# median of all of sweep's runs over the median of all of hyperfine's (within 2 %: ok); beside it the ratio
-# of the fastest runs (on a loaded machine the median carries the scheduler's delays, the fastest run the
-# measuring alone) and the third timer's median. ROUNDS=5 RUNS=20 by default; the sysbench run is a fixed
-# 500 events. Needs hyperfine and sysbench (make deps); a command whose program is missing is skipped, said. On a machine busy with other work, running it under
-# `nice -n -10` (root) lets the tools and their commands see less of that work.
+# median of all of sweep's runs over the median of all of hyperfine's (within 2 %: ok); beside it the ratio of
+# the fastest runs (on a loaded machine the median carries the scheduler's delays, the fastest run the
+# measuring alone) and the third timer's median. ROUNDS=5 RUNS=20 by default; the sysbench run is a fixed 500
+# events. Needs hyperfine and sysbench (make deps); a command whose program is missing is skipped, said. On a
+# machine busy with other work, running it under `nice -n -10` (root) lets the tools and their commands see
+# less of that work.
 set -u
 ROOT=$(pwd)
 SWEEP="$ROOT/build/sweep"
