@@ -82,6 +82,12 @@ int report_opts_stat(const char *stat)
 	return fail_usage("--stat is median, mean, geomean, min or max, not '%s'", stat);
 }
 
+void report_opts_out_format(struct report_opts *o, int fmt_given)
+{
+	if (o->out && !fmt_given && table_format_of_path(o->out))
+		o->fmt = table_format_of_path(o->out);
+}
+
 int report_opts_level(const char *opt, const char *s, double *out)
 {
 	double v;

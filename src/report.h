@@ -83,6 +83,8 @@ int report_opts_split(const char *what, const char *list, char ***out, int *n);
 /* FAIL_OK when stat is one --stat takes (median, mean, geomean, min, max); else FAIL_USAGE after error(). */
 int report_opts_stat(const char *stat);
 
+/* --out's extension says its format (.md, .csv, .tex, .json, .txt), unless --format was given. */
+void report_opts_out_format(struct report_opts *o, int fmt_given);
 /* A level given as 95 or 0.95 (--ci), as a fraction in (0, 1); FAIL_USAGE after error() naming opt. */
 int report_opts_level(const char *opt, const char *s, double *out);
 /* A number option in [min, max]; FAIL_USAGE after error() saying what it takes ("--boot takes 1 to ..."). */

@@ -156,17 +156,9 @@ static const char *const unit_name[] = { [UNIT_ITEM] = "items", [UNIT_PASS] = "p
 /* Whether rows hold more than one unit of some cell (nkey keys): something to resample. */
 static int several_units(const struct report_rows *r, int nkey)
 {
-	for (size_t j = 1; j < r->n; j++) {
-		int same = 1;
-
-		for (int k = 0; same && k < nkey; k++) {
-			const char *x = report_rows_text(r, j - 1, k), *y = report_rows_text(r, j, k);
-
-			same = (!x || !y) ? x == y : !strcmp(x, y);
-		}
-		if (same)
+	for (size_t j = 1; j < r->n; j++)
+		if (report_rows_same_keys(r, j - 1, r, j, nkey))
 			return 1;
-	}
 	return 0;
 }
 

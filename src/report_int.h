@@ -174,6 +174,10 @@ char *report_rows_quote(const char *s);
 int report_rows_group(struct report_rows *r, const char *by);
 /* Order the rows by their group (unknown first), keeping the order within a group. */
 void report_rows_sort_group(struct report_rows *r);
+/* Whether row a of x and row b of y have the same first nkey cells (as text; unknown equals unknown only). */
+int report_rows_same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey);
+/* "host=a model=m": the first nkey cells of row j named by keys, for notes; "all" without keys. Owned. */
+char *report_rows_name(const struct report_rows *r, size_t j, const char *const *keys, int nkey);
 /* The rows of q's statement on c, columns named as SQLite names them. FAIL_IO after error(). r is
  * initialised either way (release it). */
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);
@@ -259,6 +263,10 @@ struct report_pairing {
 	int boot;                  /* resamples; 0: the ratio alone */
 	uint64_t seed;
 };
+/* The columns of a ratio A/B after the keys: count (a count of pairs), METRIC_a, METRIC_b, ratio (its
+ * interval's cell for reading headed "a/b [95% CI]"), ci_lo, ci_hi. Returns the count's column. */
+int report_pair_cols(struct report_rows *out, const char *count, const char *metric, const char *a, const char *b,
+		     double ci);
 /*
  * report_query_compare's rows (ordered by row key, then unit) as one row per row key: the keys, [the
  * group], n (pairs), the mean of each arm over the pairs, their ratio A/B and its percentile bootstrap

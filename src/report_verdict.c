@@ -50,18 +50,6 @@ int report_verdict_worse(double ratio, double lo, double hi, int better, double 
 	return slo > 1 + above;
 }
 
-/* Whether rows a of x and b of y have the same nkey keys (NULL equals NULL only). */
-static int same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey)
-{
-	for (int k = 0; k < nkey; k++) {
-		const char *s = report_rows_text(x, a, k), *t = report_rows_text(y, b, k);
-
-		if ((!s || !t) ? s != t : strcmp(s, t) != 0)
-			return 0;
-	}
-	return 1;
-}
-
 static const char *unit_of(const struct report_rows *r, size_t j, int nkey)
 {
 	const char *u = report_rows_text(r, j, nkey + B_UNIT);
@@ -72,16 +60,7 @@ static const char *unit_of(const struct report_rows *r, size_t j, int nkey)
 /* "N=1 host=a" for row j of r. Owned. */
 static char *cell_name(const struct report_baseline *bl, const struct report_rows *r, size_t j)
 {
-	struct strbuf sb = STRBUF_INIT;
-
-	for (int k = 0; k < bl->nkey; k++) {
-		const char *v = report_rows_text(r, j, k);
-
-		sb_addf(&sb, "%s%s=%s", k ? " " : "", bl->keys[k], v ? v : "-");
-	}
-	if (!bl->nkey)
-		sb_adds(&sb, "all");
-	return sb_detach(&sb);
+	return report_rows_name(r, j, bl->keys, bl->nkey);
 }
 
 /* The end of the group of rows starting at j (rows of one cell are adjacent: the statement orders them). */
@@ -89,7 +68,7 @@ static size_t group_end(const struct report_rows *r, size_t j, int nkey)
 {
 	size_t e = j + 1;
 
-	while (e < r->n && same_keys(r, j, r, e, nkey))
+	while (e < r->n && report_rows_same_keys(r, j, r, e, nkey))
 		e++;
 	return e;
 }
@@ -101,7 +80,7 @@ static size_t find_cell(const struct report_rows *base, const struct report_rows
 {
 	for (int round = 0; round < 2; round++)
 		for (size_t b = round ? 0 : next; b < (round ? next : base->n); b = group_end(base, b, nkey))
-			if (same_keys(base, b, nw, j, nkey))
+			if (report_rows_same_keys(base, b, nw, j, nkey))
 				return b;
 	return base->n;
 }
@@ -135,33 +114,17 @@ static size_t pair_cell(const struct report_rows *base, size_t b0, size_t b1, co
 	return n;
 }
 
-/* The columns: keys, n, the metric of each side, the ratio and its bounds, the verdict. */
+/* The columns: keys, pairs (not "n", which a parameter may be called), the metric of each side, the ratio
+ * NEW/BASE and its bounds, the verdict. */
 static void baseline_cols(const struct report_baseline *bl, struct report_rows *out)
 {
-	char *name;
-	int c;
-
 	report_rows_init(out);
 	for (int k = 0; k < bl->nkey; k++)
 		report_rows_col(out, bl->keys[k], RCOL_KEY);
-	/* not "n", which a parameter may be called */
-	c = report_rows_col(out, "pairs", RCOL_NUM);
-	out->col[c].sig = 0;
-	out->col[c].nosum = 1;
-	for (int side = 0; side < 2; side++) {
-		name = xasprintf("%s_%s", bl->metric, side ? "new" : "base");
-		c = report_rows_col(out, name, RCOL_NUM);
-		out->col[c].align = 1;
-		free(name);
-	}
-	c = report_rows_col(out, "ratio", RCOL_NUM);
-	out->col[c].ci = 1;
-	report_rows_col(out, "ci_lo", RCOL_NUM);
-	report_rows_col(out, "ci_hi", RCOL_NUM);
-	for (; c < out->ncol; c++)
-		out->col[c].sig = 3;
-	report_rows_col(out, "verdict", RCOL_LABEL);
+	report_pair_cols(out, "pairs", bl->metric, "base", "new", bl->ci);
+	free(out->ci_head);
 	out->ci_head = xasprintf("new/base [%g%% CI]", bl->ci * 100);
+	report_rows_col(out, "verdict", RCOL_LABEL);
 }
 
 /* A row of out for the cell nw[n0, n1) and base[b0, b1). */

@@ -118,9 +118,7 @@ static int compare_fn(int argc, char **argv)
 		return cmd_usage(&cmd_compare);
 	}
 	if (!ret) {
-		/* the file's extension says its format, unless --format does */
-		if (o.out && !fmt_given && table_format_of_path(o.out))
-			o.fmt = table_format_of_path(o.out);
+		report_opts_out_format(&o, fmt_given);
 		if (!(ret = report_out_check("--out", o.out, o.base_db)) &&
 		    !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_compare(&o);

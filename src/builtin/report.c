@@ -162,9 +162,7 @@ static int report_fn(int argc, char **argv)
 	}
 	if (!ret) {
 		o.db = argv[optind];
-		/* the file's extension says its format, unless --format does */
-		if (o.out && !fmt_given && table_format_of_path(o.out))
-			o.fmt = table_format_of_path(o.out);
+		report_opts_out_format(&o, fmt_given);
 		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_run(&o);
 	}
@@ -193,7 +191,8 @@ const struct cmd cmd_report = { "report", report_fn,
 	"--drift: each worker's control cell over time as a ratio to its first run; a host is unstable when\n"
 	"the drift or the control's noise passes --threshold (3 %); --exclude-unstable leaves those out.\n"
 	"--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
-	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
+	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT (exit 5\n"
+	"when a group missed it, the table printed).\n"
 	"\n"
 	"options: --sweep NAME, --stat median|mean|geomean|min|max, --where EXPR, --digits N,\n"
 	"  --format md|text|csv|latex|json, --out FILE, --summary[=KEY], --exclude-unstable,\n"
