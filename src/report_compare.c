@@ -24,14 +24,14 @@ static int first_text(const struct store_row *row, void *data)
 	return 0;
 }
 
-/* The first column of sql's first row on side s (bound to the sweep, then the status read), or NULL.
- * Owned. */
-static int side_text(const struct side *s, const char *sql, char **out)
+/* The first column of sql's first row on side s, or NULL (owned); ?1 is the sweep and, when nbind is 2,
+ * ?2 the status of the results the side reads. */
+static int side_text(const struct side *s, const char *sql, int nbind, char **out)
 {
 	const char *bind[] = { s->c.sweep, s->p.superseded ? "superseded" : "ok" };
 
 	*out = NULL;
-	return store_query(s->c.st, sql, bind, 2, 1, first_text, out) ? FAIL_IO : FAIL_OK;
+	return store_query(s->c.st, sql, bind, nbind, 1, first_text, out) ? FAIL_IO : FAIL_OK;
 }
 
 /*
@@ -62,7 +62,7 @@ static int compare_conditions(const struct side *base, const struct side *nw, st
 				      cond[i].sql);
 		char *a = NULL, *b = NULL;
 
-		if (!(ret = side_text(base, sql, &a)) && !(ret = side_text(nw, sql, &b)) &&
+		if (!(ret = side_text(base, sql, 2, &a)) && !(ret = side_text(nw, sql, 2, &b)) &&
 		    strcmp(a ? a : "-", b ? b : "-"))
 			report_notes_add(nt, "conditions differ: %s: base %s, new %s", cond[i].name, a ? a : "-",
 					 b ? b : "-");
@@ -84,7 +84,7 @@ static int metric_better(const struct side *s)
 
 	if (o->better)
 		return o->better;
-	if (side_text(s, "SELECT 1 FROM sweeps WHERE name = ?1 AND command IS NOT NULL AND ?2 <> ''",
+	if (side_text(s, "SELECT 1 FROM sweeps WHERE name = ?1 AND command IS NOT NULL", 1,
 		      &is_command) || !is_command)
 		goto known;
 	/* the spec stored with the results: what it declared when they were measured */
@@ -126,7 +126,7 @@ static int pair_keys(const struct side *base, const struct side *nw, char ***key
 	for (size_t i = 0; i < nw->c.nparams; i++)
 		if (strcmp(base->c.params[i], nw->c.params[i]))
 			goto differ;
-	if ((ret = side_text(nw, "SELECT per FROM sweeps WHERE name = ?1 AND ?2 <> ''", &per)))
+	if ((ret = side_text(nw, "SELECT per FROM sweeps WHERE name = ?1", 1, &per)))
 		return ret;
 	*keys = xcalloc(nw->c.nparams + 3, sizeof(**keys));
 	*n = 0;
