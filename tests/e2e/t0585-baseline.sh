@@ -154,6 +154,21 @@ test_expect_success '--superseded: the results --force replaced against the new 
 	test "$(cut -d, -f4 f.csv | sed 1d)" = "$(cut -d, -f4 slow.csv | sed 1d)"
 '
 
+# One pass, three timed runs a cell: the units are the runs' samples, paired by index.
+sed -e "/^repeat:/d" -e "s/^params:/runs: 3\ntiming: {max_noise: 0, max_samples: 3, min_time: 0}\nparams:/" \
+	"$T/s.yaml" >"$T/runs.yaml"
+
+test_expect_success 'one value a cell but timed samples: the samples are paired, the title says so' '
+	"$SWEEP" run runs.yaml --db r1.db 2>/dev/null && "$SWEEP" run runs.yaml --db r2.db 2>/dev/null &&
+	"$SWEEP" compare r1.db r2.db --metric ms --format csv >r.csv 2>err &&
+	test "$(cut -d, -f3 r.csv | tr "\n" " ")" = "pairs 3 3 " &&
+	"$SWEEP" compare r1.db r2.db --metric ms >r.md 2>/dev/null &&
+	grep -q "units by sample index (ratio of means, 95% paired percentile bootstrap over samples" r.md &&
+	"$SWEEP" compare r1.db r2.db --metric lat --format csv >l.csv 2>err &&
+	test "$(cut -d, -f3,7,8,9 l.csv | sed 1d | tr "\n" " ")" = "1,,, 1,,, " &&
+	grep -q "note: n=1 host=[^:]*: 1 pair: no interval, no verdict" err
+'
+
 test_expect_success 'bad input: two databases with --superseded, a bad --better, no metric (exit 2)' '
 	test_expect_code 2 "$SWEEP" compare base.db new.db --superseded --metric seconds 2>err &&
 	grep -q "superseded compares one database with itself" err &&
