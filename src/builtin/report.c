@@ -38,19 +38,6 @@ static const struct option report_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* A percentage given as 95 or 0.95, as a fraction in (0, 1). */
-static int parse_level(const char *opt, const char *s, double *out)
-{
-	double v;
-
-	if (parse_double(s, &v) || v <= 0 || v >= 100)
-		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
-	*out = v > 1 ? v / 100 : v;
-	if (*out >= 1)
-		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
-	return FAIL_OK;
-}
-
 /* The options that choose a mode, before it is known which one: at most one may be given; and the ones
  * whose meaning depends on it. */
 struct modes {
@@ -104,14 +91,6 @@ static int report_check(struct report_opts *o, const struct modes *m)
 	return FAIL_OK;
 }
 
-/* A number option: parsed, in [min, max], or FAIL_USAGE saying what it takes. */
-static int number_opt(const char *arg, long min, long max, const char *takes, long *out)
-{
-	if (parse_long(arg, out) || *out < min || *out > max)
-		return fail_usage("%s, not '%s'", takes, arg);
-	return FAIL_OK;
-}
-
 /* A list option given once. SHOW_USAGE when given twice or with an empty name. */
 static int list_opt(const char *what, const char *arg, char ***v, int *n)
 {
@@ -146,19 +125,19 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'f': return (o->fmt = table_format_find(arg)) ? FAIL_OK : FAIL_USAGE;
 	case 'o': o->out = arg; break;
 	case 'D':
-		if (!(ret = number_opt(arg, 1, 17, "--digits takes 1 to 17", &l)))
+		if (!(ret = report_opts_number(arg, 1, 17, "--digits takes 1 to 17", &l)))
 			o->digits = (int)l;
 		break;
 	case 'C': m->compare = arg; break;
 	case 'p': o->paired_by = arg; break;
-	case 'i': return parse_level("--ci", arg, &o->ci);
+	case 'i': return report_opts_level("--ci", arg, &o->ci);
 	case 'b':
 		/* fewer than 100 resamples put the bounds on a handful of them; under 1000 is warned of */
-		if (!(ret = number_opt(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
+		if (!(ret = report_opts_number(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
 			o->boot = (int)l;
 		break;
 	case 'e':
-		if (!(ret = number_opt(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
+		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
 			o->seed = (uint64_t)l;
 		break;
 	case 'l': o->limit = arg; m->limit = 1; break;
@@ -205,9 +184,7 @@ static int report_fn(int argc, char **argv)
 	}
 	if (!ret) {
 		o.db = argv[optind];
-		/* the file's extension says its format, unless --format does */
-		if (o.out && !fmt_given && table_format_of_path(o.out))
-			o.fmt = table_format_of_path(o.out);
+		report_opts_out_format(&o, fmt_given);
 		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_run(&o);
 	}
@@ -243,7 +220,8 @@ const struct cmd cmd_report = { "report", report_fn,
 	"leaves the first out); a host is unstable when the drift or the control's noise (for runs of one\n"
 	"sample, their spread) passes --threshold (3 %); --exclude-unstable leaves those out.\n"
 	"--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
-	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
+	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT (exit 4\n"
+	"when a group missed it, the table printed).\n"
 	"\n"
 	"options: --sweep NAME, --stat S, --where EXPR, --digits N, --format md|text|csv|latex|json,\n"
 	"  --out FILE, --summary[=KEY], --unit KEY, --exclude-unstable, --threshold PCT (3), --drop-first,\n"
