@@ -82,6 +82,9 @@ int report_expr_probes(const struct report_ctx *c, const char *expr, char ***nam
  */
 /* The plain or pivoted table: row keys, column keys, stat(metric), count, [group], marked results. */
 int report_query_table(const struct report_plan *p, struct report_query *q);
+/* --conditions, --ledger: each result of the table: row keys, result id, cell key, params, value, and what
+ * it was measured under: sweep version, commit, files (runs.inputs), host, gpu, worker conditions. */
+int report_query_ledger(const struct report_plan *p, struct report_query *q);
 /* The results above their noise target among the results of the table, --strict or not: count. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
@@ -265,6 +268,7 @@ struct report_doc {
 	const char *caption;       /* NULL, or a line above the table */
 	int method;                /* the caption states the method: LaTeX keeps it as a comment */
 	long marked;               /* results above their noise target, for the footnote; -1: not counted */
+	int append;                /* added after another table of the same report (--out not emptied) */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);

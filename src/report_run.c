@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_conditions.h"
 #include "report_int.h"
 
 /* "no ok results ..." for a statement that found nothing. */
@@ -18,7 +19,7 @@ static int nothing(const struct report_plan *p)
 static int print_rows(const struct report_plan *p, struct report_rows *rows, const char *caption, long marked)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked };
+	struct report_doc d = { rows, NULL, caption, 1, marked, 0 };
 	int ret;
 
 	if (p->o->summary_by)
@@ -80,6 +81,8 @@ static int table(struct report_plan *p)
 				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
 				o->where ? ", where " : "", o->where ? o->where : "");
 		ret = print_rows(p, &out, cap, marked);
+		if (!ret && (o->conditions || o->ledger))
+			ret = report_conditions(p);
 		free(cap);
 		free(pooled);
 	}
@@ -172,7 +175,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, 0 };
 	char *cap;
 	int ret, nunstable;
 
@@ -205,7 +208,7 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, 0 };
 	char bar[64] = "", *cap;
 	int ret;
 

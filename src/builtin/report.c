@@ -31,6 +31,8 @@ static const struct option report_long_opts[] = {
 	{ "bar", required_argument, NULL, 'B' },
 	{ "pool", required_argument, NULL, 'P' },
 	{ "strict", no_argument, NULL, 'Z' },
+	{ "conditions", no_argument, NULL, 'N' },
+	{ "ledger", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -72,6 +74,8 @@ static int report_check(struct report_opts *o, const struct modes *m)
 		return fail_usage("--paired-by goes with --compare");
 	if (!m->score && !isnan(o->bar))
 		return fail_usage("--bar goes with --score");
+	if ((o->conditions || o->ledger) && (m->compare || m->limit || m->drift || m->score))
+		return fail_usage("--conditions and --ledger go with a table");
 	if (o->summary && (m->drift || m->score))
 		return fail_usage("--summary goes with a table, --limit or --compare");
 	o->mode = m->compare ? REPORT_COMPARE : m->limit ? REPORT_LIMIT : m->drift ? REPORT_DRIFT :
@@ -117,6 +121,8 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
 	case 'm': o->metric = arg; break;
 	case 'Z': o->strict = 1; break;
+	case 'N': o->conditions = 1; break;
+	case 'L': o->ledger = arg; break;
 	case 's':
 		if (!(ret = report_opts_stat(arg)))
 			o->stat = arg;
@@ -215,11 +221,17 @@ const struct cmd cmd_report = { "report", report_fn,
 	"the drift or the control's noise passes --threshold (3 %); --exclude-unstable leaves those out.\n"
 	"--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
 	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
+	"--conditions: after the table, what its numbers were measured under: the conditions common to\n"
+	"every result (sweep version and commit, the hashes of the files a command runs, host, GPU driver,\n"
+	"CUDA, clocks, power limit, CPU governor and boost, ASLR, isolated CPUs, load average) once, then\n"
+	"each row's result ids with the conditions that vary. --ledger FILE: one line per result with its\n"
+	"database, sweep, cell key, result id, params, value and conditions (CSV for a .csv name, else JSON\n"
+	"lines); it never writes over an SQLite file (exit 1).\n"
 	"\n"
 	"options: --sweep NAME, --stat median|mean|geomean|min|max, --where EXPR, --digits N,\n"
 	"  --format md|text|csv|latex|json, --out FILE, --summary[=KEY], --exclude-unstable,\n"
 	"  --threshold PCT (3), --paired-by item|KEY, --ci PCT (95), --boot N (10000), --seed S (1),\n"
-	"  --bar PCT, --pool KEYS, --strict. Notes (unpaired items, excluded hosts, missing probes) go to\n"
+	"  --bar PCT, --pool KEYS, --strict, --conditions, --ledger FILE. Notes (unpaired items, excluded hosts, missing probes) go to\n"
 	"  stderr. --out FILE takes its format from .md, .csv, .tex, .json or .txt unless --format says;\n"
 	"  it never writes over an SQLite file or DB itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"

@@ -69,7 +69,7 @@ static void compare_rows(struct report_rows *r)
 static void test_compare_formats(void)
 {
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "CAP", 1, -1 };
+	struct report_doc d = { &r, NULL, "CAP", 1, -1, 0 };
 	char *s;
 
 	compare_rows(&r);
@@ -122,7 +122,7 @@ static void test_summary_print(void)
 	static const char *const host[] = { "a", "c", "b" }, *const class[] = { "g1", "g1", "g2" };
 	static const double v[] = { 1, 4, 10 };
 	struct report_rows r, s;
-	struct report_doc d = { &r, &s, NULL, 1, -1 };
+	struct report_doc d = { &r, &s, NULL, 1, -1, 0 };
 	char *p;
 
 	report_rows_init(&r);
@@ -179,7 +179,7 @@ static void test_text_print(void)
 {
 	static const double ratio[] = { 1, 1.02, 0.97 };
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "H", 0, -1 };
+	struct report_doc d = { &r, NULL, "H", 0, -1, 0 };
 	char *p;
 
 	report_rows_init(&r);
