@@ -58,17 +58,16 @@ static struct identity_file *find(struct identity *id, const char *name)
 	return NULL;
 }
 
-/* Hash path once: a file found under another name (python3 and /usr/bin/python3) takes its hash. */
+/* Hash the regular file at path once under name (nothing for anything else): a file found under another
+ * name (python3 and /usr/bin/python3) takes its hash. -1 after error() when it cannot be read. */
 static int add(struct identity *id, const struct spec *s, const char *name, const char *path)
 {
 	struct identity_file *f;
 	struct stat st;
 	char hex[65];
 
-	if (find(id, name))
+	if (find(id, name) || !regular(path, &st))
 		return 0;
-	if (!regular(path, &st))
-		return error("'%s' is not a file", path);
 	ALLOC_GROW(id->f, id->n + 1, id->alloc);
 	f = &id->f[id->n];
 	memset(f, 0, sizeof(*f));
@@ -96,9 +95,7 @@ static int add(struct identity *id, const struct spec *s, const char *name, cons
 static void add_word(struct identity *id, const struct spec *s, const char *word, int program)
 {
 	char *path = program ? identity_program(word) : xstrdup(word);
-	struct stat st;
-
-	if (path && regular(path, &st) && add(id, s, word, path))
+	if (path && add(id, s, word, path))
 		fprintf(stderr, "sweep: %s: '%s' is left out of the sweep's identity\n", s->name, word);
 	free(path);
 }
@@ -192,13 +189,14 @@ int identity_collect(const struct spec *s, struct identity *out)
 	for (int i = 0; i < s->ninputs; i++) {
 		char *path = s->inputs[i][0] == '/' || !slash ? xstrdup(s->inputs[i]) :
 			     xasprintf("%.*s/%s", (int)(slash - s->path), s->path, s->inputs[i]);
-		int rc = add(out, s, s->inputs[i], path);
+		struct stat st;
+		int rc = regular(path, &st) ? add(out, s, s->inputs[i], path) : -1;
 
 		free(path);
 		if (rc) {
 			identity_release(out);
-			return error("%s: inputs: '%s' cannot be read (paths are relative to the spec's folder)",
-				     s->path, s->inputs[i]);
+			return error("%s: inputs: '%s' is not a file that can be read (paths are relative to the "
+				     "spec's folder)", s->path, s->inputs[i]);
 		}
 	}
 	add_argv(out, s, s->command, s->ncommand);
