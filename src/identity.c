@@ -170,10 +170,22 @@ static void add_template(struct identity *id, const struct spec *s, const char *
 	}
 }
 
+/* Whether word is a file the metrics are read from (from: FILE): the command's output, not what it reads. */
+static int output(const struct spec *s, const char *word)
+{
+	if (s->json_src.from == FROM_FILE && s->json_src.path && !strcmp(s->json_src.path, word))
+		return 1;
+	for (int i = 0; i < s->nregex; i++)
+		if (s->regex[i].src.from == FROM_FILE && s->regex[i].src.path && !strcmp(s->regex[i].src.path, word))
+			return 1;
+	return 0;
+}
+
 static void add_argv(struct identity *id, const struct spec *s, char *const *argv, int n)
 {
 	for (int i = 0; i < n; i++)
-		add_template(id, s, argv[i], i == 0);
+		if (i == 0 || !output(s, argv[i]))
+			add_template(id, s, argv[i], i == 0);
 }
 
 static int cmp_file(const void *a, const void *b)

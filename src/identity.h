@@ -31,7 +31,8 @@ struct identity {
  * and cleanup resolved as spawn resolves it (a name without '/' on PATH, else the path from the working
  * directory) and every other word that names an existing regular file, placeholders filled with each
  * value of the axes (and items) they name (a word with {gpu}, {host} or {cell} is known only on its
- * worker, and is left out); and every path of inputs:, relative to the spec's folder. A file over
+ * worker, and a word that is a metrics from: file is the command's output: both left out); and every path
+ * of inputs:, relative to the spec's folder. A file over
  * IDENTITY_BIG is said on stderr (as "sweep: NAME: ..."). 0, or -1 after error() when an inputs file is
  * missing or unreadable (the spec must change: exit 2). identity_release frees *out.
  */

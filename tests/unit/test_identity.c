@@ -86,6 +86,14 @@ static void test_collect(void)
 	identity_release(&id);
 	spec_release(&s);
 
+	/* the file the metrics are read from is what the command writes */
+	CHECK_INT(parse("sweep: t\ncommand: [b/prog, x1.txt]\nmetrics: {t: {regex: 't=([0-9]+)', from: x1.txt}}\n", &s),
+		  0, "spec reading its metrics from x1.txt");
+	CHECK_INT(identity_collect(&s, &id), 0, "collected");
+	CHECK(id.n == 1 && !strcmp(id.f[0].name, "b/prog"), "the output x1.txt is left out (%zu files)", id.n);
+	identity_release(&id);
+	spec_release(&s);
+
 	CHECK_INT(parse("sweep: t\ncommand: [true]\ninputs: [gone.dat]\n", &s), 0, "spec with a missing input");
 	CHECK_INT(identity_collect(&s, &id), -1, "a missing input is an error");
 	spec_release(&s);
