@@ -103,7 +103,7 @@ void hostinfo_conditions(const struct json_obj *facts, struct json_obj *cond)
 	double load;
 	int v;
 
-	for (size_t i = 0; i < sizeof(gpu_keys) / sizeof(*gpu_keys); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(gpu_keys); i++) {
 		const struct json_pair *p = json_obj_find(facts, gpu_keys[i]);
 
 		if (p)

@@ -71,9 +71,12 @@ static int add(struct identity *id, const struct spec *s, const char *name, cons
 	ALLOC_GROW(id->f, id->n + 1, id->alloc);
 	f = &id->f[id->n];
 	memset(f, 0, sizeof(*f));
-	for (size_t i = 0; i < id->n && !f->hash; i++)
-		if (!strcmp(id->f[i].path, path))
-			f->hash = xstrdup(id->f[i].hash), f->big = id->f[i].big;
+	for (size_t i = 0; i < id->n && !f->hash; i++) {
+		if (!strcmp(id->f[i].path, path)) {
+			f->hash = xstrdup(id->f[i].hash);
+			f->big = id->f[i].big;
+		}
+	}
 	if (!f->hash && st.st_size > IDENTITY_BIG) {
 		f->hash = xasprintf("size:%lld mtime:%lld.%09ld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
 				    st.st_mtim.tv_nsec);

@@ -280,6 +280,9 @@ static int print_table(const struct report_opts *o, const struct report_doc *d, 
 
 	if ((ret = out_open(o, d->append, &f)))
 		return ret;
+	/* a blank line ends the table before (Markdown would read a line right after it as a row) */
+	if (d->append)
+		fputc('\n', f);
 	if (d->caption && d->method && o->fmt->method)
 		o->fmt->method(d->caption, f);
 	if (d->caption && !d->method && o->fmt->heading)

@@ -104,7 +104,12 @@ test_expect_success 'report --conditions: the common conditions once, those that
 	! grep -q "^file prog.sh," out &&
 	grep -q "^n,results,file prog.sh" out &&
 	grep -x "1,1,$a.*" out &&
-	grep -x "2,3,$b.*" out
+	grep -x "2,3,$b.*" out &&
+	"$SWEEP" report cond.db --rows n --metric t --conditions --out c.md &&
+	test "$(grep -c "^| file prog.sh " c.md)" = 0 &&
+	grep -q "^| n  *| results | file prog.sh" c.md &&
+	grep -q "^median of t over passes" c.md &&
+	grep -q "^measured under: conditions common to all 2 results of sweep id in cond.db" c.md
 '
 
 test_expect_success '--ledger: a line per number, value for value what sweep sql gives, with its conditions' '
