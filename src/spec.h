@@ -122,6 +122,9 @@ struct spec {
 	int nenv;
 	char **items;          /* items: a list, or n meaning 0..n-1; command runs once per item if it uses {item} */
 	int nitems;
+	char **inputs;         /* inputs: files the measurement reads, part of the sweep's identity (identity.h);
+				* relative to the spec's folder; NULL: none */
+	int ninputs;
 
 	enum spec_per per;     /* default any */
 	char **hosts;          /* hosts: run only on these hostnames (NULL: all) */
