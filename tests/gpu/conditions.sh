@@ -32,6 +32,8 @@ $S sql "$R/cond.db" "SELECT w.gpu_uuid, json_extract(w.conditions, '\$.driver'),
 	IFS=, read -r _ sdrv _ _ ssm_app smem_app sdef_sm sdef_mem spower < <(nvidia-smi --id="$uuid" \
 		--query-gpu=uuid,driver_version,clocks.sm,clocks.mem,clocks.applications.graphics,clocks.applications.memory,clocks.default_applications.graphics,clocks.default_applications.memory,enforced.power.limit \
 		--format=csv,noheader,nounits | tr -d ' ')
+	# JSON's true and false come out of json_extract as 1 and 0
+	case $set in 1 | true) set=true ;; *) set=false ;; esac
 	want_set=false
 	[ "$ssm_app" != "$sdef_sm" ] || [ "$smem_app" != "$sdef_mem" ] && want_set=true
 	same() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 == b + 0 || a == b) ? "same" : "DIFFERENT " a " vs " b }'; }
