@@ -39,7 +39,10 @@ $S sql "$R/cond.db" "SELECT w.gpu_uuid, json_extract(w.conditions, '\$.driver'),
 	same() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 == b + 0 || a == b) ? "same" : "DIFFERENT " a " vs " b }'; }
 	echo "$uuid driver $(same "$drv" "$sdrv") sm_app $(same "$sm_app" "$ssm_app") mem_app $(same "$mem_app" "$smem_app")" \
 		"power $(same "$power" "$spower") app_clocks_set $( [ "$set" = "$want_set" ] && echo same || echo "DIFFERENT $set vs $want_set")"
-done
+done | tee "$R/cmp.txt"
+fail=0
+grep -q DIFFERENT "$R/cmp.txt" && fail=1
 
 step "report --conditions"
-$S report "$R/cond.db" --rows i --metric seconds --conditions
+$S report "$R/cond.db" --rows i --metric seconds --conditions || fail=1
+exit $fail
