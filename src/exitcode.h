@@ -35,8 +35,10 @@ enum fail {
 	FAIL_BUSY = -3,        /* another sweep writes the database now (its writer lock): try again. Exit 1 */
 	FAIL_UNSAFE = -4,      /* refused to overwrite what is not the command's to overwrite (a report's --out
 				* that is an SQLite file or the database being read). Nothing was written. Exit 1 */
-	FAIL_CELLS = -5        /* it ran, but some cells failed, were quarantined or wait for absent hosts.
+	FAIL_CELLS = -5,       /* it ran, but some cells failed, were quarantined or wait for absent hosts.
 				* Exit 3 */
+	FAIL_INTERRUPTED = -6  /* SIGINT, SIGTERM or SIGUSR1 stopped it: nothing charged, nothing half written;
+				* the same command resumes. Exit 5 */
 };
 
 /* error(...) for a failure the user must fix: prints "sweep: <msg>", gives FAIL_USAGE. */
@@ -56,6 +58,8 @@ static inline int exitcode_of(int fail)
 		return EXIT_USAGE;
 	case FAIL_CELLS:
 		return EXIT_CELLS;
+	case FAIL_INTERRUPTED:
+		return EXIT_INTERRUPTED;
 	}
 	BUG("exitcode_of: no kind of failure %d", fail);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "inventory.h"
 #include "launch.h"
 #include "remote.h"
@@ -271,7 +272,7 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 	struct strbuf names = STRBUF_INIT;
 	struct pull_out *outs = NULL;
 	char *dir = NULL;
-	int nouts = 0, bad = 0;
+	int nouts = 0, bad = 0, ret = FAIL_OK;
 
 	p.timeout = timeout;
 	p.only = only;
@@ -293,7 +294,7 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 		error("the hosts hold the sweeps %s: --into '%s' takes one of them (--sweep NAME), or leave --into out"
 		      " for each to go to results/NAME.db; nothing was merged (the snapshots are in %s/pulled/)",
 		      names.buf, into, dir);
-		bad = -1;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	/* Merging is one writer at a time, here. */
@@ -314,6 +315,7 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 		}
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not pulled\n", bad, nhosts, nhosts == 1 ? "" : "s");
+	ret = bad ? FAIL_CELLS : FAIL_OK;
 out:
 	for (int k = 0; k < nhosts; k++) {
 		for (int i = 0; i < p.res[k].n; i++) {
@@ -330,5 +332,5 @@ out:
 	free(outs);
 	sb_release(&names);
 	free(dir);
-	return bad;
+	return ret;
 }

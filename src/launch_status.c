@@ -348,6 +348,6 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 		sb_release(&r->msg);
 	}
 	free(s.res);
-	return bad;
+	return bad ? FAIL_CELLS : FAIL_OK;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exitcode.h"
 #include "inventory.h"
 #include "launch.h"
 #include "remote.h"
@@ -150,5 +151,5 @@ int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const
 	free(s.res);
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not stopped\n", bad, nhosts, nhosts == 1 ? "" : "s");
-	return bad;
+	return bad ? FAIL_CELLS : FAIL_OK;
 }

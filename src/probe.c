@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../kernels/kernel.h"
+#include "exitcode.h"
 #include "probe.h"
 #include "run.h"
 #include "store.h"
@@ -97,14 +98,14 @@ int probe_run(struct comm *c, const char *db, int gpus, double read_bytes, const
 {
 	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
 	char stamp[32], bytes[32];
-	int n = 0, done = 0, ret = 0;
+	int n = 0, done = 0, bad = 0, ret = FAIL_OK;
 
 	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
 		n += want(&probes[i], gpus);
 	snprintf(bytes, sizeof(bytes), read_bytes > 0 ? "%.0f" : "1G", read_bytes);
 	/* Each session has its own sweeps, so that probing again measures again. */
 	iso_time(now_wall(), stamp, sizeof(stamp));
-	for (size_t i = 0; i < ARRAY_SIZE(probes) && ret >= 0; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(probes) && !ret; i++) {
 		const struct probe *p = &probes[i];
 		struct master_opts o = { 0 };
 		struct run_extra x = { 0 };
@@ -126,15 +127,14 @@ int probe_run(struct comm *c, const char *db, int gpus, double read_bytes, const
 		o.progress_every = 1;
 		o.hello_timeout = 120;
 		o.keep_workers = ++done < n;
-		if (run_spec(c, &s, db, &o, &x, args, &res))
-			ret = -1;
-		else if (res.quarantined || res.not_run)
-			ret++;
-		else if (store_probe(p, s.name, db, res.run))
-			ret = -1;
+		ret = run_spec(c, &s, db, &o, &x, args, &res);
+		if (!ret && (res.quarantined || res.not_run))
+			bad++;
+		else if (!ret)
+			ret = store_probe(p, s.name, db, res.run);
 		spec_release(&s);
 	}
 	sb_release(&text);
 	sb_release(&name);
-	return ret;
+	return ret ? ret : bad ? FAIL_CELLS : FAIL_OK;
 }

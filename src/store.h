@@ -314,8 +314,9 @@ struct store_merge_opts {
  * that has another ok result with different values goes to the conflicts table, never over the kept
  * one. A cell whose decision (cells.decided: sweep retry, run --force, --replan) is newer in an input
  * takes its state, attempts, error and ok results from there. One transaction: all or nothing. o may
- * be NULL; stats (n entries) may be NULL. 0, or -1 after error(); -2 when another sweep writes out now
- * (its writer lock).
+ * be NULL; stats (n entries) may be NULL. 0, or a kind of failure (exitcode.h) after error(): FAIL_USAGE
+ * for an input refused or an output that is no sweep database (nothing written), FAIL_BUSY when another
+ * sweep writes out now (its writer lock), FAIL_IO when writing the output failed.
  */
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats);
