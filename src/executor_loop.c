@@ -16,7 +16,6 @@
 #include "link.h"
 #include "msg.h"
 #include "topo.h"
-#include "worker.h"
 
 /* Communicators cached by gang id: the same members reuse theirs from one cell to the next. */
 struct gang_cache {
@@ -213,7 +212,7 @@ static int ring(struct loop *l)
 }
 
 /* r's record into the data pipe at once (a crash in a later cell loses nothing), and a ring when the
- * master should have the results now (worker_results_due: a long cell's at once, short ones together).
+ * master should have the results now (link_results_due: a long cell's at once, short ones together).
  * A full pipe rings first, so that the worker empties it. */
 static int put_result(struct loop *l, const struct result *r, int last, int must_ring)
 {
@@ -238,7 +237,7 @@ static int put_result(struct loop *l, const struct result *r, int last, int must
 	}
 	if (!l->unrung++)
 		l->first_unrung = now_mono();
-	if (must_ring || worker_results_due(last, r->wall, now_mono() - l->first_unrung, l->unrung))
+	if (must_ring || link_results_due(last, r->wall, now_mono() - l->first_unrung, l->unrung))
 		return ring(l);
 	return 0;
 }

@@ -67,19 +67,13 @@ static int warn_noisy(const struct store_row *row, void *data)
 static int store_probe(const struct probe *p, const char *sweep, const char *db, int64_t run)
 {
 	struct store *st;
-	char runs[32], scale[32];
-	const char *bind[] = { p->name, p->unit, p->metric, scale, sweep, runs };
+	char runs[32];
 	int ret;
 
 	snprintf(runs, sizeof(runs), "%lld", (long long)run);
-	snprintf(scale, sizeof(scale), "%.17g", p->scale);
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = store_query(st, "INSERT INTO probes(host, gpu, name, value, unit, run, measured)"
-			  " SELECT w.host, CASE WHEN w.gpu >= 0 THEN w.gpu END, ?1, m.value * ?4, ?2, r.run,"
-			  " r.started FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON w.id = r.worker"
-			  " JOIN metrics m ON m.result = r.id AND m.name = ?3"
-			  " WHERE c.sweep = ?5 AND r.status = 'ok' AND r.run = ?6", bind, 6, 0, NULL, NULL);
+	ret = store_put_probes(st, sweep, run, p->name, p->unit, p->metric, p->scale);
 	if (!ret) {
 		char target[32];
 		const char *nb[] = { sweep, runs, target };

@@ -350,10 +350,7 @@ static int record_job(const char *db, const char *id, const struct slurm_job *j,
 	snprintf(shards, sizeof(shards), "%d", j->shards);
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = store_slurm_tables(st) ||
-	      store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
-			  " shards, script, command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", bind, 8, 0, NULL,
-			  NULL) ? -1 : 0;
+	ret = store_put_slurm_job(st, bind);
 	store_close(st);
 	return ret;
 }
@@ -489,9 +486,7 @@ int slurm_note_run(struct store *st, int64_t run)
 	bind[2] = task && *task ? task : NULL;
 	bind[3] = restarts && *restarts ? restarts : "0";
 	bind[4] = node;
-	if (store_slurm_tables(st) ||
-	    store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
-			" VALUES(?1, ?2, ?3, ?4, ?5)", bind, 5, 0, NULL, NULL))
+	if (store_put_slurm_run(st, bind))
 		return error("cannot note the Slurm job of run %" PRId64, run);
 	return 0;
 }
