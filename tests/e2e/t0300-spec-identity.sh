@@ -1,8 +1,7 @@
 #!/bin/bash
-# t0300-dbtruth: the database says what was measured: a changed spec is refused or replanned, one writer
-# at a time (a dead one's lock taken over, its damage healed), an interrupt charges no attempt, retry and
-# --force, a cap on cells, kernel defaults in every cell (and a migration for old databases), parameter
-# names that are identifiers.
+# t0300-spec-identity: a sweep is its spec: a changed spec is refused or replanned (--replan: retired
+# cells, superseded results, merged as such), a cap on cells (--max-cells), kernel defaults in every
+# cell (and the migration that fills them into old databases), parameter names that are identifiers.
 . tests/e2e/lib.sh
 
 state_n() { # state_n DB STATE: cells in that state
@@ -14,16 +13,6 @@ status_n() { # status_n DB STATUS: results with that status
 last_run() { # last_run DB: the status of the latest run
 	sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"
 }
-rank_pid() { # rank_pid DB RANK: pid of that rank of the job writing DB
-	for p in $(pgrep -f "run slow.yaml --db $1" || :); do
-		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 0
-}
-
 cat >"$T/a.yaml" <<'Y'
 sweep: a
 kernel: sleep
@@ -112,160 +101,6 @@ timing: {min_samples: 1, min_time: 0, max_noise: 1, warmup: 0}
 max_attempts: 1
 Y
 
-test_expect_success 'a second writer is refused at once, naming the first; readers are not' '
-	run_bg "$SWEEP" run slow.yaml --db "$T/c.db" &&
-	first=$BG_PID &&
-	wait_running c.db &&
-	test_expect_code 1 "$SWEEP" run slow.yaml --db c.db 2>err1 &&
-	grep -q "is being written by another sweep (host $(hostname) pid $first since 20.*: sweep run)" err1 &&
-	test_expect_code 1 "$SWEEP" plan slow.yaml --db c.db 2>err2 &&
-	grep -q "pid $first" err2 &&
-	"$SWEEP" run a.yaml --db other.db &&
-	test_expect_code 1 "$SWEEP" merge c.db other.db 2>err3 &&
-	grep -q "pid $first" err3 &&
-	"$SWEEP" status c.db >status &&
-	grep -q slow status &&
-	wait_gone $first &&
-	test "$(state_n c.db ok)" = 8 && test "$(status_n c.db ok)" = 8 &&
-	test "$(sql c.db "SELECT count(*) FROM cells WHERE state <> '\''ok'\''")" = 0 &&
-	test "$(sql c.db "SELECT count(*) FROM runs")" = 1 && test "$(last_run c.db)" = ok
-'
-
-test_expect_success 'the lock of a killed run is taken over; its run is recorded killed, not left running' '
-	sed "s/max_attempts: 1/max_attempts: 3/" slow.yaml >slow3.yaml &&
-	run_bg "$SWEEP" run slow3.yaml --db "$T/d.db" &&
-	dead=$BG_PID &&
-	wait_running d.db &&
-	kill -9 $dead &&
-	test_expect_code 137 wait_gone $dead &&
-	test "$(last_run d.db)" = running &&
-	"$SWEEP" status d.db >st &&
-	grep -Eq "^ *1 +slow +[0-9T:.Z-]+ +- +gone \(was running\)" st &&
-	"$SWEEP" status d.db --json | grep -q "\"run_status\":\"gone (was running)\"" &&
-	sql d.db ".backup copy.db" && "$SWEEP" status copy.db | grep -Eq "^ *1 +slow .* running *$" &&
-	"$SWEEP" run slow3.yaml --db d.db 2>err &&
-	grep -q "taking over the writer lock of a sweep that is gone (host $(hostname) pid $dead since" err &&
-	grep -q "1 run (from run 1) left .running. by a sweep that is gone: recorded as .killed." err &&
-	test "$(sql d.db "SELECT group_concat(status) FROM runs")" = "killed,ok" &&
-	test "$(state_n d.db ok)" = 8
-'
-
-test_expect_success 'cells with an ok result left running or planned by an older sweep are healed on open' '
-	cp c.db e.db &&
-	sql e.db "UPDATE cells SET state = '\''running'\'' WHERE id <= 3;
-		UPDATE cells SET state = '\''planned'\'' WHERE id = 4" &&
-	"$SWEEP" run slow.yaml --db e.db 2>err &&
-	grep -q "4 cells with an ok result were not marked ok" err &&
-	grep -q "this run: 0 results ok" err &&
-	test "$(state_n e.db ok)" = 8 && test "$(status_n e.db ok)" = 8
-'
-
-# An interrupted run: the cells in flight go back to planned uncharged (max_attempts: 1 would quarantine
-# a charged one), the run says so once and is recorded as interrupted; the next run finishes the sweep.
-check_interrupted() { # check_interrupted DB ERRFILE SIGNAME
-	test "$(last_run "$1")" = interrupted &&
-	test "$(state_n "$1" running)" = 0 && test "$(state_n "$1" quarantined)" = 0 &&
-	test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'planned' AND (attempts <> 0 OR flight = 1)")" = 0 &&
-	test "$(state_n "$1" planned)" -ge 1 &&
-	test "$(grep -c "run the same command again" "$2")" = 1 &&
-	grep -q "interrupted by $3: .* cells in flight went back to planned (no attempt charged)" "$2"
-}
-
-for sig in INT TERM USR1; do
-	test_expect_success "SIG$sig charges no attempt (one process)" '
-		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" 2>err'$sig' &&
-		wait_running i'$sig'.db &&
-		kill -'$sig' $BG_PID &&
-		test_expect_code 5 wait_gone $BG_PID &&
-		check_interrupted i'$sig'.db err'$sig' SIG'$sig' &&
-		"$SWEEP" run slow.yaml --db i'$sig'.db &&
-		test "$(state_n i'$sig'.db ok)" = 8
-	'
-done
-
-test_expect_success 'SIGINT to mpirun and SIGTERM to rank 0 of mpirun -np 3 charge no attempt' '
-	run_bg mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m1.db" 2>err1 &&
-	wait_running m1.db &&
-	kill -INT $BG_PID &&
-	test_must_fail wait_gone $BG_PID &&
-	check_interrupted m1.db err1 SIGTERM &&
-	run_bg mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m2.db" 2>err2 &&
-	mp=$BG_PID &&
-	wait_running m2.db &&
-	r0=$(rank_pid "$T/m2.db" 0) && test -n "$r0" &&
-	kill -TERM $r0 &&
-	test_must_fail wait_gone $mp &&
-	check_interrupted m2.db err2 SIGTERM &&
-	mpirun --bind-to none -np 3 "$SWEEP" run slow.yaml --db "$T/m2.db" &&
-	test "$(state_n m2.db ok)" = 8
-'
-
-cat >"$T/f.yaml" <<'Y'
-sweep: f
-kernel: debug.fail
-params:
-  mode: [error]
-  on: ["i=2"]
-  i: [1, 2, 3]
-timing: {min_samples: 1, min_time: 0, max_noise: 1}
-max_attempts: 1
-Y
-
-# The closing line of a run that leaves quarantined cells names them (the first few, then a count) and the
-# command that puts them back; that command, run as printed, does.
-cat >"$T/q.yaml" <<'Y'
-sweep: q
-kernel: debug.fail
-params:
-  mode: [error]
-  on: ["i=2"]
-  i: [1, 2]
-  ms: [0, 1, 2, 3, 4]
-timing: {min_samples: 1, min_time: 0, max_noise: 1}
-max_attempts: 1
-Y
-
-test_expect_success 'the closing line names the quarantined cells and the retry command, which works' '
-	mkdir -p "with space" &&
-	test_expect_code 3 "$SWEEP" run q.yaml --db "with space/q.db" --quiet 2>err &&
-	cat err &&
-	grep -q "^sweep: q: 5 cells ok, 5 quarantined, 0 not run;" err &&
-	line=$(grep "^sweep: q: 5 cells quarantined: " err) &&
-	# the first three by their parameters, the error once while it repeats, then a count
-	test "${line%%; to measure*}" = "sweep: q: 5 cells quarantined: {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":0} (launch: debug.fail: failing on purpose), {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":1}, {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":2} and 2 more" &&
-	cmd=${line#*; to measure them again: } &&
-	cmd=${cmd%, then run again} &&
-	test "$cmd" = "sweep retry '\''with space/q.db'\'' --sweep q --state quarantined" &&
-	eval "\"\$SWEEP\" ${cmd#sweep }" >out &&
-	grep -q "^q: 5 quarantined cells back to planned" out &&
-	test "$(sql "with space/q.db" "SELECT count(*) FROM cells WHERE state = '\''planned'\'' AND attempts = 0")" = 5
-'
-
-test_expect_success 'sweep retry puts quarantined cells back with their attempts reset, and says how many' '
-	test_expect_code 3 "$SWEEP" run f.yaml --db f.db &&
-	test "$(state_n f.db quarantined)" = 1 &&
-	"$SWEEP" retry f.db --state failed >out0 && grep -q "^f: 0 failed cells back to planned" out0 &&
-	"$SWEEP" retry f.db --where "i = 3" >out1 && grep -q "^f: 0 " out1 &&
-	test "$(state_n f.db quarantined)" = 1 &&
-	"$SWEEP" retry f.db --where "i = 2" --state quarantined >out2 &&
-	grep -q "^f: 1 quarantined cells back to planned, attempts reset" out2 &&
-	test "$(sql f.db "SELECT state || attempts || coalesce(error, '\''-'\'') FROM cells WHERE id = 2")" = "planned0-" &&
-	test_expect_code 2 "$SWEEP" retry f.db --where "nope = 1" &&
-	test_expect_code 3 "$SWEEP" run f.yaml --db f.db 2>err &&
-	grep -q "this run: 0 results ok, 1 failed attempts" err
-'
-
-test_expect_success 'run --force --where measures again, keeping the old result as superseded; reports use the newest' '
-	old=$(sql f.db "SELECT id FROM results WHERE status = '\''ok'\'' AND cell = 1") &&
-	test_expect_code 3 "$SWEEP" run f.yaml --db f.db --force --where "i = 1" 2>err &&
-	grep -q -- "--force: 1 cells to measure again (1 ok results kept as superseded)" err &&
-	test "$(sql f.db "SELECT status FROM results WHERE id = $old")" = superseded &&
-	test "$(sql f.db "SELECT count(*) FROM results WHERE cell = 1 AND status = '\''ok'\'' AND id > $old")" = 1 &&
-	"$SWEEP" report f.db --rows i --metric seconds --format csv >rep &&
-	test "$(grep -c "^1," rep)" = 1 &&
-	test_expect_code 2 "$SWEEP" run f.yaml --db f.db --where "i = 1"
-'
-
 cat >"$T/big.yaml" <<'Y'
 sweep: big
 kernel: sleep
@@ -294,6 +129,7 @@ test_expect_success 'a grid over the cap is refused with exit 2 before anything 
 '
 
 test_expect_success 'kernel defaults are in every cell, so reports can use them' '
+	"$SWEEP" plan slow.yaml --db c.db &&
 	test "$(sql c.db "SELECT count(*) FROM cells WHERE json_extract(params, '\''$.jitter'\'') IS NOT NULL")" = 8 &&
 	test "$(sql a.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''
 		AND json_extract(params, '\''$.bytes'\'') IS NOT NULL")" = 2 &&
