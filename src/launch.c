@@ -104,33 +104,23 @@ static void answer_release(struct answer *a)
 	sb_release(&a->log);
 }
 
+static int answered(void *data)
+{
+	return ((struct answer *)data)->key != NULL;
+}
+
 /* The first answer of a script's output; an error when ssh failed or the script said nothing known. */
 static int run_script(const struct inventory_host *h, const char *script, double deadline, struct answer *a,
 		      struct strbuf *msg)
 {
-	struct remote_out o;
-	int ret = -1;
+	struct strbuf why = STRBUF_INIT;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	if (remote_run(h, script, deadline, &o)) {
-		remote_why(&o, msg);
-		goto out;
-	}
-	if (remote_unreachable(&o)) {
-		sb_adds(msg, "unreachable: ");
-		remote_why(&o, msg);
-		goto out;
-	}
-	launch_each_answer(&o.out, collect_answer, a);
-	if (!a->key) {
-		sb_adds(msg, "no answer from the host's shell: ");
-		remote_why(&o, msg);
-		goto out;
-	}
-	ret = 0;
-out:
-	remote_out_release(&o);
-	return ret;
+	if ((rc = launch_ask(h, script, deadline, collect_answer, answered, a, &why)))
+		sb_addf(msg, "%s%s", rc == 2 ? "unreachable: " : "", why.buf);
+	sb_release(&why);
+	return rc ? -1 : 0;
 }
 
 /* The host's hostname into hn, told as "host"; when the inventory gives one, a host whose hostname is

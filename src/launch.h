@@ -33,6 +33,16 @@ void launch_script_names(struct strbuf *sb, const char *only);
 /* Call fn(key, rest) for every answer line in out (valid during the call only). */
 void launch_each_answer(const struct strbuf *out, void (*fn)(const char *key, const char *rest, void *data),
 			void *data);
+/*
+ * One host's part of a fan-out (launch, status --hosts, stop, pull): run script on h until deadline and
+ * hand each answer line to fn(key, rest, data); then answered(data) says whether the host said what it
+ * was asked. 0 when it did; else the reason appended to why (no newline): 2 when the host is
+ * unreachable, 1 when the script did not run or said nothing ("no answer from the host's shell: ...").
+ * Prints nothing: hosts are handled on threads.
+ */
+int launch_ask(const struct inventory_host *h, const char *script, double deadline,
+	       void (*fn)(const char *key, const char *rest, void *data), int (*answered)(void *data), void *data,
+	       struct strbuf *why);
 /* mkdir -p; -1 with the reason appended to why (nothing printed: hosts are handled on threads). */
 int launch_make_dirs(const char *path, struct strbuf *why);
 /* The indices of the hosts to work on: all of inv, or those named in names ("a,b"); *idx is the caller's

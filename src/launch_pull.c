@@ -76,6 +76,14 @@ static void pull_answer(const char *key, const char *rest, void *data)
 	}
 }
 
+/* Answered: sweeps to pull, or what went wrong (r->msg). */
+static int pull_answered(void *data)
+{
+	const struct pull_host *r = data;
+
+	return r->error || r->n || r->msg.len;
+}
+
 static void pull_host(int k, void *data)
 {
 	struct pull *p = data;
@@ -85,7 +93,7 @@ static void pull_host(int k, void *data)
 	char *token = xasprintf("%ld-%d", (long)getpid(), k), *dir = NULL;
 	struct strbuf sc = STRBUF_INIT;
 	struct remote_out o;
-	int dir_ok;
+	int dir_ok, rc;
 
 	launch_script_begin(&sc, h, 0);
 	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
@@ -102,26 +110,15 @@ static void pull_host(int k, void *data)
 		"    say snap \"$n\"\n"
 		"  else say snaperr \"$n\" \"$(printf '%%s\\n' \"$e\" | tail -n 1)\"; fi\n"
 		"done\n", token, (long)ceil(p->timeout) + PULL_CLEANUP_GRACE);
-	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o)) {
-		r->error = remote_unreachable(&o) ? 2 : 1;
-		remote_why(&o, &r->msg);
+	if ((rc = launch_ask(h, sc.buf, deadline, pull_answer, pull_answered, r, &r->msg))) {
+		r->error = rc;
 		sb_addc(&r->msg, '\n');
-		remote_out_release(&o);
-		goto out;
 	}
-	launch_each_answer(&o.out, pull_answer, r);
 	/* Its results carry the hostname it tells: the inventory's labels would miss them. */
 	if (r->hostname && h->hostname_line && !inventory_same_host(r->hostname, h->hostname))
 		sb_addf(&r->msg, "its hostname is '%s', but %s:%d:%d says hostname '%s': its results are not"
 			" labelled (correct it, or leave it out)\n", r->hostname, p->inv->path, h->hostname_line,
 			h->hostname_col, h->hostname);
-	if (!r->error && !r->n && !r->msg.len) {
-		r->error = 1;
-		sb_adds(&r->msg, "no answer from the host's shell: ");
-		remote_why(&o, &r->msg);
-		sb_addc(&r->msg, '\n');
-	}
-	remote_out_release(&o);
 	if (!r->n)
 		goto out;
 	/* Copy each snapshot beside its place here, then over it: a failed copy leaves the last one. */

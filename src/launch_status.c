@@ -94,13 +94,21 @@ static void status_answer(const char *key, const char *rest, void *data)
 	}
 }
 
+/* An error answer counts: the host said why (r->msg). */
+static int status_answered(void *data)
+{
+	const struct status_host *r = data;
+
+	return r->error || r->none || r->nrows;
+}
+
 static void status_host(int k, void *data)
 {
 	struct status *s = data;
 	const struct inventory_host *h = &s->inv->hosts[s->hosts[k]];
 	struct status_host *r = &s->res[k];
 	struct strbuf sc = STRBUF_INIT;
-	struct remote_out o;
+	int rc;
 
 	launch_script_begin(&sc, h, 0);
 	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
@@ -120,21 +128,9 @@ static void status_host(int k, void *data)
 		"  [ -f \"results/$n.db\" ] &&"
 		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json --sweep \"$n\" 2>/dev/null | head -n 1)\"\n"
 		"done\n");
-	if (remote_run(h, sc.buf, now_mono() + s->timeout, &o)) {
-		r->error = 1;
-		remote_why(&o, &r->msg);
-	} else if (remote_unreachable(&o)) {
-		r->error = 2;
-		remote_why(&o, &r->msg);
-	} else {
-		launch_each_answer(&o.out, status_answer, r);
-		if (!r->error && !r->none && !r->nrows) {
-			r->error = 1;
-			sb_adds(&r->msg, "no answer from the host's shell: ");
-			remote_why(&o, &r->msg);
-		}
-	}
-	remote_out_release(&o);
+	rc = launch_ask(h, sc.buf, now_mono() + s->timeout, status_answer, status_answered, r, &r->msg);
+	if (rc)
+		r->error = rc;
 	sb_release(&sc);
 }
 

@@ -63,14 +63,21 @@ static void stop_answer(const char *key, const char *rest, void *data)
 	}
 }
 
+static int stop_answered(void *data)
+{
+	const struct stop_host *r = data;
+
+	return r->lines.len || r->idle.len;
+}
+
 static void stop_host(int k, void *data)
 {
 	struct stop *s = data;
 	const struct inventory_host *h = &s->inv->hosts[s->hosts[k]];
 	struct stop_host *r = &s->res[k];
 	struct strbuf sc = STRBUF_INIT;
-	struct remote_out o;
 	long tenths = (long)(s->wait * 10);
+	int rc;
 
 	r->wait = s->wait;
 
@@ -103,20 +110,10 @@ static void stop_host(int k, void *data)
 		"  else say idle \"$n\"; fi\n"
 		"done\n", tenths);
 	/* The wait happens there: ssh gets it and half a minute more. */
-	if (remote_run(h, sc.buf, now_mono() + s->wait + 30, &o) || remote_unreachable(&o)) {
-		r->error = remote_unreachable(&o) ? 2 : 1;
-		remote_why(&o, &r->lines);
+	if ((rc = launch_ask(h, sc.buf, now_mono() + s->wait + 30, stop_answer, stop_answered, r, &r->lines))) {
+		r->error = rc;
 		sb_addc(&r->lines, '\n');
-	} else {
-		launch_each_answer(&o.out, stop_answer, r);
-		if (!r->lines.len && !r->idle.len) {
-			r->error = 1;
-			sb_adds(&r->lines, "no answer from the host's shell: ");
-			remote_why(&o, &r->lines);
-			sb_addc(&r->lines, '\n');
-		}
 	}
-	remote_out_release(&o);
 	sb_release(&sc);
 }
 

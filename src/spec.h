@@ -140,6 +140,13 @@ int spec_load(const char *path, struct spec *out);
 int spec_parse(const char *path, const char *text, size_t len, struct spec *out);
 void spec_release(struct spec *s);
 
+/* The grammar of a {placeholder}, one place for the spec that checks it and command.c that fills it in:
+ * t at a '{', the length of the name of the placeholder there ({NAME}, NAME of letters, digits, '_', '.'
+ * and '-'); 0 when the braces hold anything else, which is text (JSON in an argument, say). A name longer
+ * than SPEC_PLACEHOLDER_MAX is refused in a spec (and kept as written by command_expand). */
+#define SPEC_PLACEHOLDER_MAX 127
+size_t spec_placeholder_len(const char *t);
+
 /* What a command sweep's metrics read and how, as text: two specs whose texts differ measure differently. */
 void spec_metrics_text(const struct spec *s, struct strbuf *sb);
 

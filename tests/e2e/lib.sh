@@ -146,6 +146,11 @@ wait_gone() {
 
 # sql DB 'SELECT ...': one value per line, columns separated by |.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
+# state_n DB STATE: cells in that state; status_n DB STATUS: results with that status; last_run DB: the
+# status of the latest run.
+state_n() { sql "$1" "SELECT count(*) FROM cells WHERE state = '$2'"; }
+status_n() { sql "$1" "SELECT count(*) FROM results WHERE status = '$2'"; }
+last_run() { sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"; }
 
 # db_sound DB: SQLite finds DB intact, and no row names a cell, run, worker or result that is not there (a
 # run writes without foreign-key checks: store_dispatching).

@@ -4,22 +4,7 @@
 # cell (and the migration that fills them into old databases), parameter names that are identifiers.
 . tests/e2e/lib.sh
 
-state_n() { # state_n DB STATE: cells in that state
-	sql "$1" "SELECT count(*) FROM cells WHERE state = '$2'"
-}
-status_n() { # status_n DB STATUS: results with that status
-	sql "$1" "SELECT count(*) FROM results WHERE status = '$2'"
-}
-last_run() { # last_run DB: the status of the latest run
-	sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"
-}
-cat >"$T/a.yaml" <<'Y'
-sweep: a
-kernel: sleep
-params:
-  ms: [1, 2, 3, 4, 5]
-timing: {min_samples: 1, min_time: 0, max_noise: 1, warmup: 0}
-Y
+cp "$ROOT/tests/data/sweeps/a.yaml" "$ROOT/tests/data/sweeps/slow.yaml" "$T/"
 # What spec edits make of it: a smaller grid, another kernel, other timing, a command, a comment.
 sed 's/\[1, 2, 3, 4, 5\]/[1, 2]/' "$T/a.yaml" >"$T/shrunk.yaml"
 sed 's/min_samples: 1,/min_samples: 2,/' "$T/shrunk.yaml" >"$T/timing.yaml"
@@ -90,16 +75,6 @@ test_expect_success 'a replanned database merges: retired cells stay retired, su
 	test "$(state_n merged.db retired)" = 5 && test "$(state_n merged.db ok)" = 2 &&
 	test "$(status_n merged.db superseded)" = 2
 '
-
-cat >"$T/slow.yaml" <<'Y'
-sweep: slow
-kernel: sleep
-params:
-  ms: [200]
-  jitter: [0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.007]
-timing: {min_samples: 1, min_time: 0, max_noise: 1, warmup: 0}
-max_attempts: 1
-Y
 
 cat >"$T/big.yaml" <<'Y'
 sweep: big

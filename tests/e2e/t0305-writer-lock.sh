@@ -3,32 +3,7 @@
 # (readers are not), a killed run's lock is taken over and its run recorded killed, its cells healed.
 . tests/e2e/lib.sh
 
-state_n() { # state_n DB STATE: cells in that state
-	sql "$1" "SELECT count(*) FROM cells WHERE state = '$2'"
-}
-status_n() { # status_n DB STATUS: results with that status
-	sql "$1" "SELECT count(*) FROM results WHERE status = '$2'"
-}
-last_run() { # last_run DB: the status of the latest run
-	sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"
-}
-cat >"$T/a.yaml" <<'Y'
-sweep: a
-kernel: sleep
-params:
-  ms: [1, 2, 3, 4, 5]
-timing: {min_samples: 1, min_time: 0, max_noise: 1, warmup: 0}
-Y
-
-cat >"$T/slow.yaml" <<'Y'
-sweep: slow
-kernel: sleep
-params:
-  ms: [200]
-  jitter: [0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.007]
-timing: {min_samples: 1, min_time: 0, max_noise: 1, warmup: 0}
-max_attempts: 1
-Y
+cp "$ROOT/tests/data/sweeps/a.yaml" "$ROOT/tests/data/sweeps/slow.yaml" "$T/"
 
 test_expect_success 'a second writer is refused at once, naming the first; readers are not' '
 	run_bg "$SWEEP" run slow.yaml --db "$T/c.db" &&

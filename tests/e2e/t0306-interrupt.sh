@@ -5,34 +5,7 @@
 . tests/e2e/lib.sh
 test_needs mpirun command -v mpirun
 
-state_n() { # state_n DB STATE: cells in that state
-	sql "$1" "SELECT count(*) FROM cells WHERE state = '$2'"
-}
-status_n() { # status_n DB STATUS: results with that status
-	sql "$1" "SELECT count(*) FROM results WHERE status = '$2'"
-}
-last_run() { # last_run DB: the status of the latest run
-	sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"
-}
-rank_pid() { # rank_pid DB RANK: pid of that rank of the job writing DB
-	for p in $(pgrep -f "run slow.yaml --db $1" || :); do
-		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 0
-}
-cat >"$T/slow.yaml" <<'Y'
-sweep: slow
-kernel: sleep
-params:
-  ms: [200]
-  jitter: [0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.007]
-timing: {min_samples: 1, min_time: 0, max_noise: 1, warmup: 0}
-max_attempts: 1
-Y
-
+cp "$ROOT/tests/data/sweeps/slow.yaml" "$T/"
 
 # An interrupted run: the cells in flight go back to planned uncharged (max_attempts: 1 would quarantine
 # a charged one), the run says so once and is recorded as interrupted; the next run finishes the sweep.

@@ -4,15 +4,6 @@
 # keeping the old result as superseded.
 . tests/e2e/lib.sh
 
-state_n() { # state_n DB STATE: cells in that state
-	sql "$1" "SELECT count(*) FROM cells WHERE state = '$2'"
-}
-status_n() { # status_n DB STATUS: results with that status
-	sql "$1" "SELECT count(*) FROM results WHERE status = '$2'"
-}
-last_run() { # last_run DB: the status of the latest run
-	sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"
-}
 cat >"$T/f.yaml" <<'Y'
 sweep: f
 kernel: debug.fail

@@ -4,22 +4,8 @@
 # LaTeX says its method and keeps a column's decimals alike.
 . tests/e2e/lib.sh
 
-# prog.sh DTYPE M N prints {"gflops": B + M + N} with B = 100 for f32 and 50 for f64: the medians of f32
-# and f64 must never be pooled into one number.
-cat >"$T/prog.sh" <<'EOF'
-#!/bin/sh
-case $1 in f32) b=100 ;; *) b=50 ;; esac
-echo "{\"gflops\": $((b + $2 + $3))}"
-EOF
-cat >"$T/grid.yaml" <<EOF
-sweep: grid
-command: [sh, $T/prog.sh, "{dtype}", "{M}", "{N}"]
-metrics: json
-params:
-  dtype: [f32, f64]
-  M: [1, 2]
-  N: [10, 20]
-EOF
+# grid.yaml: dtype x M x N, whose gflops differ by dtype (tests/progs/gflops.sh).
+sed "s|@ROOT@|$ROOT|" "$ROOT/tests/data/sweeps/grid.yaml" >"$T/grid.yaml"
 
 test_expect_success 'setup: dtype x M x N' '
 	"$SWEEP" run grid.yaml --db g.db 2>err && grep -q "8 cells ok" err
