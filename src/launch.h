@@ -33,6 +33,17 @@ void launch_script_names(struct strbuf *sb, const char *only);
 /* Call fn(key, rest) for every answer line in out (valid during the call only). */
 void launch_each_answer(const struct strbuf *out, void (*fn)(const char *key, const char *rest, void *data),
 			void *data);
+/* What a fan-out over hosts (status --hosts, stop, pull) hands each host's call (remote_parallel): the
+ * inventory, the hosts' indices in it, the sweep asked about (NULL: every one launched there), each
+ * host's seconds, and the caller's results, one slot a host. */
+struct launch_fan {
+	const struct inventory *inv;
+	const int *hosts;
+	const char *only;
+	double seconds;
+	void *res;
+};
+
 /*
  * One host's part of a fan-out (launch, status --hosts, stop, pull): run script on h until deadline and
  * hand each answer line to fn(key, rest, data); then answered(data) says whether the host said what it

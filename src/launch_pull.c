@@ -32,10 +32,8 @@ struct pull_host {
 };
 
 struct pull {
-	const struct inventory *inv;
-	const int *hosts;
-	const char *only, *dir;
-	double timeout;
+	struct launch_fan f;   /* f.res is res */
+	const char *dir;       /* pulled/HOST/ goes there */
 	struct pull_host *res;
 };
 
@@ -87,9 +85,9 @@ static int pull_answered(void *data)
 static void pull_host(int k, void *data)
 {
 	struct pull *p = data;
-	const struct inventory_host *h = &p->inv->hosts[p->hosts[k]];
+	const struct inventory_host *h = &p->f.inv->hosts[p->f.hosts[k]];
 	struct pull_host *r = &p->res[k];
-	double deadline = now_mono() + p->timeout;
+	double deadline = now_mono() + p->f.seconds;
 	char *token = xasprintf("%ld-%d", (long)getpid(), k), *dir = NULL;
 	struct strbuf sc = STRBUF_INIT;
 	struct remote_out o;
@@ -98,7 +96,7 @@ static void pull_host(int k, void *data)
 	launch_script_begin(&sc, h, 0);
 	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
 	sb_adds(&sc, "say host \"$(hostname 2>/dev/null || uname -n)\"\n");
-	launch_script_names(&sc, p->only);
+	launch_script_names(&sc, p->f.only);
 	sb_addf(&sc, "for n in \"$@\"; do\n"
 		"  [ -f \"results/$n.db\" ] || { say nodb \"$n\"; continue; }\n"
 		"  o=\"results/.$n.pull-%s.db\"; rm -f \"$o\"\n"
@@ -109,7 +107,7 @@ static void pull_host(int k, void *data)
 		" rm -f \"$2\"' sweep-pull-watch %ld \"$o\" </dev/null >/dev/null 2>&1 &\n"
 		"    say snap \"$n\"\n"
 		"  else say snaperr \"$n\" \"$(printf '%%s\\n' \"$e\" | tail -n 1)\"; fi\n"
-		"done\n", token, (long)ceil(p->timeout) + PULL_CLEANUP_GRACE);
+		"done\n", token, (long)ceil(p->f.seconds) + PULL_CLEANUP_GRACE);
 	if ((rc = launch_ask(h, sc.buf, deadline, pull_answer, pull_answered, r, &r->msg))) {
 		r->error = rc;
 		sb_addc(&r->msg, '\n');
@@ -117,7 +115,7 @@ static void pull_host(int k, void *data)
 	/* Its results carry the hostname it tells: the inventory's labels would miss them. */
 	if (r->hostname && h->hostname_line && !inventory_same_host(r->hostname, h->hostname))
 		sb_addf(&r->msg, "its hostname is '%s', but %s:%d:%d says hostname '%s': its results are not"
-			" labelled (correct it, or leave it out)\n", r->hostname, p->inv->path, h->hostname_line,
+			" labelled (correct it, or leave it out)\n", r->hostname, p->f.inv->path, h->hostname_line,
 			h->hostname_col, h->hostname);
 	if (!r->n)
 		goto out;
@@ -178,7 +176,7 @@ struct pull_out {
 static void pull_merge(struct pull *p, int k, const char *into, struct pull_out **outs, int *nouts)
 {
 	struct pull_host *r = &p->res[k];
-	const char *name = p->inv->hosts[p->hosts[k]].name;
+	const char *name = p->f.inv->hosts[p->f.hosts[k]].name;
 
 	for (const char *m = r->msg.buf ? r->msg.buf : ""; *m;) {
 		size_t len = strcspn(m, "\n");
@@ -245,18 +243,18 @@ static int pull_sweeps(const struct pull *p, int nhosts, struct strbuf *names)
  * hostname the inventory leaves out goes by the one it told. */
 static void pull_label(const struct pull *p, int nhosts, const struct pull_out *outs, int nouts)
 {
-	struct inventory known = *p->inv;
+	struct inventory known = *p->f.inv;
 
-	known.hosts = xcalloc((size_t)p->inv->nhosts + 1, sizeof(*known.hosts));
-	memcpy(known.hosts, p->inv->hosts, (size_t)p->inv->nhosts * sizeof(*known.hosts));
+	known.hosts = xcalloc((size_t)p->f.inv->nhosts + 1, sizeof(*known.hosts));
+	memcpy(known.hosts, p->f.inv->hosts, (size_t)p->f.inv->nhosts * sizeof(*known.hosts));
 	for (int k = 0; k < nhosts; k++)
-		if (!p->inv->hosts[p->hosts[k]].hostname_line && p->res[k].hostname)
-			known.hosts[p->hosts[k]].hostname = p->res[k].hostname;
+		if (!p->f.inv->hosts[p->f.hosts[k]].hostname_line && p->res[k].hostname)
+			known.hosts[p->f.hosts[k]].hostname = p->res[k].hostname;
 	for (int j = 0; j < nouts; j++) {
 		struct store *st;
 
 		if (store_open(outs[j].path, STORE_RW, &st) || inventory_apply(&known, st, NULL, NULL, NULL))
-			warning("the hosts of '%s' were not labelled from '%s'", outs[j].path, p->inv->path);
+			warning("the hosts of '%s' were not labelled from '%s'", outs[j].path, p->f.inv->path);
 		store_close(st);
 	}
 	free(known.hosts);   /* its strings are inv's and p->res's */
@@ -271,8 +269,8 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 	char *dir = NULL;
 	int nouts = 0, bad = 0, ret = FAIL_OK;
 
-	p.timeout = timeout;
-	p.only = only;
+	p.f.seconds = timeout;
+	p.f.only = only;
 	/* Snapshots are kept beside the output, in pulled/HOST/: the last one of each host stays there. */
 	if (into) {
 		const char *slash = strrchr(into, '/');
@@ -281,10 +279,10 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 	} else {
 		dir = xstrdup("results");
 	}
-	p.inv = inv;
-	p.hosts = hosts;
+	p.f.inv = inv;
+	p.f.hosts = hosts;
 	p.dir = dir;
-	p.res = xcalloc((size_t)nhosts, sizeof(*p.res));
+	p.f.res = p.res = xcalloc((size_t)nhosts, sizeof(*p.res));
 	remote_parallel(nhosts, jobs, pull_host, &p);
 	/* One database per sweep: --into takes one, and reports refuse a database of several. */
 	if (into && !only && pull_sweeps(&p, nhosts, &names) > 1) {

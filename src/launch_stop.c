@@ -17,14 +17,6 @@ struct stop_host {
 	double wait;
 };
 
-struct stop {
-	const struct inventory *inv;
-	const int *hosts;
-	const char *only;
-	double wait;
-	struct stop_host *res;
-};
-
 static void stop_answer(const char *key, const char *rest, void *data)
 {
 	struct stop_host *r = data;
@@ -72,14 +64,14 @@ static int stop_answered(void *data)
 
 static void stop_host(int k, void *data)
 {
-	struct stop *s = data;
+	const struct launch_fan *s = data;
 	const struct inventory_host *h = &s->inv->hosts[s->hosts[k]];
-	struct stop_host *r = &s->res[k];
+	struct stop_host *r = (struct stop_host *)s->res + k;
 	struct strbuf sc = STRBUF_INIT;
-	long tenths = (long)(s->wait * 10);
+	long tenths = (long)(s->seconds * 10);
 	int rc;
 
-	r->wait = s->wait;
+	r->wait = s->seconds;
 
 	launch_script_begin(&sc, h, 0);
 	launch_script_names(&sc, s->only);
@@ -110,7 +102,7 @@ static void stop_host(int k, void *data)
 		"  else say idle \"$n\"; fi\n"
 		"done\n", tenths);
 	/* The wait happens there: ssh gets it and half a minute more. */
-	if ((rc = launch_ask(h, sc.buf, now_mono() + s->wait + 30, stop_answer, stop_answered, r, &r->lines))) {
+	if ((rc = launch_ask(h, sc.buf, now_mono() + s->seconds + 30, stop_answer, stop_answered, r, &r->lines))) {
 		r->error = rc;
 		sb_addc(&r->lines, '\n');
 	}
@@ -120,13 +112,13 @@ static void stop_host(int k, void *data)
 int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const char *only, double wait,
 		int jobs)
 {
-	struct stop s = { inv, hosts, only, wait, NULL };
+	struct stop_host *res = xcalloc((size_t)nhosts, sizeof(*res));
+	struct launch_fan s = { inv, hosts, only, wait, res };
 	int bad = 0;
 
-	s.res = xcalloc((size_t)nhosts, sizeof(*s.res));
 	remote_parallel(nhosts, jobs, stop_host, &s);
 	for (int k = 0; k < nhosts; k++) {
-		struct stop_host *r = &s.res[k];
+		struct stop_host *r = &res[k];
 		const char *name = inv->hosts[hosts[k]].name;
 
 		if (!r->lines.len) {
@@ -145,7 +137,7 @@ int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const
 		sb_release(&r->lines);
 		sb_release(&r->idle);
 	}
-	free(s.res);
+	free(res);
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not stopped\n", bad, nhosts, nhosts == 1 ? "" : "s");
 	return bad ? FAIL_CELLS : FAIL_OK;

@@ -405,7 +405,7 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 out:
 	if (!ran && ret && interrupt_signal())
 		start_interrupted(s, res);
-	if (ret && res->interrupted)
+	if (ret && ret != FAIL_USAGE && res->interrupted)   /* bad input is said first, as it was found first */
 		ret = FAIL_INTERRUPTED;
 	/* Workers wait for the spec of a run that did not begin: they must not wait for ever. */
 	if (!ran && ret)
