@@ -37,7 +37,7 @@ enum fail {
 				* that is an SQLite file or the database being read). Nothing was written. Exit 1 */
 	FAIL_CELLS = -5,       /* it ran, but some cells failed, were quarantined or wait for absent hosts.
 				* Exit 3 */
-	FAIL_INTERRUPTED = -6  /* SIGINT, SIGTERM or SIGUSR1 stopped it: nothing charged, nothing half written;
+	FAIL_INTERRUPTED = -7  /* SIGINT, SIGTERM or SIGUSR1 stopped it: nothing charged, nothing half written;
 				* the same command resumes. Exit 5 */
 };
 
