@@ -23,8 +23,8 @@ struct plan_db_opts {
  * what changed (old -> new) and the two ways on: a new sweep name, or o->replan, which retires the cells
  * no longer in the spec and, when the measurement changed, supersedes the sweep's results to measure its
  * cells again (said on stderr). A grid over o->max_cells is refused before anything is allocated.
- * *added and *existing count new cells and cells already there. Returns 0; -2 after error() when the
- * user must change something (the spec changed, too many cells: exit 2); -1 after error() otherwise.
+ * *added and *existing count new cells and cells already there. Returns 0; FAIL_USAGE (exitcode.h) after
+ * error() when the user must change something (the spec changed, too many cells); FAIL_IO otherwise.
  * Nothing is written unless 0.
  */
 int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_opts *o, uint64_t *added,

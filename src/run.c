@@ -312,7 +312,7 @@ static void start_interrupted(const struct spec *s, struct run_result *res)
  * The steps before the master, each one transaction (rolled back when an interrupt stops one of its
  * statements) or a read: plan (the spec against the stored plan, new cells), --force, the recovery of
  * cells a dead job left in flight, the shard's check, the run's row. None reads every cell unless the
- * plan changed or a job died. -2: the user must change something; -1: failed or interrupted.
+ * plan changed or a job died. FAIL_USAGE: the user must change something; -1: failed or interrupted.
  */
 static int start(struct store *st, const struct spec *s, const struct run_extra *x, const char *path,
 		 const char *args, struct master_opts *o)
@@ -374,7 +374,7 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 	interrupt_catch();
 	/* Too many cells is refused before anything is made. */
 	if (plan_db_size(s, x->max_cells)) {
-		ret = -2;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	if (open_for(path, &st, &made))
@@ -420,6 +420,8 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 out:
 	if (!ran && ret && interrupt_signal())
 		start_interrupted(s, res);
+	if (ret && ret != FAIL_USAGE && res->interrupted)   /* bad input is said first, as it was found first */
+		ret = FAIL_INTERRUPTED;
 	/* Workers wait for the spec of a run that did not begin: they must not wait for ever. */
 	if (!ran && ret)
 		run_release_workers(c);

@@ -185,6 +185,54 @@ int store_slurm_tables(struct store *st)
 	return 0;
 }
 
+int store_put_slurm_job(struct store *st, const char *const job[8])
+{
+	if (store_slurm_tables(st))
+		return -1;
+	return store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
+			   " shards, script, command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", job, 8, 0, NULL,
+			   NULL) ? -1 : 0;
+}
+
+int store_put_slurm_run(struct store *st, const char *const run[5])
+{
+	if (store_slurm_tables(st))
+		return -1;
+	return store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
+			   " VALUES(?1, ?2, ?3, ?4, ?5)", run, 5, 0, NULL, NULL) ? -1 : 0;
+}
+
+int store_host_labels(struct store *st, const char *hostname, const char *labels_json)
+{
+	const char *bind[] = { hostname, labels_json };
+
+	/* json_set keeps the rest of the facts as the worker reported them. */
+	return store_query(st, "UPDATE hosts SET facts = json_set(facts, '$.labels', json(?2))"
+			   " WHERE hostname = ?1", bind, 2, 0, NULL, NULL) ? -1 : 0;
+}
+
+int store_put_probes(struct store *st, const char *sweep, int64_t run, const char *name, const char *unit,
+		     const char *metric, double scale)
+{
+	char runs[32], scales[32];
+	const char *bind[] = { name, unit, metric, scales, sweep, runs };
+
+	snprintf(runs, sizeof(runs), "%lld", (long long)run);
+	snprintf(scales, sizeof(scales), "%.17g", scale);
+	return store_query(st, "INSERT INTO probes(host, gpu, name, value, unit, run, measured)"
+			   " SELECT w.host, CASE WHEN w.gpu >= 0 THEN w.gpu END, ?1, m.value * ?4, ?2, r.run,"
+			   " r.started FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON w.id = r.worker"
+			   " JOIN metrics m ON m.result = r.id AND m.name = ?3"
+			   " WHERE c.sweep = ?5 AND r.status = 'ok' AND r.run = ?6", bind, 6, 0, NULL, NULL) ? -1 : 0;
+}
+
+int store_put_prediction(struct store *st, const char *const pred[8])
+{
+	return store_query(st, "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at, sha256,"
+			   " source) VALUES(?1, ?2, ?3, CAST(?4 AS REAL), CAST(?5 AS INTEGER), ?6, ?7, ?8)", pred, 8,
+			   0, NULL, NULL) ? -1 : 0;
+}
+
 /* ---- results ---- */
 
 /* The median SM clock of the samples whose clock is known; NaN when none is. */

@@ -2,7 +2,7 @@
 # conditions.sh: on a GPU host, the conditions each worker records at its start (workers.conditions) against
 # what nvidia-smi says of the same card: driver, SM and memory clocks, application clocks and their defaults,
 # the power limit in force; and the report's --conditions block. The CPU twin is tests/e2e/t0590-identity.sh
-# (ASLR, load average, isolated CPUs, governor against /proc and /sys). Run after tests/gpu/vendor.sh here,
+# (ASLR, load average, isolated CPUs, governor against /proc and /sys). Run after bench/gpu/vendor.sh here,
 # with vendor/ copied along. Reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
