@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exitcode.h"
 #include "identity.h"
 #include "interrupt.h"
 #include "plan.h"
@@ -410,7 +411,7 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	int found, ret = -1;
 
 	if (plan_db_size(s, o->max_cells))
-		return -2;
+		return FAIL_USAGE;
 	if (store_grid_get(st, s->name, &kept, &found) || plan_db_changes(s, st, found ? &kept : NULL, &c) ||
 	    inputs_changes(s, st, o, &c))
 		goto out;
@@ -419,7 +420,7 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 		      "sweep name to keep both, or run with --replan to replace the plan (cells no longer in the "
 		      "spec are retired, results of a changed measurement are kept as superseded and measured "
 		      "again)", s->name, store_path(st), c.what.buf);
-		ret = -2;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	/* The same cells, all planned before: what a run of the same spec finds, without expanding its

@@ -325,7 +325,7 @@ static int start(struct store *st, const struct spec *s, const struct run_extra 
 
 	/* The files the measurement runs and reads, hashed once each: part of what the plan stands for. */
 	if (identity_collect(s, &id))
-		return -2;
+		return FAIL_USAGE;
 	identity_json(&id, &inputs);
 	identity_release(&id);
 	po.inputs = inputs.buf;
