@@ -544,7 +544,7 @@ void command_run(const struct executor *w, const struct task *t, struct result *
 	}
 	if (r->status == RESULT_OK) {
 		command_metrics(&st);
-		result_summarize(r, INFINITY);   /* a command cell has no noise target to miss */
+		result_summarize(r, INFINITY, NAN);   /* a command cell has no noise or precision to miss */
 	}
 out:
 	if (st.out.len)

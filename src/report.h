@@ -26,9 +26,9 @@ struct report {
 	int nrows, ncols;
 	char **pool;               /* --pool KEYS: parameters aggregated over on purpose (owned) */
 	int npool;
-	int strict;                /* --strict: results that missed their noise target left out */
+	int strict;                /* --strict: results marked (STORE_IMPRECISE) left out */
 	int metric_noise;          /* the metric is the results' own noise (--metric noise) */
-	long noisy;                /* results above their noise target in the report (-1: not counted) */
+	long noisy;                /* results marked (STORE_IMPRECISE) in the report (-1: not counted) */
 	const char *metric;        /* as asked; see metric_base and metric_scale */
 	const char *stat;          /* median | mean | geomean | min | max */
 	const char *where;         /* --where EXPR, or NULL */
@@ -114,9 +114,13 @@ enum report_join {
 	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in r->joined (needs report_probes_cte) */
 };
 int report_from(struct report *r, struct strbuf *sql, int join);
-/* report_rows.c: the results above their noise target among those report_from(JOIN_METRIC) selects without --strict,
- * into r->noisy; a note on stderr when --strict leaves them out. -1 after error(). */
+/* report_rows.c: the results STORE_IMPRECISE marks among those report_from(JOIN_METRIC) selects without
+ * --strict, into r->noisy; a note on stderr when --strict leaves them out (how many of how many). -1 after
+ * error(). */
 int report_count_noisy(struct report *r);
+/* With --strict, when it left out every result there was: 1 after error() saying so (a report finds
+ * nothing else to say "no ok results"), also when counting them failed; else 0. */
+int report_strict_emptied(struct report *r);
 /* The SQL aggregate of --stat ("median", "avg", ...). */
 const char *report_stat_sql(const char *stat);
 /* 0 when stat is one --stat takes (median, mean, geomean, min, max); else -1 after error(). */

@@ -194,7 +194,7 @@ int report_compare(struct report *r)
 		report_metric_value(r, &sql);
 		sb_adds(&sql, ")");
 	}
-	sb_adds(&sql, ", sum(NOT r.noise_ok)");
+	sb_adds(&sql, ", sum(" STORE_IMPRECISE("r") ")");
 	if (report_from(r, &sql, by_item ? JOIN_ITEMS : JOIN_METRIC))
 		goto out;
 	sb_adds(&sql, " AND CAST(");
@@ -219,7 +219,7 @@ int report_compare(struct report *r)
 		if (by_item)
 			error("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
 			      "parameter with --paired-by KEY)", r->metric, key, a, key, b, r->sweep);
-		else
+		else if (!report_strict_emptied(r))
 			error("no ok results of '%s' for %s=%s or %s=%s in sweep '%s'", r->metric, key, a,
 			      key, b, r->sweep);
 		goto out;

@@ -349,7 +349,7 @@ int report_from(struct report *r, struct strbuf *sql, int join)
 	sb_adds(sql, " WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ");
 	report_bind(r, sql, r->sweep);
 	if (r->strict)
-		sb_adds(sql, " AND r.noise_ok");
+		sb_adds(sql, " AND NOT (" STORE_IMPRECISE("r") ")");
 	if (r->where) {
 		sb_adds(sql, " AND (");
 		if (report_expr_sql(r, "--where", r->where, 0, sql))

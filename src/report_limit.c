@@ -105,7 +105,7 @@ int report_limit(struct report *r)
 	sb_adds(&sql, " AS v, (");
 	if (report_expr_sql(r, "--limit", r->limit, EXPR_PROBES, &sql))
 		goto out;
-	sb_adds(&sql, ") AS lim, NOT r.noise_ok AS noisy");
+	sb_adds(&sql, ") AS lim, " STORE_IMPRECISE("r") " AS noisy");
 	for (size_t i = 0; i < r->njoined; i++)
 		sb_addf(&sql, ", CASE WHEN rp%zu.value IS NULL"
 			" THEN coalesce(h.hostname, '(unknown host)') END AS miss%zu", i, i);
@@ -132,8 +132,9 @@ int report_limit(struct report *r)
 	if (store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, limit_row, &l))
 		goto out;
 	if (!t.n || (!nkey && t.val[0] == 0)) {
-		error("no ok results of sweep '%s' with metric '%s'%s", r->sweep, r->metric,
-		      r->where || r->nexcluded ? " that pass the filters" : "");
+		if (!report_strict_emptied(r))
+			error("no ok results of sweep '%s' with metric '%s'%s", r->sweep, r->metric,
+			      r->where || r->nexcluded ? " that pass the filters" : "");
 		goto out;
 	}
 	note_missing_probes(&l);

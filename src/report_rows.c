@@ -191,30 +191,58 @@ const char *report_pooled(const struct report *r)
 	return buf;
 }
 
-static int read_count(const struct store_row *row, void *data)
+static int read_counts(const struct store_row *row, void *data)
 {
-	*(long *)data = isnan(row->num[0]) ? 0 : (long)row->num[0];
+	long *n = data;
+
+	n[0] = isnan(row->num[0]) ? 0 : (long)row->num[0];
+	n[1] = isnan(row->num[1]) ? 0 : (long)row->num[1];
 	return 0;
 }
 
-int report_count_noisy(struct report *r)
+/* n[0]: the results STORE_IMPRECISE marks among those report_from(JOIN_METRIC) selects without
+ * --strict; n[1]: all of those. */
+static int count_imprecise(struct report *r, long n[2])
 {
 	struct strbuf sql = STRBUF_INIT;
 	int strict = r->strict, ret = -1;
 
 	report_binds_reset(r);
 	r->strict = 0;
-	sb_adds(&sql, "SELECT count(*)");
-	if (!report_from(r, &sql, JOIN_METRIC)) {
-		sb_adds(&sql, " AND NOT r.noise_ok");
-		ret = store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, read_count,
-				  &r->noisy);
-	}
+	sb_adds(&sql, "SELECT sum(" STORE_IMPRECISE("r") "), count(*)");
+	if (!report_from(r, &sql, JOIN_METRIC))
+		ret = store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, read_counts, n);
 	r->strict = strict;
 	report_binds_reset(r);
 	sb_release(&sql);
-	if (!ret && strict && r->noisy > 0)
-		report_note("--strict left out %ld result%s above %s noise target", r->noisy,
-			    r->noisy == 1 ? "" : "s", r->noisy == 1 ? "its" : "their");
 	return ret;
+}
+
+int report_count_noisy(struct report *r)
+{
+	long n[2] = { 0, 0 };
+
+	if (count_imprecise(r, n))
+		return -1;
+	r->noisy = n[0];
+	if (r->strict && r->noisy > 0)
+		report_note("--strict left out %ld of %ld results: %s median not known to the precision asked",
+			    r->noisy, n[1], r->noisy == 1 ? "its" : "their");
+	return 0;
+}
+
+int report_strict_emptied(struct report *r)
+{
+	long n[2] = { 0, 0 };
+
+	if (!r->strict)
+		return 0;
+	if (count_imprecise(r, n))
+		return 1;
+	if (n[1] == 0 || n[0] < n[1])
+		return 0;
+	error("--strict left out all %ld results of sweep '%s'%s: no median is known to the precision asked "
+	      "(report without --strict to see them, marked)", n[1], r->sweep,
+	      r->where || r->nexcluded ? " that pass the filters" : "");
+	return 1;
 }

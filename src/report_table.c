@@ -279,6 +279,9 @@ static void summary_rows(const struct report *r, const struct rtab *t, const int
 	free(x);
 }
 
+/* What the mark means (STORE_IMPRECISE), in its footnote. */
+#define REPORT_MARK_MEANS "holds medians not known to the precision asked"
+
 /* The footnote of the mark: what it means and how to leave those results out. */
 static void print_noise_note(const struct report *r, FILE *f)
 {
@@ -287,10 +290,10 @@ static void print_noise_note(const struct report *r, FILE *f)
 	if (r->noisy > 0)
 		snprintf(n, sizeof(n), " (%ld result%s)", r->noisy, r->noisy == 1 ? "" : "s");
 	if (r->fmt == TABLE_LATEX)
-		fprintf(f, "%% $^\\dagger$: holds results above their noise target%s; --strict leaves them out\n"
-			"\\par{\\footnotesize $^\\dagger$ holds results above their noise target%s.}\n", n, n);
+		fprintf(f, "%% $^\\dagger$: %s%s; --strict leaves them out\n"
+			"\\par{\\footnotesize $^\\dagger$ %s%s.}\n", REPORT_MARK_MEANS, n, REPORT_MARK_MEANS, n);
 	else
-		fprintf(f, "\n" TABLE_MARK " holds results above their noise target%s; --strict leaves them out\n", n);
+		fprintf(f, "\n" TABLE_MARK " %s%s; --strict leaves them out\n", REPORT_MARK_MEANS, n);
 }
 
 static const struct rtab *sort_tab;
@@ -340,7 +343,7 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 		any_noisy |= t->noisy[j];
 	/* for programs, a row's verdict as a column of its own (only where some value missed) */
 	if (any_noisy && !human(r))
-		head[nh++] = "noise_ok";
+		head[nh++] = "precise";
 	for (size_t j = 0; j < t->n; j++)
 		order[j] = j;
 	for (int i = 0; i < t->nvals; i++)
@@ -381,7 +384,7 @@ int report_print(struct report *r, const struct rtab *t, const char *caption)
 			free(row[i]);
 	}
 	if (r->summary && t->n) {
-		/* summary rows have no noise_ok cell: made apart, then copied with an empty one */
+		/* summary rows have no precise cell: made apart, then copied with an empty one */
 		int extra = any_noisy && !human(r);
 		struct table sum, *to = &out;
 
@@ -572,7 +575,7 @@ int report_table(struct report *r)
 			goto out;
 		ng = 1;
 	}
-	sb_adds(&sql, ", sum(NOT r.noise_ok)");
+	sb_adds(&sql, ", sum(" STORE_IMPRECISE("r") ")");
 	if (report_from(r, &sql, JOIN_METRIC))
 		goto out;
 	if (nr + nc + ng) {
@@ -593,8 +596,9 @@ int report_table(struct report *r)
 	if (store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, pivot_row, &p))
 		goto out;
 	if (!p.nrow || (!nr && !nc && isnan(p.val[0]))) {
-		error("no ok results of sweep '%s' with metric '%s'%s", r->sweep, r->metric,
-		      r->where || r->nexcluded ? " that pass the filters" : "");
+		if (!report_strict_emptied(r))
+			error("no ok results of sweep '%s' with metric '%s'%s", r->sweep, r->metric,
+			      r->where || r->nexcluded ? " that pass the filters" : "");
 		goto out;
 	}
 

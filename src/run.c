@@ -162,20 +162,20 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 				" count(*) FILTER (WHERE state = 'quarantined'),"
 				" count(*) FILTER (WHERE state IN ('planned', 'running')),"
 				" (SELECT count(*) FROM results r JOIN cells k ON k.id = r.cell WHERE k.sweep = ?1"
-				"  AND r.status = 'ok' AND NOT r.noise_ok)"
+				"  AND r.status = 'ok' AND " STORE_IMPRECISE("r") ")"
 				" FROM cells WHERE sweep = ?1 AND state != 'template'", bind, 1, 1, count_row, n))
 			goto out;
 	}
 	n[2] += stats.absent;   /* the waiting cells that are planned rows are counted already */
 	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
-	/* A result above its noise target is kept, but never silently: the count is on the closing line. */
+	/* A result short of its precision is kept, but never silently: the count is on the closing line. */
 	if (!o->quiet || n[1] || n[2]) {   /* cells left without a result are the run's error */
 		fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
 			"%llu failed attempts in %.2f s", s->name, (unsigned long long)n[0],
 			(unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)stats.ok,
 			(unsigned long long)stats.failed, stats.seconds);
 		if (n[3])
-			fprintf(stderr, "; %llu cells ok above their noise target", (unsigned long long)n[3]);
+			fprintf(stderr, "; %llu cells ok short of their precision", (unsigned long long)n[3]);
 		fputc('\n', stderr);
 	}
 	if (stats.waiting + stats.absent && !o->quiet)

@@ -24,9 +24,9 @@ int status_print(struct store *st)
 			" count(*) FILTER (WHERE state = 'running') AS running,"
 			" count(*) FILTER (WHERE state = 'quarantined') AS quarantined,"
 			" printf('%.1f%%', 100.0 * count(*) FILTER (WHERE state = 'ok') / count(*)) AS done,"
-			/* ok cells whose result missed its noise target: kept, but never silently */
+			/* ok cells whose result missed its precision: kept, but never silently */
 			" count(*) FILTER (WHERE state = 'ok' AND EXISTS (SELECT 1 FROM results r WHERE"
-			"  r.cell = cells.id AND r.status = 'ok' AND NOT r.noise_ok)) AS above_noise"
+			"  r.cell = cells.id AND r.status = 'ok' AND " STORE_IMPRECISE("r") ")) AS imprecise"
 			/* Retired cells (no longer in the spec) are no part of what is to be done. */
 			" FROM cells WHERE state != 'template' AND state != 'retired'"
 			" GROUP BY sweep ORDER BY sweep", NULL, 0, TABLE_TEXT, 0) ||
@@ -58,7 +58,7 @@ static int json_row(const struct store_row *row, void *data)
 	/* Columns: name, then type: 'n' number or null, 's' string or null. */
 	static const char *const names[] = { "sweeps", "cells", "ok", "planned", "running", "quarantined",
 		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now",
-		"above_noise" };
+		"imprecise" };
 	static const char types[] = "snnnnnnsnsssnnsn";
 	double rate = NAN, eta = NAN;
 
@@ -99,7 +99,7 @@ int status_json(struct store *st, struct strbuf *out)
 			   " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
 			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
 			   " (SELECT count(*) FROM results x JOIN cells k ON k.id = x.cell WHERE x.status = 'ok'"
-			   "  AND NOT x.noise_ok AND k.state = 'ok')"
+			   "  AND " STORE_IMPRECISE("x") " AND k.state = 'ok')"
 			   " FROM (SELECT count(*) FILTER (WHERE state != 'template' AND state != 'retired') AS cells,"
 			   "  count(*) FILTER (WHERE state = 'ok') AS ok,"
 			   "  count(*) FILTER (WHERE state = 'planned') AS planned,"

@@ -56,8 +56,9 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	/* The attempt is the cell's count, read here: NULL (refused: NOT NULL) when there is no such cell. */
 	[SQL_RESULT] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median,"
 		" mean, min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop,"
-		" launches, warmup) VALUES(?1, ?2, ?3, ?4, (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7,"
-		" ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+		" launches, warmup, ci_lo, ci_hi, precise, settled) VALUES(?1, ?2, ?3, ?4,"
+		" (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
 	[SQL_SAMPLE] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
 	[SQL_METRIC] = "INSERT OR REPLACE INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[SQL_ITEM] = "INSERT OR REPLACE INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
@@ -292,23 +293,24 @@ static int store_migrate(struct store *st)
 			sqlite3_free(msg);
 			goto fail;
 		}
+		/* A script may have edited sqlite_master (writable_schema): a new schema cookie makes every
+		 * connection, this one included, read the schema again, before the next script's ALTER TABLE
+		 * writes into a table's text at offsets of the text it read before. */
+		if (store_int(st, "PRAGMA schema_version", &ntables)) {
+			error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+			goto fail;
+		}
+		snprintf(sql, sizeof(sql), "PRAGMA schema_version = %" PRId64, ntables + 1);
+		if (sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
+			error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
+			goto fail;
+		}
 		if (note->fmt && version > 0) {
 			fprintf(stderr, "sweep: '%s': schema version %" PRId64 " -> %" PRId64 ": ", st->path, v,
 				v + 1);
 			fprintf(stderr, note->fmt, (long long)n);
 			fputc('\n', stderr);
 		}
-	}
-	/* A script may have edited sqlite_master (writable_schema): a new schema cookie makes every
-	 * connection, this one included, read the schema again. */
-	if (store_int(st, "PRAGMA schema_version", &ntables)) {
-		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
-		goto fail;
-	}
-	snprintf(sql, sizeof(sql), "PRAGMA schema_version = %" PRId64, ntables + 1);
-	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
-		error("cannot migrate '%s': %s", st->path, sqlite3_errmsg(st->db));
-		goto fail;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", latest);
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) || store_run(st, SQL_COMMIT)) {

@@ -13,8 +13,16 @@ enum store_mode {
 	STORE_RO               /* read-only; fails when the file is missing or not a sweep database */
 };
 
-/* Open path. Registers the SQL functions median, quantile, geomean, stdev and ratio_ci on the
- * connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing with a
+/*
+ * The one SQL condition that marks a result (r: the alias of results in the query): its median is not
+ * known to the precision its spec asked (its 95 % interval is wider, or it has none: under 6 samples, a
+ * cell stopped by its timeout or max_samples first). Reports mark the values holding one and --strict
+ * leaves them out; a run's closing line and status count them.
+ */
+#define STORE_IMPRECISE(r) "NOT " r ".precise"
+
+/* Open path. Registers the SQL functions median, quantile, geomean, stdev, ratio_ci, median_ci and
+ * ci_rel on the connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing with a
  * transaction open rolls it back. A store is used by one thread at a time. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);

@@ -44,7 +44,8 @@ static const struct mcol results_cols[] = {
 	{ "max", K_REAL_NULL }, { "stdev", K_REAL_NULL }, { "q1", K_REAL_NULL }, { "q3", K_REAL_NULL },
 	{ "noise", K_REAL_NULL }, { "noise_ok", K_INT }, { "throttled", K_INT }, { "sm_clock", K_REAL_NULL },
 	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL }, { "stop", K_TEXT_NULL },
-	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL },
+	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL }, { "ci_lo", K_REAL_NULL }, { "ci_hi", K_REAL_NULL },
+	{ "precise", K_INT }, { "settled", K_INT_NULL },
 };
 static const struct mcol samples_cols[] = {
 	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },
@@ -125,14 +126,25 @@ static const char *row_name(const struct mtable *t, sqlite3_stmt *s, char *buf, 
 	return buf;
 }
 
+/* Columns lo, median, hi of s: no interval (both ends NULL), or one that holds a median. */
+static int interval_holds(sqlite3_stmt *s, int lo, int median, int hi)
+{
+	int none = sqlite3_column_type(s, lo) == SQLITE_NULL;
+
+	if (none || sqlite3_column_type(s, hi) == SQLITE_NULL || sqlite3_column_type(s, median) == SQLITE_NULL)
+		return none && sqlite3_column_type(s, hi) == SQLITE_NULL;
+	return sqlite3_column_double(s, lo) <= sqlite3_column_double(s, median) &&
+	       sqlite3_column_double(s, median) <= sqlite3_column_double(s, hi);
+}
+
 /*
  * Values no run can write: a number that is not finite (a report would print inf; SQLite stores NaN as
- * NULL), a negative count, an ok result without a median.
+ * NULL), a negative count, an ok result without a median, an interval of a median that does not hold it.
  */
 static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *s)
 {
 	char row[128];
-	int status = -1, median = -1;
+	int status = -1, median = -1, lo = -1, hi = -1;
 
 	for (int i = 0; i < t->ncols; i++) {
 		const char *name = t->cols[i].name;
@@ -149,11 +161,21 @@ static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *
 			status = i;
 		if (!strcmp(name, "median"))
 			median = i;
+		if (!strcmp(name, "ci_lo"))
+			lo = i;
+		if (!strcmp(name, "ci_hi"))
+			hi = i;
 	}
+
 	if (!strcmp(t->name, "results") && status >= 0 && median >= 0 && col_text(s, status) &&
 	    !strcmp(col_text(s, status), "ok") && sqlite3_column_type(s, median) == SQLITE_NULL)
 		return error("cannot merge '%s': %s: an ok result without a median", in->path,
 			     row_name(t, s, row, sizeof(row)));
+	if (median >= 0 && lo >= 0 && hi >= 0 && !interval_holds(s, lo, median, hi))
+		return error("cannot merge '%s': %s: the interval [%s, %s] does not hold the median %s", in->path,
+			     row_name(t, s, row, sizeof(row)), col_text(s, lo) ? col_text(s, lo) : "NULL",
+			     col_text(s, hi) ? col_text(s, hi) : "NULL", col_text(s, median) ? col_text(s, median) :
+			     "NULL");
 	return 0;
 }
 

@@ -126,6 +126,9 @@ void store_merge_input_close(struct input *in);
 
 /* The tables merging adds to its output (CREATE ... IF NOT EXISTS). */
 extern const char store_merge_output_schema[];
+/* Add to the output's conflicts table the columns it gained since an older sweep made it. 0, or -1 after
+ * error(); inside the merge's transaction, after store_merge_output_schema. */
+int store_merge_output_conflicts(struct merge *m);
 /* error("cannot merge into '<out>': <SQLite's message>"); returns -1. */
 int store_merge_output_err(struct merge *m);
 /* Open m->out_path for the copy, making it (*made = 1) with the current schema when missing, and check

@@ -264,6 +264,10 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_text(s, 23, r->stop > STOP_NONE && r->stop < NSTOP ? stop_rule_name[r->stop] : NULL);
 	store_bind_num(s, 24, r->launches > 0 ? r->launches : NAN);
 	store_bind_num(s, 25, r->warmup);
+	store_bind_num(s, 26, sum->ci_lo);
+	store_bind_num(s, 27, sum->ci_hi);
+	sqlite3_bind_int(s, 28, r->precise);
+	store_bind_num(s, 29, r->settled >= 0 ? r->settled : NAN);
 	/* No look-up before the insert (it was a tenth of a short cell's cost): the constraints answer. A
 	 * failed statement is undone alone; the transaction goes on. */
 	rc = sqlite3_step(s);
