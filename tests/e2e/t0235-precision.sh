@@ -131,6 +131,39 @@ test_expect_success 'merge refuses an interval that does not hold its median, or
 	! test -e bm.db
 '
 
+test_expect_success 'tests/gpu/precision.sh: its CPU twin runs the grid, the references, the table and the checks' '
+	OUT="$T/gout" R="$T/r" bash "$ROOT/tests/gpu/precision.sh" cpu >log 2>&1 &&
+	test "$(grep -c "^| sleep [0-9.]*ms | [0-9.]* | [0-9]* x 1 | [a-z_]*" log)" = 3 &&
+	test "$(grep -c "^| sleep 0.5ms pass [0-5] | [0-9.]* | [0-9]* x 1 | [a-z_]*" log)" = 6 &&
+	test "$(grep -c "^ref sleep [0-9.]*ms burst_us [0-9.]* burst_mhz 0 burst_wall_s [0-9.]*$" gout/refs.txt)" = 3 &&
+	test "$(grep -c "^refpass [1-6] us [0-9.]* mhz 0" gout/refs.txt)" = 6 &&
+	test "$(sed -n "/^checks:$/,\$p" log | grep -Ec "^(ok|FAILED): ")" = 5 &&
+	test -s gout/precision-cpu.db && test -s gout/precision-cpu-passes.db
+'
+
+# The checks' verdicts on figures set by hand: walls 0.1, 0.2, 3 s against do_bench's 0.125 s, passes
+# 0.4 % apart, the 2 ms cell 2.5 % off its reference.
+test_expect_success 'tests/gpu/precision.py: the checks judge the figures as the issue asks' '
+	cp gout/precision-cpu.db g.db && cp gout/precision-cpu-passes.db ps.db &&
+	sql g.db "UPDATE results SET wall = CASE json_extract((SELECT params FROM cells WHERE id = cell), '\''$.ms'\'')
+		WHEN 0.5 THEN 0.1 WHEN 1 THEN 0.2 ELSE 3 END, median = 1.025e-3 *
+		json_extract((SELECT params FROM cells WHERE id = cell), '\''$.ms'\'')" &&
+	sql ps.db "UPDATE results SET median = 1e-3 * (1 + 0.0008 * (SELECT pass FROM cells WHERE id = cell))" &&
+	printf "ref sleep %sms burst_us %s burst_mhz 0 burst_wall_s 0.125\n" 0.5 512.5 1 1030 2 2000 >refs &&
+	printf "refpass %s us %s mhz 0 wall_s 0\n" 1 1000 2 1050 3 1000 4 1000 5 1000 6 1000 >>refs &&
+	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
+	sed -n "/^checks:$/,\$p" t >got &&
+	cat >want <<-\EOF &&
+	checks:
+	FAILED: median wall per cell 0.200 s, do_bench'\''s 0.125 s
+	FAILED: longest cell sleep 2ms 3.000 s (at most 2.5 s)
+	ok: 6 passes of sleep 0.5ms: spread 0.400 % (at most 0.5 %; do_bench'\''s 5.000 %)
+	FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms 1.0250 at 0/0 MHz (3 shapes, within 1 %)
+	ok: decode over SDPA: worst 0.000 (none; at most 1.15)
+	EOF
+	cmp want got
+'
+
 # The demo with its own timing: on an idle machine every cell stops on its precision and nothing is
 # marked; on a busy one some time out, and the mark then names exactly those, as the closing line counts.
 test_expect_success 'the demo: a value is marked only when a result it holds is short of its precision' '
