@@ -25,7 +25,7 @@ cat >"$T/capped.yaml" <<'Y'
 sweep: capped
 kernel: sleep
 params: {ms: [0, 1]}
-timing: {max_samples: 40, min_time: 0, max_noise: 1, precision: 1e-9, timeout: 5}
+timing: {max_samples: 40, min_time: 0, max_noise: 1e9, precision: 1e-9, timeout: 5}
 Y
 
 test_expect_success 'the stop rule, launches and warm-up are stored for every result, also in v_results' '

@@ -291,9 +291,12 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 '
 
 make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop
+	# (nor the intervals of version 4)
 	sql "$1" "UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
 		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; ALTER TABLE results DROP COLUMN launches;
-		ALTER TABLE results DROP COLUMN warmup; CREATE VIEW v_results AS SELECT 1;
+		ALTER TABLE results DROP COLUMN warmup; ALTER TABLE results DROP COLUMN ci_lo;
+		ALTER TABLE results DROP COLUMN ci_hi; ALTER TABLE results DROP COLUMN precise;
+		ALTER TABLE results DROP COLUMN settled; CREATE VIEW v_results AS SELECT 1;
 		PRAGMA writable_schema = ON;
 		UPDATE sqlite_master SET sql = replace(replace(sql, ' OR state = ''retired''', ''),
 			' OR status = ''superseded''', '') WHERE name IN ('cells', 'results');
@@ -309,7 +312,7 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
 		"$(sql def.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" &&
-	test "$(sql old.db "PRAGMA user_version")" = 3 &&
+	test "$(sql old.db "PRAGMA user_version")" = 4 &&
 	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2
 '
 
