@@ -75,6 +75,9 @@ def table(refs_path, dbs):
               f"{'' if r['precise'] else ' (marked)'} | {r['median'] * 1e6:.2f} [{(r['lo'] or 0) * 1e6:.2f},"
               f" {(r['hi'] or 0) * 1e6:.2f}] | {rel:.2f} | {r['mhz'] or 0:.0f} | {r['warmup'] or 0:.3f} |"
               f" {'-' if r['settled'] is None else r['settled']} | {b[0] * 1e6:.2f} | {b[1]:.0f} | {b[2]:.3f} |")
+    if not grid or len(passes) < 2:
+        print(f"\nchecks:\nFAILED: {len(grid)} cells of the grid and {len(passes)} passes came back")
+        return 1
     checks = []
     walls = [r["wall"] for r in grid]
     ref_walls = [v["burst"][2] for v in refs.values() if v["burst"][2] is not None]
