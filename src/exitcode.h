@@ -1,13 +1,63 @@
-/* exitcode.h: the exit codes of sweep, a contract with scripts: the commands (src/builtin/) return them,
- * and the code that reads another sweep's exit status (on a launched host, in a Slurm job) reads them. */
+/* exitcode.h: the exit codes of sweep, a contract with scripts, and the kinds of failure the domain returns:
+ * the commands (src/builtin/) turn a kind into its code with exitcode_of(), the one mapping, and the code
+ * that reads another sweep's exit status (on a launched host, in a Slurm job) reads the codes. */
 #ifndef SWEEP_EXITCODE_H
 #define SWEEP_EXITCODE_H
+
+#include "util.h"
 
 enum {
 	EXIT_OK = 0,           /* everything asked for was done (every cell ok) */
 	EXIT_FAIL = 1,         /* an error: the message says what */
 	EXIT_USAGE = 2,        /* bad input: command line, spec, file; nothing was written */
-	EXIT_CELLS = 3         /* ran, but some cells failed, were quarantined or wait for absent hosts */
+	EXIT_CELLS = 3,        /* ran, but some cells failed, were quarantined or wait for absent hosts */
+	EXIT_INTERRUPTED = 5   /* stopped by SIGINT, SIGTERM or SIGUSR1: nothing charged, nothing half written;
+				* the same command resumes (not 130: a shell says that of a process the signal killed).
+				* 4 is kept for a comparison that finds a number worse than its bar */
 };
+
+/*
+ * What went wrong, as the domain knows it. A function that can fail in more than one way returns one of
+ * these (FAIL_OK for success) after error() said why, and its callers pass the kind up unchanged; only the
+ * command turns it into an exit code, through exitcode_of(), so the same failure gives the same code in
+ * every command. As SQLite's result codes, a kind means one thing: a number never means two.
+ *
+ * FAIL_IO is -1, what error() returns: a function that only says error() fails as FAIL_IO, the kind that
+ * blames neither the user nor another process. A failure the user must fix is said with fail_usage().
+ */
+enum fail {
+	FAIL_OK = 0,
+	FAIL_IO = -1,          /* SQL, a file or a program sweep runs failed (the disk, permissions, a damaged
+				* database, gnuplot): the message says what. Exit 1 */
+	FAIL_USAGE = -2,       /* the user must change something: an option, a name, an expression, a spec, a
+				* file they wrote or named (that does not exist), a filter that leaves nothing.
+				* Nothing was written. Exit 2 */
+	FAIL_BUSY = -3,        /* another sweep writes the database now (its writer lock): try again. Exit 1 */
+	FAIL_UNSAFE = -4,      /* refused to overwrite what is not the command's to overwrite (a report's --out
+				* that is an SQLite file or the database being read). Nothing was written. Exit 1 */
+	FAIL_CELLS = -5        /* it ran, but some cells failed, were quarantined or wait for absent hosts.
+				* Exit 3 */
+};
+
+/* error(...) for a failure the user must fix: prints "sweep: <msg>", gives FAIL_USAGE. */
+#define fail_usage(...) (error(__VA_ARGS__), FAIL_USAGE)
+
+/* The exit code of a kind of failure: the one place where kinds become codes. */
+static inline int exitcode_of(int fail)
+{
+	switch (fail) {
+	case FAIL_OK:
+		return EXIT_OK;
+	case FAIL_IO:
+	case FAIL_BUSY:
+	case FAIL_UNSAFE:
+		return EXIT_FAIL;
+	case FAIL_USAGE:
+		return EXIT_USAGE;
+	case FAIL_CELLS:
+		return EXIT_CELLS;
+	}
+	BUG("exitcode_of: no kind of failure %d", fail);
+}
 
 #endif

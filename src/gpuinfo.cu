@@ -65,6 +65,15 @@ extern "C" int gpuinfo_count(void)
 	return n;
 }
 
+extern "C" int gpuinfo_pci(int gpu, char *buf, size_t n)
+{
+	if (gpu < 0 || cudaDeviceGetPCIBusId(buf, (int)n, gpu) != cudaSuccess) {
+		cudaGetLastError();
+		return -1;
+	}
+	return 0;
+}
+
 extern "C" int gpuinfo_collect(struct json_obj *facts, int gpu)
 {
 	char pci[32] = "", uuid[48], buf[128];
@@ -78,7 +87,7 @@ extern "C" int gpuinfo_collect(struct json_obj *facts, int gpu)
 	cuda_uuid_string(&p.uuid, uuid, sizeof(uuid));
 	json_obj_add(facts, "gpu_name", p.name, JSON_STR);
 	json_obj_add(facts, "gpu_uuid", uuid, JSON_STR);
-	if (cudaDeviceGetPCIBusId(pci, sizeof(pci), gpu) == cudaSuccess)
+	if (!gpuinfo_pci(gpu, pci, sizeof(pci)))
 		json_obj_add(facts, "gpu_pci", pci, JSON_STR);
 	else
 		pci[0] = '\0';

@@ -87,6 +87,11 @@ int hostinfo_gpu_count(void)
 	return gpuinfo_count();
 }
 
+int hostinfo_gpu_pci(int gpu, char *buf, size_t n)
+{
+	return gpuinfo_pci(gpu, buf, n);
+}
+
 int hostinfo_gpu_broken(char *why, size_t n)
 {
 	return gpuinfo_broken(why, n);
@@ -100,6 +105,11 @@ int hostinfo_gpu(struct json_obj *facts, int gpu)
 int hostinfo_gpu_count(void)
 {
 	return 0;
+}
+
+int hostinfo_gpu_pci(int gpu, char *buf, size_t n)
+{
+	return -1;
 }
 
 int hostinfo_gpu_broken(char *why, size_t n)

@@ -12,6 +12,9 @@ void hostinfo_collect(struct json_obj *facts);
 int hostinfo_gpu(struct json_obj *facts, int gpu);
 /* Number of CUDA devices visible (0 without CUDA or a driver). */
 int hostinfo_gpu_count(void);
+/* The PCI bus id of CUDA device gpu ("0000:1B:00.0", as cudaDeviceGetPCIBusId writes it) into buf of n
+ * bytes; -1 without CUDA, a driver or that device. */
+int hostinfo_gpu_pci(int gpu, char *buf, size_t n);
 /* After a failed GPU cell: 1 with the reason in why (e.g. "cuda: an illegal memory access was
  * encountered") when the process's CUDA context is left unusable (a sticky error: every later call would
  * fail), else 0. Call it only in a process that ran a GPU cell (it would make a context otherwise);
@@ -22,6 +25,7 @@ int hostinfo_gpu_broken(char *why, size_t n);
 /* The CUDA side (a .cu file, extern "C"): what hostinfo_gpu and hostinfo_gpu_count return in CUDA builds. */
 int gpuinfo_collect(struct json_obj *facts, int gpu);
 int gpuinfo_count(void);
+int gpuinfo_pci(int gpu, char *buf, size_t n);
 int gpuinfo_broken(char *why, size_t n);
 #endif
 

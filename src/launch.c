@@ -222,9 +222,15 @@ static int build_host(struct launch *l, const struct inventory_host *h, const ch
 			" a git checkout to build it from", because);
 		return -1;
 	}
-	if (launch_build(h, l->src, bin, l->make_args, now_mono() + LAUNCH_BUILD_TIMEOUT, &l->msg[k]))
+	struct strbuf set = STRBUF_INIT;
+	int reused;
+
+	if (launch_build(h, l->src, bin, l->make_args, now_mono() + LAUNCH_BUILD_TIMEOUT, &reused, &l->msg[k]))
 		return -1;
-	sb_addf(&l->note[k], "built %.12s there", l->src->commit.buf);
+	launch_make_set(l->make_args, &set);
+	sb_addf(&l->note[k], "%s %.12s%s%s%s there", reused ? "reused the build of" : "built", l->src->commit.buf,
+		set.len ? " (" : "", set.buf, set.len ? ")" : "");
+	sb_release(&set);
 	if (because)
 		sb_addf(&l->note[k], ": the copied binary cannot run (%s)", because);
 	return 0;
@@ -298,7 +304,10 @@ again:
 		"a=$(df -Pk results 2>/dev/null | awk 'NR == 2 { print $4 }')\n"
 		"case $a in ''|*[!0-9]*) ;; *) [ \"$a\" -ge %ld ] || { say error disk full: $a KiB free for"
 		" \"$W/results\", under %ld KiB; exit 0; } ;; esac\n"
-		"rm -f \"$X\" \"results/$N.end\" \"results/$N.stopped\"; date +%%s >\"results/$N.start\"\n"
+		/* The sweep's first launch here starts its time: a relaunch (after a stop, a reboot, or once
+		 * finished) goes on from it; a database gone is a sweep begun again. */
+		"rm -f \"$X\" \"results/$N.end\" \"results/$N.stopped\"\n"
+		"[ -s \"results/$N.start\" ] && [ -f \"results/$N.db\" ] || date +%%s >\"results/$N.start\"\n"
 		"printf '%%s\\n' \"$hn\" >\"results/$N.host\"\n"
 		/* One rank per slot (GPU) of the host, as under one mpirun across hosts; Open MPI wants to be
 		 * told that root may run it, and rented containers often log in as root. */

@@ -65,11 +65,18 @@ struct launch_source {
  * error(), unless quiet) when exe is not in a git checkout. launch_source_release removes the archive. */
 int launch_source(const char *exe, int quiet, struct launch_source *src);
 void launch_source_release(struct launch_source *src);
-/* Copy src to h, build it there under WORKDIR/.sweep-build/COMMIT (make deps-run, then make build/sweep;
- * output in results/build-COMMIT.log; once a commit) and put the binary at bin (under the workdir). 0,
- * or -1 with the reason (and the end of the build's output) appended to msg. Prints nothing. */
+/* The set of make variables of make_args ("NAME=VALUE ...", or NULL): the last value of each name, by
+ * name, into out (reset first; "" for none). */
+void launch_make_set(const char *make_args, struct strbuf *out);
+/* What a host's build is kept under: the commit, and "-" and a hash of the make variables' set when there
+ * are some, into key (reset first). */
+void launch_build_key(const struct launch_source *src, const char *make_args, struct strbuf *key);
+/* Copy src to h, build it there with make_args under WORKDIR/.sweep-build/KEY (launch_build_key: make
+ * deps-run, then make build/sweep; output in results/build-KEY.log; once a commit and set of variables,
+ * *reused = 1 when it was built before) and put the binary at bin (under the workdir). 0, or -1 with the
+ * reason (and the end of the build's output) appended to msg. Prints nothing. */
 int launch_build(const struct inventory_host *h, const struct launch_source *src, const char *bin,
-		 const char *make_args, double deadline, struct strbuf *msg);
+		 const char *make_args, double deadline, int *reused, struct strbuf *msg);
 /* A --make argument: NAME=VALUE, NAME of letters, digits and '_', VALUE without spaces, quotes or '$'
  * (it goes into a shell line there). -1 after error() otherwise. */
 int launch_make_arg_ok(const char *s);
@@ -89,8 +96,9 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 /*
  * `sweep pull`: a snapshot of each sweep launched on hosts[0..nhosts) of inv (only the sweep named only,
  * when not NULL), copied back into pulled/HOST/ beside into (results/ when NULL) and merged into into
- * (default results/NAME.db), the inventory's labels applied; a line per host and sweep. Returns how many
- * hosts were not pulled.
+ * (default results/NAME.db), the inventory's labels applied; a line per host and sweep, and what the
+ * conflicts in an output are. Returns how many hosts were not pulled, or -1 after error() when into is
+ * given without only and the hosts hold several sweeps (one database per sweep: nothing is merged).
  */
 int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const char *only, const char *into,
 		double timeout, int jobs);

@@ -122,19 +122,74 @@ int launch_make_arg_ok(const char *s)
 	return 0;
 }
 
+static int make_var_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t nx = strcspn(x, "="), ny = strcspn(y, "=");
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+void launch_make_set(const char *args, struct strbuf *out)
+{
+	char *copy = xstrdup(args ? args : ""), **v = NULL, *save = NULL;
+	size_t n = 0, alloc = 0;
+
+	sb_reset(out);
+	sb_adds(out, "");
+	/* make takes the last value of a variable given twice: that one stays, at its name's place. */
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		size_t i;
+
+		for (i = 0; i < n && make_var_cmp(&v[i], &t); i++)
+			;
+		if (i == n) {
+			ALLOC_GROW(v, n + 1, alloc);
+			n++;
+		}
+		v[i] = t;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), make_var_cmp);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(out, "%s%s", i ? " " : "", v[i]);
+	free(v);
+	free(copy);
+}
+
+void launch_build_key(const struct launch_source *src, const char *make_args, struct strbuf *key)
+{
+	struct strbuf set = STRBUF_INIT;
+
+	launch_make_set(make_args, &set);
+	sb_reset(key);
+	sb_adds(key, src->commit.buf);
+	if (set.len)
+		sb_addf(key, "-%08llx", (unsigned long long)(hash64(HASH64_INIT, set.buf, set.len) >> 32));
+	sb_release(&set);
+}
+
 int launch_build(const struct inventory_host *h, const struct launch_source *src, const char *bin,
-		 const char *make_args, double deadline, struct strbuf *msg)
+		 const char *make_args, double deadline, int *reused, struct strbuf *msg)
 {
 	const char *c = src->commit.buf;
-	char *rel = xasprintf(".sweep-build/%s.tar.gz", c), *path = remote_path(h, rel);
-	struct strbuf sc = STRBUF_INIT;
+	struct strbuf sc = STRBUF_INIT, key = STRBUF_INIT, set = STRBUF_INIT;
+	char *rel, *path;
 	struct remote_out o;
 	int ret = -1, said = 0, have;
+
+	/* A build is the commit's with the make variables' set (CUDA=0 then CUDA=1 builds twice). */
+	launch_make_set(make_args, &set);
+	launch_build_key(src, make_args, &key);
+	rel = xasprintf(".sweep-build/%s.tar.gz", key.buf);
+	path = remote_path(h, rel);
+	*reused = 0;
 
 	/* The archive first: a folder for it, then scp. */
 	launch_script_begin(&sc, h, 1);
 	sb_addf(&sc, "mkdir -p .sweep-build results || { say error cannot make folders in \"$W\"; exit 0; }\n"
-		"if [ -f .sweep-build/%s/.built ]; then say have; else say ready; fi\n", c);
+		"if [ -f .sweep-build/%s/.built ]; then say have; else say ready; fi\n", key.buf);
 	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o) ||
 	    !strstr(o.out.buf ? o.out.buf : "", REMOTE_TAG)) {
 		sb_adds(msg, "cannot prepare the build: ");
@@ -162,24 +217,26 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 	}
 	if (!have)
 		remote_out_release(&o);
-	/* Built once a commit: .built marks a finished build, and the binary is copied into place. Only
-	 * what building and running need is installed (make deps-run: no Slurm, munge or sshd). */
+	/* Built once a commit and set of make variables: .built marks a finished build (and says with
+	 * what), and the binary is copied into place. Only what building and running need is installed
+	 * (make deps-run: no Slurm, munge or sshd). The archive's folder is the commit: unpacked beside. */
 	sb_reset(&sc);
 	launch_script_begin(&sc, h, 0);
 	sb_adds(&sc, "B=");
 	remote_quote(&sc, bin);
-	sb_addf(&sc, "; C=%s; S=.sweep-build/$C; G=results/build-$C.log; M='%s'\n", c, make_args ? make_args : "");
+	sb_addf(&sc, "; C=%s; K=%s; S=.sweep-build/$K; G=results/build-$K.log; M='%s'\n", c, key.buf, set.buf);
 	sb_adds(&sc,
-		"if [ -x \"$S/build/sweep\" ] && [ -f \"$S/.built\" ]; then say had \"$C\"; else\n"
-		"  rm -rf \"$S\"\n"
-		"  tar -xzf \"$S.tar.gz\" -C .sweep-build >\"$G\" 2>&1 || { say error cannot unpack the source;"
-		" tail -n 3 \"$G\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
+		"if [ -x \"$S/build/sweep\" ] && [ -f \"$S/.built\" ]; then say had \"$K\"; else\n"
+		"  rm -rf \"$S\" \"$S.part\"; mkdir -p \"$S.part\"\n"
+		"  { tar -xzf \"$S.tar.gz\" -C \"$S.part\" && mv \"$S.part/$C\" \"$S\"; } >\"$G\" 2>&1 ||"
+		" { say error cannot unpack the source; tail -n 3 \"$G\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
+		"  rm -rf \"$S.part\" \"$S.tar.gz\"\n"
 		"  hasbin make || { say error no make on the host \"(apt-get install make, then again)\"; exit 0; }\n"
-		"  echo \"--- sweep launch --build $C $(date -u +%Y-%m-%dT%H:%M:%SZ)\" >>\"$G\"\n"
+		"  echo \"--- sweep launch --build $C${M:+ $M} $(date -u +%Y-%m-%dT%H:%M:%SZ)\" >>\"$G\"\n"
 		"  (cd \"$S\" && make deps-run && make -j\"$(nproc 2>/dev/null || echo 2)\" $M build/sweep)"
 		" >>\"$G\" 2>&1 || { say error the build failed, see \"$W/$G\";"
 		" tail -n 5 \"$G\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
-		"  touch \"$S/.built\"\n"
+		"  echo \"$C${M:+ $M}\" >\"$S/.built\"\n"
 		"fi\n"
 		"rm -f \"$S.tar.gz\"\n"
 		"case $B in */*) mkdir -p \"${B%/*}\" ;; esac\n"
@@ -187,7 +244,7 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 		" { say error cannot put the binary at \"$W/$B\"; exit 0; }\n"
 		"\"$B\" --version >/dev/null 2>&1 || { say error the binary built does not run:"
 		" \"$(\"$B\" --version 2>&1 | tail -n 1)\"; exit 0; }\n"
-		"say built \"$C\"\n");
+		"say built \"$K\"\n");
 	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o)) {
 		sb_adds(msg, remote_unreachable(&o) ? "unreachable during the build: " : "the build: ");
 		remote_why(&o, msg);
@@ -201,8 +258,11 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 		if (len > t && !strncmp(line, REMOTE_TAG, t)) {
 			const char *k = line + t;
 
-			if (!strncmp(k, "built ", 6) || !strncmp(k, "had ", 4)) {
+			if (!strncmp(k, "built ", 6)) {
 				ret = 0;
+			} else if (!strncmp(k, "had ", 4)) {
+				ret = 0;
+				*reused = 1;
 			} else if (!strncmp(k, "error ", 6)) {
 				sb_add_printable(msg, k + 6, 300);
 				said = 1;
@@ -221,6 +281,8 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 	remote_out_release(&o);
 out:
 	sb_release(&sc);
+	sb_release(&key);
+	sb_release(&set);
 	free(rel);
 	free(path);
 	return ret;

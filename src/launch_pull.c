@@ -1,6 +1,7 @@
 /* launch_pull.c: `sweep pull`: a snapshot of each launched sweep on every host, copied back and merged. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,10 @@
 #include "remote.h"
 #include "store.h"
 #include "util.h"
+
+/* Seconds after a host's pull time for the removal of its snapshots there: by the pull (after the copy),
+ * else by the host itself. */
+#define PULL_CLEANUP_GRACE 15
 
 struct pulled {
 	char *name;            /* the sweep */
@@ -88,9 +93,14 @@ static void pull_host(int k, void *data)
 	sb_addf(&sc, "for n in \"$@\"; do\n"
 		"  [ -f \"results/$n.db\" ] || { say nodb \"$n\"; continue; }\n"
 		"  o=\"results/.$n.pull-%s.db\"; rm -f \"$o\"\n"
-		"  if e=$(\"$B\" snapshot \"results/$n.db\" \"$o\" 2>&1); then say snap \"$n\";"
-		" else say snaperr \"$n\" \"$(printf '%%s\\n' \"$e\" | tail -n 1)\"; fi\n"
-		"done\n", token);
+		/* The host removes the snapshot itself once the pull's time is over, should the pull not (cut,
+		 * killed, or the host unreachable for it by then): a watcher that ends with the file. */
+		"  if e=$(\"$B\" snapshot \"results/$n.db\" \"$o\" 2>&1); then\n"
+		"    nohup sh -c 'i=0; while [ $i -lt $1 ] && [ -e \"$2\" ]; do sleep 1; i=$((i + 1)); done;"
+		" rm -f \"$2\"' sweep-pull-watch %ld \"$o\" </dev/null >/dev/null 2>&1 &\n"
+		"    say snap \"$n\"\n"
+		"  else say snaperr \"$n\" \"$(printf '%%s\\n' \"$e\" | tail -n 1)\"; fi\n"
+		"done\n", token, (long)ceil(p->timeout) + PULL_CLEANUP_GRACE);
 	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o)) {
 		r->error = remote_unreachable(&o) ? 2 : 1;
 		remote_why(&o, &r->msg);
@@ -151,7 +161,7 @@ static void pull_host(int k, void *data)
 	launch_script_begin(&sc, h, 0);
 	for (int i = 0; i < r->n; i++)
 		sb_addf(&sc, "rm -f \"results/.%s.pull-%s.db\"\n", r->v[i].name, token);
-	if (!remote_run(h, sc.buf, (deadline > now_mono() ? deadline : now_mono()) + 15, &o))
+	if (!remote_run(h, sc.buf, (deadline > now_mono() ? deadline : now_mono()) + PULL_CLEANUP_GRACE, &o))
 		remote_out_release(&o);
 out:
 	sb_release(&sc);
@@ -159,13 +169,109 @@ out:
 	free(dir);
 }
 
+/* An output merged into, and the conflicts its merges found. */
+struct pull_out {
+	char *path;
+	uint64_t conflicts;
+};
+
+/* Merge host k's snapshots (each on its own: one a merge refuses leaves the others in) into into (each
+ * sweep's results/NAME.db when NULL), a line each; the outputs are added to *outs. */
+static void pull_merge(struct pull *p, int k, const char *into, struct pull_out **outs, int *nouts)
+{
+	struct pull_host *r = &p->res[k];
+	const char *name = p->inv->hosts[p->hosts[k]].name;
+
+	for (const char *m = r->msg.buf ? r->msg.buf : ""; *m;) {
+		size_t len = strcspn(m, "\n");
+
+		printf("%s: %s%.*s\n", name, r->error == 2 ? "unreachable: " : "", (int)len, m);
+		m += len + (m[len] == '\n');
+	}
+	for (int i = 0; i < r->n; i++) {
+		struct store_merge_stats ms;
+		/* The line counts the launched sweep's cells and results, not probes' or templates. */
+		struct store_merge_opts mo = { 0, 0, r->v[i].name };
+		const char *in = r->v[i].local;
+		char *out;
+		int j;
+
+		if (!in)
+			continue;
+		out = into ? xstrdup(into) : xasprintf("results/%s.db", r->v[i].name);
+		if (store_merge(out, &in, 1, &mo, &ms)) {
+			printf("%s: %s: refused by the merge (see above); '%s' is as it was\n", name, r->v[i].name,
+			       out);
+			r->error = 1;
+			free(out);
+			continue;
+		}
+		printf("%s: %s: %" PRIu64 " cells, %" PRIu64 " results new, %" PRIu64 " already there, %" PRIu64
+		       " conflicts -> %s\n", name, r->v[i].name, ms.cells, ms.results_new, ms.results_same,
+		       ms.conflicts, out);
+		for (j = 0; j < *nouts && strcmp((*outs)[j].path, out); j++)
+			;
+		if (j == *nouts) {
+			*outs = xrealloc(*outs, (size_t)(*nouts + 1) * sizeof(**outs));
+			(*outs)[(*nouts)++] = (struct pull_out){ out, 0 };
+		} else {
+			free(out);
+		}
+		(*outs)[j].conflicts += ms.conflicts;
+	}
+}
+
+/* Whether a snapshot before host k's i-th names the same sweep. */
+static int pull_seen(const struct pull *p, int k, int i)
+{
+	for (int k2 = 0; k2 <= k; k2++)
+		for (int i2 = 0; i2 < (k2 < k ? p->res[k2].n : i); i2++)
+			if (!strcmp(p->res[k2].v[i2].name, p->res[k].v[i].name))
+				return 1;
+	return 0;
+}
+
+/* The sweeps the hosts' snapshots hold, into names ("a, b"); how many. */
+static int pull_sweeps(const struct pull *p, int nhosts, struct strbuf *names)
+{
+	int n = 0;
+
+	for (int k = 0; k < nhosts; k++)
+		for (int i = 0; i < p->res[k].n; i++)
+			if (!pull_seen(p, k, i))
+				sb_addf(names, "%s%s", n++ ? ", " : "", p->res[k].v[i].name);
+	return n;
+}
+
+/* The inventory's labels into the hosts of every output, for reports by label.NAME; a host whose
+ * hostname the inventory leaves out goes by the one it told. */
+static void pull_label(const struct pull *p, int nhosts, const struct pull_out *outs, int nouts)
+{
+	struct inventory known = *p->inv;
+
+	known.hosts = xcalloc((size_t)p->inv->nhosts + 1, sizeof(*known.hosts));
+	memcpy(known.hosts, p->inv->hosts, (size_t)p->inv->nhosts * sizeof(*known.hosts));
+	for (int k = 0; k < nhosts; k++)
+		if (!p->inv->hosts[p->hosts[k]].hostname_line && p->res[k].hostname)
+			known.hosts[p->hosts[k]].hostname = p->res[k].hostname;
+	for (int j = 0; j < nouts; j++) {
+		struct store *st;
+
+		if (store_open(outs[j].path, STORE_RW, &st) || inventory_apply(&known, st, NULL, NULL, NULL))
+			warning("the hosts of '%s' were not labelled from '%s'", outs[j].path, p->inv->path);
+		store_close(st);
+	}
+	free(known.hosts);   /* its strings are inv's and p->res's */
+}
+
 int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const char *only, const char *into,
 		double timeout, int jobs)
 {
 	struct pull p = { 0 };
+	struct strbuf names = STRBUF_INIT;
+	struct pull_out *outs = NULL;
 	char *dir = NULL;
-	char **merged = NULL;
-	int nmerged = 0, bad = 0;
+	int nouts = 0, bad = 0;
 
 	p.timeout = timeout;
 	p.only = only;
@@ -182,70 +288,33 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 	p.dir = dir;
 	p.res = xcalloc((size_t)nhosts, sizeof(*p.res));
 	remote_parallel(nhosts, jobs, pull_host, &p);
-	/* Merging is one writer at a time, here: each snapshot on its own, so that one a merge refuses
-	 * leaves the others in. */
+	/* One database per sweep: --into takes one, and reports refuse a database of several. */
+	if (into && !only && pull_sweeps(&p, nhosts, &names) > 1) {
+		error("the hosts hold the sweeps %s: --into '%s' takes one of them (--sweep NAME), or leave --into out"
+		      " for each to go to results/NAME.db; nothing was merged (the snapshots are in %s/pulled/)",
+		      names.buf, into, dir);
+		bad = -1;
+		goto out;
+	}
+	/* Merging is one writer at a time, here. */
 	for (int k = 0; k < nhosts; k++) {
-		struct pull_host *r = &p.res[k];
-		const char *name = inv->hosts[hosts[k]].name;
-
-		for (const char *m = r->msg.buf ? r->msg.buf : ""; *m;) {
-			size_t len = strcspn(m, "\n");
-
-			printf("%s: %s%.*s\n", name, r->error == 2 ? "unreachable: " : "", (int)len, m);
-			m += len + (m[len] == '\n');
-		}
-		for (int i = 0; i < r->n; i++) {
-			struct store_merge_stats ms;
-			const char *in = r->v[i].local;
-			char *out = into ? xstrdup(into) : xasprintf("results/%s.db", r->v[i].name);
-			int seen = 0;
-
-			if (!in) {
-				free(out);
-				continue;
-			}
-			if (store_merge(out, &in, 1, NULL, &ms)) {
-				printf("%s: %s: refused by the merge (see above); '%s' is as it was\n", name,
-				       r->v[i].name, out);
-				r->error = 1;
-				free(out);
-				continue;
-			}
-			printf("%s: %s: %" PRIu64 " cells, %" PRIu64 " results new, %" PRIu64 " already there, %"
-			       PRIu64 " conflicts -> %s\n", name, r->v[i].name, ms.cells, ms.results_new,
-			       ms.results_same, ms.conflicts, out);
-			for (int j = 0; j < nmerged && !seen; j++)
-				seen = !strcmp(merged[j], out);
-			if (!seen) {
-				merged = xrealloc(merged, (size_t)(nmerged + 1) * sizeof(*merged));
-				merged[nmerged++] = out;
-			} else {
-				free(out);
-			}
-		}
-		bad += r->error != 0;
+		pull_merge(&p, k, into, &outs, &nouts);
+		bad += p.res[k].error != 0;
 	}
-	/* The inventory's labels into the hosts of every output, for reports by label.NAME; a host whose
-	 * hostname the inventory leaves out goes by the one it told. */
-	{
-		struct inventory known = *inv;
+	pull_label(&p, nhosts, outs, nouts);
+	for (int j = 0; j < nouts; j++)
+		if (outs[j].conflicts) {
+			struct strbuf note = STRBUF_INIT, word = STRBUF_INIT;
 
-		known.hosts = xcalloc((size_t)inv->nhosts + 1, sizeof(*known.hosts));
-		memcpy(known.hosts, inv->hosts, (size_t)inv->nhosts * sizeof(*known.hosts));
-		for (int k = 0; k < nhosts; k++)
-			if (!inv->hosts[hosts[k]].hostname_line && p.res[k].hostname)
-				known.hosts[hosts[k]].hostname = p.res[k].hostname;
-		for (int j = 0; j < nmerged; j++) {
-			struct store *st;
-
-			if (store_open(merged[j], STORE_RW, &st) || inventory_apply(&known, st, NULL, NULL, NULL))
-				warning("the hosts of '%s' were not labelled from '%s'", merged[j], inv->path);
-			store_close(st);
+			remote_quote(&word, outs[j].path);
+			store_merge_conflicts_note(word.buf, outs[j].conflicts, &note);
+			printf("%s: %s\n", outs[j].path, note.buf);
+			sb_release(&note);
+			sb_release(&word);
 		}
-		free(known.hosts);   /* its strings are inv's and p.res's */
-	}
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not pulled\n", bad, nhosts, nhosts == 1 ? "" : "s");
+out:
 	for (int k = 0; k < nhosts; k++) {
 		for (int i = 0; i < p.res[k].n; i++) {
 			free(p.res[k].v[i].name);
@@ -256,9 +325,10 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 		sb_release(&p.res[k].msg);
 	}
 	free(p.res);
-	for (int j = 0; j < nmerged; j++)
-		free(merged[j]);
-	free(merged);
+	for (int j = 0; j < nouts; j++)
+		free(outs[j].path);
+	free(outs);
+	sb_release(&names);
 	free(dir);
 	return bad;
 }

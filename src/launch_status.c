@@ -118,7 +118,7 @@ static void status_host(int k, void *data)
 		"  say time \"$n\" \"$(cat \"results/$n.start\" 2>/dev/null || echo 0)\""
 		" \"$(cat \"results/$n.end\" 2>/dev/null || echo 0)\" \"$(date +%s)\"\n"
 		"  [ -f \"results/$n.db\" ] &&"
-		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json 2>/dev/null | head -n 1)\"\n"
+		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json --sweep \"$n\" 2>/dev/null | head -n 1)\"\n"
 		"done\n");
 	if (remote_run(h, sc.buf, now_mono() + s->timeout, &o)) {
 		r->error = 1;
@@ -225,7 +225,8 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 	if (!strcmp(r->state, "running"))
 		sb_adds(&c[1], "running");
 	else if (exited)
-		sb_adds(&c[1], code == 0 ? "finished" : code == EXIT_CELLS ? "finished, incomplete" : "failed");
+		sb_adds(&c[1], code == 0 ? "finished" : code == EXIT_CELLS ? "finished, incomplete" :
+			       code == EXIT_INTERRUPTED ? "interrupted" : "failed");
 	else if (!strcmp(r->state, "stopped"))
 		sb_adds(&c[1], "stopped");
 	else if (!strncmp(r->state, "interrupted", 11))
@@ -327,7 +328,7 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 			priced++;
 		}
 	}
-	table_print(&t, stdout, TABLE_TEXT);
+	table_print(&t, stdout, &table_text);
 	table_release(&t);
 	/* Spend from the label price_per_hour: the hours its launched runs took, first start to last end. */
 	if (priced)

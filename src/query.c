@@ -32,7 +32,7 @@ int query_table(struct store *st, const char *sql, const char *const *binds, int
 }
 
 int query_print(struct store *st, const char *title, const char *sql, const char *const *binds, int nbind,
-		enum table_format fmt, int quiet_empty)
+		const struct table_format *fmt, int quiet_empty)
 {
 	struct table t;
 	int rows = query_table(st, sql, binds, nbind, &t);

@@ -15,6 +15,6 @@ int query_table(struct store *st, const char *sql, const char *const *binds, int
 /* query_table, then print the table in fmt under title (when not NULL). With no rows: "(no rows)" after
  * the title, or nothing when quiet_empty. Returns 0 or -1. */
 int query_print(struct store *st, const char *title, const char *sql, const char *const *binds, int nbind,
-		enum table_format fmt, int quiet_empty);
+		const struct table_format *fmt, int quiet_empty);
 
 #endif

@@ -1,11 +1,11 @@
-/* report_expr.c: user expressions (--where, --limit) checked token by token and translated into SQL, and
- * the FROM ... WHERE every report query shares (the sweep, --where, excluded hosts). */
+/* report_expr.c: the SQL expressions of a report: bound values, keys, metrics, and the user's expressions
+ * (--where, --limit) checked token by token and translated. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "report.h"
+#include "report_int.h"
 
 /*
  * Why a tokenizer and not the expression pasted into the query: the expression is user input that ends
@@ -28,11 +28,12 @@ static const char expr_allowed[] = "names, numbers, 'text', + - * / % < <= > >= 
 
 /* One expression being translated. */
 struct expr {
-	struct report *r;
+	const struct report_ctx *c;
+	struct report_query *q;
 	const char *what;      /* the option, for messages */
 	const char *text;      /* the whole expression */
 	int flags;
-	struct strbuf *sql;
+	struct strbuf *sql;    /* q's */
 	char ***probes;        /* the probe names used (owned by the caller) */
 	size_t *nprobes;
 };
@@ -46,9 +47,9 @@ static int word_in(const char *w, size_t len, const char *const *list)
 	return -1;
 }
 
-static int in_names(char **v, size_t n, const char *s)
+static int in_names(char **v, const char *s)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; v[i]; i++)
 		if (!strcmp(v[i], s))
 			return 1;
 	return 0;
@@ -56,114 +57,186 @@ static int in_names(char **v, size_t n, const char *s)
 
 static void add_name(char ***v, size_t *n, const char *s)
 {
-	if (in_names(*v, *n, s))
-		return;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return;
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 	(*v)[(*n)++] = xstrdup(s);
 }
 
-static void metric_sql(struct report *r, struct strbuf *sql, const char *name, double scale)
+/* ---- bound values, keys, metrics ---- */
+
+void report_expr_bind(struct report_query *q, const char *value)
 {
-	sb_adds(sql, "(SELECT value");
-	if (scale != 1)
-		sb_addf(sql, " * %.17g", scale);
-	sb_adds(sql, " FROM metrics WHERE result = r.id AND name = ");
-	report_bind(r, sql, name);
-	sb_addc(sql, ')');
+	ALLOC_GROW(q->binds, q->nbind + 1, q->alloc_binds);
+	q->binds[q->nbind++] = xstrdup(value);
+	sb_addf(&q->sql, "?%zu", q->nbind);
 }
 
-/* A probe of the result's host, from the report_probes table that report_probes_cte defines: joined as
- * rpN when report_from joins it, else looked up. */
-static void probe_sql(struct report *r, struct strbuf *sql, const char *name)
+/* A JSON path for one object member, quoted so that any name but one holding '"' works. */
+static int json_path(const char *prefix, const char *name, char *buf, size_t n)
 {
-	for (size_t i = 0; i < r->njoined; i++)
-		if (!strcmp(r->joined[i], name)) {
-			sb_addf(sql, "rp%zu.value", i);
+	if (strchr(name, '"') || strchr(name, '\\'))
+		return fail_usage("a key cannot hold '\"' or '\\': '%s'", name);
+	snprintf(buf, n, "%s\"%s\"", prefix, name);
+	return FAIL_OK;
+}
+
+static int json_extract(struct report_query *q, const char *column, const char *prefix, const char *name)
+{
+	char path[512];
+	int ret;
+
+	if ((ret = json_path(prefix, name, path, sizeof(path))))
+		return ret;
+	sb_addf(&q->sql, "json_extract(%s, ", column);
+	report_expr_bind(q, path);
+	sb_addc(&q->sql, ')');
+	return FAIL_OK;
+}
+
+int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key)
+{
+	static const char *const special[][2] = {
+		{ "host", "h.hostname" }, { "gpu", "w.gpu" }, { "pass", "c.pass" },
+		{ "replica", "c.replica" }, { "sweep", "c.sweep" },
+	};
+	struct strbuf known = STRBUF_INIT;
+	const char *name = key, *near;
+
+	for (size_t i = 0; i < ARRAY_SIZE(special); i++)
+		if (!strcmp(key, special[i][0])) {
+			sb_adds(&q->sql, special[i][1]);
+			return FAIL_OK;
+		}
+	if (!strncmp(key, "label.", 6) && key[6])
+		return json_extract(q, "h.facts", "$.labels.", key + 6);
+	if (!strncmp(key, "param.", 6) && key[6])
+		name = key + 6;
+	if (in_names(c->params, name))
+		return json_extract(q, "c.params", "$.", name);
+	report_ctx_join(&known, c->params, c->nparams);
+	near = c->nparams ? closest_name(name, (const char *const *)c->params) : NULL;
+	error("unknown key '%s'%s%s%s: not a parameter of sweep '%s' (%s), nor host, gpu, pass, replica or "
+	      "label.NAME", key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+	      c->sweep, known.buf);
+	sb_release(&known);
+	return FAIL_USAGE;
+}
+
+void report_expr_metric(const struct report_plan *p, struct report_query *q)
+{
+	if (p->metric_scale == 1)
+		sb_adds(&q->sql, "m.value");
+	else
+		sb_addf(&q->sql, "(m.value * %.17g)", p->metric_scale);
+}
+
+/* Metrics reports derive from stored ones: a GPU kernel stores gflops, a reader asks for tflops. */
+static const struct {
+	const char *name, *base;
+	double scale;
+} metric_alias[] = {
+	{ "tflops", "gflops", 1e-3 }, { "tbs", "gbs", 1e-3 }, { "ms", "seconds", 1e3 },
+	{ "us", "seconds", 1e6 },
+};
+
+int report_expr_metric_lookup(const struct report_ctx *c, const char *name, const char **base, double *scale)
+{
+	*base = name;
+	*scale = 1;
+	if (in_names(c->metrics, name))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(metric_alias); i++)
+		if (!strcmp(name, metric_alias[i].name) && in_names(c->metrics, metric_alias[i].base)) {
+			*base = metric_alias[i].base;
+			*scale = metric_alias[i].scale;
+			return 1;
+		}
+	return 0;
+}
+
+/* ---- the user's expressions ---- */
+
+/* A stored metric of the result, by a subquery: an expression may name several. */
+static void metric_sql(struct report_query *q, const char *name, double scale)
+{
+	sb_adds(&q->sql, "(SELECT value");
+	if (scale != 1)
+		sb_addf(&q->sql, " * %.17g", scale);
+	sb_adds(&q->sql, " FROM metrics WHERE result = r.id AND name = ");
+	report_expr_bind(q, name);
+	sb_addc(&q->sql, ')');
+}
+
+/* A probe of the result's host, from the report_probes table that report_query_probes defines: joined as
+ * rpN when the statement joins it, else looked up. */
+static void probe_sql(struct report_query *q, const char *name)
+{
+	for (size_t i = 0; i < q->njoined; i++)
+		if (!strcmp(q->joined[i], name)) {
+			sb_addf(&q->sql, "rp%zu.value", i);
 			return;
 		}
-	sb_adds(sql, "(SELECT value FROM report_probes WHERE worker = r.worker AND name = ");
-	report_bind(r, sql, name);
-	sb_addc(sql, ')');
-}
-
-int report_probes_cte(struct report *r, const char *expr, struct strbuf *sql)
-{
-	for (size_t i = 0; i < r->njoined; i++)
-		free(r->joined[i]);
-	free(r->joined);
-	r->joined = NULL;
-	r->njoined = 0;
-	if (report_expr_probes(r, expr, &r->joined, &r->njoined))
-		return -1;
-	/* Per worker and probe name, the newest value measured on the worker's host: the worker's own GPU
-	 * first, then a host-wide probe (gpu NULL), then any GPU of that host. Hosts are matched by name:
-	 * facts that change (a driver update) make a new hosts row for the same machine. Computed once for
-	 * the few workers rather than for each of a million results; SQLite cannot use an outer row in a
-	 * subquery's ORDER BY, so the preference and the id are packed into one number for max(). */
-	sb_addf(sql, "WITH report_probes AS %s(SELECT w2.id AS worker, pn.name AS name,"
-		" (SELECT value FROM probes WHERE id = (SELECT max(((p.gpu IS w2.gpu) * 2 + (p.gpu IS NULL))"
-		" * 4294967296 + p.id) %% 4294967296 FROM probes p JOIN hosts ph ON ph.id = p.host"
-		" WHERE ph.hostname = (SELECT hostname FROM hosts WHERE id = w2.host) AND p.value IS NOT NULL"
-		" AND p.name = pn.name)) AS value"
-		" FROM workers w2, (SELECT DISTINCT name FROM probes) AS pn) ",
-		r->materialize ? "MATERIALIZED " : "");
-	return 0;
+	sb_adds(&q->sql, "(SELECT value FROM report_probes WHERE worker = r.worker AND name = ");
+	report_expr_bind(q, name);
+	sb_addc(&q->sql, ')');
 }
 
 /* "unknown name" with every name the expression could have used. */
 static int expr_unknown(struct expr *e, const char *name)
 {
-	struct report *r = e->r;
+	const struct report_ctx *c = e->c;
 	struct strbuf known = STRBUF_INIT;
 
 	sb_adds(&known, "parameters: ");
-	for (size_t i = 0; i < r->nparams; i++)
-		sb_addf(&known, "%s%s", i ? ", " : "", r->params[i]);
-	sb_adds(&known, r->nparams ? "; metrics: " : "none; metrics: ");
-	for (size_t i = 0; i < r->nmetrics; i++)
-		sb_addf(&known, "%s%s", i ? ", " : "", r->metrics[i]);
+	for (size_t i = 0; i < c->nparams; i++)
+		sb_addf(&known, "%s%s", i ? ", " : "", c->params[i]);
+	sb_adds(&known, c->nparams ? "; metrics: " : "none; metrics: ");
+	for (size_t i = 0; i < c->nmetrics; i++)
+		sb_addf(&known, "%s%s", i ? ", " : "", c->metrics[i]);
 	if (e->flags & EXPR_PROBES) {
 		sb_adds(&known, "; probes: ");
-		for (size_t i = 0; i < r->nprobes; i++)
-			sb_addf(&known, "%s%s", i ? ", " : "", r->probes[i]);
-		if (!r->nprobes)
+		for (size_t i = 0; i < c->nprobes; i++)
+			sb_addf(&known, "%s%s", i ? ", " : "", c->probes[i]);
+		if (!c->nprobes)
 			sb_adds(&known, "none measured ('sweep hosts probe' measures them)");
 	}
 	error("unknown name '%s' in %s (%s; also host, gpu, label.NAME%s)", name, e->what, known.buf,
 	      e->flags & EXPR_PROBES ? "" : "; text goes in single quotes: dtype = 'f32'");
 	sb_release(&known);
-	return -1;
+	return FAIL_USAGE;
 }
 
 /* A name into SQL: a key (host, label.x, a parameter), a metric of the result, a probe of its host.
  * The prefixes param., metric. and probe. settle a name that is more than one of these. */
 static int expr_name(struct expr *e, const char *name)
 {
-	struct report *r = e->r;
+	const struct report_ctx *c = e->c;
 	const char *base;
 	double scale;
 
 	if (!strncmp(name, "metric.", 7)) {
-		metric_sql(r, e->sql, name + 7, 1);
-		return 0;
+		metric_sql(e->q, name + 7, 1);
+		return FAIL_OK;
 	}
 	if (!strncmp(name, "probe.", 6) && (e->flags & EXPR_PROBES)) {
 		add_name(e->probes, e->nprobes, name + 6);
-		probe_sql(r, e->sql, name + 6);
-		return 0;
+		probe_sql(e->q, name + 6);
+		return FAIL_OK;
 	}
 	if (!strcmp(name, "host") || !strcmp(name, "gpu") || !strcmp(name, "pass") ||
 	    !strcmp(name, "replica") || !strcmp(name, "sweep") || !strncmp(name, "label.", 6) ||
-	    !strncmp(name, "param.", 6) || in_names(r->params, r->nparams, name))
-		return report_key_sql(r, name, e->sql);
-	if (report_metric_lookup(r, name, &base, &scale)) {
-		metric_sql(r, e->sql, base, scale);
-		return 0;
+	    !strncmp(name, "param.", 6) || in_names(c->params, name))
+		return report_expr_key(c, e->q, name);
+	if (report_expr_metric_lookup(c, name, &base, &scale)) {
+		metric_sql(e->q, base, scale);
+		return FAIL_OK;
 	}
-	if ((e->flags & EXPR_PROBES) && in_names(r->probes, r->nprobes, name)) {
+	if ((e->flags & EXPR_PROBES) && in_names(c->probes, name)) {
 		add_name(e->probes, e->nprobes, name);
-		probe_sql(r, e->sql, name);
-		return 0;
+		probe_sql(e->q, name);
+		return FAIL_OK;
 	}
 	return expr_unknown(e, name);
 }
@@ -186,7 +259,7 @@ static int expr_word(struct expr *e, const char **p, int col)
 	else if (*q == '(' && (k = word_in(s, (size_t)(*p - s), expr_functions)) >= 0)
 		sb_adds(e->sql, expr_functions[k]);
 	else if (*q == '(')
-		ret = error("unknown function '%s' at column %d of %s '%s' (allowed: %s)", word, col, e->what,
+		ret = fail_usage("unknown function '%s' at column %d of %s '%s' (allowed: %s)", word, col, e->what,
 			    e->text, expr_allowed);
 	else
 		ret = expr_name(e, word);
@@ -211,7 +284,7 @@ static int expr_number(struct expr *e, const char **p, int col)
 			(*p)++;
 	}
 	if (isalnum((unsigned char)**p) || **p == '_' || **p == '.')
-		return error("malformed number at column %d of %s '%s'", col, e->what, e->text);
+		return fail_usage("malformed number at column %d of %s '%s'", col, e->what, e->text);
 	sb_add(e->sql, s, (size_t)(*p - s));
 	return 0;
 }
@@ -224,7 +297,7 @@ static int expr_text(struct expr *e, const char **p, int col)
 	for ((*p)++;; (*p)++) {
 		if (!**p) {
 			sb_release(&text);
-			return error("unterminated 'text' at column %d of %s '%s'", col, e->what, e->text);
+			return fail_usage("unterminated 'text' at column %d of %s '%s'", col, e->what, e->text);
 		}
 		if (**p == '\'' && (*p)[1] == '\'')
 			(*p)++;
@@ -233,7 +306,7 @@ static int expr_text(struct expr *e, const char **p, int col)
 		sb_addc(&text, **p);
 	}
 	(*p)++;
-	report_bind(e->r, e->sql, text.buf);
+	report_expr_bind(e->q, text.buf);
 	sb_release(&text);
 	return 0;
 }
@@ -254,15 +327,15 @@ static int expr_walk(struct expr *e)
 			sb_addc(e->sql, ' ');
 		if (isalpha((unsigned char)*p) || *p == '_') {
 			if (expr_word(e, &p, col))
-				return -1;
+				return FAIL_USAGE;
 		} else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
 			if (expr_number(e, &p, col))
-				return -1;
+				return FAIL_USAGE;
 		} else if (*p == '\'') {
 			if (expr_text(e, &p, col))
-				return -1;
+				return FAIL_USAGE;
 		} else if (*p == '"') {
-			return error("text goes in single quotes, not double (column %d of %s '%s')", col,
+			return fail_usage("text goes in single quotes, not double (column %d of %s '%s')", col,
 				     e->what, e->text);
 		} else if (!strncmp(p, "<=", 2) || !strncmp(p, ">=", 2) || !strncmp(p, "<>", 2) ||
 			   !strncmp(p, "!=", 2) || !strncmp(p, "==", 2)) {
@@ -280,25 +353,26 @@ static int expr_walk(struct expr *e)
 			sb_addc(e->sql, *p++);
 		} else if (*p == ')') {
 			if (--depth < 0)
-				return error("unbalanced ')' at column %d of %s '%s'", col, e->what, e->text);
+				return fail_usage("unbalanced ')' at column %d of %s '%s'", col, e->what, e->text);
 			sb_addc(e->sql, *p++);
 		} else {
-			return error("unexpected '%c' at column %d of %s '%s' (allowed: %s)", *p, col,
+			return fail_usage("unexpected '%c' at column %d of %s '%s' (allowed: %s)", *p, col,
 				     e->what, e->text, expr_allowed);
 		}
 	}
 	if (depth)
-		return error("unbalanced '(' in %s '%s'", e->what, e->text);
+		return fail_usage("unbalanced '(' in %s '%s'", e->what, e->text);
 	if (!ntok)
-		return error("%s is empty", e->what);
+		return fail_usage("%s is empty", e->what);
 	return 0;
 }
 
-int report_expr_sql(struct report *r, const char *what, const char *expr, int flags, struct strbuf *sql)
+int report_expr_sql(const struct report_ctx *c, struct report_query *q, const char *what, const char *expr,
+		    int flags)
 {
 	char **probes = NULL;
 	size_t n = 0;
-	struct expr e = { r, what, expr, flags, sql, &probes, &n };
+	struct expr e = { c, q, what, expr, flags, &q->sql, &probes, &n };
 	int ret = expr_walk(&e);
 
 	for (size_t i = 0; i < n; i++)
@@ -307,63 +381,19 @@ int report_expr_sql(struct report *r, const char *what, const char *expr, int fl
 	return ret;
 }
 
-int report_expr_probes(struct report *r, const char *expr, char ***names, size_t *n)
+int report_expr_probes(const struct report_ctx *c, const char *expr, char ***names, size_t *n)
 {
-	struct strbuf sql = STRBUF_INIT;
-	size_t nbind = r->nbind;
-	struct expr e = { r, "--limit", expr, EXPR_PROBES, &sql, names, n };
+	struct report_query scratch = REPORT_QUERY_INIT;
+	struct expr e = { c, &scratch, "--limit", expr, EXPR_PROBES, &scratch.sql, names, n };
 	int ret;
 
 	*names = NULL;
 	*n = 0;
 	ret = expr_walk(&e);
-	/* the parameters bound for this throwaway SQL are dropped again */
-	while (r->nbind > nbind)
-		free(r->binds[--r->nbind]);
-	sb_release(&sql);
+	/* the SQL and parameters of this throwaway translation are dropped */
+	sb_release(&scratch.sql);
+	for (size_t i = 0; i < scratch.nbind; i++)
+		free(scratch.binds[i]);
+	free(scratch.binds);
 	return ret;
-}
-
-int report_from(struct report *r, struct strbuf *sql, int join)
-{
-	sb_adds(sql, " FROM results r JOIN cells c ON c.id = r.cell"
-		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
-	if ((join & JOIN_METRIC) && r->metric_noise) {
-		/* the result's own noise, as if it were a stored metric */
-		sb_adds(sql, " JOIN (SELECT id AS result, noise AS value FROM results WHERE noise IS NOT NULL) m"
-			" ON m.result = r.id");
-	} else if (join & JOIN_METRIC) {
-		sb_adds(sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
-		report_bind(r, sql, r->metric_base);
-	}
-	if (join & JOIN_ITEMS) {
-		sb_adds(sql, " JOIN items i ON i.result = r.id AND i.metric = ");
-		report_bind(r, sql, r->metric_base);
-	}
-	for (size_t i = 0; (join & JOIN_PROBES) && i < r->njoined; i++) {
-		sb_addf(sql, " LEFT JOIN report_probes rp%zu ON rp%zu.worker = r.worker AND rp%zu.name = ",
-			i, i, i);
-		report_bind(r, sql, r->joined[i]);
-	}
-	/* Retired cells (no longer in the spec: sweep run --replan) keep their results, out of reports. */
-	sb_adds(sql, " WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ");
-	report_bind(r, sql, r->sweep);
-	if (r->strict)
-		sb_adds(sql, " AND NOT (" STORE_IMPRECISE("r") ")");
-	if (r->where) {
-		sb_adds(sql, " AND (");
-		if (report_expr_sql(r, "--where", r->where, 0, sql))
-			return -1;
-		sb_addc(sql, ')');
-	}
-	if (r->nexcluded) {
-		sb_adds(sql, " AND coalesce(h.hostname, '') NOT IN (");
-		for (size_t i = 0; i < r->nexcluded; i++) {
-			if (i)
-				sb_addc(sql, ',');
-			report_bind(r, sql, r->excluded[i]);
-		}
-		sb_addc(sql, ')');
-	}
-	return 0;
 }

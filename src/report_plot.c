@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "report.h"
+#include "report_int.h"
 #include "spawn.h"
 
 /* Units of the metrics and parameters sweep knows, for axis labels. */
@@ -23,42 +23,39 @@ static const char *unit_of(const char *name)
 	return NULL;
 }
 
-/* One point: facet and series values (text, NULL for none), x and y. */
-struct point {
-	char *facet, *series, *xtext;
-	double x, y, n;
-};
-
-struct plot {
-	struct point *v;
-	size_t n, alloc;
-	int has_facet, has_series;
-	int x_text;            /* some x is not a number: categories in order of first appearance */
-};
-
-static int plot_row(const struct store_row *row, void *data)
-{
-	struct plot *p = data;
-	struct point *pt;
-
-	if (!row->text[2] || isnan(row->num[3]))
-		return 0;
-	ALLOC_GROW(p->v, p->n + 1, p->alloc);
-	pt = &p->v[p->n++];
-	pt->facet = p->has_facet ? xstrdup(row->text[0] ? row->text[0] : "-") : NULL;
-	pt->series = p->has_series ? xstrdup(row->text[1] ? row->text[1] : "-") : NULL;
-	pt->xtext = xstrdup(row->text[2]);
-	pt->x = row->num[2];
-	pt->y = row->num[3];
-	pt->n = row->num[4];
-	if (isnan(pt->x))
-		p->x_text = 1;
-	return 0;
-}
-
 static int same(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The points of a plot (report_agg_points' rows: facet, series, x, y, n) and what the script needs. */
+struct plot {
+	const struct report_plan *p;
+	const struct report_opts *o;
+	const struct report_rows *pt;
+	int x_text;            /* some x is not a number: categories in order of first appearance */
+	size_t nfacet;
+	int cols, rows;        /* panels */
+};
+
+/* Point i's facet and series: NULL when the plot has none, "-" for an unknown value. */
+static const char *facet_of(const struct plot *pl, size_t i)
+{
+	const char *s = report_rows_text(pl->pt, i, 0);
+
+	return !pl->o->facet ? NULL : s ? s : "-";
+}
+
+static const char *series_of(const struct plot *pl, size_t i)
+{
+	const char *s = report_rows_text(pl->pt, i, 1);
+
+	return !pl->o->series ? NULL : s ? s : "-";
+}
+
+static double x_of(const struct plot *pl, size_t i)
+{
+	return report_rows_num(pl->pt, i, 2);
 }
 
 /*
@@ -123,42 +120,36 @@ static int run_gnuplot(const char *script)
 	return ret;
 }
 
-static int all_pow2(const struct plot *p)
+static int all_pow2(const struct plot *pl)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		double m = frexp(p->v[i].x, &(int){ 0 });
+	for (size_t i = 0; i < pl->pt->n; i++) {
+		double m = frexp(x_of(pl, i), &(int){ 0 });
 
-		if (p->v[i].x <= 0 || m != 0.5)
+		if (x_of(pl, i) <= 0 || m != 0.5)
 			return 0;
 	}
 	return 1;
 }
 
-/* The gnuplot script: one panel per facet, one line per series, into out. */
-static void plot_script(struct report *r, const struct plot_opts *o, const struct plot *p, const char *out,
-			const char *dat, struct strbuf *gp)
+/* The script's settings: terminal and size from out's extension, labels (with units), scales. */
+static void script_head(const struct plot *pl, const char *out, struct strbuf *gp)
 {
-	const char *ext = strrchr(out, '.') + 1, *yu = unit_of(r->metric), *xu = unit_of(o->x);
-	size_t nfacet = 0, block = 0;
-	int cols, rows;
-	char *label;
+	const struct report_opts *o = pl->o;
+	const char *ext = strrchr(out, '.') + 1, *yu = unit_of(o->metric), *xu = unit_of(o->x);
+	char *label, *pooled = report_print_pooled(o);
 
-	for (size_t i = 0; i < p->n; i++)
-		nfacet += !i || !same(p->v[i].facet, p->v[i - 1].facet);
-	cols = (int)ceil(sqrt((double)nfacet));
-	rows = (int)((nfacet + (size_t)cols - 1) / (size_t)cols);
-	sb_addf(gp, "# sweep plot of %s against %s, sweep ", r->metric, o->x);
-	table_add_safe(gp, r->sweep);     /* a comment ends at a newline: none may be in it */
+	sb_addf(gp, "# sweep plot of %s against %s, sweep ", o->metric, o->x);
+	table_add_safe(gp, pl->p->c->sweep);     /* a comment ends at a newline: none may be in it */
 	sb_adds(gp, ": render with 'gnuplot THIS_FILE'\n");
 	if (!strcmp(ext, "png"))
-		sb_addf(gp, "set terminal pngcairo noenhanced size %d,%d font 'Sans,11'\n", 900 * cols,
-			560 * rows);
+		sb_addf(gp, "set terminal pngcairo noenhanced size %d,%d font 'Sans,11'\n", 900 * pl->cols,
+			560 * pl->rows);
 	else if (!strcmp(ext, "svg"))
-		sb_addf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'Sans,11'\n", 900 * cols,
-			560 * rows);
+		sb_addf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'Sans,11'\n", 900 * pl->cols,
+			560 * pl->rows);
 	else
-		sb_addf(gp, "set terminal pdfcairo noenhanced size %gin,%gin font 'Sans,10'\n", 7.5 * cols,
-			4.6 * rows);
+		sb_addf(gp, "set terminal pdfcairo noenhanced size %gin,%gin font 'Sans,10'\n", 7.5 * pl->cols,
+			4.6 * pl->rows);
 	sb_adds(gp, "set output ");
 	gp_str(gp, out);
 	sb_adds(gp, "\nset datafile separator '\\t'\nset grid\nset key outside right top box\n");
@@ -170,212 +161,158 @@ static void plot_script(struct report *r, const struct plot_opts *o, const struc
 	if (o->ylabel)
 		label = xstrdup(o->ylabel);
 	else if (yu)
-		label = xasprintf("%s (%s), %s over passes%s", r->metric, yu, r->stat, report_pooled(r));
+		label = xasprintf("%s (%s), %s over passes%s", o->metric, yu, o->stat, pooled);
 	else
-		label = xasprintf("%s, %s over passes%s", r->metric, r->stat, report_pooled(r));
+		label = xasprintf("%s, %s over passes%s", o->metric, o->stat, pooled);
 	gp_str(gp, label);
 	free(label);
+	free(pooled);
 	sb_adds(gp, "\n");
-	if (p->x_text)
+	if (pl->x_text)
 		sb_adds(gp, "set offsets 0.4, 0.4, 0, 0\n");
-	if (o->logx && !p->x_text)
-		sb_addf(gp, "set logscale x %d\n", all_pow2(p) ? 2 : 10);
-	if (o->logy)
-		sb_adds(gp, "set logscale y\n");
-	else
-		sb_adds(gp, "set yrange [0:*]\n");
-	if (p->has_series) {
+	if (o->logx && !pl->x_text)
+		sb_addf(gp, "set logscale x %d\n", all_pow2(pl) ? 2 : 10);
+	sb_adds(gp, o->logy ? "set logscale y\n" : "set yrange [0:*]\n");
+}
+
+/* One panel's plot command: a line (or points, for categories) per series, from the data file's blocks
+ * (*block counts them). Returns the first point after the panel. */
+static size_t script_panel(const struct plot *pl, size_t i, const char *dat, size_t *block, struct strbuf *gp)
+{
+	const struct report_opts *o = pl->o;
+	size_t e = i;
+
+	if (pl->nfacet > 1 || o->title || pl->nfacet == 1) {
+		char *t = pl->nfacet > 1 ? xasprintf("%s=%s", o->facet, facet_of(pl, i))
+			: xstrdup(o->title ? o->title : pl->p->c->sweep);
+
+		sb_adds(gp, "set title ");
+		gp_str(gp, t);
+		sb_adds(gp, "\n");
+		free(t);
+	}
+	sb_adds(gp, "plot");
+	while (e < pl->pt->n && same(facet_of(pl, e), facet_of(pl, i))) {
+		size_t s = e;
+
+		while (e < pl->pt->n && same(facet_of(pl, e), facet_of(pl, i)) &&
+		       same(series_of(pl, e), series_of(pl, s)))
+			e++;
+		sb_addf(gp, "%s ", s == i ? "" : ",");
+		gp_str(gp, dat);
+		/* categories are not a scale: points, not lines between them */
+		sb_addf(gp, " index %zu using 1:2%s with %s title ", (*block)++, pl->x_text ? ":xtic(3)" : "",
+			pl->x_text ? "points pt 7 ps 1.3" : "linespoints pt 7 ps 0.8 lw 1.5");
+		gp_str(gp, o->series ? series_of(pl, s) : o->metric);
+	}
+	sb_adds(gp, "\n");
+	return e;
+}
+
+/* The gnuplot script: one panel per facet, one line per series, into out. */
+static void plot_script(const struct plot *pl, const char *out, const char *dat, struct strbuf *gp)
+{
+	size_t block = 0;
+
+	script_head(pl, out, gp);
+	if (pl->o->series) {
 		sb_adds(gp, "set key title ");
-		gp_str(gp, o->series);
+		gp_str(gp, pl->o->series);
 		sb_adds(gp, "\n");
 	}
-	if (nfacet > 1) {
-		sb_addf(gp, "set multiplot layout %d,%d title ", rows, cols);
-		gp_str(gp, o->title ? o->title : r->sweep);
+	if (pl->nfacet > 1) {
+		sb_addf(gp, "set multiplot layout %d,%d title ", pl->rows, pl->cols);
+		gp_str(gp, pl->o->title ? pl->o->title : pl->p->c->sweep);
 		sb_adds(gp, "\n");
 	}
-	for (size_t i = 0; i < p->n;) {
-		size_t e = i;
-		int first = 1;
-
-		if (nfacet > 1 || o->title || nfacet == 1) {
-			char *t = nfacet > 1 ? xasprintf("%s=%s", o->facet, p->v[i].facet)
-				: xstrdup(o->title ? o->title : r->sweep);
-
-			sb_adds(gp, "set title ");
-			gp_str(gp, t);
-			sb_adds(gp, "\n");
-			free(t);
-		}
-		sb_adds(gp, "plot");
-		while (e < p->n && same(p->v[e].facet, p->v[i].facet)) {
-			size_t s = e;
-
-			while (e < p->n && same(p->v[e].facet, p->v[i].facet) &&
-			       same(p->v[e].series, p->v[s].series))
-				e++;
-			sb_addf(gp, "%s ", first ? "" : ",");
-			gp_str(gp, dat);
-			/* categories are not a scale: points, not lines between them */
-			sb_addf(gp, " index %zu using 1:2%s with %s title ", block++,
-				p->x_text ? ":xtic(3)" : "",
-				p->x_text ? "points pt 7 ps 1.3" : "linespoints pt 7 ps 0.8 lw 1.5");
-			if (p->has_series) {
-				char *t = xasprintf("%s", p->v[s].series);
-
-				gp_str(gp, t);
-				free(t);
-			} else {
-				gp_str(gp, r->metric);
-			}
-			first = 0;
-		}
-		sb_adds(gp, "\n");
-		i = e;
-	}
-	if (nfacet > 1)
+	for (size_t i = 0; i < pl->pt->n;)
+		i = script_panel(pl, i, dat, &block, gp);
+	if (pl->nfacet > 1)
 		sb_adds(gp, "unset multiplot\n");
 }
 
-/* A point never aggregates over a parameter the user did not name: one that varies inside a point is
- * refused, naming it. -1 after error(). */
-static int plot_unpooled(struct report *r, const struct plot_opts *o)
+/* The data file: a block per facet and series ("# facet=v series"), a point a line: x (or, for text on
+ * the x axis, the category's number in order of first appearance, the same in every series), y, x as
+ * text, n. */
+static void plot_data(const struct plot *pl, struct strbuf *dat)
 {
-	const char *keys[] = { o->x, o->series, o->facet };
-	struct strbuf sb = STRBUF_INIT;
-	char **v;
-	int nv;
-
-	if (report_varying(r, keys, 3, &v, &nv))
-		return -1;
-	for (int i = 0; i < nv; i++) {
-		sb_addf(&sb, "%s%s", i ? "," : "", v[i]);
-		free(v[i]);
-	}
-	free(v);
-	if (nv)
-		error("%s %s inside a point of the plot: give %s as --series or --facet, or aggregate over "
-		      "%s with --pool %s", sb.buf, nv > 1 ? "vary" : "varies", nv > 1 ? "them" : "it",
-		      nv > 1 ? "them" : "it", sb.buf);
-	sb_release(&sb);
-	return nv ? -1 : 0;
-}
-
-int report_plot(struct report *r, const struct plot_opts *o)
-{
-	struct plot p = { 0 };
-	struct strbuf sql = STRBUF_INIT, gp = STRBUF_INIT, dat = STRBUF_INIT;
-	char *base = NULL, *datpath = NULL, *gppath = NULL, **xcat = NULL;
-	const char *ext = strrchr(r->out, '.');
+	const struct report_opts *o = pl->o;
+	const struct report_rows *pt = pl->pt;
+	const char **xcat = xcalloc(pt->n + 1, sizeof(*xcat));
 	size_t nxcat = 0;
-	int ret = -1, rc;
 
-	if (report_open(r) || report_metric(r, r->metric) || plot_unpooled(r, o))
-		goto out;
-	sb_adds(&sql, "SELECT ");
-	if (o->facet) {
-		if (report_key_sql(r, o->facet, &sql))
-			goto out;
-	} else {
-		sb_adds(&sql, "NULL");
-	}
-	sb_adds(&sql, ", ");
-	if (o->series) {
-		if (report_key_sql(r, o->series, &sql))
-			goto out;
-	} else {
-		sb_adds(&sql, "NULL");
-	}
-	sb_adds(&sql, ", ");
-	if (report_key_sql(r, o->x, &sql))
-		goto out;
-	sb_addf(&sql, ", %s(", report_stat_sql(r->stat));
-	report_metric_value(r, &sql);
-	sb_adds(&sql, "), count(m.value)");
-	if (report_from(r, &sql, JOIN_METRIC))
-		goto out;
-	sb_adds(&sql, " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
-	p.has_facet = !!o->facet;
-	p.has_series = !!o->series;
-	if (store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, plot_row, &p)) {
-		ret = -2;
-		goto out;
-	}
-	if (!p.n) {
-		error("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", r->sweep, r->metric,
-		      r->where ? " that pass --where" : "");
-		goto out;
-	}
-	/* Text on the x axis: categories numbered in sorted order, the same numbers in every series. */
-	for (size_t i = 0; i < p.n; i++) {
+	sb_addf(dat, "# %s\t%s (%s)\t%s\tn\n", o->x, o->metric, o->stat, o->x);
+	for (size_t i = 0; i < pt->n; i++) {
+		const char *x = report_rows_text(pt, i, 2);
+		int block = !i || !same(facet_of(pl, i), facet_of(pl, i - 1)) ||
+			    !same(series_of(pl, i), series_of(pl, i - 1));
 		size_t k;
 
-		for (k = 0; k < nxcat && strcmp(xcat[k], p.v[i].xtext); k++)
+		for (k = 0; k < nxcat && strcmp(xcat[k], x); k++)
 			;
-		if (k == nxcat) {
-			xcat = xrealloc(xcat, (nxcat + 1) * sizeof(*xcat));
-			xcat[nxcat++] = p.v[i].xtext;
-		}
-	}
-	base = xstrndup(r->out, (size_t)(ext - r->out));
-	datpath = xasprintf("%s.dat", base);
-	gppath = xasprintf("%s.gp", base);
-	sb_addf(&dat, "# %s\t%s (%s)\t%s\tn\n", o->x, r->metric, r->stat, o->x);
-	for (size_t i = 0; i < p.n; i++) {
-		if (i && (!same(p.v[i].facet, p.v[i - 1].facet) || !same(p.v[i].series, p.v[i - 1].series)))
-			sb_adds(&dat, "\n\n");
-		if (!i || !same(p.v[i].facet, p.v[i - 1].facet) || !same(p.v[i].series, p.v[i - 1].series)) {
-			sb_adds(&dat, "# ");
+		if (k == nxcat)
+			xcat[nxcat++] = x;
+		if (i && block)
+			sb_adds(dat, "\n\n");
+		if (block) {
+			sb_adds(dat, "# ");
 			if (o->facet) {
-				sb_addf(&dat, "%s=", o->facet);
-				dat_str(&dat, p.v[i].facet);
+				sb_addf(dat, "%s=", o->facet);
+				dat_str(dat, facet_of(pl, i));
 			}
 			if (o->series) {
-				sb_adds(&dat, o->facet ? " " : "");
-				dat_str(&dat, p.v[i].series);
+				sb_adds(dat, o->facet ? " " : "");
+				dat_str(dat, series_of(pl, i));
 			}
-			sb_adds(&dat, "\n");
+			sb_adds(dat, "\n");
 		}
-		if (p.x_text) {
-			size_t k;
-
-			for (k = 0; strcmp(xcat[k], p.v[i].xtext); k++)
-				;
-			sb_addf(&dat, "%zu\t%.17g\t", k, p.v[i].y);
-		} else {
-			sb_addf(&dat, "%.17g\t%.17g\t", p.v[i].x, p.v[i].y);
-		}
-		dat_str(&dat, p.v[i].xtext);
-		sb_addf(&dat, "\t%.0f\n", p.v[i].n);
+		if (pl->x_text)
+			sb_addf(dat, "%zu\t%.17g\t", k, report_rows_num(pt, i, 3));
+		else
+			sb_addf(dat, "%.17g\t%.17g\t", x_of(pl, i), report_rows_num(pt, i, 3));
+		dat_str(dat, x);
+		sb_addf(dat, "\t%.0f\n", report_rows_num(pt, i, 4));
 	}
-	plot_script(r, o, &p, r->out, datpath, &gp);
-	if (write_file(datpath, dat.buf) || write_file(gppath, gp.buf)) {
-		ret = -2;
-		goto out;
-	}
-	rc = run_gnuplot(gppath);
-	if (rc < 0) {
-		ret = -2;
-		goto out;
-	}
-	if (rc > 0)
-		printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
-		       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);
-	else
-		printf("wrote %s (data %s, script %s)\n", r->out, datpath, gppath);
-	ret = 0;
-out:
-	for (size_t i = 0; i < p.n; i++) {
-		free(p.v[i].facet);
-		free(p.v[i].series);
-		free(p.v[i].xtext);
-	}
-	free(p.v);
 	free(xcat);
+}
+
+int report_plot_print(const struct report_plan *p, const struct report_rows *points)
+{
+	const struct report_opts *o = p->o;
+	struct plot pl = { p, o, points, 0, 0, 0, 0 };
+	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
+	char *base = xstrndup(o->out, (size_t)(strrchr(o->out, '.') - o->out));
+	char *datpath = xasprintf("%s.dat", base), *gppath = xasprintf("%s.gp", base);
+	int ret = FAIL_IO, rc;
+
+	for (size_t i = 0; i < points->n; i++) {
+		pl.x_text |= isnan(x_of(&pl, i));
+		pl.nfacet += !i || !same(facet_of(&pl, i), facet_of(&pl, i - 1));
+	}
+	pl.cols = (int)ceil(sqrt((double)pl.nfacet));
+	pl.rows = (int)((pl.nfacet + (size_t)pl.cols - 1) / (size_t)pl.cols);
+	plot_data(&pl, &dat);
+	plot_script(&pl, o->out, datpath, &gp);
+	if ((ret = report_out_check("--out", o->out, o->db)) ||
+	    (ret = report_out_check("the plot's data", datpath, o->db)) ||
+	    (ret = report_out_check("the plot's script", gppath, o->db))) {
+		free(base);
+		free(datpath);
+		free(gppath);
+		return ret;
+	}
+	ret = FAIL_IO;
+	if (!write_file(datpath, dat.buf) && !write_file(gppath, gp.buf) && (rc = run_gnuplot(gppath)) >= 0) {
+		if (rc > 0)
+			printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
+			       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);
+		else
+			printf("wrote %s (data %s, script %s)\n", o->out, datpath, gppath);
+		ret = FAIL_OK;
+	}
 	free(base);
 	free(datpath);
 	free(gppath);
-	sb_release(&sql);
 	sb_release(&gp);
 	sb_release(&dat);
 	return ret;

@@ -467,101 +467,107 @@ static int pred_cmp(const void *a, const void *b)
 	return c ? c : x->line - y->line;
 }
 
+/* How a registration went. */
+struct predict_counts {
+	size_t nnew, nblind, nold;
+};
+
+/* Store the checked predictions (sorted) in one transaction, under the write lock: two registrations at
+ * once cannot both pass the checks. An enum fail: FAIL_USAGE (nothing stored) for a cell that has another
+ * prediction of the metric, FAIL_IO when the database fails. */
+static int predict_store(struct store *st, const struct predict_file *pf, const struct pred *preds,
+			 size_t npred, const char *sha, const char *now, struct predict_counts *n)
+{
+	struct existing_list ex = { NULL, 0, 0 };
+	int ret = FAIL_IO;
+
+	if (store_begin(st))
+		return FAIL_IO;
+	if (store_query(st, "SELECT sweep, key, metric, sha256, frozen_at, source FROM predictions", NULL, 0,
+			1, collect_existing, &ex))
+		goto out;
+	if (ex.n)
+		qsort(ex.v, ex.n, sizeof(*ex.v), existing_cmp);
+	for (size_t i = 0; i < npred; i++) {
+		const struct pred *p = &preds[i];
+		struct existing want = { pred_id(p->sweep, p->key, p->metric), NULL, NULL, NULL };
+		const struct existing *e = ex.n ? bsearch(&want, ex.v, ex.n, sizeof(*ex.v), existing_cmp) : NULL;
+		char value[40];
+		const char *bind[8] = { p->sweep, p->key, p->metric, value, p->blind ? "1" : "0", now, sha,
+					pf->path };
+
+		free(want.id);
+		if (e && !strcmp(e->sha, sha)) {
+			n->nold++;
+			continue;
+		}
+		if (e) {
+			ret = fail_usage("%s:%d: cell %s already has a prediction of %s (registered %s from '%s', "
+					 "sha256 %.12s...): a registered prediction is never replaced; nothing was "
+					 "registered", pf->path, p->line, p->key, p->metric, e->when, e->src, e->sha);
+			goto out;
+		}
+		snprintf(value, sizeof(value), "%.17g", p->value);
+		if (store_query(st, "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at,"
+				" sha256, source) VALUES(?1, ?2, ?3, CAST(?4 AS REAL), CAST(?5 AS INTEGER),"
+				" ?6, ?7, ?8)", bind, 8, 0, NULL, NULL))
+			goto out;
+		n->nnew++;
+		n->nblind += p->blind;
+	}
+	if (!store_commit(st))
+		ret = FAIL_OK;
+out:
+	if (ret)
+		store_rollback(st);
+	existing_release(&ex);
+	return ret;
+}
+
+/* Two rows of the file that predict the same metric of the same cell: refused, naming both lines. */
+static int predict_twice(const struct predict_file *pf, const struct pred *preds, size_t npred)
+{
+	for (size_t i = 1; i < npred; i++)
+		if (!strcmp(preds[i - 1].key, preds[i].key) && !strcmp(preds[i - 1].sweep, preds[i].sweep) &&
+		    !strcmp(preds[i - 1].metric, preds[i].metric))
+			return fail_usage("%s:%d and line %d predict %s of cell %s twice", pf->path, preds[i - 1].line,
+					  preds[i].line, preds[i].metric, preds[i].key);
+	return FAIL_OK;
+}
+
 int report_predict(const char *db, const char *path, const char *sweep_arg, int late)
 {
 	struct predict_file pf = { 0 };
 	struct strbuf text = STRBUF_INIT;
-	struct existing_list ex = { NULL, 0, 0 };
 	struct store *st = NULL;
 	struct pread pr = { NULL, 0, 0, STRBUF_INIT, 0 };
-	struct pred *preds;
 	struct psweep *sweeps = NULL;
-	size_t npred, nsweeps = 0, nblind = 0, nold = 0, nnew = 0;
+	struct predict_counts n = { 0, 0, 0 };
+	size_t nsweeps = 0;
 	char sha[65], now[32];
-	int ret = -1;
+	/* what goes wrong before the database is written is the file's, or the database named */
+	int ret = FAIL_USAGE;
 
 	pf.path = path;
 	pf.sweep_arg = sweep_arg;
 	pf.late = late;
 	if (sb_read_file(&text, pf.path))
-		return -1;
+		return FAIL_USAGE;
 	if (memchr(text.buf, '\0', text.len)) {
 		error("'%s' is not a CSV text file", pf.path);
 		goto out;
 	}
-	if (sha256_hex(text.buf, text.len, sha) || store_open(db, STORE_RW, &st))
+	if (sha256_hex(text.buf, text.len, sha) || store_open(db, STORE_RW, &st) ||
+	    predict_read(st, &pf, text.buf, &pr, &sweeps, &nsweeps))
 		goto out;
-	if (predict_read(st, &pf, text.buf, &pr, &sweeps, &nsweeps))
+	if (pr.n)
+		qsort(pr.v, pr.n, sizeof(*pr.v), pred_cmp);
+	if ((ret = predict_twice(&pf, pr.v, pr.n)))
 		goto out;
-	preds = pr.v;
-	npred = pr.n;
-	if (npred)
-		qsort(preds, npred, sizeof(*preds), pred_cmp);
-	for (size_t i = 1; i < npred; i++)
-		if (!strcmp(preds[i - 1].key, preds[i].key) && !strcmp(preds[i - 1].sweep, preds[i].sweep) &&
-		    !strcmp(preds[i - 1].metric, preds[i].metric)) {
-			error("%s:%d and line %d predict %s of cell %s twice", pf.path, preds[i - 1].line,
-			      preds[i].line, preds[i].metric, preds[i].key);
-			goto out;
-		}
 	iso_time(now_wall(), now, sizeof(now));
-	if (store_begin(st)) {
-		ret = -2;
-		goto out;
-	}
-	/* Read under the write lock: two registrations at once cannot both pass the checks. */
-	if (store_query(st, "SELECT sweep, key, metric, sha256, frozen_at, source FROM predictions", NULL, 0,
-			1, collect_existing, &ex))
-		goto fail;
-	if (ex.n)
-		qsort(ex.v, ex.n, sizeof(*ex.v), existing_cmp);
-	for (size_t i = 0; i < npred; i++) {
-		struct pred *p = &preds[i];
-		struct existing want = { pred_id(p->sweep, p->key, p->metric), NULL, NULL, NULL };
-		const struct existing *e = NULL;
-		char value[40];
-		const char *bind[8];
-
-		if (ex.n)
-			e = bsearch(&want, ex.v, ex.n, sizeof(*ex.v), existing_cmp);
-		free(want.id);
-		if (e && !strcmp(e->sha, sha)) {
-			nold++;
-			continue;
-		}
-		if (e) {
-			error("%s:%d: cell %s already has a prediction of %s (registered %s from '%s', "
-			      "sha256 %.12s...): a registered prediction is never replaced; nothing was "
-			      "registered",
-			      pf.path, p->line, p->key, p->metric, e->when, e->src, e->sha);
-			store_rollback(st);
-			goto out;
-		}
-		snprintf(value, sizeof(value), "%.17g", p->value);
-		bind[0] = p->sweep;
-		bind[1] = p->key;
-		bind[2] = p->metric;
-		bind[3] = value;
-		bind[4] = p->blind ? "1" : "0";
-		bind[5] = now;
-		bind[6] = sha;
-		bind[7] = pf.path;
-		if (store_query(st, "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at,"
-				" sha256, source) VALUES(?1, ?2, ?3, CAST(?4 AS REAL), CAST(?5 AS INTEGER),"
-				" ?6, ?7, ?8)", bind, 8, 0, NULL, NULL))
-			goto fail;
-		nnew++;
-		nblind += p->blind;
-	}
-	if (store_commit(st))
-		goto fail;
-	printf("%s: %zu predictions registered (%zu blind, %zu late), %zu already registered; sha256 %s, "
-	       "frozen at %s\n", pf.path, nnew, nblind, nnew - nblind, nold, sha, now);
-	ret = 0;
-	goto out;
-fail:
-	store_rollback(st);
-	ret = -2;
+	if (!(ret = predict_store(st, &pf, pr.v, pr.n, sha, now, &n)))
+		printf("%s: %zu predictions registered (%zu blind, %zu late), %zu already registered; sha256 %s, "
+		       "frozen at %s\n", pf.path, n.nnew, n.nblind, n.nnew - n.nblind, n.nold, sha, now);
 out:
 	for (size_t i = 0; i < pr.n; i++) {
 		free(pr.v[i].key);
@@ -575,7 +581,6 @@ out:
 	free_fields(pf.head, pf.nhead > 0 ? pf.nhead : 0);
 	free(pf.pcols);
 	free(pf.pcol_at);
-	existing_release(&ex);
 	sb_release(&text);
 	store_close(st);
 	return ret;

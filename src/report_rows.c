@@ -1,248 +1,246 @@
-/* report_rows.c: what a report may not hide: the parameters it would otherwise aggregate over (which
- * become row keys, or are refused by a plot), and the results above their noise target. */
+/* report_rows.c: the rows a report passes from stage to stage (typed cells, marks, the summary group), the
+ * rows of a statement, and the notes a stage leaves. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_int.h"
 
-static void free_list(char **v, size_t n)
+void report_rows_init(struct report_rows *r)
 {
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	memset(r, 0, sizeof(*r));
+	r->group = -1;
 }
 
-static int in_list(char **v, size_t n, const char *s)
+void report_rows_release(struct report_rows *r)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return 1;
-	return 0;
+	for (size_t i = 0; i < r->n * (size_t)r->ncol; i++)
+		free(r->text[i]);
+	for (int c = 0; c < r->ncol; c++)
+		free(r->col[c].name);
+	free(r->col);
+	free(r->text);
+	free(r->num);
+	free(r->mark);
+	free(r->ci_head);
+	report_rows_init(r);
 }
 
-struct names {
-	char **v;
-	size_t n;
-};
-
-static int collect_name(const struct store_row *row, void *data)
+int report_rows_col(struct report_rows *r, const char *name, enum report_col_kind kind)
 {
-	struct names *l = data;
+	struct report_col *c;
 
-	if (!row->text[0])
-		return 0;
-	l->v = xrealloc(l->v, (l->n + 2) * sizeof(*l->v));
-	l->v[l->n++] = xstrdup(row->text[0]);
-	l->v[l->n] = NULL;
-	return 0;
+	if (r->n)
+		BUG("report_rows_col: a column after the first row");
+	r->col = xrealloc(r->col, (size_t)(r->ncol + 1) * sizeof(*r->col));
+	c = &r->col[r->ncol];
+	memset(c, 0, sizeof(*c));
+	c->name = xstrdup(name);
+	c->kind = kind;
+	c->sig = 4;
+	return r->ncol++;
 }
 
-static int in_keys(const char *const *v, int n, const char *s)
+size_t report_rows_add(struct report_rows *r)
 {
-	for (int i = 0; i < n; i++)
-		if (v[i] && (!strcmp(v[i], s) || (!strncmp(v[i], "param.", 6) && !strcmp(v[i] + 6, s))))
-			return 1;
-	return 0;
-}
+	size_t at = r->n * (size_t)r->ncol, nc = (size_t)r->ncol;
 
-struct varying {
-	int n;
-	int *max;              /* per candidate: the most distinct values inside one group */
-};
-
-static int read_varying(const struct store_row *row, void *data)
-{
-	struct varying *v = data;
-
-	for (int i = 0; i < v->n; i++)
-		v->max[i] = isnan(row->num[i]) ? 0 : (int)row->num[i];
-	return 0;
-}
-
-int report_varying(struct report *r, const char *const *keys, int nkeys, char ***out, int *nout)
-{
-	struct strbuf sql = STRBUF_INIT;
-	struct varying v = { 0, NULL };
-	char **order = NULL, **cand;
-	size_t norder = 0;
-	int ncand = 0, ret = -1;
-
-	*out = NULL;
-	*nout = 0;
-	for (int i = 0; i < r->npool; i++) {
-		struct strbuf scratch = STRBUF_INIT;
-		size_t nbind = r->nbind;
-		int bad = report_key_sql(r, r->pool[i], &scratch);
-
-		while (r->nbind > nbind)
-			free(r->binds[--r->nbind]);
-		sb_release(&scratch);
-		if (bad)
-			return -1;
+	ALLOC_GROW(r->text, at + nc + 1, r->alloc_text);
+	ALLOC_GROW(r->num, at + nc + 1, r->alloc_num);
+	ALLOC_GROW(r->mark, at + nc + 1, r->alloc_mark);
+	for (size_t i = 0; i < nc; i++) {
+		r->text[at + i] = NULL;
+		r->num[at + i] = NAN;
+		r->mark[at + i] = 0;
 	}
-	/* spec order: the order of the keys in a cell's parameters */
-	{
-		struct names l = { NULL, 0 };
-		const char *b[] = { r->sweep };
-
-		if (store_query(r->st, "SELECT j.key FROM (SELECT params FROM cells WHERE sweep = ?1 LIMIT 1)"
-				" AS c, json_each(c.params) AS j", b, 1, 1, collect_name, &l)) {
-			free_list(l.v, l.n);
-			return -1;
-		}
-		order = l.v;
-		norder = l.n;
-	}
-	for (size_t i = 0; i < r->nparams; i++)
-		if (!in_list(order, norder, r->params[i])) {
-			order = xrealloc(order, (norder + 2) * sizeof(*order));
-			order[norder++] = xstrdup(r->params[i]);
-			order[norder] = NULL;
-		}
-	cand = xcalloc(norder + 1, sizeof(*cand));
-	for (size_t i = 0; i < norder; i++)
-		if (!in_keys(keys, nkeys, order[i]) && !in_keys((const char *const *)r->pool, r->npool, order[i]))
-			cand[ncand++] = order[i];
-	if (!ncand) {
-		ret = 0;
-		goto out;
-	}
-	report_binds_reset(r);
-	sb_adds(&sql, "SELECT ");
-	for (int i = 0; i < ncand; i++)
-		sb_addf(&sql, "%smax(v%d)", i ? ", " : "", i);
-	sb_adds(&sql, " FROM (SELECT ");
-	for (int i = 0; i < ncand; i++) {
-		sb_addf(&sql, "%scount(DISTINCT ", i ? ", " : "");
-		if (report_key_sql(r, cand[i], &sql))
-			goto out;
-		sb_addf(&sql, ") AS v%d", i);
-	}
-	if (report_from(r, &sql, JOIN_METRIC))
-		goto out;
-	for (int i = 0, k = 0; i < nkeys; i++) {
-		if (!keys[i])
-			continue;
-		sb_adds(&sql, k++ ? ", " : " GROUP BY ");
-		if (report_key_sql(r, keys[i], &sql))
-			goto out;
-	}
-	sb_addc(&sql, ')');
-	v.n = ncand;
-	v.max = xcalloc((size_t)ncand, sizeof(*v.max));
-	if (store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, read_varying, &v))
-		goto out;
-	for (int i = 0; i < ncand; i++)
-		if (v.max[i] > 1) {
-			*out = xrealloc(*out, (size_t)(*nout + 1) * sizeof(**out));
-			(*out)[(*nout)++] = xstrdup(cand[i]);
-		}
-	ret = 0;
-out:
-	report_binds_reset(r);
-	free(v.max);
-	free(cand);
-	free_list(order, norder);
-	sb_release(&sql);
-	return ret;
+	return r->n++;
 }
 
-int report_unpooled(struct report *r, const char *const *extra, int nextra)
+static size_t cell(const struct report_rows *r, size_t row, int col)
 {
-	int nk = r->nrows + r->ncols + nextra, nv;
-	const char **keys = xcalloc((size_t)nk + 1, sizeof(*keys));
-	char **v;
+	if (row >= r->n || col < 0 || col >= r->ncol)
+		BUG("report rows: no cell %zu, %d in %zu x %d", row, col, r->n, r->ncol);
+	return row * (size_t)r->ncol + (size_t)col;
+}
+
+void report_rows_set_text(struct report_rows *r, size_t row, int col, const char *s)
+{
+	size_t at = cell(r, row, col);
+
+	free(r->text[at]);
+	r->text[at] = s ? xstrdup(s) : NULL;
+}
+
+void report_rows_set_num(struct report_rows *r, size_t row, int col, double v)
+{
+	r->num[cell(r, row, col)] = v;
+}
+
+void report_rows_mark(struct report_rows *r, size_t row, int col)
+{
+	r->mark[cell(r, row, col)] = 1;
+}
+
+int report_rows_group(struct report_rows *r, const char *by)
+{
+	r->group = -1;
+	for (int c = 0; c < r->ncol && r->group < 0; c++)
+		if (r->col[c].kind == RCOL_KEY && !strcmp(r->col[c].name, by))
+			r->group = c;
+	if (r->group < 0)
+		r->group = report_rows_col(r, by, RCOL_LABEL);
+	return r->group;
+}
+
+/* A stable merge sort of row indexes by their group's text, unknown first. */
+static int group_before(const struct report_rows *r, size_t a, size_t b)
+{
+	const char *ga = report_rows_text(r, a, r->group), *gb = report_rows_text(r, b, r->group);
+
+	if (!ga || !gb)
+		return !ga && gb;
+	return strcmp(ga, gb) < 0;
+}
+
+static void sort_range(const struct report_rows *r, size_t *v, size_t *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	sort_range(r, v, tmp, h);
+	sort_range(r, v + h, tmp, n - h);
+	while (i < h || j < n)
+		tmp[k++] = j == n || (i < h && !group_before(r, v[j], v[i])) ? v[i++] : v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+void report_rows_sort_group(struct report_rows *r)
+{
+	size_t nc = (size_t)r->ncol, *order, *tmp;
+	char **text;
+	double *num;
+	unsigned char *mark;
+
+	if (r->group < 0 || r->n < 2)
+		return;
+	order = xmalloc(r->n * sizeof(*order));
+	tmp = xmalloc(r->n * sizeof(*tmp));
+	for (size_t i = 0; i < r->n; i++)
+		order[i] = i;
+	sort_range(r, order, tmp, r->n);
+	text = xmalloc(r->n * nc * sizeof(*text));
+	num = xmalloc(r->n * nc * sizeof(*num));
+	mark = xmalloc(r->n * nc);
+	for (size_t i = 0; i < r->n; i++) {
+		memcpy(text + i * nc, r->text + order[i] * nc, nc * sizeof(*text));
+		memcpy(num + i * nc, r->num + order[i] * nc, nc * sizeof(*num));
+		memcpy(mark + i * nc, r->mark + order[i] * nc, nc);
+	}
+	memcpy(r->text, text, r->n * nc * sizeof(*text));
+	memcpy(r->num, num, r->n * nc * sizeof(*num));
+	memcpy(r->mark, mark, r->n * nc);
+	free(text);
+	free(num);
+	free(mark);
+	free(order);
+	free(tmp);
+}
+
+void report_rows_set_series(struct report_rows *r, size_t row, int col, const double *v, size_t n)
+{
 	struct strbuf sb = STRBUF_INIT;
 
-	for (int i = 0; i < r->nrows; i++)
-		keys[i] = r->rows[i];
-	for (int i = 0; i < r->ncols; i++)
-		keys[r->nrows + i] = r->cols[i];
-	for (int i = 0; i < nextra; i++)
-		keys[r->nrows + r->ncols + i] = extra[i];
-	if (report_varying(r, keys, nk, &v, &nv)) {
-		free(keys);
-		return -1;
-	}
-	free(keys);
-	if (!nv)
-		return 0;
-	r->rows = xrealloc(r->rows, (size_t)(r->nrows + nv) * sizeof(*r->rows));
-	for (int i = 0; i < nv; i++) {
-		sb_addf(&sb, "%s%s", i ? "," : "", v[i]);
-		r->rows[r->nrows++] = v[i];
-	}
-	report_note("rows also split by %s, which %s inside a row (--rows names it; --pool %s "
-		    "aggregates over it)", sb.buf, nv > 1 ? "vary" : "varies", sb.buf);
-	free(v);
+	sb_add(&sb, "", 0);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(&sb, "%s%.17g", i ? " " : "", v[i]);
+	report_rows_set_text(r, row, col, sb.buf);
 	sb_release(&sb);
+}
+
+double *report_rows_series(const struct report_rows *r, size_t row, int col, size_t *n)
+{
+	const char *s = report_rows_text(r, row, col);
+	double *v = xmalloc((s ? strlen(s) / 2 + 2 : 1) * sizeof(*v));
+	char *end;
+
+	*n = 0;
+	while (s && *s) {
+		v[(*n)++] = strtod(s, &end);
+		if (end == s)
+			BUG("report_rows_series: '%s' is not a series", s);
+		s = end;
+	}
+	return v;
+}
+
+char *report_rows_quote(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || s[0] == ' ' || s[n - 1] == ' ' || s[0] == '\t' || s[n - 1] == '\t')
+		return xasprintf("\"%s\"", s);
+	return xstrdup(s);
+}
+
+static int fetch_row(const struct store_row *row, void *data)
+{
+	struct report_rows *r = data;
+	size_t at;
+
+	if (!r->ncol)
+		for (int c = 0; c < row->ncol; c++)
+			report_rows_col(r, row->names[c] ? row->names[c] : "", RCOL_TEXT);
+	at = report_rows_add(r);
+	for (int c = 0; c < r->ncol; c++) {
+		report_rows_set_text(r, at, c, row->text[c]);
+		report_rows_set_num(r, at, c, row->num[c]);
+	}
 	return 0;
 }
 
-const char *report_pooled(const struct report *r)
+int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r)
 {
-	static char buf[512];
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < r->npool && len < sizeof(buf); i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : " and ", r->pool[i]);
-	return buf;
+	report_rows_init(r);
+	if (store_query(c->st, q->sql.buf, (const char *const *)q->binds, (int)q->nbind, 1, fetch_row, r))
+		return FAIL_IO;
+	return FAIL_OK;
 }
 
-static int read_counts(const struct store_row *row, void *data)
+void report_notes_add(struct report_notes *nt, const char *fmt, ...)
 {
-	long *n = data;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
 
-	n[0] = isnan(row->num[0]) ? 0 : (long)row->num[0];
-	n[1] = isnan(row->num[1]) ? 0 : (long)row->num[1];
-	return 0;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	ALLOC_GROW(nt->v, nt->n + 1, nt->alloc);
+	nt->v[nt->n++] = sb_detach(&sb);
 }
 
-/* n[0]: the results STORE_IMPRECISE marks among those report_from(JOIN_METRIC) selects without
- * --strict; n[1]: all of those. */
-static int count_imprecise(struct report *r, long n[2])
+void report_notes_print(const struct report_notes *nt)
 {
-	struct strbuf sql = STRBUF_INIT;
-	int strict = r->strict, ret = -1;
-
-	report_binds_reset(r);
-	r->strict = 0;
-	sb_adds(&sql, "SELECT sum(" STORE_IMPRECISE("r") "), count(*)");
-	if (!report_from(r, &sql, JOIN_METRIC))
-		ret = store_query(r->st, sql.buf, (const char *const *)r->binds, (int)r->nbind, 1, read_counts, n);
-	r->strict = strict;
-	report_binds_reset(r);
-	sb_release(&sql);
-	return ret;
+	for (size_t i = 0; i < nt->n; i++)
+		report_note("%s", nt->v[i]);
 }
 
-int report_count_noisy(struct report *r)
+void report_notes_release(struct report_notes *nt)
 {
-	long n[2] = { 0, 0 };
-
-	if (count_imprecise(r, n))
-		return -1;
-	r->noisy = n[0];
-	if (r->strict && r->noisy > 0)
-		report_note("--strict left out %ld of %ld results: %s median not known to the precision asked",
-			    r->noisy, n[1], r->noisy == 1 ? "its" : "their");
-	return 0;
+	for (size_t i = 0; i < nt->n; i++)
+		free(nt->v[i]);
+	free(nt->v);
+	memset(nt, 0, sizeof(*nt));
 }
 
-int report_strict_emptied(struct report *r)
+void report_note(const char *fmt, ...)
 {
-	long n[2] = { 0, 0 };
+	va_list ap;
 
-	if (!r->strict)
-		return 0;
-	if (count_imprecise(r, n))
-		return 1;
-	if (n[1] == 0 || n[0] < n[1])
-		return 0;
-	error("--strict left out all %ld results of sweep '%s'%s: no median is known to the precision asked "
-	      "(report without --strict to see them, marked)", n[1], r->sweep,
-	      r->where || r->nexcluded ? " that pass the filters" : "");
-	return 1;
+	fputs("note: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }

@@ -9,8 +9,8 @@
 /* Print the status tables of st on stdout. Returns 0, or -1 on an SQL error. */
 int status_print(struct store *st);
 
-/* Append the totals of st as one JSON object (sweeps, cells by state, failed attempts, the latest run,
- * its rate and ETA). Returns 0 or -1. */
-int status_json(struct store *st, struct strbuf *out);
+/* Append the totals of sweep in st (NULL: every sweep but probe runs) as one JSON object (sweeps, cells by
+ * state, failed attempts, the latest run, its rate and ETA). Returns 0 or -1. */
+int status_json(struct store *st, const char *sweep, struct strbuf *out);
 
 #endif

@@ -3,20 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
 #include "store.h"
 #include "store_merge_int.h"
 #include "util.h"
-
-static int same_file(const char *a, const char *b)
-{
-	struct stat x, y;
-
-	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
 
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats)
@@ -37,12 +29,11 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 	for (int i = 0; i < n; i++) {
 		in[i].path = inputs[i];
 		in[i].st = &st[i];
-		if (same_file(inputs[i], out)) {
-			error("'%s' is the output itself", inputs[i]);
+		if (store_output_check("the output", out, inputs[i], STORE_OUT_DB))
 			goto out;
-		}
 		if (store_merge_input_open(&in[i]) || store_merge_input_check_rows(&in[i]))
 			goto out;
+		store_merge_input_busy(&in[i]);
 	}
 	if (store_lock_path(out, "sweep merge", &lock)) {
 		busy = 1;
@@ -55,7 +46,8 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 		store_merge_output_err(&m);
 		goto out;
 	}
-	if (sqlite3_exec(m.out, store_merge_output_schema, NULL, NULL, &msg)) {
+	if (sqlite3_exec(m.out, store_merge_output_schema, NULL, NULL, &msg) ||
+	    sqlite3_exec(m.out, store_slurm_schema, NULL, NULL, &msg)) {
 		error("cannot merge into '%s': %s", out, msg);
 		sqlite3_free(msg);
 		goto rollback;
@@ -91,4 +83,14 @@ out:
 	if (!stats)
 		free(st);
 	return ret && busy ? -2 : ret;
+}
+
+void store_merge_conflicts_note(const char *out_word, uint64_t n, struct strbuf *sb)
+{
+	sb_addf(sb, "%" PRIu64 " conflict%s: ok results of a host for cells that already had an ok result of that"
+		" same host with other values (a cell measured twice there: its database made again, say); kept"
+		" apart in the table conflicts, never over the result reports use; list them: sweep sql %s"
+		" \"SELECT c.sweep, c.key, c.params, r.median AS kept, x.median AS other, x.source, x.run"
+		" FROM conflicts x JOIN cells c ON c.id = x.cell LEFT JOIN results r ON r.id = x.kept ORDER BY x.id\"",
+		n, n == 1 ? "" : "s", out_word);
 }

@@ -3,45 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "store_merge_int.h"
-#include "plan.h"
 #include "util.h"
-
-/* ---- input ids to output ids (struct idmap) ---- */
-
-static void idmap_put(struct idmap *m, int64_t from, int64_t to)
-{
-	if (m->n && m->from[m->n - 1] >= from)
-		BUG("idmap_put: ids out of order (%" PRId64 " after %" PRId64 ")", from, m->from[m->n - 1]);
-	ALLOC_GROW(m->from, m->n + 1, m->alloc_from);
-	ALLOC_GROW(m->to, m->n + 1, m->alloc_to);
-	m->from[m->n] = from;
-	m->to[m->n++] = to;
-}
-
-/* The output id of input id from, or 0 when it has none (a cell outside the shard). */
-static int64_t idmap_get(const struct idmap *m, int64_t from)
-{
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->from[mid] == from)
-			return m->to[mid];
-		if (m->from[mid] < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
-static void idmap_release(struct idmap *m)
-{
-	free(m->from);
-	free(m->to);
-	memset(m, 0, sizeof(*m));
-}
 
 /* ---- run identities ---- */
 
@@ -167,7 +129,7 @@ static int copy_sweep(struct merge *m, struct input *in, sqlite3_stmt *s)
 	sqlite3_reset(f);
 	if (rc != SQLITE_DONE)
 		return store_merge_output_err(m);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		bind_col(a, i + 1, s, i);
 	return store_merge_output_step(m, a, NULL, NULL);
 }
@@ -265,308 +227,6 @@ static int copy_worker(struct merge *m, struct input *in, sqlite3_stmt *s)
 		id = sqlite3_last_insert_rowid(m->out);
 	}
 	idmap_put(&in->workers, sqlite3_column_int64(s, 0), id);
-	return 0;
-}
-
-static int copy_cell(struct merge *m, struct input *in, sqlite3_stmt *s)
-{
-	sqlite3_stmt *f = store_merge_output_stmt(m, O_CELL_FIND);
-	sqlite3_stmt *a = store_merge_output_stmt(m, O_CELL_ADD);
-	sqlite3_stmt *q = store_merge_output_stmt(m, O_CELL_QUARANTINE);
-	const char *state = col_text(s, 7);
-	int64_t id;
-	int found;
-
-	if (!f || !a || !q)
-		return -1;
-	if (m->o && m->o->nshards &&
-	    store_shard(col_text(s, 1), col_text(s, 3), sqlite3_column_int(s, 4), m->o->nshards) != m->o->shard)
-		return 0;
-	in->st->cells++;
-	bind_col(f, 1, s, 2);
-	if (store_merge_output_step(m, f, &found, &id))
-		return -1;
-	if (!found) {
-		/* Nothing runs the cell in the output, and it becomes ok with its ok result only. */
-		if (!strcmp(state, "running") || !strcmp(state, "ok"))
-			state = "planned";
-		for (int i = 1; i < 7; i++)
-			bind_col(a, i, s, i);
-		sqlite3_bind_text(a, 7, state, -1, SQLITE_TRANSIENT);
-		bind_col(a, 8, s, 8);
-		bind_col(a, 9, s, 9);
-		if (store_merge_output_step(m, a, NULL, NULL))
-			return -1;
-		id = sqlite3_last_insert_rowid(m->out);
-		in->st->cells_new++;
-	} else if (!strcmp(state, "quarantined")) {
-		sqlite3_bind_int64(q, 1, id);
-		bind_col(q, 2, s, 9);
-		bind_col(q, 3, s, 8);
-		if (store_merge_output_step(m, q, NULL, NULL))
-			return -1;
-	}
-	idmap_put(&in->cells, sqlite3_column_int64(s, 0), id);
-	return 0;
-}
-
-/* Samples, metrics and items of input result src, as children of output result dst. */
-static int copy_details(struct merge *m, struct input *in, int64_t src, int64_t dst)
-{
-	static const struct {
-		int table;
-		enum ostmt add;
-	} kids[] = { { T_SAMPLES, O_SAMPLE_ADD }, { T_METRICS, O_METRIC_ADD }, { T_ITEMS, O_ITEM_ADD } };
-	struct strbuf sb = STRBUF_INIT;
-
-	for (size_t k = 0; k < ARRAY_SIZE(kids); k++) {
-		const struct mtable *t = &store_merge_tables[kids[k].table];
-		sqlite3_stmt *s, *a = store_merge_output_stmt(m, kids[k].add);
-		int rc = SQLITE_DONE;
-
-		store_merge_input_select(&sb, t, " WHERE result = ?1");
-		if (!a || !(s = prep(in->db, sb.buf))) {
-			sb_release(&sb);
-			return a ? store_merge_input_err(in, "cannot read it") : -1;
-		}
-		sqlite3_bind_int64(s, 1, src);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			if (store_merge_input_check_row(in, t, s))
-				break;
-			sqlite3_bind_int64(a, 1, dst);
-			for (int i = 1; i < t->ncols; i++)
-				bind_col(a, i + 1, s, i);
-			if (store_merge_output_step(m, a, NULL, NULL))
-				break;
-		}
-		sqlite3_finalize(s);
-		if (rc != SQLITE_DONE) {
-			sb_release(&sb);
-			return rc == SQLITE_ROW ? -1 : store_merge_input_err(in, "cannot read it");
-		}
-	}
-	sb_release(&sb);
-	return 0;
-}
-
-/* The output's result of input result s in output cell `cell` (*found), matched by run, attempt, start and
- * status. */
-static int result_find(struct merge *m, sqlite3_stmt *s, int64_t cell, int64_t run, int *found)
-{
-	sqlite3_stmt *f = store_merge_output_stmt(m, O_RESULT_FIND);
-
-	if (!f)
-		return -1;
-	sqlite3_bind_int64(f, 1, cell);
-	bind_col(f, 2, s, 5);
-	store_bind_id(f, 3, run);
-	bind_col(f, 4, s, 6);
-	bind_col(f, 5, s, 4);
-	return store_merge_output_step(m, f, found, NULL);
-}
-
-/* An output cell: what its key is made of, and its order. */
-struct cellrow {
-	char *sweep, *params, *replica;
-	int pass;
-	int64_t ord;
-};
-
-static void cellrow_release(struct cellrow *c)
-{
-	free(c->sweep);
-	free(c->params);
-	free(c->replica);
-	memset(c, 0, sizeof(*c));
-}
-
-static int cellrow_get(struct merge *m, int64_t cell, struct cellrow *c)
-{
-	sqlite3_stmt *g = store_merge_output_stmt(m, O_CELL_GET);
-	int rc;
-
-	if (!g)
-		return -1;
-	sqlite3_bind_int64(g, 1, cell);
-	rc = sqlite3_step(g);
-	if (rc == SQLITE_ROW) {
-		c->sweep = xstrdup(col_text(g, 0));
-		c->params = xstrdup(col_text(g, 1));
-		c->pass = sqlite3_column_int(g, 2);
-		c->replica = xstrdup(col_text(g, 3) ? col_text(g, 3) : "");
-		c->ord = sqlite3_column_int64(g, 4);
-	}
-	sqlite3_reset(g);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? error("cannot merge into '%s': cell %" PRId64 " vanished", m->out_path,
-						 cell) : store_merge_output_err(m);
-	return 0;
-}
-
-/* The output cell of c's parameters for replica (made, planned, when missing): *id. */
-static int sibling_cell(struct merge *m, struct input *in, const struct cellrow *c, const char *replica,
-			int make, int64_t *id)
-{
-	sqlite3_stmt *f = store_merge_output_stmt(m, O_CELL_FIND);
-	sqlite3_stmt *a = store_merge_output_stmt(m, O_CELL_ADD);
-	char key[17];
-	int found;
-
-	if (!f || !a)
-		return -1;
-	plan_key(c->sweep, c->params, c->pass, replica, key);
-	sqlite3_bind_text(f, 1, key, -1, SQLITE_TRANSIENT);
-	if (store_merge_output_step(m, f, &found, id))
-		return -1;
-	if (found || !make)
-		return 0;
-	store_bind_text(a, 1, c->sweep);
-	sqlite3_bind_text(a, 2, key, -1, SQLITE_TRANSIENT);
-	store_bind_text(a, 3, c->params);
-	sqlite3_bind_int(a, 4, c->pass);
-	store_bind_text(a, 5, replica);
-	sqlite3_bind_int64(a, 6, c->ord);
-	store_bind_text(a, 7, "planned");
-	sqlite3_bind_int(a, 8, 0);
-	sqlite3_bind_null(a, 9);
-	if (store_merge_output_step(m, a, NULL, NULL))
-		return -1;
-	*id = sqlite3_last_insert_rowid(m->out);
-	in->st->cells_new++;
-	return 0;
-}
-
-/* The hostname of output worker `worker` (0: none), or NULL when unknown; the caller frees it. */
-static int worker_host(struct merge *m, int64_t worker, char **host)
-{
-	sqlite3_stmt *h = store_merge_output_stmt(m, O_WORKER_HOST);
-	int rc;
-
-	*host = NULL;
-	if (!h)
-		return -1;
-	if (!worker)
-		return 0;
-	sqlite3_bind_int64(h, 1, worker);
-	rc = sqlite3_step(h);
-	if (rc == SQLITE_ROW && col_text(h, 0) && *col_text(h, 0))
-		*host = xstrdup(col_text(h, 0));
-	sqlite3_reset(h);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_merge_output_err(m);
-}
-
-/*
- * Where ok result s of the input, not yet in output cell *cell, goes. A result belongs to the host that
- * measured it: when the cell of a per: any sweep (replica "") already has another host's ok result, this
- * one goes to the cell of its own host (replica: the hostname, as per: host names it), made when
- * missing, so that one spec run on several machines and merged keeps every machine's results. Only two
- * results of one cell from one host (or from hosts unknown) conflict. 0: add it to *cell; 1: done (the
- * output has it, or it is kept apart in conflicts); -1 after error().
- */
-static int place_ok(struct merge *m, struct input *in, sqlite3_stmt *s, int64_t *cell, int64_t run,
-		    int64_t worker)
-{
-	sqlite3_stmt *k = store_merge_output_stmt(m, O_RESULT_OK);
-	struct cellrow c = { 0 };
-	char *host = NULL;
-	int ret = -1, found;
-
-	if (!k || worker_host(m, worker, &host) || cellrow_get(m, *cell, &c))
-		goto out;
-	/* In its host's cell here, though an earlier merge (of a database holding it in the per: any cell)
-	 * left it in the per: any cell: the same result. */
-	if (host && *c.replica && !strcmp(c.replica, host)) {
-		int64_t twin = 0;
-
-		if (sibling_cell(m, in, &c, "", 0, &twin) ||
-		    (twin && result_find(m, s, twin, run, &found)))
-			goto out;
-		if (twin && found) {
-			in->st->results_same++;
-			ret = 1;
-			goto out;
-		}
-	}
-	for (int hop = 0;; hop++) {
-		int rc, same, other;
-		int64_t kept;
-
-		sqlite3_bind_int64(k, 1, *cell);
-		rc = sqlite3_step(k);
-		if (rc != SQLITE_ROW) {
-			sqlite3_reset(k);
-			ret = rc == SQLITE_DONE ? 0 : store_merge_output_err(m);
-			if (rc == SQLITE_DONE && hop)
-				in->st->results_hosts++;
-			goto out;
-		}
-		kept = sqlite3_column_int64(k, 0);
-		/* Another host's result is never this one, however alike their figures (a sleep or a
-		 * deterministic command can give two hosts equal ones). */
-		other = host && col_text(k, 6) && strcmp(host, col_text(k, 6));
-		same = !other && store_merge_conflict_same(k, s);
-		sqlite3_reset(k);
-		if (same) {
-			in->st->results_same++;
-			ret = 1;
-			goto out;
-		}
-		if (!other || hop || *c.replica) {
-			ret = store_merge_conflict_add(m, in, s, *cell, run, worker, kept) ? -1 : 1;
-			goto out;
-		}
-		if (sibling_cell(m, in, &c, host, 1, cell) || result_find(m, s, *cell, run, &found))
-			goto out;
-		if (found) {
-			in->st->results_same++;
-			ret = 1;
-			goto out;
-		}
-	}
-out:
-	cellrow_release(&c);
-	free(host);
-	return ret;
-}
-
-static int copy_result(struct merge *m, struct input *in, sqlite3_stmt *s)
-{
-	sqlite3_stmt *a = store_merge_output_stmt(m, O_RESULT_ADD);
-	sqlite3_stmt *c = store_merge_output_stmt(m, O_CELL_OK);
-	int64_t cell = idmap_get(&in->cells, sqlite3_column_int64(s, 1)), run = 0, worker = 0, id;
-	int ok = !strcmp(col_text(s, 4), "ok"), found, placed;
-
-	if (!a || !c)
-		return -1;
-	if (!cell)
-		return 0;   /* a cell of another shard */
-	if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-		run = idmap_get(&in->runs, sqlite3_column_int64(s, 2));
-	if (sqlite3_column_type(s, 3) != SQLITE_NULL)
-		worker = idmap_get(&in->workers, sqlite3_column_int64(s, 3));
-	if (result_find(m, s, cell, run, &found))
-		return -1;
-	if (found) {
-		in->st->results_same++;
-		return 0;
-	}
-	if (ok && (placed = place_ok(m, in, s, &cell, run, worker)))
-		return placed < 0 ? -1 : 0;
-	sqlite3_bind_int64(a, 1, cell);
-	store_bind_id(a, 2, run);
-	store_bind_id(a, 3, worker);
-	for (int i = 4; i < (int)store_merge_tables[T_RESULTS].ncols; i++)
-		bind_col(a, i, s, i);
-	if (store_merge_output_step(m, a, NULL, NULL))
-		return -1;
-	id = sqlite3_last_insert_rowid(m->out);
-	if (copy_details(m, in, sqlite3_column_int64(s, 0), id))
-		return -1;
-	in->st->results_new++;
-	if (ok) {
-		sqlite3_bind_int64(c, 1, cell);
-		return store_merge_output_step(m, c, NULL, NULL);
-	}
 	return 0;
 }
 
@@ -670,23 +330,37 @@ static int copy_prediction(struct merge *m, struct input *in, sqlite3_stmt *s)
 	return 0;
 }
 
-/* Host cells of per: any sweeps that the input brought but whose results the output had elsewhere. */
-static int drop_empty(struct merge *m, struct input *in)
+static int copy_slurm_job(struct merge *m, struct input *in, sqlite3_stmt *s)
 {
-	sqlite3_stmt *d = store_merge_output_stmt(m, O_CELL_DROP_EMPTY);
-	uint64_t n;
+	sqlite3_stmt *a = store_merge_output_stmt(m, O_SLURM_JOB_ADD);
 
-	if (!d || store_merge_output_step(m, d, NULL, NULL))
+	(void)in;
+	if (!a)
 		return -1;
-	n = (uint64_t)sqlite3_changes(m->out);
-	in->st->cells_new -= n < in->st->cells_new ? n : in->st->cells_new;
-	return 0;
+	for (int i = 0; i < 8; i++)
+		bind_col(a, i + 1, s, i);
+	return store_merge_output_step(m, a, NULL, NULL);
+}
+
+static int copy_slurm_run(struct merge *m, struct input *in, sqlite3_stmt *s)
+{
+	sqlite3_stmt *a = store_merge_output_stmt(m, O_SLURM_RUN_ADD);
+	int64_t run = idmap_get(&in->runs, sqlite3_column_int64(s, 0));
+
+	if (!a)
+		return -1;
+	if (!run)
+		BUG("slurm run of an unmapped run");
+	sqlite3_bind_int64(a, 1, run);
+	for (int i = 1; i < 5; i++)
+		bind_col(a, i + 1, s, i);
+	return store_merge_output_step(m, a, NULL, NULL);
 }
 
 static int copy_rows(struct merge *m, struct input *in)
 {
 	sqlite3_stmt *s;
-	uint64_t added;
+	int before, added;
 
 	if (!(s = prep(m->out, "INSERT INTO merges(source, merged, cells, results, conflicts)"
 			       " VALUES(?1, ?2, 0, 0, 0)")))
@@ -699,19 +373,22 @@ static int copy_rows(struct merge *m, struct input *in)
 	}
 	sqlite3_finalize(s);
 	in->merge = sqlite3_last_insert_rowid(m->out);
+	before = sqlite3_total_changes(m->out);
 	if (each_row(m, in, T_SWEEPS, " ORDER BY name", copy_sweep) ||
 	    each_row(m, in, T_HOSTS, " ORDER BY id", copy_host) ||
 	    each_row(m, in, T_RUNS, " ORDER BY id", copy_run) ||
 	    each_row(m, in, T_WORKERS, " ORDER BY id", copy_worker) ||
-	    each_row(m, in, T_CELLS, " ORDER BY id", copy_cell) ||
-	    each_row(m, in, T_RESULTS, " ORDER BY id", copy_result) || drop_empty(m, in) ||
+	    each_row(m, in, T_CELLS, " ORDER BY id", store_merge_cells_copy) ||
+	    each_row(m, in, T_RESULTS, " ORDER BY id", store_merge_cells_copy_result) ||
+	    store_merge_cells_drop_empty(m, in) ||
 	    each_row(m, in, T_CONTROLS, " ORDER BY id", copy_control) ||
 	    each_row(m, in, T_PROBES, " ORDER BY id", copy_probe) ||
-	    each_row(m, in, T_PREDICTIONS, " ORDER BY id", copy_prediction))
+	    each_row(m, in, T_PREDICTIONS, " ORDER BY id", copy_prediction) ||
+	    (in->has[T_SLURM_JOBS] && each_row(m, in, T_SLURM_JOBS, " ORDER BY job", copy_slurm_job)) ||
+	    (in->has[T_SLURM_RUNS] && each_row(m, in, T_SLURM_RUNS, " ORDER BY run", copy_slurm_run)))
 		return -1;
-	/* The log names inputs that brought something: merging a file again leaves no trace. */
-	added = in->st->cells_new + in->st->results_new + in->st->conflicts + in->st->runs_new +
-		in->st->hosts_new + in->st->controls_new + in->st->probes_new + in->st->predictions_new;
+	/* The log names inputs that changed something: merging a file again leaves no trace. */
+	added = sqlite3_total_changes(m->out) != before;
 	if (!(s = prep(m->out, added ? "UPDATE merges SET cells = ?2, results = ?3, conflicts = ?4 WHERE id = ?1"
 				     : "DELETE FROM merges WHERE id = ?1")))
 		return store_merge_output_err(m);
@@ -738,5 +415,7 @@ int store_merge_copy_input(struct merge *m, struct input *in)
 	idmap_release(&in->hosts);
 	idmap_release(&in->workers);
 	idmap_release(&in->cells);
+	idmap_release(&in->decided);
+	idmap_release(&in->others);
 	return ret;
 }

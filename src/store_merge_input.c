@@ -1,4 +1,5 @@
 /* store_merge_input.c: checking an untrusted input of a merge: file, schema, tables, columns and rows. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -14,7 +15,8 @@
 
 /* ---- the tables read from an input, with the type every column must hold ---- */
 
-#define TABLE(name, cols) { name, cols, (int)ARRAY_SIZE(cols) }
+#define TABLE(name, cols) { name, cols, (int)ARRAY_SIZE(cols), 0 }
+#define OPTIONAL_TABLE(name, cols) { name, cols, (int)ARRAY_SIZE(cols), 1 }
 
 static const struct mcol sweeps_cols[] = {
 	{ "name", K_TEXT }, { "kernel", K_TEXT_NULL }, { "command", K_TEXT_NULL }, { "per", K_TEXT },
@@ -34,7 +36,7 @@ static const struct mcol workers_cols[] = {
 static const struct mcol cells_cols[] = {
 	{ "id", K_INT }, { "sweep", K_TEXT }, { "key", K_TEXT }, { "params", K_TEXT }, { "pass", K_INT },
 	{ "replica", K_TEXT }, { "ord", K_INT }, { "state", K_TEXT }, { "attempts", K_INT },
-	{ "error", K_TEXT_NULL }, { "flight", K_INT },
+	{ "error", K_TEXT_NULL }, { "flight", K_INT }, { "decided", K_TEXT_NULL },
 };
 /* The order matters: copy_result binds columns 1.. (after id and cell) by position. */
 static const struct mcol results_cols[] = {
@@ -44,11 +46,13 @@ static const struct mcol results_cols[] = {
 	{ "max", K_REAL_NULL }, { "stdev", K_REAL_NULL }, { "q1", K_REAL_NULL }, { "q3", K_REAL_NULL },
 	{ "noise", K_REAL_NULL }, { "noise_ok", K_INT }, { "throttled", K_INT }, { "sm_clock", K_REAL_NULL },
 	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL }, { "stop", K_TEXT_NULL },
-	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL }, { "ci_lo", K_REAL_NULL }, { "ci_hi", K_REAL_NULL },
-	{ "precise", K_INT }, { "settled", K_INT_NULL },
+	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL }, { "cpu_user", K_REAL_NULL },
+	{ "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
+	{ "ci_lo", K_REAL_NULL }, { "ci_hi", K_REAL_NULL }, { "precise", K_INT }, { "settled", K_INT_NULL },
 };
 static const struct mcol samples_cols[] = {
 	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },
+	{ "cpu_user", K_REAL_NULL }, { "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
 };
 static const struct mcol metrics_cols[] = {
 	{ "result", K_INT }, { "name", K_TEXT }, { "value", K_REAL_NULL },
@@ -71,11 +75,21 @@ static const struct mcol predictions_cols[] = {
 	{ "source", K_TEXT_NULL },
 };
 
+/* Slurm's, as store_slurm_schema makes them. */
+static const struct mcol slurm_jobs_cols[] = {
+	{ "job", K_TEXT }, { "sweep", K_TEXT }, { "submitted", K_TEXT }, { "nodes", K_INT_NULL },
+	{ "gpus_per_node", K_INT_NULL }, { "shards", K_INT }, { "script", K_TEXT }, { "command", K_TEXT_NULL },
+};
+static const struct mcol slurm_runs_cols[] = {
+	{ "run", K_INT }, { "job", K_TEXT }, { "task", K_INT_NULL }, { "restarts", K_INT }, { "node", K_TEXT_NULL },
+};
+
 const struct mtable store_merge_tables[NTABLES] = {
 	TABLE("sweeps", sweeps_cols), TABLE("runs", runs_cols), TABLE("hosts", hosts_cols),
 	TABLE("workers", workers_cols), TABLE("cells", cells_cols), TABLE("results", results_cols),
 	TABLE("samples", samples_cols), TABLE("metrics", metrics_cols), TABLE("items", items_cols),
 	TABLE("controls", controls_cols), TABLE("probes", probes_cols), TABLE("predictions", predictions_cols),
+	OPTIONAL_TABLE("slurm_jobs", slurm_jobs_cols), OPTIONAL_TABLE("slurm_runs", slurm_runs_cols),
 };
 
 /* Columns that hold the id of a row of another table: each must name a row of the same input. */
@@ -88,6 +102,7 @@ static const struct {
 	{ T_RESULTS, "run", T_RUNS }, { T_RESULTS, "worker", T_WORKERS }, { T_SAMPLES, "result", T_RESULTS },
 	{ T_METRICS, "result", T_RESULTS }, { T_ITEMS, "result", T_RESULTS }, { T_CONTROLS, "run", T_RUNS },
 	{ T_CONTROLS, "worker", T_WORKERS }, { T_PROBES, "host", T_HOSTS }, { T_PROBES, "run", T_RUNS },
+	{ T_SLURM_RUNS, "run", T_RUNS },
 };
 
 int store_merge_input_err(struct input *in, const char *what)
@@ -154,9 +169,15 @@ static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *
 			return error("cannot merge '%s': %s: %s is %g, not a finite number", in->path,
 				     row_name(t, s, row, sizeof(row)), name, sqlite3_column_double(s, i));
 		if (type == SQLITE_INTEGER && sqlite3_column_int64(s, i) < 0 &&
-		    (!strcmp(name, "n") || !strcmp(name, "attempt") || !strcmp(name, "attempts")))
+		    (!strcmp(name, "n") || !strcmp(name, "attempt") || !strcmp(name, "attempts") ||
+		     !strcmp(name, "peak_rss")))
 			return error("cannot merge '%s': %s: %s is %lld, a negative count", in->path,
 				     row_name(t, s, row, sizeof(row)), name, (long long)sqlite3_column_int64(s, i));
+		/* CPU seconds a run took: never below zero. */
+		if (type != SQLITE_NULL && sqlite3_column_double(s, i) < 0 &&
+		    (!strcmp(name, "cpu_user") || !strcmp(name, "cpu_sys")))
+			return error("cannot merge '%s': %s: %s is %g, a negative time", in->path,
+				     row_name(t, s, row, sizeof(row)), name, sqlite3_column_double(s, i));
 		if (!strcmp(name, "status"))
 			status = i;
 		if (!strcmp(name, "median"))
@@ -177,6 +198,23 @@ static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *
 			     col_text(s, hi) ? col_text(s, hi) : "NULL", col_text(s, median) ? col_text(s, median) :
 			     "NULL");
 	return 0;
+}
+
+int store_merge_time_ok(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	if (!s)
+		return 1;
+	for (i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return 0;
+	/* Then milliseconds and the zone, as store_now writes them: ".mmmZ", or "Z". */
+	if (s[i] == '.' && isdigit((unsigned char)s[i + 1]))
+		for (i++; isdigit((unsigned char)s[i]); i++)
+			;
+	return s[i] == 'Z' && !s[i + 1];
 }
 
 /* Every column of the current row of s holds what t says it must. */
@@ -242,6 +280,15 @@ static int int_query(sqlite3 *db, const char *sql, int64_t *out)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Whether a trigger is one of the schema's, as made. */
+static int own_trigger(const char *name, const char *sql)
+{
+	for (const struct store_schema_trigger *t = store_schema_triggers; t->name; t++)
+		if (name && sql && !strcmp(name, t->name) && !strcmp(sql, t->sql))
+			return 1;
+	return 0;
+}
+
 /* The tables, columns and objects of the input's schema are those of a sweep database. */
 static int input_check_schema(struct input *in)
 {
@@ -249,7 +296,8 @@ static int input_check_schema(struct input *in)
 	sqlite3_stmt *s;
 	int ret = -1, rc;
 
-	/* No trigger: a sweep database has none, and one here is there to run code when written. */
+	/* No trigger but the schema's own (cell_counts'), letter for letter: another is there to run code
+	 * when written. (This connection runs none: triggers are off.) */
 	if (!(s = prep(in->db, "SELECT type, name, coalesce(sql, '') FROM sqlite_master"))) {
 		store_merge_input_err(in, "cannot read its schema");
 		goto out;
@@ -257,7 +305,7 @@ static int input_check_schema(struct input *in)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *type = col_text(s, 0), *name = col_text(s, 1), *sql = col_text(s, 2);
 
-		if (type && !strcmp(type, "trigger")) {
+		if (type && !strcmp(type, "trigger") && !own_trigger(name, sql)) {
 			char a[52];
 
 			error("'%s' has a trigger ('%s'), which no sweep database has: refusing it", in->path,
@@ -290,6 +338,9 @@ static int input_check_schema(struct input *in)
 			store_merge_input_err(in, "cannot read its schema");
 			goto out;
 		}
+		in->has[t] = n == 1;
+		if (n != 1 && tb->optional)
+			continue;
 		if (n != 1) {
 			error("'%s' is not a sweep database: it has no table '%s'", in->path, tb->name);
 			goto out;
@@ -417,6 +468,8 @@ int store_merge_input_check_rows(struct input *in)
 	int ret = -1, rc;
 
 	for (int t = 0; t < NTABLES; t++) {
+		if (!in->has[t])
+			continue;
 		store_merge_input_select(&sb, &store_merge_tables[t], "");
 		if (!(s = prep(in->db, sb.buf))) {
 			store_merge_input_err(in, "cannot read it");
@@ -445,6 +498,12 @@ int store_merge_input_check_rows(struct input *in)
 					goto out;
 				}
 				json_obj_release(&o);
+				/* A decision newer than the output's takes its cells: it must be a time. */
+				if (!store_merge_time_ok(col_text(s, 11))) {
+					error("'%s': cell %s: decided is '%s', not a time", in->path,
+					      shown(a, col_text(s, 2)), shown(b, col_text(s, 11)));
+					goto out;
+				}
 				/* Cells are matched by key: a key must be the hash of what the cell is. */
 				plan_key(col_text(s, 1), params, sqlite3_column_int(s, 4), col_text(s, 5), key);
 				if (strcmp(key, col_text(s, 2))) {
@@ -461,6 +520,16 @@ int store_merge_input_check_rows(struct input *in)
 					goto out;
 				}
 				json_obj_release(&o);
+			} else if (t == T_SLURM_JOBS || t == T_SLURM_RUNS) {
+				const char *job = col_text(s, t == T_SLURM_JOBS ? 0 : 1);
+				char a[52];
+
+				/* Job ids go on squeue's command line (sweep status): digits only. */
+				if (!*job || strspn(job, "0123456789") != strlen(job)) {
+					error("'%s': %s: job '%s' is not a Slurm job id", in->path,
+					      store_merge_tables[t].name, shown(a, job));
+					goto out;
+				}
 			} else if (t == T_RESULTS) {
 				const char *st = col_text(s, 4);
 				char a[52];
@@ -484,6 +553,8 @@ int store_merge_input_check_rows(struct input *in)
 		const char *to = store_merge_tables[refs[i].target].name;
 		int64_t n;
 
+		if (!in->has[refs[i].table])
+			continue;
 		sb_reset(&sb);
 		sb_addf(&sb, "SELECT count(*) FROM \"%s\" WHERE \"%s\" IS NOT NULL AND \"%s\" NOT IN"
 			" (SELECT id FROM \"%s\")", from, refs[i].col, refs[i].col, to);
@@ -505,6 +576,26 @@ out:
 	return ret;
 }
 
+void store_merge_input_busy(struct input *in)
+{
+	char who[256], whob[124], a[52], b[52], c[52];
+	struct strbuf runs = STRBUF_INIT;
+	sqlite3_stmt *s;
+
+	if (store_writer_alive_path(in->path, who, sizeof(who)) != 1)
+		return;
+	/* Its runs still going come in 'running', unfinished: a later merge of it brings their end. */
+	if ((s = prep(in->db, "SELECT id, sweep, started FROM runs WHERE status = 'running' ORDER BY id"))) {
+		while (sqlite3_step(s) == SQLITE_ROW)
+			sb_addf(&runs, "%srun %s of %s (started %s)", runs.len ? ", " : "", shown(a, col_text(s, 0)),
+				shown(b, col_text(s, 1)), shown(c, col_text(s, 2)));
+		sqlite3_finalize(s);
+	}
+	warning("'%s' is being written now (%s)%s%s%s: merged as it is now; merge it again once it has ended",
+		in->path, *who ? printable(whob, who, 120) : "by a sweep that has not said who it is",
+		runs.len ? ": " : "", runs.len ? runs.buf : "", runs.len ? " still going" : "");
+	sb_release(&runs);
+}
 
 void store_merge_input_close(struct input *in)
 {

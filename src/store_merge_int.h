@@ -2,16 +2,20 @@
 #ifndef SWEEP_STORE_MERGE_INT_H
 #define SWEEP_STORE_MERGE_INT_H
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sqlite3.h>
 #include "store_int.h"
 #include "util.h"
 
 /*
  * Merging is store_merge.c (the order of the work: every input checked, then one transaction on the
- * output), over store_merge_copy.c (the copy into the output), store_merge_conflict.c (ok results kept
- * apart), store_merge_output.c (the output and its statements) and store_merge_input.c (checking an
- * untrusted input; the tables merge reads), in that order: a file calls only the files after it.
+ * output), over store_merge_copy.c (the copy into the output), store_merge_cells.c (cells and their
+ * results, decisions, hosts' cells), store_merge_conflict.c (ok results kept apart),
+ * store_merge_output.c (the output and its statements) and store_merge_input.c (checking an untrusted
+ * input; the tables merge reads), in that order: a file calls only the files after it.
  */
 
 /* ---- the tables read from an input, with the type every column must hold (store_merge_input.c) ---- */
@@ -27,10 +31,11 @@ struct mtable {
 	const char *name;
 	const struct mcol *cols;
 	int ncols;
+	int optional;          /* made on first use (slurm_*): an input may lack it */
 };
 
 enum { T_SWEEPS, T_RUNS, T_HOSTS, T_WORKERS, T_CELLS, T_RESULTS, T_SAMPLES, T_METRICS, T_ITEMS, T_CONTROLS,
-       T_PROBES, T_PREDICTIONS, NTABLES };
+       T_PROBES, T_PREDICTIONS, T_SLURM_JOBS, T_SLURM_RUNS, NTABLES };
 extern const struct mtable store_merge_tables[NTABLES];
 
 /* ---- the state of a merge ---- */
@@ -47,16 +52,21 @@ struct input {
 	const char *path;
 	sqlite3 *db;
 	struct idmap runs, hosts, workers, cells;
+	struct idmap decided;  /* cells whose state the output took from this input's newer decision */
+	struct idmap others;   /* cells of other sweeps than opts.sweep: their results are not counted */
 	struct store_merge_stats *st;
 	int64_t merge;         /* merges.id in the output */
+	char has[NTABLES];     /* the input has the table (an optional one may be missing) */
 };
 
 /* Prepared output statements, by name, each prepared on first use (store_merge_output_stmt). */
 enum ostmt {
 	O_SWEEP_FIND, O_SWEEP_NEWER, O_SWEEP_ADD, O_HOST_FIND, O_HOST_ADD, O_HOST_LABELS, O_RUN_ADD, O_RUN_END,
-	O_WORKER_FIND, O_WORKER_ADD, O_WORKER_HOST, O_CELL_FIND, O_CELL_GET, O_CELL_ADD, O_CELL_DROP_EMPTY, O_CELL_OK, O_CELL_QUARANTINE, O_RESULT_FIND,
-	O_RESULT_OK, O_RESULT_ADD, O_SAMPLE_ADD, O_METRIC_ADD, O_ITEM_ADD, O_CONFLICT_FIND, O_CONFLICT_ADD,
-	O_CONTROL_FIND, O_CONTROL_ADD, O_PROBE_FIND, O_PROBE_ADD, O_PREDICTION_FIND, O_PREDICTION_ADD, NOSTMT
+	O_WORKER_FIND, O_WORKER_ADD, O_WORKER_HOST, O_CELL_FIND, O_CELL_GET, O_CELL_ADD, O_CELL_DROP_EMPTY,
+	O_CELL_OK, O_CELL_QUARANTINE, O_CELL_DECIDE, O_CELL_SUPERSEDE, O_RESULT_FIND, O_RESULT_OK,
+	O_RESULT_RESTORE, O_RESULT_ADD, O_SAMPLE_ADD, O_METRIC_ADD, O_ITEM_ADD, O_CONFLICT_FIND, O_CONFLICT_ADD,
+	O_CONTROL_FIND, O_CONTROL_ADD, O_PROBE_FIND, O_PROBE_ADD, O_PREDICTION_FIND, O_PREDICTION_ADD,
+	O_SLURM_JOB_ADD, O_SLURM_RUN_ADD, NOSTMT
 };
 
 struct runprint;   /* store_merge_copy.c */
@@ -104,6 +114,43 @@ static inline void bind_col(sqlite3_stmt *dst, int i, sqlite3_stmt *src, int j)
 	sqlite3_bind_value(dst, i, sqlite3_column_value(src, j));
 }
 
+/* ---- input ids to output ids (struct idmap) ---- */
+
+static inline void idmap_put(struct idmap *m, int64_t from, int64_t to)
+{
+	if (m->n && m->from[m->n - 1] >= from)
+		BUG("idmap_put: ids out of order (%" PRId64 " after %" PRId64 ")", from, m->from[m->n - 1]);
+	ALLOC_GROW(m->from, m->n + 1, m->alloc_from);
+	ALLOC_GROW(m->to, m->n + 1, m->alloc_to);
+	m->from[m->n] = from;
+	m->to[m->n++] = to;
+}
+
+/* The output id of input id from, or 0 when it has none (a cell outside the shard). */
+static inline int64_t idmap_get(const struct idmap *m, int64_t from)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->from[mid] == from)
+			return m->to[mid];
+		if (m->from[mid] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static inline void idmap_release(struct idmap *m)
+{
+	free(m->from);
+	free(m->to);
+	memset(m, 0, sizeof(*m));
+}
+
 /* ---- store_merge_input.c ---- */
 
 /* error("cannot merge '<path>': <what>: <SQLite's message>"); returns -1. */
@@ -119,6 +166,11 @@ int store_merge_input_check_row(struct input *in, const struct mtable *t, sqlite
 int store_merge_input_open(struct input *in);
 /* Every row of every table is well typed, cells carry the keys of their contents, ids refer to rows. */
 int store_merge_input_check_rows(struct input *in);
+/* s is NULL or a time as store_now writes it ("2025-06-02T14:10:31.123Z"): 1, else 0. */
+int store_merge_time_ok(const char *s);
+/* Warn when a sweep writes the input now (its writer lock is held), naming it and its runs still going:
+ * what the merge takes is what the input holds now. */
+void store_merge_input_busy(struct input *in);
 /* End the read transaction and close the input (a no-op for one never opened). */
 void store_merge_input_close(struct input *in);
 
@@ -151,6 +203,17 @@ int store_merge_conflict_same(sqlite3_stmt *kept, sqlite3_stmt *s);
  * conflicts table (once: a conflict already there counts as results_same). 0, or -1 after error(). */
 int store_merge_conflict_add(struct merge *m, struct input *in, sqlite3_stmt *s, int64_t cell, int64_t run,
 			     int64_t worker, int64_t kept);
+
+/* ---- store_merge_cells.c ---- */
+
+/* Copy cell s of the input (a store_merge_input_select of cells), or take its newer decision. */
+int store_merge_cells_copy(struct merge *m, struct input *in, sqlite3_stmt *s);
+/* Copy result s of the input with its samples, metrics and items, or place it (its host's cell, conflicts),
+ * or take its status from the newer decision. */
+int store_merge_cells_copy_result(struct merge *m, struct input *in, sqlite3_stmt *s);
+/* Drop the host cells of per: any sweeps that the input brought but whose results the output had
+ * elsewhere. */
+int store_merge_cells_drop_empty(struct merge *m, struct input *in);
 
 /* ---- store_merge_copy.c ---- */
 

@@ -1,5 +1,6 @@
 /* store_merge_output.c: the output of a merge: made when missing, opened, checked; its statements. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "store_merge_int.h"
@@ -9,7 +10,8 @@
  * Tables merging adds to its output. They are not in the versioned schema (store_schema.c): only merged
  * databases have them, and a database without them lacks nothing. merges logs each input that added
  * something; conflicts keeps an ok result whose cell already had another ok result (with different
- * values) in the output: summary, samples, metrics and items as JSON, nothing dropped.
+ * values) in the output: summary, samples, metrics and items as JSON, nothing dropped. (The tables of
+ * Slurm jobs, store_slurm_schema, are made too: inputs of array tasks bring theirs.)
  */
 const char store_merge_output_schema[] =
 	"CREATE TABLE IF NOT EXISTS merges(\n"
@@ -96,9 +98,10 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" AND json_type(?2, '$.labels') = 'object'",
 	[O_RUN_ADD] = "INSERT INTO runs(sweep, started, finished, argv, spec_hash, version, status)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	/* A run that was still going when its database was first merged has ended since. */
-	[O_RUN_END] = "UPDATE runs SET finished = ?2, status = ?3 WHERE id = ?1 AND finished IS NULL"
-		" AND ?2 IS NOT NULL",
+	/* A run that was still going when its database was first merged has ended since (a writer of the
+	 * output that found it 'running' recorded it 'killed': its own database knows better). */
+	[O_RUN_END] = "UPDATE runs SET finished = ?2, status = ?3 WHERE id = ?1 AND ?2 IS NOT NULL"
+		" AND (finished IS NULL OR (status = 'killed' AND ?3 <> 'killed'))",
 	[O_WORKER_FIND] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
 	[O_WORKER_ADD] = "INSERT INTO workers(run, rank, host, gpu, gpu_uuid, binding)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
@@ -106,27 +109,45 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_WORKER_HOST] = "SELECT h.hostname FROM workers w JOIN hosts h ON h.id = w.host WHERE w.id = ?1",
 	[O_CELL_FIND] = "SELECT id FROM cells WHERE key = ?1",
 	[O_CELL_GET] = "SELECT sweep, params, pass, replica, ord FROM cells WHERE id = ?1",
-	[O_CELL_ADD] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state, attempts, error)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[O_CELL_ADD] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state, attempts, error, decided)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	/* A host's cell of a per: any sweep exists for that host's ok result: one whose result the output
 	 * already had in the per: any cell is left empty by the copy, and no run would ever take it. */
 	[O_CELL_DROP_EMPTY] = "DELETE FROM cells WHERE replica != '' AND state = 'planned'"
 		" AND sweep IN (SELECT name FROM sweeps WHERE per = 'any')"
 		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = cells.id)",
-	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL WHERE id = ?1 AND state <> 'retired'",
-	/* What made a cell quarantined elsewhere is news where it has not run yet. */
+	/* Its ok result's attempt ?2 was one of its attempts. */
+	[O_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL, attempts = max(attempts, ?2)"
+		" WHERE id = ?1 AND state <> 'retired'",
+	/* What made a cell quarantined elsewhere is news where it has not run yet, unless a newer decision
+	 * (sweep retry) put it back to planned here. */
 	[O_CELL_QUARANTINE] = "UPDATE cells SET state = 'quarantined', error = ?2, attempts = max(attempts, ?3)"
-		" WHERE id = ?1 AND state = 'planned'",
-	[O_RESULT_FIND] = "SELECT id FROM results WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"
-		" AND started IS ?4 AND status = ?5",
+		" WHERE id = ?1 AND state = 'planned' AND (decided IS NULL OR decided <= ?4)",
+	/* A newer decision on the cell (?5: sweep retry, run --force, a remeasuring --replan) elsewhere: the
+	 * cell's state, attempts and error are the input's; template and retired cells are the spec's. */
+	[O_CELL_DECIDE] = "UPDATE cells SET state = ?2, attempts = ?3, error = ?4, decided = ?5, flight = 0"
+		" WHERE id = ?1 AND state IN ('planned', 'running', 'ok', 'quarantined')"
+		" AND (decided IS NULL OR decided < ?5)",
+	/* ... and the ok results it has are those of the decision's database (store_merge_copy.c). */
+	[O_CELL_SUPERSEDE] = "UPDATE results SET status = 'superseded' WHERE cell = ?1 AND status = 'ok'",
+	/* One result, ok or superseded: a decision elsewhere may have superseded it. The same status first
+	 * (an older merge could leave both). */
+	[O_RESULT_FIND] = "SELECT id, status = ?5 FROM results WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"
+		" AND started IS ?4 AND (status = ?5 OR (status IN ('ok', 'superseded') AND ?5 IN ('ok', 'superseded')))"
+		" ORDER BY status = ?5 DESC LIMIT 1",
 	[O_RESULT_OK] = "SELECT r.id, r.n, r.median, r.mean, r.min, r.max, h.hostname FROM results r"
 		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
 		" WHERE r.cell = ?1 AND r.status = 'ok'",
+	/* An ok result of the newer decision's database, superseded here: ok again, the cell's only one. */
+	[O_RESULT_RESTORE] = "UPDATE results SET status = 'ok' WHERE id = ?1 AND status = 'superseded'"
+		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = ?2 AND r.status = 'ok')",
 	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
 		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop, launches,"
-		" warmup, ci_lo, ci_hi, precise, settled) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
-	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
+		" warmup, cpu_user, cpu_sys, peak_rss, ci_lo, ci_hi, precise, settled) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
+		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
+		" ?27, ?28, ?29, ?30, ?31, ?32)",
+	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[O_METRIC_ADD] = "INSERT INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[O_ITEM_ADD] = "INSERT INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
 	[O_CONFLICT_FIND] = "SELECT id FROM conflicts WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"
@@ -146,6 +167,11 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_PREDICTION_FIND] = "SELECT value FROM predictions WHERE sweep = ?1 AND key IS ?2 AND metric = ?3",
 	[O_PREDICTION_ADD] = "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at, sha256, source)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	/* A job is the same job in every database that knows it; a run ran in one job. */
+	[O_SLURM_JOB_ADD] = "INSERT INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node, shards, script,"
+		" command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(job) DO NOTHING",
+	[O_SLURM_RUN_ADD] = "INSERT INTO slurm_runs(run, job, task, restarts, node) VALUES(?1, ?2, ?3, ?4, ?5)"
+		" ON CONFLICT(run) DO NOTHING",
 };
 
 sqlite3_stmt *store_merge_output_stmt(struct merge *m, enum ostmt which)
@@ -207,12 +233,19 @@ int store_merge_output_open(struct merge *m, int *made)
 {
 	struct store *st;
 	struct stat sb;
+	char *real;
+	int rc;
 
 	*made = stat(m->out_path, &sb) != 0;
 	if (store_open(m->out_path, STORE_RW, &st))
 		return -1;
 	store_close(st);
-	if (sqlite3_open_v2(m->out_path, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL))
+	/* By the name store_open opened it by (links followed), for the same -wal and -shm. */
+	if (store_file_real(m->out_path, &real))
+		return -1;
+	rc = sqlite3_open_v2(real, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	free(real);
+	if (rc)
 		return error("cannot open '%s': %s", m->out_path, m->out ? sqlite3_errmsg(m->out) : "out of memory");
 	sqlite3_busy_timeout(m->out, 10000);
 	if (sqlite3_exec(m->out, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL, NULL))

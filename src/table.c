@@ -72,37 +72,6 @@ void table_release(struct table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int table_format_parse(const char *name, enum table_format *out)
-{
-	static const char *const names[] = { "text", "md", "csv", "latex", "json", NULL };
-
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(name, names[i])) {
-			*out = (enum table_format)i;
-			return 0;
-		}
-	return error("unknown format '%s' (expected text, md, csv, latex or json)", name);
-}
-
-int table_format_of_path(const char *path, enum table_format *out)
-{
-	static const struct {
-		const char *ext;
-		enum table_format fmt;
-	} ext[] = { { ".md", TABLE_MD }, { ".csv", TABLE_CSV }, { ".tex", TABLE_LATEX }, { ".json", TABLE_JSON },
-		    { ".txt", TABLE_TEXT } };
-	const char *dot = strrchr(path, '.');
-
-	if (!dot || strchr(dot, '/'))
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(ext); i++)
-		if (!strcasecmp(dot, ext[i].ext)) {
-			*out = ext[i].fmt;
-			return 0;
-		}
-	return -1;
-}
-
 static const char *at(const struct table *t, size_t r, int c)
 {
 	const char *s = t->cell[r * (size_t)t->ncol + (size_t)c];
@@ -299,62 +268,145 @@ static void latex_cell(FILE *f, const char *s)
 	}
 }
 
-void table_print(const struct table *t, FILE *f, enum table_format fmt)
+static void print_text(const struct table *t, FILE *f)
+{
+	print_aligned(t, f, 0);
+}
+
+static void print_md(const struct table *t, FILE *f)
+{
+	print_aligned(t, f, 1);
+}
+
+static void print_csv(const struct table *t, FILE *f)
+{
+	for (long r = -1; r < (long)t->nrows; r++)
+		for (int c = 0; c < t->ncol; c++) {
+			csv_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
+			fputc(c + 1 < t->ncol ? ',' : '\n', f);
+		}
+}
+
+static void print_latex(const struct table *t, FILE *f)
+{
+	fputs("\\begin{tabular}{", f);
+	for (int c = 0; c < t->ncol; c++)
+		fputc(t->numeric[c] ? 'r' : 'l', f);
+	fputs("}\n\\toprule\n", f);
+	for (long r = -1; r < (long)t->nrows; r++) {
+		for (int c = 0; c < t->ncol; c++) {
+			latex_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
+			if (r >= 0 && marked(t, (size_t)r, c))
+				fputs("\\rlap{$^\\dagger$}", f);   /* takes no width: digits line up */
+			fputs(c + 1 < t->ncol ? " & " : " \\\\\n", f);
+		}
+		if (r < 0)
+			fputs("\\midrule\n", f);
+	}
+	fputs("\\bottomrule\n\\end{tabular}\n", f);
+}
+
+static void print_json(const struct table *t, FILE *f)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	switch (fmt) {
-	case TABLE_TEXT:
-	case TABLE_MD:
-		print_aligned(t, f, fmt == TABLE_MD);
-		break;
-	case TABLE_CSV:
-		for (long r = -1; r < (long)t->nrows; r++)
-			for (int c = 0; c < t->ncol; c++) {
-				csv_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
-				fputc(c + 1 < t->ncol ? ',' : '\n', f);
-			}
-		break;
-	case TABLE_LATEX:
-		fputs("\\begin{tabular}{", f);
-		for (int c = 0; c < t->ncol; c++)
-			fputc(t->numeric[c] ? 'r' : 'l', f);
-		fputs("}\n\\toprule\n", f);
-		for (long r = -1; r < (long)t->nrows; r++) {
-			for (int c = 0; c < t->ncol; c++) {
-				latex_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
-				if (r >= 0 && marked(t, (size_t)r, c))
-					fputs("\\rlap{$^\\dagger$}", f);   /* takes no width: digits line up */
-				fputs(c + 1 < t->ncol ? " & " : " \\\\\n", f);
-			}
-			if (r < 0)
-				fputs("\\midrule\n", f);
-		}
-		fputs("\\bottomrule\n\\end{tabular}\n", f);
-		break;
-	case TABLE_JSON:
-		sb_addc(&sb, '[');
-		for (size_t r = 0; r < t->nrows; r++) {
-			sb_adds(&sb, r ? ",\n {" : "{");
-			for (int c = 0; c < t->ncol; c++) {
-				const char *s = t->cell[r * (size_t)t->ncol + (size_t)c];
+	sb_addc(&sb, '[');
+	for (size_t r = 0; r < t->nrows; r++) {
+		sb_adds(&sb, r ? ",\n {" : "{");
+		for (int c = 0; c < t->ncol; c++) {
+			const char *s = t->cell[r * (size_t)t->ncol + (size_t)c];
 
-				if (c)
-					sb_addc(&sb, ',');
-				json_add_str(&sb, t->head[c]);
-				sb_addc(&sb, ':');
-				if (!s || (t->numeric[c] && !is_number(s)) || nonfinite(s))
-					sb_adds(&sb, "null");   /* JSON has no inf: SQLite's Inf, in any column */
-				else if (t->numeric[c])
-					json_add_num_text(&sb, s);   /* 0x10 and inf are not JSON */
-				else
-					json_add_str(&sb, s);
-			}
-			sb_addc(&sb, '}');
+			if (c)
+				sb_addc(&sb, ',');
+			json_add_str(&sb, t->head[c]);
+			sb_addc(&sb, ':');
+			if (!s || (t->numeric[c] && !is_number(s)) || nonfinite(s))
+				sb_adds(&sb, "null");   /* JSON has no inf: SQLite's Inf, in any column */
+			else if (t->numeric[c])
+				json_add_num_text(&sb, s);   /* 0x10 and inf are not JSON */
+			else
+				json_add_str(&sb, s);
 		}
-		sb_adds(&sb, "]\n");
-		fputs(sb.buf, f);
-		break;
+		sb_addc(&sb, '}');
 	}
+	sb_adds(&sb, "]\n");
+	fputs(sb.buf, f);
 	sb_release(&sb);
+}
+
+/* Text and Markdown: the title, then a blank line. */
+static void heading_line(const char *text, FILE *f)
+{
+	fprintf(f, "%s\n\n", text);
+}
+
+static void footnote_line(const char *meaning, const char *hint, FILE *f)
+{
+	fprintf(f, "\n" TABLE_MARK " %s%s\n", meaning, hint);
+}
+
+/* A LaTeX comment: one line, whatever the text holds. */
+static void latex_comment(const char *text, FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_add(&sb, "", 0);
+	table_add_safe(&sb, text);
+	fprintf(f, "%% %s\n", sb.buf);
+	sb_release(&sb);
+}
+
+static void latex_footnote(const char *meaning, const char *hint, FILE *f)
+{
+	fprintf(f, "%% $^\\dagger$: %s%s\n\\par{\\footnotesize $^\\dagger$ %s.}\n", meaning, hint, meaning);
+}
+
+const struct table_format table_text = {
+	.name = "text", .ext = ".txt", .reading = 1, .print = print_text,
+	.heading = heading_line, .method = heading_line, .footnote = footnote_line,
+};
+const struct table_format table_md = {
+	.name = "md", .ext = ".md", .reading = 1, .print = print_md,
+	.heading = heading_line, .method = heading_line, .footnote = footnote_line,
+};
+const struct table_format table_csv = { .name = "csv", .ext = ".csv", .print = print_csv };
+const struct table_format table_latex = {
+	.name = "latex", .ext = ".tex", .reading = 1, .equal_decimals = 1, .print = print_latex,
+	.method = latex_comment, .footnote = latex_footnote,
+};
+const struct table_format table_json = { .name = "json", .ext = ".json", .print = print_json };
+
+const struct table_format *const table_formats[] = {
+	&table_text, &table_md, &table_csv, &table_latex, &table_json, NULL,
+};
+
+const struct table_format *table_format_find(const char *name)
+{
+	struct strbuf known = STRBUF_INIT;
+
+	for (int i = 0; table_formats[i]; i++)
+		if (!strcmp(name, table_formats[i]->name))
+			return table_formats[i];
+	for (int i = 0; table_formats[i]; i++)
+		sb_addf(&known, "%s%s", !i ? "" : table_formats[i + 1] ? ", " : " or ", table_formats[i]->name);
+	error("unknown format '%s' (expected %s)", name, known.buf);
+	sb_release(&known);
+	return NULL;
+}
+
+const struct table_format *table_format_of_path(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return NULL;
+	for (int i = 0; table_formats[i]; i++)
+		if (!strcasecmp(dot, table_formats[i]->ext))
+			return table_formats[i];
+	return NULL;
+}
+
+void table_print(const struct table *t, FILE *f, const struct table_format *fmt)
+{
+	fmt->print(t, f);
 }

@@ -4,8 +4,6 @@
 
 #include <stdio.h>
 
-enum table_format { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_LATEX, TABLE_JSON };
-
 /* Owns copies of every string. A NULL cell prints as empty (null in JSON). */
 struct table {
 	int ncol;
@@ -24,15 +22,39 @@ void table_add(struct table *t, const char *const *row);
 /* Mark cell c of the last row added. */
 void table_mark(struct table *t, int c);
 void table_release(struct table *t);
-/* The format named "text", "md", "csv", "latex" or "json"; -1 after error() for another name. */
-int table_format_parse(const char *name, enum table_format *out);
 /* Append s for a terminal or a document: valid UTF-8 as it is, each control character as '?' and each
  * byte that is not UTF-8 as U+FFFD. */
 struct strbuf;
 void table_add_safe(struct strbuf *sb, const char *s);
-/* The format a file name's extension asks for (.md, .csv, .tex, .json, .txt): 0 with *out set, -1 (no
- * message) for another name. */
-int table_format_of_path(const char *path, enum table_format *out);
-void table_print(const struct table *t, FILE *f, enum table_format fmt);
+
+/*
+ * A format tables print in: one struct of methods per format, in the NULL-terminated table_formats (a new
+ * format is one more struct there, such as HTML). The methods write to f; a NULL method writes nothing.
+ */
+struct table_format {
+	const char *name;      /* as --format takes it: "md" */
+	const char *ext;       /* the file extension that asks for it: ".md" */
+	int reading;           /* for people: numbers rounded alike down a column, an interval in its value's
+				* cell, unknown as "-", footnote marks; else for programs: every digit, unknown
+				* empty (null), a mark as a column of its own */
+	int equal_decimals;    /* numbers line up only with equal decimals (LaTeX's right-aligned columns), so
+				* a column spanning orders of magnitude keeps its smallest value's decimals */
+	void (*print)(const struct table *t, FILE *f);
+	/* A line above the table that titles it (text and Markdown). */
+	void (*heading)(const char *text, FILE *f);
+	/* The method a table was made with (statistic, interval, resamples): a heading for text and Markdown,
+	 * a comment in LaTeX, which a paper includes whole, so that the method travels with the table. */
+	void (*method)(const char *text, FILE *f);
+	/* After the table: what a mark means ("holds ...") and how to do without it ("; --strict ..."). */
+	void (*footnote)(const char *meaning, const char *hint, FILE *f);
+};
+extern const struct table_format table_text, table_md, table_csv, table_latex, table_json;
+extern const struct table_format *const table_formats[];
+/* The format of that name; NULL after error() naming the formats there are. */
+const struct table_format *table_format_find(const char *name);
+/* The format a file name's extension asks for (.md, .csv, .tex, .json, .txt, any case), or NULL (no
+ * message). */
+const struct table_format *table_format_of_path(const char *path);
+void table_print(const struct table *t, FILE *f, const struct table_format *fmt);
 
 #endif

@@ -2,11 +2,14 @@
 # bench_report.sh: reports on a database of 1,000,000 results must finish in under 5 s each.
 # Builds the database with SQL (a recursive CTE in one transaction: about half a minute), then times a
 # pivot, a filtered report, a --limit with probes and a paired --compare. Exits 1 when one is too slow.
-# Usage: tests/bench_report.sh [N_RESULTS] (default 1000000); KEEP=1 keeps the database.
+# Usage: tests/bench_report.sh [N_RESULTS] (default 1000000); KEEP=1 keeps the database. BASE=BINARY also
+# times another build (such as main's) on the same database, each report 3 times each, alternately, and
+# prints the ratio of the medians, this build's over BASE's.
 set -eu
 N=${1:-1000000}
 LIMIT=${LIMIT:-5}
 SWEEP=${SWEEP:-build/sweep}
+BASE=${BASE:-}
 D=$(mktemp -d "${TMPDIR:-/tmp}/bench-report.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$D"' EXIT
 DB=$D/bench.db
@@ -52,14 +55,30 @@ EOF
 printf 'built %d results in %.1f s: %s\n' "$N" "$(echo "$(date +%s.%N) - $start" | bc)" "$(du -h "$DB" | cut -f1)"
 
 fail=0
-timed() {
-	local name=$1 t0 t1 s
+# once BIN ARGS...: the seconds one report takes (its output in $D/out), or nothing when it failed.
+once() {
+	local bin=$1 t0 t1
 	shift
 	t0=$(date +%s.%N)
-	"$SWEEP" report "$DB" "$@" >"$D/out" 2>"$D/err" || { echo "$name: failed"; cat "$D/err"; fail=1; return; }
+	"$bin" report "$DB" "$@" >"$D/out" 2>"$D/err" || return 1
 	t1=$(date +%s.%N)
-	s=$(echo "$t1 - $t0" | bc)
-	printf '%-44s %6.2f s  (%d lines)\n' "$name" "$s" "$(wc -l <"$D/out")"
+	echo "$t1 - $t0" | bc
+}
+median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+timed() {
+	local name=$1 s b ratio="" t=() u=()
+	shift
+	if [ -n "$BASE" ]; then
+		for _ in 1 2 3; do
+			u+=("$(once "$BASE" "$@")") && t+=("$(once "$SWEEP" "$@")") ||
+				{ echo "$name: failed"; cat "$D/err"; fail=1; return; }
+		done
+		s=$(median3 "${t[@]}") b=$(median3 "${u[@]}")
+		ratio=$(printf '  %.3f of base (%.2f s)' "$(echo "$s / $b" | bc -l)" "$b")
+	else
+		s=$(once "$SWEEP" "$@") || { echo "$name: failed"; cat "$D/err"; fail=1; return; }
+	fi
+	printf '%-44s %6.2f s  (%d lines)%s\n' "$name" "$s" "$(wc -l <"$D/out")" "$ratio"
 	if [ "$(echo "$s > $LIMIT" | bc)" = 1 ]; then
 		echo "  too slow: over $LIMIT s"
 		fail=1

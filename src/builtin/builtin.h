@@ -15,6 +15,9 @@ struct cmd {
 
 /* Print "usage: ..." and a pointer to --help on stderr; returns EXIT_USAGE. */
 int cmd_usage(const struct cmd *c);
+/* What an option parser may return besides an enum fail: the command line is malformed, print the usage.
+ * Never a kind of failure the domain returns. */
+enum { SHOW_USAGE = 1 };
 
 extern const struct cmd cmd_plan, cmd_run, cmd_status, cmd_sql, cmd_report, cmd_predict, cmd_plot, cmd_hosts,
 	cmd_merge, cmd_submit, cmd_launch, cmd_stop, cmd_pull, cmd_snapshot, cmd_kernels, cmd_executor, cmd_retry;

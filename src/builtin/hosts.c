@@ -1,4 +1,4 @@
-/* hosts.c: `sweep hosts hostfile|list|label|probe`: a host inventory at work. */
+/* hosts.c: `sweep hosts hostfile|list|label|probe|bind`: host inventories at work; how a host pins ranks. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +11,8 @@
 #include "../json.h"
 #include "../probe.h"
 #include "../run.h"
+#include "../table.h"
+#include "../topo.h"
 #include "builtin.h"
 
 static int hosts_hostfile(int argc, char **argv)
@@ -53,8 +55,13 @@ static int hosts_hostfile(int argc, char **argv)
 	}
 	inventory_hostfile(&inv, &sb);
 	if (out) {
-		FILE *f = fopen(out, "w");
+		FILE *f;
 
+		if (store_output_check("--out", out, NULL, 0)) {
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		f = fopen(out, "w");
 		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f)) {
 			error("cannot write '%s'", out);
 			ret = EXIT_FAIL;
@@ -167,6 +174,141 @@ static int hosts_probe(int argc, char **argv)
 	return ret;
 }
 
+/* --gpus: "auto", or PCI bus ids separated by commas into *busid (normalised; replaces an earlier list). */
+static int hosts_gpus(const char *arg, enum topo_gpus *which, char ***busid, int *n)
+{
+	char *list = xstrdup(arg), *id, *save = NULL, norm[TOPO_BUSID_LEN];
+	int ret = 0;
+
+	while (*n > 0)
+		free((*busid)[--*n]);
+	*which = strcmp(arg, "auto") ? TOPO_GPUS_LIST : TOPO_GPUS_AUTO;
+	for (id = strtok_r(list, ",", &save); *which == TOPO_GPUS_LIST && id; id = strtok_r(NULL, ",", &save)) {
+		if (topo_busid(id, norm)) {
+			ret = error("--gpus takes auto or PCI bus ids such as 0000:1b:00.0, separated by commas, "
+				    "not '%s'", id);
+			break;
+		}
+		*busid = xrealloc(*busid, (size_t)(*n + 1) * sizeof(**busid));
+		(*busid)[(*n)++] = xstrdup(norm);
+	}
+	if (*which == TOPO_GPUS_LIST && !*n && !ret)
+		ret = error("--gpus takes auto or PCI bus ids such as 0000:1b:00.0, not '%s'", arg);
+	free(list);
+	return ret;
+}
+
+/* An array of {rank, gpu, cpus, numa, shared}, one object a line. */
+static void hosts_bind_json(const struct topo_plan *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addc(&sb, '[');
+	for (int r = 0; r < p->nranks; r++) {
+		const struct topo_rank *k = &p->rank[r];
+
+		sb_addf(&sb, "%s{\"rank\":%d,\"gpu\":", r ? ",\n " : "", r);
+		if (k->gpu)
+			json_add_str(&sb, k->gpu);
+		else
+			sb_adds(&sb, "null");
+		sb_adds(&sb, ",\"cpus\":");
+		json_add_str(&sb, k->cpus);
+		sb_adds(&sb, ",\"numa\":");
+		json_add_str(&sb, k->numa);
+		sb_addf(&sb, ",\"shared\":%d}", k->shared);
+	}
+	sb_adds(&sb, "]\n");
+	fputs(sb.buf, stdout);
+	sb_release(&sb);
+}
+
+static void hosts_bind_table(const struct topo_plan *p)
+{
+	static const char *const head[] = { "rank", "gpu", "cpus", "numa", "shared" };
+	struct table t;
+
+	table_init(&t, 5, head);
+	for (int r = 0; r < p->nranks; r++) {
+		const struct topo_rank *k = &p->rank[r];
+		char rank[16], shared[16];
+		const char *row[] = { rank, k->gpu ? k->gpu : "-", k->cpus, k->numa, shared };
+
+		snprintf(rank, sizeof(rank), "%d", r);
+		snprintf(shared, sizeof(shared), "%d", k->shared);
+		table_add(&t, row);
+	}
+	table_print(&t, stdout, &table_text);
+	table_release(&t);
+}
+
+/* The plan, then its notes: after the table, or on stderr where stdout must stay one JSON array. */
+static void hosts_bind_print(const struct topo_plan *p, int json)
+{
+	char *notes = xstrdup(p->notes.buf ? p->notes.buf : ""), *line, *save = NULL;
+
+	if (json)
+		hosts_bind_json(p);
+	else
+		hosts_bind_table(p);
+	for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (json)
+			warning("%s", line);
+		else
+			printf("note: %s\n", line);
+	free(notes);
+}
+
+static int hosts_bind(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 't' }, { "ranks-per-node", required_argument, NULL, 'n' },
+		{ "gpus", required_argument, NULL, 'g' }, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	enum topo_gpus which = TOPO_GPUS_RUN;
+	struct topo_plan plan;
+	const char *xml = NULL;
+	char **busid = NULL;
+	long nranks = 0;
+	int nbusid = 0, opt, json = 0, ret = EXIT_USAGE;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 't') {
+			xml = optarg;
+		} else if (opt == 'j') {
+			json = 1;
+		} else if (opt == 'g') {
+			if (hosts_gpus(optarg, &which, &busid, &nbusid))
+				goto out;
+		} else if (opt != 'n') {
+			ret = cmd_usage(&cmd_hosts);
+			goto out;
+		} else if (parse_long(optarg, &nranks) || nranks < 1 || nranks > 4096) {
+			error("--ranks-per-node takes a number from 1 to 4096, not '%s'", optarg);
+			goto out;
+		}
+	}
+	if (optind != argc || !nranks) {
+		if (!nranks)
+			error("'sweep hosts bind' needs --ranks-per-node N");
+		ret = cmd_usage(&cmd_hosts);
+		goto out;
+	}
+	if (topo_plan(xml, which, busid, nbusid, (int)nranks, &plan)) {
+		ret = xml ? EXIT_USAGE : EXIT_FAIL;
+		goto out;
+	}
+	hosts_bind_print(&plan, json);
+	topo_plan_release(&plan);
+	ret = EXIT_OK;
+out:
+	while (nbusid > 0)
+		free(busid[--nbusid]);
+	free(busid);
+	return ret;
+}
+
 static int hosts_fn(int argc, char **argv)
 {
 	if (argc < 2)
@@ -179,12 +321,14 @@ static int hosts_fn(int argc, char **argv)
 		return hosts_label(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "probe"))
 		return hosts_probe(argc - 1, argv + 1);
-	error("unknown 'sweep hosts' command '%s' (hostfile, list, label or probe)", argv[1]);
+	if (!strcmp(argv[1], "bind"))
+		return hosts_bind(argc - 1, argv + 1);
+	error("unknown 'sweep hosts' command '%s' (hostfile, list, label, probe or bind)", argv[1]);
 	return cmd_usage(&cmd_hosts);
 }
 
 const struct cmd cmd_hosts = { "hosts", hosts_fn,
-	"sweep hosts hostfile|list|label|probe ...",
+	"sweep hosts hostfile|list|label|probe|bind ...",
 	"A host inventory (hosts/*.yaml: name, hostname, address, slots, labels, notes; see\n"
 	"hosts/example.yaml) at work.\n"
 	"  sweep hosts hostfile FILE.yaml [--out PATH] [--label NAME=VALUE ...]: an Open MPI hostfile\n"
@@ -198,4 +342,12 @@ const struct cmd cmd_hosts = { "hosts", hosts_fn,
 	"    per GPU, host_read_gbs per host, into the probes table of PATH (default results/probes.db; give\n"
 	"    your sweep's database so that reports can use them in --limit). --cpu: the host probe only.\n"
 	"    --read-bytes: the host read buffer (default 1G, past any last-level cache; less only where\n"
-	"    many ranks share a machine, as in tests)." };
+	"    many ranks share a machine, as in tests).\n"
+	"  sweep hosts bind --ranks-per-node N [--topology FILE.xml] [--gpus auto|BUSID,...] [--json]: the\n"
+	"    binding 'sweep run' gives each of N ranks on a machine: its GPU (PCI bus id; rank k gets GPU\n"
+	"    k mod G), its cpus (as Linux numbers them, taskset's), their NUMA nodes, and how many ranks'\n"
+	"    cpus meet them, then notes (no GPU, a GPU without locality, cpus shared, ranks left unbound).\n"
+	"    --topology: the machine FILE.xml describes ('lstopo --of xml > FILE.xml' there), else this one.\n"
+	"    --gpus: auto, the NVIDIA display and 3D controllers of the topology in PCI bus order (the\n"
+	"    default for a file; on this machine the default is CUDA's devices), or the bus ids given.\n"
+	"    --json: an array of {rank, gpu, cpus, numa, shared}; the notes go to stderr." };

@@ -5,7 +5,7 @@
 #include "../report.h"
 #include "builtin.h"
 
-static const struct option plot_opts[] = {
+static const struct option plot_long_opts[] = {
 	{ "x", required_argument, NULL, 'x' },
 	{ "y", required_argument, NULL, 'y' },
 	{ "series", required_argument, NULL, 's' },
@@ -24,67 +24,71 @@ static const struct option plot_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* One option into o. FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed command line. */
+static int plot_opt(struct report_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'x': o->x = arg; break;
+	case 'y': o->metric = arg; break;
+	case 's': o->series = arg; break;
+	case 'f': o->facet = arg; break;
+	case 'L': o->logx = 1; break;
+	case 'Y': o->logy = 1; break;
+	case 'o': o->out = arg; break;
+	case 'S': o->sweep = arg; break;
+	case 'w': o->where = arg; break;
+	case 'T': o->title = arg; break;
+	case 'X': o->xlabel = arg; break;
+	case 'V': o->ylabel = arg; break;
+	case 'P':
+		return o->pool || report_opts_split("--pool", arg, &o->pool, &o->npool) ? SHOW_USAGE : FAIL_OK;
+	case 't':
+		if (report_opts_stat(arg))
+			return FAIL_USAGE;
+		o->stat = arg;
+		break;
+	default: return SHOW_USAGE;
+	}
+	return FAIL_OK;
+}
 
 static int plot_fn(int argc, char **argv)
 {
-	struct report r = { 0 };
-	struct plot_opts o = { 0 };
+	struct report_opts o;
 	const char *ext;
-	int opt, ret = EXIT_USAGE, rc;
+	int opt, ret = FAIL_OK;
 
-	r.stat = "median";
-	r.fmt = TABLE_TEXT;
-	while ((opt = getopt_long(argc, argv, "h", plot_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'x': o.x = optarg; break;
-		case 'y': r.metric = optarg; break;
-		case 's': o.series = optarg; break;
-		case 'f': o.facet = optarg; break;
-		case 'L': o.logx = 1; break;
-		case 'Y': o.logy = 1; break;
-		case 'o': r.out = optarg; break;
-		case 'S': r.sweep_arg = optarg; break;
-		case 'w': r.where = optarg; break;
-		case 'T': o.title = optarg; break;
-		case 'P':
-			if (r.pool || report_split("--pool", optarg, &r.pool, &r.npool)) {
-				ret = cmd_usage(&cmd_plot);
-				goto out;
-			}
-			break;
-		case 'X': o.xlabel = optarg; break;
-		case 'V': o.ylabel = optarg; break;
-		case 't':
-			if (report_stat_check(optarg))
-				goto out;
-			r.stat = optarg;
-			break;
-		case 'h':
+	report_opts_init(&o);
+	o.mode = REPORT_PLOT;
+	o.fmt = &table_text;
+	while (!ret && (opt = getopt_long(argc, argv, "h", plot_long_opts, NULL)) != -1) {
+		if (opt == 'h') {
 			cmd_usage(&cmd_plot);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			ret = cmd_usage(&cmd_plot);
-			goto out;
+			report_opts_release(&o);
+			return EXIT_OK;
 		}
+		ret = plot_opt(&o, opt, optarg);
 	}
-	if (optind != argc - 1 || !o.x || !r.metric || !r.out) {
+	if (!ret && (optind != argc - 1 || !o.x || !o.metric || !o.out)) {
 		if (optind == argc - 1)
 			error("plot needs --x KEY, --y METRIC and --out FILE.png|svg|pdf");
-		ret = cmd_usage(&cmd_plot);
-		goto out;
+		ret = SHOW_USAGE;
 	}
-	ext = strrchr(r.out, '.');
-	if (!ext || strchr(ext, '/') || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
-		error("--out '%s': the picture is made from the name's extension: .png, .svg or .pdf", r.out);
-		goto out;
+	if (ret == SHOW_USAGE) {
+		report_opts_release(&o);
+		return cmd_usage(&cmd_plot);
 	}
-	r.db = argv[optind];
-	rc = report_plot(&r, &o);
-	ret = rc == -2 ? EXIT_FAIL : rc ? EXIT_USAGE : EXIT_OK;
-out:
-	report_release(&r);
-	return ret;
+	if (!ret) {
+		ext = strrchr(o.out, '.');
+		o.db = argv[optind];
+		if (!ext || strchr(ext, '/') || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf")))
+			ret = fail_usage("--out '%s': the picture is made from the name's extension: .png, .svg or "
+					 ".pdf", o.out);
+		else
+			ret = report_run(&o);
+	}
+	report_opts_release(&o);
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_plot = { "plot", plot_fn,

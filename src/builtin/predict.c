@@ -12,7 +12,7 @@ static int predict_fn(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *sweep = NULL, *db;
-	int opt, late = 0, rc;
+	int opt, late = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (opt == 'l')
@@ -26,12 +26,10 @@ static int predict_fn(int argc, char **argv)
 		return cmd_usage(&cmd_predict);
 	db = argv[optind];
 	/* a prediction needs planned cells: never create a database here */
-	if (access(db, F_OK)) {
-		error("cannot open '%s': %m (plan the sweep first: sweep plan SPEC --db %s)", db, db);
-		return EXIT_USAGE;
-	}
-	rc = report_predict(db, argv[optind + 1], sweep, late);
-	return rc == -2 ? EXIT_FAIL : rc ? EXIT_USAGE : EXIT_OK;
+	if (access(db, F_OK))
+		return exitcode_of(fail_usage("cannot open '%s': %m (plan the sweep first: sweep plan SPEC --db %s)",
+					      db, db));
+	return exitcode_of(report_predict(db, argv[optind + 1], sweep, late));
 }
 
 const struct cmd cmd_predict = { "predict", predict_fn,

@@ -46,8 +46,11 @@ static int pull_fn(int argc, char **argv)
 		return cmd_usage(&cmd_pull);
 	if (inventory_load(argv[optind], &inv))
 		return EXIT_USAGE;
-	if (!launch_pick_hosts(&inv, names, &hosts, &nhosts))
-		ret = launch_pull(&inv, hosts, nhosts, only, into, timeout, jobs) ? EXIT_CELLS : EXIT_OK;
+	if (!launch_pick_hosts(&inv, names, &hosts, &nhosts)) {
+		int bad = launch_pull(&inv, hosts, nhosts, only, into, timeout, jobs);
+
+		ret = bad < 0 ? EXIT_USAGE : bad ? EXIT_CELLS : EXIT_OK;
+	}
 	free(hosts);
 	inventory_release(&inv);
 	return ret;
@@ -58,6 +61,9 @@ const struct cmd cmd_pull = { "pull", pull_fn,
 	"                  [--timeout SECONDS] [--jobs N]",
 	"Take a consistent snapshot of each launched sweep's database on every host (while the run may go\n"
 	"on writing it), copy it back (scp) into pulled/HOST/ beside the output, and merge it (checked\n"
-	"as 'sweep merge' checks an untrusted input) into --into (default results/NAME.db); the\n"
-	"inventory's labels go into the hosts' facts. Pulling again adds only what is new. A host that\n"
-	"cannot be reached is reported and the others are still pulled. Exit 3 when some host was not." };
+	"as 'sweep merge' checks an untrusted input) into --into (default results/NAME.db, one database\n"
+	"per sweep: --into takes one sweep, so where the hosts hold several it needs --sweep NAME); the\n"
+	"inventory's labels go into the hosts' facts. Pulling again adds only what is new. A snapshot\n"
+	"left on a host by a pull cut short is removed there once the pull's --timeout is over. A host\n"
+	"that cannot be reached is reported and the others are still pulled. Exit 3 when some host was\n"
+	"not, 2 when --into would take several sweeps." };

@@ -1,12 +1,13 @@
 /* report.c: `sweep report DB`: tables of one sweep's results (pivots, compare, limit, drift, score). */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
 #include "../report.h"
 #include "builtin.h"
 
-static const struct option report_opts[] = {
+static const struct option report_long_opts[] = {
 	{ "sweep", required_argument, NULL, 'S' },
 	{ "rows", required_argument, NULL, 'r' },
 	{ "cols", required_argument, NULL, 'c' },
@@ -40,194 +41,156 @@ static int parse_level(const char *opt, const char *s, double *out)
 	double v;
 
 	if (parse_double(s, &v) || v <= 0 || v >= 100)
-		return error("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
+		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
 	*out = v > 1 ? v / 100 : v;
 	if (*out >= 1)
-		return error("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
-	return 0;
+		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
+	return FAIL_OK;
 }
 
-/* What cannot go together, said before the database is opened. */
-static int report_check(struct report *r)
-{
-	int modes = !!r->compare + !!r->limit + r->drift + r->score;
+/* The options that choose a mode, before it is known which one: at most one may be given. */
+struct modes {
+	const char *compare;
+	int limit, drift, score;
+};
 
-	if (modes > 1)
-		return error("--compare, --limit, --drift and --score are separate reports: give one");
-	if (r->drift && (r->nrows || r->ncols || r->metric || r->where || r->summary || r->exclude_unstable))
-		return error("--drift takes only --sweep, --threshold, --format and --out");
-	if (r->ncols && (r->compare || r->limit || r->score))
-		return error("--cols makes a pivot table; with --%s put the keys into --rows",
-			     r->compare ? "compare" : r->limit ? "limit" : "score");
-	if (!r->drift && !r->score && !r->metric)
-		return error("which metric? give --metric NAME");
-	if (!r->compare && (r->paired_by))
-		return error("--paired-by goes with --compare");
-	if (!r->score && !isnan(r->bar))
-		return error("--bar goes with --score");
-	if (r->summary && (r->drift || r->score))
-		return error("--summary goes with a table, --limit or --compare");
-	return 0;
+/* What cannot go together, said before the database is opened; then the mode and --compare's parts. */
+static int report_check(struct report_opts *o, const struct modes *m)
+{
+	int ret;
+
+	if (!!m->compare + m->limit + m->drift + m->score > 1)
+		return fail_usage("--compare, --limit, --drift and --score are separate reports: give one");
+	if (m->drift && (o->nrows || o->ncols || o->metric || o->where || o->summary || o->exclude_unstable))
+		return fail_usage("--drift takes only --sweep, --threshold, --format and --out");
+	if (o->ncols && (m->compare || m->limit || m->score))
+		return fail_usage("--cols makes a pivot table; with --%s put the keys into --rows",
+				  m->compare ? "compare" : m->limit ? "limit" : "score");
+	if (!m->drift && !m->score && !o->metric)
+		return fail_usage("which metric? give --metric NAME");
+	if (!m->compare && o->paired_by)
+		return fail_usage("--paired-by goes with --compare");
+	if (!m->score && !isnan(o->bar))
+		return fail_usage("--bar goes with --score");
+	if (o->summary && (m->drift || m->score))
+		return fail_usage("--summary goes with a table, --limit or --compare");
+	o->mode = m->compare ? REPORT_COMPARE : m->limit ? REPORT_LIMIT : m->drift ? REPORT_DRIFT :
+		  m->score ? REPORT_SCORE : REPORT_TABLE;
+	if (!m->compare)
+		return FAIL_OK;
+	if ((ret = report_opts_compare(o, m->compare)))
+		return ret;
+	for (int i = 0; i < o->nrows; i++)
+		if (!strcmp(o->rows[i], o->cmp_key))
+			return fail_usage("the compared key '%s' cannot also be a row key", o->cmp_key);
+	if (o->paired_by && strcmp(o->paired_by, "item") && !strcmp(o->paired_by, o->cmp_key))
+		return fail_usage("--paired-by %s: the pairs cannot be made by the compared key itself",
+				  o->paired_by);
+	return FAIL_OK;
+}
+
+/* A number option: parsed, in [min, max], or FAIL_USAGE saying what it takes. */
+static int number_opt(const char *arg, long min, long max, const char *takes, long *out)
+{
+	if (parse_long(arg, out) || *out < min || *out > max)
+		return fail_usage("%s, not '%s'", takes, arg);
+	return FAIL_OK;
+}
+
+/* A list option given once. SHOW_USAGE when given twice or with an empty name. */
+static int list_opt(const char *what, const char *arg, char ***v, int *n)
+{
+	return *v || report_opts_split(what, arg, v, n) ? SHOW_USAGE : FAIL_OK;
+}
+
+/* One option into o (and m). FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed
+ * command line. */
+static int report_opt(struct report_opts *o, struct modes *m, int opt, const char *arg)
+{
+	long l;
+	int ret = FAIL_OK;
+
+	switch (opt) {
+	case 'S': o->sweep = arg; break;
+	case 'r': return list_opt("--rows", arg, &o->rows, &o->nrows);
+	case 'c': return list_opt("--cols", arg, &o->cols, &o->ncols);
+	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
+	case 'm': o->metric = arg; break;
+	case 'Z': o->strict = 1; break;
+	case 's':
+		if (!(ret = report_opts_stat(arg)))
+			o->stat = arg;
+		break;
+	case 'w': o->where = arg; break;
+	case 'f': return (o->fmt = table_format_find(arg)) ? FAIL_OK : FAIL_USAGE;
+	case 'o': o->out = arg; break;
+	case 'D':
+		if (!(ret = number_opt(arg, 1, 17, "--digits takes 1 to 17", &l)))
+			o->digits = (int)l;
+		break;
+	case 'C': m->compare = arg; break;
+	case 'p': o->paired_by = arg; break;
+	case 'i': return parse_level("--ci", arg, &o->ci);
+	case 'b':
+		if (!(ret = number_opt(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
+			o->boot = (int)l;
+		break;
+	case 'e':
+		if (!(ret = number_opt(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
+			o->seed = (uint64_t)l;
+		break;
+	case 'l': o->limit = arg; m->limit = 1; break;
+	case 'u':
+		o->summary = 1;
+		o->summary_by = arg && *arg ? arg : NULL;
+		break;
+	case 'x': o->exclude_unstable = 1; break;
+	case 't':
+		if (parse_double(arg, &o->threshold) || !(o->threshold > 0) || o->threshold >= 100)
+			return fail_usage("--threshold takes a percentage such as 3, not '%s'", arg);
+		o->threshold /= 100;
+		break;
+	case 'd': m->drift = 1; break;
+	case 'k': m->score = 1; break;
+	case 'B':
+		if (parse_double(arg, &o->bar) || !(o->bar > 0))
+			return fail_usage("--bar takes a percentage such as 10, not '%s'", arg);
+		break;
+	default: return SHOW_USAGE;
+	}
+	return ret;
 }
 
 static int report_fn(int argc, char **argv)
 {
-	struct report r = { 0 };
-	long l;
-	int opt, ret = EXIT_USAGE, fmt_given = 0;
+	struct report_opts o;
+	struct modes m = { NULL, 0, 0, 0 };
+	int opt, ret = FAIL_OK, fmt_given = 0;
 
-	r.stat = "median";
-	r.fmt = TABLE_MD;
-	r.ci = 0.95;
-	r.boot = 10000;
-	r.seed = 1;
-	r.threshold = 0.03;
-	r.bar = NAN;
-	r.noisy = -1;
-	while ((opt = getopt_long(argc, argv, "h", report_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'S':
-			r.sweep_arg = optarg;
-			break;
-		case 'r':
-			if (r.rows || report_split("--rows", optarg, &r.rows, &r.nrows))
-				goto usage;
-			break;
-		case 'c':
-			if (r.cols || report_split("--cols", optarg, &r.cols, &r.ncols))
-				goto usage;
-			break;
-		case 'm':
-			r.metric = optarg;
-			break;
-		case 'P':
-			if (r.pool || report_split("--pool", optarg, &r.pool, &r.npool))
-				goto usage;
-			break;
-		case 'Z':
-			r.strict = 1;
-			break;
-		case 's':
-			if (report_stat_check(optarg))
-				goto out;
-			r.stat = optarg;
-			break;
-		case 'w':
-			r.where = optarg;
-			break;
-		case 'f':
-			if (table_format_parse(optarg, &r.fmt))
-				goto out;
-			fmt_given = 1;
-			break;
-		case 'o':
-			r.out = optarg;
-			break;
-		case 'D':
-			if (parse_long(optarg, &l) || l < 1 || l > 17) {
-				error("--digits takes 1 to 17, not '%s'", optarg);
-				goto out;
-			}
-			r.digits = (int)l;
-			break;
-		case 'C':
-			r.compare = optarg;
-			break;
-		case 'p':
-			r.paired_by = optarg;
-			break;
-		case 'i':
-			if (parse_level("--ci", optarg, &r.ci))
-				goto out;
-			break;
-		case 'b':
-			if (parse_long(optarg, &l) || l < 1 || l > 10000000) {
-				error("--boot takes 1 to 10000000 resamples, not '%s'", optarg);
-				goto out;
-			}
-			r.boot = (int)l;
-			break;
-		case 'e':
-			if (parse_long(optarg, &l)) {
-				error("--seed takes an integer, not '%s'", optarg);
-				goto out;
-			}
-			r.seed = (uint64_t)l;
-			break;
-		case 'l':
-			r.limit = optarg;
-			break;
-		case 'u':
-			r.summary = 1;
-			r.summary_by = optarg && *optarg ? optarg : NULL;
-			break;
-		case 'x':
-			r.exclude_unstable = 1;
-			break;
-		case 't':
-			if (parse_double(optarg, &r.threshold) || !(r.threshold > 0) || r.threshold >= 100) {
-				error("--threshold takes a percentage such as 3, not '%s'", optarg);
-				goto out;
-			}
-			r.threshold /= 100;
-			break;
-		case 'd':
-			r.drift = 1;
-			break;
-		case 'k':
-			r.score = 1;
-			break;
-		case 'B':
-			if (parse_double(optarg, &r.bar) || !(r.bar > 0)) {
-				error("--bar takes a percentage such as 10, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'h':
+	report_opts_init(&o);
+	while (!ret && (opt = getopt_long(argc, argv, "h", report_long_opts, NULL)) != -1) {
+		if (opt == 'h') {
 			cmd_usage(&cmd_report);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			goto usage;
+			report_opts_release(&o);
+			return EXIT_OK;
 		}
+		ret = report_opt(&o, &m, opt, optarg);
+		fmt_given |= opt == 'f';
 	}
-	if (optind != argc - 1)
-		goto usage;
-	r.db = argv[optind];
-	if (report_check(&r))
-		goto out;
-	/* the file's extension says its format, unless --format does */
-	if (r.out && !fmt_given)
-		table_format_of_path(r.out, &r.fmt);
-	if (report_out_check(&r)) {
-		ret = EXIT_FAIL;
-		goto out;
+	if (ret == SHOW_USAGE || (!ret && optind != argc - 1)) {
+		report_opts_release(&o);
+		return cmd_usage(&cmd_report);
 	}
-	if (report_open(&r))
-		goto out;
-	if (r.exclude_unstable && report_unstable_hosts(&r)) {
-		ret = EXIT_FAIL;
-		goto out;
+	if (!ret) {
+		o.db = argv[optind];
+		/* the file's extension says its format, unless --format does */
+		if (o.out && !fmt_given && table_format_of_path(o.out))
+			o.fmt = table_format_of_path(o.out);
+		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check("--out", o.out, o.db)))
+			ret = report_run(&o);
 	}
-	/* After the database is open, a failure is the input's (a name, an expression) unless SQL failed:
-	 * both print their reason; EXIT_USAGE tells scripts nothing was wrong with the data itself. */
-	if (r.drift)
-		ret = report_drift(&r);
-	else if (r.score)
-		ret = report_score(&r);
-	else if (r.compare)
-		ret = report_compare(&r);
-	else if (r.limit)
-		ret = report_limit(&r);
-	else
-		ret = report_table(&r);
-	ret = ret ? EXIT_USAGE : EXIT_OK;
-	goto out;
-usage:
-	ret = cmd_usage(&cmd_report);
-out:
-	report_release(&r);
-	return ret;
+	report_opts_release(&o);
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_report = { "report", report_fn,
@@ -264,4 +227,5 @@ const struct cmd cmd_report = { "report", report_fn,
 	"known to the precision its spec asked (its 95 % interval wider, or none) is marked (a column precise\n"
 	"in csv and json); --strict leaves those results out and says how many of how many; when that is\n"
 	"every one, it says so and exits 2, as a report with nothing to show does. --metric noise reports the\n"
-	"samples' noise." };
+	"samples' noise, --metric precision how well each median is known (its interval's half-width\n"
+	"over the median)." };

@@ -13,17 +13,17 @@ static int retry_fn(int argc, char **argv)
 		{ "state", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report r = { 0 };
-	struct strbuf where = STRBUF_INIT;
+	struct report_ctx ctx = { 0 };
+	struct report_query where = REPORT_QUERY_INIT;
 	struct store *st = NULL;
-	const char *expr = NULL;
+	const char *expr = NULL, *sweep = NULL;
 	int opt, states = RETRY_QUARANTINED | RETRY_FAILED, ret = EXIT_FAIL;
 	uint64_t n = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			r.sweep_arg = optarg;
+			sweep = optarg;
 			break;
 		case 'w':
 			expr = optarg;
@@ -46,26 +46,26 @@ static int retry_fn(int argc, char **argv)
 	if (optind != argc - 1)
 		return cmd_usage(&cmd_retry);
 	/* The sweep and the --where names, as reports resolve them (read-only). */
-	r.db = argv[optind];
-	if (report_open(&r) || (expr && report_expr_sql(&r, "--where", expr, 0, &where))) {
+	if (report_ctx_open(&ctx, argv[optind], sweep) ||
+	    (expr && report_expr_sql(&ctx, &where, "--where", expr, 0))) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (store_open(r.db, STORE_RW, &st) || store_lock(st, "sweep retry") || store_begin(st))
+	if (store_open(ctx.db, STORE_RW, &st) || store_lock(st, "sweep retry") || store_begin(st))
 		goto out;
-	if (store_retry(st, r.sweep, states, expr ? where.buf : NULL, (const char *const *)r.binds, (int)r.nbind,
-			&n) || store_commit(st)) {
+	if (store_retry(st, ctx.sweep, states, expr ? where.sql.buf : NULL, (const char *const *)where.binds,
+			(int)where.nbind, &n) || store_commit(st)) {
 		store_rollback(st);
 		goto out;
 	}
-	printf("%s: %llu %s cells back to planned, attempts reset: run the sweep again to measure them\n", r.sweep,
+	printf("%s: %llu %s cells back to planned, attempts reset: run the sweep again to measure them\n", ctx.sweep,
 	       (unsigned long long)n, states == RETRY_QUARANTINED ? "quarantined" : states == RETRY_FAILED ?
 	       "failed" : "quarantined or failed");
 	ret = EXIT_OK;
 out:
 	store_close(st);
-	report_release(&r);
-	sb_release(&where);
+	report_ctx_release(&ctx);
+	report_query_release(&where);
 	return ret;
 }
 
@@ -74,5 +74,7 @@ const struct cmd cmd_retry = { "retry", retry_fn,
 	"Put cells back to planned with their attempts and error cleared, so that the next 'sweep run' of\n"
 	"the spec measures them again: quarantined cells and cells with failed attempts (or only those of\n"
 	"--state), of the database's only sweep or --sweep NAME, where EXPR holds (the names of report\n"
-	"--where: parameters, host, gpu, pass, replica). Prints how many. Exit: 0 done, 2 bad options,\n"
+	"--where: parameters, host, gpu, pass, replica). Prints how many. The decision is dated: the\n"
+	"databases merged from this one take it (the shards of an array submitted again run those cells),\n"
+	"and merging an older copy back does not quarantine them again. Exit: 0 done, 2 bad options,\n"
 	"1 other errors (a run writing the database refuses it)." };

@@ -10,23 +10,23 @@ static int sql_fn(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
 		{ "md", no_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
 	};
-	enum table_format fmt = TABLE_TEXT;
+	const struct table_format *fmt = &table_text;
 	struct store *st;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'c')
-			fmt = TABLE_CSV;
+			fmt = &table_csv;
 		else if (opt == 'j')
-			fmt = TABLE_JSON;
+			fmt = &table_json;
 		else if (opt == 'm')
-			fmt = TABLE_MD;
+			fmt = &table_md;
 		else
 			return cmd_usage(&cmd_sql);
 	}
 	if (optind != argc - 2)
 		return cmd_usage(&cmd_sql);
-	if (store_open(argv[optind], STORE_RO, &st))
+	if (store_open(argv[optind], STORE_SQL, &st))
 		return EXIT_USAGE;
 	ret = query_print(st, NULL, argv[optind + 1], NULL, 0, fmt, 0) ? EXIT_USAGE : EXIT_OK;
 	store_close(st);
@@ -35,4 +35,6 @@ static int sql_fn(int argc, char **argv)
 
 const struct cmd cmd_sql = { "sql", sql_fn, "sweep sql DB QUERY [--csv | --json | --md]",
 	"Run one read-only SQL query and print the rows as an aligned table. The functions median(x),\n"
-	"quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available." };
+	"quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available, with\n"
+	"SQLite's plain ones; functions that read or write memory or files, PRAGMAs that set anything and\n"
+	"ATTACH are refused." };

@@ -7,7 +7,7 @@
 #include "../status.h"
 #include "builtin.h"
 
-static int status_db(const char *db, int json)
+static int status_db(const char *db, int json, const char *sweep)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct store *st;
@@ -15,7 +15,7 @@ static int status_db(const char *db, int json)
 
 	if (store_open(db, STORE_RO, &st))
 		return EXIT_USAGE;
-	rc = json ? status_json(st, &sb) : status_print(st);
+	rc = json ? status_json(st, sweep, &sb) : status_print(st);
 	if (!rc && json)
 		printf("%s\n", sb.buf ? sb.buf : "{}");
 	sb_release(&sb);
@@ -48,7 +48,7 @@ static int status_fn(int argc, char **argv)
 	};
 	const char *inv = NULL, *only = NULL, *names = NULL;
 	double timeout = LAUNCH_TIMEOUT;
-	int opt, json = 0, remote = 0;
+	int opt, json = 0, hostopts = 0;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -62,35 +62,35 @@ static int status_fn(int argc, char **argv)
 			if (!launch_name_ok(optarg))
 				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
 			only = optarg;
-			remote = 1;
 			break;
 		case 'o':
 			names = optarg;
-			remote = 1;
+			hostopts = 1;
 			break;
 		case 't':
 			if (launch_parse_timeout(optarg, &timeout))
 				return EXIT_USAGE;
-			remote = 1;
+			hostopts = 1;
 			break;
 		default:
 			return cmd_usage(&cmd_status);
 		}
 	}
-	if (!inv && (json || !remote) && optind == argc - 1)
-		return status_db(argv[optind], json);
+	/* --sweep with a database: the totals of that sweep (what --hosts asks each host for). */
+	if (!inv && !hostopts && (json || !only) && optind == argc - 1)
+		return status_db(argv[optind], json, only);
 	if (inv && !json && optind == argc)
 		return status_hosts(inv, names, only, timeout);
 	return cmd_usage(&cmd_status);
 }
 
 const struct cmd cmd_status = { "status", status_fn,
-	"sweep status DB [--json] | sweep status --hosts INVENTORY [--sweep NAME]\n"
+	"sweep status DB [--json [--sweep NAME]] | sweep status --hosts INVENTORY [--sweep NAME]\n"
 	"                    [--only HOST,...] [--timeout SECONDS]",
 	"Cells by state for each sweep, progress per host and worker of the latest run, and the failures\n"
 	"with their last error. Safe to run while a run writes the database. When 'sweep submit' sent jobs\n"
-	"for the database, their states as Slurm reports them now. --json: one line of totals (what\n"
-	"--hosts reads on each host).\n"
+	"for the database, their states as Slurm reports them now. --json: one line of totals of the\n"
+	"sweep NAME (or of every sweep but probe runs), what --hosts reads on each host.\n"
 	"--hosts: the sweeps 'sweep launch' started on the hosts of the inventory, read over ssh, in one\n"
 	"table: state (running, finished, failed, stopped, unreachable), done/total cells, rate, ETA,\n"
 	"failed attempts and the time of the latest result. Exit 3 when a host could not be read." };

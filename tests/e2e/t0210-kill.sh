@@ -25,18 +25,8 @@ job_pids() { # job_pids: pids of this test's sweep processes (their timeout and 
 	pgrep -f "run kill.yaml --db $T/k.db" || :
 }
 
-rank_pid() { # rank_pid RANK: pid of that rank of the running job, if any
-	for p in $(job_pids); do
-		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
-			echo "$p"
-			break
-		fi
-	done
-	return 0
-}
-
 start_job() { # start_job: the sweep on 3 ranks in the background; job is the pid of its timeout
-	timeout 120 mpirun --bind-to none -np 3 "$SWEEP" run kill.yaml --db "$T/k.db" >/dev/null 2>&1 &
+	timeout -k 10 120 mpirun --bind-to none -np 3 "$SWEEP" run kill.yaml --db "$T/k.db" >/dev/null 2>&1 &
 	job=$!
 }
 
@@ -46,8 +36,8 @@ test_expect_success '20 kills at random moments, then a resume, lose nothing' '
 		start_job &&
 		sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))" &&
 		case $((round % 3)) in
-		0) victim=$(rank_pid 0) ;;
-		1) victim=$(rank_pid $((1 + RANDOM % 2))) ;;
+		0) victim=$(rank_pid "$T/k.db" 0) ;;
+		1) victim=$(rank_pid "$T/k.db" $((1 + RANDOM % 2))) ;;
 		2) victim=$(pgrep -P $job -x mpirun || echo $job) ;;
 		esac &&
 		{ test -z "$victim" || kill -9 $victim 2>/dev/null || :; } &&
@@ -57,7 +47,7 @@ test_expect_success '20 kills at random moments, then a resume, lose nothing' '
 		echo "round $round: killed ${victim:-nothing}; ok cells now $(sql k.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''" 2>/dev/null)" ||
 		return 1
 	done &&
-	test_expect_code 3 timeout 300 mpirun --bind-to none -np 3 "$SWEEP" run kill.yaml --db "$T/k.db" 2>err &&
+	test_expect_code 3 timeout -k 10 300 mpirun --bind-to none -np 3 "$SWEEP" run kill.yaml --db "$T/k.db" 2>err &&
 	tail -3 err &&
 	grep -q "^sweep: kill: 594 cells ok, 6 quarantined, 0 not run;" err &&
 	db_sound k.db &&
@@ -82,7 +72,7 @@ Y
 
 # A crashing cell takes its executor process with it, not the run: one run charges each of its attempts.
 test_expect_success 'a cell that crashes its executor is quarantined in one run, the rest ok, exit 3' '
-	test_expect_code 3 timeout 120 mpirun --bind-to none -np 2 "$SWEEP" run segv.yaml --db s.db 2>err &&
+	test_expect_code 3 timeout -k 10 120 mpirun --bind-to none -np 2 "$SWEEP" run segv.yaml --db s.db 2>err &&
 	grep -q "^sweep: segv: 5 cells ok, 1 quarantined, 0 not run; this run: 5 results ok, 3 failed attempts" err &&
 	test "$(sql s.db "SELECT state, attempts, error FROM cells WHERE json_extract(params, '\''$.i'\'') = 3")" = \
 		"quarantined|3|signal 11 (SIGSEGV)" &&

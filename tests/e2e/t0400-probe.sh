@@ -12,7 +12,7 @@ test_expect_success 'a probe stores host_read_gbs for this host' '
 '
 
 test_expect_success 'under mpirun, probing again adds a new measurement' '
-	timeout 120 mpirun --bind-to none -np 2 "$SWEEP" hosts probe --cpu --db p.db >out 2>err &&
+	timeout -k 10 120 mpirun --bind-to none -np 2 "$SWEEP" hosts probe --cpu --db p.db >out 2>err &&
 	test "$(sql p.db "SELECT count(*) FROM probes WHERE name = '\''host_read_gbs'\''")" = 2 &&
 	test "$(sql p.db "SELECT count(DISTINCT run) FROM probes")" = 2
 '

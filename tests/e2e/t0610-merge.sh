@@ -27,8 +27,8 @@ test_expect_success 'setup: the same per-host sweep run on two hosts, a database
 test_expect_success 'merge: one ok result per host per cell, hosts, runs and workers kept apart' '
 	"$SWEEP" merge out.db a.db b.db >out &&
 	cat out &&
-	grep -q "^a.db: 6 cells (6 new), 3 results new, 0 already there, 0 conflicts; 1 runs, 1 hosts new" out &&
-	grep -q "^b.db: 6 cells (3 new), 3 results new, 0 already there, 0 conflicts; 1 runs, 1 hosts new" out &&
+	grep -q "^a.db: 3 cells (3 new), 3 results new, 0 already there, 0 conflicts; 1 runs, 1 hosts new" out &&
+	grep -q "^b.db: 3 cells (3 new), 3 results new, 0 already there, 0 conflicts; 1 runs, 1 hosts new" out &&
 	test "$(sql out.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 6 &&
 	test "$(sql out.db "SELECT count(*) FROM cells WHERE state = '\''template'\''")" = 3 &&
 	test "$(sql out.db "SELECT group_concat(h, '\'' '\'') FROM (SELECT host || '\'':'\'' || count(*) AS h
@@ -61,7 +61,7 @@ test_expect_success 'the merged database reports by host' '
 test_expect_success 'merging the same files again adds nothing (byte for byte the same dump)' '
 	before=$(dump out.db) &&
 	"$SWEEP" merge out.db a.db b.db b.db >out &&
-	grep -q "^a.db: 6 cells (0 new), 0 results new, 3 already there, 0 conflicts; 0 runs, 0 hosts new" out &&
+	grep -q "^a.db: 3 cells (0 new), 0 results new, 3 already there, 0 conflicts; 0 runs, 0 hosts new" out &&
 	test "$(dump out.db)" = "$before"
 '
 
@@ -69,7 +69,7 @@ test_expect_success 'a grown input brings only what is new; a resumed run is the
 	sed "s/ms: \[0, 1, 2\]/ms: [0, 1, 2, 3]/" ph.yaml >ph4.yaml &&
 	as_host merge-a "$SWEEP" run ph4.yaml --db a.db 2>/dev/null &&
 	"$SWEEP" merge out.db a.db >out && cat out &&
-	grep -q "^a.db: 8 cells (2 new), 1 results new, 3 already there, 0 conflicts; 1 runs, 0 hosts new" out &&
+	grep -q "^a.db: 4 cells (1 new), 1 results new, 3 already there, 0 conflicts; 1 runs, 0 hosts new" out &&
 	test "$(sql out.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 7 &&
 	test "$(sql out.db "SELECT count(*) FROM runs")" = 3 &&
 	sql out.db "SELECT spec FROM sweeps WHERE name = '\''ph'\''" | grep -q "ms: \[0, 1, 2, 3\]"
@@ -116,6 +116,11 @@ test_expect_success 'conflicts: two ok results of one cell are kept apart, liste
 	"$SWEEP" merge cm.db c2.db >out && cat out &&
 	grep -q "^c2.db: 3 cells (0 new), 0 results new, 0 already there, 3 conflicts" out &&
 	test "$(grep -c "c2.db has" out)" = 3 &&
+	# what a conflict is, and the command that lists them, which works
+	grep -q "^cm.db: 3 conflicts: ok results of a host for cells that already had an ok result of that same host with other values" out &&
+	cmd=$(sed -n "s/^cm.db: 3 conflicts: .*; list them: sweep //p" out) && test -n "$cmd" &&
+	eval "\"\$SWEEP\" $cmd" >list && cat list &&
+	test "$(grep -c "c2.db" list)" = 3 &&
 	test "$(sql cm.db "SELECT group_concat(median) FROM (SELECT median FROM results ORDER BY cell)")" = \
 		"$kept" &&
 	test "$(sql cm.db "SELECT count(*) FROM results")" = 3 &&
@@ -129,6 +134,81 @@ test_expect_success 'conflicts: two ok results of one cell are kept apart, liste
 	"$SWEEP" merge cm.db c2.db >out2 &&
 	grep -q "^c2.db: 3 cells (0 new), 0 results new, 3 already there, 0 conflicts" out2 &&
 	test "$(dump cm.db)" = "$before"
+'
+
+# cells_of DB: each cell's key, state and attempts with its results' status and median, in one order.
+cells_of() {
+	sql "$1" "SELECT c.key, c.state, c.attempts, r.status, r.median FROM cells c
+		LEFT JOIN results r ON r.cell = c.id ORDER BY c.key, r.status, r.median"
+}
+
+test_expect_success 'a decision travels: an older copy merged back undoes no --force or retry; a copy takes it' '
+	"$SWEEP" run any.yaml --db d.db 2>/dev/null &&
+	cp d.db d-old.db &&
+	"$SWEEP" run any.yaml --db d.db --force --where "ms = 2" 2>/dev/null &&
+	test "$(sql d.db "SELECT status, count(*) FROM results GROUP BY status ORDER BY status" | tr "\n" " ")" = \
+		"ok|3 superseded|1 " &&
+	cells_of d.db >want &&
+	# the copy holds the superseded result as ok: the same result, no conflict, nothing changes
+	"$SWEEP" merge d.db d-old.db >out && cat out &&
+	grep -q "^d-old.db: 3 cells (0 new), 0 results new, 3 already there, 0 conflicts" out &&
+	cells_of d.db >got && cmp want got &&
+	# the other way, the copy takes the newer decision: its result superseded, the new one ok
+	"$SWEEP" merge d-old.db d.db >out && cat out &&
+	grep -q "^d.db: 3 cells (0 new), 1 results new, 3 already there, 0 conflicts" out &&
+	grep -q "^d.db: 1 cells took its newer decision" out &&
+	cells_of d-old.db >got && cmp want got &&
+	db_sound d-old.db &&
+	# a retried cell: a copy where it is quarantined does not quarantine it again
+	cp f.db f-old.db &&
+	"$SWEEP" retry f.db >/dev/null &&
+	"$SWEEP" merge f.db f-old.db >out && cat out &&
+	test "$(sql f.db "SELECT state, attempts FROM cells WHERE json_extract(params, '\''$.i'\'') = 1")" = \
+		"planned|0" &&
+	"$SWEEP" merge f-old.db f.db >out && cat out &&
+	grep -q "^f.db: 1 cells took its newer decision" out &&
+	test "$(sql f-old.db "SELECT state, attempts, error FROM cells
+		WHERE json_extract(params, '\''$.i'\'') = 1")" = "planned|0|" &&
+	# run now, the cell fails again and a merge brings that back: the same decision, a newer result
+	test_expect_code 3 "$SWEEP" run fail.yaml --db f-old.db 2>/dev/null &&
+	"$SWEEP" merge f.db f-old.db >out && cat out &&
+	test "$(sql f.db "SELECT state, attempts FROM cells WHERE json_extract(params, '\''$.i'\'') = 1")" = \
+		"quarantined|2"
+'
+
+cat >"$T/busy.yaml" <<'Y'
+sweep: busy
+kernel: sleep
+params: {ms: [300, 301, 302, 303, 304, 305, 306, 307, 308, 309]}
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+Y
+
+# some_results DB: DB has a result, waited for at most 20 s.
+some_results() {
+	for t in $(seq 1 200); do
+		test "$(sql "$1" "SELECT count(*) FROM results" 2>/dev/null || echo 0)" -ge 1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+test_expect_success 'an input a run writes now is merged with a warning naming it and its run' '
+	run_bg "$SWEEP" run busy.yaml --db w.db --quiet &&
+	some_results w.db &&
+	"$SWEEP" merge wm.db w.db >out 2>err && cat out err &&
+	grep -q "^sweep: warning: .w.db. is being written now (host [^ ]* pid $BG_PID since [-0-9T:.Z]*: sweep run): run 1 of busy (started [-0-9T:.Z]*) still going: merged as it is now; merge it again once it has ended$" err &&
+	test "$(sql wm.db "SELECT status FROM runs")" = running &&
+	wait "$BG_PID" &&
+	"$SWEEP" merge wm.db w.db >out 2>err && cat out err &&
+	test ! -s err &&
+	test "$(sql wm.db "SELECT status, finished IS NOT NULL FROM runs")" = "ok|1" &&
+	test "$(sql wm.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 10
+'
+
+test_expect_success 'a FIFO in place of an input'"'"'s writer lock holds nothing up' '
+	cp c1.db fifo.db && mkfifo fifo.db-writer &&
+	timeout 20 "$SWEEP" merge fifo-out.db fifo.db >out 2>err && cat out err &&
+	grep -q "^fifo.db: 3 cells (3 new), 3 results new" out && test ! -s err
 '
 
 test_expect_success 'shards: three --shard runs merged give the cells of one run' '
@@ -171,7 +251,15 @@ test_expect_success 'setup: hostile and broken inputs' '
 	cp c1.db type.db && sqlite3 type.db "UPDATE results SET median = '\''fast'\'' WHERE id = 1" &&
 	cp c1.db ref.db && sqlite3 ref.db "UPDATE results SET worker = 999 WHERE id = 1" &&
 	cp c1.db old.db && sqlite3 old.db "PRAGMA user_version = 99" &&
-	cp c1.db nocol.db && sqlite3 nocol.db "ALTER TABLE items DROP COLUMN value"
+	cp c1.db nocol.db && sqlite3 nocol.db "ALTER TABLE items DROP COLUMN value" &&
+	cp c1.db decided.db && sqlite3 decided.db "UPDATE cells SET decided = '\''9999'\'' WHERE id = 1" &&
+	slurm="CREATE TABLE slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,
+		nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL);
+		CREATE TABLE slurm_runs(run INTEGER PRIMARY KEY, job TEXT NOT NULL, task INTEGER,
+		restarts INTEGER NOT NULL DEFAULT 0, node TEXT)" &&
+	cp c1.db jobid.db && sqlite3 jobid.db "$slurm; INSERT INTO slurm_runs(run, job) VALUES(1, '\''1;rm -rf ~'\'')" &&
+	cp c1.db jobref.db && sqlite3 jobref.db "$slurm; INSERT INTO slurm_runs(run, job) VALUES(999, '\''5'\'')" &&
+	cp c1.db jobcol.db && sqlite3 jobcol.db "$slurm; ALTER TABLE slurm_jobs ADD COLUMN evil TEXT"
 '
 
 # refuse FILE PATTERN: merging FILE into cm.db exits 2 with PATTERN, cm.db unchanged. One && chain, as a
@@ -210,13 +298,22 @@ test_expect_success 'another schema version is refused' '
 	refuse old.db "old.db. has schema version 99, newer than this sweep knows"
 '
 test_expect_success 'a missing column is refused' 'refuse nocol.db "table .items. has no column .value."'
+test_expect_success 'a decision that is not a time is refused' '
+	refuse decided.db "decided.db.: cell [0-9a-f]*: decided is .9999., not a time"
+'
+test_expect_success 'Slurm tables: a job id that is no number, a run not there, a column more: refused' '
+	refuse jobid.db "jobid.db.: slurm_runs: job .1;rm -rf ~. is not a Slurm job id" &&
+	refuse jobref.db "1 row of slurm_runs names a row of runs that is not there (slurm_runs.run)" &&
+	refuse jobcol.db "table .slurm_jobs. has column .evil., which sweep merge does not copy"
+'
 
 test_expect_success 'a refused input leaves no new output behind; the output is no input' '
 	test_expect_code 2 "$SWEEP" merge new.db c1.db corrupt.db 2>err &&
 	grep -q "cannot merge .corrupt.db.: the database is corrupt" err &&
 	grep -q "nothing was merged; .new.db. is as it was" err && ! test -e new.db &&
 	before=$(dump cm.db) &&
-	test_expect_code 2 "$SWEEP" merge cm.db cm.db 2>err && grep -q ".cm.db. is the output itself" err &&
+	test_expect_code 2 "$SWEEP" merge cm.db cm.db 2>err &&
+	grep -q "^sweep: the output .cm.db. is the database being read: not overwriting it$" err &&
 	test_expect_code 2 "$SWEEP" merge cm.db nothere.db 2>err && grep -q "cannot open .nothere.db." err &&
 	! test -e nothere.db && test "$(dump cm.db)" = "$before"
 '

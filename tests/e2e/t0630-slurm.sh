@@ -45,7 +45,11 @@ test_expect_success 'submit --dry-run prints the job script and submits nothing'
 	grep -qx "#SBATCH --exclusive" script &&
 	grep -qx "#SBATCH --cpus-per-task=1" script &&
 	# a single job: no shards, the database itself, no branch for arrays, no help for template editors
-	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db $T/one.db  *--progress=60" script &&
+	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db $T/one.db  *--progress=60 --log \"\$log\"  *&$" script &&
+	# Slurm signals the script: it hands them on to mpirun as SIGUSR1, and waits for it
+	grep -qx "#SBATCH --signal=B:USR1@60" script &&
+	grep -qx "trap '\''kill -USR1 \$mpirun 2>/dev/null'\'' TERM INT USR1" script &&
+	grep -qx "while wait \"\$mpirun\"; rc=\$?; kill -0 \"\$mpirun\" 2>/dev/null; do :; done" script &&
 	! grep -q "shard\|SLURM_ARRAY\|^if \|^##\|placeholder\|curly" script &&
 	test "$(grep -c "^#" script)" = "$(grep -c "^#SBATCH " script | awk "{ print \$1 + 1 }")" &&
 	bash -n script &&
@@ -144,8 +148,89 @@ test_expect_success 'an array of 3 shards plus sweep merge: the cells of the sin
 	sql arr.db "SELECT key FROM cells WHERE state = '\''ok'\'' ORDER BY key" >k3 &&
 	test "$(wc -l <k1)" = 12 && cmp k1 k3 &&
 	test "$(sql arr.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 12 &&
+	# the runs of the tasks came with the merge: status shows them under the job
 	"$SWEEP" status arr.db >st && cat st &&
-	grep -q " 3  *0  ${job}_0 COMPLETED, ${job}_1 COMPLETED, ${job}_2 COMPLETED *$" st
+	grep -q " 3  *3  ${job}_0 COMPLETED, ${job}_1 COMPLETED, ${job}_2 COMPLETED *$" st &&
+	test "$(sql arr.db "SELECT group_concat(job || '\'':'\'' || task) FROM (SELECT job, task FROM slurm_runs
+		ORDER BY task)")" = "$job:0,$job:1,$job:2" &&
+	# so does a database made by the merge alone
+	"$SWEEP" merge fresh.db arr.shard-0.db arr.shard-1.db arr.shard-2.db >/dev/null &&
+	"$SWEEP" status fresh.db >st && cat st &&
+	grep -q "^ *$job  *grid  *-  *-  *3  *${job}_0 COMPLETED, ${job}_1 COMPLETED, ${job}_2 COMPLETED *$" st &&
+	db_sound fresh.db
+'
+
+# A cell that fails until a file is there: quarantined at its first failure.
+cat >check.sh <<'EOF'
+#!/bin/sh
+[ "$1" != 3 ] || [ -e fixed ] || { echo "check: the file 'fixed' is missing" >&2; exit 3; }
+echo "{\"v\": $1}"
+EOF
+cat >fix.yaml <<'Y'
+sweep: fix
+command: [sh, check.sh, "{n}"]
+metrics: json
+params: {n: [1, 2, 3, 4, 5, 6]}
+max_attempts: 1
+Y
+
+# cell_of DB N: the state and attempts of cell n = N in DB.
+cell_of() { sql "$1" "SELECT state, attempts FROM cells WHERE json_extract(params, '$.n') = $2"; }
+
+test_expect_success 'retry holds for an array: resubmitted, the shards run the retried cell, merge keeps it ok' '
+	job=$("$SWEEP" submit fix.yaml --db fx.db --array 2 --ntasks-per-node 1 2>err) &&
+	slurm_wait "$job" 180 >states && cat states &&
+	"$SWEEP" merge fx.db fx.shard-0.db fx.shard-1.db >out && cat out &&
+	test "$(cell_of fx.db 3)" = "quarantined|1" &&
+	test "$(sql fx.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 5 &&
+	"$SWEEP" retry fx.db >out && cat out &&
+	grep -q "^fix: 1 quarantined or failed cells back to planned" out &&
+	test "$(cell_of fx.db 3)" = "planned|0" &&
+	: >fixed &&
+	job2=$("$SWEEP" submit fix.yaml --db fx.db --array 2 --ntasks-per-node 1 2>err) &&
+	cat err &&
+	test "$(slurm_wait "$job2" 180 | sort -u)" = COMPLETED &&
+	cat fix-${job2}_*.log &&
+	# the shard that holds the cell took the retry from the sweep database and ran it, once
+	shard=$(for i in 0 1; do test "$(cell_of fx.shard-$i.db 3)" != "" && echo $i; done) &&
+	test "$(cell_of fx.shard-$shard.db 3)" = "ok|1" &&
+	test "$(sql fx.shard-$shard.db "SELECT count(*) FROM results r JOIN cells c ON c.id = r.cell
+		WHERE json_extract(c.params, '\''$.n'\'') = 3 AND r.status = '\''ok'\''")" = 1 &&
+	"$SWEEP" merge fx.db fx.shard-0.db fx.shard-1.db >out && cat out &&
+	test "$(cell_of fx.db 3)" = "ok|1" &&
+	test "$(sql fx.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 6 &&
+	test "$(sql fx.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
+		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
+	# the failed attempt of the first array is kept, as history
+	test "$(sql fx.db "SELECT count(*) FROM results WHERE status != '\''ok'\''")" = 1 &&
+	# merged again: nothing changes, the cell stays ok
+	"$SWEEP" merge fx.db fx.shard-0.db fx.shard-1.db >out &&
+	test "$(cell_of fx.db 3)" = "ok|1" &&
+	db_sound fx.db
+'
+
+cat >bad.yaml <<'Y'
+sweep: bad
+kernel: debug.fail
+params:
+  mode: [error]
+  on: ["i=2"]
+  i: [1, 2, 3, 4, 5, 6]
+timing: {min_samples: 1, min_time: 0, max_noise: 1}
+max_attempts: 1
+Y
+
+test_expect_success 'an array task that quarantines a cell names it in its log, and the retry command' '
+	job=$("$SWEEP" submit bad.yaml --db bad.db --array 2 --ntasks-per-node 2 2>err) &&
+	slurm_wait "$job" 120 | sort >states &&
+	cat states &&
+	test "$(tr "\n" " " <states)" = "COMPLETED FAILED " &&
+	grep -l "cells quarantined" bad-${job}_*.log >logs &&
+	test "$(wc -l <logs)" = 1 &&
+	log=$(cat logs) &&
+	shard=${log#bad-${job}_} && shard=${shard%.log} &&
+	grep "^sweep: bad: " "$log" &&
+	grep -qx "sweep: bad: 1 cells quarantined: {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":0} (launch: debug.fail: failing on purpose); to measure them again: sweep retry $T/bad.shard-$shard.db --sweep bad --state quarantined, then run again" "$log"
 '
 
 cat >slow.yaml <<'Y'
@@ -170,6 +255,8 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	test "$(slurm_wait "$job" 180)" = COMPLETED &&
 	grep -v "^[0-9]*/" slow-$job.log | tail -8 &&
 	grep -q "DUE TO JOB REQUEUE" slow-$job.log &&
+	# sweep said so itself before the job went
+	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
 	test "$(sql rq.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 40 &&
 	test "$(sql rq.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
 		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
@@ -180,4 +267,65 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	test "$(sql rq.db "SELECT group_concat(restarts) FROM (SELECT restarts FROM slurm_runs ORDER BY run)")" = \
 		"0,1" &&
 	db_sound rq.db
+'
+
+# attempts_used DB: 0 when every cell has as many attempts as it has results (none charged for nothing).
+attempts_used() { sql "$1" "SELECT count(*) FROM cells c WHERE c.attempts != (SELECT count(*) FROM results r
+	WHERE r.cell = c.id)"; }
+
+# sweep: what status prints for a resubmit, run here.
+sweep() { "$SWEEP" "$@"; }
+
+test_expect_success 'scancel --batch --signal=TERM reaches sweep: its line in the log; status says how to resume' '
+	job=$("$SWEEP" submit slow.yaml --db sc.db --ntasks-per-node 2 --no-requeue 2>err) &&
+	wait_for 60 some_done sc.db &&
+	scancel --batch --signal=TERM "$job" &&
+	test "$(slurm_wait "$job" 60)" = FAILED &&
+	grep -v "^[0-9]*/" slow-$job.log | tail -4 &&
+	grep -q "^sweep: slow: interrupted by SIGUSR1: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
+	test "$(sql sc.db "SELECT status FROM runs")" = interrupted &&
+	test "$(attempts_used sc.db)" = 0 &&
+	left=$(sql sc.db "SELECT count(*) FROM cells WHERE state = '\''planned'\''") &&
+	test "$left" -gt 0 &&
+	"$SWEEP" status sc.db >st &&
+	sed -n "/^to resume/,\$p" st >resume &&
+	cat resume &&
+	test "$(head -1 resume)" = "to resume (no run is writing the database; the latest, run 1, interrupted):" &&
+	test "$(sed -n 2p resume)" = "  $left cells to do" &&
+	test "$(sed -n 3p resume)" = "  Slurm job $job is FAILED; resubmit it: cd $T && sweep submit --db sc.db --ntasks-per-node 2 --no-requeue slow.yaml" &&
+	test "$(sed -n 4p resume)" = "  or run it again as run 1 was: sweep run --db $T/sc.db --progress=60 --log $T/slow-$job.log $T/slow.yaml" &&
+	# the resubmit, as printed: the sweep finishes, each cell once
+	cmd=$(sed -n "s/^  Slurm job .*; resubmit it: //p" resume) &&
+	again=$(eval "$cmd" 2>err2 | tail -1) &&
+	test "$(slurm_wait "$again" 120)" = COMPLETED &&
+	test "$(sql sc.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 40 &&
+	test "$(attempts_used sc.db)" = 0 &&
+	"$SWEEP" status sc.db >st2 &&
+	! grep -q "^to resume" st2
+'
+
+test_expect_success 'scancel JOB: sweep'\''s line lands in the log before the job goes' '
+	job=$("$SWEEP" submit slow.yaml --db pc.db --ntasks-per-node 2 --no-requeue 2>err) &&
+	wait_for 60 some_done pc.db &&
+	scancel "$job" &&
+	test "$(slurm_wait "$job" 60)" = CANCELLED &&
+	grep -v "^[0-9]*/" slow-$job.log | tail -4 &&
+	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
+	test "$(sql pc.db "SELECT status FROM runs")" = interrupted &&
+	test "$(attempts_used pc.db)" = 0
+'
+
+test_expect_success 'a job killed outright: status says the run is gone and how to resume' '
+	job=$("$SWEEP" submit slow.yaml --db kc.db --ntasks-per-node 2 --no-requeue 2>err) &&
+	wait_for 60 some_done kc.db &&
+	# as the OOM killer or a lost node would: mpirun and the ranks at once, no word said
+	kill -9 $(pgrep -f "db $T/kc.db") &&
+	slurm_wait "$job" 60 &&
+	test "$(sql kc.db "SELECT status FROM runs")" = running &&
+	"$SWEEP" status kc.db >st &&
+	sed -n "/^to resume/,\$p" st >resume &&
+	cat resume &&
+	test "$(head -1 resume)" = "to resume (no run is writing the database; the latest, run 1, is gone (was running)):" &&
+	grep -q "^  Slurm job $job is [A-Z]*; resubmit it: cd $T && sweep submit --db kc.db --ntasks-per-node 2 --no-requeue slow.yaml$" resume &&
+	grep -qx "  or run it again as run 1 was: sweep run --db $T/kc.db --progress=60 --log $T/slow-$job.log $T/slow.yaml" resume
 '

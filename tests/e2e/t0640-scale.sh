@@ -15,7 +15,7 @@ N=25
 trap 'netns_down; rm -rf "$T"' EXIT
 NETNS_SLOTS=1 netns_up $N "$T" || { echo "not ok - setup: network namespaces"; exit 1; }
 export SWEEP_NETNS_MAP=$NETNS_MAP
-MPIRUN="timeout 150 mpirun --bind-to none $(netns_mpirun_opts) --hostfile $NETNS_HOSTFILE"
+MPIRUN="timeout -k 10 150 mpirun --bind-to none $(netns_mpirun_opts) --hostfile $NETNS_HOSTFILE"
 
 # Three classes: hosts 1-10 consumer, 11-20 server, 21-25 cloud.
 {
@@ -84,7 +84,7 @@ timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 5, warmup: 0}
 Y
 
 test_expect_success 'per: gpu on mpirun -np 64 (CPU only): a replica per rank, every cell ok' '
-	timeout 150 mpirun --bind-to none -np 64 "$SWEEP" run g.yaml --db g.db 2>err &&
+	timeout -k 10 150 mpirun --bind-to none -np 64 "$SWEEP" run g.yaml --db g.db 2>err &&
 	tail -1 err &&
 	test "$(sql g.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 128 &&
 	test "$(sql g.db "SELECT count(DISTINCT replica) FROM cells WHERE state = '\''ok'\''")" = 64 &&

@@ -2,7 +2,7 @@
 # t0700-gang: cells that need several workers at once (cpu.allreduce over TCP, the CPU twin of NCCL gangs):
 # gang formation, lockstep runs, bus bandwidth, mixed grids, unrunnable sizes, hangs, resume.
 . tests/e2e/lib.sh
-MPIRUN="timeout 300 mpirun --bind-to none"
+MPIRUN="timeout -k 10 300 mpirun --bind-to none"
 
 
 cat >"$T/ar.yaml" <<'Y'
@@ -68,7 +68,7 @@ test_expect_success 'a gang larger than the run is reported and waits; the rest 
 	grep -v "^\[" err | tail -5 &&
 	grep -q "needs 5 workers on one host; this run has at most 3" err &&
 	grep -q "^sweep: big: 1 cells ok, 0 quarantined, 1 not run;" err &&
-	grep -q "^sweep: 1 cells wait for hosts, GPUs or gangs that were not in this run$" err &&
+	grep -q "^sweep: big: 1 cells wait for hosts, GPUs or gangs that were not in this run: gangs larger than a host here (1); run again with them to measure those$" err &&
 	test "$(sql big.db "SELECT json_extract(params, '\''$.gpus'\'') FROM cells WHERE state = '\''ok'\''")" = 2 &&
 	test "$(sql big.db "SELECT state FROM cells WHERE json_extract(params, '\''$.gpus'\'') = 5")" = planned
 '
@@ -109,7 +109,7 @@ Y
 
 test_expect_success 'a killed gang run resumes with every gang cell exactly once' '
 	# the run in a session of its own, so that every process of it (mpirun, its ranks) can be killed at once
-	run_bg setsid timeout 60 mpirun --bind-to none -np 3 "$SWEEP" run slowmix.yaml --db k.db >/dev/null 2>&1 &&
+	run_bg setsid timeout -k 10 60 mpirun --bind-to none -np 3 "$SWEEP" run slowmix.yaml --db k.db >/dev/null 2>&1 &&
 	sid=$BG_PID &&
 	# wait (bounded: 600 x 0.1 s) until two cells are done, then kill the run
 	for i in $(seq 1 600); do

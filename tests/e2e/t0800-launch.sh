@@ -153,7 +153,7 @@ test_expect_success 'pull while they run: consistent snapshots, merged' '
 		echo "r$i: $n ok results in its snapshot" &&
 		test "$n" -ge 3 && test "$n" -lt 60 &&
 		test "$(sql pulled/r$i/long.db "SELECT count(*) FROM results")" = "$n" &&
-		grep -qx "r$i: long: 120 cells, $n results new, 0 already there, 0 conflicts -> merged.db" out &&
+		grep -qx "r$i: long: 60 cells, $n results new, 0 already there, 0 conflicts -> merged.db" out &&
 		sum=$((sum + n)) &&
 		# the run was still going when its snapshot was taken
 		kill -0 "$(cat w$i/results/long.pid)" &&
@@ -198,7 +198,7 @@ test_expect_success 'pull after they finished: exactly one ok result per host pe
 	"$SWEEP" pull inv.yaml --into merged.db >out 2>err &&
 	cat out &&
 	# what is new and what the pull mid-run brought make the 60 results of each host
-	test "$(awk "/ long: 120 cells, / { print \$1, \$5 + \$8 }" out)" = "r1: 60
+	test "$(awk "/ long: 60 cells, / { print \$1, \$5 + \$8 }" out)" = "r1: 60
 r2: 60
 r3: 60" &&
 	db_sound merged.db &&
@@ -236,7 +236,7 @@ test_expect_success 'pulling again adds nothing' '
 	before=$(sqlite3 merged.db .dump | sha256sum) &&
 	"$SWEEP" pull inv.yaml --into merged.db >out 2>err &&
 	cat out &&
-	test "$(grep -c "long: 120 cells, 0 results new, [0-9]* already there, 0 conflicts" out)" = 3 &&
+	test "$(grep -c "long: 60 cells, 0 results new, [0-9]* already there, 0 conflicts" out)" = 3 &&
 	test "$(sqlite3 merged.db .dump | sha256sum)" = "$before"
 '
 
@@ -335,7 +335,74 @@ test_expect_success 'a hostname the inventory gets wrong is named; sweep hosts l
 	"$SWEEP" pull wrong.yaml --hosts r1 --sweep long --into relabel2.db >out &&
 	cat out &&
 	grep -qx "r1: its hostname is .$H1., but wrong.yaml:$line:[0-9]* says hostname .wrong-name.: its results are not labelled (correct it, or leave it out)" out &&
-	grep -q "^r1: long: 120 cells, 60 results new" out
+	grep -q "^r1: long: 60 cells, 60 results new" out
+'
+
+cat >six.yaml <<'Y'
+sweep: six
+kernel: sleep
+params: {ms: [1, 2, 3, 4, 5, 6]}
+per: host
+timing: {min_samples: 1, min_time: 0, max_noise: 1, timeout: 2, warmup: 0}
+Y
+
+# six_done: r2's run of six has ended, waited for at most 30 s.
+six_done() {
+	for t in $(seq 1 300); do
+		if test -s "$T/w2/results/six.exit"; then return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+
+test_expect_success 'status --hosts and pull count the sweep'"'"'s own cells; its time runs from the first launch' '
+	"$SWEEP" launch inv.yaml six.yaml --hosts r2 --sync >out && cat out &&
+	six_done && test "$(cat w2/results/six.exit)" = 0 &&
+	# a probe of the host into the same database: a sweep of its own, not six'"'"'s
+	"$SWEEP" hosts probe --db w2/results/six.db >/dev/null 2>&1 &&
+	test "$(sql w2/results/six.db "SELECT count(DISTINCT sweep) FROM cells")" = 2 &&
+	"$SWEEP" status --hosts inv.yaml --only r2 --sweep six >st && cat st &&
+	grep -q "^r2  *six  *finished  *6/6 " st &&
+	"$SWEEP" pull inv.yaml --hosts r2 --sweep six --into six.db >out && cat out &&
+	grep -qx "r2: six: 6 cells, 6 results new, 0 already there, 0 conflicts -> six.db" out &&
+	# say its first launch was an hour before it ended; launched again (it has nothing left to run),
+	# its time still counts from that first launch, to its new end
+	first=$(( $(cat w2/results/six.end) - 3600 )) && echo "$first" >w2/results/six.start &&
+	"$SWEEP" launch inv.yaml six.yaml --hosts r2 >out && cat out &&
+	grep -q "^r2: started" out &&
+	six_done &&
+	test "$(cat w2/results/six.start)" = "$first" &&
+	"$SWEEP" status --hosts inv.yaml --only r2 --sweep six >st && cat st &&
+	test "$(awk "\$1 == \"r2\" { print \$(NF - 1), \$NF }" st)" = "1h00m 0.30"
+'
+
+test_expect_success 'pull --into keeps one database per sweep: several on the hosts need --sweep' '
+	test_expect_code 2 "$SWEEP" pull inv.yaml --hosts r1,r2 --into all.db >out 2>err &&
+	cat out err &&
+	grep -q "^sweep: the hosts hold the sweeps long, .*stoppable.*: --into .all.db. takes one of them (--sweep NAME), or leave --into out for each to go to results/NAME.db; nothing was merged" err &&
+	test ! -e all.db &&
+	! ls w1/results/.*.pull-* w2/results/.*.pull-* 2>/dev/null &&
+	"$SWEEP" pull inv.yaml --hosts r1,r2 --sweep stoppable --into all.db >out && cat out &&
+	test "$(sql all.db "SELECT group_concat(name) FROM sweeps")" = stoppable
+'
+
+# A sweep binary whose snapshots take 3 s more: a pull is cut then, mid-way (hosts share this disk).
+printf '#!/bin/sh\n"%s" "$@"; rc=$?\n[ "$1" != snapshot ] || sleep 3\nexit $rc\n' "$SWEEP" >"$T/slowsnap.sh"
+chmod +x "$T/slowsnap.sh"
+
+# snap_on I: host I has a pull's snapshot of long (bounded by its callers).
+snap_on() { ls "$T"/w$1/results/.long.pull-*.db >/dev/null 2>&1; }
+
+test_expect_success 'a pull cut short leaves no snapshot on the host: the host removes it itself' '
+	inventory snap.yaml "{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/slowsnap.sh}" &&
+	run_bg "$SWEEP" pull snap.yaml --sweep long --into cut.db --timeout 5 &&
+	for t in $(seq 1 100); do if snap_on 1; then break; fi && sleep 0.1 || return 1; done &&
+	snap_on 1 &&
+	kill -9 "$BG_PID" &&
+	# gone within the pull'"'"'s time (5 s) and the grace after it (15 s), from the snapshot on
+	for t in $(seq 1 300); do if ! snap_on 1; then break; fi && sleep 0.1 || return 1; done &&
+	! snap_on 1 &&
+	test ! -e cut.db
 '
 
 # A command sweep: --sync copies the script its command names, to the same place under the workdir.
@@ -374,14 +441,17 @@ test_expect_success 'launch --sync: a copy that cannot run there falls back to a
 		>out 2>err &&
 	cat out err &&
 	c12=$(echo "$commit" | cut -c1-12) &&
-	grep -qx "r3: started, pid [0-9]* on $H3 (built $c12 there: the copied binary cannot run (libyaml-0.so.X => not found); log $T/w3/results/quick.log)" out &&
+	grep -qx "r3: started, pid [0-9]* on $H3 (built $c12 (CUDA=0) there: the copied binary cannot run (libyaml-0.so.X => not found); log $T/w3/results/quick.log)" out &&
 	# the binary there is the one built from the commit, and it runs there
 	! cmp src/build/sweep w3/build/sweep && ssh_host 3 "$T/w3/build/sweep --version" &&
-	test -f w3/.sweep-build/$commit/.built && test ! -e w3/.sweep-build/$commit.tar.gz &&
+	# kept under the commit and a hash of the make variables, which .built names
+	key=$(cd w3/.sweep-build && ls -d "$commit"-*) && echo "$key" | grep -qx "$commit-[0-9a-f]\{8\}" &&
+	test "$(cat w3/.sweep-build/$key/.built)" = "$commit CUDA=0" &&
+	test ! -e w3/.sweep-build/$key.tar.gz && test ! -e w3/.sweep-build/$key.part &&
 	test ! -e w3/build/sweep.sweep-part-* &&
-	grep -q "^--- sweep launch --build $commit " w3/results/build-$commit.log &&
-	grep -q "^cc .*-c src/launch.c" w3/results/build-$commit.log &&
-	! grep -q "SWEEP_CUDA" w3/results/build-$commit.log &&
+	grep -q "^--- sweep launch --build $commit CUDA=0 " w3/results/build-$key.log &&
+	grep -q "^cc .*-c src/launch.c" w3/results/build-$key.log &&
+	! grep -q "SWEEP_CUDA" w3/results/build-$key.log &&
 	# the run it started goes through (bounded: 300 x 0.1 s)
 	for t in $(seq 1 300); do
 		if test -s w3/results/quick.exit; then break; fi &&
@@ -391,15 +461,27 @@ test_expect_success 'launch --sync: a copy that cannot run there falls back to a
 	test "$(sql w3/results/quick.db "SELECT count(*) FROM results WHERE status = $(q ok)")" = 4
 '
 
-test_expect_success 'launch --build: built once a commit; no git checkout: refused before any host' '
-	commit=$(git -C src rev-parse HEAD) &&
+test_expect_success 'launch --build: built once a commit and make set; no git checkout: refused before any host' '
+	commit=$(git -C src rev-parse HEAD) && c12=$(echo "$commit" | cut -c1-12) &&
+	key=$(cd w3/.sweep-build && ls -d "$commit"-*) &&
 	start=$(date +%s) &&
 	LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build --make CUDA=0 >out 2>err &&
 	cat out err &&
 	test $(( $(date +%s) - start )) -le 60 &&
-	grep -q "^r3: started, pid [0-9]* on $H3 (built $(echo "$commit" | cut -c1-12) there; log " out &&
-	test "$(grep -c "^--- sweep launch --build" w3/results/build-$commit.log)" = 1 &&
+	grep -q "^r3: started, pid [0-9]* on $H3 (reused the build of $c12 (CUDA=0) there; log " out &&
+	test "$(grep -c "^--- sweep launch --build" w3/results/build-$key.log)" = 1 &&
 	kill -9 -- -"$(cat w3/results/slow.pid)" &&
+	# another set of make variables is another build: this one fails, and says so
+	cp w3/build/sweep built-before &&
+	test_expect_code 3 env LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build \
+		--make CC=nosuchcc --make CUDA=0 >out 2>err &&
+	cat out err &&
+	bad=$(cd w3/.sweep-build && ls -d "$commit"-* | grep -vx "$key") && echo "$bad" | grep -qx "$commit-[0-9a-f]*" &&
+	test ! -e w3/.sweep-build/$bad.tar.gz &&
+	grep -q "^r3: error: the build failed, see $T/w3/results/build-$bad.log" out &&
+	grep -q "^--- sweep launch --build $commit CC=nosuchcc CUDA=0 " w3/results/build-$bad.log &&
+	grep -q "nosuchcc" w3/results/build-$bad.log &&
+	test ! -e w3/.sweep-build/$bad/.built && cmp built-before w3/build/sweep &&
 	cp "$SWEEP" lone-sweep &&
 	test_expect_code 1 ./lone-sweep launch inv.yaml slow.yaml --build >out 2>err &&
 	cat err && test ! -s out &&
@@ -469,8 +551,8 @@ test_expect_success 'pull reports it and still pulls the others' '
 	test_expect_code 3 "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err &&
 	cat out err &&
 	grep -q "^r3: unreachable: .*Connection refused" out &&
-	grep -q "^r1: short: 8 cells, 4 results new" out &&
-	grep -q "^r2: short: 8 cells, 4 results new" out &&
+	grep -q "^r1: short: 4 cells, 4 results new" out &&
+	grep -q "^r2: short: 4 cells, 4 results new" out &&
 	grep -q "1 of 3 hosts not pulled" err &&
 	test "$(sql short.db "SELECT group_concat(h, $(q " ")) FROM (SELECT host || $(q :) || count(*) AS h
 		FROM v_results WHERE status = $(q ok) GROUP BY host ORDER BY host)")" = "$H1:4 $H2:4" &&

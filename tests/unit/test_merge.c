@@ -1,4 +1,5 @@
-/* test_merge.c: store_merge on temporary files: conflicts, duplicates, cell states, shards, hostile inputs.
+/* test_merge.c: store_merge on temporary files: conflicts, duplicates, cell states, decisions (retry,
+ * --force) travelling between copies, shards, hostile inputs.
  * Inputs are made with the store API; hostile edits and every check go through a plain sqlite3
  * connection, so what is checked is what the output file holds. One test reads an input through merge's
  * own connection (store_merge_int.h). */
@@ -238,8 +239,13 @@ static void put_ok(struct store *st, int64_t run, int64_t cell, int rank, double
 	r.worker = rank;
 	r.started = started;
 	r.wall = 0.5;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		/* What a command's run cost: merge copies it with the sample. */
+		struct run_usage u = { samples[i] / 2, samples[i] / 4, 1e6 * (i + 1) };
+
 		result_add_sample(&r, samples[i], 1500);
+		result_set_usage(&r, &u);
+	}
 	result_summarize(&r, INFINITY, NAN);
 	result_set_metric(&r, "gflops", gflops);
 	if (item)
@@ -419,7 +425,8 @@ static void test_hosts_apart(void)
 		  " {\"n\":2}@host-b=5.0/host-b {\"n\":3}@=9.0/host-b");
 	plan_key("s", "{\"n\":1}", 0, "host-b", key);
 	sql = xasprintf("SELECT state || '|' || pass || '|' || attempts FROM cells WHERE key = '%s'", key);
-	check_sql(out, sql, "ok|0|0");
+	/* made by the merge for b's result, which was its first attempt */
+	check_sql(out, sql, "ok|0|1");
 	free(sql);
 	/* b's samples and metrics came with it */
 	check_sql(out, "SELECT group_concat(v) FROM (SELECT m.name || '=' || m.value AS v FROM metrics m JOIN"
@@ -632,6 +639,100 @@ static void test_states(void)
 	free(a), free(b), free(out);
 }
 
+/* ---- decisions ---- */
+
+/* Each cell as n:state:attempts:the statuses of its results, in id order. */
+#define DECIDED \
+	"SELECT group_concat(x, ' ') FROM (SELECT json_extract(c.params, '$.n') || ':' || c.state || ':' ||" \
+	" c.attempts || ':' || coalesce((SELECT group_concat(t) FROM (SELECT r.status AS t FROM results r" \
+	" WHERE r.cell = c.id ORDER BY r.id)), '-') AS x FROM cells c ORDER BY c.id)"
+
+/* When each cell was last decided on. */
+#define DECISIONS "SELECT group_concat(decided, ' ') FROM (SELECT decided FROM cells ORDER BY id)"
+
+static struct store *reopen(const char *path)
+{
+	struct store *st = NULL;
+
+	if (store_open(path, STORE_RW, &st))
+		BUG("cannot open '%s'", path);
+	return st;
+}
+
+/*
+ * A retry or --force made on one database holds in a copy merged from it (a shard seeded again), and a
+ * copy older than the decision merged back brings none of what it undid (no quarantine, no ok result
+ * again, no conflict); once both have the decision, the results decide as ever.
+ */
+static void test_decisions(void)
+{
+	char *a = tmp_path("dec-a.db"), *b = tmp_path("dec-b.db"), *want;
+	struct store_merge_stats stats[1];
+	uint64_t n = 0, cells = 0, sup = 0;
+	const char *in[1];
+	struct store *st;
+	int64_t run, c1, c2;
+
+	st = input_open(a);
+	put_sweep(st, "s", PER_ANY);
+	c1 = add_cell(st, "s", "{\"n\":1}", "planned");
+	c2 = add_cell(st, "s", "{\"n\":2}", "planned");
+	run = add_run(st, "sweep run s.yaml --db a.db", "s", "host-a", 1);
+	put_ok(st, run, c1, 0, 1700000500, s9, 1, 1, NULL);
+	put_fail(st, run, c2, 0, 1700000501, 1, "boom");
+	store_close(st);
+	store_remove_files(b);
+	in[0] = a;
+	CHECK_INT(store_merge(b, in, 1, NULL, stats), 0, "decisions: b, a copy of a");
+	check_sql(b, DECIDED, "1:ok:1:ok 2:quarantined:1:error");
+
+	/* a decides: n=1 measured again, n=2 retried */
+	st = reopen(a);
+	CHECK_INT(store_begin(st) ||
+		  store_force(st, "s", "json_extract(c.params, '$.n') = 1", NULL, 0, &cells, &sup) ||
+		  store_retry(st, "s", RETRY_QUARANTINED, NULL, NULL, 0, &n) || store_commit(st), 0,
+		  "force and retry");
+	store_close(st);
+	CHECK_INT((long long)(cells + sup + n), 3, "one forced, one superseded, one retried");
+	check_sql(a, DECIDED, "1:planned:0:superseded 2:planned:0:error");
+	CHECK_SQL_INT(a, "SELECT count(*) FROM cells WHERE decided IS NOT NULL", 2);
+
+	/* the older copy merged back: the same results, nothing undone */
+	in[0] = b;
+	CHECK_INT(store_merge(a, in, 1, NULL, stats), 0, "merge the older copy into a");
+	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 2, .results_same = 2 },
+		    "decisions: b into a");
+	CHECK_INT(stats[0].cells_decided, 0, "a keeps its own decisions");
+	check_sql(a, DECIDED, "1:planned:0:superseded 2:planned:0:error");
+
+	/* a merged into the copy: it takes both decisions */
+	in[0] = a;
+	CHECK_INT(store_merge(b, in, 1, NULL, stats), 0, "merge a into the copy");
+	check_stats(&stats[0], &(struct store_merge_stats){ .cells = 2, .results_same = 2 },
+		    "decisions: a into b");
+	CHECK_INT(stats[0].cells_decided, 2, "the copy takes a's decisions");
+	check_sql(b, DECIDED, "1:planned:0:superseded 2:planned:0:error");
+	want = sql_text(a, DECISIONS);
+	check_sql(b, DECISIONS, want);
+	free(want);
+	CHECK_SQL_INT(b, "SELECT count(*) FROM cells WHERE decided IS NOT NULL AND error IS NULL", 2);
+
+	/* measured again in a (n=1 ok, n=2 fails again): the same decision on both sides, the results
+	 * decide */
+	st = reopen(a);
+	run = add_run(st, "sweep run s.yaml --db a.db", "s", "host-a", 1);
+	put_ok(st, run, c1, 0, 1700000600, s123, 3, 1, NULL);
+	put_fail(st, run, c2, 0, 1700000601, 1, "boom again");
+	store_close(st);
+	CHECK_INT(store_merge(b, in, 1, NULL, stats), 0, "merge a, measured again, into the copy");
+	CHECK_INT(stats[0].cells_decided, 0, "no decision newer than the copy's");
+	check_sql(b, DECIDED, "1:ok:1:superseded,ok 2:quarantined:1:error,error");
+	CHECK_SQL_INT(b, "SELECT count(*) FROM conflicts", 0);
+
+	store_remove_files(a), store_remove_files(b);
+	free(a), free(b);
+}
+
 /* ---- shards ---- */
 
 static int ids_cb(const struct store_row *row, void *data)
@@ -659,7 +760,8 @@ static void test_shards(void)
 	struct { int64_t v[16]; int n; } ids = { { 0 }, 0 };
 	const char *in[] = { in_path };
 	struct store_merge_stats stats[1];
-	unsigned want_cells[K] = { 0 }, want_results[K] = { 0 }, sum_cells = 0, sum_results = 0;
+	unsigned want_cells[K] = { 0 }, want_results[K] = { 0 }, want_templates[K] = { 0 }, sum_cells = 0;
+	unsigned sum_results = 0;
 	struct store *st;
 	int64_t run;
 	int added;
@@ -682,6 +784,7 @@ static void test_shards(void)
 
 		add_cell(st, "h", p, "template");
 		want_cells[shard_of("h", p, K)] += 3;
+		want_templates[shard_of("h", p, K)]++;
 		want_results[shard_of("h", p, K)] += 2;
 		free(p);
 	}
@@ -703,9 +806,10 @@ static void test_shards(void)
 		snprintf(name, sizeof(name), "merge shard %u/%u", k, (unsigned)K);
 		CHECK_INT(store_merge(out, in, 1, &o, stats), 0, name);
 		snprintf(name, sizeof(name), "shard %u/%u", k, (unsigned)K);
-		check_stats(&stats[0], &(struct store_merge_stats){ .cells = want_cells[k],
-			    .cells_new = want_cells[k], .results_new = want_results[k], .runs_new = 1,
-			    .hosts_new = 1 }, name);
+		/* The stats count the cells a run measures: the replicas, not their templates. */
+		check_stats(&stats[0], &(struct store_merge_stats){
+			    .cells = want_cells[k] - want_templates[k], .cells_new = want_cells[k] - want_templates[k],
+			    .results_new = want_results[k], .runs_new = 1, .hosts_new = 1 }, name);
 		snprintf(name, sizeof(name), "shard %u/%u: cells in the output", k, (unsigned)K);
 		CHECK_INT(sql_int(out, "SELECT count(*) FROM cells"), want_cells[k], name);
 		snprintf(name, sizeof(name), "shard %u/%u: results in the output", k, (unsigned)K);
@@ -793,6 +897,9 @@ static void test_hostile(void)
 		  " UPDATE ON cells BEGIN INSERT INTO pwned VALUES(1); END", "has a trigger ('evil')" },
 		{ "a trigger on a table of its own", "CREATE TABLE pwned(x); CREATE TRIGGER evil2 AFTER"
 		  " INSERT ON pwned BEGIN SELECT 1; END", "has a trigger ('evil2')" },
+		{ "a trigger under the name of the schema's own", "CREATE TABLE pwned(x);"
+		  " DROP TRIGGER cells_count_delete; CREATE TRIGGER cells_count_delete AFTER DELETE ON cells"
+		  " BEGIN INSERT INTO pwned VALUES(1); END", "has a trigger ('cells_count_delete')" },
 		{ "a view shadowing a table", "ALTER TABLE samples RENAME TO samples0; CREATE VIEW samples AS"
 		  " SELECT result, i, seconds * 1000 AS seconds, sm_clock FROM samples0",
 		  "it has no table 'samples'" },
@@ -811,6 +918,10 @@ static void test_hostile(void)
 		{ "a key that is not plan_key",
 		  "UPDATE cells SET params = '{\"n\":99}' WHERE params = '{\"n\":1}'",
 		  "does not have the key of its sweep, params, pass and replica" },
+		{ "a negative peak RSS", "UPDATE samples SET peak_rss = -5 WHERE i = 0",
+		  "peak_rss is -5, a negative count" },
+		{ "a negative CPU time", "UPDATE results SET cpu_sys = -0.5 WHERE status = 'ok'",
+		  "cpu_sys is -0.5, a negative time" },
 		{ "a result of a cell that does not exist",
 		  "UPDATE results SET cell = 999 WHERE status = 'error'",
 		  "1 row of results names a row of cells that is not there" },
@@ -844,6 +955,17 @@ static void test_hostile(void)
 	in[1] = good;
 	CHECK_INT(store_merge(ok_out, in, 1, NULL, NULL), 0, "the unedited input merges");
 	check_sql(ok_out, COUNTS, "1 hosts 1 runs 1 workers 3 cells 2 results 3 samples 0 controls");
+	{
+		static const char usage[] = "SELECT (SELECT group_concat(cpu_user || ':' || cpu_sys || ':' || peak_rss,"
+			" ' ') FROM (SELECT * FROM samples ORDER BY i)) || ' | ' || (SELECT cpu_user || ':' || cpu_sys ||"
+			" ':' || peak_rss FROM results WHERE status = 'ok')";
+		char *want = sql_text(good, usage), *got = sql_text(ok_out, usage);
+
+		CHECK(!strcmp(want, got) && strstr(want, ":3000000 | "), "each run's usage and the result's are "
+		      "copied: '%s' from '%s'", got, want);
+		free(want);
+		free(got);
+	}
 	store_remove_files(out);
 	in[0] = base;
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge base");
@@ -887,11 +1009,11 @@ static void test_hostile(void)
 
 	/* The output as an input, by its name or through a link. */
 	in[1] = out;
-	check_refused(out, in, 2, 0, "the output named as an input", "is the output itself", before);
+	check_refused(out, in, 2, 0, "the output named as an input", "is the database being read", before);
 	unlink(link);
 	CHECK_INT(symlink(out, link), 0, "symlink to the output");
 	in[1] = link;
-	check_refused(out, in, 2, 0, "a link to the output as an input", "is the output itself", before);
+	check_refused(out, in, 2, 0, "a link to the output as an input", "is the database being read", before);
 
 	/* And the dump sees a change: the good input alone does change the output. */
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge the good input");
@@ -916,7 +1038,7 @@ static void test_hostile(void)
 static void test_quoted_names(void)
 {
 	static const struct mcol cols[] = { { "key", K_TEXT }, { "no_such_column", K_TEXT } };
-	const struct mtable planted = { "cells", cols, (int)ARRAY_SIZE(cols) };
+	const struct mtable planted = { "cells", cols, (int)ARRAY_SIZE(cols), 0 };
 	char *path = tmp_path("dqs.db"), msg[160] = "", got[64] = "";
 	struct store_merge_stats stats;
 	struct input in;
@@ -973,6 +1095,7 @@ int main(void)
 	test_hosts_apart();
 	test_duplicates();
 	test_states();
+	test_decisions();
 	test_shards();
 	test_hostile();
 	test_quoted_names();

@@ -1,11 +1,14 @@
 /* test_remote.c: ssh and scp command lines from an inventory's ssh fields, shell quoting, running a program
- * with a deadline (its whole process group killed), hosts in parallel; store_snapshot of a database. */
+ * with a deadline (its whole process group killed), hosts in parallel; store_snapshot of a database; the
+ * key of a host's build (launch --build). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "inventory.h"
+#include "launch.h"
 #include "remote.h"
 #include "store.h"
 #include "test.h"
@@ -296,8 +299,38 @@ static void test_snapshot(void)
 	free(snap);
 }
 
+/* A host's build is keyed on the commit and the set of make variables: the last value of a name counts,
+ * the order does not, and another set is another key. */
+static void test_build_key(void)
+{
+	struct launch_source src = { .commit = STRBUF_INIT };
+	struct strbuf set = STRBUF_INIT, k1 = STRBUF_INIT, k2 = STRBUF_INIT;
+
+	sb_adds(&src.commit, "0123456789abcdef0123456789abcdef01234567");
+	launch_make_set("CUDA=1 CC=gcc CUDA=0", &set);
+	CHECK_STR(set.buf, "CC=gcc CUDA=0", "the last value of each name, by name");
+	launch_make_set(NULL, &set);
+	CHECK_STR(set.buf, "", "no variables");
+	launch_make_set("CUDA_ARCH=-arch=sm_90 CUDA=0", &set);
+	CHECK_STR(set.buf, "CUDA=0 CUDA_ARCH=-arch=sm_90", "a name that starts another sorts first");
+	launch_build_key(&src, NULL, &k1);
+	CHECK_STR(k1.buf, src.commit.buf, "no variables: the commit");
+	launch_build_key(&src, "CUDA=0 CC=gcc", &k1);
+	launch_build_key(&src, "CC=gcc CUDA=1 CUDA=0", &k2);
+	CHECK_STR(k1.buf, k2.buf, "the same set, another order: one key");
+	CHECK_INT((long long)k1.len, 40 + 9, "the commit and 8 hex digits");
+	CHECK(!strncmp(k1.buf, src.commit.buf, 40) && k1.buf[40] == '-', "the commit first: %s", k1.buf);
+	launch_build_key(&src, "CC=nosuchcc CUDA=0", &k2);
+	CHECK(strcmp(k1.buf, k2.buf), "another set, another key: %s", k2.buf);
+	sb_release(&src.commit);
+	sb_release(&set);
+	sb_release(&k1);
+	sb_release(&k2);
+}
+
 int main(void)
 {
+	test_build_key();
 	test_inventory_ssh();
 	test_inventory_ssh_errors();
 	test_quote();

@@ -1,7 +1,7 @@
-/* test_report.c: the pure parts of the reports: the CSV reader, expressions into SQL. */
+/* test_report.c: the pure parts of the reports: the CSV reader, expressions and statements into SQL. */
 #include <stdlib.h>
 
-#include "report.h"
+#include "report_int.h"
 #include "test.h"
 
 /* Read every record of text; the fields joined by '|' and records by '/'. */
@@ -55,54 +55,63 @@ static void test_csv(void)
 	free(s);
 }
 
-static char **names(const char *const *v)
+static char **names(const char *const *v, size_t *n)
 {
-	size_t n = 0;
 	char **out;
 
-	while (v[n])
-		n++;
-	out = xcalloc(n + 1, sizeof(*out));
-	for (size_t i = 0; i < n; i++)
+	*n = 0;
+	while (v[*n])
+		(*n)++;
+	out = xcalloc(*n + 1, sizeof(*out));
+	for (size_t i = 0; i < *n; i++)
 		out[i] = xstrdup(v[i]);
 	return out;
 }
 
-static void report_fixture(struct report *r)
+/* A context as report_ctx_open resolves one, without a database. */
+static void report_fixture(struct report_ctx *c)
 {
 	static const char *const params[] = { "M", "K", "dtype", "bytes_per_token", NULL };
 	static const char *const metrics[] = { "gflops", "seconds", "tok_s", NULL };
 	static const char *const probes[] = { "host_read_gbs", NULL };
+	size_t n;
 
-	memset(r, 0, sizeof(*r));
-	r->sweep = xstrdup("s");
-	r->params = names(params);
-	r->nparams = 4;
-	r->metrics = names(metrics);
-	r->nmetrics = 3;
-	r->probes = names(probes);
-	r->nprobes = 1;
+	memset(c, 0, sizeof(*c));
+	c->sweep = xstrdup("s");
+	c->params = names(params, &c->nparams);
+	c->spec_order = names(params, &n);
+	c->metrics = names(metrics, &c->nmetrics);
+	c->probes = names(probes, &c->nprobes);
+}
+
+/* A statement and its bound values as "SQL | ?1=... ?2=..." (owned); q is released. */
+static char *shown(struct report_query *q)
+{
+	char *out;
+
+	sb_adds(&q->sql, " |");
+	for (size_t i = 0; i < q->nbind; i++)
+		sb_addf(&q->sql, " ?%zu=%s", i + 1, q->binds[i]);
+	out = sb_detach(&q->sql);
+	report_query_release(q);
+	return out;
 }
 
 /* The SQL of an expression and its bound values, as "SQL | ?1=... ?2=..."; or "error". */
-static char *expr(struct report *r, const char *e, int flags)
+static char *expr(const struct report_ctx *c, const char *e, int flags)
 {
-	struct strbuf sql = STRBUF_INIT;
+	struct report_query q = REPORT_QUERY_INIT;
 
-	report_binds_reset(r);
-	if (report_expr_sql(r, "--where", e, flags, &sql)) {
-		sb_release(&sql);
+	if (report_expr_sql(c, &q, "--where", e, flags)) {
+		report_query_release(&q);
 		return xstrdup("error");
 	}
-	sb_adds(&sql, " |");
-	for (size_t i = 0; i < r->nbind; i++)
-		sb_addf(&sql, " ?%zu=%s", i + 1, r->binds[i]);
-	return sb_detach(&sql);
+	return shown(&q);
 }
 
-static void check_expr(struct report *r, const char *e, int flags, const char *want)
+static void check_expr(const struct report_ctx *c, const char *e, int flags, const char *want)
 {
-	char *got = expr(r, e, flags);
+	char *got = expr(c, e, flags);
 
 	CHECK(!strcmp(got, want), "expression \"%s\": got \"%s\", want \"%s\"", e, got, want);
 	free(got);
@@ -110,7 +119,7 @@ static void check_expr(struct report *r, const char *e, int flags, const char *w
 
 static void test_expr(void)
 {
-	struct report r;
+	struct report_ctx r;
 	const char *probe = "(SELECT value FROM report_probes WHERE worker = r.worker AND name = ?1)";
 	char want[1024];
 
@@ -164,35 +173,78 @@ static void test_expr(void)
 	/* a text value holding SQL stays a bound value */
 	check_expr(&r, "dtype = ''' OR 1=1 --'", 0,
 		   "json_extract(c.params, ?1) = ?2 | ?1=$.\"dtype\" ?2=' OR 1=1 --");
-	report_release(&r);
+	report_ctx_release(&r);
 }
 
-/* --metric noise reads the results' noise; --strict keeps results known to their precision; the title
- * of a pooled report names what was pooled. */
+/* A statement of the table, as "SQL | ?1=... ?2=...". */
+static char *table_sql(const struct report_plan *p)
+{
+	struct report_query q = REPORT_QUERY_INIT;
+
+	CHECK(report_query_table(p, &q) == FAIL_OK, "the table's statement");
+	return shown(&q);
+}
+
+/* --metric noise reads the results' noise; --strict keeps results not marked (STORE_IMPRECISE); the
+ * statement of a table, whole; a title of a pooled report names what was pooled. */
 static void test_noise_and_pool(void)
 {
-	struct report r;
-	struct strbuf sql = STRBUF_INIT;
+	struct report_ctx c;
+	struct report_opts o;
+	struct report_plan p;
+	char *sql, *pooled;
 
-	report_fixture(&r);
-	CHECK(!report_metric(&r, "noise") && r.metric_noise, "noise is a metric of every result");
-	CHECK(report_from(&r, &sql, JOIN_METRIC) == 0, "report_from");
-	CHECK(strstr(sql.buf, " JOIN (SELECT id AS result, noise AS value FROM results WHERE noise IS NOT NULL)"
-			      " m ON m.result = r.id") && !strstr(sql.buf, "noise_ok"),
-	      "noise joined as m.value, every result: %s", sql.buf);
-	sb_reset(&sql);
-	report_binds_reset(&r);
-	r.strict = 1;
-	CHECK(!report_metric(&r, "gflops") && !r.metric_noise, "a stored metric again");
-	CHECK(report_from(&r, &sql, JOIN_METRIC) == 0, "report_from --strict");
-	CHECK(strstr(sql.buf, "JOIN metrics m ON m.result = r.id AND m.name = ?1") &&
-	      strstr(sql.buf, " AND NOT (" STORE_IMPRECISE("r") ")"),
-	      "--strict leaves out results short of their precision: %s", sql.buf);
-	CHECK_STR(report_pooled(&r), "", "nothing pooled, nothing said");
-	CHECK(!report_split("--pool", "N,dtype", &r.pool, &r.npool), "--pool N,dtype");
-	CHECK_STR(report_pooled(&r), " and N, dtype", "the title names the pooled keys");
-	sb_release(&sql);
-	report_release(&r);
+	report_fixture(&c);
+	report_opts_init(&o);
+	o.metric = "noise";
+	CHECK(!report_opts_split("--rows", "M", &o.rows, &o.nrows), "--rows M");
+	report_plan_init(&p, &o, &c);
+	CHECK(!report_plan_metric(&p) && p.metric_own, "noise is a metric of every result");
+	sql = table_sql(&p);
+	CHECK_STR(sql, "SELECT json_extract(c.params, ?1), median(m.value), count(m.value), sum(NOT r.precise)"
+		  " FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w ON w.id = r.worker"
+		  " LEFT JOIN hosts h ON h.id = w.host JOIN (SELECT id AS result, value FROM (SELECT id, noise AS value"
+		  " FROM results) WHERE value IS NOT NULL) m ON m.result = r.id WHERE r.status = 'ok'"
+		  " AND c.state <> 'retired'"
+		  " AND c.sweep = ?2 GROUP BY 1 ORDER BY 1 | ?1=$.\"M\" ?2=s", "noise joined as m.value, every result");
+	free(sql);
+	report_plan_release(&p);
+	o.metric = "precision";
+	report_plan_init(&p, &o, &c);
+	CHECK(!report_plan_metric(&p) && p.metric_own && !strcmp(p.metric_base, "precision"),
+	      "precision is a metric of every result");
+	sql = table_sql(&p);
+	CHECK(strstr(sql, " JOIN (SELECT id AS result, value FROM (SELECT id, ci_rel(ci_lo, ci_hi, median) AS"
+		     " value FROM results) WHERE value IS NOT NULL) m ON m.result = r.id") != NULL,
+	      "precision: the interval's half-width over the median, as m.value: %s", sql);
+	free(sql);
+	report_plan_release(&p);
+
+	o.metric = "tflops";
+	o.strict = 1;
+	o.stat = "mean";
+	o.where = "K > 2";
+	report_plan_init(&p, &o, &c);
+	CHECK(!report_plan_metric(&p) && !p.metric_own && !strcmp(p.metric_base, "gflops"), "tflops is gflops");
+	sql = table_sql(&p);
+	CHECK_STR(sql, "SELECT json_extract(c.params, ?1), avg((m.value * 0.001)), count(m.value),"
+		  " sum(NOT r.precise) FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w"
+		  " ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host JOIN metrics m ON m.result = r.id"
+		  " AND m.name = ?2 WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ?3"
+		  " AND NOT (NOT r.precise) AND (json_extract(c.params, ?4) > 2) GROUP BY 1 ORDER BY 1 |"
+		  " ?1=$.\"M\" ?2=gflops ?3=s ?4=$.\"K\"", "--strict leaves out the marked results; --where");
+	free(sql);
+	report_plan_release(&p);
+
+	pooled = report_print_pooled(&o);
+	CHECK_STR(pooled, "", "nothing pooled, nothing said");
+	free(pooled);
+	CHECK(!report_opts_split("--pool", "N,dtype", &o.pool, &o.npool), "--pool N,dtype");
+	pooled = report_print_pooled(&o);
+	CHECK_STR(pooled, " and N, dtype", "the title names the pooled keys");
+	free(pooled);
+	report_opts_release(&o);
+	report_ctx_release(&c);
 }
 
 int main(void)

@@ -12,7 +12,7 @@ static char shown_buf[8192];   /* test_shown output for messages */
 
 
 /* What table_print writes for fmt, captured through a memory stream. Caller frees. */
-static char *print(const struct table *t, enum table_format fmt)
+static char *print(const struct table *t, const struct table_format *fmt)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -45,7 +45,8 @@ static void make(struct table *t)
 		table_add(t, rows[r]);
 }
 
-static void check_format(const struct table *t, enum table_format fmt, const char *want, const char *name)
+static void check_format(const struct table *t, const struct table_format *fmt, const char *want,
+			 const char *name)
 {
 	char *got = print(t, fmt);
 
@@ -64,7 +65,7 @@ static void test_formats(void)
 
 	/* Two spaces between columns; text left-aligned, numbers right-aligned (their heading not);
 	 * widths in characters (café is 4, 中文 is 2); a control character as '?'. */
-	check_format(&t, TABLE_TEXT,
+	check_format(&t, &table_text,
 		     "name       note      n_% \n"
 		     "a,b        say \"hi\"   1.5\n"
 		     "two?lines  a|b         -2\n"
@@ -76,7 +77,7 @@ static void test_formats(void)
 		     "aligned text");
 
 	/* GitHub Markdown: '|' and '\' escaped, a newline as <br>; widths of what is written. */
-	check_format(&t, TABLE_MD,
+	check_format(&t, &table_md,
 		     "| name         | note     | n_%  |\n"
 		     "|:------------ |:-------- | ----:|\n"
 		     "| a,b          | say \"hi\" |  1.5 |\n"
@@ -90,7 +91,7 @@ static void test_formats(void)
 
 	/* RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled; no
 	 * other field is (spaces are part of a field). */
-	check_format(&t, TABLE_CSV,
+	check_format(&t, &table_csv,
 		     "name,note,n_%\n"
 		     "\"a,b\",\"say \"\"hi\"\"\",1.5\n"
 		     "\"two\nlines\",a|b,-2\n"
@@ -102,7 +103,7 @@ static void test_formats(void)
 		     "CSV");
 
 	/* booktabs; & % $ # _ { } escaped, ~ ^ \ < > | by name, a newline as a space. */
-	check_format(&t, TABLE_LATEX,
+	check_format(&t, &table_latex,
 		     "\\begin{tabular}{llr}\n"
 		     "\\toprule\n"
 		     "name & note & n\\_\\% \\\\\n"
@@ -121,7 +122,7 @@ static void test_formats(void)
 
 	/* An array of objects, one a line; a NULL cell and a numeric column's empty or '-' are null; a
 	 * number not in JSON's form (0x10) is written as JSON writes it. */
-	check_format(&t, TABLE_JSON,
+	check_format(&t, &table_json,
 		     "[{\"name\":\"a,b\",\"note\":\"say \\\"hi\\\"\",\"n_%\":1.5},\n"
 		     " {\"name\":\"two\\nlines\",\"note\":\"a|b\",\"n_%\":-2},\n"
 		     " {\"name\":\"R&D 100%\",\"note\":\"x_y #1\",\"n_%\":1e3},\n"
@@ -171,7 +172,7 @@ static void test_read_back(void)
 	size_t nobj = 0;
 
 	make(&t);
-	csv = print(&t, TABLE_CSV);
+	csv = print(&t, &table_csv);
 	p = csv;
 	for (long r = -1; *p; r++, nrec++) {
 		for (int c = 0; c < NCOL; c++) {
@@ -190,7 +191,7 @@ static void test_read_back(void)
 	CHECK(csv_ok && nrec == (int)NROWS + 1, "CSV reads back as the cells (%d records)", nrec);
 	free(csv);
 
-	json = print(&t, TABLE_JSON);
+	json = print(&t, &table_json);
 	for (line = strtok_r(json, "\n", &save); line; line = strtok_r(NULL, "\n", &save), nobj++) {
 		struct json_obj o;
 		char err[128];
@@ -234,7 +235,7 @@ static void test_numbers(void)
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
 		table_add(&t, r[i]);
 	CHECK(!t.numeric[0] && t.numeric[1], "the column of numbers is numeric");
-	check_format(&t, TABLE_JSON,
+	check_format(&t, &table_json,
 		     "[{\"k\":\"json\",\"v\":-1.25e+03},\n"
 		     " {\"k\":\"hex\",\"v\":16},\n"
 		     " {\"k\":\"inf\",\"v\":null},\n"
@@ -245,7 +246,7 @@ static void test_numbers(void)
 		     " {\"k\":\"zero\",\"v\":-0},\n"
 		     " {\"k\":\"none\",\"v\":null}]\n",
 		     "JSON numbers always in JSON's form");
-	check_format(&t, TABLE_TEXT,
+	check_format(&t, &table_text,
 		     "k      v        \n"
 		     "json   -1.25e+03\n"
 		     "hex         0x10\n"
@@ -257,7 +258,7 @@ static void test_numbers(void)
 		     "zero          -0\n"
 		     "none           -\n",
 		     "text: numbers right-aligned as written");
-	check_format(&t, TABLE_MD,
+	check_format(&t, &table_md,
 		     "| k     | v         |\n"
 		     "|:----- | ---------:|\n"
 		     "| json  | -1.25e+03 |\n"
@@ -277,10 +278,10 @@ static void test_numbers(void)
 	table_add(&t, (const char *const[]){ "a", "1" });
 	table_add(&t, (const char *const[]){ "b", "n/a" });
 	CHECK(!t.numeric[1], "a word makes a column text");
-	check_format(&t, TABLE_JSON, "[{\"k\":\"a\",\"v\":\"1\"},\n {\"k\":\"b\",\"v\":\"n/a\"}]\n",
+	check_format(&t, &table_json, "[{\"k\":\"a\",\"v\":\"1\"},\n {\"k\":\"b\",\"v\":\"n/a\"}]\n",
 		     "JSON: a text column's numbers are strings");
-	check_format(&t, TABLE_TEXT, "k  v  \na  1  \nb  n/a\n", "text: a text column is left-aligned");
-	check_format(&t, TABLE_LATEX,
+	check_format(&t, &table_text, "k  v  \na  1  \nb  n/a\n", "text: a text column is left-aligned");
+	check_format(&t, &table_latex,
 		     "\\begin{tabular}{ll}\n\\toprule\nk & v \\\\\n\\midrule\na & 1 \\\\\nb & n/a \\\\\n"
 		     "\\bottomrule\n\\end{tabular}\n",
 		     "LaTeX: a text column is 'l'");
@@ -294,38 +295,81 @@ static void test_empty(void)
 	struct table t;
 
 	table_init(&t, 2, h);
-	check_format(&t, TABLE_TEXT, "a  long heading\n", "text with no rows");
-	check_format(&t, TABLE_MD, "| a   | long heading |\n| ---:| ------------:|\n", "Markdown with no rows");
-	check_format(&t, TABLE_CSV, "a,long heading\n", "CSV with no rows");
-	check_format(&t, TABLE_LATEX,
+	check_format(&t, &table_text, "a  long heading\n", "text with no rows");
+	check_format(&t, &table_md, "| a   | long heading |\n| ---:| ------------:|\n", "Markdown with no rows");
+	check_format(&t, &table_csv, "a,long heading\n", "CSV with no rows");
+	check_format(&t, &table_latex,
 		     "\\begin{tabular}{rr}\n\\toprule\na & long heading \\\\\n\\midrule\n\\bottomrule\n"
 		     "\\end{tabular}\n", "LaTeX with no rows");
-	check_format(&t, TABLE_JSON, "[]\n", "JSON with no rows");
+	check_format(&t, &table_json, "[]\n", "JSON with no rows");
 	table_release(&t);
 }
 
+/* The formats by name: the registry, and one message naming them for another name. */
 static void test_format_parse(void)
 {
 	static const char *const names[] = { "text", "md", "csv", "latex", "json" };
-	static const enum table_format want[] = { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_LATEX, TABLE_JSON };
-	enum table_format f;
+	static const struct table_format *const want[] = { &table_text, &table_md, &table_csv, &table_latex,
+							    &table_json };
+	const struct table_format *f;
 	char errs[512];
-	int rc;
+	int n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		f = (enum table_format)-1;
-		rc = table_format_parse(names[i], &f);
-		CHECK(rc == 0 && f == want[i], "format '%s' is %d (got %d, rc %d)", names[i], want[i], f, rc);
+		f = table_format_find(names[i]);
+		CHECK(f == want[i] && !strcmp(f->name, names[i]), "format '%s' found", names[i]);
 	}
-	/* An unknown name: -1 and one message naming the choices. */
+	while (table_formats[n])
+		n++;
+	CHECK_INT(n, 5, "five formats in the registry");
 	test_capture_start();
-	f = TABLE_CSV;
-	rc = table_format_parse("JSON", &f);
-	rc += table_format_parse("", &f);
+	f = table_format_find("JSON");
+	CHECK(!f && !table_format_find(""), "unknown names (case counts) are not found");
 	capture_into(errs, sizeof(errs));
-	CHECK(rc == -2 && f == TABLE_CSV, "unknown names (case counts) fail and leave out alone (rc %d)", rc);
 	CHECK_TEXT(errs, "sweep: unknown format 'JSON' (expected text, md, csv, latex or json)\n"
 		   "sweep: unknown format '' (expected text, md, csv, latex or json)\n", "the message");
+}
+
+/* The methods around a table: the reading formats title it, LaTeX keeps a method as a comment, and the
+ * footnote of a mark is said the format's way; CSV and JSON say nothing but the table. */
+static void test_format_methods(void)
+{
+	static const struct {
+		const struct table_format *fmt;
+		const char *heading, *method, *footnote;
+	} want[] = {
+		{ &table_text, "T\n\n", "M\n\n", "\n\xe2\x80\xa0 holds x; hint\n" },
+		{ &table_md, "T\n\n", "M\n\n", "\n\xe2\x80\xa0 holds x; hint\n" },
+		{ &table_latex, "", "% M\n",
+		  "% $^\\dagger$: holds x; hint\n\\par{\\footnotesize $^\\dagger$ holds x.}\n" },
+		{ &table_csv, "", "", "" },
+		{ &table_json, "", "", "" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct table_format *f = want[i].fmt;
+		char *buf[3] = { NULL, NULL, NULL };
+		size_t len;
+		FILE *m;
+
+		for (int k = 0; k < 3; k++) {
+			m = open_memstream(&buf[k], &len);
+			if (k == 0 && f->heading)
+				f->heading("T", m);
+			if (k == 1 && f->method)
+				f->method("M", m);
+			if (k == 2 && f->footnote)
+				f->footnote("holds x", "; hint", m);
+			fclose(m);
+		}
+		CHECK_TEXT(buf[0], want[i].heading, f->name);
+		CHECK_TEXT(buf[1], want[i].method, f->name);
+		CHECK_TEXT(buf[2], want[i].footnote, f->name);
+		CHECK(f->reading == (f != &table_csv && f != &table_json), "%s: for reading or programs", f->name);
+		for (int k = 0; k < 3; k++)
+			free(buf[k]);
+	}
+	CHECK(table_latex.equal_decimals && !table_md.equal_decimals, "only LaTeX lines up by decimals");
 }
 
 /* Terminal text: an escape sequence and bytes that are not UTF-8 never reach the output raw; marks. */
@@ -336,27 +380,26 @@ static void test_safe(void)
 	static const char *const r2[] = { "bad\xff\xc3(", "Inf" };
 	static const char *const r3[] = { "\xe2\x82\xac ok \xed\xa0\x80", "12.25" };
 	struct table t;
-	enum table_format f;
 
 	table_init(&t, 2, h);
 	table_add(&t, r1);
 	table_mark(&t, 1);
 	table_add(&t, r2);
 	table_add(&t, r3);
-	check_format(&t, TABLE_TEXT,
+	check_format(&t, &table_text,
 		     "k             v     \n"
 		     "?[31mred?[0m    1.5\xe2\x80\xa0\n"
 		     "bad\xef\xbf\xbd\xef\xbf\xbd(          Inf \n"
 		     "\xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd      12.25 \n",
 		     "text: ESC as ?, invalid UTF-8 as U+FFFD, a mark keeps digits lined up");
-	check_format(&t, TABLE_MD,
+	check_format(&t, &table_md,
 		     "| k            | v      |\n"
 		     "|:------------ | ------:|\n"
 		     "| ?[31mred?[0m |   1.5\xe2\x80\xa0 |\n"
 		     "| bad\xef\xbf\xbd\xef\xbf\xbd(       |   Inf  |\n"
 		     "| \xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd     | 12.25  |\n",
 		     "Markdown: the same");
-	check_format(&t, TABLE_JSON,
+	check_format(&t, &table_json,
 		     "[{\"k\":\"\\u001b[31mred\\u001b[0m\",\"v\":1.5},\n"
 		     " {\"k\":\"bad\xef\xbf\xbd\xef\xbf\xbd(\",\"v\":null},\n"
 		     " {\"k\":\"\xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\",\"v\":12.25}]\n",
@@ -369,15 +412,16 @@ static void test_safe(void)
 		table_init(&t, 2, h);
 		table_add(&t, a);
 		table_add(&t, b);
-		check_format(&t, TABLE_JSON, "[{\"k\":null,\"v\":\"x\"},\n {\"k\":\"y\",\"v\":\"2\"}]\n",
+		check_format(&t, &table_json, "[{\"k\":null,\"v\":\"x\"},\n {\"k\":\"y\",\"v\":\"2\"}]\n",
 			     "JSON: SQLite's Inf in a text column is null");
 		table_release(&t);
 	}
-	CHECK(!table_format_of_path("a/t.CSV", &f) && f == TABLE_CSV, "t.CSV is csv");
-	CHECK(!table_format_of_path("t.tex", &f) && f == TABLE_LATEX, "t.tex is latex");
-	CHECK(!table_format_of_path("t.txt", &f) && f == TABLE_TEXT, "t.txt is text");
-	CHECK(table_format_of_path("t.db", &f) && table_format_of_path("dir.md/t", &f),
-	      "other names have no format");
+	CHECK(table_format_of_path("a/t.CSV") == &table_csv, "t.CSV is csv");
+	CHECK(table_format_of_path("t.tex") == &table_latex, "t.tex is latex");
+	CHECK(table_format_of_path("t.txt") == &table_text, "t.txt is text");
+	CHECK(table_format_of_path("r.md") == &table_md && table_format_of_path("r.json") == &table_json,
+	      "t.md is md, t.json is json");
+	CHECK(!table_format_of_path("t.db") && !table_format_of_path("dir.md/t"), "other names have no format");
 }
 
 int main(void)
@@ -388,5 +432,6 @@ int main(void)
 	test_numbers();
 	test_empty();
 	test_format_parse();
+	test_format_methods();
 	return test_done();
 }

@@ -1,6 +1,19 @@
-/* test_topo.c: splitting cpusets among local ranks (synthetic and XML topologies), and binding this process.
+/* test_topo.c: splitting cpusets among local ranks (synthetic and XML topologies), binding this process,
+ * and the binding worked out for servers described by XML files.
  * tests/data/topo-dev.xml is hwloc's export of a 2-core development VM; topo-asym.xml is the export of
- * the synthetic "pack:2 [numa] core:6 pu:2" restricted to PUs 0-19: 6 cores in package 0, 4 in package 1. */
+ * the synthetic "pack:2 [numa] core:6 pu:2" restricted to PUs 0-19: 6 cores in package 0, 4 in package 1.
+ * The server files were written for this project and exported again by lstopo 2.9 (as `lstopo --of xml`
+ * writes them), with the PCI trees of real machines:
+ *  - topo-2s8g.xml: an HGX H100 (two 56-core Xeon 8480C, SMT on: core c of package p has PUs 56p+c and
+ *    112+56p+c; one NUMA node a package). Four H100 (10de:2330, 3D controller) a package at 18, 2a, 3a, 5d
+ *    and 9a, ab, ba, db:00.0, each behind a PCIe switch (root port, switch upstream port, downstream port:
+ *    the GPU's parent bridge is three deep) beside a ConnectX-7; the BMC's VGA (1a03:2000) at 02:00.0.
+ *  - topo-2s8g-nosmt.xml: the same server with SMT off (PUs 56p+c).
+ *  - topo-1s4g.xml: two 32-core Xeon 6338, SMT off; four A100 PCIe at 4d-50:00.0 all on package 0, behind
+ *    one PCIe switch; only a NIC on package 1.
+ *  - topo-epyc4g.xml: one 64-core EPYC 7763 in NPS4 (four NUMA nodes of 16 cores, core c has PUs c and
+ *    c+64), four A100: 01:00.0 on NUMA node 1, 41:00.0 on node 0, 81:00.0 on node 3 (each on a root port),
+ *    c3:00.0 on node 2 behind a PCIe switch two bridges below its root port. */
 #include <stdlib.h>
 #include <string.h>
 #include <hwloc.h>
@@ -280,11 +293,293 @@ static void test_bind(void)
 	hwloc_topology_destroy(t);
 }
 
+/* What one rank should get: GPU, cpus, NUMA nodes, shared. */
+struct want {
+	const char *gpu, *cpus, *numa;
+	int shared;
+};
+
+/* Every rank of plan p, by value. */
+static void check_ranks(const struct topo_plan *p, const struct want *w, int n, const char *what)
+{
+	CHECK_INT(p->nranks, n, what);
+	for (int r = 0; r < n && r < p->nranks; r++) {
+		const struct topo_rank *k = &p->rank[r];
+		int ok = (w[r].gpu ? k->gpu && !strcmp(k->gpu, w[r].gpu) : !k->gpu) && !strcmp(k->cpus, w[r].cpus) &&
+			 !strcmp(k->numa, w[r].numa) && k->shared == w[r].shared;
+
+		CHECK(ok, "%s: rank %d: GPU %s, cpus %s, numa %s, shared %d (want %s, %s, %s, %d)", what, r,
+		      k->gpu ? k->gpu : "-", k->cpus, k->numa, k->shared, w[r].gpu ? w[r].gpu : "-", w[r].cpus,
+		      w[r].numa, w[r].shared);
+	}
+}
+
+static int plan_file(const char *xml, int nranks, struct topo_plan *p)
+{
+	return topo_plan(xml, TOPO_GPUS_RUN, NULL, 0, nranks, p);
+}
+
+static const char *const h100[] = { "0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+				    "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0" };
+
+/* Two sockets, four GPUs each, SMT on: 8 ranks get 14 cores of their GPU's package, 16 ranks 7. */
+static void test_plan_2s8g(void)
+{
+	static const struct want w8[] = {
+		{ h100[0], "0-13,112-125", "0", 1 }, { h100[1], "14-27,126-139", "0", 1 },
+		{ h100[2], "28-41,140-153", "0", 1 }, { h100[3], "42-55,154-167", "0", 1 },
+		{ h100[4], "56-69,168-181", "1", 1 }, { h100[5], "70-83,182-195", "1", 1 },
+		{ h100[6], "84-97,196-209", "1", 1 }, { h100[7], "98-111,210-223", "1", 1 },
+	};
+	/* package 0 holds ranks 0-3 and 8-11 (GPU k mod 8), in rank order */
+	static const struct want w16[] = {
+		{ h100[0], "0-6,112-118", "0", 1 }, { h100[1], "7-13,119-125", "0", 1 },
+		{ h100[2], "14-20,126-132", "0", 1 }, { h100[3], "21-27,133-139", "0", 1 },
+		{ h100[4], "56-62,168-174", "1", 1 }, { h100[5], "63-69,175-181", "1", 1 },
+		{ h100[6], "70-76,182-188", "1", 1 }, { h100[7], "77-83,189-195", "1", 1 },
+		{ h100[0], "28-34,140-146", "0", 1 }, { h100[1], "35-41,147-153", "0", 1 },
+		{ h100[2], "42-48,154-160", "0", 1 }, { h100[3], "49-55,161-167", "0", 1 },
+		{ h100[4], "84-90,196-202", "1", 1 }, { h100[5], "91-97,203-209", "1", 1 },
+		{ h100[6], "98-104,210-216", "1", 1 }, { h100[7], "105-111,217-223", "1", 1 },
+	};
+	struct topo_plan p;
+
+	CHECK_INT(plan_file("tests/data/topo-2s8g.xml", 8, &p), 0, "2s8g: 8 ranks");
+	check_ranks(&p, w8, 8, "2s8g, 8 ranks");
+	CHECK(p.bound && !p.notes.len, "2s8g, 8 ranks: bound, no note ('%s')", p.notes.buf ? p.notes.buf : "");
+	topo_plan_release(&p);
+	CHECK_INT(topo_plan("tests/data/topo-2s8g.xml", TOPO_GPUS_AUTO, NULL, 0, 16, &p), 0, "2s8g: 16 ranks");
+	check_ranks(&p, w16, 16, "2s8g, 16 ranks");
+	topo_plan_release(&p);
+
+	/* 128 ranks, 64 a package of 56 cores: hardware threads, one or two each, never one twice */
+	CHECK_INT(plan_file("tests/data/topo-2s8g.xml", 128, &p), 0, "2s8g: 128 ranks");
+	CHECK_STR(p.rank[0].cpus, "0", "128 ranks: rank 0 gets PU 0 alone");
+	CHECK_STR(p.rank[1].cpus, "1,112", "128 ranks: rank 1 gets the rest of core 0 and PU 1");
+	CHECK_STR(p.rank[127].cpus, "111,223", "128 ranks: rank 127 the last core of package 1");
+	{
+		hwloc_bitmap_t all = hwloc_bitmap_alloc(), one = hwloc_bitmap_alloc();
+		int ok = 1, sum = 0;
+
+		for (int r = 0; r < 128; r++) {
+			hwloc_bitmap_list_sscanf(one, p.rank[r].cpus);
+			ok &= !hwloc_bitmap_intersects(all, one) && p.rank[r].shared == 1 &&
+			      hwloc_bitmap_weight(one) >= 1 && hwloc_bitmap_weight(one) <= 2 &&
+			      !strcmp(p.rank[r].numa, r % 8 < 4 ? "0" : "1");
+			sum += hwloc_bitmap_weight(one);
+			hwloc_bitmap_or(all, all, one);
+		}
+		CHECK(ok && sum == 224, "128 ranks: disjoint slices of 1-2 PUs on their GPU's package, all 224 used");
+		hwloc_bitmap_free(all);
+		hwloc_bitmap_free(one);
+	}
+	topo_plan_release(&p);
+
+	/* more ranks than cpus: sweep run binds none, and says so */
+	CHECK_INT(plan_file("tests/data/topo-2s8g.xml", 225, &p), 0, "2s8g: 225 ranks");
+	CHECK(!p.bound && p.rank[224].shared == 225 && !strcmp(p.rank[224].cpus, "0-223") &&
+	      !strcmp(p.rank[224].numa, "0-1"), "225 ranks on 224 cpus: unbound, all cpus, shared by all");
+	CHECK_TEXT(p.notes.buf, "225 ranks on 224 online cpus: sweep run leaves them unbound (it pins ranks only "
+		   "when each can have a cpu of its own)\n", "225 ranks: the note");
+	topo_plan_release(&p);
+}
+
+/* The same server with SMT off: whole cores, one PU each. */
+static void test_plan_2s8g_nosmt(void)
+{
+	static const struct want w8[] = {
+		{ h100[0], "0-13", "0", 1 }, { h100[1], "14-27", "0", 1 }, { h100[2], "28-41", "0", 1 },
+		{ h100[3], "42-55", "0", 1 }, { h100[4], "56-69", "1", 1 }, { h100[5], "70-83", "1", 1 },
+		{ h100[6], "84-97", "1", 1 }, { h100[7], "98-111", "1", 1 },
+	};
+	static const struct want w16[] = {
+		{ h100[0], "0-6", "0", 1 }, { h100[1], "7-13", "0", 1 }, { h100[2], "14-20", "0", 1 },
+		{ h100[3], "21-27", "0", 1 }, { h100[4], "56-62", "1", 1 }, { h100[5], "63-69", "1", 1 },
+		{ h100[6], "70-76", "1", 1 }, { h100[7], "77-83", "1", 1 }, { h100[0], "28-34", "0", 1 },
+		{ h100[1], "35-41", "0", 1 }, { h100[2], "42-48", "0", 1 }, { h100[3], "49-55", "0", 1 },
+		{ h100[4], "84-90", "1", 1 }, { h100[5], "91-97", "1", 1 }, { h100[6], "98-104", "1", 1 },
+		{ h100[7], "105-111", "1", 1 },
+	};
+	struct topo_plan p;
+
+	CHECK_INT(plan_file("tests/data/topo-2s8g-nosmt.xml", 8, &p), 0, "2s8g-nosmt: 8 ranks");
+	check_ranks(&p, w8, 8, "2s8g-nosmt, 8 ranks");
+	topo_plan_release(&p);
+	CHECK_INT(plan_file("tests/data/topo-2s8g-nosmt.xml", 16, &p), 0, "2s8g-nosmt: 16 ranks");
+	check_ranks(&p, w16, 16, "2s8g-nosmt, 16 ranks");
+	topo_plan_release(&p);
+	/* as many ranks as cpus: pinned, a core each (rank 111 is the 56th of package 1) */
+	CHECK_INT(plan_file("tests/data/topo-2s8g-nosmt.xml", 112, &p), 0, "2s8g-nosmt: 112 ranks");
+	CHECK(p.bound && !strcmp(p.rank[111].cpus, "111") && !strcmp(p.rank[0].cpus, "0") && !p.notes.len,
+	      "112 ranks on 112 cpus: bound, one each (%s, %s)", p.rank[0].cpus, p.rank[111].cpus);
+	topo_plan_release(&p);
+	CHECK_INT(plan_file("tests/data/topo-2s8g-nosmt.xml", 113, &p), 0, "2s8g-nosmt: 113 ranks");
+	CHECK(!p.bound && !strcmp(p.rank[0].cpus, "0-111"), "113 ranks on 112 cpus: unbound (%s)", p.rank[0].cpus);
+	topo_plan_release(&p);
+}
+
+/* All four GPUs on package 0: every rank there, package 1 idle; more ranks than its cpus share them. */
+static void test_plan_1s4g(void)
+{
+	static const char *const a100[] = { "0000:4d:00.0", "0000:4e:00.0", "0000:4f:00.0", "0000:50:00.0" };
+	static const struct want w4[] = {
+		{ a100[0], "0-7", "0", 1 }, { a100[1], "8-15", "0", 1 }, { a100[2], "16-23", "0", 1 },
+		{ a100[3], "24-31", "0", 1 },
+	};
+	static const struct want w8[] = {
+		{ a100[0], "0-3", "0", 1 }, { a100[1], "4-7", "0", 1 }, { a100[2], "8-11", "0", 1 },
+		{ a100[3], "12-15", "0", 1 }, { a100[0], "16-19", "0", 1 }, { a100[1], "20-23", "0", 1 },
+		{ a100[2], "24-27", "0", 1 }, { a100[3], "28-31", "0", 1 },
+	};
+	struct topo_plan p;
+	int ok = 1;
+
+	CHECK_INT(plan_file("tests/data/topo-1s4g.xml", 4, &p), 0, "1s4g: 4 ranks");
+	check_ranks(&p, w4, 4, "1s4g, 4 ranks");
+	topo_plan_release(&p);
+	CHECK_INT(plan_file("tests/data/topo-1s4g.xml", 8, &p), 0, "1s4g: 8 ranks");
+	check_ranks(&p, w8, 8, "1s4g, 8 ranks");
+	topo_plan_release(&p);
+	/* 40 ranks on the 32 cpus of package 0 (64 online, so sweep run pins them): rank i gets cpu
+	 * floor(32 i / 40), which ranks 5k and 5k + 1 share */
+	CHECK_INT(plan_file("tests/data/topo-1s4g.xml", 40, &p), 0, "1s4g: 40 ranks");
+	for (int r = 0; r < 40; r++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "%d", 32 * r / 40);
+		ok &= !strcmp(p.rank[r].cpus, want) && p.rank[r].shared == (r % 5 < 2 ? 2 : 1) &&
+		      !strcmp(p.rank[r].gpu, a100[r % 4]);
+	}
+	CHECK(p.bound && ok, "40 ranks: rank i on cpu 32i/40 of package 0, ranks 5k and 5k+1 sharing one");
+	CHECK_TEXT(p.notes.buf, "ranks 0-39: 40 ranks on 32 cpus, up to 2 on one\n", "40 ranks: the note");
+	topo_plan_release(&p);
+}
+
+/* NPS4: each GPU's locality is its NUMA node's 16 cores; GPUs in bus order are not in NUMA order, and the
+ * one behind the switch is found through its bridges. */
+static void test_plan_epyc4g(void)
+{
+	static const char *const g[] = { "0000:01:00.0", "0000:41:00.0", "0000:81:00.0", "0000:c3:00.0" };
+	static const struct want w4[] = {
+		{ g[0], "16-31,80-95", "1", 1 }, { g[1], "0-15,64-79", "0", 1 }, { g[2], "48-63,112-127", "3", 1 },
+		{ g[3], "32-47,96-111", "2", 1 },
+	};
+	static const struct want w8[] = {
+		{ g[0], "16-23,80-87", "1", 1 }, { g[1], "0-7,64-71", "0", 1 }, { g[2], "48-55,112-119", "3", 1 },
+		{ g[3], "32-39,96-103", "2", 1 }, { g[0], "24-31,88-95", "1", 1 }, { g[1], "8-15,72-79", "0", 1 },
+		{ g[2], "56-63,120-127", "3", 1 }, { g[3], "40-47,104-111", "2", 1 },
+	};
+	struct topo_plan p;
+
+	CHECK_INT(plan_file("tests/data/topo-epyc4g.xml", 4, &p), 0, "epyc4g: 4 ranks");
+	check_ranks(&p, w4, 4, "epyc4g, 4 ranks");
+	topo_plan_release(&p);
+	CHECK_INT(plan_file("tests/data/topo-epyc4g.xml", 8, &p), 0, "epyc4g: 8 ranks");
+	check_ranks(&p, w8, 8, "epyc4g, 8 ranks");
+	topo_plan_release(&p);
+}
+
+/* GPUs given by bus id, one the topology lacks; a topology without GPUs; files that are not topologies. */
+static void test_plan_said(void)
+{
+	char *ids[] = { "0000:18:00.0", "0000:77:00.0" };
+	/* ranks 1 and 3 split the whole machine: rank 1's half meets ranks 0 and 2, rank 3's half nobody's */
+	static const struct want w[] = {
+		{ "0000:18:00.0", "0-27,112-139", "0", 2 }, { "0000:77:00.0", "0-55,112-167", "0", 3 },
+		{ "0000:18:00.0", "28-55,140-167", "0", 2 }, { "0000:77:00.0", "56-111,168-223", "1", 1 },
+	};
+	static const struct want none[] = {
+		{ NULL, "0-5", "0", 1 }, { NULL, "6-11", "0", 1 }, { NULL, "12-19", "1", 1 },
+	};
+	struct topo_plan p;
+	char *err;
+
+	CHECK_INT(topo_plan("tests/data/topo-2s8g.xml", TOPO_GPUS_LIST, ids, 2, 4, &p), 0, "2 GPUs by bus id");
+	check_ranks(&p, w, 4, "a GPU not in the topology");
+	CHECK_TEXT(p.notes.buf, "GPU 0000:77:00.0 has no locality in the topology: its ranks (1,3) split the "
+		   "whole machine\n", "a GPU not in the topology: the note");
+	topo_plan_release(&p);
+
+	CHECK_INT(plan_file("tests/data/topo-asym.xml", 3, &p), 0, "no GPU");
+	check_ranks(&p, none, 3, "topo-asym.xml: no GPU");
+	CHECK_TEXT(p.notes.buf, "no GPU (the topology has no NVIDIA display or 3D controller): the ranks split "
+		   "the whole machine\n", "no GPU: the note");
+	topo_plan_release(&p);
+
+	test_capture_start();
+	CHECK_INT(plan_file("tests/data/no-such-topology.xml", 2, &p), -1, "a missing file");
+	CHECK_INT(plan_file("tests/unit/test_topo.c", 2, &p), -1, "a file that is not XML");
+	err = test_capture_end();
+	CHECK(strstr(err, "sweep: cannot read the topology 'tests/data/no-such-topology.xml': No such file") &&
+	      strstr(err, "sweep: cannot load the topology 'tests/unit/test_topo.c': not an hwloc XML file"),
+	      "the errors name the files and what is wrong with them");
+	free(err);
+}
+
+static void test_busid(void)
+{
+	static const char *const good[][2] = {
+		{ "0000:1b:00.0", "0000:1b:00.0" }, { "1B:00.0", "0000:1b:00.0" }, { "00000000:DB:00.0", "0000:db:00.0" },
+		{ "0001:02:1f.7", "0001:02:1f.7" }, { "abcd1234:ff:00.1", "abcd1234:ff:00.1" },
+	};
+	static const char *const bad[] = { "", "1b:00", "1b.00.0", "0000:1b:20.0", "0000:1b:00.8", "0000:100:00.0",
+					   " 1b:00.0", "0x1b:00.0", "0:0:1b:00.0", "1b:00.0,", "123456789:1b:00.0",
+					   "1b::00.0", "1b:00.0." };
+	char out[TOPO_BUSID_LEN];
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		strcpy(out, "?");
+		CHECK(!topo_busid(good[i][0], out) && !strcmp(out, good[i][1]), "bus id '%s' is '%s' (got '%s')",
+		      good[i][0], good[i][1], out);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK_INT(topo_busid(bad[i], out), -1, bad[i]);
+}
+
+/* This machine's plan is what topo_bind does: each rank ends up bound to the cpus the plan gives it. */
+static void test_plan_here(void)
+{
+	hwloc_topology_t t;
+	hwloc_bitmap_t want = hwloc_bitmap_alloc(), got = hwloc_bitmap_alloc();
+	struct strbuf sb = STRBUF_INIT;
+	struct topo_plan p;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (hwloc_topology_init(&t) || hwloc_topology_load(t))
+		BUG("cannot load this machine's topology");
+	for (int n = 1; n <= 2 && n <= online; n++) {
+		CHECK_INT(topo_plan(NULL, TOPO_GPUS_RUN, NULL, 0, n, &p), 0, "this machine's plan");
+		for (int r = 0; r < n; r++) {
+			hwloc_bitmap_list_sscanf(want, p.rank[r].cpus);
+			CHECK(!topo_bind(-1, r, n, &sb) && !hwloc_get_cpubind(t, got, HWLOC_CPUBIND_PROCESS) &&
+			      hwloc_bitmap_isequal(got, want), "%d ranks: rank %d bound to the plan's cpus %s (%s)", n,
+			      r, p.rank[r].cpus, sb.buf);
+		}
+		CHECK(!p.rank[0].gpu && strstr(p.notes.buf, "no GPU (CUDA sees none)"), "no GPU here, and said");
+		topo_plan_release(&p);
+	}
+	CHECK_INT(topo_plan(NULL, TOPO_GPUS_RUN, NULL, 0, (int)online + 1, &p), 0, "one rank more than cpus");
+	CHECK(!p.bound && p.rank[0].shared == online + 1, "%ld ranks here: unbound", online + 1);
+	topo_plan_release(&p);
+	topo_bind(-1, 0, 1, &sb);   /* leave the process as it was */
+	sb_release(&sb);
+	hwloc_bitmap_free(want);
+	hwloc_bitmap_free(got);
+	hwloc_topology_destroy(t);
+}
+
 int main(void)
 {
 	test_synthetic_smt();
 	test_synthetic_numa();
 	test_xml();
 	test_bind();
+	test_busid();
+	test_plan_2s8g();
+	test_plan_2s8g_nosmt();
+	test_plan_1s4g();
+	test_plan_epyc4g();
+	test_plan_said();
+	test_plan_here();
 	return test_done();
 }

@@ -1,0 +1,224 @@
+/* report_ctx.c: the read-only context of a report: the database, the sweep, its parameters, metrics and
+ * the probe names, resolved once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+struct names {
+	char **v;
+	size_t n, alloc;
+};
+
+/* Collects the first column of every row as a NULL-terminated list. */
+static int collect_name(const struct store_row *row, void *data)
+{
+	struct names *l = data;
+
+	if (!row->text[0])
+		return 0;
+	ALLOC_GROW(l->v, l->n + 2, l->alloc);
+	l->v[l->n++] = xstrdup(row->text[0]);
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+static void free_list(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The first column of sql's rows (bound to bind, when not NULL) as an owned NULL-terminated list. */
+static int query_names(const struct report_ctx *c, const char *sql, const char *bind, char ***out, size_t *n)
+{
+	struct names l = { NULL, 0, 0 };
+	const char *b[] = { bind };
+
+	if (store_query(c->st, sql, b, bind ? 1 : 0, 1, collect_name, &l)) {
+		free_list(l.v);
+		return FAIL_IO;
+	}
+	*out = l.v ? l.v : xcalloc(1, sizeof(*l.v));
+	if (n)
+		*n = l.n;
+	return FAIL_OK;
+}
+
+void report_ctx_join(struct strbuf *sb, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sb_addf(sb, "%s%s", i ? ", " : "", v[i]);
+	if (!n)
+		sb_adds(sb, "none");
+}
+
+/* A sweep asked for by name: one that `sweep hosts probe` ran (probe.NAME.TIME) is reported too. */
+static int choose_given(struct report_ctx *c, char **v, size_t n, const char *given)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char **p;
+	size_t np;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], given))
+			goto found;
+	if ((ret = query_names(c, "SELECT name FROM sweeps WHERE name = ?1", given, &p, &np)))
+		return ret;
+	free_list(p);
+	if (np)
+		goto found;
+	report_ctx_join(&sb, v, n);
+	ret = fail_usage("no sweep '%s' in '%s' (it has: %s)", given, c->db, sb.buf);
+	sb_release(&sb);
+	return ret;
+found:
+	c->sweep = xstrdup(given);
+	return FAIL_OK;
+}
+
+/* No sweep given: the only one with results, else the only one. */
+static int choose_only(struct report_ctx *c, char **v, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char **ok;
+	size_t nok;
+	int ret;
+
+	if (!n) {
+		if ((ret = query_names(c, "SELECT name FROM sweeps LIMIT 1", NULL, &ok, &nok)))
+			return ret;
+		free_list(ok);
+		return fail_usage("'%s' holds no sweep yet%s", c->db, nok ? " (only the probe sweeps of `sweep hosts"
+				  " probe`, whose values are in the table probes, for --limit)" : "");
+	}
+	if ((ret = query_names(c, "SELECT name FROM sweeps WHERE name NOT LIKE 'probe.%' AND EXISTS"
+			       " (SELECT 1 FROM cells WHERE sweep = sweeps.name AND state = 'ok') ORDER BY name",
+			       NULL, &ok, &nok)))
+		return ret;
+	if (nok > 1 || (!nok && n > 1)) {
+		report_ctx_join(&sb, nok ? ok : v, nok ? nok : n);
+		ret = fail_usage("'%s' holds several sweeps (%s): choose one with --sweep", c->db, sb.buf);
+		sb_release(&sb);
+	} else {
+		c->sweep = xstrdup(nok ? ok[0] : v[0]);
+	}
+	free_list(ok);
+	return ret;
+}
+
+/* The sweep: as given, else the only one with results (or the only one at all). The sweeps that `sweep
+ * hosts probe` runs (probe.NAME.TIME) are never offered, listed or chosen: their results are in probes. */
+static int choose_sweep(struct report_ctx *c, const char *given)
+{
+	char **v;
+	size_t n;
+	int ret;
+
+	if ((ret = query_names(c, "SELECT name FROM sweeps WHERE name NOT LIKE 'probe.%' ORDER BY name", NULL,
+			       &v, &n)))
+		return ret;
+	ret = given ? choose_given(c, v, n, given) : choose_only(c, v, n);
+	free_list(v);
+	return ret;
+}
+
+/* Whether the SQLite version (text such as "3.40.1") is at least 3.35, which knows AS MATERIALIZED. */
+static int read_version(const struct store_row *row, void *data)
+{
+	int major = 0, minor = 0;
+
+	if (row->text[0])
+		sscanf(row->text[0], "%d.%d", &major, &minor);
+	*(int *)data = major > 3 || (major == 3 && minor >= 35);
+	return 0;
+}
+
+static int count_row(const struct store_row *row, void *data)
+{
+	*(double *)data = row->num[0];
+	return 0;
+}
+
+/* Retired cells are left out of every report: said once, so that a table is not read as the whole plan. */
+static int note_retired(const struct report_ctx *c)
+{
+	const char *bind[] = { c->sweep };
+	double n = 0;
+
+	if (store_query(c->st, "SELECT count(*) FROM cells WHERE sweep = ?1 AND state = 'retired'", bind, 1, 1,
+			count_row, &n))
+		return FAIL_IO;
+	if (n > 0)
+		fprintf(stderr, "sweep: %s: %.0f retired cells (no longer in the spec: run --replan) left out\n",
+			c->sweep, n);
+	return FAIL_OK;
+}
+
+static int in_list(char **v, const char *s)
+{
+	for (size_t i = 0; v[i]; i++)
+		if (!strcmp(v[i], s))
+			return 1;
+	return 0;
+}
+
+/* The parameters in the spec's order (a cell's), then any a sample cell lacks. */
+static int spec_order(struct report_ctx *c)
+{
+	size_t n;
+	int ret;
+
+	if ((ret = query_names(c, "SELECT j.key FROM (SELECT params FROM cells WHERE sweep = ?1 LIMIT 1)"
+			       " AS c, json_each(c.params) AS j", c->sweep, &c->spec_order, &n)))
+		return ret;
+	for (size_t i = 0; i < c->nparams; i++)
+		if (!in_list(c->spec_order, c->params[i])) {
+			c->spec_order = xrealloc(c->spec_order, (n + 2) * sizeof(*c->spec_order));
+			c->spec_order[n++] = xstrdup(c->params[i]);
+			c->spec_order[n] = NULL;
+		}
+	return FAIL_OK;
+}
+
+int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->db = db;
+	/* a path that is no sweep database (missing, another file, a newer schema) is the user's to fix */
+	if (store_open(db, STORE_RO, &c->st))
+		return FAIL_USAGE;
+	if ((ret = choose_sweep(c, sweep)))
+		return ret;
+	/* Every cell of a sweep has the same parameter names, so a sample of cells finds them all; the
+	 * metrics may differ between results (a command prints what it likes), so more are sampled. */
+	if ((ret = query_names(c, "SELECT DISTINCT j.key FROM (SELECT params FROM cells WHERE sweep = ?1 LIMIT"
+			       " 200) AS c, json_each(c.params) AS j ORDER BY 1", c->sweep, &c->params,
+			       &c->nparams)) ||
+	    (ret = query_names(c, "SELECT DISTINCT m.name FROM (SELECT r.id FROM cells c JOIN results r"
+			       " ON r.cell = c.id AND r.status = 'ok' WHERE c.sweep = ?1 AND c.state = 'ok'"
+			       " LIMIT 2000) AS x JOIN metrics m ON m.result = x.id ORDER BY 1", c->sweep,
+			       &c->metrics, &c->nmetrics)) ||
+	    (ret = query_names(c, "SELECT DISTINCT name FROM probes ORDER BY 1", NULL, &c->probes, &c->nprobes)))
+		return ret;
+	if (store_query(c->st, "SELECT sqlite_version()", NULL, 0, 1, read_version, &c->materialize))
+		return FAIL_IO;
+	if ((ret = note_retired(c)) || (ret = spec_order(c)))
+		return ret;
+	return FAIL_OK;
+}
+
+void report_ctx_release(struct report_ctx *c)
+{
+	store_close(c->st);
+	free(c->sweep);
+	free_list(c->params);
+	free_list(c->spec_order);
+	free_list(c->metrics);
+	free_list(c->probes);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,285 @@
+/* report_int.h: the stages of a report (report.h says the order), shared by src/report*.c and their unit
+ * tests: the plan, the statements, the rows, the pure aggregation functions and the printer. */
+#ifndef SWEEP_REPORT_INT_H
+#define SWEEP_REPORT_INT_H
+
+#include "report.h"
+
+struct report_rows;
+
+/* ---- report_ctx.c ---- */
+
+/* "a, b, c" (the n names of v), or "none", appended to sb: what a message lists. */
+void report_ctx_join(struct strbuf *sb, char *const *v, size_t n);
+
+/* ---- report_plan.c: what the context and the options resolve to ---- */
+
+/*
+ * One report's plan: the options and the context it reads, and what they resolve to. Filled by the
+ * report_plan_* functions before the first statement, read-only after. The strings and lists are owned
+ * (report_plan_release).
+ */
+struct report_plan {
+	const struct report_opts *o;
+	const struct report_ctx *c;
+	char *metric_base;         /* the stored metric (gflops for tflops), or "noise", "precision" */
+	double metric_scale;       /* value = stored value * metric_scale */
+	const char *metric_own;    /* the SQL of a figure of the results themselves (--metric noise or
+				    * precision) over their columns, or NULL for a stored metric */
+	char **rows;               /* the row keys: --rows, then every parameter that varies inside a row */
+	int nrows;
+	char **excluded;           /* hosts left out (--exclude-unstable) */
+	size_t nexcluded;
+};
+void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
+void report_plan_release(struct report_plan *p);
+/* Resolve o->metric (itself, a derived one: tflops = gflops / 1000, tbs, ms, us; or noise, precision). FAIL_USAGE
+ * after error() naming the metrics there are. */
+int report_plan_metric(struct report_plan *p);
+/* A report never aggregates over a parameter the user did not name: every parameter (in spec order) that
+ * varies inside a group of the row keys, the column keys and the named extra keys (NULL ones skipped), and
+ * is not in --pool, becomes a row key after --rows, with a note on stderr. Needs the metric. */
+int report_plan_rows(struct report_plan *p, const char *const *extra, int nextra);
+/* The same for a plot, whose points are grouped by --x, --series and --facet: such a parameter is
+ * refused (FAIL_USAGE), naming it. */
+int report_plan_points(struct report_plan *p);
+/* Build p's statement with build and run it into rows (initialised either way: release it). */
+int report_plan_query(const struct report_plan *p,
+		      int (*build)(const struct report_plan *, struct report_query *), struct report_rows *rows);
+/* Both arms of --compare are values the compared key takes: a typo would otherwise give an empty
+ * report. FAIL_USAGE naming the values there are. */
+int report_plan_arms(const struct report_plan *p);
+/* The hosts --drift finds unstable (the reasons as notes) into p->excluded, for --exclude-unstable. */
+int report_plan_exclude(struct report_plan *p);
+
+/* ---- report_expr.c: SQL expressions of names, values and the user's expressions ---- */
+
+/* Append "?N" to q for a new text parameter holding value. */
+void report_expr_bind(struct report_query *q, const char *value);
+/*
+ * The SQL of a row or column key over the aliases r (results), c (cells), w (workers) and h (hosts):
+ * host, gpu, pass, replica, sweep, label.NAME (hosts.facts $.labels.NAME), param.NAME or a parameter's
+ * name. FAIL_USAGE after error() (with the known names) when key is none of these.
+ */
+int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key);
+/* The SQL value of the plan's metric over the alias m: "m.value" or "(m.value * scale)". */
+void report_expr_metric(const struct report_plan *p, struct report_query *q);
+/* The stored metric and the factor for name: itself when the results store it, else a derived one. 1
+ * when found, 0 (no message) when not. */
+int report_expr_metric_lookup(const struct report_ctx *c, const char *name, const char **base,
+			      double *scale);
+/* The names in expr that are probes (owned list, for the join of report_query_probes). FAIL_USAGE after
+ * error() for a bad expression. */
+int report_expr_probes(const struct report_ctx *c, const char *expr, char ***names, size_t *n);
+
+/* ---- report_query.c: the statement of every report ---- */
+
+/*
+ * Each builds one statement into q (empty before): SQL and its bound values, nothing else. The columns
+ * each returns are the contract with the aggregation that reads them, written at each function. A
+ * statement reads only the sweep's ok results of cells that are not retired, passing --where, outside
+ * the excluded hosts, and (--strict) not marked (STORE_IMPRECISE). FAIL_USAGE after error() for a bad key
+ * or expression.
+ */
+/* The plain or pivoted table: row keys, column keys, stat(metric), count, [group], marked results. */
+int report_query_table(const struct report_plan *p, struct report_query *q);
+/* Among the results of the table, --strict or not: the marked ones (STORE_IMPRECISE; NULL for none), and
+ * all of them. */
+int report_query_marked(const struct report_plan *p, struct report_query *q);
+/* The values the compared key takes (as text, "NULL" for none), sorted. */
+int report_query_arms(const struct report_plan *p, struct report_query *q);
+/* --compare, one row per row key, [group], unit and arm: row keys, [group], in A, in B, unit, the mean of
+ * the unit over passes, marked results. Units are items, or the values of --paired-by KEY. */
+int report_query_compare(const struct report_plan *p, struct report_query *q);
+/* --limit: row keys, [group], count, stat(metric), stat(limit), stat(metric / limit), per joined probe
+ * the hosts without it (comma-separated), marked results. */
+int report_query_limit(const struct report_plan *p, struct report_query *q);
+/* --score: row keys, metric, blind, n, mean(err^2), mean(err), predictions not measured yet. */
+int report_query_score(const struct report_plan *p, struct report_query *q);
+/* --drift: the control runs: host, run, rank, gpu, params, median, noise, by worker and in time order. */
+int report_query_drift(const struct report_plan *p, struct report_query *q);
+/* A plot: facet, series, x, stat(metric), count. */
+int report_query_plot(const struct report_plan *p, struct report_query *q);
+/* Per candidate parameter, the most values it takes inside one group of keys (NULL keys skipped). */
+int report_query_varying(const struct report_plan *p, const char *const *keys, int nkeys,
+			 const char *const *cand, int ncand, struct report_query *q);
+
+/* ---- report_rows.c: rows, and the notes a stage leaves ---- */
+
+enum report_col_kind {
+	RCOL_KEY,                  /* text of a key: for reading "-" for unknown, a blank-edged value quoted */
+	RCOL_LABEL,                /* text: for reading "-" for unknown */
+	RCOL_TEXT,                 /* text as it is; unknown empty */
+	RCOL_NUM,                  /* a number */
+	RCOL_SERIES                /* numbers separated by spaces (%.17g), each printed as a number */
+};
+struct report_col {
+	char *name;
+	enum report_col_kind kind;
+	int sig;                   /* NUM, SERIES: significant digits (4 unless set); 0 prints a count */
+	int nosum;                 /* NUM: left out of --summary (a count) */
+	int align;                 /* NUM: 0, or a group number: the columns of one group (one unit) print
+				    * with the same decimals for reading; -1: each value with its own digits */
+	int ci;                    /* NUM: followed by its interval's bounds, one cell with them for reading */
+};
+/*
+ * Rows of typed cells: what a statement returns (every cell as text and as a number), what aggregation
+ * makes of it and what a printer prints. Owns every string; report_rows_release.
+ */
+struct report_rows {
+	int ncol;
+	struct report_col *col;
+	size_t n, alloc_text, alloc_num, alloc_mark;
+	char **text;               /* n * ncol: NULL for unknown */
+	double *num;               /* n * ncol: NaN for unknown or not a number */
+	unsigned char *mark;       /* n * ncol: the value rests on a marked result (STORE_IMPRECISE) */
+	int group;                 /* the column of the --summary group, or -1 */
+	char *ci_head;             /* the heading of an interval's cell for reading ("a/b [95% CI]") */
+};
+void report_rows_init(struct report_rows *r);
+void report_rows_release(struct report_rows *r);
+/* Add a column (kind, 4 significant digits); returns its index. Only before the first row. */
+int report_rows_col(struct report_rows *r, const char *name, enum report_col_kind kind);
+/* Add a row of unknown cells; returns its index. */
+size_t report_rows_add(struct report_rows *r);
+void report_rows_set_text(struct report_rows *r, size_t row, int col, const char *s);
+void report_rows_set_num(struct report_rows *r, size_t row, int col, double v);
+void report_rows_mark(struct report_rows *r, size_t row, int col);
+static inline const char *report_rows_text(const struct report_rows *r, size_t row, int col)
+{
+	return r->text[row * (size_t)r->ncol + (size_t)col];
+}
+static inline double report_rows_num(const struct report_rows *r, size_t row, int col)
+{
+	return r->num[row * (size_t)r->ncol + (size_t)col];
+}
+/* A series cell: the numbers as text (%.17g, which reads back exact), and read back (owned, *n of them). */
+void report_rows_set_series(struct report_rows *r, size_t row, int col, const double *v, size_t n);
+double *report_rows_series(const struct report_rows *r, size_t row, int col, size_t *n);
+/* A key's value for reading: an empty or blank-edged value in double quotes, so that "" and " " are not
+ * both an empty cell (or an empty "v=" heading). Owned. */
+char *report_rows_quote(const char *s);
+/* The --summary group: the key column called by, else a new RCOL_LABEL column by (call it after the keys,
+ * before the values). Sets r->group; returns its index. */
+int report_rows_group(struct report_rows *r, const char *by);
+/* Order the rows by their group (unknown first), keeping the order within a group. */
+void report_rows_sort_group(struct report_rows *r);
+/* The rows of q's statement on c, columns named as SQLite names them. FAIL_IO after error(). r is
+ * initialised either way (release it). */
+int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);
+
+/* Remarks a pure stage leaves, printed by the caller as "note: ..." on stderr. */
+struct report_notes {
+	char **v;
+	size_t n, alloc;
+};
+void report_notes_add(struct report_notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_notes_print(const struct report_notes *nt);
+void report_notes_release(struct report_notes *nt);
+/* "note: ..." on stderr at once: remarks that must not end up inside a CSV or JSON table. */
+void report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- report_agg.c, report_pair.c: pure aggregation, rows in and rows out ---- */
+
+/*
+ * The table of report_query_table's rows (nkey row keys called keys, ncolkey column keys called colkeys,
+ * grouped: a group column): without column keys the row keys, n and the metric; with them the row keys
+ * and one column per combination of column keys ("N=256 K=8", in SQLite's order), its row's values laid
+ * out under them. A value resting on a marked result (STORE_IMPRECISE) is marked. out is initialised.
+ */
+void report_agg_table(const struct report_rows *in, const char *const *keys, int nkey,
+		      const char *const *colkeys, int ncolkey, const char *group, const char *metric,
+		      struct report_rows *out);
+/* The marked results (STORE_IMPRECISE) the table's rows rest on (the sum of the marked column). */
+long report_agg_marked(const struct report_rows *in);
+/* The candidates of report_query_varying's one row that vary (take more than one value in a group), in
+ * order: an owned list of *n names. */
+char **report_agg_varying(const struct report_rows *in, const char *const *cand, int ncand, int *n);
+
+/* The statistics of a --summary, one row each, in this order. */
+enum report_sum { SUM_MEDIAN, SUM_MIN, SUM_MAX, SUM_MEAN, SUM_LO, SUM_HI, SUM_N, NSUM };
+extern const char *const report_sum_name[NSUM];
+/*
+ * The --summary of rows: per group (each group of in->group in order, or all rows when in->group is -1)
+ * and statistic, one row: stat (text), group (text, unknown for all rows), then one column per number
+ * column of in (same names), holding the median, min, max, mean, its 95 % Student t interval (over the
+ * rows: the rows are the sample, as machines are in a table of machines) and n, the rows with a value.
+ * Rows of an unknown group are in no summary. in's rows are read in order; sort them by group first.
+ */
+void report_agg_summary(const struct report_rows *in, struct report_rows *out);
+
+/* --limit: report_query_limit's rows (nkey keys, a group when group) as the table n, metric, limit, share;
+ * per probe of joined, a note naming the hosts without it. */
+void report_agg_limit(const struct report_rows *in, const char *const *keys, int nkey, const char *group,
+		      const char *metric, const char *const *joined, size_t njoined, struct report_rows *out,
+		      struct report_notes *nt);
+
+/* --drift: report_query_drift's rows as one row per worker (and set of control parameters): host, run,
+ * worker, gpu, n, medians (a series, in time order), drift (max |median / first - 1|) and noise (the
+ * largest; NaN when none), both fractions. */
+void report_agg_drift(const struct report_rows *in, struct report_rows *out);
+/* Why a worker of report_agg_drift is unstable at threshold ("drift 4.1% > 3%"), or NULL. Owned. */
+char *report_agg_unstable(const struct report_rows *workers, size_t row, double threshold);
+/* The table of the workers: host, run, worker, gpu, n, first_s, ratio_over_time (up to 8 ratios, spread
+ * evenly, first and last included), max_drift_%, max_noise_%, status; *nunstable counts the unstable. */
+void report_agg_drift_table(const struct report_rows *workers, double threshold, struct report_rows *out,
+			    int *nunstable);
+
+/* What a --score reports besides its table. */
+struct report_score_counts {
+	int pending;               /* predicted results not measured yet */
+	int groups, met;           /* groups judged against --bar, and those that met it */
+};
+/* --score: report_query_score's rows (nkey keys) as keys, metric, predictions (blind or late), n,
+ * rms_err_%, mean_err_% and, with a bar (not NaN), met or missed; rows without a result left out. */
+void report_agg_score(const struct report_rows *in, const char *const *keys, int nkey, double bar,
+		      struct report_rows *out, struct report_score_counts *counts);
+
+/* A plot's points: report_query_plot's rows that have an x and a value. */
+void report_agg_points(const struct report_rows *in, struct report_rows *out);
+
+/* --compare: how units are paired and the ratio computed. */
+struct report_pairing {
+	const char *const *keys;   /* the row keys, for notes ("host=a model=m") */
+	int nkey;
+	const char *group;         /* the --summary group, or NULL */
+	const char *key, *a, *b;   /* the compared key and its arms */
+	const char *metric;
+	double ci;                 /* interval level, (0, 1) */
+	int boot;                  /* resamples; 0: the ratio alone */
+	uint64_t seed;
+};
+/*
+ * report_query_compare's rows (ordered by row key, then unit) as one row per row key: the keys, [the
+ * group], n (pairs), the mean of each arm over the pairs, their ratio A/B and its percentile bootstrap
+ * interval resampling pairs (stats_ratio_ci). A unit in one arm only is left out with a note, as is a row
+ * with no result in an arm; a zero mean of B gives no ratio, with a note.
+ */
+void report_pair(const struct report_rows *in, const struct report_pairing *pp, struct report_rows *out,
+		 struct report_notes *nt);
+
+/* ---- report_print.c: the one printer of tables ---- */
+
+/* What a report prints: its rows, their summary, a line above them and the count behind the marks. */
+struct report_doc {
+	const struct report_rows *rows;
+	const struct report_rows *summary; /* report_agg_summary's rows, or NULL */
+	const char *caption;       /* NULL, or a line above the table */
+	int method;                /* the caption states the method: LaTeX keeps it as a comment */
+	long marked;               /* results marked (STORE_IMPRECISE), for the footnote; -1: not counted */
+};
+/* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
+int report_print(const struct report_opts *o, const struct report_doc *d);
+/* v as the report prints it: with o->digits (or sig when 0) significant digits for reading, %.6g and
+ * empty for unknown for programs; a count (sig 0) as an integer. */
+void report_print_num(const struct report_opts *o, double v, int sig, char *buf, size_t n);
+/* " and N, K" (the --pool keys, for a title: "median over passes and N"), or "". Owned. */
+char *report_print_pooled(const struct report_opts *o);
+
+/* ---- report_plot.c ---- */
+
+/* The points of report_agg_points as a data file and a gnuplot script beside o->out, rendered by gnuplot
+ * (when installed; else the command to render them is printed). FAIL_IO after error(). */
+int report_plot_print(const struct report_plan *p, const struct report_rows *points);
+
+#endif

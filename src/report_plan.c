@@ -1,0 +1,244 @@
+/* report_plan.c: what a report's options resolve to against its context, once, before its statement: the
+ * metric, the row keys (the parameters a report may not hide), the compared arms, the excluded hosts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c)
+{
+	memset(p, 0, sizeof(*p));
+	p->o = o;
+	p->c = c;
+	p->metric_scale = 1;
+	p->rows = xcalloc((size_t)o->nrows + 1, sizeof(*p->rows));
+	for (int i = 0; i < o->nrows; i++)
+		p->rows[p->nrows++] = xstrdup(o->rows[i]);
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void report_plan_release(struct report_plan *p)
+{
+	free(p->metric_base);
+	free_list(p->rows, (size_t)p->nrows);
+	free_list(p->excluded, p->nexcluded);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Figures of the results themselves, reported as if they were stored metrics: the samples' noise, and
+ * how well the median is known (the relative half-width of its 95 % interval, what precision asks). */
+static const struct {
+	const char *name, *sql;
+} own_metrics[] = {
+	{ "noise", "noise" },
+	{ "precision", "ci_rel(ci_lo, ci_hi, median)" },
+};
+
+int report_plan_metric(struct report_plan *p)
+{
+	const struct report_ctx *c = p->c;
+	const char *name = p->o->metric, *near, *base;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (report_expr_metric_lookup(c, name, &base, &p->metric_scale)) {
+		p->metric_base = xstrdup(base);
+		return FAIL_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(own_metrics); i++) {
+		if (!strcmp(name, own_metrics[i].name)) {
+			p->metric_base = xstrdup(name);
+			p->metric_own = own_metrics[i].sql;
+			return FAIL_OK;
+		}
+	}
+	report_ctx_join(&sb, c->metrics, c->nmetrics);
+	near = c->nmetrics ? closest_name(name, (const char *const *)c->metrics) : NULL;
+	if (near)
+		error("no metric '%s' in the results of sweep '%s' (did you mean '%s'? it has: %s)", name,
+		      c->sweep, near, sb.buf);
+	else
+		error("no metric '%s' in the results of sweep '%s' (it has: %s)", name, c->sweep, sb.buf);
+	sb_release(&sb);
+	return FAIL_USAGE;
+}
+
+/* Whether s is one of the n keys, or param.s. */
+static int in_keys(const char *const *v, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] && (!strcmp(v[i], s) || (!strncmp(v[i], "param.", 6) && !strcmp(v[i] + 6, s))))
+			return 1;
+	return 0;
+}
+
+/* The parameters (spec order, owned list) that vary inside a group of keys, less --pool's. */
+static int varying(const struct report_plan *p, const char *const *keys, int nkeys, char ***out, int *nout)
+{
+	const struct report_opts *o = p->o;
+	struct report_query q = REPORT_QUERY_INIT;
+	struct report_rows max;
+	const char **cand = xcalloc(p->c->nparams + 1, sizeof(*cand));
+	int ncand = 0, ret;
+
+	*out = NULL;
+	*nout = 0;
+	report_rows_init(&max);
+	/* a --pool key must be one: said before anything is aggregated over it */
+	for (int i = 0; i < o->npool; i++) {
+		struct report_query scratch = REPORT_QUERY_INIT;
+
+		ret = report_expr_key(p->c, &scratch, o->pool[i]);
+		report_query_release(&scratch);
+		if (ret)
+			goto out;
+	}
+	for (size_t i = 0; p->c->spec_order[i]; i++)
+		if (!in_keys(keys, nkeys, p->c->spec_order[i]) &&
+		    !in_keys((const char *const *)o->pool, o->npool, p->c->spec_order[i]))
+			cand[ncand++] = p->c->spec_order[i];
+	ret = FAIL_OK;
+	if (!ncand)
+		goto out;
+	if ((ret = report_query_varying(p, keys, nkeys, cand, ncand, &q)) ||
+	    (ret = report_rows_fetch(p->c, &q, &max)))
+		goto out;
+	*out = report_agg_varying(&max, cand, ncand, nout);
+out:
+	report_rows_release(&max);
+	report_query_release(&q);
+	free(cand);
+	return ret;
+}
+
+int report_plan_rows(struct report_plan *p, const char *const *extra, int nextra)
+{
+	const struct report_opts *o = p->o;
+	int nk = p->nrows + o->ncols + nextra, nv, ret;
+	const char **keys = xcalloc((size_t)nk + 1, sizeof(*keys));
+	struct strbuf sb = STRBUF_INIT;
+	char **v;
+
+	for (int i = 0; i < p->nrows; i++)
+		keys[i] = p->rows[i];
+	for (int i = 0; i < o->ncols; i++)
+		keys[p->nrows + i] = o->cols[i];
+	for (int i = 0; i < nextra; i++)
+		keys[p->nrows + o->ncols + i] = extra[i];
+	ret = varying(p, keys, nk, &v, &nv);
+	free(keys);
+	if (ret || !nv) {
+		free(v);
+		return ret;
+	}
+	p->rows = xrealloc(p->rows, (size_t)(p->nrows + nv + 1) * sizeof(*p->rows));
+	for (int i = 0; i < nv; i++) {
+		sb_addf(&sb, "%s%s", i ? "," : "", v[i]);
+		p->rows[p->nrows++] = v[i];
+	}
+	p->rows[p->nrows] = NULL;
+	report_note("rows also split by %s, which %s inside a row (--rows names it; --pool %s "
+		    "aggregates over it)", sb.buf, nv > 1 ? "vary" : "varies", sb.buf);
+	free(v);
+	sb_release(&sb);
+	return FAIL_OK;
+}
+
+int report_plan_points(struct report_plan *p)
+{
+	const char *keys[] = { p->o->x, p->o->series, p->o->facet };
+	struct strbuf sb = STRBUF_INIT;
+	char **v;
+	int nv, ret;
+
+	if ((ret = varying(p, keys, 3, &v, &nv)))
+		return ret;
+	for (int i = 0; i < nv; i++) {
+		sb_addf(&sb, "%s%s", i ? "," : "", v[i]);
+		free(v[i]);
+	}
+	free(v);
+	if (nv)
+		ret = fail_usage("%s %s inside a point of the plot: give %s as --series or --facet, or aggregate "
+				 "over %s with --pool %s", sb.buf, nv > 1 ? "vary" : "varies", nv > 1 ? "them" : "it",
+				 nv > 1 ? "them" : "it", sb.buf);
+	sb_release(&sb);
+	return ret;
+}
+
+int report_plan_query(const struct report_plan *p,
+		      int (*build)(const struct report_plan *, struct report_query *), struct report_rows *rows)
+{
+	struct report_query q = REPORT_QUERY_INIT;
+	int ret;
+
+	report_rows_init(rows);
+	if (!(ret = build(p, &q)))
+		ret = report_rows_fetch(p->c, &q, rows);
+	report_query_release(&q);
+	return ret;
+}
+
+int report_plan_arms(const struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	struct strbuf known = STRBUF_INIT;
+	struct report_rows vals;
+	int ret, found_a = 0, found_b = 0;
+
+	if ((ret = report_plan_query(p, report_query_arms, &vals)))
+		goto out;
+	for (size_t i = 0; i < vals.n; i++) {
+		const char *v = report_rows_text(&vals, i, 0) ? report_rows_text(&vals, i, 0) : "NULL";
+
+		found_a |= !strcmp(v, o->cmp_a);
+		found_b |= !strcmp(v, o->cmp_b);
+		sb_addf(&known, "%s%s", i ? ", " : "", v);
+	}
+	if (!found_a || !found_b)
+		ret = fail_usage("no ok results with %s=%s in sweep '%s' (%s takes: %s)", o->cmp_key,
+				 found_a ? o->cmp_b : o->cmp_a, p->c->sweep, o->cmp_key, vals.n ? known.buf : "no value");
+out:
+	report_rows_release(&vals);
+	sb_release(&known);
+	return ret;
+}
+
+int report_plan_exclude(struct report_plan *p)
+{
+	struct report_rows ctl, w;
+	int ret;
+
+	if ((ret = report_plan_query(p, report_query_drift, &ctl))) {
+		report_rows_release(&ctl);
+		return ret;
+	}
+	report_agg_drift(&ctl, &w);
+	if (!w.n)
+		report_note("sweep '%s' has no control cells: no host can be judged, none is excluded "
+			    "(add control: to the spec)", p->c->sweep);
+	for (size_t i = 0; i < w.n; i++) {
+		char *why = report_agg_unstable(&w, i, p->o->threshold);
+		const char *host = report_rows_text(&w, i, 0);
+		int seen = 0;
+
+		for (size_t k = 0; k < p->nexcluded; k++)
+			seen |= !strcmp(p->excluded[k], host);
+		if (why && !seen) {
+			p->excluded = xrealloc(p->excluded, (p->nexcluded + 1) * sizeof(*p->excluded));
+			p->excluded[p->nexcluded++] = xstrdup(host);
+			report_note("excluding unstable host %s (run %s, worker %s: %s)", host,
+				    report_rows_text(&w, i, 1), report_rows_text(&w, i, 2), why);
+		}
+		free(why);
+	}
+	report_rows_release(&w);
+	report_rows_release(&ctl);
+	return FAIL_OK;
+}

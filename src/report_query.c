@@ -1,0 +1,413 @@
+/* report_query.c: the statement of every report, SQL and its bound values: the FROM ... WHERE they share
+ * (the sweep, --where, the excluded hosts, --strict) and one SELECT per mode. Nothing runs here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+/* A result carries the mark when its median is not known to the precision asked (STORE_IMPRECISE): the one
+ * place a report says so in SQL. */
+static const char marked_sql[] = STORE_IMPRECISE("r");
+
+void report_query_release(struct report_query *q)
+{
+	sb_release(&q->sql);
+	for (size_t i = 0; i < q->nbind; i++)
+		free(q->binds[i]);
+	free(q->binds);
+	for (size_t i = 0; i < q->njoined; i++)
+		free(q->joined[i]);
+	free(q->joined);
+	memset(q, 0, sizeof(*q));
+}
+
+/* What a statement joins to the results r, the cells c, the workers w and the hosts h. */
+enum join {
+	JOIN_NONE = 0,
+	JOIN_METRIC = 1,           /* m: the plan's metric of each result */
+	JOIN_ITEMS = 2,            /* i: its per-item values */
+	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in q->joined (report_query_probes) */
+};
+
+/*
+ * Append "FROM results r JOIN cells c ... WHERE r.status = 'ok' AND c.sweep = ..." with --where, the
+ * excluded hosts and (strict) the results not marked.
+ */
+static int from(const struct report_plan *p, struct report_query *q, int join, int strict)
+{
+	const struct report_opts *o = p->o;
+	int ret;
+
+	sb_adds(&q->sql, " FROM results r JOIN cells c ON c.id = r.cell"
+		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
+	if ((join & JOIN_METRIC) && p->metric_own) {
+		/* a figure of the result itself (its noise, its precision), as if it were a stored metric */
+		sb_addf(&q->sql, " JOIN (SELECT id AS result, value FROM (SELECT id, %s AS value FROM results)"
+			" WHERE value IS NOT NULL) m ON m.result = r.id", p->metric_own);
+	} else if (join & JOIN_METRIC) {
+		sb_adds(&q->sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
+		report_expr_bind(q, p->metric_base);
+	}
+	if (join & JOIN_ITEMS) {
+		sb_adds(&q->sql, " JOIN items i ON i.result = r.id AND i.metric = ");
+		report_expr_bind(q, p->metric_base);
+	}
+	for (size_t i = 0; (join & JOIN_PROBES) && i < q->njoined; i++) {
+		sb_addf(&q->sql, " LEFT JOIN report_probes rp%zu ON rp%zu.worker = r.worker AND rp%zu.name = ",
+			i, i, i);
+		report_expr_bind(q, q->joined[i]);
+	}
+	/* Retired cells (no longer in the spec: sweep run --replan) keep their results, out of reports. */
+	sb_adds(&q->sql, " WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ");
+	report_expr_bind(q, p->c->sweep);
+	if (strict)
+		sb_addf(&q->sql, " AND NOT (%s)", marked_sql);
+	if (o->where) {
+		sb_adds(&q->sql, " AND (");
+		if ((ret = report_expr_sql(p->c, q, "--where", o->where, 0)))
+			return ret;
+		sb_addc(&q->sql, ')');
+	}
+	if (p->nexcluded) {
+		sb_adds(&q->sql, " AND coalesce(h.hostname, '') NOT IN (");
+		for (size_t i = 0; i < p->nexcluded; i++) {
+			if (i)
+				sb_addc(&q->sql, ',');
+			report_expr_bind(q, p->excluded[i]);
+		}
+		sb_addc(&q->sql, ')');
+	}
+	return FAIL_OK;
+}
+
+/* "k1, k2, " for each key, or the first failure. */
+static int keys(const struct report_plan *p, struct report_query *q, const char *const *key, int n,
+		const char *sep)
+{
+	int ret;
+
+	for (int i = 0; i < n; i++) {
+		if ((ret = report_expr_key(p->c, q, key[i])))
+			return ret;
+		sb_adds(&q->sql, sep);
+	}
+	return FAIL_OK;
+}
+
+/* " GROUP BY 1, 2" or " ORDER BY 1, 2": n column numbers from at[0] on, then the extra ones (> 0). */
+static void by(struct report_query *q, const char *what, int n, int extra1, int extra2)
+{
+	sb_addf(&q->sql, " %s ", what);
+	for (int i = 0; i < n; i++)
+		sb_addf(&q->sql, "%s%d", i ? ", " : "", i + 1);
+	if (extra1 > 0)
+		sb_addf(&q->sql, "%s%d", n ? ", " : "", extra1);
+	if (extra2 > 0)
+		sb_addf(&q->sql, ", %d", extra2);
+}
+
+/* The SQL aggregate of --stat ("median", "avg", ...). */
+static const char *stat_sql(const char *stat)
+{
+	/* median, geomean, min, max: SQL functions of the same name */
+	return !strcmp(stat, "mean") ? "avg" : stat;
+}
+
+int report_query_table(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	int nr = p->nrows, nc = o->ncols, ng = o->summary_by ? 1 : 0, ret;
+
+	sb_adds(&q->sql, "SELECT ");
+	if ((ret = keys(p, q, (const char *const *)p->rows, nr, ", ")) ||
+	    (ret = keys(p, q, (const char *const *)o->cols, nc, ", ")))
+		return ret;
+	sb_addf(&q->sql, "%s(", stat_sql(o->stat));
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, "), count(m.value)");
+	if (ng) {
+		sb_adds(&q->sql, ", ");
+		if ((ret = report_expr_key(p->c, q, o->summary_by)))
+			return ret;
+	}
+	sb_addf(&q->sql, ", sum(%s)", marked_sql);
+	if ((ret = from(p, q, JOIN_METRIC, o->strict)))
+		return ret;
+	if (nr + nc + ng) {
+		/* a row's cells (row keys and summary group) come together, its columns after */
+		by(q, "GROUP BY", nr + nc, ng ? nr + nc + 3 : 0, 0);
+		sb_adds(&q->sql, " ORDER BY ");
+		for (int i = 0; i < nr; i++)
+			sb_addf(&q->sql, "%d, ", i + 1);
+		if (ng)
+			sb_addf(&q->sql, "%d, ", nr + nc + 3);
+		for (int i = nr; i < nr + nc; i++)
+			sb_addf(&q->sql, "%d, ", i + 1);
+		q->sql.len -= 2;
+		q->sql.buf[q->sql.len] = '\0';
+	}
+	return FAIL_OK;
+}
+
+int report_query_marked(const struct report_plan *p, struct report_query *q)
+{
+	sb_addf(&q->sql, "SELECT sum(%s), count(*)", marked_sql);
+	return from(p, q, JOIN_METRIC, 0);
+}
+
+int report_query_arms(const struct report_plan *p, struct report_query *q)
+{
+	int ret;
+
+	sb_adds(&q->sql, "SELECT DISTINCT CAST(");
+	if ((ret = report_expr_key(p->c, q, p->o->cmp_key)))
+		return ret;
+	sb_adds(&q->sql, " AS TEXT)");
+	if ((ret = from(p, q, JOIN_NONE, p->o->strict)))
+		return ret;
+	sb_adds(&q->sql, " ORDER BY 1");
+	return FAIL_OK;
+}
+
+/* "CAST(key AS TEXT) = ?arm": whether a result is in that arm. The key was checked by report_plan_arms. */
+static void arm_test(const struct report_plan *p, struct report_query *q, const char *arm)
+{
+	sb_adds(&q->sql, "CAST(");
+	report_expr_key(p->c, q, p->o->cmp_key);
+	sb_adds(&q->sql, " AS TEXT) = ");
+	report_expr_bind(q, arm);
+}
+
+int report_query_compare(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	int by_item = !o->paired_by || !strcmp(o->paired_by, "item");
+	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+
+	sb_adds(&q->sql, "SELECT ");
+	if ((ret = keys(p, q, (const char *const *)p->rows, p->nrows, ", ")) ||
+	    (ret = keys(p, q, &o->summary_by, o->summary_by ? 1 : 0, ", ")))
+		return ret;
+	arm_test(p, q, o->cmp_a);
+	sb_adds(&q->sql, ", ");
+	arm_test(p, q, o->cmp_b);
+	sb_adds(&q->sql, ", ");
+	if (by_item) {
+		sb_adds(&q->sql, "i.item, avg(i.value");
+		if (p->metric_scale != 1)
+			sb_addf(&q->sql, " * %.17g", p->metric_scale);
+		sb_adds(&q->sql, ")");
+	} else {
+		sb_adds(&q->sql, "CAST(");
+		if ((ret = report_expr_key(p->c, q, o->paired_by)))
+			return ret;
+		sb_adds(&q->sql, " AS TEXT), avg(");
+		report_expr_metric(p, q);
+		sb_adds(&q->sql, ")");
+	}
+	sb_addf(&q->sql, ", sum(%s)", marked_sql);
+	if ((ret = from(p, q, by_item ? JOIN_ITEMS : JOIN_METRIC, o->strict)))
+		return ret;
+	sb_adds(&q->sql, " AND CAST(");
+	report_expr_key(p->c, q, o->cmp_key);
+	sb_adds(&q->sql, " AS TEXT) IN (");
+	report_expr_bind(q, o->cmp_a);
+	sb_adds(&q->sql, ", ");
+	report_expr_bind(q, o->cmp_b);
+	sb_adds(&q->sql, ")");
+	by(q, "GROUP BY", nkey + 3, 0, 0);
+	by(q, "ORDER BY", nkey, nkey + 3, 0);
+	return FAIL_OK;
+}
+
+/*
+ * "WITH report_probes AS (...) ": the table the probe names of a --limit expression read; joined as rp0,
+ * rp1, ... for the probes the expression uses (q->joined), faster than a subquery per result.
+ */
+static int probes_cte(const struct report_plan *p, struct report_query *q)
+{
+	int ret;
+
+	if ((ret = report_expr_probes(p->c, p->o->limit, &q->joined, &q->njoined)))
+		return ret;
+	/* Per worker and probe name, the newest value measured on the worker's host: the worker's own GPU
+	 * first, then a host-wide probe (gpu NULL), then any GPU of that host. Hosts are matched by name:
+	 * facts that change (a driver update) make a new hosts row for the same machine. Computed once for
+	 * the few workers rather than for each of a million results; SQLite cannot use an outer row in a
+	 * subquery's ORDER BY, so the preference and the id are packed into one number for max(). */
+	sb_addf(&q->sql, "WITH report_probes AS %s(SELECT w2.id AS worker, pn.name AS name,"
+		" (SELECT value FROM probes WHERE id = (SELECT max(((p.gpu IS w2.gpu) * 2 + (p.gpu IS NULL))"
+		" * 4294967296 + p.id) %% 4294967296 FROM probes p JOIN hosts ph ON ph.id = p.host"
+		" WHERE ph.hostname = (SELECT hostname FROM hosts WHERE id = w2.host) AND p.value IS NOT NULL"
+		" AND p.name = pn.name)) AS value"
+		" FROM workers w2, (SELECT DISTINCT name FROM probes) AS pn) ",
+		p->c->materialize ? "MATERIALIZED " : "");
+	return FAIL_OK;
+}
+
+int report_query_limit(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	const char *stat = stat_sql(o->stat);
+	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+
+	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
+	 * row aggregates like the metric: the share is the statistic of metric / limit over the row. */
+	if ((ret = probes_cte(p, q)))
+		return ret;
+	sb_adds(&q->sql, "SELECT ");
+	for (int i = 0; i < nkey; i++)
+		sb_addf(&q->sql, "k%d, ", i);
+	sb_addf(&q->sql, "count(v), %s(v), %s(lim), %s(v * 1.0 / lim)", stat, stat, stat);
+	for (size_t i = 0; i < q->njoined; i++)
+		sb_addf(&q->sql, ", group_concat(DISTINCT miss%zu)", i);
+	sb_adds(&q->sql, ", sum(noisy) FROM (SELECT ");
+	for (int i = 0; i < nkey; i++) {
+		if ((ret = report_expr_key(p->c, q, i < p->nrows ? p->rows[i] : o->summary_by)))
+			return ret;
+		sb_addf(&q->sql, " AS k%d, ", i);
+	}
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, " AS v, (");
+	if ((ret = report_expr_sql(p->c, q, "--limit", o->limit, EXPR_PROBES)))
+		return ret;
+	sb_addf(&q->sql, ") AS lim, %s AS noisy", marked_sql);
+	for (size_t i = 0; i < q->njoined; i++)
+		sb_addf(&q->sql, ", CASE WHEN rp%zu.value IS NULL"
+			" THEN coalesce(h.hostname, '(unknown host)') END AS miss%zu", i, i);
+	if ((ret = from(p, q, JOIN_METRIC | JOIN_PROBES, o->strict)))
+		return ret;
+	sb_adds(&q->sql, ")");
+	if (nkey) {
+		sb_adds(&q->sql, " GROUP BY ");
+		for (int i = 0; i < nkey; i++)
+			sb_addf(&q->sql, "%sk%d", i ? ", " : "", i);
+		sb_adds(&q->sql, " ORDER BY ");
+		for (int i = 0; i < nkey; i++)
+			sb_addf(&q->sql, "%sk%d", i ? ", " : "", i);
+	}
+	return FAIL_OK;
+}
+
+/* The predictions' own FROM: each scored against every ok result of its cell's parameters and pass (the
+ * cell itself, or the per-host replicas of a template cell). error = 100 (measured - predicted) /
+ * predicted. */
+static int score_from(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	int ret;
+
+	sb_adds(&q->sql, "p.metric AS metric, p.blind AS blind, 100.0 * (m.value - p.value) / p.value AS err"
+		" FROM predictions p JOIN cells c0 ON c0.key = p.key"
+		" JOIN cells c ON c.sweep = c0.sweep AND c.params = c0.params AND c.pass = c0.pass"
+		"  AND c.state != 'template'"
+		" LEFT JOIN results r ON r.cell = c.id AND r.status = 'ok'"
+		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
+		" LEFT JOIN metrics m ON m.result = r.id AND m.name = p.metric"
+		" WHERE p.sweep = ");
+	report_expr_bind(q, p->c->sweep);
+	if (o->metric) {
+		sb_adds(&q->sql, " AND p.metric = ");
+		report_expr_bind(q, o->metric);
+	}
+	if (o->where) {
+		sb_adds(&q->sql, " AND (");
+		if ((ret = report_expr_sql(p->c, q, "--where", o->where, 0)))
+			return ret;
+		sb_addc(&q->sql, ')');
+	}
+	for (size_t i = 0; i < p->nexcluded; i++) {
+		sb_adds(&q->sql, " AND coalesce(h.hostname, '') != ");
+		report_expr_bind(q, p->excluded[i]);
+	}
+	return FAIL_OK;
+}
+
+int report_query_score(const struct report_plan *p, struct report_query *q)
+{
+	int n = p->o->nrows, ret;
+
+	sb_adds(&q->sql, "SELECT ");
+	for (int i = 0; i < n; i++)
+		sb_addf(&q->sql, "k%d, ", i);
+	sb_adds(&q->sql, "metric, blind, count(err), avg(err * err), avg(err), count(*) - count(err)"
+		" FROM (SELECT ");
+	for (int i = 0; i < n; i++) {
+		if ((ret = report_expr_key(p->c, q, p->o->rows[i])))
+			return ret;
+		sb_addf(&q->sql, " AS k%d, ", i);
+	}
+	if ((ret = score_from(p, q)))
+		return ret;
+	sb_adds(&q->sql, ") GROUP BY ");
+	for (int i = 0; i < n; i++)
+		sb_addf(&q->sql, "k%d, ", i);
+	sb_adds(&q->sql, "metric, blind ORDER BY ");
+	for (int i = 0; i < n; i++)
+		sb_addf(&q->sql, "k%d, ", i);
+	sb_adds(&q->sql, "metric, blind DESC");
+	return FAIL_OK;
+}
+
+int report_query_drift(const struct report_plan *p, struct report_query *q)
+{
+	sb_adds(&q->sql, "SELECT h.hostname, w.run, w.rank, w.gpu, ctl.params, ctl.median, ctl.noise"
+		" FROM controls ctl LEFT JOIN workers w ON w.id = ctl.worker"
+		" LEFT JOIN hosts h ON h.id = w.host"
+		" WHERE ctl.sweep = ");
+	report_expr_bind(q, p->c->sweep);
+	sb_adds(&q->sql, " AND ctl.error IS NULL AND ctl.median > 0"
+		" ORDER BY h.hostname, w.run, w.rank, ctl.params, ctl.started, ctl.id");
+	return FAIL_OK;
+}
+
+int report_query_plot(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	const char *const key[] = { o->facet, o->series, o->x };
+	int ret;
+
+	sb_adds(&q->sql, "SELECT ");
+	for (int i = 0; i < 3; i++) {
+		if (!key[i])
+			sb_adds(&q->sql, "NULL");
+		else if ((ret = report_expr_key(p->c, q, key[i])))
+			return ret;
+		sb_adds(&q->sql, ", ");
+	}
+	sb_addf(&q->sql, "%s(", stat_sql(o->stat));
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, "), count(m.value)");
+	if ((ret = from(p, q, JOIN_METRIC, o->strict)))
+		return ret;
+	sb_adds(&q->sql, " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
+	return FAIL_OK;
+}
+
+int report_query_varying(const struct report_plan *p, const char *const *key, int nkeys,
+			 const char *const *cand, int ncand, struct report_query *q)
+{
+	int ret, k = 0;
+
+	sb_adds(&q->sql, "SELECT ");
+	for (int i = 0; i < ncand; i++)
+		sb_addf(&q->sql, "%smax(v%d)", i ? ", " : "", i);
+	sb_adds(&q->sql, " FROM (SELECT ");
+	for (int i = 0; i < ncand; i++) {
+		sb_addf(&q->sql, "%scount(DISTINCT ", i ? ", " : "");
+		if ((ret = report_expr_key(p->c, q, cand[i])))
+			return ret;
+		sb_addf(&q->sql, ") AS v%d", i);
+	}
+	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
+		return ret;
+	for (int i = 0; i < nkeys; i++) {
+		if (!key[i])
+			continue;
+		sb_adds(&q->sql, k++ ? ", " : " GROUP BY ");
+		if ((ret = report_expr_key(p->c, q, key[i])))
+			return ret;
+	}
+	sb_addc(&q->sql, ')');
+	return FAIL_OK;
+}

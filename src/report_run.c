@@ -1,0 +1,314 @@
+/* report_run.c: a report from its options to its output, one way: the context, the plan, the statement and
+ * its rows, the aggregation, the printer; one function per mode. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+/* Print a table of rows under the caption of its method, with the --summary rows (which order the rows by
+ * their group); marked counts the results behind the marks (-1: not counted). */
+static int print_rows(const struct report_plan *p, struct report_rows *rows, const char *caption, long marked)
+{
+	struct report_rows sum;
+	struct report_doc d = { rows, NULL, caption, 1, marked };
+	int ret;
+
+	if (p->o->summary_by)
+		report_rows_sort_group(rows);
+	if (p->o->summary && rows->n) {
+		report_agg_summary(rows, &sum);
+		d.summary = &sum;
+	}
+	ret = report_print(p->o, &d);
+	if (d.summary)
+		report_rows_release(&sum);
+	return ret;
+}
+
+/* Among the results the report reads without --strict: the marked ones into n[0] (STORE_IMPRECISE), all of
+ * them into n[1]. */
+static int count_marked(const struct report_plan *p, long n[2])
+{
+	struct report_rows r;
+	int ret = report_plan_query(p, report_query_marked, &r);
+
+	n[0] = n[1] = 0;
+	for (int c = 0; !ret && r.n && c < 2; c++)
+		n[c] = isnan(report_rows_num(&r, 0, c)) ? 0 : (long)report_rows_num(&r, 0, c);
+	report_rows_release(&r);
+	return ret;
+}
+
+/* With --strict, when it left out every result there was: FAIL_USAGE after error() saying so (else a report
+ * would find nothing and say "no ok results"); FAIL_OK when it did not, or without --strict. */
+static int strict_emptied(const struct report_plan *p)
+{
+	long n[2];
+	int ret;
+
+	if (!p->o->strict)
+		return FAIL_OK;
+	if ((ret = count_marked(p, n)))
+		return ret;
+	if (!n[1] || n[0] < n[1])
+		return FAIL_OK;
+	return fail_usage("--strict left out all %ld results of sweep '%s'%s: no median is known to the precision "
+			  "asked (report without --strict to see them, marked)", n[1], p->c->sweep,
+			  p->o->where || p->nexcluded ? " that pass the filters" : "");
+}
+
+/* "no ok results ..." for a statement that found nothing (or what --strict left out, strict_emptied). */
+static int nothing(const struct report_plan *p)
+{
+	int ret = strict_emptied(p);
+
+	if (ret)
+		return ret;
+	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->o->metric,
+			  p->o->where || p->nexcluded ? " that pass the filters" : "");
+}
+
+/* With --strict, the results it left out, said on stderr (how many of how many) and into *marked. */
+static int note_strict(const struct report_plan *p, long *marked)
+{
+	long n[2];
+	int ret = count_marked(p, n);
+
+	if (!ret) {
+		*marked = n[0];
+		if (n[0] > 0)
+			report_note("--strict left out %ld of %ld results: %s median not known to the precision asked",
+				    n[0], n[1], n[0] == 1 ? "its" : "their");
+	}
+	return ret;
+}
+
+/* The plain and pivoted tables. */
+static int table(struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	struct report_rows in, out;
+	char *cap, *pooled;
+	long marked;
+	int ret;
+
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)))
+		return ret;
+	ret = report_plan_query(p, report_query_table, &in);
+	if (!ret && (!in.n || (!p->nrows && !o->ncols && isnan(report_rows_num(&in, 0, 0)))))
+		ret = nothing(p);
+	if (ret) {
+		report_rows_release(&in);
+		return ret;
+	}
+	report_agg_table(&in, (const char *const *)p->rows, p->nrows, (const char *const *)o->cols, o->ncols,
+			 o->summary_by, o->metric, &out);
+	/* the rows hold every result the report reads, unless --strict took some out: then count those */
+	marked = report_agg_marked(&in);
+	report_rows_release(&in);
+	if (!o->strict || !(ret = note_strict(p, &marked))) {
+		pooled = report_print_pooled(o);
+		cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", o->stat, o->metric,
+				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
+				o->where ? ", where " : "", o->where ? o->where : "");
+		ret = print_rows(p, &out, cap, marked);
+		free(cap);
+		free(pooled);
+	}
+	report_rows_release(&out);
+	return ret;
+}
+
+/* --compare KEY=A/B: per row, a ratio of means over paired units with a bootstrap interval. */
+static int compare(struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	const char *paired = o->paired_by ? o->paired_by : "item";
+	int by_item = !strcmp(paired, "item"), ret;
+	const char *extra[] = { o->cmp_key, by_item ? NULL : paired, o->summary_by };
+	struct report_pairing pp = { NULL, 0, o->summary_by, o->cmp_key, o->cmp_a, o->cmp_b, o->metric, o->ci,
+				     o->boot, o->seed };
+	struct report_notes nt = { 0 };
+	struct report_rows in, out;
+	char *cap, *pooled;
+
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_arms(p)) || (ret = report_plan_rows(p, extra, 3)))
+		return ret;
+	ret = report_plan_query(p, report_query_compare, &in);
+	if (!ret && !in.n && !(ret = strict_emptied(p)))
+		ret = by_item ? fail_usage("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
+					   "parameter with --paired-by KEY)", o->metric, o->cmp_key, o->cmp_a,
+					   o->cmp_key, o->cmp_b, p->c->sweep)
+			      : fail_usage("no ok results of '%s' for %s=%s or %s=%s in sweep '%s'", o->metric,
+					   o->cmp_key, o->cmp_a, o->cmp_key, o->cmp_b, p->c->sweep);
+	if (ret) {
+		report_rows_release(&in);
+		return ret;
+	}
+	pp.keys = (const char *const *)p->rows;
+	pp.nkey = p->nrows;
+	report_pair(&in, &pp, &out, &nt);
+	report_rows_release(&in);
+	report_notes_print(&nt);
+	report_notes_release(&nt);
+	pooled = report_print_pooled(o);
+	cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s (ratio of means, %g%% percentile bootstrap, %d "
+			"resamples, seed %llu), sweep %s", o->metric, o->cmp_key, o->cmp_a, o->cmp_key, o->cmp_b,
+			pooled, paired, o->ci * 100, o->boot, (unsigned long long)o->seed, p->c->sweep);
+	ret = print_rows(p, &out, cap, -1);
+	free(cap);
+	free(pooled);
+	report_rows_release(&out);
+	return ret;
+}
+
+/* --limit EXPR: a limit per row from parameters, metrics and probes, and the share of it. */
+static int limit(struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	struct report_query q = REPORT_QUERY_INIT;
+	struct report_notes nt = { 0 };
+	struct report_rows in, out;
+	char *cap, *pooled;
+	int ret;
+
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)))
+		return ret;
+	/* the statement is kept: it names the probes the limit joins, for the notes */
+	report_rows_init(&in);
+	if ((ret = report_query_limit(p, &q)) || (ret = report_rows_fetch(p->c, &q, &in)))
+		goto out;
+	report_agg_limit(&in, (const char *const *)p->rows, p->nrows, o->summary_by, o->metric,
+			 (const char *const *)q.joined, q.njoined, &out, &nt);
+	if (!out.n || (!p->nrows && report_rows_num(&out, 0, out.ncol - 4) == 0)) {
+		ret = nothing(p);
+	} else {
+		report_notes_print(&nt);
+		pooled = report_print_pooled(o);
+		cap = xasprintf("%s of %s%s, limit = %s, share = %s / limit, sweep %s", o->stat, o->metric, pooled,
+				o->limit, o->metric, p->c->sweep);
+		ret = print_rows(p, &out, cap, -1);
+		free(cap);
+		free(pooled);
+	}
+	report_rows_release(&out);
+	report_notes_release(&nt);
+out:
+	report_rows_release(&in);
+	report_query_release(&q);
+	return ret;
+}
+
+/* --drift: each worker's control cell over time, and the hosts it finds unstable. */
+static int drift(struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	struct report_rows ctl, w, out;
+	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	char *cap;
+	int ret, nunstable;
+
+	if ((ret = report_plan_query(p, report_query_drift, &ctl))) {
+		report_rows_release(&ctl);
+		return ret;
+	}
+	report_agg_drift(&ctl, &w);
+	report_rows_release(&ctl);
+	if (!w.n) {
+		report_rows_release(&w);
+		return fail_usage("sweep '%s' has no control results: add 'control:' to its spec to measure drift",
+				  p->c->sweep);
+	}
+	report_agg_drift_table(&w, o->threshold, &out, &nunstable);
+	d.caption = cap = xasprintf("control cell of sweep %s per worker: median time as a ratio to its first run; "
+			      "unstable when drift or noise passes %g%%", p->c->sweep, o->threshold * 100);
+	if (!(ret = report_print(o, &d)) && nunstable)
+		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their hosts out",
+			    nunstable, w.n);
+	free(cap);
+	report_rows_release(&out);
+	report_rows_release(&w);
+	return ret;
+}
+
+/* --score: predictions registered with `sweep predict` against the results. */
+static int score(struct report_plan *p)
+{
+	const struct report_opts *o = p->o;
+	struct report_score_counts n;
+	struct report_rows in, out;
+	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	char bar[64] = "", *cap;
+	int ret;
+
+	if ((ret = report_plan_query(p, report_query_score, &in))) {
+		report_rows_release(&in);
+		return ret;
+	}
+	report_agg_score(&in, (const char *const *)o->rows, o->nrows, o->bar, &out, &n);
+	report_rows_release(&in);
+	if (!out.n) {
+		ret = fail_usage("no predictions of sweep '%s'%s%s have a measured result%s", p->c->sweep,
+				 o->metric ? " for " : "", o->metric ? o->metric : "",
+				 n.pending ? " yet" : " (register them with 'sweep predict')");
+		report_rows_release(&out);
+		return ret;
+	}
+	if (!isnan(o->bar))
+		snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", o->bar);
+	d.caption = cap = xasprintf("predictions of sweep %s: error = 100 (measured - predicted) / predicted%s",
+				    p->c->sweep, bar);
+	ret = report_print(o, &d);
+	if (n.pending)
+		report_note("%d predicted %s not measured yet", n.pending,
+			    n.pending == 1 ? "result is" : "results are");
+	if (!ret && !isnan(o->bar))
+		report_note("bar %g%%: met by %d of %d groups", o->bar, n.met, n.groups);
+	free(cap);
+	report_rows_release(&out);
+	return ret;
+}
+
+/* sweep plot: the metric against a key, through gnuplot. */
+static int plot(struct report_plan *p)
+{
+	struct report_rows in, points;
+	int ret;
+
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_points(p)))
+		return ret;
+	if ((ret = report_plan_query(p, report_query_plot, &in))) {
+		report_rows_release(&in);
+		return ret;
+	}
+	report_agg_points(&in, &points);
+	report_rows_release(&in);
+	if (!points.n)
+		ret = fail_usage("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", p->c->sweep,
+				 p->o->metric, p->o->where ? " that pass --where" : "");
+	else
+		ret = report_plot_print(p, &points);
+	report_rows_release(&points);
+	return ret;
+}
+
+int report_run(const struct report_opts *o)
+{
+	static int (*const mode[])(struct report_plan *) = {
+		[REPORT_TABLE] = table, [REPORT_COMPARE] = compare, [REPORT_LIMIT] = limit,
+		[REPORT_DRIFT] = drift, [REPORT_SCORE] = score, [REPORT_PLOT] = plot,
+	};
+	struct report_ctx c;
+	struct report_plan p;
+	int ret;
+
+	if (!(ret = report_ctx_open(&c, o->db, o->sweep))) {
+		report_plan_init(&p, o, &c);
+		if (!o->exclude_unstable || !(ret = report_plan_exclude(&p)))
+			ret = mode[o->mode](&p);
+		report_plan_release(&p);
+	}
+	report_ctx_release(&c);
+	return ret;
+}

@@ -1,0 +1,327 @@
+/* test_report_agg.c: the pure aggregation of reports on rows made by hand: tables and pivots, what varies,
+ * summaries, limits, drift, scores, a plot's points. Expected values by hand, the summaries' t intervals
+ * with scipy (tests/unit/report_values.py prints them). */
+#include <stdlib.h>
+
+#include "test_report_rows.h"
+
+/* Without column keys: the row keys, n and the metric; a value resting on a marked result is marked. */
+static void test_table(void)
+{
+	/* M, value, count, marked */
+	static const char *const in[] = {
+		"1024", "12.5", "3", "0",
+		"2048", "7.25", "2", "1",
+		NULL, NULL, "0", "0",
+	};
+	static const char *const keys[] = { "M" };
+	struct report_rows r, t;
+
+	test_rows(&r, 4, in, 3);
+	report_agg_table(&r, keys, 1, NULL, 0, NULL, "gflops", &t);
+	CHECK_STR(test_cols(&t), "M,n,gflops", "columns");
+	CHECK(t.col[0].kind == RCOL_KEY && t.col[1].kind == RCOL_NUM && t.col[1].sig == 0 && t.col[1].nosum &&
+	      t.col[2].sig == 4 && !t.col[2].nosum && t.group == -1, "kinds: a key, a count, the metric");
+	CHECK_INT(t.n, 3, "rows");
+	CHECK_STR(test_cell(&t, 1, 0), "2048|-", "row 2's key");
+	CHECK_STR(test_cell(&t, 1, 1), "-|2", "row 2's n");
+	CHECK_STR(test_cell(&t, 1, 2), "-|7.25", "row 2's value");
+	CHECK_STR(test_cell(&t, 2, 0), "-|-", "a NULL key stays unknown");
+	CHECK(!t.mark[0 * 3 + 2] && t.mark[1 * 3 + 2] && !t.mark[1 * 3 + 1], "the marked value, only it");
+	CHECK_INT(report_agg_marked(&r), 1, "results behind marks");
+	report_rows_release(&t);
+
+	/* a --summary group that is not a row key gets a column after the keys */
+	{
+		static const char *const g[] = {
+			"1", "5", "1", "'consumer", "0",
+			"2", "6", "1", NULL, "2",
+		};
+
+		report_rows_release(&r);
+		test_rows(&r, 5, g, 2);
+		report_agg_table(&r, keys, 1, NULL, 0, "label.class", "tok_s", &t);
+		CHECK_STR(test_cols(&t), "M,label.class,n,tok_s", "the group's column");
+		CHECK(t.group == 1 && t.col[1].kind == RCOL_LABEL, "a label");
+		CHECK_STR(test_cell(&t, 0, 1), "consumer|-", "its value");
+		CHECK_STR(test_cell(&t, 1, 1), "-|-", "unknown");
+		CHECK(t.mark[1 * 4 + 3], "the mark after the group");
+		CHECK_INT(report_agg_marked(&r), 2, "two results behind marks");
+		report_rows_release(&t);
+		report_agg_table(&r, keys, 1, NULL, 0, "M", "tok_s", &t);
+		CHECK(t.group == 0 && !strcmp(test_cols(&t), "M,n,tok_s"), "a group that is a row key: no column");
+		report_rows_release(&t);
+	}
+	report_rows_release(&r);
+}
+
+/* With column keys: columns in SQLite's order (NULL, numbers by value, text), values laid out under
+ * them, a missing combination unknown. */
+static void test_pivot(void)
+{
+	/* M, N, value, count, marked: rows in SQL order (by M, then N) */
+	static const char *const in[] = {
+		"1", NULL, "9", "1", "0",
+		"1", "64", "1.5", "1", "0",
+		"1", "256", "3", "1", "1",
+		"2", "'x", "4", "1", "0",
+		"2", "64", "2.5", "1", "0",
+		"2", "'", "7", "1", "0",
+	};
+	static const char *const keys[] = { "M" }, *const cols[] = { "N" };
+	struct report_rows r, t;
+
+	test_rows(&r, 5, in, 6);
+	report_agg_table(&r, keys, 1, cols, 1, NULL, "t", &t);
+	CHECK_STR(test_cols(&t), "M,N=-,N=64,N=256,N=\"\",N=x", "sorted columns: NULL, 64, 256, then text");
+	CHECK_INT(t.n, 2, "one row per M");
+	CHECK_STR(test_cell(&t, 0, 1), "-|9", "M=1 N=NULL");
+	CHECK_STR(test_cell(&t, 0, 3), "-|3", "M=1 N=256");
+	CHECK_STR(test_cell(&t, 0, 5), "-|-", "M=1 N=x: none");
+	CHECK_STR(test_cell(&t, 1, 2), "-|2.5", "M=2 N=64");
+	CHECK_STR(test_cell(&t, 1, 4), "-|7", "M=2 N='': the empty text, quoted in its heading");
+	CHECK_STR(test_cell(&t, 1, 5), "-|4", "M=2 N=x");
+	CHECK(t.mark[0 * 6 + 3] && !t.mark[0 * 6 + 2], "the mark goes with its value");
+	CHECK(t.col[2].align == 1 && t.col[5].align == 1 && !t.col[2].nosum, "one unit: aligned alike");
+	report_rows_release(&t);
+	report_rows_release(&r);
+}
+
+static void test_varying(void)
+{
+	static const char *const in[] = { "1", "3", NULL, "2" };
+	static const char *const cand[] = { "a", "b", "c", "d" };
+	struct report_rows r;
+	char **v;
+	int n;
+
+	test_rows(&r, 4, in, 1);
+	v = report_agg_varying(&r, cand, 4, &n);
+	CHECK(n == 2 && !strcmp(v[0], "b") && !strcmp(v[1], "d") && !v[2], "b and d vary (more than one value)");
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	report_rows_release(&r);
+}
+
+/* Summary row k of group block b (NSUM rows a group), value column c (after stat and group). */
+static double sum_at(const struct report_rows *s, size_t b, int k, int c)
+{
+	return report_rows_num(s, b * NSUM + (size_t)k, 2 + c);
+}
+
+/* Per group, in group order: median, min, max, mean, the t interval (scipy: stats.t.interval(0.95, n - 1,
+ * loc=mean, scale=stats.sem(x))) and n; unknown values and rows of no group left out; a count not
+ * summarised. */
+static void test_summary(void)
+{
+	static const char *const keys[] = { "host" };
+	struct report_rows t, s;
+
+	/* through the table, so that the columns are typed: keys, group, n, v */
+	{
+		struct report_rows q;
+		static const char *const sql[] = {
+			"a", "1", "1", "'g1", "0", "b", "10", "1", "'g2", "0", "c", "4", "1", "'g1", "0",
+			"d", "100", "1", NULL, "0", "e", "2", "1", "'g1", "0", "f", NULL, "1", "'g1", "0",
+		};
+
+		test_rows(&q, 5, sql, 6);
+		report_agg_table(&q, keys, 1, NULL, 0, "class", "v", &t);
+		report_rows_release(&q);
+	}
+	report_rows_sort_group(&t);
+	CHECK(!strcmp(test_cell(&t, 0, 0), "d|-") && !strcmp(test_cell(&t, 1, 0), "a|-") &&
+	      !strcmp(test_cell(&t, 2, 0), "c|-") && !strcmp(test_cell(&t, 4, 0), "f|-") &&
+	      !strcmp(test_cell(&t, 5, 0), "b|-"), "sorted by group, unknown first, in order within one");
+	report_agg_summary(&t, &s);
+	CHECK_STR(test_cols(&s), "stat,group,n,v", "summary columns");
+	CHECK_INT(s.n, 2 * NSUM, "two groups of statistics");
+	CHECK(!strcmp(test_cell(&s, 0, 0), "median|-") && !strcmp(test_cell(&s, 0, 1), "g1|-") &&
+	      !strcmp(test_cell(&s, NSUM, 1), "g2|-") && !strcmp(test_cell(&s, NSUM - 1, 0), "n|-"),
+	      "stat and group named");
+	CHECK_NEAR(sum_at(&s, 0, SUM_MEDIAN, 1), 2, 0, "g1 median of 1, 2, 4");
+	CHECK_NEAR(sum_at(&s, 0, SUM_MIN, 1), 1, 0, "g1 min");
+	CHECK_NEAR(sum_at(&s, 0, SUM_MAX, 1), 4, 0, "g1 max");
+	CHECK_NEAR(sum_at(&s, 0, SUM_MEAN, 1), 2.3333333333333335, 1e-15, "g1 mean");
+	CHECK_NEAR(sum_at(&s, 0, SUM_LO, 1), -1.4612497002634259, 1e-11, "g1 ci95 lo (scipy)");
+	CHECK_NEAR(sum_at(&s, 0, SUM_HI, 1), 6.1279163669300925, 1e-11, "g1 ci95 hi (scipy)");
+	CHECK_NEAR(sum_at(&s, 0, SUM_N, 1), 3, 0, "g1 n: the unknown value is not counted");
+	CHECK(isnan(sum_at(&s, 0, SUM_MEDIAN, 0)), "the count is not summarised");
+	CHECK_NEAR(sum_at(&s, 1, SUM_MEDIAN, 1), 10, 0, "g2 median");
+	CHECK(isnan(sum_at(&s, 1, SUM_LO, 1)) && isnan(sum_at(&s, 1, SUM_HI, 1)), "one value: no interval");
+	report_rows_release(&s);
+
+	/* without a group: all rows, the one of no group too */
+	t.group = -1;
+	report_agg_summary(&t, &s);
+	CHECK_INT(s.n, NSUM, "one group of statistics");
+	CHECK(!report_rows_text(&s, 0, 1), "of no group");
+	CHECK_NEAR(sum_at(&s, 0, SUM_MEDIAN, 1), 4, 0, "median of 1, 2, 4, 10, 100");
+	CHECK_NEAR(sum_at(&s, 0, SUM_MEAN, 1), 23.4, 1e-15, "mean");
+	CHECK_NEAR(sum_at(&s, 0, SUM_N, 1), 5, 0, "n");
+	report_rows_release(&s);
+	report_rows_release(&t);
+}
+
+/* --limit: the values as they come; the metric and the share marked; the hosts without a probe named
+ * once each, sorted. */
+static void test_limit(void)
+{
+	/* host, count, stat(v), stat(lim), share, hosts without probe 0, marked */
+	static const char *const in[] = {
+		"b", "2", "10", "100", "0.1", "b", "0",
+		"a", "1", "20", "50", "0.4", "b,a", "1",
+		"c", "1", "30", NULL, NULL, "a", "0",
+	};
+	static const char *const keys[] = { "host" }, *const joined[] = { "bw" };
+	struct report_notes nt = { 0 };
+	struct report_rows r, t;
+
+	test_rows(&r, 7, in, 3);
+	report_agg_limit(&r, keys, 1, NULL, "tok_s", joined, 1, &t, &nt);
+	CHECK_STR(test_cols(&t), "host,n,tok_s,limit,share", "columns");
+	CHECK(t.col[2].align == 1 && t.col[3].align == 1 && t.col[4].sig == 3 && t.col[1].nosum,
+	      "the metric and its limit one unit; the share 3 digits");
+	CHECK_STR(test_cell(&t, 1, 4), "-|0.40000000000000002", "a's share");
+	CHECK_STR(test_cell(&t, 2, 3), "-|-", "c's limit unknown");
+	CHECK(t.mark[1 * 5 + 2] && t.mark[1 * 5 + 4] && !t.mark[1 * 5 + 3] && !t.mark[0 * 5 + 2],
+	      "the metric and the share rest on the marked result");
+	CHECK(nt.n == 1 && !strcmp(nt.v[0], "no probe 'bw' for hosts a, b: the limit and share of their rows "
+				   "are '-'"), "the note: %s", nt.n ? nt.v[0] : "none");
+	report_notes_release(&nt);
+	report_rows_release(&t);
+	report_rows_release(&r);
+}
+
+/* --drift: workers by host, run, rank and parameters; the drift is the largest |median / first - 1|, the
+ * noise the largest; unstable past the threshold; up to 8 ratios, spread evenly. */
+static void test_drift(void)
+{
+	/* host, run, rank, gpu, params, median, noise */
+	static const char *const in[] = {
+		"h1", "r1", "0", NULL, "{}", "1", "0.01",
+		"h1", "r1", "0", NULL, "{}", "1.02", NULL,
+		"h1", "r1", "0", NULL, "{}", "0.97", "0.02",
+		"h2", "r1", "1", "0", "{}", "2", NULL,
+		"h2", "r1", "1", "0", "{}", "2", "0.04",
+		NULL, NULL, NULL, NULL, "{}", "5", NULL,
+	};
+	static const char *ten[10 * 7];
+	struct report_rows r, w, t;
+	char *why;
+	int nunstable;
+
+	test_rows(&r, 7, in, 6);
+	report_agg_drift(&r, &w);
+	CHECK_INT(w.n, 3, "three workers");
+	CHECK_STR(test_cols(&w), "host,run,worker,gpu,n,medians,drift,noise", "worker columns");
+	CHECK_STR(test_cell(&w, 0, 5), "1 1.02 0.96999999999999997|-", "h1's medians, a series");
+	CHECK_NEAR(report_rows_num(&w, 0, 6), fabs(0.97 / 1 - 1), 0, "h1's drift: |0.97 - 1|");
+	CHECK_NEAR(report_rows_num(&w, 0, 7), 0.02, 0, "h1's largest noise");
+	CHECK(report_rows_num(&w, 1, 6) == 0 && !strcmp(test_cell(&w, 1, 3), "0|-"), "h2: no drift, gpu 0");
+	CHECK(!strcmp(test_cell(&w, 2, 0), "(unknown)|-") && !strcmp(test_cell(&w, 2, 3), "-|-") &&
+	      isnan(report_rows_num(&w, 2, 7)), "an unknown host, no gpu, no noise");
+	why = report_agg_unstable(&w, 0, 0.025);
+	CHECK_STR(why, "drift 3.0% > 2.5%", "h1 drifts");
+	free(why);
+	why = report_agg_unstable(&w, 1, 0.03);
+	CHECK_STR(why, "noise 4.0% > 3%", "h2 is noisy");
+	free(why);
+	CHECK(!report_agg_unstable(&w, 1, 0.05), "h2 is stable at 5%%");
+	report_agg_drift_table(&w, 0.035, &t, &nunstable);
+	CHECK_STR(test_cols(&t), "host,run,worker,gpu,n,first_s,ratio_over_time,max_drift_%,max_noise_%,status",
+		  "table columns");
+	CHECK_INT(nunstable, 1, "one unstable at 3.5%");
+	CHECK_STR(test_cell(&t, 0, 6), "1 1.02 0.96999999999999997|-", "h1's ratios");
+	CHECK_STR(test_cell(&t, 0, 9), "stable|-", "h1 at 3.5%");
+	CHECK_STR(test_cell(&t, 1, 9), "UNSTABLE: noise 4.0% > 3.5%|-", "h2's status");
+	CHECK(report_rows_num(&t, 0, 4) == 3 && report_rows_num(&t, 0, 5) == 1, "h1: n 3, first 1");
+	CHECK_NEAR(report_rows_num(&t, 0, 7), 3.0000000000000027, 1e-15, "h1: max drift in %");
+	CHECK_NEAR(report_rows_num(&t, 1, 8), 4, 1e-15, "h2: max noise in %");
+	report_rows_release(&t);
+	report_rows_release(&w);
+	report_rows_release(&r);
+
+	/* ten runs: 8 ratios at runs 0, 1, 3, 4, 5, 6, 8, 9 (llround(i * 9 / 7)) */
+	for (int i = 0; i < 10; i++) {
+		static char med[10][16];
+
+		snprintf(med[i], sizeof(med[i]), "%d", 10 + i);
+		ten[i * 7 + 0] = "h";
+		ten[i * 7 + 4] = "{}";
+		ten[i * 7 + 5] = med[i];
+	}
+	test_rows(&r, 7, ten, 10);
+	report_agg_drift(&r, &w);
+	report_agg_drift_table(&w, 0.03, &t, &nunstable);
+	CHECK_STR(test_cell(&t, 0, 6), "1 1.1000000000000001 1.3 1.3999999999999999 1.5 1.6000000000000001 "
+		  "1.8 1.8999999999999999|-", "8 of 10 ratios: runs 0 1 3 4 5 6 8 9");
+	CHECK(report_rows_num(&t, 0, 4) == 10 && report_rows_num(&t, 0, 5) == 10, "n 10, first 10");
+	CHECK_NEAR(report_rows_num(&t, 0, 7), 90, 1e-12, "max drift 90 %");
+	report_rows_release(&t);
+	report_rows_release(&w);
+	report_rows_release(&r);
+}
+
+/* --score: rms = sqrt(mean(err^2)), blind or late, met when rms <= bar; rows without a result out. */
+static void test_score(void)
+{
+	/* key, metric, blind, n, mean(err^2), mean(err), not measured */
+	static const char *const in[] = {
+		"a", "t", "1", "2", "25", "3", "1",
+		"a", "t", "0", "0", NULL, NULL, "2",
+		"b", "t", "0", "1", "144", "-12", "0",
+	};
+	static const char *const keys[] = { "model" };
+	struct report_score_counts n;
+	struct report_rows r, t;
+
+	test_rows(&r, 7, in, 3);
+	report_agg_score(&r, keys, 1, 10, &t, &n);
+	CHECK_STR(test_cols(&t), "model,metric,predictions,n,rms_err_%,mean_err_%,bar", "columns");
+	CHECK_INT(t.n, 2, "the row without a result is left out");
+	CHECK(!strcmp(test_cell(&t, 0, 2), "blind|-") && !strcmp(test_cell(&t, 1, 2), "late|-"), "blind, late");
+	CHECK_NEAR(report_rows_num(&t, 0, 4), 5, 0, "rms of mean err^2 25");
+	CHECK_NEAR(report_rows_num(&t, 1, 5), -12, 0, "mean error");
+	CHECK(!strcmp(test_cell(&t, 0, 6), "met|-") && !strcmp(test_cell(&t, 1, 6), "missed|-"), "bar 10 %%");
+	CHECK(n.pending == 3 && n.groups == 2 && n.met == 1, "counts: %d pending, %d of %d met", n.pending, n.met,
+	      n.groups);
+	report_rows_release(&t);
+	report_agg_score(&r, keys, 1, NAN, &t, &n);
+	CHECK(t.ncol == 6 && n.groups == 0, "no bar, no bar column");
+	report_rows_release(&t);
+	report_rows_release(&r);
+}
+
+static void test_points(void)
+{
+	/* facet, series, x, y, n */
+	static const char *const in[] = {
+		NULL, "a", "1", "2", "3",
+		NULL, "a", NULL, "2", "1",
+		NULL, "b", "'big", NULL, "0",
+		NULL, "b", "'small", "4", "1",
+	};
+	struct report_rows r, p;
+
+	test_rows(&r, 5, in, 4);
+	report_agg_points(&r, &p);
+	CHECK_INT(p.n, 2, "points without an x or a value are left out");
+	CHECK(!strcmp(test_cell(&p, 1, 2), "small|-") && report_rows_num(&p, 1, 3) == 4, "x as text, its y");
+	report_rows_release(&p);
+	report_rows_release(&r);
+}
+
+int main(void)
+{
+	test_table();
+	test_pivot();
+	test_varying();
+	test_summary();
+	test_limit();
+	test_drift();
+	test_score();
+	test_points();
+	return test_done();
+}

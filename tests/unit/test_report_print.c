@@ -1,0 +1,268 @@
+/* test_report_print.c: the one printer of report tables, format by format: intervals in their value's
+ * cell for reading, decimals alike down a column, marks and their footnote, summaries, text and series
+ * columns, and where --out may write. Expected texts by hand. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test_report_rows.h"
+
+static char out_path[64];
+
+/* What report_print writes for d in fmt (through --out, read back). Caller frees. */
+static char *printed(const struct table_format *fmt, int digits, const struct report_doc *d)
+{
+	struct report_opts o;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	report_opts_init(&o);
+	o.fmt = fmt;
+	o.digits = digits;
+	o.out = out_path;
+	rc = report_print(&o, d);
+	CHECK_INT(rc, FAIL_OK, "printed");
+	if (sb_read_file(&sb, out_path))
+		sb_adds(&sb, "(unreadable)");
+	return sb_detach(&sb);
+}
+
+static int num_col(struct report_rows *r, const char *name, int sig, int align)
+{
+	int c = report_rows_col(r, name, RCOL_NUM);
+
+	r->col[c].sig = sig;
+	r->col[c].nosum = !sig;
+	r->col[c].align = align;
+	return c;
+}
+
+/* A comparison as report_pair makes one: a marked A and ratio in row 1, a blank-edged key in row 2. */
+static void compare_rows(struct report_rows *r)
+{
+	int c;
+	static const double v[2][6] = {
+		{ 4, 12.5, 7.5, 12.5 / 7.5, 1.5882353, 1.7692308 },
+		{ 3, 12, 7, 12.0 / 7, 1.62, 1.83 },
+	};
+
+	report_rows_init(r);
+	report_rows_col(r, "model", RCOL_KEY);
+	num_col(r, "n", 0, 0);
+	num_col(r, "tok_s_a", 4, 1);
+	num_col(r, "tok_s_b", 4, 1);
+	c = num_col(r, "ratio", 3, 0);
+	r->col[c].ci = 1;
+	num_col(r, "ci_lo", 3, 0);
+	num_col(r, "ci_hi", 3, 0);
+	r->ci_head = xstrdup("a/b [95% CI]");
+	for (int j = 0; j < 2; j++) {
+		size_t at = report_rows_add(r);
+
+		report_rows_set_text(r, at, 0, j ? " m2" : "m1");
+		for (c = 0; c < 6; c++)
+			report_rows_set_num(r, at, c + 1, v[j][c]);
+	}
+	report_rows_mark(r, 0, 2);
+	report_rows_mark(r, 0, 4);
+}
+
+static void test_compare_formats(void)
+{
+	struct report_rows r;
+	struct report_doc d = { &r, NULL, "CAP", 1, -1 };
+	char *s;
+
+	compare_rows(&r);
+	s = printed(&table_md, 0, &d);
+	CHECK_TEXT(s, "CAP\n\n"
+		   "| model | n   | tok_s_a | tok_s_b | a/b [95% CI]       |\n"
+		   "|:----- | ---:| -------:| -------:|:------------------ |\n"
+		   "| m1    |   4 |  12.50\xe2\x80\xa0 |    7.50 | 1.67 [1.59, 1.77]\xe2\x80\xa0 |\n"
+		   "| \" m2\" |   3 |  12.00  |    7.00 | 1.71 [1.62, 1.83]  |\n"
+		   "\n\xe2\x80\xa0 holds medians not known to the precision asked; --strict leaves them out\n",
+		   "Markdown: the method above, the interval in one cell, A and B to 2 decimals, marks, the footnote");
+	free(s);
+	s = printed(&table_csv, 0, &d);
+	CHECK_TEXT(s, "model,n,tok_s_a,tok_s_b,ratio,ci_lo,ci_hi,precise\n"
+		   "m1,4,12.5,7.5,1.66667,1.58824,1.76923,0\n"
+		   " m2,3,12,7,1.71429,1.62,1.83,1\n", "CSV: every column, 6 digits, precise for the marks");
+	free(s);
+	s = printed(&table_json, 0, &d);
+	CHECK_TEXT(s, "[{\"model\":\"m1\",\"n\":4,\"tok_s_a\":12.5,\"tok_s_b\":7.5,\"ratio\":1.66667,"
+		   "\"ci_lo\":1.58824,\"ci_hi\":1.76923,\"precise\":0},\n"
+		   " {\"model\":\" m2\",\"n\":3,\"tok_s_a\":12,\"tok_s_b\":7,\"ratio\":1.71429,\"ci_lo\":1.62,"
+		   "\"ci_hi\":1.83,\"precise\":1}]\n", "JSON: numbers as numbers");
+	free(s);
+	s = printed(&table_latex, 0, &d);
+	CHECK_TEXT(s, "% CAP\n\\begin{tabular}{lrrrl}\n\\toprule\n"
+		   "model & n & tok\\_s\\_a & tok\\_s\\_b & a/b [95\\% CI] \\\\\n\\midrule\n"
+		   "m1 & 4 & 12.50\\rlap{$^\\dagger$} & 7.50 & 1.67 [1.59, 1.77]\\rlap{$^\\dagger$} \\\\\n"
+		   "\" m2\" & 3 & 12.00 & 7.00 & 1.71 [1.62, 1.83] \\\\\n\\bottomrule\n\\end{tabular}\n"
+		   "% $^\\dagger$: holds medians not known to the precision asked; --strict leaves them out\n"
+		   "\\par{\\footnotesize $^\\dagger$ holds medians not known to the precision asked.}\n",
+		   "LaTeX: the method as a comment, the footnote as a paragraph");
+	free(s);
+	d.marked = 2;
+	s = printed(&table_text, 2, &d);
+	/* --digits 2: 12.5 to 0 decimals is 12 (to even), 7.5 would keep 1 digit at 0 decimals: its own 2 */
+	CHECK_TEXT(s, "CAP\n\nmodel  n  tok_s_a  tok_s_b  a/b [95% CI]   \n"
+		   "m1     4      12\xe2\x80\xa0      7.5  1.7 [1.6, 1.8]\xe2\x80\xa0\n"
+		   "\" m2\"  3      12       7.0  1.7 [1.6, 1.8] \n"
+		   "\n\xe2\x80\xa0 holds medians not known to the precision asked (2 results); --strict leaves them out\n",
+		   "text with --digits 2, the marked results counted");
+	free(s);
+	report_rows_release(&r);
+}
+
+/* Summary rows under the table: the statistic and its group in the first cell, the count left empty, the
+ * table's decimals, n as an integer; for programs no precise. The t interval of 1 and 4 with scipy:
+ * stats.t.interval(0.95, 1, loc=2.5, scale=stats.sem([1, 4])) = (-16.5593..., 21.5593...). */
+static void test_summary_print(void)
+{
+	static const char *const host[] = { "a", "c", "b" }, *const class[] = { "g1", "g1", "g2" };
+	static const double v[] = { 1, 4, 10 };
+	struct report_rows r, s;
+	struct report_doc d = { &r, &s, NULL, 1, -1 };
+	char *p;
+
+	report_rows_init(&r);
+	report_rows_col(&r, "host", RCOL_KEY);
+	report_rows_group(&r, "label.class");
+	num_col(&r, "n", 0, 0);
+	num_col(&r, "v", 4, 0);
+	for (size_t j = 0; j < 3; j++) {
+		report_rows_add(&r);
+		report_rows_set_text(&r, j, 0, host[j]);
+		report_rows_set_text(&r, j, 1, class[j]);
+		report_rows_set_num(&r, j, 2, 1);
+		report_rows_set_num(&r, j, 3, v[j]);
+	}
+	report_rows_mark(&r, 1, 3);
+	report_agg_summary(&r, &s);
+	p = printed(&table_csv, 0, &d);
+	CHECK_TEXT(p, "host,label.class,n,v,precise\na,g1,1,1,1\nc,g1,1,4,0\nb,g2,1,10,1\n"
+		   "median (g1),,,2.5,\nmin (g1),,,1,\nmax (g1),,,4,\nmean (g1),,,2.5,\nci95 lo (g1),,,-16.5593,\n"
+		   "ci95 hi (g1),,,21.5593,\nn (g1),,,2,\n"
+		   "median (g2),,,10,\nmin (g2),,,10,\nmax (g2),,,10,\nmean (g2),,,10,\nci95 lo (g2),,,,\n"
+		   "ci95 hi (g2),,,,\nn (g2),,,1,\n", "CSV summary: per group, no precise");
+	free(p);
+	p = printed(&table_md, 0, &d);
+	CHECK_TEXT(p, "| host         | label.class | n   | v       |\n"
+		   "|:------------ |:----------- | ---:| -------:|\n"
+		   "| a            | g1          |   1 |   1.00  |\n"
+		   "| c            | g1          |   1 |   4.00\xe2\x80\xa0 |\n"
+		   "| b            | g2          |   1 |  10.00  |\n"
+		   "| median (g1)  |             |     |   2.50  |\n"
+		   "| min (g1)     |             |     |   1.00  |\n"
+		   "| max (g1)     |             |     |   4.00  |\n"
+		   "| mean (g1)    |             |     |   2.50  |\n"
+		   "| ci95 lo (g1) |             |     | -16.56  |\n"
+		   "| ci95 hi (g1) |             |     |  21.56  |\n"
+		   "| n (g1)       |             |     |      2  |\n"
+		   "| median (g2)  |             |     |  10.00  |\n"
+		   "| min (g2)     |             |     |  10.00  |\n"
+		   "| max (g2)     |             |     |  10.00  |\n"
+		   "| mean (g2)    |             |     |  10.00  |\n"
+		   "| ci95 lo (g2) |             |     |      -  |\n"
+		   "| ci95 hi (g2) |             |     |      -  |\n"
+		   "| n (g2)       |             |     |      1  |\n"
+		   "\n\xe2\x80\xa0 holds medians not known to the precision asked; --strict leaves them out\n",
+		   "Markdown summary: the table's 2 decimals, n an integer, no interval of one value");
+	free(p);
+	report_rows_release(&s);
+	report_rows_release(&r);
+}
+
+/* Text and series columns print as they are, numbers with their own digits; a heading is for reading
+ * only, and not in LaTeX. */
+static void test_text_print(void)
+{
+	static const double ratio[] = { 1, 1.02, 0.97 };
+	struct report_rows r;
+	struct report_doc d = { &r, NULL, "H", 0, -1 };
+	char *p;
+
+	report_rows_init(&r);
+	report_rows_col(&r, "host", RCOL_TEXT);
+	num_col(&r, "first_s", 4, -1);
+	report_rows_col(&r, "ratio_over_time", RCOL_SERIES);
+	num_col(&r, "max_noise_%", 2, -1);
+	report_rows_add(&r);
+	report_rows_add(&r);
+	report_rows_set_text(&r, 0, 0, " h1");
+	report_rows_set_num(&r, 0, 1, 0.00123456);
+	report_rows_set_series(&r, 0, 2, ratio, 3);
+	report_rows_set_num(&r, 1, 1, 12.5);
+	report_rows_set_series(&r, 1, 2, ratio, 1);
+	report_rows_set_num(&r, 1, 3, 4.25);
+	p = printed(&table_csv, 0, &d);
+	CHECK_TEXT(p, "host,first_s,ratio_over_time,max_noise_%\n h1,0.00123456,1 1.02 0.97,\n,12.5,1,4.25\n",
+		   "CSV: no heading; text as it is, unknown empty");
+	free(p);
+	p = printed(&table_text, 0, &d);
+	CHECK_TEXT(p, "H\n\nhost  first_s   ratio_over_time     max_noise_%\n"
+		   " h1   0.001235  1.000 1.020 0.9700            -\n"
+		   "         12.50  1.000                       4.2\n",
+		   "text: the heading, each number with its own digits");
+	free(p);
+	p = printed(&table_latex, 0, &d);
+	CHECK(!strncmp(p, "\\begin{tabular}", 15), "LaTeX: no heading");
+	free(p);
+	report_rows_release(&r);
+}
+
+static void test_num_and_out(void)
+{
+	struct report_opts o;
+	char buf[40], db[80], errs[512], want[512];
+	FILE *f;
+
+	report_opts_init(&o);
+	report_print_num(&o, 1234.5678, 4, buf, sizeof(buf));
+	CHECK_STR(buf, "1235", "4 significant digits for reading");
+	report_print_num(&o, NAN, 4, buf, sizeof(buf));
+	CHECK_STR(buf, "-", "unknown for reading");
+	report_print_num(&o, 7, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "7", "a count");
+	o.fmt = &table_csv;
+	report_print_num(&o, 1234.5678, 4, buf, sizeof(buf));
+	CHECK_STR(buf, "1234.57", "6 digits for programs");
+	report_print_num(&o, NAN, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "", "unknown for programs");
+	o.digits = 2;
+	report_print_num(&o, 1234.5678, 4, buf, sizeof(buf));
+	CHECK_STR(buf, "1200", "--digits 2 for programs too");
+
+	snprintf(db, sizeof(db), "%s.db", out_path);
+	f = fopen(db, "w");
+	fputs("SQLite format 3", f);
+	fputc('\0', f);
+	fclose(f);
+	test_capture_start();
+	CHECK_INT(report_out_check("--out", db, "other.db"), FAIL_UNSAFE, "an SQLite file is not overwritten");
+	CHECK_INT(report_out_check("--out", out_path, out_path), FAIL_UNSAFE, "nor the database being read");
+	capture_into(errs, sizeof(errs));
+	snprintf(want, sizeof(want), "sweep: --out '%s' is an SQLite database: not overwriting it\n"
+		 "sweep: --out '%s' is the database being read: not overwriting it\n", db, out_path);
+	CHECK_TEXT(errs, want, "said why");
+	CHECK_INT(report_out_check("--out", out_path, "other.db"), FAIL_OK, "a report may be");
+	CHECK_INT(report_out_check("--out", "/nonexistent/r.md", NULL), FAIL_OK, "a new file may be");
+	CHECK_INT(report_out_check("--out", "/dev/null", NULL), FAIL_OK, "a device may be");
+	CHECK_INT(report_out_check("--out", NULL, "x.db"), FAIL_OK, "stdout may be");
+	unlink(db);
+}
+
+int main(void)
+{
+	int fd;
+
+	snprintf(out_path, sizeof(out_path), "/tmp/test_report_print.XXXXXX");
+	fd = mkstemp(out_path);
+	close(fd);
+	test_compare_formats();
+	test_summary_print();
+	test_text_print();
+	test_num_and_out();
+	unlink(out_path);
+	return test_done();
+}
