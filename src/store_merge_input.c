@@ -187,7 +187,6 @@ static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *
 		if (!strcmp(name, "ci_hi"))
 			hi = i;
 	}
-
 	if (!strcmp(t->name, "results") && status >= 0 && median >= 0 && col_text(s, status) &&
 	    !strcmp(col_text(s, status), "ok") && sqlite3_column_type(s, median) == SQLITE_NULL)
 		return error("cannot merge '%s': %s: an ok result without a median", in->path,

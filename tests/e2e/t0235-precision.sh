@@ -70,6 +70,22 @@ test_expect_success 'the mark means only that: the value short of its precision,
 	grep -q "^0,1,[0-9.e-]*,1$" csv && grep -q "^2,1,[0-9.e-]*,0$" csv
 '
 
+test_expect_success '--metric precision: each median'\''s half-width over it, as stored' '
+	"$SWEEP" report p.db --rows jitter --metric precision --format csv --digits 6 >csv &&
+	"$SWEEP" sql p.db "SELECT json_extract(params, '\''$.jitter'\''), 1, ci_rel(ci_lo, ci_hi, median),
+		precise FROM v_results ORDER BY 1" --csv | tail -n +2 >want &&
+	python3 -c "
+import csv, sys
+got = list(csv.reader(open(\"csv\")))
+want = list(csv.reader(open(\"want\")))
+assert got[0] == [\"jitter\", \"n\", \"precision\", \"precise\"], got[0]
+assert len(got) == 3 and len(want) == 2, (got, want)
+for g, w in zip(got[1:], want):
+    assert g[0] == w[0] and g[1] == w[1] and g[3] == w[3], (g, w)
+    assert abs(float(g[2]) - float(w[2])) <= 1e-5 * float(w[2]), (g, w)
+"
+'
+
 test_expect_success '--strict leaves them out, says how many of how many, and never "no ok results" (exit 2)' '
 	"$SWEEP" report p.db --rows jitter --metric seconds --strict --format csv >s 2>err &&
 	test "$(cut -d, -f1 s | tr "\n" " ")" = "jitter 0 " &&
@@ -94,8 +110,8 @@ test_expect_success 'a database of schema version 3 gains the intervals of its r
 	test "$(sql old.db "PRAGMA user_version")" = 3 &&
 	sql old.db "SELECT spec FROM sweeps WHERE name = '\''steady'\''" >steady.yaml &&
 	"$SWEEP" plan steady.yaml --db old.db 2>err &&
-	grep -q "schema version 3 -> 4: results now keep the 95 % interval of their median: computed from the stored samples of 5 results" err &&
-	test "$(sql old.db "PRAGMA user_version")" = 4 &&
+	grep -q "schema version 6 -> 7: results now keep the 95 % interval of their median: computed from the stored samples of 5 results" err &&
+	test "$(sql old.db "PRAGMA user_version")" = 7 &&
 	db_sound old.db &&
 	test "$(python3 interval.py old.db 0.005)" = "intervals 5" &&
 	test "$(sql old.db "SELECT c.sweep || \":\" || r.precise FROM results r JOIN cells c ON c.id = r.cell
