@@ -293,7 +293,7 @@ static int input_check_schema(struct input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sqlite3_stmt *s;
-	int ret = -1, rc;
+	int ret = -1, rc, *found = NULL;   /* found[c]: the table has its column c (sized per table) */
 
 	/* No trigger but the schema's own (cell_counts'), letter for letter: another is there to run code
 	 * when written. (This connection runs none: triggers are off.) */
@@ -328,7 +328,7 @@ static int input_check_schema(struct input *in)
 	}
 	for (int t = 0; t < NTABLES; t++) {
 		const struct mtable *tb = &store_merge_tables[t];
-		int found[32] = { 0 }, known;
+		int known;
 		int64_t n;
 
 		sb_reset(&sb);
@@ -340,6 +340,8 @@ static int input_check_schema(struct input *in)
 		in->has[t] = n == 1;
 		if (n != 1 && tb->optional)
 			continue;
+		free(found);
+		found = xcalloc((size_t)tb->ncols, sizeof(*found));
 		if (n != 1) {
 			error("'%s' is not a sweep database: it has no table '%s'", in->path, tb->name);
 			goto out;
@@ -391,6 +393,7 @@ static int input_check_schema(struct input *in)
 	}
 	ret = 0;
 out:
+	free(found);
 	sb_release(&sb);
 	return ret;
 }
