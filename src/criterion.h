@@ -20,16 +20,7 @@
  * samples than needed. */
 #define CRITERION_STEP 32
 
-/*
- * The rule, in order: max_samples taken; else, once min_samples and min_time are both reached, the median
- * known to the precision asked (the relative half-width of its STATS_CI interval, stats.h, at most
- * t->precision), or, when the spec asks for NVBench's rule (max_noise > 0), the noise (relative standard
- * deviation of every sample so far) at most its target, or converged (the trailing window of noise values
- * has stopped moving, so more samples would not bring it down); else the deadline. The noise target is
- * max_noise, raised to what the timer can resolve: a sample known to `resolution` seconds cannot show a
- * noise under resolution / sample. The precision is not raised: the interval comes from the samples as
- * the timer gave them, ties included.
- */
+/* The rule, and why it is so: docs/timing.md, "The stopping rule" (written there once). */
 struct criterion {
 	const struct spec_timing *t;
 	long n;

@@ -71,12 +71,44 @@ int report_opts_split(const char *what, const char *list, char ***out, int *n)
 	}
 }
 
-int report_opts_stat(const char *stat)
+double report_opts_percentile(const char *stat)
 {
-	static const char *const stats[] = { "median", "mean", "geomean", "min", "max" };
+	double v;
 
-	for (size_t i = 0; i < ARRAY_SIZE(stats); i++)
-		if (!strcmp(stat, stats[i]))
+	if (stat[0] != 'p' || !stat[1] || stat[1 + strspn(stat + 1, "0123456789.")] || parse_double(stat + 1, &v) ||
+	    v < 0 || v > 100)
+		return NAN;
+	return v / 100;
+}
+
+int report_opts_stat(const char *stat, enum report_mode mode)
+{
+	static const char *const stats[] = { "median", "mean", "geomean", "min", "max", "stdev", "cv" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stats) && strcmp(stat, stats[i]); i++)
+		;
+	if (i == ARRAY_SIZE(stats) && isnan(report_opts_percentile(stat)))
+		return fail_usage("--stat is median, mean, geomean, min, max, stdev, cv or pNN (a percentile such "
+				  "as p90), not '%s'", stat);
+	switch (mode) {
+	case REPORT_TABLE:
+		return FAIL_OK;
+	case REPORT_LIMIT:
+	case REPORT_PLOT:
+		if (i < 5)
 			return FAIL_OK;
-	return fail_usage("--stat is median, mean, geomean, min or max, not '%s'", stat);
+		return fail_usage("--stat %s: %s takes median, mean, geomean, min or max", stat,
+				  mode == REPORT_LIMIT ? "--limit" : "a plot");
+	case REPORT_COMPARE:
+		if (!strcmp(stat, "mean") || !strcmp(stat, "geomean"))
+			return FAIL_OK;
+		return fail_usage("--stat %s: --compare takes mean (the ratio of means) or geomean (the geometric "
+				  "mean of the per-unit ratios)", stat);
+	case REPORT_DRIFT:
+	case REPORT_SCORE:
+		break;
+	}
+	return fail_usage("--stat goes with a table, --limit or --compare, not --%s",
+			  mode == REPORT_DRIFT ? "drift" : "score");
 }

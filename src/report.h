@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "exitcode.h"
+#include "stats.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
@@ -39,14 +40,18 @@ struct report_opts {
 	char **pool;               /* --pool KEYS: parameters aggregated over on purpose */
 	int npool;
 	const char *metric;        /* --metric (--y of a plot); NULL for --drift, optional for --score */
-	const char *stat;          /* median | mean | geomean | min | max */
+	const char *stat;          /* what report_opts_stat takes for the mode: median (mean for --compare) unless
+				    * --stat */
 	const char *where;         /* --where EXPR, or NULL */
 	const char *out;           /* --out FILE, or NULL for stdout */
 	const struct table_format *fmt;
 	int digits;                /* significant digits: 0 for 4 (3 for ratios), %.6g for programs */
-	int strict;                /* --strict: results above their noise target left out */
+	int strict;                /* --strict: results marked (STORE_IMPRECISE) left out */
 	int summary;               /* --summary[=KEY] */
 	const char *summary_by;    /* the KEY of --summary=KEY, or NULL for one group */
+	const char *unit;          /* --unit KEY: one value per KEY (a row key; "row": each row) in a summary;
+				    * NULL: host, else replica, when a row key, else each row */
+	int drop_first;            /* --drop-first: each worker's first control run left out of the drift */
 	int exclude_unstable;      /* leave out the hosts --drift calls unstable */
 	double threshold;          /* drift and noise threshold, a fraction (0.03) */
 
@@ -55,6 +60,7 @@ struct report_opts {
 	double ci;                 /* interval level in (0, 1) */
 	int boot;                  /* bootstrap resamples */
 	uint64_t seed;
+	enum stats_interval interval;      /* --interval percentile | bca */
 
 	const char *limit;         /* --limit EXPR */
 	double bar;                /* --score --bar PCT as a percentage; NaN when not given */
@@ -72,8 +78,15 @@ void report_opts_release(struct report_opts *o);
 int report_opts_compare(struct report_opts *o, const char *arg);
 /* Split "a,b,c" into owned strings; FAIL_USAGE after error() for an empty element. */
 int report_opts_split(const char *what, const char *list, char ***out, int *n);
-/* FAIL_OK when stat is one --stat takes (median, mean, geomean, min, max); else FAIL_USAGE after error(). */
-int report_opts_stat(const char *stat);
+/*
+ * FAIL_OK when mode takes stat: a table median, mean, geomean, min, max, stdev, cv (stdev / mean) or pNN
+ * (the NNth percentile, 0 <= NN <= 100: p90, p99.9); --limit and a plot the first five; --compare mean
+ * (the ratio of means) or geomean (the geometric mean of the ratios); --drift and --score none. Else
+ * FAIL_USAGE after error() saying what the mode takes.
+ */
+int report_opts_stat(const char *stat, enum report_mode mode);
+/* The percentile of a --stat pNN as a fraction in [0, 1], or NaN for another statistic. */
+double report_opts_percentile(const char *stat);
 
 /* ---- report_print.c, report_run.c: the report ---- */
 

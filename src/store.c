@@ -392,6 +392,8 @@ int store_commit(struct store *st)
 		if (sqlite3_get_autocommit(st->db)) {
 			st->in_tx = 0;
 			store_forget_workers(st);
+			/* rolled back: what the dispatch noted may be out of date (a full disk does this) */
+			store_flight_drop(st);
 		}
 		return -1;
 	}

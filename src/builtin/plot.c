@@ -43,7 +43,7 @@ static int plot_opt(struct report_opts *o, int opt, const char *arg)
 	case 'P':
 		return o->pool || report_opts_split("--pool", arg, &o->pool, &o->npool) ? SHOW_USAGE : FAIL_OK;
 	case 't':
-		if (report_opts_stat(arg))
+		if (report_opts_stat(arg, REPORT_PLOT))
 			return FAIL_USAGE;
 		o->stat = arg;
 		break;
