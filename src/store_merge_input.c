@@ -50,6 +50,8 @@ static const struct mcol results_cols[] = {
 	{ "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
 	{ "ci_lo", K_REAL_NULL }, { "ci_hi", K_REAL_NULL }, { "precise", K_INT }, { "settled", K_INT_NULL },
 };
+/* input.lacks has a bit a column; results is the widest table. */
+_Static_assert(ARRAY_SIZE(results_cols) <= 64, "a table of more columns than input.lacks has bits");
 static const struct mcol samples_cols[] = {
 	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },
 	{ "cpu_user", K_REAL_NULL }, { "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
@@ -112,7 +114,7 @@ int store_merge_input_err(struct input *in, const char *what)
 
 /* "SELECT "c1", "c2", ... FROM "table"" and then tail; NULL for column c when bit c of lacks is set (a
  * late column the input lacks: input.lacks). */
-void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint32_t lacks, const char *tail)
+void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint64_t lacks, const char *tail)
 {
 	sb_reset(sb);
 	sb_adds(sb, "SELECT ");
@@ -392,7 +394,7 @@ static int input_check_schema(struct input *in)
 		}
 		for (int c = 0; c < tb->ncols; c++)
 			if (!found[c] && tb->late && !strcmp(tb->cols[c].name, tb->late))
-				in->lacks[t] |= 1u << c;
+				in->lacks[t] |= (uint64_t)1 << c;
 			else if (!found[c]) {
 				error("'%s' is not a sweep database: table '%s' has no column '%s'", in->path, tb->name,
 				      tb->cols[c].name);
