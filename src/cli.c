@@ -8,8 +8,7 @@
 #include "builtin/builtin.h"
 #include "store.h"
 #include "util.h"
-
-#define SWEEP_VERSION "0.1.0"
+#include "version.h"
 
 static int version_fn(int argc, char **argv);
 static int help_fn(int argc, char **argv);
@@ -19,9 +18,9 @@ static const struct cmd cmd_help = { "help", help_fn, "sweep help [COMMAND]",
 				     "Show the commands, or one command's help." };
 
 static const struct cmd *const commands[] = {
-	&cmd_plan, &cmd_run, &cmd_retry, &cmd_status, &cmd_sql, &cmd_report, &cmd_predict, &cmd_plot, &cmd_hosts,
-	&cmd_merge, &cmd_submit, &cmd_launch, &cmd_stop, &cmd_pull, &cmd_snapshot, &cmd_kernels, &cmd_version,
-	&cmd_help, &cmd_executor,
+	&cmd_plan, &cmd_run, &cmd_retry, &cmd_status, &cmd_sql, &cmd_report, &cmd_compare, &cmd_predict, &cmd_plot,
+	&cmd_hosts, &cmd_merge, &cmd_submit, &cmd_launch, &cmd_stop, &cmd_pull, &cmd_snapshot, &cmd_kernels,
+	&cmd_version, &cmd_help, &cmd_executor,
 };
 
 static const struct cmd *find_cmd(const char *name)
@@ -90,7 +89,10 @@ int cli_main(int argc, char **argv)
 
 static int version_fn(int argc, char **argv)
 {
-	printf("sweep %s (schema %d)\n", SWEEP_VERSION, store_schema_version());
+	const char *commit = version_commit();
+
+	printf("sweep %s%s%s (schema %d)\n", version_string(), commit ? " commit " : "", commit ? commit : "",
+	       store_schema_version());
 	return EXIT_OK;
 }
 

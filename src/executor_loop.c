@@ -157,8 +157,8 @@ static void gang_cache_free(struct loop *l)
 static int init(struct loop *l, int *have_spec)
 {
 	struct exec_init x;
-	struct json_obj facts = JSON_OBJ_INIT;
-	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT;
+	struct json_obj facts = JSON_OBJ_INIT, cond = JSON_OBJ_INIT;
+	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT, cj = STRBUF_INIT;
 	struct hello h = { 0 };
 	int tag, ngpu, ret = -1;
 
@@ -192,16 +192,21 @@ static int init(struct loop *l, int *have_spec)
 	h.host = l->w.host;
 	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
 	h.binding = binding.buf ? binding.buf : "";
+	hostinfo_conditions(&facts, &cond);
 	json_obj_write(&fj, &facts);
 	h.facts = fj.buf;
+	json_obj_write(&cj, &cond);
+	h.conditions = cj.buf;
 	sb_reset(&l->out);
 	msg_put_hello(&l->out, &h);
 	ret = link_send(l->fd, LINK_HELLO, l->out.buf, l->out.len);
 out:
 	exec_init_release(&x);
 	json_obj_release(&facts);
+	json_obj_release(&cond);
 	sb_release(&binding);
 	sb_release(&fj);
+	sb_release(&cj);
 	return ret;
 }
 

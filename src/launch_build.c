@@ -233,7 +233,7 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 		"  rm -rf \"$S.part\" \"$S.tar.gz\"\n"
 		"  hasbin make || { say error no make on the host \"(apt-get install make, then again)\"; exit 0; }\n"
 		"  echo \"--- sweep launch --build $C${M:+ $M} $(date -u +%Y-%m-%dT%H:%M:%SZ)\" >>\"$G\"\n"
-		"  (cd \"$S\" && make deps-run && make -j\"$(nproc 2>/dev/null || echo 2)\" $M build/sweep)"
+		"  (cd \"$S\" && make deps-run && make -j\"$(nproc 2>/dev/null || echo 2)\" COMMIT=\"$C\" $M build/sweep)"
 		" >>\"$G\" 2>&1 || { say error the build failed, see \"$W/$G\";"
 		" tail -n 5 \"$G\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
 		"  echo \"$C${M:+ $M}\" >\"$S/.built\"\n"

@@ -138,7 +138,7 @@ int master_assign(struct master *m)
 			continue;
 		if (store_put_host(m->o->store, w->hello.facts, &host) ||
 		    store_put_worker(m->o->store, m->o->run, r, host, w->hello.gpu, w->hello.gpu_uuid,
-				     w->hello.binding))
+				     w->hello.binding, w->hello.conditions))
 			goto fail;
 		if (!host_allowed(s, w->hello.host))
 			continue;

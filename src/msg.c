@@ -105,6 +105,7 @@ void hello_release(struct hello *h)
 	free(h->facts);
 	free(h->gpu_uuid);
 	free(h->binding);
+	free(h->conditions);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -117,6 +118,7 @@ void msg_put_hello(struct strbuf *sb, const struct hello *h)
 	put_str(sb, h->facts);
 	put_str(sb, h->gpu_uuid);
 	put_str(sb, h->binding);
+	put_str(sb, h->conditions);
 }
 
 int msg_get_hello(const char *buf, size_t len, struct hello *h)
@@ -131,6 +133,7 @@ int msg_get_hello(const char *buf, size_t len, struct hello *h)
 	h->facts = get_str(&c);
 	h->gpu_uuid = get_str(&c);
 	h->binding = get_str(&c);
+	h->conditions = get_str(&c);
 	if (done(&c) || !h->host || !h->facts) {
 		hello_release(h);
 		return -1;

@@ -33,6 +33,7 @@ struct hello {
 	char *facts;           /* JSON object of host (and GPU) facts */
 	char *gpu_uuid;        /* "" without GPU */
 	char *binding;         /* cpuset the worker bound itself to, "" when unbound */
+	char *conditions;      /* JSON object: what it measures under at its start (hostinfo_conditions) */
 };
 void hello_release(struct hello *h);
 

@@ -23,6 +23,7 @@ void report_opts_init(struct report_opts *o)
 	o->seed = 1;
 	o->threshold = 0.03;
 	o->bar = NAN;
+	o->fail_above = NAN;
 }
 
 void report_opts_release(struct report_opts *o)
@@ -111,4 +112,29 @@ int report_opts_stat(const char *stat, enum report_mode mode)
 	}
 	return fail_usage("--stat goes with a table, --limit or --compare, not --%s",
 			  mode == REPORT_DRIFT ? "drift" : "score");
+}
+
+void report_opts_out_format(struct report_opts *o, int fmt_given)
+{
+	if (o->out && !fmt_given && table_format_of_path(o->out))
+		o->fmt = table_format_of_path(o->out);
+}
+
+int report_opts_level(const char *opt, const char *s, double *out)
+{
+	double v;
+
+	if (parse_double(s, &v) || v <= 0 || v >= 100)
+		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
+	*out = v > 1 ? v / 100 : v;
+	if (*out >= 1)
+		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
+	return FAIL_OK;
+}
+
+int report_opts_number(const char *arg, long min, long max, const char *takes, long *out)
+{
+	if (parse_long(arg, out) || *out < min || *out > max)
+		return fail_usage("%s, not '%s'", takes, arg);
+	return FAIL_OK;
 }

@@ -33,6 +33,8 @@ struct report_plan {
 	char **excluded;           /* hosts left out (--exclude-unstable) */
 	size_t nexcluded;
 	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
+	int superseded;            /* read the results --force or --replan superseded, not the ok ones (the
+				    * base of `sweep compare DB DB --superseded`) */
 };
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
@@ -80,6 +82,9 @@ void report_expr_metric(const struct report_plan *p, struct report_query *q);
  * when found, 0 (no message) when not. */
 int report_expr_metric_lookup(const struct report_ctx *c, const char *name, const char **base,
 			      double *scale);
+/* Which way base, a metric sweep itself stores, improves (enum report_better): seconds lower, gflops, gbs
+ * and a kernel's *_gbs higher, errors lower; BETTER_UNKNOWN for any other (a command's own). */
+int report_expr_metric_better(const char *base);
 /* The names in expr that are probes (owned list, for the join of report_query_probes). FAIL_USAGE after
  * error() for a bad expression. */
 int report_expr_probes(const struct report_ctx *c, const char *expr, char ***names, size_t *n);
@@ -122,6 +127,9 @@ int report_expr_parse(const struct report_ctx *c, const char *what, const char *
  */
 /* The plain or pivoted table: row keys, column keys, stat(metric), count, [group], marked results. */
 int report_query_table(const struct report_plan *p, struct report_query *q);
+/* --conditions, --ledger: each result of the table: row keys, result id, cell key, params, value, and what
+ * it was measured under: sweep version, commit, files (runs.inputs), host, gpu, worker conditions. */
+int report_query_ledger(const struct report_plan *p, struct report_query *q);
 /* Among the results of the table, --strict or not: the marked ones (STORE_IMPRECISE), and all of them. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
@@ -142,6 +150,13 @@ int report_query_drift(const struct report_plan *p, struct report_query *q);
 int report_query_shared(const struct report_plan *p, struct report_query *q);
 /* A plot: facet, series, x, stat(metric), count. */
 int report_query_plot(const struct report_plan *p, struct report_query *q);
+/* What sweep compare pairs within a cell: its items (averaged over passes), its passes, or its samples. */
+enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
+/* sweep compare, one side: the nkey keys (key: names report_expr_key knows), the unit (item name, pass or
+ * sample index), the mean of the metric over the unit's results, marked results; ordered by keys and unit.
+ * The pass is never a key: cells that differ only in pass are one cell of the comparison. */
+int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
+			  struct report_query *q);
 /* Per candidate parameter, the most values it takes inside one group of keys (NULL keys skipped). */
 int report_query_varying(const struct report_plan *p, const char *const *keys, int nkeys,
 			 const char *const *cand, int ncand, struct report_query *q);
@@ -212,6 +227,10 @@ char *report_rows_quote(const char *s);
 int report_rows_group(struct report_rows *r, const char *by);
 /* Order the rows by their group (unknown first), keeping the order within a group. */
 void report_rows_sort_group(struct report_rows *r);
+/* Whether row a of x and row b of y have the same first nkey cells (as text; unknown equals unknown only). */
+int report_rows_same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey);
+/* "host=a model=m": the first nkey cells of row j named by keys, for notes; "all" without keys. Owned. */
+char *report_rows_name(const struct report_rows *r, size_t j, const char *const *keys, int nkey);
 /* The rows of q's statement on c, columns named as SQLite names them. FAIL_IO after error(). r is
  * initialised either way (release it). */
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);
@@ -320,6 +339,10 @@ struct report_pairing {
 	enum stats_pair_stat stat; /* the ratio of means (default) or the geometric mean of the ratios */
 	enum stats_interval interval;      /* percentile (default) or BCa */
 };
+/* The columns of a ratio A/B after the keys: count (a count of pairs), METRIC_a, METRIC_b, ratio (its
+ * interval's cell for reading headed "a/b [95% CI]"), ci_lo, ci_hi. Returns the count's column. */
+int report_pair_cols(struct report_rows *out, const char *count, const char *metric, const char *a, const char *b,
+		     double ci);
 /*
  * report_query_compare's rows (ordered by row key, then unit) as one row per row key: the keys, [the
  * group], n (pairs), each arm over the pairs (the mean; the geometric mean for the geometric mean of
@@ -332,6 +355,44 @@ struct report_pairing {
 void report_pair(const struct report_rows *in, const struct report_pairing *pp, struct report_rows *out,
 		 struct report_notes *nt);
 
+/* ---- report_verdict.c: sweep compare's pairing and verdict, pure ---- */
+
+/*
+ * The verdict on a ratio NEW/BASE with its interval [lo, hi]: "slower" when NEW is worse (ratio above 1
+ * for a lower-better metric, below for a higher-better one) with the whole interval on that side of 1 and
+ * the ratio past threshold (a fraction: 0.02); "faster" the same the other way (past 1/(1 + threshold));
+ * else "unchanged". NULL (no verdict) when the direction is unknown or there is no interval.
+ */
+const char *report_verdict(double ratio, double lo, double hi, int better, double threshold);
+/* Whether NEW is slower by more than above (a fraction; NaN: never) with the whole interval past it. */
+int report_verdict_worse(double ratio, double lo, double hi, int better, double above);
+
+/* How sweep compare pairs and judges. */
+struct report_baseline {
+	const char *const *keys;   /* the keys cells are paired by, named as in the rows */
+	int nkey;
+	const char *metric;
+	double ci;                 /* interval level, (0, 1) */
+	int boot;
+	uint64_t seed;
+	int better;                /* enum report_better */
+	double threshold;          /* the verdict's, a fraction */
+	double fail_above;         /* --fail-above as a fraction, NaN when not given */
+};
+struct report_baseline_counts {
+	size_t only_base, only_new;    /* cells on one side only */
+	size_t worse;                  /* rows slower than fail_above */
+};
+/*
+ * report_query_baseline's rows of both sides (the same keys) as one row per cell of both: the keys, pairs
+ * (pairs of units), the mean of BASE and of NEW over the pairs, the ratio NEW/BASE with its percentile
+ * bootstrap interval resampling pairs (none under 2 pairs) and the verdict. Rows are in NEW's order. A
+ * cell on one side only is a note naming it and its value; units without a partner are counted in a note.
+ */
+void report_baseline(const struct report_rows *base, const struct report_rows *nw,
+		     const struct report_baseline *bl, struct report_rows *out, struct report_baseline_counts *counts,
+		     struct report_notes *nt);
+
 /* ---- report_print.c: the one printer of tables ---- */
 
 /* What a report prints: its rows, their summary, a line above them and the count behind the marks. */
@@ -342,6 +403,7 @@ struct report_doc {
 	int method;                /* the caption states the method: LaTeX keeps it as a comment */
 	long marked;               /* results marked (STORE_IMPRECISE), for the footnote; -1: not counted */
 	const char *caveat;        /* why values carry MARK_CAVEAT (report_notes_caveats), for its footnote */
+	int append;                /* added after another table of the same report (--out not emptied) */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_conditions.h"
 #include "report_int.h"
 
 /* Among the results the report reads without --strict: the marked ones into n[0] (STORE_IMPRECISE), all of
@@ -85,7 +86,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked, NULL };
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0 };
 	char *cap = NULL, *words, *caveat;
 	int ret = FAIL_OK;
 
@@ -159,6 +160,8 @@ static int table(struct report_plan *p)
 				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
 				o->where ? ", where " : "", o->where ? o->where : "");
 		ret = print_rows(p, &out, cap, marked, &nt);
+		if (!ret && (o->conditions || o->ledger))
+			ret = report_conditions(p);
 		free(cap);
 		free(pooled);
 	}
@@ -282,7 +285,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0 };
 	char *cap;
 	int ret, nunstable;
 
@@ -317,7 +320,7 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0 };
 	char bar[64] = "", *cap;
 	int ret;
 
@@ -347,6 +350,9 @@ static int score(struct report_plan *p)
 			    n.pending == 1 ? "result is" : "results are");
 	if (!ret && !isnan(o->bar))
 		report_note("bar %g%%: met by %d of %d groups", o->bar, n.met, n.groups);
+	/* a CI job gates on the bar: a group that missed it is a failure of its own kind */
+	if (!ret && !isnan(o->bar) && n.met < n.groups)
+		ret = FAIL_WORSE;
 	free(cap);
 	report_rows_release(&out);
 	return ret;

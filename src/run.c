@@ -9,6 +9,7 @@
 
 #include "comm.h"
 #include "exitcode.h"
+#include "identity.h"
 #include "interrupt.h"
 #include "inventory.h"
 #include "msg.h"
@@ -316,16 +317,30 @@ static void start_interrupted(const struct spec *s, struct run_result *res)
 static int start(struct store *st, const struct spec *s, const struct run_extra *x, const char *path,
 		 const char *args, struct master_opts *o)
 {
-	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells };
+	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells, NULL };
+	struct strbuf inputs = STRBUF_INIT;
+	struct identity id;
 	uint64_t added, existing;
 	int rc;
 
+	/* The files the measurement runs and reads, hashed once each: part of what the plan stands for. */
+	if (identity_collect(s, &id))
+		return -2;
+	identity_json(&id, &inputs);
+	identity_release(&id);
+	po.inputs = inputs.buf;
 	if ((rc = plan_db_with(s, st, &po, &added, &existing)))
-		return rc;
+		goto out;
+	rc = -1;
 	if (interrupt_signal() || (x->force && force(st, s, x)) || store_recover(st, s->name, s->max_attempts) ||
 	    check_shard(st, s, x, path) || interrupt_signal())
-		return -1;
-	return store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run) ? -1 : 0;
+		goto out;
+	if (!store_run_begin(st, args, s->name, s->hash, &o->run) && !store_run_inputs(st, o->run, inputs.buf) &&
+	    !slurm_note_run(st, o->run))
+		rc = 0;
+out:
+	sb_release(&inputs);
+	return rc;
 }
 
 /* The closing line's counts: n[0] ok, n[1] quarantined, n[2] ok short of their precision (STORE_IMPRECISE). */

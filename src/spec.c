@@ -15,12 +15,12 @@
 enum top_key {
 	K_SWEEP, K_DB, K_KERNEL, K_COMMAND, K_PARAMS, K_EXCLUDE, K_REPEAT, K_ORDER, K_SEED, K_TIMING, K_PER,
 	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP,
-	K_PREPARE, K_CLEANUP, NTOP
+	K_PREPARE, K_CLEANUP, K_INPUTS, NTOP
 };
 static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", "runs", "warmup",
-	"prepare", "cleanup", NULL
+	"prepare", "cleanup", "inputs", NULL
 };
 enum timing_key {
 	T_PRECISION, T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_MAX_WARMUP, T_L2, T_THROTTLE,
@@ -262,6 +262,10 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 		spec_node_problem(p, v[K_COMMAND] ? v[K_COMMAND] : v[K_ENV],
 			"'{item}' is used but no 'items' are given");
 
+	if (v[K_INPUTS] && (s->inputs = spec_node_strings(p, v[K_INPUTS], "inputs", &s->ninputs)))
+		for (int i = 0; i < s->ninputs; i++)
+			if (!*s->inputs[i])
+				spec_node_problem(p, ydoc_item(v[K_INPUTS], i), "empty path in 'inputs'");
 	if (v[K_REPEAT])
 		spec_node_int(p, v[K_REPEAT], "repeat", 1, &s->repeat);
 	if (v[K_ORDER] && (e = spec_node_enum(p, v[K_ORDER], "order", order_names)) >= 0)
@@ -419,6 +423,7 @@ void spec_release(struct spec *s)
 	free_strings(s->env_vals, s->nenv);
 	free_strings(s->items, s->nitems);
 	free_strings(s->hosts, s->nhosts);
+	free_strings(s->inputs, s->ninputs);
 	json_obj_release(&s->control);
 	free(s->path);
 	free(s->text);

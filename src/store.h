@@ -69,6 +69,10 @@ void store_interruptible(struct store *st, int on);
 /* Record a spec under its sweep name (sweeps table: name, kernel, per, text, hash). Re-recording the
  * same name with another text updates it and is allowed: the cells keep their keys. */
 int store_put_sweep(struct store *st, const struct spec *s);
+/* The hashes of the files the sweep's plan stands for (sweeps.inputs, identity.h's JSON) into *json, a
+ * new string, or NULL when none were recorded (no such sweep, or planned before schema 7); and set. */
+int store_sweep_inputs(struct store *st, const char *sweep, char **json);
+int store_sweep_set_inputs(struct store *st, const char *sweep, const char *json);
 
 /*
  * Insert one planned cell; *added is 1 when new, 0 when a cell with that key existed (nothing changes).
@@ -182,9 +186,12 @@ void store_remove_files(const char *path);
 enum { STORE_OUT_DB = 1 };
 int store_output_check(const char *what, const char *path, const char *reading, int flags);
 
-/* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
+/* Runs: started now with argv (joined), the spec hash and this binary's version and commit (version.h);
+ * ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
 		    int64_t *run);
+/* The files a run measures, as identity_json writes them (runs.inputs). */
+int store_run_inputs(struct store *st, int64_t run, const char *inputs_json);
 int store_run_end(struct store *st, int64_t run, const char *status);
 
 /* The tables of Slurm jobs, slurm_jobs and slurm_runs, made when missing (outside the versioned schema:
@@ -193,9 +200,10 @@ int store_slurm_tables(struct store *st);
 
 /* A host's facts (JSON object with at least "hostname"); the same facts give the same id. */
 int store_put_host(struct store *st, const char *facts_json, int64_t *host);
-/* A worker of a run: its rank, host, GPU (-1 for none), GPU UUID (may be NULL), binding (cpuset text). */
+/* A worker of a run: its rank, host, GPU (-1 for none), GPU UUID (may be NULL), binding (cpuset text),
+ * the conditions at its start (a JSON object, hostinfo_conditions; may be NULL). */
 int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int gpu, const char *gpu_uuid,
-		     const char *binding);
+		     const char *binding, const char *conditions);
 
 /*
  * Prepare a resume: every cell of sweep left in flight by a dead run (running, or sent behind the running

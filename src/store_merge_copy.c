@@ -122,7 +122,7 @@ static int copy_sweep(struct merge *m, struct input *in, sqlite3_stmt *s)
 		sqlite3_reset(f);
 		if (!newer)
 			return 0;
-		for (int i = 0; i < 7; i++)
+		for (int i = 0; i < 8; i++)
 			bind_col(u, i + 1, s, i);
 		return store_merge_output_step(m, u, NULL, NULL);
 	}
@@ -185,7 +185,7 @@ static int copy_run(struct merge *m, struct input *in, sqlite3_stmt *s)
 		if (store_merge_output_step(m, e, NULL, NULL))
 			return -1;
 	} else {
-		for (int i = 1; i < 8; i++)
+		for (int i = 1; i < 10; i++)
 			bind_col(a, i, s, i);
 		if (store_merge_output_step(m, a, NULL, NULL))
 			return -1;
@@ -222,6 +222,7 @@ static int copy_worker(struct merge *m, struct input *in, sqlite3_stmt *s)
 		bind_col(a, 4, s, 4);
 		bind_col(a, 5, s, 5);
 		bind_col(a, 6, s, 6);
+		bind_col(a, 7, s, 7);
 		if (store_merge_output_step(m, a, NULL, NULL))
 			return -1;
 		id = sqlite3_last_insert_rowid(m->out);

@@ -20,18 +20,19 @@
 
 static const struct mcol sweeps_cols[] = {
 	{ "name", K_TEXT }, { "kernel", K_TEXT_NULL }, { "command", K_TEXT_NULL }, { "per", K_TEXT },
-	{ "spec", K_TEXT }, { "hash", K_TEXT }, { "updated", K_TEXT },
+	{ "spec", K_TEXT }, { "hash", K_TEXT }, { "updated", K_TEXT }, { "inputs", K_TEXT_NULL },
 };
 static const struct mcol runs_cols[] = {
 	{ "id", K_INT }, { "sweep", K_TEXT_NULL }, { "started", K_TEXT }, { "finished", K_TEXT_NULL },
 	{ "argv", K_TEXT_NULL }, { "spec_hash", K_TEXT_NULL }, { "version", K_TEXT_NULL }, { "status", K_TEXT },
+	{ "revision", K_TEXT_NULL }, { "inputs", K_TEXT_NULL },
 };
 static const struct mcol hosts_cols[] = {
 	{ "id", K_INT }, { "hostname", K_TEXT }, { "facts", K_TEXT }, { "hash", K_TEXT }, { "seen", K_TEXT },
 };
 static const struct mcol workers_cols[] = {
 	{ "id", K_INT }, { "run", K_INT }, { "rank", K_INT }, { "host", K_INT_NULL }, { "gpu", K_INT_NULL },
-	{ "gpu_uuid", K_TEXT_NULL }, { "binding", K_TEXT_NULL },
+	{ "gpu_uuid", K_TEXT_NULL }, { "binding", K_TEXT_NULL }, { "conditions", K_TEXT_NULL },
 };
 static const struct mcol cells_cols[] = {
 	{ "id", K_INT }, { "sweep", K_TEXT }, { "key", K_TEXT }, { "params", K_TEXT }, { "pass", K_INT },

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "stats.h"
 #include "util.h"
+#include "version.h"
 
 /* ---- runs, hosts, workers ---- */
 
@@ -25,15 +26,21 @@ int store_run_begin(struct store *st, const char *argv, const char *sweep, uint6
 	store_bind_text(s, 2, now);
 	store_bind_text(s, 3, argv);
 	store_bind_text(s, 4, hash);
-#ifdef SWEEP_VERSION
-	store_bind_text(s, 5, SWEEP_VERSION);
-#else
-	store_bind_text(s, 5, NULL);
-#endif
+	store_bind_text(s, 5, version_string());
+	store_bind_text(s, 6, version_commit());
 	if (store_step(st, s))
 		return -1;
 	*run = sqlite3_last_insert_rowid(st->db);
 	return 0;
+}
+
+int store_run_inputs(struct store *st, int64_t run, const char *inputs_json)
+{
+	char id[24];
+	const char *bind[] = { id, inputs_json };
+
+	snprintf(id, sizeof(id), "%" PRId64, run);
+	return store_query(st, "UPDATE runs SET inputs = ?2 WHERE id = CAST(?1 AS INTEGER)", bind, 2, 0, NULL, NULL);
 }
 
 int store_run_end(struct store *st, int64_t run, const char *status)
@@ -94,7 +101,7 @@ out:
 }
 
 int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int gpu, const char *gpu_uuid,
-		     const char *binding)
+		     const char *binding, const char *conditions)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_WORKER);
 
@@ -109,6 +116,7 @@ int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int 
 		sqlite3_bind_null(s, 4);
 	store_bind_text(s, 5, gpu_uuid);
 	store_bind_text(s, 6, binding);
+	store_bind_text(s, 7, conditions);
 	return store_step(st, s);
 }
 

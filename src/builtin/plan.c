@@ -14,7 +14,7 @@ static int plan_fn(int argc, char **argv)
 		{ "max-cells", required_argument, NULL, 'M' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_db_opts o = { 0, 0, 0, 0 };
+	struct plan_db_opts o = { 0, 0, 0, 0, NULL };
 	const char *db = NULL, *path;
 	struct spec s;
 	struct store *st = NULL;

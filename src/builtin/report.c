@@ -34,22 +34,11 @@ static const struct option report_long_opts[] = {
 	{ "unit", required_argument, NULL, 'U' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "drop-first", no_argument, NULL, 'F' },
+	{ "conditions", no_argument, NULL, 'N' },
+	{ "ledger", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* A percentage given as 95 or 0.95, as a fraction in (0, 1). */
-static int parse_level(const char *opt, const char *s, double *out)
-{
-	double v;
-
-	if (parse_double(s, &v) || v <= 0 || v >= 100)
-		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
-	*out = v > 1 ? v / 100 : v;
-	if (*out >= 1)
-		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
-	return FAIL_OK;
-}
 
 /* The options that choose a mode, before it is known which one: at most one may be given; and the ones
  * whose meaning depends on it. */
@@ -78,6 +67,8 @@ static int report_check(struct report_opts *o, const struct modes *m)
 		return fail_usage("--paired-by goes with --compare");
 	if (!m->score && !isnan(o->bar))
 		return fail_usage("--bar goes with --score");
+	if ((o->conditions || o->ledger) && (m->compare || m->limit || m->drift || m->score))
+		return fail_usage("--conditions and --ledger go with a table");
 	if (o->summary && (m->drift || m->score))
 		return fail_usage("--summary goes with a table, --limit or --compare");
 	if (o->unit && !o->summary)
@@ -104,14 +95,6 @@ static int report_check(struct report_opts *o, const struct modes *m)
 	return FAIL_OK;
 }
 
-/* A number option: parsed, in [min, max], or FAIL_USAGE saying what it takes. */
-static int number_opt(const char *arg, long min, long max, const char *takes, long *out)
-{
-	if (parse_long(arg, out) || *out < min || *out > max)
-		return fail_usage("%s, not '%s'", takes, arg);
-	return FAIL_OK;
-}
-
 /* A list option given once. SHOW_USAGE when given twice or with an empty name. */
 static int list_opt(const char *what, const char *arg, char ***v, int *n)
 {
@@ -132,6 +115,8 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
 	case 'm': o->metric = arg; break;
 	case 'Z': o->strict = 1; break;
+	case 'N': o->conditions = 1; break;
+	case 'L': o->ledger = arg; break;
 	case 's': m->stat = arg; break;
 	case 'U': o->unit = arg; break;
 	case 'F': o->drop_first = 1; break;
@@ -146,19 +131,19 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'f': return (o->fmt = table_format_find(arg)) ? FAIL_OK : FAIL_USAGE;
 	case 'o': o->out = arg; break;
 	case 'D':
-		if (!(ret = number_opt(arg, 1, 17, "--digits takes 1 to 17", &l)))
+		if (!(ret = report_opts_number(arg, 1, 17, "--digits takes 1 to 17", &l)))
 			o->digits = (int)l;
 		break;
 	case 'C': m->compare = arg; break;
 	case 'p': o->paired_by = arg; break;
-	case 'i': return parse_level("--ci", arg, &o->ci);
+	case 'i': return report_opts_level("--ci", arg, &o->ci);
 	case 'b':
 		/* fewer than 100 resamples put the bounds on a handful of them; under 1000 is warned of */
-		if (!(ret = number_opt(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
+		if (!(ret = report_opts_number(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
 			o->boot = (int)l;
 		break;
 	case 'e':
-		if (!(ret = number_opt(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
+		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
 			o->seed = (uint64_t)l;
 		break;
 	case 'l': o->limit = arg; m->limit = 1; break;
@@ -205,9 +190,7 @@ static int report_fn(int argc, char **argv)
 	}
 	if (!ret) {
 		o.db = argv[optind];
-		/* the file's extension says its format, unless --format does */
-		if (o.out && !fmt_given && table_format_of_path(o.out))
-			o.fmt = table_format_of_path(o.out);
+		report_opts_out_format(&o, fmt_given);
 		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_run(&o);
 	}
@@ -243,14 +226,22 @@ const struct cmd cmd_report = { "report", report_fn,
 	"leaves the first out); a host is unstable when the drift or the control's noise (for runs of one\n"
 	"sample, their spread) passes --threshold (3 %); --exclude-unstable leaves those out.\n"
 	"--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
-	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
+	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT (exit 4\n"
+	"when a group missed it, the table printed).\n"
+	"--conditions: after the table, what its numbers were measured under: the conditions common to\n"
+	"every result (sweep version and commit, the hashes of the files a command runs, host, GPU driver,\n"
+	"CUDA, clocks, power limit, CPU governor and boost, ASLR, isolated CPUs, load average) once, then\n"
+	"each row's result ids with the conditions that vary. --ledger FILE: one line per result with its\n"
+	"database, sweep, cell key, result id, params, value and conditions (CSV for a .csv name, else JSON\n"
+	"lines); it never writes over an SQLite file (exit 1).\n"
 	"\n"
 	"options: --sweep NAME, --stat S, --where EXPR, --digits N, --format md|text|csv|latex|json,\n"
 	"  --out FILE, --summary[=KEY], --unit KEY, --exclude-unstable, --threshold PCT (3), --drop-first,\n"
 	"  --paired-by item|KEY, --ci PCT (95), --boot N (10000, at least 100), --seed S (1), --interval\n"
-	"  percentile|bca, --bar PCT, --pool KEYS, --strict. Notes (unpaired items, excluded hosts, missing\n"
-	"  probes) and warnings go to stderr. --out FILE takes its format from .md, .csv, .tex, .json or .txt\n"
-	"  unless --format says; it never writes over an SQLite file or DB itself (exit 1).\n"
+	"  percentile|bca, --bar PCT, --pool KEYS, --strict, --conditions, --ledger FILE. Notes (unpaired\n"
+	"  items, excluded hosts, missing probes) and warnings go to stderr. --out FILE takes its format from\n"
+	"  .md, .csv, .tex, .json or .txt unless --format says; it never writes over an SQLite file or DB\n"
+	"  itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
 	"becomes a row key; --pool aggregates over it and the title says so. A value holding a median not\n"
 	"known to the precision its spec asked (its 95 % interval wider, or none) is marked (a column precise\n"

@@ -110,8 +110,8 @@ test_expect_success 'a database of schema version 3 gains the intervals of its r
 	test "$(sql old.db "PRAGMA user_version")" = 3 &&
 	sql old.db "SELECT spec FROM sweeps WHERE name = '\''steady'\''" >steady.yaml &&
 	"$SWEEP" plan steady.yaml --db old.db 2>err &&
-	grep -q "schema version 6 -> 7: results now keep the 95 % interval of their median: computed from the stored samples of 5 results" err &&
-	test "$(sql old.db "PRAGMA user_version")" = 7 &&
+	grep -q "schema version 7 -> 8: results now keep the 95 % interval of their median: computed from the stored samples of 5 results" err &&
+	test "$(sql old.db "PRAGMA user_version")" = 8 &&
 	db_sound old.db &&
 	test "$(python3 interval.py old.db 0.005)" = "intervals 5" &&
 	test "$(sql old.db "SELECT c.sweep || \":\" || r.precise FROM results r JOIN cells c ON c.id = r.cell

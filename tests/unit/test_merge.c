@@ -219,7 +219,7 @@ static int64_t add_run(struct store *st, const char *argv, const char *sweep, co
 	for (int i = 0; i < nworkers; i++) {
 		char *uuid = xasprintf("GPU-%s-%d", hostname, i);
 
-		if (store_put_worker(st, run, i, host, i, uuid, "0-3"))
+		if (store_put_worker(st, run, i, host, i, uuid, "0-3", NULL))
 			BUG("cannot add a worker");
 		free(uuid);
 	}
