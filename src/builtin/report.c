@@ -243,6 +243,9 @@ const struct cmd cmd_report = { "report", report_fn,
 	"  .md, .csv, .tex, .json or .txt unless --format says; it never writes over an SQLite file or DB\n"
 	"  itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
-	"becomes a row key; --pool aggregates over it and the title says so. A value holding results above\n"
-	"their noise target is marked (a column noise_ok in csv and json); --metric noise reports the noise;\n"
-	"--strict leaves those results out." };
+	"becomes a row key; --pool aggregates over it and the title says so. A value holding a median not\n"
+	"known to the precision its spec asked (its 95 % interval wider, or none) is marked (a column precise\n"
+	"in csv and json); --strict leaves those results out and says how many of how many; when that is\n"
+	"every one, it says so and exits 2, as a report with nothing to show does. --metric noise reports the\n"
+	"samples' noise, --metric precision how well each median is known (its interval's half-width\n"
+	"over the median)." };
