@@ -233,7 +233,7 @@ static void hosts_bind_table(const struct topo_plan *p)
 		snprintf(shared, sizeof(shared), "%d", k->shared);
 		table_add(&t, row);
 	}
-	table_print(&t, stdout, TABLE_TEXT);
+	table_print(&t, stdout, &table_text);
 	table_release(&t);
 }
 
