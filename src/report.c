@@ -45,6 +45,12 @@ int report_opts_compare(struct report_opts *o, const char *arg)
 	o->cmp_key = xstrndup(arg, (size_t)(eq - arg));
 	o->cmp_a = xstrndup(eq + 1, (size_t)(slash - eq - 1));
 	o->cmp_b = xstrdup(slash + 1);
+	for (int i = 0; i < o->nrows; i++)
+		if (!strcmp(o->rows[i], o->cmp_key))
+			return fail_usage("the compared key '%s' cannot also be a row key", o->cmp_key);
+	if (o->paired_by && strcmp(o->paired_by, "item") && !strcmp(o->paired_by, o->cmp_key))
+		return fail_usage("--paired-by %s: the pairs cannot be made by the compared key itself",
+				  o->paired_by);
 	return FAIL_OK;
 }
 
@@ -79,4 +85,35 @@ int report_opts_stat(const char *stat)
 		if (!strcmp(stat, stats[i]))
 			return FAIL_OK;
 	return fail_usage("--stat is median, mean, geomean, min or max, not '%s'", stat);
+}
+
+int report_opts_errors(struct report_opts *o, const char *arg)
+{
+	static const char *const words[] = { [ERRORS_SPREAD] = "spread", [ERRORS_NONE] = "none", [ERRORS_CI] = "ci" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcmp(arg, words[i])) {
+			o->errors = (int)i;
+			return FAIL_OK;
+		}
+	return fail_usage("--errors is none, spread or ci, not '%s'", arg);
+}
+
+int report_opts_level(const char *opt, const char *s, double *out)
+{
+	double v;
+
+	if (parse_double(s, &v) || v <= 0 || v >= 100)
+		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
+	*out = v > 1 ? v / 100 : v;
+	if (*out >= 1)
+		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
+	return FAIL_OK;
+}
+
+int report_opts_number(const char *arg, long min, long max, const char *takes, long *out)
+{
+	if (parse_long(arg, out) || *out < min || *out > max)
+		return fail_usage("%s, not '%s'", takes, arg);
+	return FAIL_OK;
 }

@@ -35,7 +35,7 @@ int report_out_check(const char *out, const char *db)
 	return FAIL_OK;
 }
 
-static int out_open(const struct report_opts *o, FILE **f)
+int report_out_open(const struct report_opts *o, FILE **f)
 {
 	int ret;
 
@@ -47,7 +47,7 @@ static int out_open(const struct report_opts *o, FILE **f)
 	return FAIL_OK;
 }
 
-static int out_close(const struct report_opts *o, FILE *f)
+int report_out_close(const struct report_opts *o, FILE *f)
 {
 	if (f == stdout)
 		return fflush(f) ? error("cannot write the report: %m") : FAIL_OK;
@@ -291,16 +291,12 @@ static void add_summary(const struct report_opts *o, const struct report_rows *r
 	free(cell);
 }
 
-/* Caption, table and footnote into the file. */
-static int print_table(const struct report_opts *o, const struct report_doc *d, const struct table *t,
-		       int marks)
+/* Caption, table and footnote into f. */
+static void print_table(const struct report_opts *o, const struct report_doc *d, const struct table *t,
+			int marks, FILE *f)
 {
 	char n[40] = "", *meaning;
-	FILE *f;
-	int ret;
 
-	if ((ret = out_open(o, &f)))
-		return ret;
 	if (d->caption && d->method && o->fmt->method)
 		o->fmt->method(d->caption, f);
 	if (d->caption && !d->method && o->fmt->heading)
@@ -313,15 +309,14 @@ static int print_table(const struct report_opts *o, const struct report_doc *d, 
 		o->fmt->footnote(meaning, "; --strict leaves them out", f);
 		free(meaning);
 	}
-	return out_close(o, f);
 }
 
-int report_print(const struct report_opts *o, const struct report_doc *d)
+void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f)
 {
 	const struct report_rows *r = d->rows;
 	const char **head = xcalloc((size_t)r->ncol + 2, sizeof(*head));
 	int *dec = xcalloc((size_t)r->ncol + 1, sizeof(*dec));
-	int marks = any_mark(r), nh = head_cells(o, r, marks, head), ret;
+	int marks = any_mark(r), nh = head_cells(o, r, marks, head);
 	struct table t;
 
 	for (int c = 0; c < r->ncol; c++)
@@ -331,9 +326,19 @@ int report_print(const struct report_opts *o, const struct report_doc *d)
 		add_row(o, r, dec, j, marks, &t);
 	if (d->summary)
 		add_summary(o, r, dec, d->summary, nh, marks, &t);
-	ret = print_table(o, d, &t, marks);
+	print_table(o, d, &t, marks, f);
 	table_release(&t);
 	free(head);
 	free(dec);
-	return ret;
+}
+
+int report_print(const struct report_opts *o, const struct report_doc *d)
+{
+	FILE *f;
+	int ret;
+
+	if ((ret = report_out_open(o, &f)))
+		return ret;
+	report_print_to(o, d, f);
+	return report_out_close(o, f);
 }

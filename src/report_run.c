@@ -13,6 +13,21 @@ static int nothing(const struct report_plan *p)
 			  p->o->where || p->nexcluded ? " that pass the filters" : "");
 }
 
+/* A report's output: its table, or the table as a figure (sweep plot --compare, --limit), or a page (HTML:
+ * the table, its figure, the method and the conditions). */
+static int emit(const struct report_plan *p, const struct report_doc *d)
+{
+	int ret;
+
+	if (p->o->figure) {
+		ret = report_figure_print(p, d, p->o->out, 1);
+		return ret < 0 ? ret : FAIL_OK;
+	}
+	if (p->o->fmt->page)
+		return report_html_page(p, d);
+	return report_print(p->o, d);
+}
+
 /* Print a table of rows under the caption of its method, with the --summary rows (which order the rows by
  * their group); marked counts the results behind the marks (-1: not counted). */
 static int print_rows(const struct report_plan *p, struct report_rows *rows, const char *caption, long marked)
@@ -27,7 +42,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		report_agg_summary(rows, &sum);
 		d.summary = &sum;
 	}
-	ret = report_print(p->o, &d);
+	ret = emit(p, &d);
 	if (d.summary)
 		report_rows_release(&sum);
 	return ret;
@@ -190,7 +205,7 @@ static int drift(struct report_plan *p)
 	report_agg_drift_table(&w, o->threshold, &out, &nunstable);
 	d.caption = cap = xasprintf("control cell of sweep %s per worker: median time as a ratio to its first run; "
 			      "unstable when drift or noise passes %g%%", p->c->sweep, o->threshold * 100);
-	if (!(ret = report_print(o, &d)) && nunstable)
+	if (!(ret = emit(p, &d)) && nunstable)
 		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their hosts out",
 			    nunstable, w.n);
 	free(cap);
@@ -226,7 +241,7 @@ static int score(struct report_plan *p)
 		snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", o->bar);
 	d.caption = cap = xasprintf("predictions of sweep %s: error = 100 (measured - predicted) / predicted%s",
 				    p->c->sweep, bar);
-	ret = report_print(o, &d);
+	ret = emit(p, &d);
 	if (n.pending)
 		report_note("%d predicted %s not measured yet", n.pending,
 			    n.pending == 1 ? "result is" : "results are");

@@ -1,5 +1,7 @@
-/* plot.c: `sweep plot DB`: a metric against a key, through gnuplot. */
+/* plot.c: `sweep plot DB`: a metric against a key, or a comparison or the shares of a limit as a figure,
+ * through gnuplot. */
 #include <getopt.h>
+#include <limits.h>
 #include <string.h>
 
 #include "../report.h"
@@ -20,13 +22,33 @@ static const struct option plot_long_opts[] = {
 	{ "title", required_argument, NULL, 'T' },
 	{ "xlabel", required_argument, NULL, 'X' },
 	{ "ylabel", required_argument, NULL, 'V' },
+	{ "errors", required_argument, NULL, 'E' },
+	{ "spread", required_argument, NULL, 'R' },
+	{ "compare", required_argument, NULL, 'C' },
+	{ "limit", required_argument, NULL, 'l' },
+	{ "rows", required_argument, NULL, 'r' },
+	{ "summary", optional_argument, NULL, 'u' },
+	{ "paired-by", required_argument, NULL, 'p' },
+	{ "ci", required_argument, NULL, 'i' },
+	{ "boot", required_argument, NULL, 'b' },
+	{ "seed", required_argument, NULL, 'e' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* One option into o. FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed command line. */
-static int plot_opt(struct report_opts *o, int opt, const char *arg)
+/* A list option given once. SHOW_USAGE when given twice or with an empty name. */
+static int list_opt(const char *what, const char *arg, char ***v, int *n)
 {
+	return *v || report_opts_split(what, arg, v, n) ? SHOW_USAGE : FAIL_OK;
+}
+
+/* One option into o (--compare's argument into *compare). FAIL_USAGE after error() for a bad value;
+ * SHOW_USAGE for a malformed command line. */
+static int plot_opt(struct report_opts *o, const char **compare, int opt, const char *arg)
+{
+	long l;
+	int ret = FAIL_OK;
+
 	switch (opt) {
 	case 'x': o->x = arg; break;
 	case 'y': o->metric = arg; break;
@@ -40,23 +62,65 @@ static int plot_opt(struct report_opts *o, int opt, const char *arg)
 	case 'T': o->title = arg; break;
 	case 'X': o->xlabel = arg; break;
 	case 'V': o->ylabel = arg; break;
-	case 'P':
-		return o->pool || report_opts_split("--pool", arg, &o->pool, &o->npool) ? SHOW_USAGE : FAIL_OK;
+	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
+	case 'r': return list_opt("--rows", arg, &o->rows, &o->nrows);
 	case 't':
 		if (report_opts_stat(arg))
 			return FAIL_USAGE;
 		o->stat = arg;
 		break;
+	case 'E': return report_opts_errors(o, arg);
+	case 'R': return report_opts_level("--spread", arg, &o->spread);
+	case 'C': *compare = arg; o->mode = REPORT_COMPARE; break;
+	case 'l': o->limit = arg; o->mode = REPORT_LIMIT; break;
+	case 'u':
+		o->summary = 1;
+		o->summary_by = arg && *arg ? arg : NULL;
+		break;
+	case 'p': o->paired_by = arg; break;
+	case 'i': return report_opts_level("--ci", arg, &o->ci);
+	case 'b':
+		if (!(ret = report_opts_number(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
+			o->boot = (int)l;
+		break;
+	case 'e':
+		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
+			o->seed = (uint64_t)l;
+		break;
 	default: return SHOW_USAGE;
 	}
-	return FAIL_OK;
+	return ret;
+}
+
+/*
+ * What cannot go together: a line plot takes --x and the options of its points; a figure of --compare or
+ * --limit takes --rows (--limit: host unless given) and --summary, and draws the table's own interval.
+ */
+static int plot_check(struct report_opts *o, const char *compare, int both)
+{
+	if (both)
+		return fail_usage("--compare and --limit are separate figures: give one");
+	if (o->mode == REPORT_PLOT) {
+		if (o->nrows || o->summary || o->paired_by)
+			return fail_usage("--rows, --summary and --paired-by go with --compare or --limit");
+		if (o->spread && o->errors != ERRORS_SPREAD)
+			return fail_usage("--spread goes with --errors spread");
+		return FAIL_OK;
+	}
+	o->figure = 1;
+	if (o->x || o->series || o->facet || o->logx || o->errors != ERRORS_SPREAD || o->spread)
+		return fail_usage("--%s draws its table's rows with the table's interval: --x, --series, --facet, "
+				  "--logx, --errors and --spread go with a line plot", compare ? "compare" : "limit");
+	if (o->mode == REPORT_LIMIT && !o->nrows && report_opts_split("--rows", "host", &o->rows, &o->nrows))
+		return FAIL_USAGE;
+	return compare ? report_opts_compare(o, compare) : FAIL_OK;
 }
 
 static int plot_fn(int argc, char **argv)
 {
 	struct report_opts o;
-	const char *ext;
-	int opt, ret = FAIL_OK;
+	const char *ext, *compare = NULL;
+	int opt, ret = FAIL_OK, both = 0;
 
 	report_opts_init(&o);
 	o.mode = REPORT_PLOT;
@@ -67,11 +131,12 @@ static int plot_fn(int argc, char **argv)
 			report_opts_release(&o);
 			return EXIT_OK;
 		}
-		ret = plot_opt(&o, opt, optarg);
+		both |= (opt == 'C' && o.limit) || (opt == 'l' && compare);
+		ret = plot_opt(&o, &compare, opt, optarg);
 	}
-	if (!ret && (optind != argc - 1 || !o.x || !o.metric || !o.out)) {
+	if (!ret && (optind != argc - 1 || (!o.x && o.mode == REPORT_PLOT) || !o.metric || !o.out)) {
 		if (optind == argc - 1)
-			error("plot needs --x KEY, --y METRIC and --out FILE.png|svg|pdf");
+			error("plot needs --x KEY (or --compare, --limit), --y METRIC and --out FILE.png|svg|pdf");
 		ret = SHOW_USAGE;
 	}
 	if (ret == SHOW_USAGE) {
@@ -84,7 +149,7 @@ static int plot_fn(int argc, char **argv)
 		if (!ext || strchr(ext, '/') || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf")))
 			ret = fail_usage("--out '%s': the picture is made from the name's extension: .png, .svg or "
 					 ".pdf", o.out);
-		else
+		else if (!(ret = plot_check(&o, compare, both)))
 			ret = report_run(&o);
 	}
 	report_opts_release(&o);
@@ -93,12 +158,25 @@ static int plot_fn(int argc, char **argv)
 
 const struct cmd cmd_plot = { "plot", plot_fn,
 	"sweep plot DB --x KEY --y METRIC [--series KEY] [--facet KEY] [--logx] [--logy]\n"
-	"                --out FILE.png|svg|pdf [OPTIONS]",
+	"                [--errors none|spread|ci] --out FILE.png|svg|pdf [OPTIONS]\n"
+	"       sweep plot DB --compare KEY=A/B --y METRIC [--rows KEYS] --out FILE [OPTIONS]\n"
+	"       sweep plot DB --limit EXPR --y METRIC [--rows KEYS] [--summary[=KEY]] --out FILE [OPTIONS]",
 	"Plot a metric (aggregated over passes with --stat) against a key, one line per --series value\n"
 	"and one panel per --facet value, through gnuplot. A parameter that varies inside a point must be\n"
 	"named: as --series or --facet, or with --pool KEYS to aggregate over it (the y label says so).\n"
-	"FILE.dat and FILE.gp are written beside the picture; without gnuplot they are all that is\n"
-	"written, and the command says how to render them. Text in the script is escaped (control\n"
-	"characters shown as '?').\n"
+	"Each point carries an interval, named in the legend: --errors spread (the default) the min-max of\n"
+	"the values it aggregates (passes, hosts, pooled keys), or with --spread PCT their central PCT %\n"
+	"(--spread 90: 5th to 95th percentile); --errors ci the 95 % interval of each result's median\n"
+	"(databases that keep one; a time or a kernel's rate), --stat over the point's results; none.\n"
+	"Sizes in bytes are labelled 64 KiB, 1 MiB; counts in SI from 10000 (16.4k); seconds in s, ms or\n"
+	"us; ticks on a log axis fall on the values the grid holds.\n"
+	"--compare KEY=A/B draws 'sweep report --compare' as a figure: a row per table row, labelled by its\n"
+	"keys, the ratio A/B with its paired bootstrap interval as a bar, a line at 1 (--paired-by, --ci,\n"
+	"--boot, --seed as for the report). --limit EXPR draws each row's share of its limit (--rows host\n"
+	"unless given), grouped by --summary=KEY (e.g. label.class), each group's mean and 95 % t interval\n"
+	"as a band: the rows and summary 'sweep report --limit' prints.\n"
+	"FILE.dat (the numbers as 'sweep report --format csv' prints them) and FILE.gp are written beside\n"
+	"the picture; without gnuplot they are all that is written, and the command says how to render\n"
+	"them. Text in the script is escaped (control characters shown as '?').\n"
 	"options: --sweep NAME, --where EXPR, --stat S, --pool KEYS, --title T, --xlabel L, --ylabel L\n"
 	"(the defaults name the key and the metric with its unit)." };

@@ -35,19 +35,6 @@ static const struct option report_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* A percentage given as 95 or 0.95, as a fraction in (0, 1). */
-static int parse_level(const char *opt, const char *s, double *out)
-{
-	double v;
-
-	if (parse_double(s, &v) || v <= 0 || v >= 100)
-		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
-	*out = v > 1 ? v / 100 : v;
-	if (*out >= 1)
-		return fail_usage("%s takes a level in (0, 100), such as 95, not '%s'", opt, s);
-	return FAIL_OK;
-}
-
 /* The options that choose a mode, before it is known which one: at most one may be given. */
 struct modes {
 	const char *compare;
@@ -57,8 +44,6 @@ struct modes {
 /* What cannot go together, said before the database is opened; then the mode and --compare's parts. */
 static int report_check(struct report_opts *o, const struct modes *m)
 {
-	int ret;
-
 	if (!!m->compare + m->limit + m->drift + m->score > 1)
 		return fail_usage("--compare, --limit, --drift and --score are separate reports: give one");
 	if (m->drift && (o->nrows || o->ncols || o->metric || o->where || o->summary || o->exclude_unstable))
@@ -78,23 +63,7 @@ static int report_check(struct report_opts *o, const struct modes *m)
 		  m->score ? REPORT_SCORE : REPORT_TABLE;
 	if (!m->compare)
 		return FAIL_OK;
-	if ((ret = report_opts_compare(o, m->compare)))
-		return ret;
-	for (int i = 0; i < o->nrows; i++)
-		if (!strcmp(o->rows[i], o->cmp_key))
-			return fail_usage("the compared key '%s' cannot also be a row key", o->cmp_key);
-	if (o->paired_by && strcmp(o->paired_by, "item") && !strcmp(o->paired_by, o->cmp_key))
-		return fail_usage("--paired-by %s: the pairs cannot be made by the compared key itself",
-				  o->paired_by);
-	return FAIL_OK;
-}
-
-/* A number option: parsed, in [min, max], or FAIL_USAGE saying what it takes. */
-static int number_opt(const char *arg, long min, long max, const char *takes, long *out)
-{
-	if (parse_long(arg, out) || *out < min || *out > max)
-		return fail_usage("%s, not '%s'", takes, arg);
-	return FAIL_OK;
+	return report_opts_compare(o, m->compare);
 }
 
 /* A list option given once. SHOW_USAGE when given twice or with an empty name. */
@@ -125,18 +94,18 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'f': return (o->fmt = table_format_find(arg)) ? FAIL_OK : FAIL_USAGE;
 	case 'o': o->out = arg; break;
 	case 'D':
-		if (!(ret = number_opt(arg, 1, 17, "--digits takes 1 to 17", &l)))
+		if (!(ret = report_opts_number(arg, 1, 17, "--digits takes 1 to 17", &l)))
 			o->digits = (int)l;
 		break;
 	case 'C': m->compare = arg; break;
 	case 'p': o->paired_by = arg; break;
-	case 'i': return parse_level("--ci", arg, &o->ci);
+	case 'i': return report_opts_level("--ci", arg, &o->ci);
 	case 'b':
-		if (!(ret = number_opt(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
+		if (!(ret = report_opts_number(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
 			o->boot = (int)l;
 		break;
 	case 'e':
-		if (!(ret = number_opt(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
+		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
 			o->seed = (uint64_t)l;
 		break;
 	case 'l': o->limit = arg; m->limit = 1; break;
