@@ -26,6 +26,22 @@ static void html_elem(struct strbuf *sb, const char *tag, const char *text)
 	sb_addf(sb, "</%s>", tag);
 }
 
+/* Text of several lines and tab-separated fields (a figure's data) as HTML text, keeping its tabs and
+ * newlines. */
+static void html_lines(struct strbuf *sb, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\t\n");
+		char *field = xstrndup(text, n);
+
+		table_add_html(sb, field);
+		free(field);
+		text += n;
+		if (*text)
+			sb_addc(sb, *text++);
+	}
+}
+
 /* A row of the method's table. */
 static void method_row(struct strbuf *sb, const char *what, const char *value)
 {
@@ -125,7 +141,7 @@ static int page_figure(const struct report_plan *p, const struct report_doc *d, 
 		sb_adds(sb, "<figcaption>");
 		table_add_html(sb, d->caption ? d->caption : p->c->sweep);
 		sb_adds(sb, "</figcaption>\n<details><summary>the numbers drawn</summary><pre class=\"figure-data\">");
-		table_add_html(sb, data.buf);
+		html_lines(sb, data.buf);
 		sb_adds(sb, "</pre></details>\n</figure>\n</section>\n");
 	}
 	unlink(svg);

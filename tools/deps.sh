@@ -9,7 +9,7 @@ build="gcc make libyaml-dev libsqlite3-dev sqlite3 libhwloc-dev hwloc libopenbla
 libssl-dev
 openmpi-bin"
 run="python3 gnuplot-nox procps"
-tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client"
+tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client chromium"
 list=
 [ "$1" = list ] && { list=1; shift; }
 case ${1:-all} in

@@ -136,7 +136,8 @@ static int plot_fn(int argc, char **argv)
 	}
 	if (!ret && (optind != argc - 1 || (!o.x && o.mode == REPORT_PLOT) || !o.metric || !o.out)) {
 		if (optind == argc - 1)
-			error("plot needs --x KEY (or --compare, --limit), --y METRIC and --out FILE.png|svg|pdf");
+			error("plot needs --x KEY, --y METRIC and --out FILE.png|svg|pdf (--compare or --limit "
+			      "in place of --x)");
 		ret = SHOW_USAGE;
 	}
 	if (ret == SHOW_USAGE) {
