@@ -1,5 +1,6 @@
 /* report.c: the options every report starts from: their defaults, and the values the commands parse with
  * the reports' knowledge (the statistics there are, KEY=A/B, lists of keys). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,4 +117,21 @@ int report_opts_number(const char *arg, long min, long max, const char *takes, l
 	if (parse_long(arg, out) || *out < min || *out > max)
 		return fail_usage("%s, not '%s'", takes, arg);
 	return FAIL_OK;
+}
+
+int report_opts_bootstrap(struct report_opts *o, const char *name, const char *arg)
+{
+	long l;
+	int ret;
+
+	if (!strcmp(name, "ci"))
+		return report_opts_level("--ci", arg, &o->ci);
+	if (!strcmp(name, "boot")) {
+		if (!(ret = report_opts_number(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
+			o->boot = (int)l;
+		return ret;
+	}
+	if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
+		o->seed = (uint64_t)l;
+	return ret;
 }

@@ -86,6 +86,9 @@ int report_opts_level(const char *opt, const char *s, double *out);
 /* A number option: parsed, in [min, max], or FAIL_USAGE after error() saying what it takes ("--boot takes 1
  * to 10000000 resamples"). */
 int report_opts_number(const char *arg, long min, long max, const char *takes, long *out);
+/* The bootstrap's options, name "ci" (a level), "boot" (1 to 10000000 resamples) or "seed" (an integer),
+ * into o. FAIL_USAGE after error() for a bad value. */
+int report_opts_bootstrap(struct report_opts *o, const char *name, const char *arg);
 /* --errors none|spread|ci into o->errors; FAIL_USAGE after error() for another word. */
 int report_opts_errors(struct report_opts *o, const char *arg);
 

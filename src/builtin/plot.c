@@ -1,7 +1,6 @@
 /* plot.c: `sweep plot DB`: a metric against a key, or a comparison or the shares of a limit as a figure,
  * through gnuplot. */
 #include <getopt.h>
-#include <limits.h>
 #include <string.h>
 
 #include "../report.h"
@@ -46,9 +45,6 @@ static int list_opt(const char *what, const char *arg, char ***v, int *n)
  * SHOW_USAGE for a malformed command line. */
 static int plot_opt(struct report_opts *o, const char **compare, int opt, const char *arg)
 {
-	long l;
-	int ret = FAIL_OK;
-
 	switch (opt) {
 	case 'x': o->x = arg; break;
 	case 'y': o->metric = arg; break;
@@ -78,18 +74,12 @@ static int plot_opt(struct report_opts *o, const char **compare, int opt, const 
 		o->summary_by = arg && *arg ? arg : NULL;
 		break;
 	case 'p': o->paired_by = arg; break;
-	case 'i': return report_opts_level("--ci", arg, &o->ci);
-	case 'b':
-		if (!(ret = report_opts_number(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
-			o->boot = (int)l;
-		break;
-	case 'e':
-		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
-			o->seed = (uint64_t)l;
-		break;
+	case 'i': return report_opts_bootstrap(o, "ci", arg);
+	case 'b': return report_opts_bootstrap(o, "boot", arg);
+	case 'e': return report_opts_bootstrap(o, "seed", arg);
 	default: return SHOW_USAGE;
 	}
-	return ret;
+	return FAIL_OK;
 }
 
 /*

@@ -1,6 +1,5 @@
 /* report.c: `sweep report DB`: tables of one sweep's results (pivots, compare, limit, drift, score). */
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -99,15 +98,9 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 		break;
 	case 'C': m->compare = arg; break;
 	case 'p': o->paired_by = arg; break;
-	case 'i': return report_opts_level("--ci", arg, &o->ci);
-	case 'b':
-		if (!(ret = report_opts_number(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
-			o->boot = (int)l;
-		break;
-	case 'e':
-		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
-			o->seed = (uint64_t)l;
-		break;
+	case 'i': return report_opts_bootstrap(o, "ci", arg);
+	case 'b': return report_opts_bootstrap(o, "boot", arg);
+	case 'e': return report_opts_bootstrap(o, "seed", arg);
 	case 'l': o->limit = arg; m->limit = 1; break;
 	case 'u':
 		o->summary = 1;
@@ -186,12 +179,15 @@ const struct cmd cmd_report = { "report", report_fn,
 	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
 	"\n"
 	"options: --sweep NAME, --stat median|mean|geomean|min|max, --where EXPR, --digits N,\n"
-	"  --format md|text|csv|latex|json, --out FILE, --summary[=KEY], --exclude-unstable,\n"
+	"  --format md|text|csv|latex|json|html, --out FILE, --summary[=KEY], --exclude-unstable,\n"
 	"  --threshold PCT (3), --paired-by item|KEY, --ci PCT (95), --boot N (10000), --seed S (1),\n"
 	"  --bar PCT, --pool KEYS, --strict. Notes (unpaired items, excluded hosts, missing probes) go to\n"
-	"  stderr. --out FILE takes its format from .md, .csv, .tex, .json or .txt unless --format says;\n"
+	"  stderr. --out FILE takes its format from .md, .csv, .tex, .json, .txt or .html unless --format says;\n"
 	"  it never writes over an SQLite file or DB itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
 	"becomes a row key; --pool aggregates over it and the title says so. A value holding results above\n"
 	"their noise target is marked (a column noise_ok in csv and json); --metric noise reports the noise;\n"
-	"--strict leaves those results out." };
+	"--strict leaves those results out.\n"
+	"html: one self-contained page (nothing loaded from anywhere): the table with its marks, its figure\n"
+	"inline as SVG (a table, --compare, --limit; with gnuplot) with the numbers drawn, the method and the\n"
+	"conditions the database knows (hosts, GPU, driver, clocks, versions)." };
