@@ -258,6 +258,16 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 	sb_adds(gp, "\n");
 }
 
+/* Whether some row has a value to draw: gnuplot refuses a plot with none. */
+static int fig_drawable(const struct fig *f)
+{
+	for (int s = 0; s < f->nval; s++)
+		for (size_t j = 0; j < f->r->n; j++)
+			if (isfinite(report_rows_num(f->r, j, f->val[s])))
+				return 1;
+	return 0;
+}
+
 int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say)
 {
 	struct fig f = { p, p->o, d, d->rows, { 0 }, 0, 0, 0 };
@@ -266,6 +276,10 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	int nbands, ret;
 
 	fig_columns(&f);
+	if (!fig_drawable(&f)) {
+		free(datpath);
+		return 2;
+	}
 	for (int k = 0; k < f.val[0]; k++)
 		f.sum_col += f.r->col[k].kind == RCOL_NUM;
 	fig_rows(&f, &dat);

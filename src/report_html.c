@@ -130,8 +130,10 @@ static int page_figure(const struct report_plan *p, const struct report_doc *d, 
 	svg = xasprintf("%s/figure.svg", dir);
 	dat = report_plot_beside(svg, ".dat");
 	gp = report_plot_beside(svg, ".gp");
-	ret = report_figure_print(p, d, svg, 0);
-	if (ret == 1)
+	/* 2: no row has a value to draw, and the table says so */
+	if ((ret = report_figure_print(p, d, svg, 0)) == 2)
+		ret = 1;
+	else if (ret == 1)
 		report_note("gnuplot is not installed: the page has no figure (Debian: apt-get install gnuplot-nox)");
 	if (!ret && (sb_read_file(&pic, svg) || sb_read_file(&data, dat)))
 		ret = error("cannot read the figure '%s': %m", svg);

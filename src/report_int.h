@@ -321,7 +321,7 @@ int report_plot_render(const char *out, const char *dat, const char *gp, int say
  * ratio) with its bounds as a horizontal bar and a line at 1, else the last column (--limit's share) with
  * each --summary group's mean and 95 % t interval (d->summary's) as a band, else every number column but
  * counts. The data file holds the numbers as the table prints them for programs. say: as
- * report_plot_render, whose value it returns.
+ * report_plot_render, whose value it returns; 2 (nothing written) when no row has a value to draw.
  */
 int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say);
 

@@ -21,7 +21,8 @@ static int emit(const struct report_plan *p, const struct report_doc *d)
 
 	if (p->o->figure) {
 		ret = report_figure_print(p, d, p->o->out, 1);
-		return ret < 0 ? ret : FAIL_OK;
+		return ret == 2 ? fail_usage("nothing to plot: no row of the table has a value") :
+		       ret < 0 ? ret : FAIL_OK;
 	}
 	if (p->o->fmt->page)
 		return report_html_page(p, d);
