@@ -79,6 +79,12 @@ $(SAN)/tests/%: tests/unit/%.c $(SAN)/libsweep.a
 		$(SAN)/libsweep.a $(filter-out -lcudart_static -lnccl -lstdc++,$(LIBS))
 SAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(SAN)/tests/%)
 
+# The Google Benchmark binary of examples/tools/gbench.yaml (Debian's libbenchmark-dev, which make deps
+# installs).
+$(B)/tools/gbench: examples/tools/gbench.cc
+	@mkdir -p $(dir $@)
+	c++ -std=c++17 -O2 -o $@ $< -lbenchmark -lpthread
+
 deps:
 	@tools/deps.sh all
 
@@ -101,7 +107,9 @@ check: deps
 bench: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep
 	tests/bench.sh
+	tests/bench_start.sh
 	tests/bench_report.sh
+	tests/bench_command.sh
 
 # Fuzzing the spec parser with libFuzzer (clang). FUZZ_SECONDS=300 for the long run.
 FUZZ_SECONDS ?= 60

@@ -19,4 +19,4 @@ for m in desk-7950x desk-14900k mini-m2pro srv-epyc9654 srv-xeon8480; do
 		--probe "host_read_gbs=$gbs:GB/s"
 done
 "$SWEEP" report "$db" --rows host,model --metric tok_s --limit 'host_read_gbs * 1e9 / bytes_per_token' \
-	--summary=label.class
+	--summary=label.class --unit host

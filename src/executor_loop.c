@@ -295,11 +295,17 @@ int executor_loop(int fd)
 	int have_spec = 0, ret = 1, tag;
 
 	/* This process lives for its worker: when the rank dies (killed by mpirun, say), so does it. A
-	 * terminal's Ctrl-C goes to the ranks; this process is in a group of its own and waits for QUIT. */
+	 * terminal's Ctrl-C goes to the ranks; this process is in a group of its own and waits for QUIT.
+	 * Slurm (and pkill) signal every process of a job at once: the interrupt is the master's to act on
+	 * (the cell in flight handed back uncharged), so this process does not die of it first, failing its
+	 * cell; its worker ends it (QUIT, or SIGKILL). Programs it starts get the defaults back (spawn.c). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
 	if (init(&l, &have_spec))
 		goto out;
 	for (;;) {

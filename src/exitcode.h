@@ -10,7 +10,10 @@ enum {
 	EXIT_OK = 0,           /* everything asked for was done (every cell ok) */
 	EXIT_FAIL = 1,         /* an error: the message says what */
 	EXIT_USAGE = 2,        /* bad input: command line, spec, file; nothing was written */
-	EXIT_CELLS = 3         /* ran, but some cells failed, were quarantined or wait for absent hosts */
+	EXIT_CELLS = 3,        /* ran, but some cells failed, were quarantined or wait for absent hosts */
+	EXIT_INTERRUPTED = 5   /* stopped by SIGINT, SIGTERM or SIGUSR1: nothing charged, nothing half written;
+				* the same command resumes (not 130: a shell says that of a process the signal killed).
+				* 4 is kept for a comparison that finds a number worse than its bar */
 };
 
 /*

@@ -141,7 +141,6 @@ int gang_form(struct master *m)
 				/* No host of this run has that many workers: the cell waits for a run that has. */
 				warning("cell %s needs %d workers%s; this run has at most %d: it waits for a larger run",
 					g->key, g->gang_size, m->o->spec->gang == GANG_ANY ? "" : " on one host", most);
-				m->stats->waiting++;
 				m->stats->pending--;
 				task_release(g);
 				l->head++;

@@ -407,3 +407,324 @@ int json_parse_flat(const char *text, struct json_obj *out, int skip, char *err,
 	*out = o;
 	return 0;
 }
+
+/* ---- documents, and values selected in them by path ---- */
+
+void json_docs_release(struct json_docs *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		json_decref((json_t *)d->v[i]);
+	free(d->v);
+	free(d->line);
+	memset(d, 0, sizeof(*d));
+}
+
+/* The byte after line's end (past its newline), or end. */
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl + 1 : end;
+}
+
+int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *out, long *docline,
+		   long *errline, char *err, size_t errlen)
+{
+	const char *p = text, *end = text + len, *q;
+	long line = 1;
+
+	memset(out, 0, sizeof(*out));
+	while (p < end) {
+		json_error_t je;
+		json_t *v;
+
+		for (q = p; q < end && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (q == end || (*q != '{' && !(arrays && *q == '['))) {
+			p = line_end(p, end);
+			line++;
+			continue;
+		}
+		v = json_loadb(q, (size_t)(end - q), JSON_READ_FLAGS | JSON_DISABLE_EOF_CHECK, &je);
+		if (!v) {
+			read_error(q, &je, err, errlen);
+			*docline = line;
+			*errline = line + (je.line > 0 ? je.line - 1 : 0);
+			json_docs_release(out);
+			return -1;
+		}
+		ALLOC_GROW(out->v, out->n + 1, out->alloc);
+		out->line = xrealloc(out->line, out->alloc * sizeof(*out->line));
+		out->v[out->n] = (struct json_val *)v;
+		out->line[out->n++] = line;
+		/* The value ends its line: what follows on it would be read as nothing. */
+		for (p = q; p < q + je.position; p++)
+			line += *p == '\n';
+		for (; p < end && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
+			;
+		if (p < end && *p != '\n') {
+			snprintf(err, errlen, "text after the JSON value");
+			*docline = out->line[out->n - 1];
+			*errline = line;
+			json_docs_release(out);
+			return -1;
+		}
+		if (p < end) {
+			p++;
+			line++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One step of a path: a key (.name or ["name"]), an index ([2], [-1] the last), every element or member
+ * ([*]), or the elements whose member key equals a value ([key=value]). fname/fvalue point into the path.
+ */
+enum step_kind { STEP_KEY, STEP_INDEX, STEP_ALL, STEP_FILTER };
+struct step {
+	enum step_kind kind;
+	struct strbuf key;         /* STEP_KEY's name, STEP_FILTER's member */
+	struct strbuf value;       /* STEP_FILTER's value */
+	long index;
+};
+
+/* The step at *pp (first: no '.' before a name), *pp moved past it. 1, 0 at the end, -1 with err. */
+static int path_step(const char **pp, int first, struct step *st, char *err, size_t errlen)
+{
+	const char *p = *pp, *e;
+
+	sb_reset(&st->key);
+	sb_reset(&st->value);
+	if (!*p)
+		return 0;
+	if (*p == '[') {
+		p++;
+		if (*p == '*' && p[1] == ']') {
+			st->kind = STEP_ALL;
+			*pp = p + 2;
+			return 1;
+		}
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+					p++;
+				sb_addc(&st->key, *p);
+			}
+			if (*p != '"' || p[1] != ']')
+				goto bad;
+			st->kind = STEP_KEY;
+			*pp = p + 2;
+			return 1;
+		}
+		if ((*p == '-' && isdigit((unsigned char)p[1])) || isdigit((unsigned char)*p)) {
+			char *num_end;
+
+			st->index = strtol(p, &num_end, 10);
+			if (*num_end != ']')
+				goto bad;
+			st->kind = STEP_INDEX;
+			*pp = num_end + 1;
+			return 1;
+		}
+		e = strpbrk(p, "=]");
+		if (!e || *e != '=' || e == p || !strchr(e, ']') || strchr(e, ']') == e + 1)
+			goto bad;
+		sb_add(&st->key, p, (size_t)(e - p));
+		p = e + 1;
+		e = strchr(p, ']');
+		sb_add(&st->value, p, (size_t)(e - p));
+		st->kind = STEP_FILTER;
+		*pp = e + 1;
+		return 1;
+	}
+	/* A first key may start with '.' too, as jq writes it. */
+	if (*p == '.')
+		p++;
+	else if (!first)
+		goto bad;
+	e = p + strcspn(p, ".[]");
+	if (e == p)
+		goto bad;
+	sb_add(&st->key, p, (size_t)(e - p));
+	st->kind = STEP_KEY;
+	*pp = e;
+	return 1;
+bad:
+	snprintf(err, errlen, "bad path at '%.40s': a path is '.', or keys and indexes like a.b[0], [*], "
+		 "[key=value] or [\"a.b\"]", *pp);
+	return -1;
+}
+
+int json_path_check(const char *path, int many, char *err, size_t errlen)
+{
+	struct step st = { STEP_KEY, STRBUF_INIT, STRBUF_INIT, 0 };
+	const char *p = path;
+	int rc, first = 1;
+
+	if (!strcmp(path, "."))
+		return 0;
+	while ((rc = path_step(&p, first, &st, err, errlen)) > 0) {
+		first = 0;
+		if (st.kind == STEP_ALL && !many) {
+			snprintf(err, errlen, "[*] selects many values: a metric's path selects one");
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && first) {
+		snprintf(err, errlen, "an empty path (the value itself is '.')");
+		rc = -1;
+	}
+	sb_release(&st.key);
+	sb_release(&st.value);
+	return rc;
+}
+
+/* Whether element v has member key equal to value (a string as written, a number by value, true, false
+ * or null by name). */
+static int filter_match(const json_t *v, const char *key, const char *value)
+{
+	const json_t *m = json_object_get(v, key);
+	double d;
+
+	if (!m)
+		return 0;
+	if (json_is_string(m))
+		return !strcmp(json_string_value(m), value);
+	if (json_is_number(m))
+		return !parse_double(value, &d) && d == json_number_value(m);
+	if (json_is_boolean(m))
+		return !strcmp(value, json_is_true(m) ? "true" : "false");
+	return json_typeof(m) == JANSSON_NULL && !strcmp(value, "null");
+}
+
+static void sel_add(struct json_sel *s, const json_t *v)
+{
+	ALLOC_GROW(s->v, s->n + 1, s->alloc);
+	s->v[s->n++] = (const struct json_val *)v;
+}
+
+/* Apply one step to every value of in, into out. */
+static void path_apply(const struct step *st, const struct json_sel *in, struct json_sel *out)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const json_t *v = (const json_t *)in->v[i], *m;
+		const char *key;
+		size_t j, n;
+
+		switch (st->kind) {
+		case STEP_KEY:
+			if ((m = json_object_get(v, st->key.buf ? st->key.buf : "")))
+				sel_add(out, m);
+			break;
+		case STEP_INDEX:
+			n = json_array_size(v);
+			j = st->index < 0 ? n - (size_t)-st->index : (size_t)st->index;
+			if (st->index < 0 ? (size_t)-st->index <= n : j < n)
+				sel_add(out, json_array_get(v, j));
+			break;
+		case STEP_ALL:
+			if (json_is_array(v))
+				for (j = 0; j < json_array_size(v); j++)
+					sel_add(out, json_array_get(v, j));
+			else if (json_is_object(v))
+				json_object_foreach((json_t *)v, key, m)
+					sel_add(out, m);
+			break;
+		case STEP_FILTER:
+			for (j = 0; j < json_array_size(v); j++)
+				if (filter_match(json_array_get(v, j), st->key.buf, st->value.buf ? st->value.buf : ""))
+					sel_add(out, json_array_get(v, j));
+			break;
+		}
+	}
+}
+
+int json_select(const struct json_val *v, const char *path, struct json_sel *out, char *err, size_t errlen)
+{
+	struct step st = { STEP_KEY, STRBUF_INIT, STRBUF_INIT, 0 };
+	struct json_sel cur = { NULL, 0, 0 }, next = { NULL, 0, 0 }, tmp;
+	const char *p = path;
+	int rc = 0, first = 1;
+
+	/* The whole path is checked first: its steps past a missing key are never read. */
+	if (json_path_check(path, 1, err, errlen))
+		return -1;
+	sel_add(&cur, (const json_t *)v);
+	if (strcmp(path, "."))
+		while (cur.n && (rc = path_step(&p, first, &st, err, errlen)) > 0) {
+			first = 0;
+			next.n = 0;
+			path_apply(&st, &cur, &next);
+			tmp = cur;
+			cur = next;
+			next = tmp;
+		}
+	if (rc >= 0)
+		for (size_t i = 0; i < cur.n; i++) {
+			ALLOC_GROW(out->v, out->n + 1, out->alloc);
+			out->v[out->n++] = cur.v[i];
+		}
+	free(cur.v);
+	free(next.v);
+	sb_release(&st.key);
+	sb_release(&st.value);
+	return rc < 0 ? -1 : 0;
+}
+
+void json_sel_release(struct json_sel *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *json_val_kind(const struct json_val *v)
+{
+	switch (json_typeof((const json_t *)v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE: return "true";
+	case JSON_FALSE: return "false";
+	default: return "null";
+	}
+}
+
+int json_val_number(const struct json_val *v, double *out)
+{
+	if (!json_is_number((const json_t *)v))
+		return -1;
+	*out = json_number_value((const json_t *)v);
+	return 0;
+}
+
+const char *json_val_string(const struct json_val *v)
+{
+	return json_string_value((const json_t *)v);
+}
+
+void json_val_show(struct strbuf *sb, const struct json_val *v, size_t max)
+{
+	char *t = json_dumps((const json_t *)v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	if (!t)
+		return;
+	sb_add_printable(sb, t, max);
+	if (strlen(t) > max)
+		sb_adds(sb, "...");
+	free(t);
+}
+
+void json_val_foreach(const struct json_val *v, void (*fn)(const char *key, const struct json_val *val,
+		     void *data), void *data)
+{
+	const char *key;
+	json_t *m;
+
+	/* jansson iterates an object in insertion order, which is the document's. */
+	json_object_foreach((json_t *)v, key, m)
+		fn(key, (const struct json_val *)m, data);
+}

@@ -1,5 +1,5 @@
-/* json.h: the little JSON sweep needs: writing escaped values, and reading flat objects of scalars (through
- * jansson, which only json.c includes). */
+/* json.h: the little JSON sweep needs: writing escaped values, reading flat objects of scalars, and reading
+ * the documents a program prints with values selected by path (through jansson, which only json.c includes). */
 #ifndef SWEEP_JSON_H
 #define SWEEP_JSON_H
 
@@ -52,5 +52,54 @@ void json_add_num(struct strbuf *sb, double v);
 void json_add_num_text(struct strbuf *sb, const char *text);
 /* 1 when s is exactly a JSON number (RFC 8259) that a double holds (1e999 is not one). */
 int json_number_ok(const char *s);
+
+/*
+ * Documents a program printed, and values selected in them by path. A struct json_val is a value read by
+ * json_docs_read (jansson's, which only json.c sees); it lives as long as its json_docs, and so do the
+ * pointers a json_sel holds.
+ */
+struct json_val;
+struct json_docs {
+	struct json_val **v;   /* each document */
+	long *line;            /* the line (1-based) of text each starts on */
+	size_t n, alloc;
+};
+struct json_sel {
+	const struct json_val **v;   /* borrowed */
+	size_t n, alloc;
+};
+
+/*
+ * The JSON documents in text: each starts on a line whose first non-blank character is '{' (or '[' when
+ * arrays is set), may take several lines, and must end its last line; the lines between documents are
+ * skipped (a program's log). Strict JSON as json_parse_flat reads it (no NaN, 1e999 or key twice); numbers
+ * are doubles. 0, or -1 with the reason in err, the line where the document at fault starts in *docline,
+ * the line of the fault in *errline, and *out empty. json_docs_release frees *out.
+ */
+int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *out, long *docline,
+		   long *errline, char *err, size_t errlen);
+void json_docs_release(struct json_docs *d);
+/*
+ * A path: "." (the value itself), or steps: a key (name, .name, or ["a.b"] for a key with dots or
+ * brackets), an index ([0]; [-1] the last), every element or member ([*]), or the elements of an array whose
+ * member key equals value ([key=value]: a string as written, a number by value). many: [*] is allowed
+ * (a metric's path selects one value; a filter there must match one). 0, or -1 with the reason in err.
+ */
+int json_path_check(const char *path, int many, char *err, size_t errlen);
+/* Append to out every value path selects in v, in document order: nothing for a missing key or index.
+ * 0, or -1 with the reason in err for a path json_path_check refuses. json_sel_release frees out. */
+int json_select(const struct json_val *v, const char *path, struct json_sel *out, char *err, size_t errlen);
+void json_sel_release(struct json_sel *s);
+/* What v is, for messages: "a number", "a string", "an object", "an array", "true", "false", "null". */
+const char *json_val_kind(const struct json_val *v);
+/* v's number: 0, or -1 when v is not a number. */
+int json_val_number(const struct json_val *v, double *out);
+/* v's string, or NULL when v is not a string. */
+const char *json_val_string(const struct json_val *v);
+/* Append v as compact JSON, cut after max bytes ("..."), control bytes shown as '?'. */
+void json_val_show(struct strbuf *sb, const struct json_val *v, size_t max);
+/* fn(key, value, data) for each member of object v, in document order (nothing when v is no object). */
+void json_val_foreach(const struct json_val *v, void (*fn)(const char *key, const struct json_val *val,
+		      void *data), void *data);
 
 #endif

@@ -225,7 +225,8 @@ static void status_table_row(struct table *t, const char *host, const struct sta
 	if (!strcmp(r->state, "running"))
 		sb_adds(&c[1], "running");
 	else if (exited)
-		sb_adds(&c[1], code == 0 ? "finished" : code == EXIT_CELLS ? "finished, incomplete" : "failed");
+		sb_adds(&c[1], code == 0 ? "finished" : code == EXIT_CELLS ? "finished, incomplete" :
+			       code == EXIT_INTERRUPTED ? "interrupted" : "failed");
 	else if (!strcmp(r->state, "stopped"))
 		sb_adds(&c[1], "stopped");
 	else if (!strncmp(r->state, "interrupted", 11))

@@ -2,12 +2,12 @@
 #include "master.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "master_int.h"
 #include "worker.h"
 
@@ -15,49 +15,11 @@
  * cells share a commit (a commit costs far more than storing one result), short enough that a worker's
  * prefetched cells (PREFETCH_SECONDS) never run out before its next ones are sent. */
 #define COMMIT_WINDOW 0.002
+/* A master that has not looked for messages for this long was busy (a long commit): what the workers sent
+ * meanwhile waits unread, so their silence counts only from when it listens again. */
+#define LISTEN_GAP 1.0
 
-static volatile sig_atomic_t interrupted;
 static volatile int local_failed;   /* rank 0's own worker stopped on an error */
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
-
-/* Workers a cell needs: its gang size, read from its parameters only for kernels that have gangs. */
-static int gang_size_of(const struct master *m, const struct task *t)
-{
-	struct json_obj p = JSON_OBJ_INIT;
-	char err[64];
-	int n = 1;
-
-	if (!m->kernel || !m->kernel->gang_open)
-		return 1;
-	if (!json_parse_flat(t->params, &p, 0, err, sizeof(err)))
-		n = kernel_gang_size(m->kernel, &p);
-	json_obj_release(&p);
-	return n;
-}
-
-static int load_pending(const struct task *t, void *data)
-{
-	struct master *m = data;
-	struct tqueue *q = queue_get(m, t->replica, 0);
-
-	/* A replica for a host or GPU that is not in this run waits for a run that has it. */
-	struct task g;
-
-	if (!q) {
-		m->stats->waiting++;
-		return 0;
-	}
-	m->stats->pending++;
-	/* Only the fields the store fills: the gang ones are the master's. */
-	g = (struct task){ t->cell, t->key, t->params, t->pass, t->replica, 0, t->isolate, 1, 0, 0, NULL };
-	g.gang_size = gang_size_of(m, t);
-	queue_push(g.gang_size > 1 ? &q->gangs : &q->cells, &g);
-	return 0;
-}
 
 /* The replica a worker serves: "" for per: any, its host, or host/gpuN (host/cpuN without a GPU). */
 static char *replica_of(const struct spec *s, const struct hello *h)
@@ -94,35 +56,30 @@ static int send_spec(struct master *m, int rank)
 	return comm_master_send(m->c, rank, MSG_SPEC, m->out.buf, m->out.len);
 }
 
-static int count_row(const struct store_row *row, void *data)
+/* The planned cells of a replica that a queue serves: the run's to do (others wait: run.c's closing lines). */
+static int count_pending(const char *replica, const struct store_counts *c, void *data)
 {
-	*(uint64_t *)data = (uint64_t)row->num[0];
+	struct master *m = data;
+
+	if (queue_get(m, replica, 0))
+		m->stats->pending += c->planned;
 	return 0;
 }
 
-/* A host named in the spec's hosts: that has no worker in this run: its replicas wait for a later run. */
-static int count_absent(struct master *m)
+/* A host named in the spec's hosts: that has no worker in this run: its replicas wait for a later run
+ * (the closing line counts them). */
+static void warn_absent(struct master *m)
 {
 	const struct spec *s = m->o->spec;
-	const char *bind[] = { s->name };
-	uint64_t templates = 0;
 
-	if (s->per == PER_ANY || !s->nhosts)
-		return 0;
-	if (store_query(m->o->store, "SELECT count(*) FROM cells WHERE sweep = ?1 AND state = 'template'",
-			bind, 1, 1, count_row, &templates))
-		return -1;
-	for (int i = 0; i < s->nhosts; i++) {
+	for (int i = 0; s->per != PER_ANY && i < s->nhosts; i++) {
 		int present = 0;
 
 		for (int r = 0; r < m->nw; r++)
 			present |= m->w[r].hello.host && !strcmp(m->w[r].hello.host, s->hosts[i]);
-		if (!present) {
+		if (!present)
 			warning("host '%s' named in the spec is not in this run: its cells wait", s->hosts[i]);
-			m->stats->absent += templates;
-		}
 	}
-	return 0;
 }
 
 /* Collect every worker's hello, then master_assign. */
@@ -140,13 +97,21 @@ static int greet(struct master *m)
 		return error("no workers: run under mpirun with more ranks, or without --no-local-worker");
 	while (got < expected) {
 		struct hello h;
+		double left = deadline - now_mono();
 
-		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, deadline - now_mono());
+		/* An interrupt is looked at every 0.1 s here too: a start must not outlive Ctrl-C. */
+		if (interrupt_signal())
+			return -1;
+		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, left < 0.1 ? left : 0.1);
 		if (rc < 0)
 			return -1;
+		if (rc == 0 && left > 0.1)
+			continue;
 		if (rc == 0)
 			return error("only %d of %d workers said hello within %.0f s", got, expected,
 				     m->o->hello_timeout);
+		if (tag == MSG_BEAT)
+			continue;
 		if (tag != MSG_HELLO || msg_get_hello(m->buf.buf, m->buf.len, &h))
 			return error("unexpected message %d from rank %d while waiting for hellos", tag, peer);
 		hello_release(&m->w[peer].hello);
@@ -191,9 +156,8 @@ int master_assign(struct master *m)
 	}
 	if (store_commit(m->o->store))
 		return -1;
-	if (count_absent(m))
-		return -1;
-	return store_each_pending(m->o->store, s->name, load_pending, m);
+	warn_absent(m);
+	return store_each_replica(m->o->store, s->name, count_pending, m);
 fail:
 	store_rollback(m->o->store);
 	return -1;
@@ -233,9 +197,13 @@ static int refill(struct master *m, struct wstate *w)
 	return 0;
 }
 
-/* Gangs first (they reserve workers), then every free worker's prefetch, in the caller's transaction. */
+/* The queues' next windows, gangs (they reserve workers), then every free worker's prefetch, in the
+ * caller's transaction. */
 static int schedule(struct master *m)
 {
+	for (int r = 0; r < m->nw; r++)
+		if (m->w[r].active && queue_fill(m, m->w[r].q))
+			return -1;
 	if (gang_form(m))
 		return -1;
 	for (int r = 0; r < m->nw; r++)
@@ -299,9 +267,9 @@ static int handle_result(struct result *res, void *data)
 		goto out;
 	}
 	/* A signal that interrupts the run reaches the executors too (one terminal, one process group,
-	 * mpirun passing it on): a cell that failed then is no attempt of its; master_interrupted hands it
+	 * mpirun passing it on): a cell that failed then is no attempt of its; master_stopped hands it
 	 * back with the others in flight (its row is still running). */
-	if (interrupted && r.status != RESULT_OK)
+	if (interrupt_signal() && r.status != RESULT_OK)
 		goto out;
 	r.worker = peer;
 	w->avg_wall = w->avg_wall > 0 ? 0.8 * w->avg_wall + 0.2 * r.wall : r.wall;
@@ -390,7 +358,7 @@ static int work_left(const struct master *m)
 
 		for (int r = 0; r < m->nw; r++)
 			served |= m->w[r].active && m->w[r].q == q;
-		if (served && (q->cells.head < q->cells.n || q->gangs.head < q->gangs.n))
+		if (served && queue_has_work(q))
 			return 1;
 	}
 	return 0;
@@ -407,7 +375,53 @@ static int handle_message(struct master *m, int peer, int tag)
 	}
 	if (tag == MSG_GANG_BLOB)
 		return gang_forward_blob(m, peer, m->buf.buf, m->buf.len);
+	if (tag == MSG_BEAT)
+		return 0;
 	return error("unexpected message %d from rank %d", tag, peer);
+}
+
+/* comm_master_recv into m->buf, noting who was heard from and whether the master has been listening. */
+static int master_recv(struct master *m, int *peer, int *tag, double timeout)
+{
+	int rc;
+
+	if (now_mono() - m->last_recv > LISTEN_GAP)
+		m->listening = now_mono();
+	rc = comm_master_recv(m->c, peer, tag, &m->buf, timeout);
+	m->last_recv = now_mono();
+	if (rc == 1 && *peer >= 0 && *peer < m->nw)
+		m->w[*peer].heard = m->last_recv;
+	return rc;
+}
+
+/* The worker heard from least recently into stats->silent_*, when it has missed a few beats now (else
+ * silent_for is 0). */
+static void note_silent(struct master *m)
+{
+	const struct wstate *q = NULL;
+	double now = now_mono();
+
+	m->stats->silent_for = 0;
+	if (!m->listening)
+		return;   /* the loop has not started: nobody was waited for */
+	for (int r = 0; r < m->nw; r++)
+		if (m->w[r].hello.host && (!q || m->w[r].heard < q->heard))
+			q = &m->w[r];
+	if (!q || now - q->heard < 3 * MSG_BEAT_SECONDS || now - m->listening < 3 * MSG_BEAT_SECONDS)
+		return;
+	m->stats->silent_rank = q->rank;
+	m->stats->silent_for = now - q->heard;
+	snprintf(m->stats->silent_host, sizeof(m->stats->silent_host), "%s", q->hello.host);
+}
+
+/* -1 when a worker has said nothing for MSG_LOST_SECONDS while the master listened: it is lost. */
+static int check_alive(struct master *m)
+{
+	note_silent(m);
+	if (m->stats->silent_for < MSG_LOST_SECONDS)
+		return 0;
+	m->stats->lost = 1;
+	return -1;
 }
 
 /*
@@ -421,31 +435,34 @@ static int dispatch(struct master *m)
 	int peer, tag, rc;
 	double round_end;
 
+	m->dispatched = 1;
 	if (store_begin(m->o->store))
 		return -1;
 	if (schedule(m))
 		goto fail;
 	if (store_commit(m->o->store) || send_tasks(m))
 		return -1;
-	while (work_left(m) && !interrupted) {
+	m->listening = m->last_recv = now_mono();
+	for (int r = 0; r < m->nw; r++)
+		m->w[r].heard = m->listening;
+	while (work_left(m) && !interrupt_signal()) {
 		if (__atomic_load_n(&local_failed, __ATOMIC_SEQ_CST))
 			return error("rank 0's own worker stopped on an error (above)");
 		/* At most 0.1 s between looks at interrupted: a job being killed may have a second. */
-		rc = comm_master_recv(m->c, &peer, &tag, &m->buf,
-				      m->o->progress && m->o->progress_every < 0.1 ? m->o->progress_every : 0.1);
+		rc = master_recv(m, &peer, &tag,
+				 m->o->progress && m->o->progress_every < 0.1 ? m->o->progress_every : 0.1);
 		progress(m, 0);
-		if (rc <= 0) {
-			if (rc < 0)
-				return -1;
+		if (rc < 0 || check_alive(m))
+			return -1;
+		if (rc == 0)
 			continue;
-		}
 		round_end = now_mono() + COMMIT_WINDOW;
 		if (store_begin(m->o->store))
 			return -1;
 		for (int n = 0; n < DRAIN_MAX; n++) {
 			double left = n ? round_end - now_mono() : 0;
 
-			if (n > 0 && (rc = comm_master_recv(m->c, &peer, &tag, &m->buf, left > 0 ? left : 0)) != 1)
+			if (n > 0 && (rc = master_recv(m, &peer, &tag, left > 0 ? left : 0)) != 1)
 				break;
 			if (handle_message(m, peer, tag))
 				goto fail;
@@ -471,19 +488,39 @@ static void *local_worker_main(void *arg)
 	return NULL;
 }
 
-/* An interrupt: the cells in flight back to planned, no attempt charged, and the run recorded as
- * interrupted, in one transaction. */
-static void master_interrupted(struct master *m)
+/* The round in progress rolled back, then the cells in flight back to planned with no attempt charged and
+ * the run recorded, in one transaction. */
+static int hand_back(struct master *m)
 {
 	struct store *st = m->o->store;
 
-	m->stats->interrupted = (int)interrupted;
+	store_interruptible(st, 0);
 	store_rollback(st);
 	if (store_begin(st))
-		return;
-	if (store_unfly(st, m->o->spec->name, &m->stats->handed_back) ||
-	    store_run_end(st, m->o->run, "interrupted") || store_commit(st))
+		return -1;
+	/* Before dispatch nothing of this run is in flight (recovery saw to older runs): nothing to read. */
+	if ((m->dispatched && store_unfly(st, m->o->spec->name, &m->stats->handed_back)) ||
+	    store_run_end(st, m->o->run, interrupt_signal() ? "interrupted" : "failed") || store_commit(st)) {
 		store_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The run stops early, whatever stopped it (an interrupt, a lost worker, a fault of the store such as a
+ * full disk, a worker's protocol error): one way for all. The attempt of a cell counts what the cell did;
+ * a fault of the run is none of its doing.
+ */
+static void master_stopped(struct master *m)
+{
+	m->stats->interrupted = interrupt_signal();
+	if (!m->stats->lost)
+		note_silent(m);
+	/* A full disk would fail the hand-back too: the room the writer kept for it goes back first (said
+	 * when that fails; the hand-back may fit all the same). */
+	store_free_reserve(m->o->store);
+	m->stats->handback_failed = hand_back(m) != 0;
 }
 
 int master_run(struct comm *c, const struct master_opts *o, struct master_stats *stats)
@@ -491,10 +528,9 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 	struct master m = { 0 };
 	pthread_t local;
 	int ret = -1, started = 0;
-	struct sigaction sa = { 0 }, old_int, old_term, old_usr1;
 
 	memset(stats, 0, sizeof(*stats));
-	interrupted = 0;
+	interrupt_catch();
 	m.c = c;
 	m.o = o;
 	m.kernel = o->spec->kernel ? kernel_find(o->spec->kernel) : NULL;
@@ -502,10 +538,6 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 	m.nw = comm_size(c);
 	m.w = xcalloc((size_t)m.nw, sizeof(*m.w));
 	m.t0 = m.last_progress = now_mono();
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGUSR1, &sa, &old_usr1);
 	if (o->local_worker) {
 		if (pthread_create(&local, NULL, local_worker_main, c)) {
 			error("cannot start the local worker thread");
@@ -513,24 +545,28 @@ int master_run(struct comm *c, const struct master_opts *o, struct master_stats 
 		}
 		started = 1;
 	}
-	if (greet(&m) || store_check_references(o->store, 0) || dispatch(&m))
+	/* The start (hellos, replicas, counts) stops at an interrupt; dispatch looks at it between rounds. */
+	if (greet(&m))
+		goto stop;
+	store_interruptible(o->store, 0);
+	if (store_dispatching(o->store, 1) || dispatch(&m))
 		goto stop;
 	progress(&m, 1);
 	/* On again for what the caller writes after the run (a failed run's connection is closed). */
-	ret = store_check_references(o->store, 1);
+	ret = store_dispatching(o->store, 0);
 stop:
-	if (interrupted)
-		master_interrupted(&m);
+	if (interrupt_signal())
+		ret = -1;
+	if (ret)
+		master_stopped(&m);
 	for (int r = o->local_worker ? 0 : 1; r < m.nw; r++)
 		comm_master_send(c, r, ret == 0 && o->keep_workers ? MSG_NEXT : MSG_STOP, "", 0);
 	if (started)
 		pthread_join(local, NULL);
-	if (interrupted)
+	if (interrupt_signal())
 		ret = -1;
 out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGUSR1, &old_usr1, NULL);
+	interrupt_release();
 	stats->seconds = now_mono() - m.t0;
 	master_release(&m);
 	return ret;
@@ -546,6 +582,7 @@ void master_release(struct master *m)
 	for (size_t i = 0; i < m->nqueues; i++) {
 		queue_list_release(&m->queues[i]->cells);
 		queue_list_release(&m->queues[i]->gangs);
+		queue_list_release(&m->queues[i]->later);
 		free(m->queues[i]->replica);
 		free(m->queues[i]);
 	}

@@ -23,21 +23,27 @@ struct master_opts {
 struct master_stats {
 	uint64_t pending;          /* cells to run at start */
 	uint64_t ok, failed, quarantined;   /* results ok; failed attempts; cells quarantined in this run */
-	uint64_t waiting;          /* planned cells left for hosts, GPUs or gangs this run does not have */
-	uint64_t absent;           /* replicas not even made: hosts named in hosts: that are not in this run */
 	double seconds;
 	int interrupted;           /* SIGINT, SIGTERM or SIGUSR1 (Slurm's warning) stopped the run: 0 when none */
-	uint64_t handed_back;      /* cells in flight then, back to planned with no attempt charged */
+	int lost;                  /* a worker stopped answering (MSG_LOST_SECONDS) and the run ended */
+	int silent_rank;           /* the worker heard from least recently when the run stopped early ... */
+	double silent_for;         /* ... for how many seconds it had been silent then ... */
+	char silent_host[64];      /* ... and its host */
+	uint64_t handed_back;      /* cells in flight when the run stopped early, back to planned uncharged */
+	int handback_failed;       /* they could not be (the store failed again): the next run charges them */
 };
 
 /*
  * The master: send the spec, collect hellos (store hosts and workers, make per-host or per-GPU replicas),
  * then hand out every pending cell, at most two per worker in flight, committing each result (batched with
  * the next dispatches in one transaction) before that worker gets another cell. Returns 0 when the run
- * went through (cells may still have failed: stats and the database say), -1 on an error (after error())
- * or an interrupt (stats->interrupted; nothing said): then the cells in flight went back to planned with
- * their attempts as before (store_unfly) and the run is recorded 'interrupted', both before the workers
- * are stopped, since a job being killed may not have long.
+ * went through (cells may still have failed: stats and the database say), else -1 after an interrupt
+ * (stats->interrupted), a lost worker (stats->lost) or an error (said with error(): a fault of the store,
+ * a full disk, a worker's protocol error). However it stops early, the cells in flight go back to planned
+ * with their attempts as before (store_unfly: an attempt is charged only for what a cell did) and the run
+ * is recorded 'interrupted' or 'failed', in one transaction, before the workers are stopped, since a job
+ * being killed may not have long. The caller says what happened; stats->silent_* name the worker heard
+ * from least recently when it had been silent for a few beats (the one a lost host took away).
  */
 int master_run(struct comm *c, const struct master_opts *o, struct master_stats *stats);
 

@@ -25,11 +25,17 @@ struct tlist {
 	size_t head, n, alloc;
 };
 
-/* The pending cells one group of workers may run: all of them (per: any), one host's, or one GPU's.
- * Gang cells wait apart: they need several workers at once. */
+/*
+ * The pending cells one group of workers may run: all of them (per: any), one host's, or one GPU's, read
+ * from the database a window at a time in run order (queue_fill) as the workers take them. Gang cells
+ * wait apart: they need several workers at once. A failed cell to try again waits in later until every
+ * pending cell is loaded, so it runs after them all, as if the whole queue were in memory.
+ */
 struct tqueue {
 	char *replica;
-	struct tlist cells, gangs;
+	struct tlist cells, gangs, later;
+	struct store_cursor next;  /* where the next window starts */
+	int drained;               /* a window came short: every pending cell of the replica is loaded */
 };
 
 struct wstate {
@@ -45,6 +51,7 @@ struct wstate {
 	int since_control;         /* real cells since the last control */
 	uint64_t done;
 	double since;              /* when the head of fly became the running cell (now_mono) */
+	double heard;              /* when its last message came (now_mono): see MSG_LOST_SECONDS */
 };
 
 /* A gang cell whose members' results are coming in. */
@@ -77,6 +84,9 @@ struct master {
 	int next_gang_id;
 	struct strbuf buf, out;
 	double t0, last_progress;
+	int dispatched;            /* dispatch began: cells may be in flight */
+	double last_recv;          /* when the master last looked for messages */
+	double listening;          /* since when it has looked at least every LISTEN_GAP seconds */
 	struct task *batch[MAX_INFLIGHT];   /* send_tasks' list of one worker's new cells */
 };
 
@@ -88,7 +98,8 @@ static inline struct task *fly_at(struct wstate *w, int i)
 
 /* master.c */
 /* After every worker's hello is in m->w: store hosts and workers, make the per-host or per-GPU replicas,
- * give each active worker its queue and load the pending cells into the queues (m->stats counts them). */
+ * give each active worker its queue and count the pending cells (m->stats: those of the queues, those
+ * that wait for replicas not in this run) from the database's counts. */
 int master_assign(struct master *m);
 /* Frees everything the master holds, m->w included (hellos too). */
 void master_release(struct master *m);
@@ -99,11 +110,17 @@ struct tqueue *queue_get(struct master *m, const char *replica, int create);
 void queue_task_copy(struct task *dst, const struct task *src);
 void queue_push(struct tlist *l, const struct task *t);
 void queue_list_release(struct tlist *l);
+/* Load q's next windows of pending cells while fewer are loaded than its workers may take soon (two
+ * prefetches each, and 1024); once none are left in the database, the cells waiting in later follow. */
+int queue_fill(struct master *m, struct tqueue *q);
+/* Whether q may still give cells: loaded ones, or more in the database. */
+int queue_has_work(const struct tqueue *q);
 /* Mark w's head running and count its attempt (control cells and non-leading gang members excepted). */
 int queue_mark_head(struct master *m, struct wstate *w);
 /* Put t in flight on w (marking the cell running when it becomes w's head). */
 int queue_fly(struct master *m, struct wstate *w, const struct task *t);
-/* Store the result of task t (a whole gang's, combined) and requeue or count it. */
+/* Store the result of task t (a whole gang's, combined) and requeue (behind every pending cell) or
+ * count it. */
 int queue_store_result(struct master *m, struct wstate *w, struct task *t, struct result *r);
 
 /* gang.c: the master's side */

@@ -274,6 +274,13 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 		put_f64(sb, r->samples[i]);
 		put_f64(sb, r->clocks[i]);
 	}
+	/* A command's runs: what each cost (a kernel's samples have no usage). */
+	put_u32(sb, r->usage != NULL);
+	for (int i = 0; r->usage && i < r->nsamples; i++) {
+		put_f64(sb, r->usage[i].user);
+		put_f64(sb, r->usage[i].sys);
+		put_f64(sb, r->usage[i].rss);
+	}
 	put_u32(sb, (uint32_t)r->throttled);
 	put_u32(sb, (uint32_t)r->noise_ok);
 	put_u32(sb, (uint32_t)r->stop);
@@ -306,13 +313,13 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 int msg_get_result(const char *buf, size_t len, struct result *r)
 {
 	struct cursor c = { buf, buf + len, 0 };
-	uint32_t n;
+	uint32_t n, usage;
 
 	result_init(r);
 	r->cell = get_i64(&c);
 	r->worker = (int)get_u32(&c);
 	r->status = (enum result_status)get_u32(&c);
-	if (r->status > RESULT_TIMEOUT)
+	if (r->status >= NRESULT)
 		c.bad = 1;
 	r->error = get_str(&c);
 	r->started = get_f64(&c);
@@ -322,6 +329,17 @@ int msg_get_result(const char *buf, size_t len, struct result *r)
 		double s = get_f64(&c), clk = get_f64(&c);
 
 		result_add_sample(r, s, clk);
+	}
+	usage = get_u32(&c);
+	if (usage > 1 || (usage && (size_t)(c.end - c.p) / 24 < (size_t)r->nsamples))
+		c.bad = 1;
+	if (usage && !c.bad && r->nsamples) {
+		r->usage = xcalloc(r->alloc_samples, sizeof(*r->usage));
+		for (int i = 0; i < r->nsamples; i++) {
+			r->usage[i].user = get_f64(&c);
+			r->usage[i].sys = get_f64(&c);
+			r->usage[i].rss = get_f64(&c);
+		}
 	}
 	r->throttled = (int)get_u32(&c);
 	r->noise_ok = (int)get_u32(&c);
@@ -441,7 +459,7 @@ int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_stat
 		c.bad = 1;
 	*started = get_f64(&c);
 	*wall = get_f64(&c);
-	return c.bad || *status > RESULT_TIMEOUT ? -1 : 0;
+	return c.bad || *status >= NRESULT ? -1 : 0;
 }
 
 int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, void *data), void *data)

@@ -9,8 +9,20 @@
 /* Message tags. The protocol: master sends SPEC; each worker answers HELLO; then TASKs (a few in flight
  * per worker: one running, the others prefetched), each answered by a RESULT; finally STOP, or NEXT when
  * another SPEC follows in the same job (sweep hosts probe runs several sweeps on the same workers). */
-/* MSG_GANG_BLOB: a gang's bootstrap blob, leader -> master -> the other members. */
-enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT, MSG_GANG_BLOB = 100 };
+/* MSG_GANG_BLOB: a gang's bootstrap blob, leader -> master -> the other members. MSG_BEAT: nothing but a
+ * sign of life (see MSG_LOST_SECONDS). */
+enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT, MSG_BEAT,
+	       MSG_GANG_BLOB = 100 };
+
+/*
+ * Liveness. A cell may run for hours and its worker has nothing to say meanwhile, so a worker that has
+ * sent nothing for MSG_BEAT_SECONDS sends MSG_BEAT, whatever it is doing. A worker the master has heard
+ * nothing from for MSG_LOST_SECONDS, while the master was listening, is lost (its host is down or cut off,
+ * or the rank hangs): Open MPI 4.1 cannot go on without a rank, so the run ends. The grace is many beats,
+ * so that a loaded machine is not taken for a dead one, and is independent of the cells' length.
+ */
+#define MSG_BEAT_SECONDS 2.0
+#define MSG_LOST_SECONDS 20.0
 
 /* What a worker says about itself at start. Owns its strings (hello_release). */
 struct hello {

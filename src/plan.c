@@ -8,7 +8,8 @@
 #include "stats.h"
 
 /* The grid's keys once, in spec order and in sorted order (the key hash uses sorted order so that
- * reordering a spec's axes keeps every cell's key). */
+ * reordering a spec's axes keeps every cell's key), and every value of every key rendered once: a cell
+ * is then put together from pieces, with no number formatted or parsed per cell. */
 struct grid {
 	const struct spec *s;
 	int nkeys;
@@ -17,8 +18,18 @@ struct grid {
 	int *sorted;                /* indices into names, sorted by name */
 	uint64_t points;            /* product of axis sizes, excludes not applied */
 	int *digit;                 /* current point, one index per axis */
-	struct strbuf json, canon, val;
+	struct strbuf *piece;       /* per key: "name":value of each point (JSON), then its canonical pairs */
+	size_t **at;                /* per key: where point p's JSON (2p) and canonical pair (2p+1) start */
+	struct grid_cond **cond;    /* per exclude, per entry: its key and which points of its axis match */
+	struct strbuf json, canon;
 	char key[17];
+};
+
+/* One key = value condition of an exclude: the key it names (-1: none of the grid's) and, for each point
+ * of that key's axis, whether the value there is the one named. */
+struct grid_cond {
+	int key;
+	unsigned char *match;
 };
 
 static const struct grid *sort_grid;
@@ -28,65 +39,11 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(sort_grid->names[*(const int *)a], sort_grid->names[*(const int *)b]);
 }
 
-static void grid_init(struct grid *g, const struct spec *s)
+static const struct spec_scalar *axis_value(const struct spec *s, int a, int col, int p)
 {
-	int k = 0;
+	const struct spec_axis *ax = &s->axes[a];
 
-	memset(g, 0, sizeof(*g));
-	g->s = s;
-	for (int a = 0; a < s->naxes; a++)
-		g->nkeys += s->axes[a].nkeys;
-	g->names = xcalloc((size_t)g->nkeys + 1, sizeof(*g->names));
-	g->axis = xcalloc((size_t)g->nkeys + 1, sizeof(int));
-	g->col = xcalloc((size_t)g->nkeys + 1, sizeof(int));
-	g->sorted = xcalloc((size_t)g->nkeys + 1, sizeof(int));
-	g->digit = xcalloc((size_t)s->naxes + 1, sizeof(int));
-	g->points = 1;
-	for (int a = 0; a < s->naxes; a++) {
-		g->points *= (uint64_t)s->axes[a].npoints;
-		for (int c = 0; c < s->axes[a].nkeys; c++) {
-			g->names[k] = s->axes[a].keys[c];
-			g->axis[k] = a;
-			g->col[k] = c;
-			g->sorted[k] = k;
-			k++;
-		}
-	}
-	sort_grid = g;
-	qsort(g->sorted, (size_t)g->nkeys, sizeof(int), cmp_names);
-	sb_init(&g->json);
-	sb_init(&g->canon);
-	sb_init(&g->val);
-}
-
-static void grid_release(struct grid *g)
-{
-	free(g->names);
-	free(g->axis);
-	free(g->col);
-	free(g->sorted);
-	free(g->digit);
-	sb_release(&g->json);
-	sb_release(&g->canon);
-	sb_release(&g->val);
-}
-
-static const struct spec_scalar *grid_value(const struct grid *g, int k)
-{
-	const struct spec_axis *ax = &g->s->axes[g->axis[k]];
-
-	return &ax->vals[(size_t)g->digit[g->axis[k]] * (size_t)ax->nkeys + (size_t)g->col[k]];
-}
-
-/* Point p as one digit per axis; the last axis varies fastest. */
-static void grid_seek(struct grid *g, uint64_t p)
-{
-	for (int a = g->s->naxes - 1; a >= 0; a--) {
-		uint64_t n = (uint64_t)g->s->axes[a].npoints;
-
-		g->digit[a] = (int)(p % n);
-		p /= n;
-	}
+	return &ax->vals[(size_t)p * (size_t)ax->nkeys + (size_t)col];
 }
 
 static int same_value(const struct spec_scalar *a, const struct spec_scalar *b)
@@ -96,26 +53,6 @@ static int same_value(const struct spec_scalar *a, const struct spec_scalar *b)
 	if (a->is_num && b->is_num && !parse_double(a->text, &x) && !parse_double(b->text, &y))
 		return x == y;
 	return !strcmp(a->text, b->text);
-}
-
-static int grid_excluded(const struct grid *g)
-{
-	for (int e = 0; e < g->s->nexclude; e++) {
-		const struct spec_match *m = &g->s->exclude[e];
-		int all = 1;
-
-		for (int i = 0; i < m->n && all; i++) {
-			int k;
-
-			for (k = 0; k < g->nkeys; k++)
-				if (!strcmp(g->names[k], m->keys[i]))
-					break;
-			all = k < g->nkeys && same_value(grid_value(g, k), &m->vals[i]);
-		}
-		if (all)
-			return 1;
-	}
-	return 0;
 }
 
 /* A scalar as it appears in JSON: numbers normalised so that the key does not depend on spelling. */
@@ -138,46 +75,190 @@ static void add_canon_pair(struct strbuf *sb, const char *name, char type, const
 	sb_addc(sb, '\0');
 }
 
-static void finish_key(const char *sweep, const struct strbuf *canon, int pass, const char *replica,
-		       char out[17])
+/* Key k's pieces: for each point of its axis, `"name":value` and the canonical pair plan_key makes. */
+static void grid_pieces(struct grid *g, int k)
 {
-	uint64_t h = hash64(HASH64_INIT, sweep, strlen(sweep) + 1);
-	char tail[32];
-	int n = snprintf(tail, sizeof(tail), "%d", pass);
+	const struct spec_axis *ax = &g->s->axes[g->axis[k]];
+	struct strbuf *sb = &g->piece[k], val = STRBUF_INIT;
 
+	g->at[k] = xcalloc(2 * (size_t)ax->npoints + 1, sizeof(size_t));
+	for (int p = 0; p < ax->npoints; p++) {
+		const struct spec_scalar *v = axis_value(g->s, g->axis[k], g->col[k], p);
+		double x;
+
+		g->at[k][2 * p] = sb->len;
+		json_add_str(sb, g->names[k]);
+		sb_addc(sb, ':');
+		add_value(sb, v);
+		g->at[k][2 * p + 1] = sb->len;
+		if (v->is_num && !parse_double(v->text, &x)) {
+			sb_reset(&val);
+			json_add_num(&val, x);
+			add_canon_pair(sb, g->names[k], 'n', val.buf, val.len);
+		} else {
+			add_canon_pair(sb, g->names[k], 's', v->text, strlen(v->text));
+		}
+	}
+	g->at[k][2 * (size_t)ax->npoints] = sb->len;
+	sb_release(&val);
+}
+
+/* Which points of its key's axis each exclude entry matches, found once. */
+static void grid_excludes(struct grid *g)
+{
+	const struct spec *s = g->s;
+
+	g->cond = xcalloc((size_t)s->nexclude + 1, sizeof(*g->cond));
+	for (int e = 0; e < s->nexclude; e++) {
+		const struct spec_match *m = &s->exclude[e];
+
+		g->cond[e] = xcalloc((size_t)m->n + 1, sizeof(**g->cond));
+		for (int i = 0; i < m->n; i++) {
+			struct grid_cond *c = &g->cond[e][i];
+			int k;
+
+			for (k = 0; k < g->nkeys; k++)
+				if (!strcmp(g->names[k], m->keys[i]))
+					break;
+			c->key = k < g->nkeys ? k : -1;
+			if (c->key < 0)
+				continue;
+			c->match = xcalloc((size_t)s->axes[g->axis[k]].npoints, 1);
+			for (int p = 0; p < s->axes[g->axis[k]].npoints; p++)
+				c->match[p] = same_value(axis_value(s, g->axis[k], g->col[k], p), &m->vals[i]);
+		}
+	}
+}
+
+static void grid_init(struct grid *g, const struct spec *s)
+{
+	int k = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->s = s;
+	for (int a = 0; a < s->naxes; a++)
+		g->nkeys += s->axes[a].nkeys;
+	g->names = xcalloc((size_t)g->nkeys + 1, sizeof(*g->names));
+	g->axis = xcalloc((size_t)g->nkeys + 1, sizeof(int));
+	g->col = xcalloc((size_t)g->nkeys + 1, sizeof(int));
+	g->sorted = xcalloc((size_t)g->nkeys + 1, sizeof(int));
+	g->digit = xcalloc((size_t)s->naxes + 1, sizeof(int));
+	g->piece = xcalloc((size_t)g->nkeys + 1, sizeof(*g->piece));
+	g->at = xcalloc((size_t)g->nkeys + 1, sizeof(*g->at));
+	g->points = 1;
+	for (int a = 0; a < s->naxes; a++) {
+		g->points *= (uint64_t)s->axes[a].npoints;
+		for (int c = 0; c < s->axes[a].nkeys; c++) {
+			g->names[k] = s->axes[a].keys[c];
+			g->axis[k] = a;
+			g->col[k] = c;
+			g->sorted[k] = k;
+			k++;
+		}
+	}
+	sort_grid = g;
+	qsort(g->sorted, (size_t)g->nkeys, sizeof(int), cmp_names);
+	for (k = 0; k < g->nkeys; k++) {
+		sb_init(&g->piece[k]);
+		grid_pieces(g, k);
+	}
+	grid_excludes(g);
+	sb_init(&g->json);
+	sb_init(&g->canon);
+}
+
+static void grid_release(struct grid *g)
+{
+	for (int k = 0; k < g->nkeys; k++) {
+		sb_release(&g->piece[k]);
+		free(g->at[k]);
+	}
+	for (int e = 0; e < g->s->nexclude; e++) {
+		for (int i = 0; i < g->s->exclude[e].n; i++)
+			free(g->cond[e][i].match);
+		free(g->cond[e]);
+	}
+	free(g->cond);
+	free(g->piece);
+	free(g->at);
+	free(g->names);
+	free(g->axis);
+	free(g->col);
+	free(g->sorted);
+	free(g->digit);
+	sb_release(&g->json);
+	sb_release(&g->canon);
+}
+
+/* Point p as one digit per axis; the last axis varies fastest. */
+static void grid_seek(struct grid *g, uint64_t p)
+{
+	for (int a = g->s->naxes - 1; a >= 0; a--) {
+		uint64_t n = (uint64_t)g->s->axes[a].npoints;
+
+		g->digit[a] = (int)(p % n);
+		p /= n;
+	}
+}
+
+static int grid_excluded(const struct grid *g)
+{
+	for (int e = 0; e < g->s->nexclude; e++) {
+		int all = 1;
+
+		for (int i = 0; i < g->s->exclude[e].n && all; i++) {
+			const struct grid_cond *c = &g->cond[e][i];
+
+			all = c->key >= 0 && c->match[g->digit[g->axis[c->key]]];
+		}
+		if (all)
+			return 1;
+	}
+	return 0;
+}
+
+static uint64_t finish_key(const char *sweep, const struct strbuf *canon, int pass, const char *replica,
+			   char out[17])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t h = hash64(HASH64_INIT, sweep, strlen(sweep) + 1);
+	char tail[16], *t = tail + sizeof(tail);
+	unsigned p = (unsigned)pass;
+
+	/* The pass in decimal and its NUL, written by hand: snprintf cost a tenth of a plan. */
+	*--t = '\0';
+	do
+		*--t = (char)('0' + p % 10);
+	while ((p /= 10));
 	h = hash64(h, canon->buf ? canon->buf : "", canon->len);
-	h = hash64(h, tail, (size_t)n + 1);
+	h = hash64(h, t, (size_t)(tail + sizeof(tail) - t));
 	h = hash64(h, replica, strlen(replica) + 1);
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	for (int i = 15; i >= 0; i--)
+		out[i] = hex[(h >> (4 * (15 - i))) & 15];
+	out[16] = '\0';
+	return h;
 }
 
 /* Build the current point's JSON (spec order) and canonical form (sorted, the same bytes plan_key makes
- * from the JSON). */
+ * from the JSON) from the keys' pieces. */
 static void grid_render(struct grid *g)
 {
 	sb_reset(&g->json);
 	sb_reset(&g->canon);
 	sb_addc(&g->json, '{');
 	for (int k = 0; k < g->nkeys; k++) {
+		size_t p = 2 * (size_t)g->digit[g->axis[k]];
+
 		if (k)
 			sb_addc(&g->json, ',');
-		json_add_str(&g->json, g->names[k]);
-		sb_addc(&g->json, ':');
-		add_value(&g->json, grid_value(g, k));
+		sb_add(&g->json, g->piece[k].buf + g->at[k][p], g->at[k][p + 1] - g->at[k][p]);
 	}
 	sb_addc(&g->json, '}');
 	for (int i = 0; i < g->nkeys; i++) {
 		int k = g->sorted[i];
-		const struct spec_scalar *v = grid_value(g, k);
-		double x;
+		size_t p = 2 * (size_t)g->digit[g->axis[k]] + 1;
 
-		if (v->is_num && !parse_double(v->text, &x)) {
-			sb_reset(&g->val);
-			json_add_num(&g->val, x);
-			add_canon_pair(&g->canon, g->names[k], 'n', g->val.buf, g->val.len);
-		} else {
-			add_canon_pair(&g->canon, g->names[k], 's', v->text, strlen(v->text));
-		}
+		sb_add(&g->canon, g->piece[k].buf + g->at[k][p], g->at[k][p + 1] - g->at[k][p]);
 	}
 }
 
@@ -194,7 +275,8 @@ void plan_key(const char *sweep, const char *params, int pass, const char *repli
 
 	if (json_parse_flat(params, &o, 0, err, sizeof(err)))
 		BUG("plan_key: params are not a flat JSON object (%s): %s", err, params);
-	qsort(o.v, o.n, sizeof(*o.v), cmp_pairs);
+	if (o.n > 1)   /* o.v is NULL for {} */
+		qsort(o.v, o.n, sizeof(*o.v), cmp_pairs);
 	for (size_t i = 0; i < o.n; i++) {
 		struct strbuf val = STRBUF_INIT;
 		double x;
@@ -261,7 +343,7 @@ static int emit(struct grid *g, uint64_t point, int pass, uint64_t ord,
 
 	grid_seek(g, point);
 	grid_render(g);
-	finish_key(g->s->name, &g->canon, pass, "", g->key);
+	c.hash = finish_key(g->s->name, &g->canon, pass, "", g->key);
 	c.ord = ord;
 	c.pass = pass;
 	c.key = g->key;
@@ -270,50 +352,104 @@ static int emit(struct grid *g, uint64_t point, int pass, uint64_t ord,
 	return fn(&c, data);
 }
 
-int plan_each(const struct spec *s, int (*fn)(const struct plan_cell *, void *), void *data)
+/* A list of indices, 32 bits wide when every value fits: a shuffled plan of ten million cells keeps two
+ * such lists, 80 MB at 64 bits. */
+struct idx {
+	uint32_t *v32;
+	uint64_t *v64;
+};
+
+static void idx_init(struct idx *x, uint64_t n, uint64_t max)
 {
-	int repeat = s->repeat > 0 ? s->repeat : 1;
-	struct grid g;
-	uint64_t ord = 0, *kept = NULL, nkept = 0;
-	size_t alloc = 0;
+	x->v32 = max <= UINT32_MAX ? xmalloc((size_t)(n ? n : 1) * sizeof(*x->v32)) : NULL;
+	x->v64 = x->v32 ? NULL : xmalloc((size_t)(n ? n : 1) * sizeof(*x->v64));
+}
+
+static uint64_t idx_get(const struct idx *x, uint64_t i)
+{
+	return x->v32 ? x->v32[i] : x->v64[i];
+}
+
+static void idx_set(struct idx *x, uint64_t i, uint64_t v)
+{
+	if (x->v32)
+		x->v32[i] = (uint32_t)v;
+	else
+		x->v64[i] = v;
+}
+
+static void idx_release(struct idx *x)
+{
+	free(x->v32);
+	free(x->v64);
+}
+
+/* The shuffled order: the points that survive the excludes, and a seeded permutation of their cells. */
+static int each_shuffled(struct grid *g, int repeat, int (*fn)(const struct plan_cell *, void *), void *data)
+{
+	const struct spec *s = g->s;
+	uint64_t nkept = 0, total, ord = 0;
+	struct idx kept, perm;
+	struct rng r;
 	int ret = 0;
 
-	grid_init(&g, s);
-	/* The points that survive the excludes, once: every order below walks this list. */
-	for (uint64_t p = 0; p < g.points; p++) {
-		grid_seek(&g, p);
-		if (!grid_excluded(&g)) {
-			ALLOC_GROW(kept, nkept + 1, alloc);
-			kept[nkept++] = p;
-		}
+	for (uint64_t p = 0; p < g->points; p++) {
+		grid_seek(g, p);
+		nkept += !grid_excluded(g);
 	}
+	idx_init(&kept, nkept, g->points);
+	for (uint64_t p = 0, i = 0; p < g->points; p++) {
+		grid_seek(g, p);
+		if (!grid_excluded(g))
+			idx_set(&kept, i++, p);
+	}
+	total = nkept * (uint64_t)repeat;
+	idx_init(&perm, total, total);
+	for (uint64_t i = 0; i < total; i++)
+		idx_set(&perm, i, i);
+	rng_seed(&r, s->seed);
+	for (uint64_t i = total; i > 1; i--) {
+		uint64_t j = rng_below(&r, i), t = idx_get(&perm, i - 1);
+
+		idx_set(&perm, i - 1, idx_get(&perm, j));
+		idx_set(&perm, j, t);
+	}
+	for (uint64_t i = 0; i < total && !ret; i++) {
+		uint64_t c = idx_get(&perm, i);
+
+		ret = emit(g, idx_get(&kept, c / (uint64_t)repeat), (int)(c % (uint64_t)repeat), ord++, fn, data);
+	}
+	idx_release(&perm);
+	idx_release(&kept);
+	return ret;
+}
+
+int plan_each(const struct spec *s, int (*fn)(const struct plan_cell *, void *), void *data)
+{
+	int repeat = s->repeat > 0 ? s->repeat : 1, ret = 0;
+	struct grid g;
+	uint64_t ord = 0;
+
+	grid_init(&g, s);
+	/* Sequential and interleaved orders walk the points as they go (excludes skipped), keeping nothing. */
 	if (s->order == ORDER_SHUFFLE) {
-		uint64_t total = nkept * (uint64_t)repeat, *perm = xmalloc((size_t)(total ? total : 1) * sizeof(*perm));
-		struct rng r;
-
-		for (uint64_t i = 0; i < total; i++)
-			perm[i] = i;
-		rng_seed(&r, s->seed);
-		for (uint64_t i = total; i > 1; i--) {
-			uint64_t j = rng_below(&r, i), t = perm[i - 1];
-
-			perm[i - 1] = perm[j];
-			perm[j] = t;
-		}
-		for (uint64_t i = 0; i < total && !ret; i++)
-			ret = emit(&g, kept[perm[i] / (uint64_t)repeat], (int)(perm[i] % (uint64_t)repeat), ord++,
-				   fn, data);
-		free(perm);
+		ret = each_shuffled(&g, repeat, fn, data);
 	} else if (s->order == ORDER_INTERLEAVE) {
 		for (int pass = 0; pass < repeat && !ret; pass++)
-			for (uint64_t i = 0; i < nkept && !ret; i++)
-				ret = emit(&g, kept[i], pass, ord++, fn, data);
+			for (uint64_t p = 0; p < g.points && !ret; p++) {
+				grid_seek(&g, p);
+				if (!grid_excluded(&g))
+					ret = emit(&g, p, pass, ord++, fn, data);
+			}
 	} else {
-		for (uint64_t i = 0; i < nkept && !ret; i++)
+		for (uint64_t p = 0; p < g.points && !ret; p++) {
+			grid_seek(&g, p);
+			if (grid_excluded(&g))
+				continue;
 			for (int pass = 0; pass < repeat && !ret; pass++)
-				ret = emit(&g, kept[i], pass, ord++, fn, data);
+				ret = emit(&g, p, pass, ord++, fn, data);
+		}
 	}
-	free(kept);
 	grid_release(&g);
 	return ret;
 }

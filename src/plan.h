@@ -10,6 +10,7 @@ struct plan_cell {
 	uint64_t ord;          /* position in run order, 0-based, dense */
 	int pass;              /* 0 .. repeat-1 */
 	const char *key;       /* 16 hex digits: hash of sweep name, canonical params, pass, replica */
+	uint64_t hash;         /* that hash as a number */
 	const char *params;    /* JSON object, keys in spec order */
 	const char *replica;   /* "" here; the scheduler makes per-host and per-gpu replicas */
 };
@@ -32,7 +33,8 @@ int plan_count(const struct spec *s, uint64_t *points, uint64_t *cells);
 /*
  * Call fn for every cell in run order (sequential: a point's passes together; interleave: pass 0 of every
  * point, then pass 1, ...; shuffle: a permutation seeded by spec seed). Stops and returns fn's value when
- * it is non-zero; 0 when all were visited. Memory is O(points) (the points left after excludes).
+ * it is non-zero; 0 when all were visited. Memory: the axes' values, rendered once; shuffle also keeps
+ * the points left after excludes and a permutation of the cells (4 bytes each while they fit).
  */
 int plan_each(const struct spec *s, int (*fn)(const struct plan_cell *, void *), void *data);
 

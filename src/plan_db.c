@@ -7,7 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "plan.h"
+
+/* ---- what changed since the sweep was planned ---- */
+
+/* A grid's identity: its cells' keys, as a count and two sums that do not depend on the order (kept with
+ * the plan: struct store_grid). */
+static void sum_key(struct store_grid *g, uint64_t k)
+{
+	g->cells++;
+	g->sum += k;
+	g->mix ^= hash64(HASH64_INIT, &k, sizeof(k));
+}
+
+/* Walks of a grid stop at an interrupt: a start must not outlive Ctrl-C. */
+static int sum_cell(const struct plan_cell *c, void *data)
+{
+	sum_key(data, c->hash);
+	return interrupt_signal() ? -1 : 0;
+}
 
 struct plan_counts {
 	struct store *st;
@@ -15,6 +34,7 @@ struct plan_counts {
 	uint64_t added, existing;
 	unsigned shard, nshards;
 	int replan;
+	struct store_grid grid;   /* the figures of the whole grid, every shard's cells */
 };
 
 static int add_cell(const struct plan_cell *c, void *data)
@@ -22,6 +42,9 @@ static int add_cell(const struct plan_cell *c, void *data)
 	struct plan_counts *pc = data;
 	int added;
 
+	if (interrupt_signal())
+		return -1;
+	sum_key(&pc->grid, c->hash);
 	/* Every shard's keys: a shard's plan retires nothing of the others. */
 	if (pc->replan && store_plan_key(pc->st, c->key))
 		return -1;
@@ -34,24 +57,6 @@ static int add_cell(const struct plan_cell *c, void *data)
 		pc->added++;
 	else
 		pc->existing++;
-	return 0;
-}
-
-/* ---- what changed since the sweep was planned ---- */
-
-/* A grid's identity: its cells' keys, as a count and two sums that do not depend on the order. */
-struct grid_sum {
-	uint64_t n, sum, mix;
-};
-
-static int sum_cell(const struct plan_cell *c, void *data)
-{
-	struct grid_sum *g = data;
-	uint64_t k = strtoull(c->key, NULL, 16);
-
-	g->n++;
-	g->sum += k;
-	g->mix ^= hash64(HASH64_INIT, &k, sizeof(k));
 	return 0;
 }
 
@@ -119,18 +124,23 @@ static void measurement_changes(const struct spec *o, const struct spec *s, stru
 	join(&a, o->items, NULL, o->nitems);
 	join(&b, s->items, NULL, s->nitems);
 	add_change(what, "items", a.buf, b.buf);
+	join(&a, o->prepare, NULL, o->nprepare);
+	join(&b, s->prepare, NULL, s->nprepare);
+	add_change(what, "prepare", a.buf, b.buf);
+	join(&a, o->cleanup, NULL, o->ncleanup);
+	join(&b, s->cleanup, NULL, s->ncleanup);
+	add_change(what, "cleanup", a.buf, b.buf);
 	sb_reset(&a);
 	sb_reset(&b);
-	sb_addf(&a, "%d", (int)o->metrics);
-	sb_addf(&b, "%d", (int)s->metrics);
-	for (int i = 0; i < o->nregex; i++)
-		sb_addf(&a, " %s=%s", o->regex[i].name, o->regex[i].pattern);
-	for (int i = 0; i < s->nregex; i++)
-		sb_addf(&b, " %s=%s", s->regex[i].name, s->regex[i].pattern);
+	spec_metrics_text(o, &a);
+	spec_metrics_text(s, &b);
 	if (strcmp(a.buf, b.buf))
 		sb_addf(what, "%smetrics changed", what->len ? "; " : "");
-	if (s->command)
+	if (s->command) {
 		add_num_change(what, "timeout", o->timeout, s->timeout);
+		add_num_change(what, "runs", o->runs, s->runs);
+		add_num_change(what, "warmup", o->warmup_runs, s->warmup_runs);
+	}
 	add_num_change(what, "timing.min_samples", o->timing.min_samples, s->timing.min_samples);
 	add_num_change(what, "timing.min_time", o->timing.min_time, s->timing.min_time);
 	add_num_change(what, "timing.max_noise", o->timing.max_noise, s->timing.max_noise);
@@ -177,8 +187,8 @@ static int collect_key(const struct plan_cell *c, void *data)
 	struct key_set *k = data;
 
 	ALLOC_GROW(k->v, k->n + 1, k->alloc);
-	k->v[k->n++] = strtoull(c->key, NULL, 16);
-	return 0;
+	k->v[k->n++] = c->hash;
+	return interrupt_signal() ? -1 : 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -191,47 +201,68 @@ static int cmp_u64(const void *a, const void *b)
 static int count_hit(const struct plan_cell *c, void *data)
 {
 	struct key_set *k = data;
-	uint64_t key = strtoull(c->key, NULL, 16);
-
-	k->hits += bsearch(&key, k->v, k->n, sizeof(*k->v), cmp_u64) != NULL;
-	return 0;
+	k->hits += bsearch(&c->hash, k->v, k->n, sizeof(*k->v), cmp_u64) != NULL;
+	return interrupt_signal() ? -1 : 0;
 }
 
-/* Every cell of o's grid is one of s's (s only adds cells). */
+/* Every cell of o's grid is one of s's (s only adds cells): 1, 0, or -1 when interrupted. */
 static int grid_grew(const struct spec *o, const struct spec *s, uint64_t n_old)
 {
 	struct key_set k = { NULL, 0, 0, 0 };
+	int ret = -1;
 
-	plan_each(o, collect_key, &k);
-	qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
-	plan_each(s, count_hit, &k);
+	if (!plan_each(o, collect_key, &k)) {
+		qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
+		if (!plan_each(s, count_hit, &k))
+			ret = k.hits == n_old;
+	}
 	free(k.v);
-	return k.hits == n_old;
+	return ret;
 }
 
+/* What the comparison of two specs found out. */
+struct changes {
+	struct strbuf what;      /* what changed that matters (empty: nothing) */
+	int remeasure;           /* the measurement changed */
+	uint64_t grew;           /* the grid only grew, by this many cells */
+	int same_grid;           /* the grid is the one planned: the same cells, whatever their order */
+};
+
 /* The grid: which cells there are (values, excludes, repeat, per). A grid that only grew is no change
- * (the cells planned before are all still the spec's: the new ones are planned, *grew of them). */
-static void grid_changes(const struct spec *o, const struct spec *s, struct strbuf *what, uint64_t *grew)
+ * (the cells planned before are all still the spec's: the new ones are planned, c->grew of them). The
+ * old grid's figures come from the plan (kept, NULL when not) or from walking it. -1: interrupted. */
+static int grid_changes(const struct spec *o, const struct spec *s, const struct store_grid *kept,
+			struct changes *c)
 {
 	static const char *const per[] = { [PER_ANY] = "any", [PER_HOST] = "host", [PER_GPU] = "gpu" };
-	struct grid_sum go = { 0 }, gs = { 0 };
+	struct store_grid go = { 0 }, gs = { 0 };
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf *what = &c->what;
 	size_t before = what->len;
+	int ret = -1, grew;
 
-	*grew = 0;
 	add_change(what, "per", per[o->per], per[s->per]);
 	/* The same axes, values, excludes and repeat are the same cells: no need to walk them. */
 	grid_text(o, &a);
 	grid_text(s, &b);
-	if (!strcmp(a.buf, b.buf))
+	c->same_grid = !strcmp(a.buf, b.buf);
+	if (c->same_grid)
+		goto done;
+	if (kept)
+		go = *kept;
+	else if (plan_each(o, sum_cell, &go))
 		goto out;
-	plan_each(o, sum_cell, &go);
-	plan_each(s, sum_cell, &gs);
-	if (go.n == gs.n && go.sum == gs.sum && go.mix == gs.mix)
+	if (plan_each(s, sum_cell, &gs))
 		goto out;
-	if (what->len == before && gs.n > go.n && grid_grew(o, s, go.n)) {
-		*grew = gs.n - go.n;
-		goto out;
+	c->same_grid = go.cells == gs.cells && go.sum == gs.sum && go.mix == gs.mix;
+	if (c->same_grid)
+		goto done;
+	if (what->len == before && gs.cells > go.cells) {
+		if ((grew = grid_grew(o, s, go.cells)) < 0)
+			goto out;
+		c->grew = grew ? gs.cells - go.cells : 0;
+		if (grew)
+			goto done;
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		const struct spec *x = pass ? o : s, *y = pass ? s : o;
@@ -253,44 +284,51 @@ static void grid_changes(const struct spec *o, const struct spec *s, struct strb
 	add_num_change(what, "repeat", o->repeat, s->repeat);
 	if (what->len == before)
 		sb_addf(what, "%sexclude changed", what->len ? "; " : "");
-	sb_addf(what, " (%" PRIu64 " cells -> %" PRIu64 ")", go.n, gs.n);
+	sb_addf(what, " (%" PRIu64 " cells -> %" PRIu64 ")", go.cells, gs.cells);
+done:
+	ret = 0;
 out:
 	sb_release(&a);
 	sb_release(&b);
 	sb_release(&name);
+	return ret;
 }
 
 /*
- * Compare s with the spec the database holds for its sweep: *what says what changed (empty: nothing
- * that matters), *remeasure whether the measurement did, *grew how many cells a grid that only grew added. A stored spec that no longer parses (its
- * problems printed) counts as changed in every way.
+ * Compare s with the spec the database holds for its sweep (kept: the figures of its planned grid, or
+ * NULL). A stored spec that no longer parses (its problems printed) counts as changed in every way; no
+ * stored spec, or the same text, as no change at all. -1 after error() or when interrupted.
  */
-static int plan_db_changes(const struct spec *s, struct store *st, struct strbuf *what, int *remeasure,
-			   uint64_t *grew)
+static int plan_db_changes(const struct spec *s, struct store *st, const struct store_grid *kept,
+			   struct changes *c)
 {
 	struct spec old;
 	char *text;
+	int ret;
 
-	*remeasure = 0;
-	*grew = 0;
+	c->remeasure = 0;
+	c->grew = 0;
+	c->same_grid = 1;
 	if (store_sweep_spec(st, s->name, &text))
 		return -1;
 	if (!text || (s->text && !strcmp(text, s->text))) {
+		c->same_grid = text != NULL;
 		free(text);
 		return 0;
 	}
 	if (spec_parse("(the spec stored in the database)", text, strlen(text), &old)) {
-		sb_adds(what, "the stored spec does not parse any more (above)");
-		*remeasure = 1;
+		sb_adds(&c->what, "the stored spec does not parse any more (above)");
+		c->remeasure = 1;
+		c->same_grid = 0;
 		free(text);
 		return 0;
 	}
-	measurement_changes(&old, s, what);
-	*remeasure = what->len > 0;
-	grid_changes(&old, s, what, grew);
+	measurement_changes(&old, s, &c->what);
+	c->remeasure = c->what.len > 0;
+	ret = grid_changes(&old, s, kept, c);
 	spec_release(&old);
 	free(text);
-	return 0;
+	return ret;
 }
 
 int plan_db_size(const struct spec *s, uint64_t max)
@@ -306,50 +344,88 @@ int plan_db_size(const struct spec *s, uint64_t max)
 		     "(--max-cells N raises the limit)", s->path, s->name, cells, max);
 }
 
+/* The plan's cells for this shard are all in the database: a plan of every shard, or of this one. */
+static int plan_covers(const struct store_grid *kept, const struct plan_db_opts *o)
+{
+	char shard[24];
+
+	snprintf(shard, sizeof(shard), "%u/%u", o->shard, o->nshards);
+	return !kept->shard[0] || (o->nshards && !strcmp(kept->shard, shard));
+}
+
+/* Nothing to plan: the spec's text (if another, with the same measurement and cells) and the kept figures
+ * under its hash. *existing: the sweep's cells that are the spec's. */
+static int plan_same(const struct spec *s, struct store *st, const struct store_grid *kept,
+		     uint64_t *existing)
+{
+	struct store_counts c;
+
+	if (store_begin(st))
+		return -1;
+	if (store_put_sweep(st, s) || store_grid_put(st, s->name, kept) || store_cell_counts(st, s->name, "", &c) ||
+	    store_commit(st)) {
+		store_rollback(st);
+		return -1;
+	}
+	*existing = c.planned + c.running + c.ok + c.quarantined + c.template;
+	return 0;
+}
+
 int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_opts *o, uint64_t *added,
 		 uint64_t *existing)
 {
-	struct plan_counts pc = { st, s, 0, 0, o->shard, o->nshards, o->replan };
-	struct strbuf what = STRBUF_INIT;
+	struct plan_counts pc = { st, s, 0, 0, o->shard, o->nshards, o->replan, { 0 } };
+	struct changes c = { STRBUF_INIT, 0, 0, 0 };
 	struct store_replan_stats rs;
-	uint64_t grew = 0;
-	int remeasure = 0, ret = -1;
+	struct store_grid kept;
+	uint64_t cells;
+	int found, ret = -1;
 
 	if (plan_db_size(s, o->max_cells))
 		return -2;
-	if (plan_db_changes(s, st, &what, &remeasure, &grew))
+	if (store_grid_get(st, s->name, &kept, &found) || plan_db_changes(s, st, found ? &kept : NULL, &c))
 		goto out;
-	if (what.len && !o->replan) {
+	if (c.what.len && !o->replan) {
 		error("the sweep '%s' in '%s' was planned from another spec: %s. Nothing was run. Give this spec a new "
 		      "sweep name to keep both, or run with --replan to replace the plan (cells no longer in the "
 		      "spec are retired, results of a changed measurement are kept as superseded and measured "
-		      "again)", s->name, store_path(st), what.buf);
+		      "again)", s->name, store_path(st), c.what.buf);
 		ret = -2;
 		goto out;
 	}
-	/* A grid that grew may take back cells an earlier --replan retired: they are the spec's again. */
-	pc.replan = what.len ? o->replan : grew > 0;
-	if (store_begin(st))
+	/* The same cells, all planned before: what a run of the same spec finds, without expanding its
+	 * grid (ten million cells take a minute). */
+	if (!c.what.len && c.same_grid && found && plan_covers(&kept, o)) {
+		*added = 0;
+		ret = plan_same(s, st, &kept, existing);
 		goto out;
-	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc) ||
-	    (pc.replan && store_replan(st, s->name, s->per != PER_ANY, s->max_attempts, remeasure, &rs))) {
+	}
+	/* A grid that grew may take back cells an earlier --replan retired: they are the spec's again. */
+	pc.replan = c.what.len ? o->replan : c.grew > 0;
+	if (o->nshards)
+		snprintf(pc.grid.shard, sizeof(pc.grid.shard), "%u/%u", o->shard, o->nshards);
+	plan_check_size(s, UINT64_MAX, &cells);
+	if (store_begin_plan(st, cells / (o->nshards ? o->nshards : 1)))
+		goto out;
+	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc) || store_grid_put(st, s->name, &pc.grid) ||
+	    (pc.replan && store_replan(st, s->name, s->per != PER_ANY, s->max_attempts, c.remeasure, &rs))) {
 		store_rollback(st);
 		goto out;
 	}
 	if (store_commit(st))
 		goto out;
-	if (grew && !what.len)
+	if (c.grew && !c.what.len)
 		fprintf(stderr, "sweep: %s: the spec's grid grew by %" PRIu64 " cells: planned; %" PRIu64 " retired "
-			"cells (and replicas) are the spec's again\n", s->name, grew, rs.back);
+			"cells (and replicas) are the spec's again\n", s->name, c.grew, rs.back);
 	else if (pc.replan)
 		fprintf(stderr, "sweep: %s: replanned (%s): %" PRIu64 " cells retired, %" PRIu64 " back in the spec, "
 			"%" PRIu64 " new; %" PRIu64 " results superseded, %" PRIu64 " cells to measure again\n",
-			s->name, what.buf, rs.retired, rs.back, pc.added, rs.superseded, rs.remeasured);
+			s->name, c.what.buf, rs.retired, rs.back, pc.added, rs.superseded, rs.remeasured);
 	*added = pc.added;
 	*existing = pc.existing;
 	ret = 0;
 out:
-	sb_release(&what);
+	sb_release(&c.what);
 	return ret;
 }
 

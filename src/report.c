@@ -78,14 +78,46 @@ int report_opts_split(const char *what, const char *list, char ***out, int *n)
 	}
 }
 
-int report_opts_stat(const char *stat)
+double report_opts_percentile(const char *stat)
 {
-	static const char *const stats[] = { "median", "mean", "geomean", "min", "max" };
+	double v;
 
-	for (size_t i = 0; i < ARRAY_SIZE(stats); i++)
-		if (!strcmp(stat, stats[i]))
+	if (stat[0] != 'p' || !stat[1] || stat[1 + strspn(stat + 1, "0123456789.")] || parse_double(stat + 1, &v) ||
+	    v < 0 || v > 100)
+		return NAN;
+	return v / 100;
+}
+
+int report_opts_stat(const char *stat, enum report_mode mode)
+{
+	static const char *const stats[] = { "median", "mean", "geomean", "min", "max", "stdev", "cv" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stats) && strcmp(stat, stats[i]); i++)
+		;
+	if (i == ARRAY_SIZE(stats) && isnan(report_opts_percentile(stat)))
+		return fail_usage("--stat is median, mean, geomean, min, max, stdev, cv or pNN (a percentile such "
+				  "as p90), not '%s'", stat);
+	switch (mode) {
+	case REPORT_TABLE:
+		return FAIL_OK;
+	case REPORT_LIMIT:
+	case REPORT_PLOT:
+		if (i < 5)
 			return FAIL_OK;
-	return fail_usage("--stat is median, mean, geomean, min or max, not '%s'", stat);
+		return fail_usage("--stat %s: %s takes median, mean, geomean, min or max", stat,
+				  mode == REPORT_LIMIT ? "--limit" : "a plot");
+	case REPORT_COMPARE:
+		if (!strcmp(stat, "mean") || !strcmp(stat, "geomean"))
+			return FAIL_OK;
+		return fail_usage("--stat %s: --compare takes mean (the ratio of means) or geomean (the geometric "
+				  "mean of the per-unit ratios)", stat);
+	case REPORT_DRIFT:
+	case REPORT_SCORE:
+		break;
+	}
+	return fail_usage("--stat goes with a table, --limit or --compare, not --%s",
+			  mode == REPORT_DRIFT ? "drift" : "score");
 }
 
 int report_opts_errors(struct report_opts *o, const char *arg)
@@ -98,6 +130,14 @@ int report_opts_errors(struct report_opts *o, const char *arg)
 			return FAIL_OK;
 		}
 	return fail_usage("--errors is none, spread or ci, not '%s'", arg);
+}
+
+int report_opts_interval(struct report_opts *o, const char *arg)
+{
+	if (strcmp(arg, "percentile") && strcmp(arg, "bca"))
+		return fail_usage("--interval is percentile or bca, not '%s'", arg);
+	o->interval = !strcmp(arg, "bca") ? STATS_BCA : STATS_PERCENTILE;
+	return FAIL_OK;
 }
 
 int report_opts_level(const char *opt, const char *s, double *out)
@@ -127,7 +167,8 @@ int report_opts_bootstrap(struct report_opts *o, const char *name, const char *a
 	if (!strcmp(name, "ci"))
 		return report_opts_level("--ci", arg, &o->ci);
 	if (!strcmp(name, "boot")) {
-		if (!(ret = report_opts_number(arg, 1, 10000000, "--boot takes 1 to 10000000 resamples", &l)))
+		/* fewer than 100 resamples put the bounds on a handful of them; under 1000 is warned of */
+		if (!(ret = report_opts_number(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
 			o->boot = (int)l;
 		return ret;
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "exitcode.h"
+#include "stats.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
@@ -39,7 +40,8 @@ struct report_opts {
 	char **pool;               /* --pool KEYS: parameters aggregated over on purpose */
 	int npool;
 	const char *metric;        /* --metric (--y of a plot); NULL for --drift, optional for --score */
-	const char *stat;          /* median | mean | geomean | min | max */
+	const char *stat;          /* what report_opts_stat takes for the mode: median (mean for --compare) unless
+				    * --stat */
 	const char *where;         /* --where EXPR, or NULL */
 	const char *out;           /* --out FILE, or NULL for stdout */
 	const struct table_format *fmt;
@@ -47,6 +49,9 @@ struct report_opts {
 	int strict;                /* --strict: results above their noise target left out */
 	int summary;               /* --summary[=KEY] */
 	const char *summary_by;    /* the KEY of --summary=KEY, or NULL for one group */
+	const char *unit;          /* --unit KEY: one value per KEY (a row key; "row": each row) in a summary;
+				    * NULL: host, else replica, when a row key, else each row */
+	int drop_first;            /* --drop-first: each worker's first control run left out of the drift */
 	int exclude_unstable;      /* leave out the hosts --drift calls unstable */
 	double threshold;          /* drift and noise threshold, a fraction (0.03) */
 
@@ -55,6 +60,7 @@ struct report_opts {
 	double ci;                 /* interval level in (0, 1) */
 	int boot;                  /* bootstrap resamples */
 	uint64_t seed;
+	enum stats_interval interval;      /* --interval percentile | bca */
 
 	const char *limit;         /* --limit EXPR */
 	double bar;                /* --score --bar PCT as a percentage; NaN when not given */
@@ -79,24 +85,34 @@ void report_opts_release(struct report_opts *o);
 int report_opts_compare(struct report_opts *o, const char *arg);
 /* Split "a,b,c" into owned strings; FAIL_USAGE after error() for an empty element. */
 int report_opts_split(const char *what, const char *list, char ***out, int *n);
-/* FAIL_OK when stat is one --stat takes (median, mean, geomean, min, max); else FAIL_USAGE after error(). */
-int report_opts_stat(const char *stat);
+/*
+ * FAIL_OK when mode takes stat: a table median, mean, geomean, min, max, stdev, cv (stdev / mean) or pNN
+ * (the NNth percentile, 0 <= NN <= 100: p90, p99.9); --limit and a plot the first five; --compare mean
+ * (the ratio of means) or geomean (the geometric mean of the ratios); --drift and --score none. Else
+ * FAIL_USAGE after error() saying what the mode takes.
+ */
+int report_opts_stat(const char *stat, enum report_mode mode);
+/* The percentile of a --stat pNN as a fraction in [0, 1], or NaN for another statistic. */
+double report_opts_percentile(const char *stat);
 /* A percentage given as 95 or 0.95, as a fraction in (0, 1) (--ci, --spread); FAIL_USAGE after error(). */
 int report_opts_level(const char *opt, const char *s, double *out);
-/* A number option: parsed, in [min, max], or FAIL_USAGE after error() saying what it takes ("--boot takes 1
- * to 10000000 resamples"). */
+/* A number option: parsed, in [min, max], or FAIL_USAGE after error() saying what it takes ("--boot takes
+ * 100 to 10000000 resamples"). */
 int report_opts_number(const char *arg, long min, long max, const char *takes, long *out);
-/* The bootstrap's options, name "ci" (a level), "boot" (1 to 10000000 resamples) or "seed" (an integer),
+/* The bootstrap's options, name "ci" (a level), "boot" (100 to 10000000 resamples) or "seed" (an integer),
  * into o. FAIL_USAGE after error() for a bad value. */
 int report_opts_bootstrap(struct report_opts *o, const char *name, const char *arg);
+/* --interval percentile|bca into o->interval; FAIL_USAGE after error() for another word. */
+int report_opts_interval(struct report_opts *o, const char *arg);
 /* --errors none|spread|ci into o->errors; FAIL_USAGE after error() for another word. */
 int report_opts_errors(struct report_opts *o, const char *arg);
 
 /* ---- report_print.c, report_run.c: the report ---- */
 
-/* Whether --out may be written: never over an SQLite file or the database db being read. FAIL_OK,
- * FAIL_UNSAFE after error() when it may not, FAIL_IO when it cannot be checked. */
-int report_out_check(const char *out, const char *db);
+/* Whether path (NULL: stdout), the output named what in messages ("--out"), may be written:
+ * store_output_check's rule (never over a database, its side files, another file SQLite made or the
+ * database db being read). FAIL_OK, or FAIL_UNSAFE after error() when it may not or cannot be checked. */
+int report_out_check(const char *what, const char *path, const char *db);
 /*
  * The report o asks for (any mode), printed to o->out or stdout (a plot: its files, and what was written
  * on stdout); notes on stderr. Returns an enum fail: FAIL_USAGE when the input cannot be reported (a

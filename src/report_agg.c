@@ -3,6 +3,7 @@
  * report_pair.c.) The statistic of a group of results itself is SQL's (store_functions.c's median and the
  * like), in the statements of report_query.c. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,8 +168,8 @@ static void pivot(const struct report_rows *in, int nr, const char *const *colke
 			if (!same)
 				break;
 			report_rows_set_num(out, at, c, report_rows_num(in, first, nr + nc));
-			out->mark[at * (size_t)out->ncol + (size_t)c] =
-				report_rows_num(in, first, nr + nc + 2 + ng) > 0;
+			if (report_rows_num(in, first, nr + nc + 2 + ng) > 0)
+				report_rows_mark(out, at, c, MARK_NOISE);
 		}
 	}
 	for (size_t i = 0; i < ncol; i++) {
@@ -202,7 +203,7 @@ void report_agg_table(const struct report_rows *in, const char *const *keys, int
 		report_rows_set_num(out, row, out->ncol - 2, report_rows_num(in, j, at + 1));
 		report_rows_set_num(out, row, out->ncol - 1, report_rows_num(in, j, at));
 		if (report_rows_num(in, j, at + 2 + ng) > 0)
-			report_rows_mark(out, row, out->ncol - 1);
+			report_rows_mark(out, row, out->ncol - 1, MARK_NOISE);
 	}
 }
 
@@ -233,6 +234,9 @@ char **report_agg_varying(const struct report_rows *in, const char *const *cand,
 
 const char *const report_sum_name[NSUM] = { "median", "min", "max", "mean", "ci95 lo", "ci95 hi", "n" };
 
+/* A summary has fewer units than this: its interval is marked and warned of. */
+#define FEW_UNITS 5
+
 static int cmp_num(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -240,31 +244,83 @@ static int cmp_num(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The statistics of the values of column c in the rows of group g (every row when g is NULL) into
- * st[SUM_...]. x holds in->n doubles. */
-static void summary_of(const struct report_rows *in, int c, const char *g, double *x, double *st)
+/* The unit of each row: uid[j] numbers the distinct values of column u (unknown is one value) in the order
+ * they sort; each row its own unit when u < 0. Returns the number of units. */
+static const struct report_rows *unit_rows;
+static int unit_col;
+static int unit_cmp(const void *pa, const void *pb)
+{
+	const char *a = report_rows_text(unit_rows, *(const size_t *)pa, unit_col);
+	const char *b = report_rows_text(unit_rows, *(const size_t *)pb, unit_col);
+
+	return !a || !b ? !!a - !!b : strcmp(a, b);
+}
+
+static size_t unit_ids(const struct report_rows *in, int u, size_t *uid)
+{
+	size_t *order = xmalloc((in->n + 1) * sizeof(*order)), n = 0;
+
+	for (size_t j = 0; j < in->n; j++)
+		order[j] = uid[j] = j;
+	if (u < 0) {
+		free(order);
+		return in->n;
+	}
+	unit_rows = in;
+	unit_col = u;
+	qsort(order, in->n, sizeof(*order), unit_cmp);
+	for (size_t k = 0; k < in->n; k++) {
+		if (k && unit_cmp(&order[k - 1], &order[k]))
+			n++;
+		uid[order[k]] = n;
+	}
+	free(order);
+	return in->n ? n + 1 : 0;
+}
+
+/* One summary's work space: per unit the sum and count of its rows' values in a column. */
+struct units {
+	const size_t *uid;
+	size_t nunit;
+	double *sum, *x;
+	size_t *cnt;
+};
+
+/* The statistics over the units of group g (every row when g is NULL) of column c into st[SUM_...]: a
+ * unit's value is the mean of its rows' values; units without one are left out. */
+static void summary_of(const struct report_rows *in, int c, const char *g, struct units *u, double *st)
 {
 	size_t n = 0;
 
+	memset(u->sum, 0, u->nunit * sizeof(*u->sum));
+	memset(u->cnt, 0, u->nunit * sizeof(*u->cnt));
 	for (size_t j = 0; j < in->n; j++) {
 		const char *gj = in->group >= 0 ? report_rows_text(in, j, in->group) : NULL;
+		double v = report_rows_num(in, j, c);
 
-		if ((!g || (gj && !strcmp(gj, g))) && !isnan(report_rows_num(in, j, c)))
-			x[n++] = report_rows_num(in, j, c);
+		if ((!g || (gj && !strcmp(gj, g))) && !isnan(v)) {
+			u->sum[u->uid[j]] += v;
+			u->cnt[u->uid[j]]++;
+		}
 	}
-	qsort(x, n, sizeof(*x), cmp_num);
-	st[SUM_MEDIAN] = n ? stats_quantile_sorted(x, n, 0.5) : NAN;
-	st[SUM_MIN] = n ? x[0] : NAN;
-	st[SUM_MAX] = n ? x[n - 1] : NAN;
-	st[SUM_MEAN] = stats_mean(x, n);
-	stats_mean_ci(x, n, 0.95, &(double){ 0 }, &st[SUM_LO], &st[SUM_HI]);
+	for (size_t k = 0; k < u->nunit; k++)
+		if (u->cnt[k])
+			u->x[n++] = u->sum[k] / (double)u->cnt[k];
+	qsort(u->x, n, sizeof(*u->x), cmp_num);
+	st[SUM_MEDIAN] = n ? stats_quantile_sorted(u->x, n, 0.5) : NAN;
+	st[SUM_MIN] = n ? u->x[0] : NAN;
+	st[SUM_MAX] = n ? u->x[n - 1] : NAN;
+	st[SUM_MEAN] = stats_mean(u->x, n);
+	stats_mean_ci(u->x, n, 0.95, &(double){ 0 }, &st[SUM_LO], &st[SUM_HI]);
 	st[SUM_N] = (double)n;
 }
 
-/* The summary rows of group g (NULL: all rows). */
-static void summary_group(const struct report_rows *in, const char *g, double *x, struct report_rows *out)
+/* The summary rows of group g (NULL: all rows); an interval over fewer than FEW_UNITS units is marked (one
+ * unit has none: "-"), and the group's fewest units said. */
+static void summary_group(const struct report_rows *in, const char *g, const char *unit, struct units *u,
+			  struct report_rows *out, struct report_notes *nt)
 {
-	size_t first = out->n;
+	size_t first = out->n, fewest = SIZE_MAX;
 	double st[NSUM];
 
 	for (int k = 0; k < NSUM; k++) {
@@ -277,38 +333,67 @@ static void summary_group(const struct report_rows *in, const char *g, double *x
 		if (in->col[c].kind != RCOL_NUM)
 			continue;
 		if (!in->col[c].nosum) {
-			summary_of(in, c, g, x, st);
+			summary_of(in, c, g, u, st);
 			for (int k = 0; k < NSUM; k++)
 				report_rows_set_num(out, first + (size_t)k, oc, st[k]);
+			if (st[SUM_N] < FEW_UNITS && !isnan(st[SUM_LO])) {
+				report_rows_mark(out, first + SUM_LO, oc, MARK_CAVEAT);
+				report_rows_mark(out, first + SUM_HI, oc, MARK_CAVEAT);
+			}
+			if (st[SUM_N] > 0 && (size_t)st[SUM_N] < fewest)
+				fewest = (size_t)st[SUM_N];
 		}
 		oc++;
 	}
+	if (fewest < FEW_UNITS) {
+		report_notes_warn(nt, "the summary%s%s%s rests on %zu %s (n, one value per %s), fewer than %d: its "
+				  "95%% interval is rough or missing (marked)", g ? " of '" : "", g ? g : "",
+				  g ? "'" : "", fewest, fewest == 1 ? "unit" : "units", unit ? unit : "row",
+				  FEW_UNITS);
+		report_notes_caveat(nt, "a summary's interval rests on fewer than 5 units");
+	}
 }
 
-void report_agg_summary(const struct report_rows *in, struct report_rows *out)
+void report_agg_summary(const struct report_rows *in, const char *unit, struct report_rows *out,
+			struct report_notes *nt)
 {
-	double *x = xmalloc((in->n + 1) * sizeof(*x));
+	int u = -1;
+	size_t *uid = xmalloc((in->n + 1) * sizeof(*uid));
+	struct units us;
 
 	report_rows_init(out);
 	report_rows_col(out, "stat", RCOL_TEXT);
 	report_rows_col(out, "group", RCOL_TEXT);
-	for (int c = 0; c < in->ncol; c++)
+	for (int c = 0; c < in->ncol; c++) {
+		if (unit && in->col[c].kind == RCOL_KEY && !strcmp(in->col[c].name, unit))
+			u = c;
 		if (in->col[c].kind == RCOL_NUM) {
 			int oc = report_rows_col(out, in->col[c].name, RCOL_NUM);
 
 			out->col[oc] = (struct report_col){ out->col[oc].name, RCOL_NUM, in->col[c].sig,
 							    in->col[c].nosum, in->col[c].align, in->col[c].ci };
 		}
+	}
+	if (unit && u < 0)
+		BUG("report_agg_summary: the unit '%s' is no key of the rows", unit);
+	us.uid = uid;
+	us.nunit = unit_ids(in, u, uid);
+	us.sum = xcalloc(us.nunit + 1, sizeof(*us.sum));
+	us.x = xcalloc(us.nunit + 1, sizeof(*us.x));
+	us.cnt = xcalloc(us.nunit + 1, sizeof(*us.cnt));
 	if (in->group < 0)
-		summary_group(in, NULL, x, out);
+		summary_group(in, NULL, unit, &us, out, nt);
 	for (size_t j = 0; in->group >= 0 && j < in->n; j++) {
 		const char *g = report_rows_text(in, j, in->group);
 		const char *prev = j ? report_rows_text(in, j - 1, in->group) : NULL;
 
 		if (g && (!j || !prev || strcmp(g, prev)))
-			summary_group(in, g, x, out);
+			summary_group(in, g, unit, &us, out, nt);
 	}
-	free(x);
+	free(us.sum);
+	free(us.x);
+	free(us.cnt);
+	free(uid);
 }
 
 /* ---- limits ---- */
@@ -368,22 +453,27 @@ void report_agg_limit(const struct report_rows *in, const char *const *keys, int
 	num_col(out, "share", 3, 0);
 	for (size_t j = 0; j < in->n; j++) {
 		size_t row = add_keyed(out, in, j, nkey, nkey);
+		double lim = report_rows_num(in, j, at + 4);
 
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 3; k++)
 			report_rows_set_num(out, row, v0 + k, report_rows_num(in, j, at + k));
-		if (report_rows_num(in, j, at + 4 + (int)njoined) > 0) {
-			report_rows_mark(out, row, v0 + 1);    /* the metric, and the share that rests on it */
-			report_rows_mark(out, row, v0 + 3);
+		/* the share: the statistic of the metric over that of the limit, both over the results that
+		 * have the two (the one rule of a share, which the title states) */
+		report_rows_set_num(out, row, v0 + 3, lim != 0 ? report_rows_num(in, j, at + 3) / lim : NAN);
+		if (report_rows_num(in, j, at + 5 + (int)njoined) > 0) {
+			/* the metric, and the share that rests on it */
+			report_rows_mark(out, row, v0 + 1, MARK_NOISE);
+			report_rows_mark(out, row, v0 + 3, MARK_NOISE);
 		}
 	}
 	for (size_t i = 0; i < njoined; i++)
-		note_missing(in, at + 4 + (int)i, joined[i], nt);
+		note_missing(in, at + 5 + (int)i, joined[i], nt);
 }
 
 /* ---- drift ---- */
 
 /* The worker rows of report_agg_drift. */
-enum { W_HOST, W_RUN, W_RANK, W_GPU, W_N, W_MEDIANS, W_DRIFT, W_NOISE };
+enum { W_HOST, W_RUN, W_RANK, W_GPU, W_N, W_MEDIANS, W_REF, W_DRIFT, W_NOISE };
 
 static const char *or_default(const char *s, const char *def)
 {
@@ -404,36 +494,50 @@ static int drift_new_worker(const struct report_rows *in, size_t j)
 	return 0;
 }
 
-/* Worker row at, of the control rows [first, end). */
-static void drift_worker(const struct report_rows *in, size_t first, size_t end, struct report_rows *out,
-			 size_t at)
+/*
+ * Worker row at, of the control rows [first, end) (the first of them left out when drop_first and there
+ * are more). The reference is the median of the runs' medians, so no single run (a slow first one) sets
+ * it; the drift is the largest |median / reference - 1|. The noise is the largest a run stored; a
+ * command's control run of one sample stores none, so then it is the spread of the runs themselves (their
+ * relative standard deviation, from 2 runs).
+ */
+static void drift_worker(const struct report_rows *in, size_t first, size_t end, int drop_first,
+			 struct report_rows *out, size_t at)
 {
 	static const char *const def[] = { "(unknown)", "-", "-", "-" };
-	double *median = xmalloc((end - first) * sizeof(*median)), drift = 0, noise = NAN;
-	size_t n = end - first;
+	double *median = xmalloc((end - first) * sizeof(*median)), ref, drift = 0, noise = NAN;
+	size_t n;
 
 	for (int k = 0; k < 4; k++)
 		report_rows_set_text(out, at, k, or_default(report_rows_text(in, first, k), def[k]));
+	first += drop_first && end - first > 1;
+	n = end - first;
 	for (size_t k = 0; k < n; k++) {
-		double dev, nk = report_rows_num(in, first + k, 6);
+		double nk = report_rows_num(in, first + k, 6);
 
 		median[k] = report_rows_num(in, first + k, 5);
-		dev = fabs(median[k] / median[0] - 1);
-		if (dev > drift)
-			drift = dev;
 		if (!isnan(nk) && (isnan(noise) || nk > noise))
 			noise = nk;
 	}
+	ref = stats_median(median, n);
+	for (size_t k = 0; k < n; k++)
+		if (fabs(median[k] / ref - 1) > drift)
+			drift = fabs(median[k] / ref - 1);
+	if (isnan(noise) && n > 1)
+		noise = stats_stdev(median, n) / stats_mean(median, n);
 	report_rows_set_num(out, at, W_N, (double)n);
 	report_rows_set_series(out, at, W_MEDIANS, median, n);
+	report_rows_set_num(out, at, W_REF, ref);
 	report_rows_set_num(out, at, W_DRIFT, drift);
 	report_rows_set_num(out, at, W_NOISE, noise);
 	free(median);
 }
 
-void report_agg_drift(const struct report_rows *in, struct report_rows *out)
+void report_agg_drift(const struct report_rows *in, int drop_first, struct report_rows *out)
 {
-	static const char *const names[] = { "host", "run", "worker", "gpu", "n", "medians", "drift", "noise" };
+	static const char *const names[] = {
+		"host", "run", "worker", "gpu", "n", "medians", "reference", "drift", "noise",
+	};
 
 	report_rows_init(out);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
@@ -441,7 +545,7 @@ void report_agg_drift(const struct report_rows *in, struct report_rows *out)
 	for (size_t j = 0, end; j < in->n; j = end) {
 		for (end = j + 1; end < in->n && !drift_new_worker(in, end); end++)
 			;
-		drift_worker(in, j, end, out, report_rows_add(out));
+		drift_worker(in, j, end, drop_first, out, report_rows_add(out));
 	}
 }
 
@@ -456,15 +560,15 @@ char *report_agg_unstable(const struct report_rows *workers, size_t row, double 
 	return NULL;
 }
 
-/* Up to 8 ratios to the first median, spread evenly over the run, first and last included. */
-static void drift_path(const double *median, size_t n, double *ratio, size_t *nratio)
+/* Up to 8 ratios to the reference, spread evenly over the run, first and last included. */
+static void drift_path(const double *median, size_t n, double ref, double *ratio, size_t *nratio)
 {
 	size_t shown = n < 8 ? n : 8;
 
 	for (size_t i = 0; i < shown; i++) {
 		double at = shown == 1 ? 0 : (double)i * (double)(n - 1) / (double)(shown - 1);
 
-		ratio[i] = median[(size_t)llround(at)] / median[0];
+		ratio[i] = median[(size_t)llround(at)] / ref;
 	}
 	*nratio = shown;
 }
@@ -473,7 +577,7 @@ void report_agg_drift_table(const struct report_rows *workers, double threshold,
 			    int *nunstable)
 {
 	static const char *const names[] = {
-		"host", "run", "worker", "gpu", "n", "first_s", "ratio_over_time", "max_drift_%", "max_noise_%",
+		"host", "run", "worker", "gpu", "n", "median_s", "ratio_over_time", "max_drift_%", "noise_%",
 		"status",
 	};
 	static const int sig[] = { 0, 0, 0, 0, 0, 4, 4, 2, 2, 0 };
@@ -489,14 +593,15 @@ void report_agg_drift_table(const struct report_rows *workers, double threshold,
 	for (size_t j = 0; j < workers->n; j++) {
 		size_t at = report_rows_add(out), n, nratio;
 		double *median = report_rows_series(workers, j, W_MEDIANS, &n), ratio[8];
+		double ref = report_rows_num(workers, j, W_REF);
 		char *why = report_agg_unstable(workers, j, threshold);
 		char *status = why ? xasprintf("UNSTABLE: %s", why) : xstrdup("stable");
 
 		for (int k = 0; k < 4; k++)
 			report_rows_set_text(out, at, k, report_rows_text(workers, j, k));
 		report_rows_set_num(out, at, 4, (double)n);
-		report_rows_set_num(out, at, 5, median[0]);
-		drift_path(median, n, ratio, &nratio);
+		report_rows_set_num(out, at, 5, ref);
+		drift_path(median, n, ref, ratio, &nratio);
 		report_rows_set_series(out, at, 6, ratio, nratio);
 		report_rows_set_num(out, at, 7, report_rows_num(workers, j, W_DRIFT) * 100);
 		report_rows_set_num(out, at, 8, report_rows_num(workers, j, W_NOISE) * 100);

@@ -8,23 +8,12 @@
 #include "report_int.h"
 
 /*
- * Why a tokenizer and not the expression pasted into the query: the expression is user input that ends
- * up in SQL text. Only tokens from a closed set get through, each re-emitted by us: names become SQL we
- * write (with the name itself as a bound parameter), text becomes a bound parameter, numbers are checked
- * digit by digit, and tokens are separated by spaces so no "--" or "/ *" comment can form.
+ * Why tokens and not the expression pasted into the query: the expression is user input that ends up in
+ * SQL text. Only tokens from a closed set get through, in an order the grammar allows (report_expr_parse.c),
+ * each re-emitted by us: names become SQL we write (with the name itself as a bound parameter), text
+ * becomes a bound parameter, numbers are checked digit by digit, and tokens are separated by spaces so no
+ * "--" or "/ *" comment can form.
  */
-
-static const char *const expr_keywords[] = {
-	"AND", "OR", "NOT", "IN", "IS", "NULL", "BETWEEN", "LIKE", "CASE", "WHEN", "THEN", "ELSE", "END",
-	NULL,
-};
-static const char *const expr_functions[] = {
-	"abs", "min", "max", "round", "coalesce", "ifnull", "sqrt", "pow", "power", "exp", "ln", "log",
-	"log2", "log10", "floor", "ceil", NULL,
-};
-static const char expr_allowed[] = "names, numbers, 'text', + - * / % < <= > >= = != ( ) , AND OR NOT IN "
-	"IS NULL BETWEEN LIKE CASE WHEN THEN ELSE END and the functions abs min max round coalesce ifnull "
-	"sqrt pow exp ln log log2 log10 floor ceil";
 
 /* One expression being translated. */
 struct expr {
@@ -36,16 +25,8 @@ struct expr {
 	struct strbuf *sql;    /* q's */
 	char ***probes;        /* the probe names used (owned by the caller) */
 	size_t *nprobes;
+	int ntok;              /* tokens written */
 };
-
-/* Index of the word (len bytes at w) in list, ignoring case; -1 when absent. */
-static int word_in(const char *w, size_t len, const char *const *list)
-{
-	for (int i = 0; list[i]; i++)
-		if (strlen(list[i]) == len && !strncasecmp(w, list[i], len))
-			return i;
-	return -1;
-}
 
 static int in_names(char **v, const char *s)
 {
@@ -109,6 +90,10 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 			sb_adds(&q->sql, special[i][1]);
 			return FAIL_OK;
 		}
+	if (report_expr_is_item(c, key)) {
+		sb_adds(&q->sql, "m.item");
+		return FAIL_OK;
+	}
 	if (!strncmp(key, "label.", 6) && key[6])
 		return json_extract(q, "h.facts", "$.labels.", key + 6);
 	if (!strncmp(key, "param.", 6) && key[6])
@@ -122,6 +107,11 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 	      c->sweep, known.buf);
 	sb_release(&known);
 	return FAIL_USAGE;
+}
+
+int report_expr_is_item(const struct report_ctx *c, const char *key)
+{
+	return key && !strcmp(key, "item") && !in_names(c->params, key);
 }
 
 void report_expr_metric(const struct report_plan *p, struct report_query *q)
@@ -183,9 +173,12 @@ static void probe_sql(struct report_query *q, const char *name)
 	sb_addc(&q->sql, ')');
 }
 
-/* "unknown name" with every name the expression could have used. */
-static int expr_unknown(struct expr *e, const char *name)
+/* "unknown name" with every name the expression could have used; a "name" in double quotes may have been
+ * meant as text. */
+static int expr_unknown(struct expr *e, const char *name, int col)
 {
+	int quoted = e->text[col - 1] == '"';
+
 	const struct report_ctx *c = e->c;
 	struct strbuf known = STRBUF_INIT;
 
@@ -202,15 +195,19 @@ static int expr_unknown(struct expr *e, const char *name)
 		if (!c->nprobes)
 			sb_adds(&known, "none measured ('sweep hosts probe' measures them)");
 	}
-	error("unknown name '%s' in %s (%s; also host, gpu, label.NAME%s)", name, e->what, known.buf,
-	      e->flags & EXPR_PROBES ? "" : "; text goes in single quotes: dtype = 'f32'");
+	if (quoted)
+		error("unknown name \"%s\" at column %d of %s (%s; also host, gpu, label.NAME): text goes in single "
+		      "quotes, not double: '%s'", name, col, e->what, known.buf, name);
+	else
+		error("unknown name '%s' in %s (%s; also host, gpu, label.NAME%s)", name, e->what, known.buf,
+		      e->flags & EXPR_PROBES ? "" : "; text goes in single quotes: dtype = 'f32'");
 	sb_release(&known);
 	return FAIL_USAGE;
 }
 
 /* A name into SQL: a key (host, label.x, a parameter), a metric of the result, a probe of its host.
  * The prefixes param., metric. and probe. settle a name that is more than one of these. */
-static int expr_name(struct expr *e, const char *name)
+static int expr_name(struct expr *e, const char *name, int col)
 {
 	const struct report_ctx *c = e->c;
 	const char *base;
@@ -238,133 +235,37 @@ static int expr_name(struct expr *e, const char *name)
 		probe_sql(e->q, name);
 		return FAIL_OK;
 	}
-	return expr_unknown(e, name);
+	return expr_unknown(e, name, col);
 }
 
-/* A word at *p: a keyword, a function (followed by '('), or a name. */
-static int expr_word(struct expr *e, const char **p, int col)
+/* One token of the expression into SQL, after a space (so no "--" or "/ *" comment can form): a name as SQL
+ * we write, text as a bound value, the rest as it is; division is real. */
+static int expr_emit(void *arg, const struct report_token *t)
 {
-	const char *s = *p, *q;
-	char *word;
-	int k, ret = 0;
+	struct expr *e = arg;
 
-	while (isalnum((unsigned char)**p) || **p == '_' ||
-	       (**p == '.' && (isalpha((unsigned char)(*p)[1]) || (*p)[1] == '_')))
-		(*p)++;
-	word = xstrndup(s, (size_t)(*p - s));
-	for (q = *p; isspace((unsigned char)*q); q++)
-		;
-	if ((k = word_in(s, (size_t)(*p - s), expr_keywords)) >= 0)
-		sb_adds(e->sql, expr_keywords[k]);
-	else if (*q == '(' && (k = word_in(s, (size_t)(*p - s), expr_functions)) >= 0)
-		sb_adds(e->sql, expr_functions[k]);
-	else if (*q == '(')
-		ret = fail_usage("unknown function '%s' at column %d of %s '%s' (allowed: %s)", word, col, e->what,
-			    e->text, expr_allowed);
-	else
-		ret = expr_name(e, word);
-	free(word);
-	return ret;
-}
-
-/* A number at *p: digits, a fraction, an exponent; nothing may stick to it ("12abc", "1e"). */
-static int expr_number(struct expr *e, const char **p, int col)
-{
-	const char *s = *p;
-
-	while (isdigit((unsigned char)**p))
-		(*p)++;
-	if (**p == '.')
-		for ((*p)++; isdigit((unsigned char)**p); (*p)++)
-			;
-	if ((**p == 'e' || **p == 'E') && (isdigit((unsigned char)(*p)[1]) ||
-	    (((*p)[1] == '+' || (*p)[1] == '-') && isdigit((unsigned char)(*p)[2])))) {
-		*p += 2;
-		while (isdigit((unsigned char)**p))
-			(*p)++;
+	if (e->ntok++)
+		sb_addc(e->sql, ' ');
+	switch (t->kind) {
+	case TOK_NAME:
+		return expr_name(e, t->text, t->col);
+	case TOK_TEXT:
+		report_expr_bind(e->q, t->text);
+		return FAIL_OK;
+	case TOK_OP:
+		/* Real division: "M / K" on integer parameters must not truncate. Multiplying the left operand
+		 * by 1.0 keeps the precedence: * and / bind alike, from the left. */
+		sb_adds(e->sql, !strcmp(t->text, "/") ? "* 1.0 /" : t->text);
+		return FAIL_OK;
+	default:
+		sb_adds(e->sql, t->text);
+		return FAIL_OK;
 	}
-	if (isalnum((unsigned char)**p) || **p == '_' || **p == '.')
-		return fail_usage("malformed number at column %d of %s '%s'", col, e->what, e->text);
-	sb_add(e->sql, s, (size_t)(*p - s));
-	return 0;
-}
-
-/* 'text' at *p ('' for a quote), bound as a parameter. */
-static int expr_text(struct expr *e, const char **p, int col)
-{
-	struct strbuf text = STRBUF_INIT;
-
-	for ((*p)++;; (*p)++) {
-		if (!**p) {
-			sb_release(&text);
-			return fail_usage("unterminated 'text' at column %d of %s '%s'", col, e->what, e->text);
-		}
-		if (**p == '\'' && (*p)[1] == '\'')
-			(*p)++;
-		else if (**p == '\'')
-			break;
-		sb_addc(&text, **p);
-	}
-	(*p)++;
-	report_expr_bind(e->q, text.buf);
-	sb_release(&text);
-	return 0;
 }
 
 static int expr_walk(struct expr *e)
 {
-	const char *p = e->text;
-	int depth = 0, ntok = 0;
-
-	while (*p) {
-		int col = (int)(p - e->text) + 1;
-
-		if (isspace((unsigned char)*p)) {
-			p++;
-			continue;
-		}
-		if (ntok++)
-			sb_addc(e->sql, ' ');
-		if (isalpha((unsigned char)*p) || *p == '_') {
-			if (expr_word(e, &p, col))
-				return FAIL_USAGE;
-		} else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
-			if (expr_number(e, &p, col))
-				return FAIL_USAGE;
-		} else if (*p == '\'') {
-			if (expr_text(e, &p, col))
-				return FAIL_USAGE;
-		} else if (*p == '"') {
-			return fail_usage("text goes in single quotes, not double (column %d of %s '%s')", col,
-				     e->what, e->text);
-		} else if (!strncmp(p, "<=", 2) || !strncmp(p, ">=", 2) || !strncmp(p, "<>", 2) ||
-			   !strncmp(p, "!=", 2) || !strncmp(p, "==", 2)) {
-			sb_add(e->sql, p, 2);
-			p += 2;
-		} else if (strchr("+-*%<>=,", *p)) {
-			sb_addc(e->sql, *p++);
-		} else if (*p == '/') {
-			/* Real division: "M / K" on integer parameters must not truncate. Multiplying the
-			 * left operand by 1.0 keeps the precedence: * and / bind alike, from the left. */
-			sb_adds(e->sql, "* 1.0 /");
-			p++;
-		} else if (*p == '(') {
-			depth++;
-			sb_addc(e->sql, *p++);
-		} else if (*p == ')') {
-			if (--depth < 0)
-				return fail_usage("unbalanced ')' at column %d of %s '%s'", col, e->what, e->text);
-			sb_addc(e->sql, *p++);
-		} else {
-			return fail_usage("unexpected '%c' at column %d of %s '%s' (allowed: %s)", *p, col,
-				     e->what, e->text, expr_allowed);
-		}
-	}
-	if (depth)
-		return fail_usage("unbalanced '(' in %s '%s'", e->what, e->text);
-	if (!ntok)
-		return fail_usage("%s is empty", e->what);
-	return 0;
+	return report_expr_parse(e->c, e->what, e->text, expr_emit, e);
 }
 
 int report_expr_sql(const struct report_ctx *c, struct report_query *q, const char *what, const char *expr,
@@ -372,7 +273,7 @@ int report_expr_sql(const struct report_ctx *c, struct report_query *q, const ch
 {
 	char **probes = NULL;
 	size_t n = 0;
-	struct expr e = { c, q, what, expr, flags, &q->sql, &probes, &n };
+	struct expr e = { c, q, what, expr, flags, &q->sql, &probes, &n, 0 };
 	int ret = expr_walk(&e);
 
 	for (size_t i = 0; i < n; i++)
@@ -384,7 +285,7 @@ int report_expr_sql(const struct report_ctx *c, struct report_query *q, const ch
 int report_expr_probes(const struct report_ctx *c, const char *expr, char ***names, size_t *n)
 {
 	struct report_query scratch = REPORT_QUERY_INIT;
-	struct expr e = { c, &scratch, "--limit", expr, EXPR_PROBES, &scratch.sql, names, n };
+	struct expr e = { c, &scratch, "--limit", expr, EXPR_PROBES, &scratch.sql, names, n, 0 };
 	int ret;
 
 	*names = NULL;

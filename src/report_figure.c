@@ -152,7 +152,8 @@ static char *value_label(const struct fig *f)
 	char *pooled = report_print_pooled(o), *s;
 
 	if (o->mode == REPORT_COMPARE)
-		s = xasprintf("%s %s/%s, ratio of means over paired units", o->metric, o->cmp_a, o->cmp_b);
+		s = xasprintf("%s %s/%s, %s over paired units", o->metric, o->cmp_a, o->cmp_b,
+			      !strcmp(o->stat, "geomean") ? "geometric mean of the ratios" : "ratio of means");
 	else if (o->mode == REPORT_LIMIT)
 		s = xasprintf("share of the limit: %s / limit, %s over passes%s", o->metric, o->stat, pooled);
 	else
@@ -231,8 +232,8 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 		sb_adds(gp, " ");
 		report_plot_str(gp, datpath);
 		sb_addf(gp, " index %d using (($5+$6)/2):(($1+$2)/2):5:6:1:2 with boxxyerror fs transparent solid 0.2 "
-			"noborder lc rgb '#4477aa' title '95%% t interval of the mean of the rows%s', ", f->nval,
-			f->r->group >= 0 ? ", per group" : "");
+			"noborder lc rgb '#4477aa' title '95%% t interval of the mean over %s%s', ", f->nval,
+			f->p->unit ? f->p->unit : "the rows", f->r->group >= 0 ? ", per group" : "");
 		report_plot_str(gp, datpath);
 		sb_addf(gp, " index %d using 4:1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title 'mean', ",
 			f->nval);
@@ -245,7 +246,8 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 		sb_addf(gp, " index %d using 3:1 with points pt 7 ps 1.2 lt %d title ", s, s + 1);
 		report_plot_str(gp, r->ci_head && f->ci ? r->ci_head : r->col[f->val[s]].name);
 		if (f->ci) {
-			char *t = xasprintf("%g%% paired bootstrap interval, %d resamples, seed %llu", f->o->ci * 100,
+			char *t = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu",
+					    f->o->ci * 100, f->o->interval == STATS_BCA ? "BCa" : "percentile",
 					    f->o->boot, (unsigned long long)f->o->seed);
 
 			sb_adds(gp, ", ");
@@ -285,7 +287,7 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	fig_rows(&f, &dat);
 	nbands = fig_bands(&f, &dat);
 	fig_script(&f, out, datpath, nbands, &gp);
-	ret = report_plot_render(out, dat.buf, gp.buf, say);
+	ret = report_plot_render(p->o->db, out, dat.buf, gp.buf, say);
 	free(datpath);
 	sb_release(&gp);
 	sb_release(&dat);

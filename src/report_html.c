@@ -60,12 +60,17 @@ static void page_method(const struct report_plan *p, const struct report_doc *d,
 	sb_adds(sb, "<section id=\"method\">\n<h2>Method</h2>\n<table class=\"kv\">\n");
 	if (d->caption)
 		method_row(sb, "table", d->caption);
-	s = xasprintf("%s over passes%s", o->stat, pooled);
+	if (o->mode == REPORT_COMPARE)
+		s = xasprintf("each unit's mean over passes%s, then the %s", pooled, !strcmp(o->stat, "geomean") ?
+			      "geometric mean of the units' ratios" : "ratio of the means of the paired units");
+	else
+		s = xasprintf("%s over passes%s", o->stat, pooled);
 	method_row(sb, "statistic", o->mode == REPORT_DRIFT || o->mode == REPORT_SCORE ? "as the table says" : s);
 	free(s);
 	if (o->mode == REPORT_COMPARE) {
-		s = xasprintf("%g%% percentile bootstrap of the ratio of means, resampling paired units (%s)",
-			      o->ci * 100, o->paired_by ? o->paired_by : "item");
+		s = xasprintf("%g%% %s bootstrap of the %s, resampling paired units (%s)", o->ci * 100,
+			      o->interval == STATS_BCA ? "BCa" : "percentile", !strcmp(o->stat, "geomean") ?
+			      "geometric mean of the ratios" : "ratio of means", o->paired_by ? o->paired_by : "item");
 		method_row(sb, "interval", s);
 		free(s);
 		s = xasprintf("%d", o->boot);
@@ -75,8 +80,12 @@ static void page_method(const struct report_plan *p, const struct report_doc *d,
 		method_row(sb, "seed", s);
 		free(s);
 	}
-	if (d->summary)
-		method_row(sb, "summary interval", "95% Student t interval of the mean over the rows");
+	if (d->summary) {
+		s = p->unit ? xasprintf("95%% Student t interval of the mean over units: one value per %s, the mean "
+					"of its rows", p->unit) : xstrdup("95% Student t interval of the mean over the rows");
+		method_row(sb, "summary interval", s);
+		free(s);
+	}
 	method_row(sb, "filter", o->where ? o->where : "none");
 	if (o->strict)
 		method_row(sb, "strict", "results above their noise target left out");

@@ -4,6 +4,7 @@
 #define SWEEP_REPORT_INT_H
 
 #include "report.h"
+#include "stats.h"
 
 struct report_rows;
 
@@ -25,15 +26,17 @@ struct report_plan {
 	char *metric_base;         /* the stored metric (gflops for tflops), or "noise" */
 	double metric_scale;       /* value = stored value * metric_scale */
 	int metric_noise;          /* the metric is the results' own noise (--metric noise) */
+	int items;                 /* a key is item: the metric's per-item values are read (items table) */
 	char **rows;               /* the row keys: --rows, then every parameter that varies inside a row */
 	int nrows;
 	char **excluded;           /* hosts left out (--exclude-unstable) */
 	size_t nexcluded;
+	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
 };
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
 /* Resolve o->metric (itself, a derived one: tflops = gflops / 1000, tbs, ms, us; or noise). FAIL_USAGE
- * after error() naming the metrics there are. */
+ * after error() naming the metrics there are, or for the noise of a report keyed by item. */
 int report_plan_metric(struct report_plan *p);
 /* A report never aggregates over a parameter the user did not name: every parameter (in spec order) that
  * varies inside a group of the row keys, the column keys and the named extra keys (NULL ones skipped), and
@@ -46,10 +49,14 @@ int report_plan_points(struct report_plan *p);
 int report_plan_query(const struct report_plan *p,
 		      int (*build)(const struct report_plan *, struct report_query *), struct report_rows *rows);
 /* Both arms of --compare are values the compared key takes: a typo would otherwise give an empty
- * report. FAIL_USAGE naming the values there are. */
+ * report. FAIL_USAGE naming the values there are, or when the compared key is item. */
 int report_plan_arms(const struct report_plan *p);
 /* The hosts --drift finds unstable (the reasons as notes) into p->excluded, for --exclude-unstable. */
 int report_plan_exclude(struct report_plan *p);
+/* A --summary's unit into p->unit, once the row keys are known: --unit KEY, which must be a row key (or
+ * "row": each row); else host, else replica, when a row key; else each row. FAIL_USAGE after error() for
+ * a --unit that is no row key. */
+int report_plan_unit(struct report_plan *p);
 
 /* ---- report_expr.c: SQL expressions of names, values and the user's expressions ---- */
 
@@ -58,9 +65,13 @@ void report_expr_bind(struct report_query *q, const char *value);
 /*
  * The SQL of a row or column key over the aliases r (results), c (cells), w (workers) and h (hosts):
  * host, gpu, pass, replica, sweep, label.NAME (hosts.facts $.labels.NAME), param.NAME or a parameter's
- * name. FAIL_USAGE after error() (with the known names) when key is none of these.
+ * name; item is m.item, for a statement that joins the per-item values as m (a plan's items). FAIL_USAGE
+ * after error() (with the known names) when key is none of these.
  */
 int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key);
+/* Whether key is the item of per-item values: "item", unless the sweep has a parameter of that name
+ * (parameters keep their names; param.item is the same). */
+int report_expr_is_item(const struct report_ctx *c, const char *key);
 /* The SQL value of the plan's metric over the alias m: "m.value" or "(m.value * scale)". */
 void report_expr_metric(const struct report_plan *p, struct report_query *q);
 /* The stored metric and the factor for name: itself when the results store it, else a derived one. 1
@@ -70,6 +81,33 @@ int report_expr_metric_lookup(const struct report_ctx *c, const char *name, cons
 /* The names in expr that are probes (owned list, for the join of report_query_probes). FAIL_USAGE after
  * error() for a bad expression. */
 int report_expr_probes(const struct report_ctx *c, const char *expr, char ***names, size_t *n);
+
+/* ---- report_expr_parse.c: a user expression's tokens, checked against its grammar ---- */
+
+enum report_tok {
+	TOK_KEYWORD,               /* AND OR NOT IN IS NULL BETWEEN LIKE CASE WHEN THEN ELSE END: upper case */
+	TOK_FUNC,                  /* a function's name, lower case (a '(' follows) */
+	TOK_NAME,                  /* a name, or a "name" (quotes undone): a key, a metric or a probe */
+	TOK_NUM,                   /* a number as written */
+	TOK_TEXT,                  /* 'text' (quotes undone): a bound value */
+	TOK_OP,                    /* + - * / % < <= > >= = == != <> */
+	TOK_OPEN, TOK_CLOSE, TOK_COMMA
+};
+struct report_token {
+	enum report_tok kind;
+	char *text;
+	int col;                   /* where it starts in the expression, from 1 */
+};
+/*
+ * Read the expression text (of the option what) into tokens and check them against the grammar the
+ * README allows (report_expr_parse.c writes it out), handing each token to emit, in order, as it is
+ * taken; emit returns FAIL_OK or stops the reading with its failure. Any expression refused here would
+ * have been refused by SQLite: FAIL_USAGE after error() with the column and what was expected (with a
+ * hint when a word of the syntax is the name of one of c's parameters or metrics, which double quotes
+ * make a name).
+ */
+int report_expr_parse(const struct report_ctx *c, const char *what, const char *text,
+		      int (*emit)(void *arg, const struct report_token *t), void *arg);
 
 /* ---- report_query.c: the statement of every report ---- */
 
@@ -87,15 +125,19 @@ int report_query_marked(const struct report_plan *p, struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
 int report_query_arms(const struct report_plan *p, struct report_query *q);
 /* --compare, one row per row key, [group], unit and arm: row keys, [group], in A, in B, unit, the mean of
- * the unit over passes, marked results. Units are items, or the values of --paired-by KEY. */
+ * the unit over passes, the passes (results) it holds, marked results. Units are items, or the values of
+ * --paired-by KEY. */
 int report_query_compare(const struct report_plan *p, struct report_query *q);
-/* --limit: row keys, [group], count, stat(metric), stat(limit), stat(metric / limit), per joined probe
- * the hosts without it (comma-separated), marked results. */
+/* --limit: row keys, [group], count, stat(metric), stat(limit), then stat(metric) and stat(limit) over the
+ * results that have both, per joined probe the hosts without it (comma-separated), marked results. */
 int report_query_limit(const struct report_plan *p, struct report_query *q);
 /* --score: row keys, metric, blind, n, mean(err^2), mean(err), predictions not measured yet. */
 int report_query_score(const struct report_plan *p, struct report_query *q);
 /* --drift: the control runs: host, run, rank, gpu, params, median, noise, by worker and in time order. */
 int report_query_drift(const struct report_plan *p, struct report_query *q);
+/* Whether a summary's rows share hosts: the distinct (row keys, group, host) of the table's results, and
+ * the distinct (group, host); more of the first than the second means a host in two rows of a group. */
+int report_query_shared(const struct report_plan *p, struct report_query *q);
 /* A plot: facet, series, x, stat(metric), count, and the point's interval (--errors): low, high; an
  * interval of the median (ci) FAIL_USAGE where results keep none or the metric does not follow the time. */
 int report_query_plot(const struct report_plan *p, struct report_query *q);
@@ -136,7 +178,7 @@ struct report_rows {
 	size_t n, alloc_text, alloc_num, alloc_mark;
 	char **text;               /* n * ncol: NULL for unknown */
 	double *num;               /* n * ncol: NaN for unknown or not a number */
-	unsigned char *mark;       /* n * ncol: the value rests on a result above its noise target */
+	unsigned char *mark;       /* n * ncol: its marks (enum report_mark) */
 	int group;                 /* the column of the --summary group, or -1 */
 	char *ci_head;             /* the heading of an interval's cell for reading ("a/b [95% CI]") */
 };
@@ -148,7 +190,13 @@ int report_rows_col(struct report_rows *r, const char *name, enum report_col_kin
 size_t report_rows_add(struct report_rows *r);
 void report_rows_set_text(struct report_rows *r, size_t row, int col, const char *s);
 void report_rows_set_num(struct report_rows *r, size_t row, int col, double v);
-void report_rows_mark(struct report_rows *r, size_t row, int col);
+/* What a value's mark says; a printer shows MARK_NOISE as table mark 0 (a noise_ok column for programs),
+ * MARK_CAVEAT as table mark 1 with report_notes' caveats as its footnote. */
+enum report_mark {
+	MARK_NOISE = 1,            /* rests on a result above its noise target */
+	MARK_CAVEAT = 2            /* a statistic to read with care: a warning on stderr says why */
+};
+void report_rows_mark(struct report_rows *r, size_t row, int col, enum report_mark kind);
 static inline const char *report_rows_text(const struct report_rows *r, size_t row, int col)
 {
 	return r->text[row * (size_t)r->ncol + (size_t)col];
@@ -172,12 +220,24 @@ void report_rows_sort_group(struct report_rows *r);
  * initialised either way (release it). */
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);
 
-/* Remarks a pure stage leaves, printed by the caller as "note: ..." on stderr. */
+/*
+ * Remarks a pure stage leaves, printed by the caller in order on stderr: notes ("note: ...") and warnings
+ * ("sweep: warning: ..."), the statistics a table must not be read without; and the caveats, the reasons
+ * values carry MARK_CAVEAT, each once, for the table's footnote.
+ */
 struct report_notes {
 	char **v;
-	size_t n, alloc;
+	unsigned char *warn;       /* v[i] is a warning */
+	size_t n, alloc, alloc_warn;
+	char **caveat;
+	size_t ncaveat;
 };
 void report_notes_add(struct report_notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_notes_warn(struct report_notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Add why some values carry MARK_CAVEAT ("an interval rests on fewer than 5 pairs"), unless said. */
+void report_notes_caveat(struct report_notes *nt, const char *why);
+/* The caveats joined for a footnote ("a; b"), or NULL without any. Owned. */
+char *report_notes_caveats(const struct report_notes *nt);
 void report_notes_print(const struct report_notes *nt);
 void report_notes_release(struct report_notes *nt);
 /* "note: ..." on stderr at once: remarks that must not end up inside a CSV or JSON table. */
@@ -206,26 +266,34 @@ extern const char *const report_sum_name[NSUM];
 /*
  * The --summary of rows: per group (each group of in->group in order, or all rows when in->group is -1)
  * and statistic, one row: stat (text), group (text, unknown for all rows), then one column per number
- * column of in (same names), holding the median, min, max, mean, its 95 % Student t interval (over the
- * rows: the rows are the sample, as machines are in a table of machines) and n, the rows with a value.
+ * column of in (same names, a count or a column marked nosum left unknown), holding the median, min,
+ * max, mean, its 95 % Student t interval and n over the group's units: one value per unit, the mean of
+ * its rows' values (a unit without a value left out). The units are the values of in's key column named
+ * unit (unknown is one), each row when unit is NULL: the sample is the machines of a table of machines,
+ * not their rows. A group with fewer than 5 units is warned of in nt and its interval marked MARK_CAVEAT.
  * Rows of an unknown group are in no summary. in's rows are read in order; sort them by group first.
  */
-void report_agg_summary(const struct report_rows *in, struct report_rows *out);
+void report_agg_summary(const struct report_rows *in, const char *unit, struct report_rows *out,
+			struct report_notes *nt);
 
-/* --limit: report_query_limit's rows (nkey keys, a group when group) as the table n, metric, limit, share;
- * per probe of joined, a note naming the hosts without it. */
+/* --limit: report_query_limit's rows (nkey keys, a group when group) as the table n, metric, limit, share,
+ * the share being stat(metric) / stat(limit) over the results that have both (its one rule); per probe of
+ * joined, a note naming the hosts without it. */
 void report_agg_limit(const struct report_rows *in, const char *const *keys, int nkey, const char *group,
 		      const char *metric, const char *const *joined, size_t njoined, struct report_rows *out,
 		      struct report_notes *nt);
 
-/* --drift: report_query_drift's rows as one row per worker (and set of control parameters): host, run,
- * worker, gpu, n, medians (a series, in time order), drift (max |median / first - 1|) and noise (the
- * largest; NaN when none), both fractions. */
-void report_agg_drift(const struct report_rows *in, struct report_rows *out);
+/* --drift: report_query_drift's rows as one row per worker (and set of control parameters; its first run
+ * left out when drop_first and it has more): host, run, worker, gpu, n, medians (a series, in time
+ * order), reference (their median), drift (max |median / reference - 1|) and noise (the largest a run
+ * stored; without any, as for a command's runs of one sample, the relative standard deviation of the
+ * medians; NaN for one run), both fractions. */
+void report_agg_drift(const struct report_rows *in, int drop_first, struct report_rows *out);
 /* Why a worker of report_agg_drift is unstable at threshold ("drift 4.1% > 3%"), or NULL. Owned. */
 char *report_agg_unstable(const struct report_rows *workers, size_t row, double threshold);
-/* The table of the workers: host, run, worker, gpu, n, first_s, ratio_over_time (up to 8 ratios, spread
- * evenly, first and last included), max_drift_%, max_noise_%, status; *nunstable counts the unstable. */
+/* The table of the workers: host, run, worker, gpu, n, median_s (the reference), ratio_over_time (up to 8
+ * ratios to it, spread evenly, first and last included), max_drift_%, noise_%, status; *nunstable counts
+ * the unstable. */
 void report_agg_drift_table(const struct report_rows *workers, double threshold, struct report_rows *out,
 			    int *nunstable);
 
@@ -242,7 +310,8 @@ void report_agg_score(const struct report_rows *in, const char *const *keys, int
 /* A plot's points: report_query_plot's rows that have an x and a value: facet, series, x, y, n, lo, hi. */
 void report_agg_points(const struct report_rows *in, struct report_rows *out);
 
-/* --compare: how units are paired and the ratio computed. */
+/* --compare: how units are paired and the ratio computed. Two arms of rows paired by a key: nothing here
+ * knows where the rows came from. */
 struct report_pairing {
 	const char *const *keys;   /* the row keys, for notes ("host=a model=m") */
 	int nkey;
@@ -252,12 +321,17 @@ struct report_pairing {
 	double ci;                 /* interval level, (0, 1) */
 	int boot;                  /* resamples; 0: the ratio alone */
 	uint64_t seed;
+	enum stats_pair_stat stat; /* the ratio of means (default) or the geometric mean of the ratios */
+	enum stats_interval interval;      /* percentile (default) or BCa */
 };
 /*
  * report_query_compare's rows (ordered by row key, then unit) as one row per row key: the keys, [the
- * group], n (pairs), the mean of each arm over the pairs, their ratio A/B and its percentile bootstrap
- * interval resampling pairs (stats_ratio_ci). A unit in one arm only is left out with a note, as is a row
- * with no result in an arm; a zero mean of B gives no ratio, with a note.
+ * group], n (pairs), each arm over the pairs (the mean; the geometric mean for the geometric mean of
+ * ratios), the statistic A/B of pp->stat and its bootstrap interval resampling pairs (stats_paired_ci;
+ * none for one pair). A unit in one arm only is left out with a note, as is a row with no result in an
+ * arm; a zero mean of B gives no ratio, with a note. A ratio to read with care is marked MARK_CAVEAT and
+ * warned of in nt, one warning per reason naming its rows: fewer than 5 pairs, fewer than 1000 resamples,
+ * a value <= 0 in an arm, a unit with unequal passes in the two arms, an undefined BCa interval.
  */
 void report_pair(const struct report_rows *in, const struct report_pairing *pp, struct report_rows *out,
 		 struct report_notes *nt);
@@ -271,6 +345,7 @@ struct report_doc {
 	const char *caption;       /* NULL, or a line above the table */
 	int method;                /* the caption states the method: LaTeX keeps it as a comment */
 	long marked;               /* results above their noise target, for the footnote; -1: not counted */
+	const char *caveat;        /* why values carry MARK_CAVEAT (report_notes_caveats), for its footnote */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);
@@ -309,9 +384,10 @@ char *report_plot_beside(const char *out, const char *ext);
  * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). */
 void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale);
 /* Write the data and the script beside out (.dat, .gp) and render out with gnuplot; say: print what was
- * written (or, without gnuplot, how to render it) on stdout. 0 when rendered, 1 when gnuplot is not
- * installed, FAIL_IO after error(). */
-int report_plot_render(const char *out, const char *dat, const char *gp, int say);
+ * written (or, without gnuplot, how to render it) on stdout. None of the three is written over db, its side
+ * files or another SQLite file (report_out_check). 0 when rendered, 1 when gnuplot is not installed,
+ * FAIL_UNSAFE or FAIL_IO after error(). */
+int report_plot_render(const char *db, const char *out, const char *dat, const char *gp, int say);
 
 /* ---- report_figure.c ---- */
 

@@ -6,8 +6,19 @@
 
 #include "report_int.h"
 
+/* Whether one of the n keys (NULL ones skipped) is item. */
+static int item_in(const struct report_ctx *c, const char *const *keys, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (report_expr_is_item(c, keys[i]))
+			return 1;
+	return 0;
+}
+
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c)
 {
+	const char *const one[] = { o->summary_by, o->x, o->series, o->facet };
+
 	memset(p, 0, sizeof(*p));
 	p->o = o;
 	p->c = c;
@@ -15,6 +26,10 @@ void report_plan_init(struct report_plan *p, const struct report_opts *o, const 
 	p->rows = xcalloc((size_t)o->nrows + 1, sizeof(*p->rows));
 	for (int i = 0; i < o->nrows; i++)
 		p->rows[p->nrows++] = xstrdup(o->rows[i]);
+	/* a report keyed by item shows each item's values: the statements read them in place of the
+	 * results' values (a result's value of a metric is the mean over its items) */
+	p->items = item_in(c, (const char *const *)o->rows, o->nrows) ||
+		   item_in(c, (const char *const *)o->cols, o->ncols) || item_in(c, one, 4);
 }
 
 static void free_list(char **v, size_t n)
@@ -43,6 +58,9 @@ int report_plan_metric(struct report_plan *p)
 		return FAIL_OK;
 	}
 	if (!strcmp(name, "noise")) {
+		if (p->items)
+			return fail_usage("--metric noise is the noise of a result: it has no per-item values to "
+					  "key by item");
 		p->metric_base = xstrdup(name);
 		p->metric_noise = 1;
 		return FAIL_OK;
@@ -181,6 +199,9 @@ int report_plan_arms(const struct report_plan *p)
 	struct report_rows vals;
 	int ret, found_a = 0, found_b = 0;
 
+	if (report_expr_is_item(p->c, o->cmp_key))
+		return fail_usage("--compare %s=%s/%s: items are what is paired, not arms: compare a parameter "
+				  "(--rows item gives the ratio of each item)", o->cmp_key, o->cmp_a, o->cmp_b);
 	if ((ret = report_plan_query(p, report_query_arms, &vals)))
 		goto out;
 	for (size_t i = 0; i < vals.n; i++) {
@@ -208,7 +229,7 @@ int report_plan_exclude(struct report_plan *p)
 		report_rows_release(&ctl);
 		return ret;
 	}
-	report_agg_drift(&ctl, &w);
+	report_agg_drift(&ctl, p->o->drop_first, &w);
 	if (!w.n)
 		report_note("sweep '%s' has no control cells: no host can be judged, none is excluded "
 			    "(add control: to the spec)", p->c->sweep);
@@ -230,4 +251,25 @@ int report_plan_exclude(struct report_plan *p)
 	report_rows_release(&w);
 	report_rows_release(&ctl);
 	return FAIL_OK;
+}
+
+int report_plan_unit(struct report_plan *p)
+{
+	const char *given = p->o->unit;
+	struct strbuf sb = STRBUF_INIT;
+
+	p->unit = NULL;
+	for (int i = 0; i < p->nrows; i++) {
+		if (given ? !strcmp(p->rows[i], given) : !strcmp(p->rows[i], "host"))
+			p->unit = p->rows[i];
+		if (!given && !p->unit && !strcmp(p->rows[i], "replica"))
+			p->unit = p->rows[i];
+	}
+	if (!given || p->unit || !strcmp(given, "row"))
+		return FAIL_OK;
+	report_ctx_join(&sb, p->rows, (size_t)p->nrows);
+	error("--unit %s: a summary's unit is a row key, so that each row belongs to one (the row keys: %s); "
+	      "add it to --rows, or --unit row for each row", given, sb.buf);
+	sb_release(&sb);
+	return FAIL_USAGE;
 }

@@ -196,12 +196,15 @@ static int run_gnuplot(const char *script)
 	return ret;
 }
 
-int report_plot_render(const char *out, const char *dat, const char *gp, int say)
+int report_plot_render(const char *db, const char *out, const char *dat, const char *gp, int say)
 {
 	char *datpath = report_plot_beside(out, ".dat"), *gppath = report_plot_beside(out, ".gp");
 	int rc = -1;
 
-	if (!write_file(datpath, dat) && !write_file(gppath, gp) && (rc = run_gnuplot(gppath)) >= 0 && say) {
+	if (report_out_check("--out", out, db) || report_out_check("the plot's data", datpath, db) ||
+	    report_out_check("the plot's script", gppath, db))
+		rc = FAIL_UNSAFE;
+	else if (!write_file(datpath, dat) && !write_file(gppath, gp) && (rc = run_gnuplot(gppath)) >= 0 && say) {
 		if (rc > 0)
 			printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
 			       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);
@@ -210,7 +213,7 @@ int report_plot_render(const char *out, const char *dat, const char *gp, int say
 	}
 	free(datpath);
 	free(gppath);
-	return rc < 0 ? FAIL_IO : rc;
+	return rc == -1 ? FAIL_IO : rc;
 }
 
 /* ---- a metric against a key ---- */
@@ -540,7 +543,7 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 	time_unit(&pl);
 	plot_data(&pl, &dat);
 	plot_script(&pl, o->out, datpath, &gp);
-	ret = report_plot_render(o->out, dat.buf, gp.buf, 1);
+	ret = report_plot_render(o->db, o->out, dat.buf, gp.buf, 1);
 	free(datpath);
 	sb_release(&gp);
 	sb_release(&dat);

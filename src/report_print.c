@@ -9,30 +9,9 @@
 #include "report_int.h"
 #include "stats.h"
 
-int report_out_check(const char *out, const char *db)
+int report_out_check(const char *what, const char *path, const char *db)
 {
-	struct stat so, sd;
-	char head[16];
-	FILE *f;
-	size_t n;
-
-	if (!out || stat(out, &so))
-		return FAIL_OK;        /* stdout, or a new file */
-	if (db && !stat(db, &sd) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
-		error("--out '%s' is the database being read: not overwriting it", out);
-		return FAIL_UNSAFE;
-	}
-	if (!S_ISREG(so.st_mode))
-		return FAIL_OK;        /* /dev/stdout, a pipe */
-	if (!(f = fopen(out, "rb")))
-		return error("cannot read '%s' to check it before overwriting: %m", out);
-	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n == sizeof(head) && !memcmp(head, "SQLite format 3", 16)) {
-		error("--out '%s' is an SQLite database: not overwriting it with a report", out);
-		return FAIL_UNSAFE;
-	}
-	return FAIL_OK;
+	return path && store_output_check(what, path, db, 0) ? FAIL_UNSAFE : FAIL_OK;
 }
 
 int report_out_open(const struct report_opts *o, FILE **f)
@@ -40,7 +19,7 @@ int report_out_open(const struct report_opts *o, FILE **f)
 	int ret;
 
 	*f = stdout;
-	if ((ret = report_out_check(o->out, o->db)))
+	if ((ret = report_out_check("--out", o->out, o->db)))
 		return ret;
 	if (o->out && !(*f = fopen(o->out, "w")))
 		return error("cannot write '%s': %m", o->out);
@@ -127,14 +106,75 @@ static int column_decimals(const struct report_opts *o, const struct report_rows
 	return d < 0 ? 0 : d > 15 ? 15 : d;
 }
 
-/* v with dec decimals, unless that leaves it fewer than two significant digits (a column spanning
- * orders of magnitude): then with its own significant digits. */
-static void format_num(const struct report_opts *o, double v, int sig, int dec, char *buf, size_t n)
+/* How a number column prints: dec decimals (for reading; -1: each value its own significant digits), or
+ * sig significant digits. */
+struct prec {
+	int dec, sig;
+};
+
+/* v as its column prints it: with dec decimals, unless that leaves it fewer than two significant digits
+ * (a column spanning orders of magnitude): then with sig significant digits. Counts and unknown values as
+ * report_print_num prints them. */
+static void format_num(const struct report_opts *o, double v, struct prec p, char *buf, size_t n)
 {
-	if (dec >= 0 && isfinite(v) && (v == 0 || floor(log10(fabs(v))) + dec + 1 >= 2))
-		snprintf(buf, n, "%.*f", dec, v == 0 ? 0.0 : v);
+	if (!p.sig || !isfinite(v))
+		report_print_num(o, v, p.sig, buf, n);
+	else if (p.dec >= 0 && (v == 0 || floor(log10(fabs(v))) + p.dec + 1 >= 2))
+		snprintf(buf, n, "%.*f", p.dec, v == 0 ? 0.0 : v);
+	else if (!o->fmt->reading && !o->digits)
+		snprintf(buf, n, "%.*g", p.sig, v);   /* for programs: no trailing zeros */
 	else
-		report_print_num(o, v, sig, buf, n);
+		stats_format(v, p.sig, buf, n);
+}
+
+/* Whether a and b, different numbers, print differently at p. */
+static int told_apart(const struct report_opts *o, double a, double b, struct prec p)
+{
+	char x[40], y[40];
+
+	if (a == b || !isfinite(a) || !isfinite(b))
+		return 1;
+	format_num(o, a, p, x, sizeof(x));
+	format_num(o, b, p, y, sizeof(y));
+	return strcmp(x, y) != 0;
+}
+
+/*
+ * An interval prints what it says: its bounds apart from each other and from 1 wherever the true ones are
+ * (an interval of [0.9954, 1.0093] that includes 1 must not print as [1.00, 1.01], nor one of 10,000
+ * items as [1.05, 1.05]). p, the column's precision, gains decimals (or digits) until every row of the
+ * interval column c (its value, then the bounds at c + 1 and c + 2) tells them apart, or until there are
+ * no more to give.
+ */
+static struct prec interval_prec(const struct report_opts *o, const struct report_rows *r, int c, struct prec p)
+{
+	for (;;) {
+		int ok = 1;
+
+		for (size_t j = 0; j < r->n && ok; j++) {
+			double lo = report_rows_num(r, j, c + 1), hi = report_rows_num(r, j, c + 2);
+
+			ok = told_apart(o, lo, hi, p) && told_apart(o, lo, 1, p) && told_apart(o, hi, 1, p);
+		}
+		if (ok || (p.dec >= 0 ? p.dec >= 15 : p.sig >= 17))
+			return p;
+		if (p.dec >= 0)
+			p.dec++;
+		else
+			p.sig++;
+	}
+}
+
+/* Every column's precision: pr[c] (an interval's bounds print as its value does). */
+static void column_prec(const struct report_opts *o, const struct report_rows *r, struct prec *pr)
+{
+	for (int c = 0; c < r->ncol; c++) {
+		pr[c].dec = r->col[c].kind == RCOL_NUM ? column_decimals(o, r, c) : -1;
+		pr[c].sig = !r->col[c].sig ? 0 : o->digits ? o->digits : o->fmt->reading ? r->col[c].sig : 6;
+	}
+	for (int c = 0; c + 2 < r->ncol; c++)
+		if (r->col[c].kind == RCOL_NUM && r->col[c].ci && r->col[c].sig)
+			pr[c] = pr[c + 1] = pr[c + 2] = interval_prec(o, r, c, pr[c]);
 }
 
 /* A series: each number as the report prints one, separated by spaces. Owned. */
@@ -156,8 +196,8 @@ static char *format_series(const struct report_opts *o, const struct report_rows
 
 /* Cell c of row j as text (owned; NULL for unknown, which a format prints its way). *skip: the columns
  * after c that this cell holds too (an interval's bounds, for reading). */
-static char *format_cell(const struct report_opts *o, const struct report_rows *r, const int *dec, size_t j,
-			 int c, int *skip)
+static char *format_cell(const struct report_opts *o, const struct report_rows *r, const struct prec *pr,
+			 size_t j, int c, int *skip)
 {
 	const struct report_col *rc = &r->col[c];
 	const char *s = report_rows_text(r, j, c);
@@ -178,63 +218,82 @@ static char *format_cell(const struct report_opts *o, const struct report_rows *
 	case RCOL_NUM:
 		break;
 	}
-	format_num(o, v, rc->sig, dec[c], buf, sizeof(buf));
+	format_num(o, v, pr[c], buf, sizeof(buf));
 	if (o->fmt->reading && rc->ci) {
 		*skip = 2;
 		if (!isnan(report_rows_num(r, j, c + 1))) {
-			format_num(o, report_rows_num(r, j, c + 1), rc->sig, dec[c], lo, sizeof(lo));
-			format_num(o, report_rows_num(r, j, c + 2), rc->sig, dec[c], hi, sizeof(hi));
+			format_num(o, report_rows_num(r, j, c + 1), pr[c], lo, sizeof(lo));
+			format_num(o, report_rows_num(r, j, c + 2), pr[c], hi, sizeof(hi));
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " [%s, %s]", lo, hi);
 		}
 	}
 	return xstrdup(buf);
 }
 
-/* Whether some value of r carries a mark. */
-static int any_mark(const struct report_rows *r)
+/* The marks some value of r carries (enum report_mark bits). */
+static unsigned any_mark(const struct report_rows *r)
 {
-	for (size_t i = 0; i < r->n * (size_t)r->ncol; i++)
-		if (r->mark[i])
-			return 1;
-	return 0;
+	unsigned m = 0;
+
+	for (size_t i = 0; r && i < r->n * (size_t)r->ncol; i++)
+		m |= r->mark[i];
+	return m;
 }
 
-/* The table's heading: the columns, an interval's bounds in its value's for reading, and for programs a
- * noise_ok column where some value carries a mark. Returns the number of cells. */
-static int head_cells(const struct report_opts *o, const struct report_rows *r, int marks, const char **head)
+/* A value's marks into the table, for reading: table mark k for enum report_mark bit k. */
+static void put_marks(struct table *t, unsigned mark, int cell)
 {
+	for (int k = 0; k < TABLE_NMARKS; k++)
+		if ((mark >> k) & 1)
+			table_mark(t, cell, k);
+}
+
+/* The cells of a table before its columns, for programs: a stat column when it has a summary. */
+static int lead_cells(const struct report_opts *o, const struct report_doc *d)
+{
+	return !o->fmt->reading && d->summary ? 1 : 0;
+}
+
+/* The table's heading: for programs a stat column first when there is a summary, then the columns (an
+ * interval's bounds in its value's for reading), and for programs a noise_ok column where some value
+ * carries MARK_NOISE. Returns the number of cells. */
+static int head_cells(const struct report_opts *o, const struct report_doc *d, const char **head)
+{
+	const struct report_rows *r = d->rows;
 	int nh = 0;
 
+	if (lead_cells(o, d))
+		head[nh++] = "stat";
 	for (int c = 0; c < r->ncol; c++) {
 		int merged = o->fmt->reading && r->col[c].kind == RCOL_NUM && r->col[c].ci;
 
 		head[nh++] = merged ? r->ci_head : r->col[c].name;
 		c += merged ? 2 : 0;
 	}
-	if (marks && !o->fmt->reading)
+	if ((any_mark(r) & MARK_NOISE) && !o->fmt->reading)
 		head[nh++] = "noise_ok";
 	return nh;
 }
 
 /* Row j into the table: its cells, then its marks (for reading) or its noise_ok cell (for programs). */
-static void add_row(const struct report_opts *o, const struct report_rows *r, const int *dec, size_t j,
-		    int marks, struct table *t)
+static void add_row(const struct report_opts *o, const struct report_doc *d, const struct prec *pr, size_t j,
+		    struct table *t)
 {
-	char **cell = xcalloc((size_t)r->ncol + 2, sizeof(*cell));
-	int nc = 0, ok = 1, skip;
+	const struct report_rows *r = d->rows;
+	char **cell = xcalloc((size_t)r->ncol + 3, sizeof(*cell));
+	int nc = lead_cells(o, d), ok = 1, skip;
 
 	for (int c = 0; c < r->ncol; c++) {
-		cell[nc++] = format_cell(o, r, dec, j, c, &skip);
+		cell[nc++] = format_cell(o, r, pr, j, c, &skip);
 		c += skip;
 	}
 	for (int c = 0; c < r->ncol; c++)
-		ok &= !r->mark[j * (size_t)r->ncol + (size_t)c];
-	if (marks && !o->fmt->reading)
+		ok &= !(r->mark[j * (size_t)r->ncol + (size_t)c] & MARK_NOISE);
+	if ((any_mark(r) & MARK_NOISE) && !o->fmt->reading)
 		cell[nc++] = xstrdup(ok ? "1" : "0");
 	table_add(t, (const char *const *)cell);
 	for (int c = 0, k = 0; o->fmt->reading && c < r->ncol; c++, k++) {
-		if (r->mark[j * (size_t)r->ncol + (size_t)c])
-			table_mark(t, k);
+		put_marks(t, r->mark[j * (size_t)r->ncol + (size_t)c], k);
 		if (r->col[c].kind == RCOL_NUM && r->col[c].ci)
 			c += 2;        /* the interval is printed in the value's cell */
 	}
@@ -244,25 +303,31 @@ static void add_row(const struct report_opts *o, const struct report_rows *r, co
 }
 
 /*
- * The summary rows (report_agg_summary's) under the table: the statistic (and group) in the first cell,
- * the keys' cells empty, each number column's statistic with the table's decimals (a count left empty,
- * n as an integer, an interval's value only for reading); for programs no noise_ok.
+ * The summary rows (report_agg_summary's) under the table, each number column's statistic with the
+ * table's precision (a count left empty, n as an integer, an interval's value only for reading) and its
+ * marks. For reading the statistic (and group) in the first cell, the keys' cells empty; for programs the
+ * statistic in the stat column, the group's value in its column, other keys and noise_ok empty.
  */
-static void add_summary(const struct report_opts *o, const struct report_rows *r, const int *dec,
-			const struct report_rows *sum, int nh, int marks, struct table *t)
+static void add_summary(const struct report_opts *o, const struct report_doc *d, const struct prec *pr,
+			int nh, struct table *t)
 {
-	int lead = 0;
-	char **cell = xcalloc((size_t)r->ncol + 3, sizeof(*cell));
+	const struct report_rows *r = d->rows, *sum = d->summary;
+	int lead = 0, prog = !o->fmt->reading;
+	char **cell = xcalloc((size_t)nh + 1, sizeof(*cell));
 
 	while (lead < r->ncol && r->col[lead].kind != RCOL_NUM)
 		lead++;
 	for (size_t j = 0; j < sum->n; j++) {
 		const char *stat = report_rows_text(sum, j, 0), *g = report_rows_text(sum, j, 1);
-		int nc = 0, sc = 2;
+		int nc = 0, sc = 2, first;
 
-		cell[nc++] = g ? xasprintf("%s (%s)", stat, g) : xstrdup(stat);
-		while (nc < lead)
-			cell[nc++] = xstrdup("");
+		if (prog)
+			cell[nc++] = xstrdup(stat);
+		else
+			cell[nc++] = g ? xasprintf("%s (%s)", stat, g) : xstrdup(stat);
+		for (int c = prog ? 0 : 1; c < lead; c++)
+			cell[nc++] = !prog ? xstrdup("") : c == r->group && g ? xstrdup(g) : NULL;
+		first = nc;
 		for (int c = lead; c < r->ncol; c++, sc++) {
 			char a[40];
 
@@ -271,30 +336,34 @@ static void add_summary(const struct report_opts *o, const struct report_rows *r
 			else if (!strcmp(stat, report_sum_name[SUM_N]))
 				snprintf(a, sizeof(a), "%zu", (size_t)report_rows_num(sum, j, sc));
 			else
-				format_num(o, report_rows_num(sum, j, sc), r->col[c].sig, dec[c], a, sizeof(a));
-			cell[nc++] = xstrdup(a);
+				format_num(o, report_rows_num(sum, j, sc), pr[c], a, sizeof(a));
+			cell[nc++] = prog && !a[0] ? NULL : xstrdup(a);
 			if (o->fmt->reading && r->col[c].ci) {
 				c += 2;        /* the interval columns are merged into the value's */
 				sc += 2;
 			}
 		}
-		if (marks && !o->fmt->reading) {
-			/* no noise_ok: the cell after the others, and never past the heading */
-			free(nc >= nh ? cell[nh - 1] : NULL);
-			cell[nc >= nh ? nh - 1 : nc] = NULL;
-			nc = nc >= nh ? nh - 1 : nc;
-		}
+		while (nc < nh)
+			cell[nc++] = NULL;     /* noise_ok */
 		table_add(t, (const char *const *)cell);
+		for (int c = lead, k = first, s2 = 2; !prog && c < r->ncol; c++, k++, s2++) {
+			put_marks(t, sum->mark[j * (size_t)sum->ncol + (size_t)s2], k);
+			if (r->col[c].ci) {
+				c += 2;
+				s2 += 2;
+			}
+		}
 		for (int i = 0; i < nc; i++)
 			free(cell[i]);
 	}
 	free(cell);
 }
 
-/* Caption, table and footnote into f. */
+/* Caption, table and footnotes into f. */
 static void print_table(const struct report_opts *o, const struct report_doc *d, const struct table *t,
-			int marks, FILE *f)
+			FILE *f)
 {
+	unsigned marks = any_mark(d->rows) | any_mark(d->summary);
 	char n[40] = "", *meaning;
 
 	if (d->caption && d->method && o->fmt->method)
@@ -302,34 +371,35 @@ static void print_table(const struct report_opts *o, const struct report_doc *d,
 	if (d->caption && !d->method && o->fmt->heading)
 		o->fmt->heading(d->caption, f);
 	table_print(t, f, o->fmt);
-	if (marks && o->fmt->footnote) {
+	if ((marks & MARK_NOISE) && o->fmt->footnote) {
 		if (d->marked > 0)
 			snprintf(n, sizeof(n), " (%ld result%s)", d->marked, d->marked == 1 ? "" : "s");
 		meaning = xasprintf("holds results above their noise target%s", n);
-		o->fmt->footnote(meaning, "; --strict leaves them out", f);
+		o->fmt->footnote(0, meaning, "; --strict leaves them out", f);
 		free(meaning);
 	}
+	if ((marks & MARK_CAVEAT) && o->fmt->footnote)
+		o->fmt->footnote(1, d->caveat ? d->caveat : "to read with care", " (see the warnings)", f);
 }
 
 void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f)
 {
 	const struct report_rows *r = d->rows;
-	const char **head = xcalloc((size_t)r->ncol + 2, sizeof(*head));
-	int *dec = xcalloc((size_t)r->ncol + 1, sizeof(*dec));
-	int marks = any_mark(r), nh = head_cells(o, r, marks, head);
+	const char **head = xcalloc((size_t)r->ncol + 3, sizeof(*head));
+	struct prec *pr = xcalloc((size_t)r->ncol + 1, sizeof(*pr));
+	int nh = head_cells(o, d, head);
 	struct table t;
 
-	for (int c = 0; c < r->ncol; c++)
-		dec[c] = r->col[c].kind == RCOL_NUM ? column_decimals(o, r, c) : -1;
+	column_prec(o, r, pr);
 	table_init(&t, nh, head);
 	for (size_t j = 0; j < r->n; j++)
-		add_row(o, r, dec, j, marks, &t);
+		add_row(o, d, pr, j, &t);
 	if (d->summary)
-		add_summary(o, r, dec, d->summary, nh, marks, &t);
-	print_table(o, d, &t, marks, f);
+		add_summary(o, d, pr, nh, &t);
+	print_table(o, d, &t, f);
 	table_release(&t);
 	free(head);
-	free(dec);
+	free(pr);
 }
 
 int report_print(const struct report_opts *o, const struct report_doc *d)

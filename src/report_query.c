@@ -1,5 +1,6 @@
 /* report_query.c: the statement of every report, SQL and its bound values: the FROM ... WHERE they share
  * (the sweep, --where, the excluded hosts, --strict) and one SELECT per mode. Nothing runs here. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,8 @@ void report_query_release(struct report_query *q)
 /* What a statement joins to the results r, the cells c, the workers w and the hosts h. */
 enum join {
 	JOIN_NONE = 0,
-	JOIN_METRIC = 1,           /* m: the plan's metric of each result */
-	JOIN_ITEMS = 2,            /* i: its per-item values */
+	JOIN_METRIC = 1,           /* m: the plan's metric of each result (of each item, for p->items) */
+	JOIN_ITEMS = 2,            /* m: its per-item values, m.item the item */
 	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in q->joined (report_query_probes) */
 };
 
@@ -43,12 +44,11 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 		/* the result's own noise, as if it were a stored metric */
 		sb_adds(&q->sql, " JOIN (SELECT id AS result, noise AS value FROM results WHERE noise IS NOT NULL) m"
 			" ON m.result = r.id");
+	} else if ((join & JOIN_ITEMS) || ((join & JOIN_METRIC) && p->items)) {
+		sb_adds(&q->sql, " JOIN items m ON m.result = r.id AND m.metric = ");
+		report_expr_bind(q, p->metric_base);
 	} else if (join & JOIN_METRIC) {
 		sb_adds(&q->sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
-		report_expr_bind(q, p->metric_base);
-	}
-	if (join & JOIN_ITEMS) {
-		sb_adds(&q->sql, " JOIN items i ON i.result = r.id AND i.metric = ");
 		report_expr_bind(q, p->metric_base);
 	}
 	for (size_t i = 0; (join & JOIN_PROBES) && i < q->njoined; i++) {
@@ -105,11 +105,35 @@ static void by(struct report_query *q, const char *what, int n, int extra1, int 
 		sb_addf(&q->sql, ", %d", extra2);
 }
 
-/* The SQL aggregate of --stat ("median", "avg", ...). */
+/* The SQL aggregate of --stat ("median", "avg", ...), for the five a plot takes. */
 static const char *stat_sql(const char *stat)
 {
 	/* median, geomean, min, max: SQL functions of the same name */
 	return !strcmp(stat, "mean") ? "avg" : stat;
+}
+
+/* "stat(x)" for any --stat: the five above, stdev, cv (stdev over mean) and pNN (store_functions.c's
+ * type-7 quantile). x is SQL without bound values (it may be written twice). */
+static void stat_of(struct report_query *q, const char *stat, const char *x)
+{
+	double pct = report_opts_percentile(stat);
+
+	if (!isnan(pct))
+		sb_addf(&q->sql, "quantile(%s, %.17g)", x, pct);
+	else if (!strcmp(stat, "cv"))
+		sb_addf(&q->sql, "(stdev(%s) / avg(%s))", x, x);
+	else
+		sb_addf(&q->sql, "%s(%s)", stat_sql(stat), x);
+}
+
+/* stat_of the plan's metric. */
+static void stat_of_metric(const struct report_plan *p, struct report_query *q)
+{
+	struct report_query m = REPORT_QUERY_INIT;
+
+	report_expr_metric(p, &m);
+	stat_of(q, p->o->stat, m.sql.buf);
+	report_query_release(&m);
 }
 
 int report_query_table(const struct report_plan *p, struct report_query *q)
@@ -121,9 +145,8 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 	if ((ret = keys(p, q, (const char *const *)p->rows, nr, ", ")) ||
 	    (ret = keys(p, q, (const char *const *)o->cols, nc, ", ")))
 		return ret;
-	sb_addf(&q->sql, "%s(", stat_sql(o->stat));
-	report_expr_metric(p, q);
-	sb_adds(&q->sql, "), count(m.value)");
+	stat_of_metric(p, q);
+	sb_adds(&q->sql, ", count(m.value)");
 	if (ng) {
 		sb_adds(&q->sql, ", ");
 		if ((ret = report_expr_key(p->c, q, o->summary_by)))
@@ -152,7 +175,8 @@ int report_query_marked(const struct report_plan *p, struct report_query *q)
 {
 	int ret;
 
-	sb_adds(&q->sql, "SELECT count(*)");
+	/* distinct: a result has a row per item in a report keyed by item */
+	sb_adds(&q->sql, "SELECT count(DISTINCT r.id)");
 	if ((ret = from(p, q, JOIN_METRIC, 0)))
 		return ret;
 	sb_addf(&q->sql, " AND %s", marked_sql);
@@ -197,18 +221,16 @@ int report_query_compare(const struct report_plan *p, struct report_query *q)
 	arm_test(p, q, o->cmp_b);
 	sb_adds(&q->sql, ", ");
 	if (by_item) {
-		sb_adds(&q->sql, "i.item, avg(i.value");
-		if (p->metric_scale != 1)
-			sb_addf(&q->sql, " * %.17g", p->metric_scale);
-		sb_adds(&q->sql, ")");
+		sb_adds(&q->sql, "m.item");
 	} else {
 		sb_adds(&q->sql, "CAST(");
 		if ((ret = report_expr_key(p->c, q, o->paired_by)))
 			return ret;
-		sb_adds(&q->sql, " AS TEXT), avg(");
-		report_expr_metric(p, q);
-		sb_adds(&q->sql, ")");
+		sb_adds(&q->sql, " AS TEXT)");
 	}
+	sb_adds(&q->sql, ", avg(");
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, "), count(m.value)");
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
 	if ((ret = from(p, q, by_item ? JOIN_ITEMS : JOIN_METRIC, o->strict)))
 		return ret;
@@ -252,17 +274,24 @@ static int probes_cte(const struct report_plan *p, struct report_query *q)
 int report_query_limit(const struct report_plan *p, struct report_query *q)
 {
 	const struct report_opts *o = p->o;
-	const char *stat = stat_sql(o->stat);
 	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
 
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
-	 * row aggregates like the metric: the share is the statistic of metric / limit over the row. */
+	 * row aggregates the metric and the limit alike; the share is the statistic of the metric over that
+	 * of the limit, of the results that have both (report_agg_limit divides). */
 	if ((ret = probes_cte(p, q)))
 		return ret;
 	sb_adds(&q->sql, "SELECT ");
 	for (int i = 0; i < nkey; i++)
 		sb_addf(&q->sql, "k%d, ", i);
-	sb_addf(&q->sql, "count(v), %s(v), %s(lim), %s(v * 1.0 / lim)", stat, stat, stat);
+	sb_adds(&q->sql, "count(v), ");
+	stat_of(q, o->stat, "v");
+	sb_adds(&q->sql, ", ");
+	stat_of(q, o->stat, "lim");
+	sb_adds(&q->sql, ", ");
+	stat_of(q, o->stat, "CASE WHEN lim IS NOT NULL THEN v END");
+	sb_adds(&q->sql, ", ");
+	stat_of(q, o->stat, "CASE WHEN v IS NOT NULL THEN lim END");
 	for (size_t i = 0; i < q->njoined; i++)
 		sb_addf(&q->sql, ", group_concat(DISTINCT miss%zu)", i);
 	sb_adds(&q->sql, ", sum(noisy) FROM (SELECT ");
@@ -424,6 +453,26 @@ static int plot_interval(const struct report_plan *p, struct report_query *q)
 		sb_addf(&q->sql, ", CASE WHEN count(r.ci_lo) = count(m.value) THEN %s(", stat);
 		ci_bound(p, q, hi);
 		sb_adds(&q->sql, ") END");
+	}
+	return FAIL_OK;
+}
+
+/* The distinct (row keys, group, host) of the statement's results, then the distinct (group, host). */
+int report_query_shared(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	int ret;
+
+	for (int pass = 0; pass < 2; pass++) {
+		sb_adds(&q->sql, pass ? ", (SELECT count(*) FROM (SELECT DISTINCT " : "SELECT (SELECT count(*) FROM "
+			"(SELECT DISTINCT ");
+		if ((!pass && (ret = keys(p, q, (const char *const *)p->rows, p->nrows, ", "))) ||
+		    (ret = keys(p, q, &o->summary_by, o->summary_by ? 1 : 0, ", ")))
+			return ret;
+		sb_adds(&q->sql, "h.hostname");
+		if ((ret = from(p, q, JOIN_METRIC, o->strict)))
+			return ret;
+		sb_adds(&q->sql, "))");
 	}
 	return FAIL_OK;
 }

@@ -77,9 +77,9 @@ void report_rows_set_num(struct report_rows *r, size_t row, int col, double v)
 	r->num[cell(r, row, col)] = v;
 }
 
-void report_rows_mark(struct report_rows *r, size_t row, int col)
+void report_rows_mark(struct report_rows *r, size_t row, int col, enum report_mark kind)
 {
-	r->mark[cell(r, row, col)] = 1;
+	r->mark[cell(r, row, col)] |= (unsigned char)kind;
 }
 
 int report_rows_group(struct report_rows *r, const char *by)
@@ -208,29 +208,74 @@ int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, 
 	return FAIL_OK;
 }
 
-void report_notes_add(struct report_notes *nt, const char *fmt, ...)
+static void notes_addv(struct report_notes *nt, int warn, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
+
+	sb_vaddf(&sb, fmt, ap);
+	ALLOC_GROW(nt->v, nt->n + 1, nt->alloc);
+	ALLOC_GROW(nt->warn, nt->n + 1, nt->alloc_warn);
+	nt->warn[nt->n] = (unsigned char)warn;
+	nt->v[nt->n++] = sb_detach(&sb);
+}
+
+void report_notes_add(struct report_notes *nt, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	notes_addv(nt, 0, fmt, ap);
 	va_end(ap);
-	ALLOC_GROW(nt->v, nt->n + 1, nt->alloc);
-	nt->v[nt->n++] = sb_detach(&sb);
+}
+
+void report_notes_warn(struct report_notes *nt, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	notes_addv(nt, 1, fmt, ap);
+	va_end(ap);
+}
+
+void report_notes_caveat(struct report_notes *nt, const char *why)
+{
+	for (size_t i = 0; i < nt->ncaveat; i++)
+		if (!strcmp(nt->caveat[i], why))
+			return;
+	nt->caveat = xrealloc(nt->caveat, (nt->ncaveat + 1) * sizeof(*nt->caveat));
+	nt->caveat[nt->ncaveat++] = xstrdup(why);
+}
+
+char *report_notes_caveats(const struct report_notes *nt)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!nt->ncaveat)
+		return NULL;
+	for (size_t i = 0; i < nt->ncaveat; i++)
+		sb_addf(&sb, "%s%s", i ? "; " : "", nt->caveat[i]);
+	return sb_detach(&sb);
 }
 
 void report_notes_print(const struct report_notes *nt)
 {
-	for (size_t i = 0; i < nt->n; i++)
-		report_note("%s", nt->v[i]);
+	for (size_t i = 0; i < nt->n; i++) {
+		if (nt->warn[i])
+			warning("%s", nt->v[i]);
+		else
+			report_note("%s", nt->v[i]);
+	}
 }
 
 void report_notes_release(struct report_notes *nt)
 {
 	for (size_t i = 0; i < nt->n; i++)
 		free(nt->v[i]);
+	for (size_t i = 0; i < nt->ncaveat; i++)
+		free(nt->caveat[i]);
 	free(nt->v);
+	free(nt->warn);
+	free(nt->caveat);
 	memset(nt, 0, sizeof(*nt));
 }
 

@@ -9,8 +9,38 @@
 /* "no ok results ..." for a statement that found nothing. */
 static int nothing(const struct report_plan *p)
 {
-	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->o->metric,
-			  p->o->where || p->nexcluded ? " that pass the filters" : "");
+	const char *filters = p->o->where || p->nexcluded ? " that pass the filters" : "";
+
+	if (p->items)
+		return fail_usage("no per-item values of metric '%s' in sweep '%s'%s: the key item needs a command "
+				  "whose metric lines name their item ({\"item\": ...})", p->o->metric, p->c->sweep,
+				  filters);
+	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->o->metric, filters);
+}
+
+/* With no unit, a note when rows of one summary group share a host: n then counts rows, not machines. */
+static int note_shared(const struct report_plan *p)
+{
+	struct report_rows n;
+	int ret = report_plan_query(p, report_query_shared, &n);
+
+	if (!ret && n.n && report_rows_num(&n, 0, 0) > report_rows_num(&n, 0, 1))
+		report_note("the summary takes each row as a unit, and rows share a host: its n counts rows, which "
+			    "are not independent (--unit KEY, with KEY in --rows, takes one value per KEY)");
+	report_rows_release(&n);
+	return ret;
+}
+
+/* The caption's words for a summary: what it is over, and what n counts. Owned. */
+static char *summary_caption(const struct report_plan *p)
+{
+	const char *by = p->o->summary_by, *u = p->unit;
+
+	if (!u)
+		return xasprintf("; summary%s%s over the rows (n counts them): median, min, max, mean and its 95%% "
+				 "Student t interval", by ? " per " : "", by ? by : "");
+	return xasprintf("; summary%s%s over %s: one value per %s, the mean of its rows (n counts them): median, "
+			 "min, max, mean and its 95%% Student t interval", by ? " per " : "", by ? by : "", u, u);
 }
 
 /* A report's output: its table, or the table as a figure (sweep plot --compare, --limit), or a page (HTML:
@@ -30,26 +60,40 @@ static int emit(const struct report_plan *p, const struct report_doc *d)
 }
 
 /* Print a table of rows under the caption of its method, with the --summary rows (which order the rows by
- * their group); marked counts the results behind the marks (-1: not counted). */
-static int print_rows(const struct report_plan *p, struct report_rows *rows, const char *caption, long marked)
+ * their group) and what the stage said in nt: marked counts the results behind the marks (-1: not
+ * counted). */
+static int print_rows(const struct report_plan *p, struct report_rows *rows, const char *caption, long marked,
+		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked };
-	int ret;
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL };
+	char *cap = NULL, *words, *caveat;
+	int ret = FAIL_OK;
 
 	if (p->o->summary_by)
 		report_rows_sort_group(rows);
 	if (p->o->summary && rows->n) {
-		report_agg_summary(rows, &sum);
+		report_agg_summary(rows, p->unit, &sum, nt);
 		d.summary = &sum;
+		words = summary_caption(p);
+		d.caption = cap = xasprintf("%s%s", caption, words);
+		free(words);
+		if (!p->unit)
+			ret = note_shared(p);
 	}
-	ret = emit(p, &d);
+	report_notes_print(nt);
+	d.caveat = caveat = report_notes_caveats(nt);
+	if (!ret)
+		ret = emit(p, &d);
 	if (d.summary)
 		report_rows_release(&sum);
+	free(caveat);
+	free(cap);
 	return ret;
 }
 
-/* With --strict, the results left out for missing their noise target, said on stderr. */
+/* The results above their noise target: with --strict, those left out, said on stderr; else those the
+ * table holds. */
 static int count_marked(const struct report_plan *p, long *marked)
 {
 	struct report_rows n;
@@ -59,7 +103,7 @@ static int count_marked(const struct report_plan *p, long *marked)
 		double v = n.n ? report_rows_num(&n, 0, 0) : NAN;
 
 		*marked = isnan(v) ? 0 : (long)v;
-		if (*marked > 0)
+		if (*marked > 0 && p->o->strict)
 			report_note("--strict left out %ld result%s above %s noise target", *marked,
 				    *marked == 1 ? "" : "s", *marked == 1 ? "its" : "their");
 	}
@@ -71,12 +115,14 @@ static int count_marked(const struct report_plan *p, long *marked)
 static int table(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
+	struct report_notes nt = { 0 };
 	struct report_rows in, out;
 	char *cap, *pooled;
 	long marked;
 	int ret;
 
-	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)))
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)) ||
+	    (ret = report_plan_unit(p)))
 		return ret;
 	ret = report_plan_query(p, report_query_table, &in);
 	if (!ret && (!in.n || (!p->nrows && !o->ncols && isnan(report_rows_num(&in, 0, 0)))))
@@ -87,39 +133,67 @@ static int table(struct report_plan *p)
 	}
 	report_agg_table(&in, (const char *const *)p->rows, p->nrows, (const char *const *)o->cols, o->ncols,
 			 o->summary_by, o->metric, &out);
-	/* the rows hold every result the report reads, unless --strict took some out: then count those */
+	/* the rows hold every result the report reads once, unless --strict took some out or each item's
+	 * row holds its result: then count them in SQL */
 	marked = report_agg_marked(&in);
 	report_rows_release(&in);
-	if (!o->strict || !(ret = count_marked(p, &marked))) {
+	if ((!o->strict && !p->items) || !(ret = count_marked(p, &marked))) {
 		pooled = report_print_pooled(o);
 		cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", o->stat, o->metric,
 				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
 				o->where ? ", where " : "", o->where ? o->where : "");
-		ret = print_rows(p, &out, cap, marked);
+		ret = print_rows(p, &out, cap, marked, &nt);
 		free(cap);
 		free(pooled);
 	}
 	report_rows_release(&out);
+	report_notes_release(&nt);
 	return ret;
 }
 
-/* --compare KEY=A/B: per row, a ratio of means over paired units with a bootstrap interval. */
+/* "n = 30 pairs a row" or "n = 3 to 4 pairs a row": the pairs of out's rows (column c). Owned. */
+static char *pairs_caption(const struct report_rows *out, int c)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t j = 0; j < out->n; j++) {
+		double n = report_rows_num(out, j, c);
+
+		if (n > 0) {
+			lo = n < lo ? n : lo;
+			hi = n > hi ? n : hi;
+		}
+	}
+	if (!(hi > 0))
+		return xstrdup("n = 0 pairs");
+	return lo == hi ? xasprintf("n = %.0f %s a row", hi, hi == 1 ? "pair" : "pairs") :
+			  xasprintf("n = %.0f to %.0f pairs a row", lo, hi);
+}
+
+/* --compare KEY=A/B: per row, a ratio of means (or the geometric mean of ratios) over paired units with a
+ * bootstrap interval. */
 static int compare(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	const char *paired = o->paired_by ? o->paired_by : "item";
-	int by_item = !strcmp(paired, "item"), ret;
+	int by_item = !strcmp(paired, "item"), geo = !strcmp(o->stat, "geomean"), ret;
 	const char *extra[] = { o->cmp_key, by_item ? NULL : paired, o->summary_by };
-	struct report_pairing pp = { NULL, 0, o->summary_by, o->cmp_key, o->cmp_a, o->cmp_b, o->metric, o->ci,
-				     o->boot, o->seed };
+	struct report_pairing pp = {
+		.group = o->summary_by, .key = o->cmp_key, .a = o->cmp_a, .b = o->cmp_b, .metric = o->metric,
+		.ci = o->ci, .boot = o->boot, .seed = o->seed,
+		.stat = geo ? STATS_GEOMEAN_RATIO : STATS_RATIO_OF_MEANS, .interval = o->interval,
+	};
 	struct report_notes nt = { 0 };
 	struct report_rows in, out;
-	char *cap, *pooled;
+	char *cap, *pooled, *n;
 
-	if ((ret = report_plan_metric(p)) || (ret = report_plan_arms(p)) || (ret = report_plan_rows(p, extra, 3)))
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_arms(p)) || (ret = report_plan_rows(p, extra, 3)) ||
+	    (ret = report_plan_unit(p)))
 		return ret;
 	ret = report_plan_query(p, report_query_compare, &in);
-	if (!ret && !in.n)
+	if (!ret && !in.n && p->items)
+		ret = nothing(p);
+	else if (!ret && !in.n)
 		ret = by_item ? fail_usage("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
 					   "parameter with --paired-by KEY)", o->metric, o->cmp_key, o->cmp_a,
 					   o->cmp_key, o->cmp_b, p->c->sweep)
@@ -133,16 +207,19 @@ static int compare(struct report_plan *p)
 	pp.nkey = p->nrows;
 	report_pair(&in, &pp, &out, &nt);
 	report_rows_release(&in);
-	report_notes_print(&nt);
-	report_notes_release(&nt);
 	pooled = report_print_pooled(o);
-	cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s (ratio of means, %g%% percentile bootstrap, %d "
+	n = pairs_caption(&out, p->nrows + (out.group >= p->nrows ? 1 : 0));
+	cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s: %s%s (%s; %g%% %s bootstrap interval of %d "
 			"resamples, seed %llu), sweep %s", o->metric, o->cmp_key, o->cmp_a, o->cmp_key, o->cmp_b,
-			pooled, paired, o->ci * 100, o->boot, (unsigned long long)o->seed, p->c->sweep);
-	ret = print_rows(p, &out, cap, -1);
+			pooled, paired, geo ? "geometric mean of the ratios of each " : "ratio of means",
+			geo ? paired : "", n, o->ci * 100, o->interval == STATS_BCA ? "BCa" : "percentile", o->boot,
+			(unsigned long long)o->seed, p->c->sweep);
+	ret = print_rows(p, &out, cap, -1, &nt);
 	free(cap);
+	free(n);
 	free(pooled);
 	report_rows_release(&out);
+	report_notes_release(&nt);
 	return ret;
 }
 
@@ -156,7 +233,8 @@ static int limit(struct report_plan *p)
 	char *cap, *pooled;
 	int ret;
 
-	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)))
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)) ||
+	    (ret = report_plan_unit(p)))
 		return ret;
 	/* the statement is kept: it names the probes the limit joins, for the notes */
 	report_rows_init(&in);
@@ -167,11 +245,11 @@ static int limit(struct report_plan *p)
 	if (!out.n || (!p->nrows && report_rows_num(&out, 0, out.ncol - 4) == 0)) {
 		ret = nothing(p);
 	} else {
-		report_notes_print(&nt);
 		pooled = report_print_pooled(o);
-		cap = xasprintf("%s of %s%s, limit = %s, share = %s / limit, sweep %s", o->stat, o->metric, pooled,
-				o->limit, o->metric, p->c->sweep);
-		ret = print_rows(p, &out, cap, -1);
+		cap = xasprintf("%s of %s over passes%s, limit = %s, share = %s(%s) / %s(limit) of the results with "
+				"both, sweep %s", o->stat, o->metric, pooled, o->limit, o->stat, o->metric, o->stat,
+				p->c->sweep);
+		ret = print_rows(p, &out, cap, -1, &nt);
 		free(cap);
 		free(pooled);
 	}
@@ -188,7 +266,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL };
 	char *cap;
 	int ret, nunstable;
 
@@ -196,7 +274,7 @@ static int drift(struct report_plan *p)
 		report_rows_release(&ctl);
 		return ret;
 	}
-	report_agg_drift(&ctl, &w);
+	report_agg_drift(&ctl, o->drop_first, &w);
 	report_rows_release(&ctl);
 	if (!w.n) {
 		report_rows_release(&w);
@@ -204,8 +282,10 @@ static int drift(struct report_plan *p)
 				  p->c->sweep);
 	}
 	report_agg_drift_table(&w, o->threshold, &out, &nunstable);
-	d.caption = cap = xasprintf("control cell of sweep %s per worker: median time as a ratio to its first run; "
-			      "unstable when drift or noise passes %g%%", p->c->sweep, o->threshold * 100);
+	d.caption = cap = xasprintf("control cell of sweep %s per worker: median time as a ratio to the median of "
+				    "its runs%s; noise: the largest of a run, or for runs of one sample their spread; "
+				    "unstable when drift or noise passes %g%%", p->c->sweep,
+				    o->drop_first ? " (the first left out)" : "", o->threshold * 100);
 	if (!(ret = emit(p, &d)) && nunstable)
 		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their hosts out",
 			    nunstable, w.n);
@@ -221,10 +301,13 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL };
 	char bar[64] = "", *cap;
 	int ret;
 
+	if (p->items)
+		return fail_usage("--score scores the predictions of cells, which have no items: item is no key "
+				  "of a score");
 	if ((ret = report_plan_query(p, report_query_score, &in))) {
 		report_rows_release(&in);
 		return ret;
@@ -267,7 +350,9 @@ static int plot(struct report_plan *p)
 	}
 	report_agg_points(&in, &points);
 	report_rows_release(&in);
-	if (!points.n)
+	if (!points.n && p->items)
+		ret = nothing(p);
+	else if (!points.n)
 		ret = fail_usage("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", p->c->sweep,
 				 p->o->metric, p->o->where ? " that pass --where" : "");
 	else

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "result.h"
 
-const char *const result_status_name[] = { "ok", "error", "timeout" };
+const char *const result_status_name[] = { "ok", "error", "timeout", "error" };
 const char *const stop_rule_name[] = { NULL, "noise", "converged", "timeout", "max_samples", "count" };
 
 void task_release(struct task *t)
@@ -33,6 +33,7 @@ void result_release(struct result *r)
 	free(r->error);
 	free(r->samples);
 	free(r->clocks);
+	free(r->usage);
 	json_obj_release(&r->metrics);
 	for (i = 0; i < r->nitems; i++) {
 		free(r->items[i].item);
@@ -46,15 +47,29 @@ void result_release(struct result *r)
 
 void result_add_sample(struct result *r, double seconds, double clock_mhz)
 {
-	/* samples and clocks grow together: alloc_samples counts both. */
+	/* samples, clocks and usage (once there is one) grow together: alloc_samples counts them all. */
 	size_t alloc = r->alloc_samples;
 
 	ALLOC_GROW(r->samples, r->nsamples + 1, r->alloc_samples);
-	if (alloc != r->alloc_samples)
+	if (alloc != r->alloc_samples) {
 		r->clocks = xrealloc(r->clocks, r->alloc_samples * sizeof(*r->clocks));
+		if (r->usage)
+			r->usage = xrealloc(r->usage, r->alloc_samples * sizeof(*r->usage));
+	}
+	if (r->usage)
+		memset(&r->usage[r->nsamples], 0, sizeof(*r->usage));
 	r->samples[r->nsamples] = seconds;
 	r->clocks[r->nsamples] = clock_mhz;
 	r->nsamples++;
+}
+
+void result_set_usage(struct result *r, const struct run_usage *u)
+{
+	if (!r->nsamples)
+		BUG("result_set_usage before any sample");
+	if (!r->usage)
+		r->usage = xcalloc(r->alloc_samples, sizeof(*r->usage));
+	r->usage[r->nsamples - 1] = *u;
 }
 
 void result_add_item(struct result *r, const char *item, const char *metric, double value)

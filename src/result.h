@@ -22,14 +22,25 @@ struct task {
 };
 void task_release(struct task *t);
 
-enum result_status { RESULT_OK = 0, RESULT_ERROR = 1, RESULT_TIMEOUT = 2 };
-extern const char *const result_status_name[];   /* "ok", "error", "timeout" */
+/*
+ * How a cell ended. RESULT_INVALID is a failure that running again cannot change (the output lacks a
+ * metric, a value does not parse, a metric's path is bad): the store quarantines its cell at once, where
+ * an error or a timeout (a crash, a hang) is tried again up to max_attempts. It is stored as an error.
+ */
+enum result_status { RESULT_OK = 0, RESULT_ERROR = 1, RESULT_TIMEOUT = 2, RESULT_INVALID = 3, NRESULT };
+extern const char *const result_status_name[];   /* "ok", "error", "timeout", "error": the stored status */
 
 /* Which rule ended a cell's sampling (criterion.h): the noise target met, the noise converged above it,
  * the cell's timeout, max_samples taken, or a count fixed in advance (gangs, whose members must launch
  * alike). STOP_NONE: no sampling loop (command cells, failures). */
 enum stop_rule { STOP_NONE = 0, STOP_NOISE, STOP_CONVERGED, STOP_TIMEOUT, STOP_MAX_SAMPLES, STOP_COUNT, NSTOP };
 extern const char *const stop_rule_name[];   /* NULL, "noise", "converged", "timeout", "max_samples", "count" */
+
+/* What one run of a command cost, from wait4: CPU seconds in user and system mode, and its peak resident
+ * set in bytes (the kernel's maxrss, of the program and the children it waited for). */
+struct run_usage {
+	double user, sys, rss;
+};
 
 struct item_value {
 	char *item;
@@ -40,8 +51,9 @@ struct item_value {
 /*
  * What a worker measured for one cell. Samples are seconds of one launch each, in the order taken;
  * clocks[i] is the SM clock in MHz during sample i (0 when unknown). Throttled samples are not in
- * samples; their count is in throttled. metrics holds derived per-cell numbers (gflops, gbs, any
- * command metric: the mean over items), as JSON_NUM pairs. Owns everything (result_release).
+ * samples; their count is in throttled. usage[i], for command cells only (else NULL), is what run i cost.
+ * metrics holds derived per-cell numbers (gflops, gbs, any command metric: the mean over items), as
+ * JSON_NUM pairs. Owns everything (result_release).
  */
 struct result {
 	int64_t cell;
@@ -50,6 +62,7 @@ struct result {
 	char *error;           /* NULL when ok */
 	double started, wall;  /* wall-clock start (epoch seconds) and seconds the cell took in all */
 	double *samples, *clocks;
+	struct run_usage *usage;
 	int nsamples;
 	size_t alloc_samples;
 	int throttled;         /* samples dropped as throttled */
@@ -66,6 +79,8 @@ struct result {
 void result_init(struct result *r);
 void result_release(struct result *r);
 void result_add_sample(struct result *r, double seconds, double clock_mhz);
+/* The usage of the sample just added (a command's run); earlier samples without one get zeros. */
+void result_set_usage(struct result *r, const struct run_usage *u);
 void result_add_item(struct result *r, const char *item, const char *metric, double value);
 void result_set_metric(struct result *r, const char *name, double value);
 /*

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "comm.h"
 #include "exitcode.h"
+#include "interrupt.h"
 #include "inventory.h"
 #include "msg.h"
 #include "plan_db.h"
@@ -17,18 +19,59 @@
 #include "slurm.h"
 #include "store.h"
 
-/* Open the database for writing, made when missing (*made), with its writer lock. */
+/* Open the database for writing, made when missing (*made), with its writer lock; its long statements
+ * stop at an interrupt from here on (store_interruptible). */
 static int open_for(const char *path, struct store **st, int *made)
 {
 	*made = access(path, F_OK) != 0;
 	if (mkdir_parent(path) || store_open(path, STORE_RW, st))
 		return -1;
+	store_interruptible(*st, 1);
 	return store_lock(*st, "sweep run");
 }
 
-static const char *signal_name(int sig)
+/* After a lost worker the database is sound and the line said; Open MPI 4.1 cannot go on without the rank.
+ * MPI_Abort would end the job at once if every daemon answered, but one whose host is cut off answers
+ * nothing, and once mpirun has sent it the abort it waits on TCP's retransmissions (about 15 minutes)
+ * instead of noticing the host gone. So the job is left this long to Open MPI, whose keepalive (the
+ * oob_tcp_keepalive_* options the README gives) finds the host lost and ends everything, that host's
+ * daemon included; then MPI_Abort, for a rank that hangs on a host that answers. */
+#define RUN_LOST_WAIT 60.0
+
+/* Why a run stopped early, what became of its cells in flight and how to resume, in one line. */
+static void say_stopped(const struct spec *s, const struct master_stats *st)
 {
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
+	struct strbuf sb = STRBUF_INIT;
+
+	if (st->interrupted)
+		sb_addf(&sb, "interrupted by %s", interrupt_name(st->interrupted));
+	else if (st->lost)
+		sb_addf(&sb, "rank %d on '%s' sent nothing for %.0f s: lost (its host down or cut off, or the rank "
+			"hung); ending the job", st->silent_rank, st->silent_host, st->silent_for);
+	else
+		sb_adds(&sb, "stopped by the error above");
+	if (!st->lost && st->silent_for > 0)
+		sb_addf(&sb, " (rank %d on '%s' had sent nothing for %.0f s)", st->silent_rank, st->silent_host,
+			st->silent_for);
+	if (st->handback_failed)
+		sb_adds(&sb, ": the cells in flight could not be handed back, so the next run counts an attempt for "
+			"each one that was running");
+	else
+		sb_addf(&sb, ": %" PRIu64 " cells in flight went back to planned (no attempt charged)", st->handed_back);
+	fprintf(stderr, "sweep: %s: %s; run the same command again to resume%s\n", s->name, sb.buf,
+		st->lost ? " (with that host back, or without it)" : st->interrupted ? "" : " once that is mended");
+	sb_release(&sb);
+}
+
+/* A lost worker: the whole job ends, left to Open MPI first (RUN_LOST_WAIT), then MPI_Abort. */
+static void end_lost_job(struct comm *c)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	double end = now_mono() + RUN_LOST_WAIT;
+
+	while (comm_is_mpi(c) && now_mono() < end)
+		nanosleep(&tick, NULL);
+	comm_abort(c, EXIT_FAIL);
 }
 
 struct outside {
@@ -45,20 +88,41 @@ static int count_outside(const struct task *t, void *data)
 	return 0;
 }
 
-/* A shard runs the pending cells of its database, so the database must hold no other shard's. */
+static int add_replica(const char *replica, const struct store_counts *c, void *data)
+{
+	struct strbuf *names = data;
+
+	if (c->planned)
+		sb_add(names, replica, strlen(replica) + 1);
+	return 0;
+}
+
+/* A shard runs the pending cells of its database, so the database must hold no other shard's. Read a
+ * window at a time, replica by replica: a shard's database holds a share of a large sweep. */
 static int check_shard(struct store *st, const struct spec *s, const struct run_extra *x, const char *db)
 {
 	struct outside o = { s, x->shard, x->nshards, 0 };
+	struct strbuf names = STRBUF_INIT;
+	int ret = 0;
 
 	if (!x->nshards)
 		return 0;
-	if (store_each_pending(st, s->name, count_outside, &o))
-		return -1;
-	if (o.n)
-		return error("'%s' holds %llu pending cells of other shards than %u/%u: give each shard a database "
-			     "of its own (sweep submit --array does)", db, (unsigned long long)o.n, x->shard,
-			     x->nshards);
-	return 0;
+	if (store_each_replica(st, s->name, add_replica, &names))
+		ret = -1;
+	for (size_t at = 0; !ret && at < names.len; at += strlen(names.buf + at) + 1) {
+		struct store_cursor cur = STORE_CURSOR_INIT;
+		int got = 1;
+
+		while (!ret && got)
+			ret = interrupt_signal() ? -1 :
+			      store_pending(st, s->name, names.buf + at, &cur, 65536, count_outside, &o, &got);
+	}
+	sb_release(&names);
+	if (!ret && o.n)
+		ret = error("'%s' holds %llu pending cells of other shards than %u/%u: give each shard a database "
+			    "of its own (sweep submit --array does)", db, (unsigned long long)o.n, x->shard,
+			    x->nshards);
+	return ret;
 }
 
 static int count_row(const struct store_row *row, void *data)
@@ -67,6 +131,132 @@ static int count_row(const struct store_row *row, void *data)
 
 	for (int i = 0; i < row->ncol; i++)
 		n[i] = (uint64_t)row->num[i];
+	return 0;
+}
+
+/* A closing line names this many hosts (or quarantined cells) at most, then says how many more. */
+#define RUN_NAMED 4
+#define RUN_NAMED_CELLS "3"
+
+/* What a closing line lists: the first RUN_NAMED items, and how many cells they hold in all. */
+struct named {
+	struct strbuf sb;
+	uint64_t items, cells;
+};
+
+static void named_add(struct named *l, const char *text, uint64_t cells)
+{
+	char shown[84];
+
+	if (l->items++ < RUN_NAMED)
+		sb_addf(&l->sb, "%s%s", l->items > 1 ? ", " : "", printable(shown, text, 80));
+	l->cells += cells;
+}
+
+/* What find_waiting gathers from each replica's counts. */
+struct waiting_scan {
+	const struct spec *s;
+	struct named *w;
+	uint64_t templates;
+	unsigned char *has_cells;      /* by the spec's hosts: a replica of that host has cells */
+};
+
+/* A replica with cells still to run after a run that went through: no worker of the run served it. */
+static int scan_replica(const char *replica, const struct store_counts *c, void *data)
+{
+	struct waiting_scan *ws = data;
+	uint64_t left = c->planned + c->running;
+	size_t len;
+
+	if (!*replica)
+		ws->templates = c->template;
+	if (left) {
+		char *item = xasprintf("%s (%" PRIu64 ")", *replica ? replica : "gangs larger than a host here", left);
+
+		named_add(ws->w, item, left);
+		free(item);
+	}
+	for (int i = 0; i < ws->s->nhosts; i++) {
+		len = strlen(ws->s->hosts[i]);
+		if (!strncmp(replica, ws->s->hosts[i], len) && (!replica[len] || replica[len] == '/') &&
+		    left + c->ok + c->quarantined + c->template + c->retired)
+			ws->has_cells[i] = 1;
+	}
+	return 0;
+}
+
+/* The cells that wait for what this run did not have, by replica (a host, host/gpuN, or gangs), and the
+ * hosts named in the spec's hosts: that never ran (no replicas yet: their cells are the templates). From
+ * the counts the store keeps: no cell is read. */
+static int find_waiting(struct store *st, const struct spec *s, struct named *w)
+{
+	struct waiting_scan ws = { s, w, 0, xcalloc((size_t)s->nhosts + 1, 1) };
+	int ret = store_each_replica(st, s->name, scan_replica, &ws);
+
+	for (int i = 0; !ret && i < s->nhosts && ws.templates; i++) {
+		if (!ws.has_cells[i]) {
+			char *item = xasprintf("%s (%" PRIu64 ")", s->hosts[i], ws.templates);
+
+			named_add(w, item, ws.templates);
+			free(item);
+		}
+	}
+	free(ws.has_cells);
+	return ret;
+}
+
+/* A quarantined cell: its parameters, and its error unless the one before had the same. */
+struct quarantined {
+	struct strbuf sb;
+	uint64_t shown;
+	char why[64];
+};
+
+static int add_quarantined(const struct store_row *row, void *data)
+{
+	struct quarantined *q = data;
+	char why[64];
+
+	printable(why, row->text[1] ? row->text[1] : "no error", 60);
+	if (q->shown++)
+		sb_adds(&q->sb, ", ");
+	sb_add_printable(&q->sb, row->text[0] ? row->text[0] : "", 200);
+	if (strcmp(why, q->why))
+		sb_addf(&q->sb, " (%s)", why);
+	memcpy(q->why, why, sizeof(why));
+	return 0;
+}
+
+/* The closing lines of work left: what the waiting cells wait for, and the quarantined cells (the first
+ * few by their parameters) with the command that puts them back. */
+static int say_left(struct store *st, const struct spec *s, const char *db, const struct named *w,
+		    uint64_t quarantined)
+{
+	const char *bind[] = { s->name };
+	struct quarantined q = { STRBUF_INIT, 0, "" };
+	struct strbuf cmd = STRBUF_INIT;
+
+	if (w->cells)
+		fprintf(stderr, "sweep: %s: %" PRIu64 " cells wait for hosts, GPUs or gangs that were not in this run: "
+			"%s%s; run again with them to measure those\n", s->name, w->cells, w->sb.buf,
+			w->items > RUN_NAMED ? " and others" : "");
+	if (!quarantined)
+		return 0;
+	if (store_query(st, "SELECT params, error FROM cells WHERE sweep = ?1 AND state = 'quarantined'"
+			" ORDER BY ord, id LIMIT " RUN_NAMED_CELLS, bind, 1, 1, add_quarantined, &q)) {
+		sb_release(&q.sb);
+		return -1;
+	}
+	sb_adds(&cmd, "sweep retry ");
+	sb_add_word(&cmd, db);
+	sb_adds(&cmd, " --sweep ");
+	sb_add_word(&cmd, s->name);
+	if (quarantined > q.shown)
+		sb_addf(&q.sb, " and %" PRIu64 " more", quarantined - q.shown);
+	fprintf(stderr, "sweep: %s: %" PRIu64 " cells quarantined: %s; to measure them again: %s --state "
+		"quarantined, then run again\n", s->name, quarantined, q.sb.buf, cmd.buf);
+	sb_release(&q.sb);
+	sb_release(&cmd);
 	return 0;
 }
 
@@ -109,24 +299,72 @@ void run_release_workers(struct comm *c)
 		comm_master_send(c, r, MSG_STOP, "", 0);
 }
 
+/* The start of a run stopped by an interrupt: each step left the database as it was. */
+static void start_interrupted(const struct spec *s, struct run_result *res)
+{
+	res->interrupted = interrupt_signal();
+	fprintf(stderr, "sweep: %s: interrupted by %s before the run began: nothing was changed; run the same "
+		"command again to start\n", s->name, interrupt_name(res->interrupted));
+}
+
+/*
+ * The steps before the master, each one transaction (rolled back when an interrupt stops one of its
+ * statements) or a read: plan (the spec against the stored plan, new cells), --force, the recovery of
+ * cells a dead job left in flight, the shard's check, the run's row. None reads every cell unless the
+ * plan changed or a job died. -2: the user must change something; -1: failed or interrupted.
+ */
+static int start(struct store *st, const struct spec *s, const struct run_extra *x, const char *path,
+		 const char *args, struct master_opts *o)
+{
+	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells };
+	uint64_t added, existing;
+	int rc;
+
+	if ((rc = plan_db_with(s, st, &po, &added, &existing)))
+		return rc;
+	if (interrupt_signal() || (x->force && force(st, s, x)) || store_recover(st, s->name, s->max_attempts) ||
+	    check_shard(st, s, x, path) || interrupt_signal())
+		return -1;
+	return store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run) ? -1 : 0;
+}
+
+/* The closing line's counts: n[0] ok, n[1] quarantined, n[2] ok above the noise target. */
+static int closing_counts(struct store *st, const struct spec *s, uint64_t n[3])
+{
+	const char *bind[] = { s->name };
+	struct store_counts c;
+
+	if (store_cell_counts(st, s->name, NULL, &c) ||
+	    store_query(st, "SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell"
+			" WHERE r.status = 'ok' AND NOT r.noise_ok AND k.sweep = ?1", bind, 1, 1, count_row, &n[2]))
+		return -1;
+	n[0] = c.ok;
+	n[1] = c.quarantined;
+	return 0;
+}
+
 int run_spec(struct comm *c, const struct spec *s, const char *db, struct master_opts *o,
 	     const struct run_extra *x, const char *args, struct run_result *res)
 {
 	struct store *st = NULL;
-	struct master_stats stats;
-	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells };
+	struct master_stats stats = { 0 };
 	const char *path = db ? db : s->db;
-	uint64_t added, existing, n[4] = { 0 };
-	int ret = -1, made = 0, rc;
+	uint64_t n[3] = { 0 };
+	struct named waiting = { STRBUF_INIT, 0, 0 };
+	int ret = -1, made = 0, rc, ran = 0;
 
 	memset(res, 0, sizeof(*res));
 	o->spec = s;
+	/* From here Ctrl-C stops the start where it is safe to, as it stops the run later (master.c). */
+	interrupt_catch();
 	/* Too many cells is refused before anything is made. */
-	if (plan_db_size(s, x->max_cells))
-		return -2;
+	if (plan_db_size(s, x->max_cells)) {
+		ret = -2;
+		goto out;
+	}
 	if (open_for(path, &st, &made))
 		goto out;
-	if ((rc = plan_db_with(s, st, &po, &added, &existing))) {
+	if ((rc = start(st, s, x, path, args, o))) {
 		ret = rc;
 		if (made) {
 			store_close(st);
@@ -135,58 +373,46 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 		}
 		goto out;
 	}
-	if (x->force && force(st, s, x))
-		goto out;
-	if (store_recover(st, s->name, s->max_attempts) || check_shard(st, s, x, path) ||
-	    store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run))
-		goto out;
 	o->store = st;
 	res->run = o->run;
+	ran = 1;
 	if (master_run(c, o, &stats)) {
 		label_hosts(x->inv, st, path);
-		if ((res->interrupted = stats.interrupted)) {
-			fprintf(stderr, "sweep: %s: interrupted by %s: %" PRIu64 " cells in flight went back to planned "
-				"(no attempt charged); run the same command again to resume\n", s->name,
-				signal_name(stats.interrupted), stats.handed_back);
-			goto out;
-		}
-		store_run_end(st, o->run, "failed");
-		error("the run stopped early; run the same command again to resume where it stopped");
+		res->interrupted = stats.interrupted;
+		say_stopped(s, &stats);
 		goto out;
 	}
 	label_hosts(x->inv, st, path);
-	{
-		const char *bind[] = { s->name };
-
-		if (store_query(st, "SELECT count(*) FILTER (WHERE state = 'ok'),"
-				" count(*) FILTER (WHERE state = 'quarantined'),"
-				" count(*) FILTER (WHERE state IN ('planned', 'running')),"
-				" (SELECT count(*) FROM results r JOIN cells k ON k.id = r.cell WHERE k.sweep = ?1"
-				"  AND r.status = 'ok' AND NOT r.noise_ok)"
-				" FROM cells WHERE sweep = ?1 AND state != 'template'", bind, 1, 1, count_row, n))
-			goto out;
-	}
-	n[2] += stats.absent;   /* the waiting cells that are planned rows are counted already */
-	store_run_end(st, o->run, n[1] || n[2] ? "incomplete" : "ok");
+	if (closing_counts(st, s, n) || find_waiting(st, s, &waiting))
+		goto out;
+	store_run_end(st, o->run, n[1] || waiting.cells ? "incomplete" : "ok");
 	/* A result above its noise target is kept, but never silently: the count is on the closing line. */
-	if (!o->quiet || n[1] || n[2]) {   /* cells left without a result are the run's error */
+	if (!o->quiet || n[1] || waiting.cells) {   /* cells left without a result are the run's error */
 		fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
 			"%llu failed attempts in %.2f s", s->name, (unsigned long long)n[0],
-			(unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)stats.ok,
+			(unsigned long long)n[1], (unsigned long long)waiting.cells, (unsigned long long)stats.ok,
 			(unsigned long long)stats.failed, stats.seconds);
-		if (n[3])
-			fprintf(stderr, "; %llu cells ok above their noise target", (unsigned long long)n[3]);
+		if (n[2])
+			fprintf(stderr, "; %llu cells ok above their noise target", (unsigned long long)n[2]);
 		fputc('\n', stderr);
 	}
-	if (stats.waiting + stats.absent && !o->quiet)
-		fprintf(stderr, "sweep: %llu cells wait for hosts, GPUs or gangs that were not in this run\n",
-			(unsigned long long)(stats.waiting + stats.absent));
+	if (say_left(st, s, path, &waiting, n[1]))
+		goto out;
 	res->ok = n[0];
 	res->quarantined = n[1];
-	res->not_run = n[2];
+	res->not_run = waiting.cells;
 	ret = 0;
 out:
+	if (!ran && ret && interrupt_signal())
+		start_interrupted(s, res);
+	/* Workers wait for the spec of a run that did not begin: they must not wait for ever. */
+	if (!ran && ret)
+		run_release_workers(c);
+	sb_release(&waiting.sb);
 	store_close(st);
+	interrupt_release();
+	if (ret && stats.lost)
+		end_lost_job(c);
 	return ret;
 }
 

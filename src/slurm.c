@@ -22,30 +22,23 @@
  * line per task. */
 #define SLURM_QUERY_MAX (4 << 20)
 
+static int count_row(const struct store_row *row, void *data)
+{
+	*(uint64_t *)data = (uint64_t)row->num[0];
+	return 0;
+}
+
+/* Whether slurm_jobs has its command column (a table made before it was added has not). */
+static int has_command(struct store *st, uint64_t *have)
+{
+	*have = 0;
+	return store_query(st, "SELECT count(*) FROM pragma_table_info('slurm_jobs') WHERE name = 'command'",
+			   NULL, 0, 1, count_row, have);
+}
+
 static void slurm_query(char **argv, struct strbuf *out);
 
 /* ---- rendering ---- */
-
-/* Append s as one shell word: bare when it is only safe characters, else in single quotes. */
-static void sh_word(struct strbuf *sb, const char *s)
-{
-	const char *p;
-
-	for (p = s; *p && (isalnum((unsigned char)*p) || strchr("_./:=@%+-,", *p)); p++)
-		;
-	if (*s && !*p) {
-		sb_adds(sb, s);
-		return;
-	}
-	sb_addc(sb, '\'');
-	for (p = s; *p; p++) {
-		if (*p == '\'')
-			sb_adds(sb, "'\\''");
-		else
-			sb_addc(sb, *p);
-	}
-	sb_addc(sb, '\'');
-}
 
 /* The length of db without its ".db": shard i is that, ".shard-I" and ".db". */
 static int shard_stem(const char *db)
@@ -117,21 +110,21 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 		sb_add(sb, lines.buf, lines.len - 1);   /* the template's line break follows */
 		sb_release(&lines);
 	} else if (!strcmp(name, "sweep")) {
-		sh_word(sb, j->sweep);
+		sb_add_word(sb, j->sweep);
 	} else if (!strcmp(name, "spec")) {
-		sh_word(sb, j->spec);
+		sb_add_word(sb, j->spec);
 	} else if (!strcmp(name, "db")) {
-		sh_word(sb, j->db);
+		sb_add_word(sb, j->db);
 	} else if (!strcmp(name, "shard_db")) {
 		if (j->shards > 0) {
 			char *stem = xasprintf("%.*s.shard-", shard_stem(j->db), j->db);
 
 			/* The task's number comes from Slurm when the job runs. */
-			sh_word(sb, stem);
+			sb_add_word(sb, stem);
 			sb_adds(sb, "\"$SLURM_ARRAY_TASK_ID\".db");
 			free(stem);
 		} else {
-			sh_word(sb, j->db);
+			sb_add_word(sb, j->db);
 		}
 	} else if (!strcmp(name, "shard_arg")) {
 		/* Nothing for a single job: the script holds no branch that cannot be taken. */
@@ -144,9 +137,9 @@ static void expand(const struct slurm_job *j, const char *name, struct strbuf *s
 		snprintf(num, sizeof(num), "%d", j->nodes * j->tasks_per_node);
 		sb_adds(sb, num);
 	} else if (!strcmp(name, "workdir")) {
-		sh_word(sb, j->workdir);
+		sb_add_word(sb, j->workdir);
 	} else if (!strcmp(name, "name")) {
-		sh_word(sb, j->name);
+		sb_add_word(sb, j->name);
 	} else if (!strcmp(name, "run_args")) {
 		sb_adds(sb, j->run_args ? j->run_args : "");
 	} else {
@@ -341,11 +334,12 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 	return 0;
 }
 
-static int record_job(const char *db, const char *id, const struct slurm_job *j, const char *script)
+static int record_job(const char *db, const char *id, const struct slurm_job *j, const char *script,
+		      const char *command)
 {
 	struct store *st;
 	char now[32], nodes[16], gpus[16], shards[16];
-	const char *bind[7] = { id, j->name, now, nodes, gpus, shards, script };
+	const char *bind[8] = { id, j->name, now, nodes, gpus, shards, script, command };
 	int ret;
 
 	iso_time(now_wall(), now, sizeof(now));
@@ -356,7 +350,8 @@ static int record_job(const char *db, const char *id, const struct slurm_job *j,
 		return -1;
 	ret = store_slurm_tables(st) ||
 	      store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
-			  " shards, script) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", bind, 7, 0, NULL, NULL) ? -1 : 0;
+			  " shards, script, command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", bind, 8, 0, NULL,
+			  NULL) ? -1 : 0;
 	store_close(st);
 	return ret;
 }
@@ -398,7 +393,7 @@ int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec
 		if (!inv)
 			goto out;
 		sb_adds(&x->args, "--inventory ");
-		sh_word(&x->args, inv);
+		sb_add_word(&x->args, inv);
 		free(inv);
 	}
 	/* The log sits beside the database, one file per job (and array task), appended to on requeue. */
@@ -454,7 +449,7 @@ int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t 
 			store_remove_files(x->db);
 		goto out;
 	}
-	if (record_job(x->db, id, &x->job, x->script.buf))
+	if (record_job(x->db, id, &x->job, x->script.buf, x->command.buf))
 		goto out;
 	ret = 0;
 out:
@@ -472,6 +467,7 @@ void slurm_submit_release(struct slurm_submit *x)
 	free(x->tmpl);
 	sb_release(&x->args);
 	sb_release(&x->script);
+	sb_release(&x->command);
 }
 
 /* ---- runs and states ---- */
@@ -497,12 +493,6 @@ int slurm_note_run(struct store *st, int64_t run)
 	    store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
 			" VALUES(?1, ?2, ?3, ?4, ?5)", bind, 5, 0, NULL, NULL))
 		return error("cannot note the Slurm job of run %" PRId64, run);
-	return 0;
-}
-
-static int count_row(const struct store_row *row, void *data)
-{
-	*(uint64_t *)data = (uint64_t)row->num[0];
 	return 0;
 }
 
@@ -644,5 +634,91 @@ int slurm_status(struct store *st)
 		table_print(&t, stdout, &table_text);
 	}
 	table_release(&t);
+	return ret;
+}
+
+/* A job and the command that submitted it, as the database holds them. */
+struct job_row {
+	char job[32];
+	char *command;
+};
+
+static int take_job(const struct store_row *row, void *data)
+{
+	struct job_row *j = data;
+
+	/* Ids go on a command line: digits only (a merged database is not trusted to hold others). */
+	if (!row->text[0] || !*row->text[0] || strspn(row->text[0], "0123456789") != strlen(row->text[0]) ||
+	    strlen(row->text[0]) >= sizeof(j->job))
+		return 0;
+	snprintf(j->job, sizeof(j->job), "%s", row->text[0]);
+	free(j->command);
+	j->command = row->text[1] ? xstrdup(row->text[1]) : NULL;
+	return 0;
+}
+
+/* Whether Slurm's states of a job say it is not over: it runs, or will (requeued, held, pending). */
+static int states_live(const char *states)
+{
+	static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUE",
+		"RESIZING", "SUSPENDED", "SIGNALING", "STAGE_OUT", NULL };
+
+	for (int i = 0; live[i]; i++)
+		if (strstr(states, live[i]))
+			return 1;
+	return 0;
+}
+
+int slurm_resume(struct store *st, int64_t run, struct strbuf *out)
+{
+	struct job_row newest = { "", NULL }, mine = { "", NULL };
+	struct job_row *const jobs[] = { &newest, &mine };
+	struct strbuf state = STRBUF_INIT;
+	uint64_t have = 0, command = 0;
+	char id[32], *sql = NULL, shown[512];
+	const char *bind[] = { id };
+	int ret = -1;
+
+	if (store_query(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			" AND name IN ('slurm_jobs', 'slurm_runs')", NULL, 0, 1, count_row, &have) ||
+	    (have == 2 && has_command(st, &command)))
+		return -1;
+	if (have != 2)
+		return 0;
+	snprintf(id, sizeof(id), "%" PRId64, run);
+	sql = xasprintf("SELECT r.job, %s FROM slurm_runs r LEFT JOIN slurm_jobs j ON j.job = r.job WHERE r.run = ?1",
+			command ? "j.command" : "NULL");
+	/* The newest job submitted (it may not have started), and the job the latest run ran in. */
+	if (store_query(st, command ? "SELECT job, command FROM slurm_jobs ORDER BY submitted DESC LIMIT 1"
+			: "SELECT job, NULL FROM slurm_jobs ORDER BY submitted DESC LIMIT 1", NULL, 0, 1, take_job,
+			&newest) ||
+	    store_query(st, sql, bind, 1, 1, take_job, &mine))
+		goto out;
+	/* The state of the last one asked stays in state: the job the line below names. */
+	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++) {
+		if (!jobs[i]->job[0] || (i && !strcmp(jobs[i]->job, newest.job)))
+			continue;
+		sb_reset(&state);
+		job_state(jobs[i]->job, &state);
+		if (states_live(state.buf)) {
+			sb_addf(out, "  Slurm job %s is %s: it goes on with the sweep by itself\n", jobs[i]->job,
+				printable(shown, state.buf, 200));
+			ret = 1;
+			goto out;
+		}
+	}
+	ret = 0;
+	if (!mine.job[0] && !newest.job[0])
+		goto out;
+	/* Over: the job the latest run ran in, else the newest one submitted. */
+	sb_addf(out, "  Slurm job %s is %s", mine.job[0] ? mine.job : newest.job, printable(shown, state.buf, 200));
+	if (mine.job[0] ? mine.command : newest.command)
+		sb_addf(out, "; resubmit it: %s", printable(shown, mine.job[0] ? mine.command : newest.command, 500));
+	sb_addc(out, '\n');
+out:
+	free(sql);
+	free(newest.command);
+	free(mine.command);
+	sb_release(&state);
 	return ret;
 }

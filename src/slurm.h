@@ -41,9 +41,10 @@ struct slurm_submit {
 	struct slurm_job job;
 	char *exe, *spec, *db, *workdir, *log, *tmpl;
 	struct strbuf args, script;
+	struct strbuf command;     /* the command that submitted it (set by the caller): recorded with the job */
 };
 #define SLURM_SUBMIT_INIT { .job = { .nodes = 1, .requeue = 1, .exclusive = -1 }, .args = STRBUF_INIT, \
-	.script = STRBUF_INIT }
+	.script = STRBUF_INIT, .command = STRBUF_INIT }
 
 /*
  * Complete x->job for spec s (read from spec_path): absolute paths of this binary, the spec, the
@@ -56,7 +57,7 @@ struct slurm_submit {
 int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec_path, const char *db,
 		  const char *tmpl, const char *inventory);
 /* Plan s into its database (and each shard's for an array), hand the script to sbatch, record the job
- * in the database; its id into id (n bytes). -1 after error(): when sbatch refused the job, the shard
+ * (script and x->command) in the database; its id into id (n bytes). -1 after error(): when sbatch refused the job, the shard
  * databases and a database this call made are removed again. */
 int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n);
 void slurm_submit_release(struct slurm_submit *x);
@@ -71,5 +72,14 @@ int slurm_note_run(struct store *st, int64_t run);
 /* For `sweep status`: the jobs `sweep submit` recorded in st, with their states as Slurm reports them
  * now (squeue, else scontrol). Prints nothing when there are none. -1 after error(). */
 int slurm_status(struct store *st);
+
+/*
+ * For `sweep status` when no run writes st and it has cells left: how its Slurm jobs go on, as lines
+ * appended to out. A job of the database still queued or running (the newest submitted, or the one run,
+ * the latest run, ran in): that it goes on by itself, and 1. Else the job run ran in (or the newest) with
+ * its state and, when `sweep submit` recorded it, the command that resubmits it; 0. Nothing and 0 for a
+ * database without Slurm jobs; -1 after error().
+ */
+int slurm_resume(struct store *st, int64_t run, struct strbuf *out);
 
 #endif

@@ -54,6 +54,9 @@ struct spawn_opts {
 	 * reaped (its pid, the group's id, cannot be reused meanwhile). 1: leftovers live on (an ssh
 	 * ControlPersist master). */
 	int keep_leftovers;
+	/* 1: this process's peak RSS is reset to its current size first (/proc/self/clear_refs), so that what
+	 * it did before (a large output parsed) is not counted in the program's peak (spawn_result.rss). */
+	int reset_peak;
 };
 
 /* How the program ended. spawn_result_release frees out and err. */
@@ -63,6 +66,11 @@ struct spawn_result {
 				* ignored, which lets the kernel reap it and lose its status */
 	int timed_out;         /* the deadline came before it exited */
 	double wall;           /* seconds from its start to its exit */
+	/* From wait4: CPU seconds in user and system mode, and the peak resident set (bytes), of the
+	 * program and the children it waited for. Linux counts in the peak that of the process that started
+	 * the program (posix_spawn shares its memory until exec; see reset_peak): a program that uses more
+	 * than this process has resident gets its own peak exactly, a smaller one this process's size. */
+	double user, sys, rss;
 	struct strbuf out, err;   /* SPAWN_CAPTURE outputs */
 };
 

@@ -14,11 +14,13 @@
 
 enum top_key {
 	K_SWEEP, K_DB, K_KERNEL, K_COMMAND, K_PARAMS, K_EXCLUDE, K_REPEAT, K_ORDER, K_SEED, K_TIMING, K_PER,
-	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, NTOP
+	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP,
+	K_PREPARE, K_CLEANUP, NTOP
 };
 static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
-	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", NULL
+	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", "runs", "warmup",
+	"prepare", "cleanup", NULL
 };
 enum timing_key {
 	T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_L2, T_THROTTLE, T_BATCH, T_MAX_SAMPLES,
@@ -32,14 +34,47 @@ static const char *const order_names[] = { "sequential", "interleave", "shuffle"
 static const char *const per_names[] = { "any", "host", "gpu", NULL };
 static const char *const gang_names[] = { "host", "any", NULL };
 static const char *const l2_names[] = { "cold", "hot", NULL };
+/* Timing keys a command's runs have no use for, and what stands for them there. */
+static const struct {
+	int key;
+	const char *why;
+} command_timing[] = {
+	{ T_MIN_SAMPLES, "a command's least number of runs is 'runs: N'" },
+	{ T_WARMUP, "a command's warm-up is 'warmup: N' runs" },
+	{ T_L2, "a command's runs have no L2 flush" },
+	{ T_THROTTLE, "a command's runs have no SM clock" },
+	{ T_BATCH, "a command's sample is one run" },
+};
 
-static void parse_timing(struct sp *p, const struct ynode *n)
+/* timing: for a command sweep: its stopping rule applies to runs (runs: N is its min_samples). */
+static int parse_command_timing(struct sp *p, const struct ynode *n, const struct ynode **k, int runs)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(command_timing); i++) {
+		if (k[command_timing[i].key]) {
+			spec_node_problem(p, k[command_timing[i].key], "'%s' means nothing for a command (%s)",
+				timing_names[command_timing[i].key], command_timing[i].why);
+			bad = 1;
+		}
+	}
+	if (!runs) {
+		spec_node_problem(p, n, "'timing' of a command sweep needs 'runs: N' (without it a command runs "
+			"once)");
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+static void parse_timing(struct sp *p, const struct ynode *n, const struct ynode *runs)
 {
 	const struct ynode *v[NTIMING + 1] = { 0 }, *k[NTIMING + 1] = { 0 };
 	struct spec_timing *t = &p->s->timing;
 	int l2;
 
 	if (spec_node_fields(p, n, "'timing'", timing_names, v, k))
+		return;
+	if (p->s->command && parse_command_timing(p, n, k, runs != NULL))
 		return;
 	if (v[T_MIN_SAMPLES])
 		spec_node_int(p, v[T_MIN_SAMPLES], "min_samples", 1, &t->min_samples);
@@ -59,7 +94,7 @@ static void parse_timing(struct sp *p, const struct ynode *n)
 		spec_node_int(p, v[T_BATCH], "batch", 0, &t->batch);
 	if (v[T_MAX_SAMPLES])
 		spec_node_int(p, v[T_MAX_SAMPLES], "max_samples", 2, &t->max_samples);
-	if (t->min_samples > t->max_samples)
+	if (!p->s->command && t->min_samples > t->max_samples)
 		spec_node_problem(p, v[T_MIN_SAMPLES] ? v[T_MIN_SAMPLES] : v[T_MAX_SAMPLES],
 				  "min_samples %d is over max_samples %d", t->min_samples, t->max_samples);
 }
@@ -119,7 +154,8 @@ static void parse_kernel(struct sp *p, const struct ynode *n)
 static void parse_doc(struct sp *p, const struct ynode *root)
 {
 	const struct ynode *v[NTOP + 1] = { 0 }, *k[NTOP + 1] = { 0 };
-	static const int command_only[] = { K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS };
+	static const int command_only[] = { K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP, K_PREPARE,
+					    K_CLEANUP };
 	struct spec *s = p->s;
 	int e, uses_item = 0;
 
@@ -158,7 +194,8 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 			if (v[command_only[i]])
 				spec_node_problem(p, k[command_only[i]], "'%s' is for command sweeps only%s",
 					top_names[command_only[i]], command_only[i] == K_TIMEOUT ?
-					" (a kernel's is timing: {timeout: SECONDS})" : "");
+					" (a kernel's is timing: {timeout: SECONDS})" : command_only[i] == K_WARMUP ?
+					" (a kernel's is timing: {warmup: SECONDS})" : "");
 
 	if (v[K_PARAMS])
 		spec_params_parse(p, v[K_PARAMS]);
@@ -178,7 +215,15 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 	if (v[K_ENV])
 		spec_command_env(p, v[K_ENV], &uses_item);
 	if (v[K_METRICS])
-		spec_command_metrics(p, v[K_METRICS]);
+		spec_metrics_parse(p, v[K_METRICS], &uses_item);
+	if (v[K_PREPARE])
+		s->prepare = spec_command_argv(p, v[K_PREPARE], "prepare", &s->nprepare, &uses_item);
+	if (v[K_CLEANUP])
+		s->cleanup = spec_command_argv(p, v[K_CLEANUP], "cleanup", &s->ncleanup, &uses_item);
+	if (v[K_RUNS])
+		spec_node_int(p, v[K_RUNS], "runs", 1, &s->runs);
+	if (v[K_WARMUP])
+		spec_node_int(p, v[K_WARMUP], "warmup", 0, &s->warmup_runs);
 	if (v[K_TIMEOUT])
 		spec_node_double(p, v[K_TIMEOUT], "timeout", 0, 1, INFINITY, &s->timeout);
 	if (v[K_ITEMS])
@@ -198,7 +243,10 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 			s->seed = (uint64_t)seed;
 	}
 	if (v[K_TIMING])
-		parse_timing(p, v[K_TIMING]);
+		parse_timing(p, v[K_TIMING], v[K_RUNS]);
+	if (s->command && s->runs > s->timing.max_samples)
+		spec_node_problem(p, v[K_RUNS], "runs %d is over timing's max_samples %d", s->runs,
+			s->timing.max_samples);
 	if (v[K_PER] && (e = spec_node_enum(p, v[K_PER], "per", per_names)) >= 0)
 		s->per = (enum spec_per)e;
 	if (v[K_HOSTS])
@@ -317,8 +365,22 @@ void spec_release(struct spec *s)
 	for (int i = 0; i < s->nregex; i++) {
 		free(s->regex[i].name);
 		free(s->regex[i].pattern);
+		free(s->regex[i].src.path);
+		free(s->regex[i].unit);
 	}
 	free(s->regex);
+	for (int i = 0; i < s->njmetrics; i++) {
+		free(s->jmetrics[i].name);
+		free(s->jmetrics[i].path);
+		free(s->jmetrics[i].unit);
+		free(s->jmetrics[i].unit_path);
+	}
+	free(s->jmetrics);
+	free(s->json_src.path);
+	free(s->json_records);
+	free(s->json_item);
+	free_strings(s->prepare, s->nprepare);
+	free_strings(s->cleanup, s->ncleanup);
 	free_strings(s->command, s->ncommand);
 	free_strings(s->env_keys, s->nenv);
 	free_strings(s->env_vals, s->nenv);

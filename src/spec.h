@@ -7,7 +7,13 @@
 
 enum spec_order { ORDER_SEQUENTIAL, ORDER_INTERLEAVE, ORDER_SHUFFLE };
 enum spec_per { PER_ANY, PER_HOST, PER_GPU };
-enum spec_metrics { METRICS_NONE, METRICS_JSON, METRICS_REGEX };
+/* How a command's output holds its metrics: none; JSON lines (metrics: json, every number of each line);
+ * regexes; or JSON documents whose records and values are selected by path. */
+enum spec_metrics { METRICS_NONE, METRICS_JSON, METRICS_REGEX, METRICS_SELECT };
+/* Where metrics are read: the command's stdout or stderr, or a file it wrote. */
+enum spec_from { FROM_STDOUT, FROM_STDERR, FROM_FILE };
+/* What several matches of a regex in one run mean: an error (one), the first, the last, an item each. */
+enum spec_matches { MATCH_ONE, MATCH_FIRST, MATCH_LAST, MATCH_EACH };
 enum spec_gang { GANG_HOST, GANG_ANY };
 
 /* A scalar as written, with where it was written (1-based line and column). */
@@ -49,9 +55,26 @@ struct spec_timing {
 	int max_samples;       /* samples a cell takes at most, default 10000 */
 };
 
+struct spec_source {
+	enum spec_from from;   /* default stdout */
+	char *path;            /* FROM_FILE: the file, with placeholders */
+};
+
 struct spec_regex {
 	char *name;
-	char *pattern;         /* POSIX extended regex with one capture group */
+	char *pattern;         /* POSIX extended regex with one capture group (two with match: each: item, value) */
+	struct spec_source src;
+	enum spec_matches match;
+	int groups;
+	char *unit;            /* the unit values are converted into (unit.h); NULL: plain numbers */
+};
+
+/* A metric of METRICS_SELECT: the value at path in each record. */
+struct spec_jmetric {
+	char *name;
+	char *path;
+	char *unit;            /* as spec_regex's: the value is a string with its unit, or unit_path gives it */
+	char *unit_path;       /* the record's value naming the unit ("time_unit": "ns"); NULL: none */
 };
 
 struct spec {
@@ -79,6 +102,16 @@ struct spec {
 	enum spec_metrics metrics;
 	struct spec_regex *regex;
 	int nregex;
+	struct spec_source json_src;   /* METRICS_SELECT: where the documents are */
+	char *json_records;    /* METRICS_SELECT: the path of the records in each document ("." itself) */
+	char *json_item;       /* METRICS_SELECT: the path of a record's item name; NULL: one record */
+	struct spec_jmetric *jmetrics;
+	int njmetrics;
+	int runs;              /* command runs kept per cell (or item) at least: 0, the default, is one run and
+				* no stopping rule; N: timing's rule with min_samples N */
+	int warmup_runs;       /* warmup: runs before, not kept */
+	char **prepare, **cleanup;   /* prepare:, cleanup: argv templates run around every run; NULL: none */
+	int nprepare, ncleanup;
 	double timeout;        /* command cells: seconds before the process group is killed; default 600 */
 	char **env_keys, **env_vals;   /* env: values may hold placeholders */
 	int nenv;
@@ -106,5 +139,8 @@ int spec_load(const char *path, struct spec *out);
 /* The same from text already in memory; path is used in messages only. */
 int spec_parse(const char *path, const char *text, size_t len, struct spec *out);
 void spec_release(struct spec *s);
+
+/* What a command sweep's metrics read and how, as text: two specs whose texts differ measure differently. */
+void spec_metrics_text(const struct spec *s, struct strbuf *sb);
 
 #endif

@@ -10,8 +10,9 @@
 #include "ydoc.h"
 
 /*
- * Who calls whom: spec.c (the top-level keys) calls spec_params.c and spec_command.c, and all three call
- * spec_node.c (problems, values read at a node), which calls none of them.
+ * Who calls whom: spec.c (the top-level keys) calls spec_params.c, spec_command.c and spec_metrics.c, and
+ * all of them call spec_node.c (problems, values read at a node), which calls none of them;
+ * spec_metrics.c calls spec_command_placeholders too.
  */
 
 /* Values stored in all (axes, excludes, items). A range like {from: 0, to: 8G, step: 1} is a typo to
@@ -38,7 +39,7 @@ struct sp {
 	const struct kernel_ops *kernel;   /* the sweep's kernel once found, else NULL */
 	size_t nvalues;             /* scalars stored so far */
 	int values_reported;
-	size_t axes_alloc, exclude_alloc, env_alloc, regex_alloc;
+	size_t axes_alloc, exclude_alloc, env_alloc, regex_alloc, jmetric_alloc;
 	const char **names;         /* every parameter (axis key), NULL-terminated, for suggestions */
 	const char **phnames;       /* the same plus item, gpu, host, cell: what a placeholder may name */
 	const char **sorted;        /* the parameters sorted, for spec_params_has */
@@ -128,10 +129,14 @@ void spec_params_defaults(struct sp *p);
 void spec_command_placeholders(struct sp *p, const char *t, const struct ynode *n, int *uses_item);
 /* command: the argv template (its placeholders are checked by the caller, once parameters are known). */
 void spec_command_parse(struct sp *p, const struct ynode *n);
+/* prepare: or cleanup: (what): an argv template run around every run, its placeholders checked. */
+char **spec_command_argv(struct sp *p, const struct ynode *n, const char *what, int *count, int *uses_item);
 /* env: a mapping of variable names to values that may hold placeholders. */
 void spec_command_env(struct sp *p, const struct ynode *n, int *uses_item);
-/* metrics: json, or a mapping of name: regex with one capture group. */
-void spec_command_metrics(struct sp *p, const struct ynode *n);
+/* spec_metrics.c: metrics: json (JSON lines), a mapping of name: regex (or {regex, from, match, unit}), or a
+ * mapping {from, json: RECORDS, item: PATH, name: PATH or {path, unit, unit_path}}. Placeholders in from and
+ * in paths are checked (call after spec_params_check); *uses_item is set when a from path uses {item}. */
+void spec_metrics_parse(struct sp *p, const struct ynode *n, int *uses_item);
 /* items: a list of distinct names, or a count n meaning 0..n-1. */
 void spec_command_items(struct sp *p, const struct ynode *n);
 

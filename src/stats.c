@@ -1,5 +1,5 @@
-/* stats.c: summaries, type-7 quantiles, geomean, t intervals, xoshiro256**, bootstrap interval of a ratio
- * of means. */
+/* stats.c: summaries, type-7 quantiles, geomean, t intervals, the normal distribution, xoshiro256**, paired
+ * bootstrap intervals (percentile and BCa) of a ratio of means and a geometric mean of ratios. */
 #include "stats.h"
 #include "util.h"
 
@@ -343,27 +343,133 @@ uint64_t rng_below(struct rng *r, uint64_t n)
 	return (uint64_t)(m >> 64);
 }
 
-int stats_ratio_ci(const double *a, const double *b, size_t n, double ci, int boot, uint64_t seed,
-		   double *ratio, double *lo, double *hi)
+double stats_normal_cdf(double x)
 {
-	double mb, alpha, *r;
+	return 0.5 * erfc(-x * M_SQRT1_2);
+}
+
+/*
+ * Acklam's rational approximation (relative error under 1.2e-9), then one step of Halley's method on
+ * stats_normal_cdf, which takes it to the precision of erfc. The tails use the approximation in q =
+ * sqrt(-2 log p) so that p near 0 (or 1) keeps its digits.
+ */
+double stats_normal_quantile(double p)
+{
+	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+				    1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
+	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+				    6.680131188771972e+01, -1.328068155288572e+01 };
+	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+				    -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
+	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+				    3.754408661907416e+00 };
+	double q, r, x, e, u;
+
+	if (!(p >= 0 && p <= 1))
+		return NAN;
+	if (p == 0 || p == 1)
+		return p ? INFINITY : -INFINITY;
+	if (p < 0.02425 || p > 1 - 0.02425) {
+		q = sqrt(-2 * log(p < 0.5 ? p : 1 - p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+		x = p < 0.5 ? x : -x;
+	} else {
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+	}
+	e = stats_normal_cdf(x) - p;
+	u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+	return x - u / (1 + x * u / 2);
+}
+
+/* The paired statistic from the sums of one sample of m pairs: sa, sb of the values (ratio of means), sl of
+ * the log ratios (geomean). */
+static double paired_stat(enum stats_pair_stat stat, double sa, double sb, double sl, size_t m)
+{
+	if (stat == STATS_GEOMEAN_RATIO)
+		return exp(sl / (double)m);
+	return sb != 0 ? sa / sb : NAN;
+}
+
+/*
+ * The BCa quantile levels for the sorted resampled statistics r[0..kept-1] of estimate est: *p1, *p2, or -1
+ * when undefined. The jackknife leaves each pair out of the sums sa, sb, sl (compensated sums of all n).
+ */
+static int paired_bca(const double *a, const double *b, const double *l, size_t n, enum stats_pair_stat stat,
+		      double ci, const double *r, size_t kept, double est, double *p1, double *p2)
+{
+	double sa = stats_sum(a, n), sb = stats_sum(b, n), sl = l ? stats_sum(l, n) : 0, *jack, mean, s2 = 0,
+	       s3 = 0, acc, z0, za, num;
+	size_t below = 0, ties = 0;
+
+	for (size_t k = 0; k < kept; k++) {
+		below += r[k] < est;
+		ties += r[k] == est;
+	}
+	z0 = stats_normal_quantile((2.0 * (double)below + (double)ties) / (2.0 * (double)kept));
+	if (!isfinite(z0))
+		return -1;
+	jack = xmalloc(n * sizeof(*jack));
+	for (size_t i = 0; i < n; i++)
+		jack[i] = paired_stat(stat, sa - a[i], sb - b[i], l ? sl - l[i] : 0, n - 1);
+	mean = stats_mean(jack, n);
+	for (size_t i = 0; i < n; i++) {
+		double dev = mean - jack[i];
+
+		s2 += dev * dev;
+		s3 += dev * dev * dev;
+	}
+	free(jack);
+	if (isnan(mean))
+		return -1;
+	acc = s2 > 0 ? s3 / (6 * pow(s2, 1.5)) : 0;
+	za = stats_normal_quantile((1 - ci) / 2);
+	num = z0 + za;
+	*p1 = stats_normal_cdf(z0 + num / (1 - acc * num));
+	num = z0 - za;
+	*p2 = stats_normal_cdf(z0 + num / (1 - acc * num));
+	return isnan(*p1) || isnan(*p2) ? -1 : 0;
+}
+
+/* stats_paired_ci's resampling, whatever n is (ratio_ci resamples one pair too). */
+static int paired_boot(const double *a, const double *b, size_t n, enum stats_pair_stat stat,
+		       const struct stats_boot *bs, double *est, double *lo, double *hi)
+{
+	double *r, *l = NULL, p1, p2;
 	struct rng g;
 	size_t kept = 0;
 
-	*ratio = *lo = *hi = NAN;
-	if (!n || !(ci > 0 && ci < 1))
+	*est = *lo = *hi = NAN;
+	if (!n || !(bs->ci > 0 && bs->ci < 1))
 		return -1;
-	mb = stats_mean(b, n);
-	if (mb == 0)
-		return -1;
-	*ratio = stats_mean(a, n) / mb;
-	if (boot <= 0)
-		return 0;
+	if (stat == STATS_GEOMEAN_RATIO) {
+		l = xmalloc(n * sizeof(*l));
+		for (size_t i = 0; i < n; i++) {
+			if (!(a[i] > 0 && b[i] > 0)) {
+				free(l);
+				return -1;
+			}
+			l[i] = log(a[i] / b[i]);
+		}
+		*est = exp(stats_mean(l, n));
+	} else {
+		double mb = stats_mean(b, n);
 
-	r = xmalloc((size_t)boot * sizeof(*r));
-	rng_seed(&g, seed);
-	for (int k = 0; k < boot; k++) {
-		double sa = 0, sb = 0;
+		if (mb == 0)
+			return -1;
+		*est = stats_mean(a, n) / mb;
+	}
+	if (bs->boot <= 0) {
+		free(l);
+		return 0;
+	}
+	r = xmalloc((size_t)bs->boot * sizeof(*r));
+	rng_seed(&g, bs->seed);
+	for (int k = 0; k < bs->boot; k++) {
+		double sa = 0, sb = 0, sl = 0, v;
 
 		/* Same index for both arms: pairing is what lets the interval shrink when a tracks b. The ratio
 		 * of sums equals the ratio of means (same n). Plain sums: n is tens of items, and their rounding
@@ -371,21 +477,46 @@ int stats_ratio_ci(const double *a, const double *b, size_t n, double ci, int bo
 		for (size_t j = 0; j < n; j++) {
 			size_t i = (size_t)rng_below(&g, n);
 
-			sa += a[i];
-			sb += b[i];
+			if (l) {
+				sl += l[i];
+			} else {
+				sa += a[i];
+				sb += b[i];
+			}
 		}
 		/* A resample whose b sum is 0 has no ratio (only possible when b has mixed signs or zeros). */
-		if (sb != 0)
-			r[kept++] = sa / sb;
+		if (!isnan(v = paired_stat(stat, sa, sb, sl, n)))
+			r[kept++] = v;
 	}
 	qsort(r, kept, sizeof(*r), stats_cmp_double);
-	alpha = (1 - ci) / 2;
-	if (kept) {
-		*lo = stats_quantile_sorted(r, kept, alpha);
-		*hi = stats_quantile_sorted(r, kept, 1 - alpha);
+	p1 = (1 - bs->ci) / 2;
+	p2 = 1 - p1;
+	if (kept && (bs->interval != STATS_BCA ||
+		     (n > 1 && !paired_bca(a, b, l, n, stat, bs->ci, r, kept, *est, &p1, &p2)))) {
+		*lo = stats_quantile_sorted(r, kept, p1);
+		*hi = stats_quantile_sorted(r, kept, p2);
 	}
 	free(r);
+	free(l);
 	return 0;
+}
+
+int stats_paired_ci(const double *a, const double *b, size_t n, enum stats_pair_stat stat,
+		    const struct stats_boot *bs, double *est, double *lo, double *hi)
+{
+	struct stats_boot none = *bs;
+
+	if (n < 2)
+		none.boot = 0;
+	return paired_boot(a, b, n, stat, &none, est, lo, hi);
+}
+
+int stats_ratio_ci(const double *a, const double *b, size_t n, double ci, int boot, uint64_t seed,
+		   double *ratio, double *lo, double *hi)
+{
+	struct stats_boot bs = { ci, boot, seed, STATS_PERCENTILE };
+
+	return paired_boot(a, b, n, STATS_RATIO_OF_MEANS, &bs, ratio, lo, hi);
 }
 
 /*

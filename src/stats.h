@@ -43,6 +43,45 @@ uint64_t rng_next(struct rng *r);
 double rng_uniform(struct rng *r);          /* [0, 1) */
 uint64_t rng_below(struct rng *r, uint64_t n);   /* uniform in [0, n), unbiased; n == 0 is a BUG() */
 
+/* The standard normal distribution: P(Z <= x), and the x with P(Z <= x) = p for p in (0, 1) (about 1e-15
+ * relative; -inf and inf at 0 and 1, NaN outside). */
+double stats_normal_cdf(double x);
+double stats_normal_quantile(double p);
+
+/* The statistic of n pairs (a[i], b[i], item i in both arms) that a paired bootstrap resamples. */
+enum stats_pair_stat {
+	STATS_RATIO_OF_MEANS,      /* mean(a) / mean(b) */
+	STATS_GEOMEAN_RATIO        /* the geometric mean of the ratios a[i] / b[i]: every value > 0 */
+};
+/* How a bootstrap interval is read from the resampled statistics. */
+enum stats_interval {
+	STATS_PERCENTILE,          /* the type-7 quantiles at (1 - ci) / 2 and 1 - (1 - ci) / 2 */
+	STATS_BCA                  /* bias-corrected and accelerated (Efron and Tibshirani 14.3, as scipy's
+				    * bootstrap(method='BCa')): quantiles moved by z0, the normal quantile of the
+				    * share of resamples below the estimate (ties count half), and the acceleration
+				    * a = sum(d^3) / (6 sum(d^2)^1.5) of the jackknife's deviations d from their
+				    * mean (0 when they are all 0: the statistic does not move) */
+};
+/* A bootstrap's settings: interval level in (0, 1), resamples (<= 0: the estimate alone), seed, kind. */
+struct stats_boot {
+	double ci;
+	int boot;
+	uint64_t seed;
+	enum stats_interval interval;
+};
+/*
+ * A paired bootstrap: stat of the n pairs into *est, and its interval into *lo, *hi: each of bs->boot
+ * resamples draws n item indices with replacement (rng_below, seeded by bs->seed) and uses the same indices
+ * for both arms, so pairing narrows the interval when a tracks b. Returns 0; -1 with all three NaN when
+ * n == 0, ci is out of range, mean(b) == 0 (ratio of means) or a value is not > 0 (geomean). lo and hi
+ * are NaN (still 0) without resamples, for n < 2 (one pair resamples to itself: no interval), and for a
+ * BCa interval that is undefined (every resample on one side of the estimate, or a jackknife ratio over
+ * 0). Resamples whose b sum is 0 (ratio of means) are left out. Deterministic for a seed on every machine;
+ * no message. Cost: boot * n draws and a sort of boot doubles (BCa: and n jackknife values).
+ */
+int stats_paired_ci(const double *a, const double *b, size_t n, enum stats_pair_stat stat,
+		    const struct stats_boot *bs, double *est, double *lo, double *hi);
+
 /*
  * Ratio of means mean(a)/mean(b) over n paired items (a[i] and b[i] belong to item i), with a percentile
  * bootstrap interval at level ci (0.95): each of boot resamples draws n item indices with replacement and
@@ -50,7 +89,8 @@ uint64_t rng_below(struct rng *r, uint64_t n);   /* uniform in [0, n), unbiased;
  * lo and hi are the type-7 quantiles of the resampled ratios at (1-ci)/2 and 1-(1-ci)/2; resamples whose b
  * sum is 0 are left out. Deterministic for a seed, on every machine. No message is printed (the caller words
  * it); on -1 all three outputs are NaN, also when ci is not in (0, 1). boot <= 0 gives the ratio alone
- * (lo = hi = NaN, returns 0). Cost: boot * n draws plus a sort of boot doubles.
+ * (lo = hi = NaN, returns 0). Cost: boot * n draws plus a sort of boot doubles. The SQL function
+ * ratio_ci; unlike stats_paired_ci it gives one pair the interval [ratio, ratio].
  */
 int stats_ratio_ci(const double *a, const double *b, size_t n, double ci, int boot, uint64_t seed,
 		   double *ratio, double *lo, double *hi);

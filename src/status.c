@@ -1,8 +1,10 @@
 /* status.c: what a database says about its sweeps, as tables or as one JSON line of totals. */
 #include "status.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -13,23 +15,101 @@
  * next writer records it killed (store_lock); a reader only reports it. */
 #define RUN_STATUS "CASE WHEN r.status = 'running' AND ?1 = '0' THEN 'gone (was running)' ELSE r.status END"
 
+/* The latest run and what the database has left to do. */
+struct latest {
+	int64_t run;
+	char status[32];
+	char *argv;
+	uint64_t todo;
+};
+
+static int take_latest(const struct store_row *row, void *data)
+{
+	struct latest *l = data;
+
+	l->todo = (uint64_t)row->num[0];
+	if (!row->text[1])
+		return 0;
+	l->run = (int64_t)row->num[1];
+	snprintf(l->status, sizeof(l->status), "%s", row->text[2] ? row->text[2] : "?");
+	l->argv = row->text[3] ? xstrdup(row->text[3]) : NULL;
+	return 0;
+}
+
+/* The retry command of each sweep with quarantined cells, for a database at db. */
+struct retry {
+	struct strbuf *sb;
+	const char *db;
+};
+
+static int add_retry(const struct store_row *row, void *data)
+{
+	struct retry *r = data;
+	char sweep[128];
+
+	printable(sweep, row->text[0] ? row->text[0] : "", 120);
+	sb_addf(r->sb, "  %" PRIu64 " quarantined cells of %s: sweep retry ", (uint64_t)row->num[1], sweep);
+	sb_add_word(r->sb, r->db);
+	sb_adds(r->sb, " --sweep ");
+	sb_add_word(r->sb, sweep);
+	sb_adds(r->sb, " --state quarantined, then run again\n");
+	return 0;
+}
+
+/*
+ * When no run writes the database and it has work left (the latest run stopped, was killed, or its job
+ * died): how to resume, as the commands that do it: resubmit the Slurm job (slurm_resume), or run the
+ * sweep again as the latest run was run; and the retry of quarantined cells.
+ */
+static int status_resume(struct store *st, int alive)
+{
+	struct latest l = { 0, "", NULL, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	struct retry r = { &sb, store_path(st) };
+	char shown[1024];
+	int rc = 0;
+
+	if (alive)
+		return 0;   /* a run goes on (or, -1, a copy: no run is its own) */
+	if (store_query(st, "SELECT (SELECT coalesce(sum(planned + running), 0) FROM cell_counts), id, status,"
+			" argv FROM runs ORDER BY id DESC LIMIT 1", NULL, 0, 1, take_latest, &l))
+		return -1;
+	if (l.run && l.todo) {
+		sb_addf(&sb, "  %" PRIu64 " cells to do\n", l.todo);
+		rc = slurm_resume(st, l.run, &sb);
+		if (!rc && l.argv)
+			sb_addf(&sb, "  %s it again as run %" PRId64 " was: sweep %s\n", strstr(sb.buf, "resubmit") ?
+				"or run" : "run", l.run, printable(shown, l.argv, 1000));
+	}
+	if (rc >= 0 && l.run && store_query(st, "SELECT sweep, sum(quarantined) FROM cell_counts"
+					    " GROUP BY sweep HAVING sum(quarantined) > 0 ORDER BY sweep", NULL, 0, 1, add_retry, &r))
+		rc = -1;
+	if (rc >= 0 && sb.len)
+		printf("\nto resume (no run is writing the database; the latest, run %" PRId64 ", %s):\n%s", l.run,
+		       !strcmp(l.status, "running") ? "is gone (was running)" : l.status, sb.buf);
+	free(l.argv);
+	sb_release(&sb);
+	return rc < 0 ? -1 : 0;
+}
+
 int status_print(struct store *st)
 {
-	const char *alive[] = { store_writer_alive(st) ? "1" : "0" };   /* -1, cannot tell: as alive */
+	int writing = store_writer_alive(st);
+	const char *alive[] = { writing ? "1" : "0" };   /* -1, cannot tell: as alive */
 
+	/* From cell_counts and partial indexes: ten million cells are not read. */
 	return query_print(st, "cells by state:\n",
-			"SELECT sweep, count(*) AS cells,"
-			" count(*) FILTER (WHERE state = 'ok') AS ok,"
-			" count(*) FILTER (WHERE state = 'planned') AS planned,"
-			" count(*) FILTER (WHERE state = 'running') AS running,"
-			" count(*) FILTER (WHERE state = 'quarantined') AS quarantined,"
-			" printf('%.1f%%', 100.0 * count(*) FILTER (WHERE state = 'ok') / count(*)) AS done,"
+			"SELECT c.sweep, c.cells, c.ok, c.planned, c.running, c.quarantined,"
+			" printf('%.1f%%', 100.0 * c.ok / c.cells) AS done,"
 			/* ok cells whose result missed its noise target: kept, but never silently */
-			" count(*) FILTER (WHERE state = 'ok' AND EXISTS (SELECT 1 FROM results r WHERE"
-			"  r.cell = cells.id AND r.status = 'ok' AND NOT r.noise_ok)) AS above_noise"
+			/* CROSS JOIN: from the few such results (results_noisy), not from the sweep's cells */
+			" (SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
+			"  AND NOT r.noise_ok AND k.state = 'ok' AND k.sweep = c.sweep) AS above_noise"
 			/* Retired cells (no longer in the spec) are no part of what is to be done. */
-			" FROM cells WHERE state != 'template' AND state != 'retired'"
-			" GROUP BY sweep ORDER BY sweep", NULL, 0, &table_text, 0) ||
+			" FROM (SELECT sweep, sum(planned + running + ok + quarantined) AS cells, sum(ok) AS ok,"
+			"  sum(planned) AS planned, sum(running) AS running, sum(quarantined) AS quarantined"
+			"  FROM cell_counts GROUP BY sweep) c WHERE c.cells > 0"
+			" ORDER BY c.sweep", NULL, 0, &table_text, 0) ||
 	       query_print(st, "\nlatest run:\n",
 			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, " RUN_STATUS
 			" AS status FROM runs r ORDER BY id DESC LIMIT 1", alive, 1, &table_text, 1) ||
@@ -49,7 +129,7 @@ int status_print(struct store *st)
 			"SELECT sweep, key, params, state, attempts, error FROM cells"
 			" WHERE error IS NOT NULL AND state != 'ok' ORDER BY sweep, ord LIMIT 50",
 			NULL, 0, &table_text, 1) ||
-	       slurm_status(st) ? -1 : 0;
+	       slurm_status(st) || status_resume(st, writing) ? -1 : 0;
 }
 
 static int json_row(const struct store_row *row, void *data)
@@ -95,8 +175,9 @@ int status_json(struct store *st, const char *sweep, struct strbuf *out)
 	const char *bind[] = { store_writer_alive(st) ? "1" : "0", sweep };   /* -1, cannot tell: as alive */
 
 	return store_query(st,
-			   "WITH c AS (SELECT id, state FROM cells WHERE " OF_SWEEP("sweep") "),"
-			   " x AS (SELECT x.* FROM results x JOIN c ON c.id = x.cell)"
+			   /* results by their cells' sweep: from the results, not the (maybe ten million) cells */
+			   "WITH x AS (SELECT x.*, k.state AS state FROM results x JOIN cells k ON k.id = x.cell"
+			   "  WHERE " OF_SWEEP("k.sweep") ")"
 			   " SELECT (SELECT group_concat(name, ',') FROM sweeps WHERE " OF_SWEEP("name") "),"
 			   " n.cells, n.ok, n.planned, n.running, n.quarantined,"
 			   " (SELECT count(*) FROM x WHERE status IN ('error', 'timeout')),"
@@ -105,13 +186,11 @@ int status_json(struct store *st, const char *sweep, struct strbuf *out)
 			   " (SELECT count(*) FROM x WHERE x.run = r.id AND x.status = 'ok'),"
 			   " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
 			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
-			   " (SELECT count(*) FROM x JOIN c ON c.id = x.cell WHERE x.status = 'ok'"
-			   "  AND NOT x.noise_ok AND c.state = 'ok')"
-			   " FROM (SELECT count(*) FILTER (WHERE state != 'template' AND state != 'retired') AS cells,"
-			   "  count(*) FILTER (WHERE state = 'ok') AS ok,"
-			   "  count(*) FILTER (WHERE state = 'planned') AS planned,"
-			   "  count(*) FILTER (WHERE state = 'running') AS running,"
-			   "  count(*) FILTER (WHERE state = 'quarantined') AS quarantined FROM c) n"
+			   " (SELECT count(*) FROM x WHERE x.status = 'ok' AND NOT x.noise_ok AND x.state = 'ok')"
+			   " FROM (SELECT coalesce(sum(planned + running + ok + quarantined), 0) AS cells,"
+			   "  coalesce(sum(ok), 0) AS ok, coalesce(sum(planned), 0) AS planned,"
+			   "  coalesce(sum(running), 0) AS running, coalesce(sum(quarantined), 0) AS quarantined"
+			   "  FROM cell_counts WHERE " OF_SWEEP("sweep") ") n"
 			   " LEFT JOIN (SELECT * FROM runs WHERE " OF_SWEEP("sweep") " ORDER BY id DESC LIMIT 1) r ON 1",
 			   bind, 2, 1, json_row, out);
 }

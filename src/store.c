@@ -1,16 +1,22 @@
 /* store.c: the results database's connection: opening and migrating it, transactions, cached statements. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "interrupt.h"
 #include "store_int.h"
 #include "util.h"
+
+/* The values of a cell, once and BULK_ROWS times. */
+#define ROW "(?,?,?,?,?,?,?)"
+#define ROWS4 ROW "," ROW "," ROW "," ROW
+#define ROWS16 ROWS4 "," ROWS4 "," ROWS4 "," ROWS4
+#define ROWS64 ROWS16 "," ROWS16 "," ROWS16 "," ROWS16
 
 /* The text of each cached statement (enum store_sql). */
 static const char *const store_sql_text[SQL_COUNT] = {
@@ -26,13 +32,13 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	/* ON CONFLICT(key) rather than OR IGNORE: only a duplicate key is skipped; a bad state fails. */
 	[SQL_ADD_CELL] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(key) DO NOTHING",
-	/* Bulk mode: cells_key is gone and the key is known to be new. */
-	[SQL_ADD_CELL_BULK] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* Bulk mode: cells_key is gone and the keys are known to be new; BULK_ROWS cells at once, or one. */
+	[SQL_ADD_CELL_BULK] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state) VALUES" ROWS64,
+	[SQL_ADD_CELL_BULK1] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state) VALUES" ROW,
 	/* "WHERE" is required before an upsert's ON CONFLICT in INSERT ... SELECT (parsing ambiguity). */
 	[SQL_REPLICATE] = "INSERT INTO cells(sweep, key, params, pass, replica, ord, state)"
 		" SELECT sweep, sweep_key(sweep, params, pass, ?2), params, pass, ?2, ord, 'planned'"
-		" FROM cells WHERE sweep = ?1 AND state = 'template' ORDER BY ord, id"
+		" FROM cells WHERE sweep = ?1 AND replica = '' AND state = 'template' ORDER BY ord, id"
 		" ON CONFLICT(key) DO NOTHING",
 	[SQL_RUN_BEGIN] = "INSERT INTO runs(sweep, started, argv, spec_hash, version, status)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, 'running')",
@@ -46,10 +52,10 @@ static const char *const store_sql_text[SQL_COUNT] = {
 		" ON CONFLICT(run, rank) DO UPDATE SET host = excluded.host, gpu = excluded.gpu,"
 		" gpu_uuid = excluded.gpu_uuid, binding = excluded.binding",
 	[SQL_WORKER_ID] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
-	[SQL_RECOVER] = "UPDATE cells SET flight = 2,"
-		" state = CASE WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END,"
-		" error = CASE WHEN attempts >= ?2 THEN coalesce(error, 'worker died during the cell')"
-		" ELSE error END WHERE sweep = ?1 AND (state = 'running' OR flight = 1)",
+	/* Through cells_ord, from (ord, id) on: a window of the pending cells in run order. */
+	[SQL_PENDING] = "SELECT id, key, params, pass, replica, flight, ord FROM cells"
+		" WHERE sweep = ?1 AND replica = ?2 AND state = 'planned' AND (ord, id) > (?3, ?4)"
+		" ORDER BY ord, id LIMIT ?5",
 	[SQL_MARK_RUNNING] = "UPDATE cells SET attempts = attempts + 1, state = 'running', flight = 1"
 		" WHERE id = ?1",
 	[SQL_MARK_SENT] = "UPDATE cells SET flight = 1 WHERE id = ?1 AND flight = 0",
@@ -57,9 +63,13 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	/* The attempt is the cell's count, read here: NULL (refused: NOT NULL) when there is no such cell. */
 	[SQL_RESULT] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median,"
 		" mean, min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop,"
-		" launches, warmup) VALUES(?1, ?2, ?3, ?4, (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7,"
-		" ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+		" launches, warmup, cpu_user, cpu_sys, peak_rss) VALUES(?1, ?2, ?3, ?4,"
+		" (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+		" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
 	[SQL_SAMPLE] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
+	/* A command's run: a kernel's samples leave these NULL without binding them. */
+	[SQL_SAMPLE_USAGE] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_METRIC] = "INSERT OR REPLACE INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[SQL_ITEM] = "INSERT OR REPLACE INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
 	[SQL_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL, flight = 0 WHERE id = ?1",
@@ -81,32 +91,184 @@ static void store_forget_workers(struct store *st)
 
 int store_sqlerr(struct store *st)
 {
+	/* SQLite says "not authorized"; the guard knows what it refused (store_query forgets it first). */
+	if (st->denied.what[0]) {
+		error("sql error: %s is not allowed: sweep sql reads with SQLite's plain functions and sweep's "
+		      "own, none that reads or writes memory by address or files", st->denied.what);
+		st->denied.what[0] = '\0';
+		return -1;
+	}
+	/* A statement stopped by an interrupt (store_interruptible) is no error: the caller says what
+	 * stopped. */
+	if (sqlite3_errcode(st->db) == SQLITE_INTERRUPT)
+		return -1;
 	return error("sql error: %s", sqlite3_errmsg(st->db));
+}
+
+/* Set the journal mode (outside a transaction): 1 when the database has it now, 0 when not (a reader
+ * open keeps a WAL database in WAL). */
+static int journal_mode(struct store *st, const char *mode)
+{
+	char sql[40];
+	sqlite3_stmt *s;
+	int ok = 0;
+
+	snprintf(sql, sizeof(sql), "PRAGMA journal_mode = %s", mode);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK) {
+		ok = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0) &&
+		     !strcasecmp((const char *)sqlite3_column_text(s, 0), mode);
+		sqlite3_finalize(s);
+	}
+	return ok;
+}
+
+/* After the transaction of a first plan: back to WAL (store_open says so again if it cannot). */
+static void wal_again(struct store *st)
+{
+	if (st->wal_after && !st->in_tx) {
+		st->wal_after = 0;
+		journal_mode(st, "WAL");
+	}
+}
+
+static int store_progress(void *data)
+{
+	return interrupt_signal() != 0;
+}
+
+void store_interruptible(struct store *st, int on)
+{
+	/* Every 10000 steps of SQLite's machine: a few times a millisecond. */
+	sqlite3_progress_handler(st->db, on ? 10000 : 0, on ? store_progress : NULL, NULL);
+}
+
+/* Bind the waiting cells from row first on, n of them, to s. */
+static void bulk_bind(struct store *st, sqlite3_stmt *s, int first, int n)
+{
+	struct store_bulk *b = &st->bulk;
+
+	for (int r = 0; r < n; r++) {
+		const size_t *at = b->at[first + r];
+		int i = 7 * r;
+
+		store_bind_text(s, i + 1, b->text.buf + at[0]);
+		store_bind_text(s, i + 2, b->text.buf + at[1]);
+		store_bind_text(s, i + 3, b->text.buf + at[2]);
+		sqlite3_bind_int64(s, i + 4, b->num[first + r][0]);
+		store_bind_text(s, i + 5, b->text.buf + at[3]);
+		sqlite3_bind_int64(s, i + 6, b->num[first + r][1]);
+		store_bind_text(s, i + 7, b->text.buf + at[4]);
+	}
+}
+
+/* Write the waiting cells: BULK_ROWS in one statement, fewer one by one. */
+static int bulk_flush(struct store *st)
+{
+	struct store_bulk *b = &st->bulk;
+	int n = b->nrows, ret = 0;
+	sqlite3_stmt *s;
+
+	b->nrows = 0;
+	if (n == BULK_ROWS) {
+		if (!(s = store_stmt(st, SQL_ADD_CELL_BULK)))
+			return -1;
+		bulk_bind(st, s, 0, n);
+		ret = store_step(st, s);
+	} else {
+		for (int r = 0; r < n && !ret; r++) {
+			if (!(s = store_stmt(st, SQL_ADD_CELL_BULK1)))
+				return -1;
+			bulk_bind(st, s, r, 1);
+			ret = store_step(st, s);
+		}
+	}
+	sb_reset(&b->text);
+	return ret;
+}
+
+int store_bulk_row(struct store *st, const char *sweep, const char *key, const char *params, int pass,
+		   const char *replica, uint64_t ord, const char *state)
+{
+	struct store_bulk *b = &st->bulk;
+	const char *v[5] = { sweep, key, params, replica, state };
+
+	for (int i = 0; i < 5; i++) {
+		b->at[b->nrows][i] = b->text.len;
+		sb_add(&b->text, v[i], strlen(v[i]) + 1);
+	}
+	b->num[b->nrows][0] = pass;
+	b->num[b->nrows][1] = (int64_t)ord;
+	return ++b->nrows == BULK_ROWS ? bulk_flush(st) : 0;
 }
 
 static void bulk_reset(struct store *st, enum bulk_state state)
 {
+	for (size_t i = 0; i < st->bulk.ntally; i++) {
+		free(st->bulk.tally[i].sweep);
+		free(st->bulk.tally[i].replica);
+		free(st->bulk.tally[i].state);
+	}
+	free(st->bulk.tally);
 	free(st->bulk.set);
+	sb_release(&st->bulk.text);
 	memset(&st->bulk, 0, sizeof(st->bulk));
 	st->bulk.state = state;
 }
 
-/* End bulk mode: rebuild cells_key. Every statement but a bulk insert needs it first. */
+/* The cells a bulk transaction added, into cell_counts as the trigger would have counted them. */
+static int bulk_counts(struct store *st)
+{
+	static const char sql[] = "INSERT INTO cell_counts VALUES(?1, ?2, (?3 = 'planned') * ?4,"
+		" (?3 = 'running') * ?4, (?3 = 'ok') * ?4, (?3 = 'quarantined') * ?4, (?3 = 'template') * ?4,"
+		" (?3 = 'retired') * ?4) ON CONFLICT(sweep, replica) DO UPDATE SET planned = planned + excluded.planned,"
+		" running = running + excluded.running, ok = ok + excluded.ok,"
+		" quarantined = quarantined + excluded.quarantined, template = template + excluded.template,"
+		" retired = retired + excluded.retired";
+	sqlite3_stmt *s;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL))
+		return store_sqlerr(st);
+	for (size_t i = 0; i < st->bulk.ntally && !ret; i++) {
+		const struct bulk_tally *t = &st->bulk.tally[i];
+
+		store_bind_text(s, 1, t->sweep);
+		store_bind_text(s, 2, t->replica);
+		store_bind_text(s, 3, t->state);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)t->n);
+		ret = store_step(st, s);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* End bulk mode: make again what it dropped (indexes in one sort each) and count what was added. Every
+ * statement but a bulk insert needs it first. */
 int store_settle(struct store *st)
 {
+	int ret;
+
 	if (st->bulk.state != BULK_ON)
 		return 0;
+	ret = bulk_flush(st);
+	st->bulk.state = BULK_OFF;
+	/* The set of keys is done with: its memory goes before the sorts take theirs. */
+	free(st->bulk.set);
+	st->bulk.set = NULL;
+	for (const struct store_schema_object *o = store_schema_bulk; !ret && o->name; o++)
+		if (sqlite3_exec(st->db, o->sql, NULL, NULL, NULL))
+			ret = store_sqlerr(st);
+	if (!ret)
+		ret = bulk_counts(st);
 	bulk_reset(st, BULK_OFF);
-	if (sqlite3_exec(st->db, "CREATE UNIQUE INDEX cells_key ON cells(key)", NULL, NULL, NULL))
-		return store_sqlerr(st);
-	return 0;
+	return ret;
 }
 
 /* The cached statement, prepared on first use; NULL after error(). */
 sqlite3_stmt *store_stmt(struct store *st, enum store_sql which)
 {
 	/* The temporary table of planned keys is no statement on cells: bulk planning goes on. */
-	if (which != SQL_ADD_CELL_BULK && which != SQL_PLAN_KEY && store_settle(st))
+	if (which != SQL_ADD_CELL_BULK && which != SQL_ADD_CELL_BULK1 && which != SQL_PLAN_KEY && store_settle(st))
 		return NULL;
 	if (!st->stmt[which] && sqlite3_prepare_v3(st->db, store_sql_text[which], -1,
 						   SQLITE_PREPARE_PERSISTENT, &st->stmt[which], NULL)) {
@@ -208,12 +370,15 @@ int store_begin(struct store *st)
 	return 0;
 }
 
-int store_check_references(struct store *st, int on)
+int store_dispatching(struct store *st, int on)
 {
 	if (st->in_tx)
-		BUG("store_check_references: inside a transaction (SQLite would ignore it)");
-	if (sqlite3_exec(st->db, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF", NULL, NULL, NULL))
+		BUG("store_dispatching: inside a transaction (SQLite would ignore it)");
+	if (sqlite3_exec(st->db, on ? "PRAGMA foreign_keys = OFF" : "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
+	    sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, !on, NULL))
 		return store_sqlerr(st);
+	store_flight_release(&st->flight);
+	st->flight.on = on;
 	return 0;
 }
 
@@ -223,15 +388,18 @@ int store_commit(struct store *st)
 		BUG("store_commit: no transaction");
 	/* A failed COMMIT usually leaves the transaction open (the caller may retry or roll back); after
 	 * an I/O error SQLite may have rolled it back itself. */
-	if (store_run(st, SQL_COMMIT)) {
+	if (store_flight_flush(st) || store_run(st, SQL_COMMIT)) {
 		if (sqlite3_get_autocommit(st->db)) {
 			st->in_tx = 0;
 			store_forget_workers(st);
+			/* rolled back: what the dispatch noted may be out of date (a full disk does this) */
+			store_flight_drop(st);
 		}
 		return -1;
 	}
 	st->in_tx = 0;
 	bulk_reset(st, BULK_OFF);
+	wal_again(st);
 	return 0;
 }
 
@@ -241,10 +409,29 @@ void store_rollback(struct store *st)
 		return;
 	/* The rollback undoes the dropped index too: no rebuild. */
 	bulk_reset(st, BULK_OFF);
+	store_flight_drop(st);
 	store_forget_workers(st);
 	if (sqlite3_get_autocommit(st->db) == 0)
 		store_run(st, SQL_ROLLBACK);
 	st->in_tx = 0;
+	wal_again(st);
+}
+
+
+int store_begin_plan(struct store *st, uint64_t cells)
+{
+	int64_t any = 1;
+
+	if (st->in_tx)
+		BUG("store_begin_plan: a transaction is already open");
+	if (!store_int(st, "SELECT EXISTS (SELECT 1 FROM cells)", &any) && !any && journal_mode(st, "DELETE"))
+		st->wal_after = 1;
+	if (store_begin(st)) {
+		wal_again(st);
+		return -1;
+	}
+	st->bulk.expect = cells;
+	return 0;
 }
 
 /* ---- opening ---- */
@@ -349,12 +536,14 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
 	int flags = SQLITE_OPEN_NOMUTEX;
+	char *real = NULL;
+	struct stat sb;
 	int64_t dummy;
 
 	*out = NULL;
 	st->lock_fd = -1;
 	st->path = xstrdup(path);
-	st->readonly = mode == STORE_RO;
+	st->readonly = mode != STORE_RW;
 	if (sqlite3_libversion_number() < 3024000) {
 		error("sqlite %s is too old: sweep needs 3.24 or newer", sqlite3_libversion());
 		goto fail;
@@ -364,8 +553,16 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		error("cannot open '%s': %s", path, strerror(errno));
 		goto fail;
 	}
+	if (st->readonly && !stat(path, &sb) && sb.st_nlink > 1)
+		warning("'%s' has %ju names (hard links): SQLite keeps a write-ahead log per name, so what is "
+			"written through another name may not show here until its writer ends", path,
+			(uintmax_t)sb.st_nlink);
+	/* A writer opens the file by the one name its lock follows, so that SQLite's -wal and -shm are
+	 * that name's whatever links led here; a file with two names has two logs and is refused. */
+	if (!st->readonly && (store_file_real(path, &real) || store_file_one_name(path, real)))
+		goto fail;
 	flags |= st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path, &st->db, flags, NULL)) {
+	if (sqlite3_open_v2(real ? real : path, &st->db, flags, NULL)) {
 		error("cannot open '%s': %s", path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		goto fail;
 	}
@@ -381,140 +578,32 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		goto fail;
 	}
 	if (st->readonly) {
-		if (store_check_ro(st))
+		if (store_check_ro(st) || (mode == STORE_SQL && store_functions_guard(st->db, &st->denied)))
 			goto fail;
 	} else {
-		sqlite3_stmt *s;
-		const char *jm = NULL;
-
 		/* WAL lets reports read while a run writes; NORMAL syncs at checkpoints, so a killed
 		 * process loses nothing committed (a power cut may lose the last commits). 64 MiB of
 		 * page cache (the default is 2) keeps a large plan in memory until its commit. */
-		if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL) == SQLITE_OK) {
-			if (sqlite3_step(s) == SQLITE_ROW)
-				jm = (const char *)sqlite3_column_text(s, 0);
-			if (!jm || strcmp(jm, "wal"))
-				warning("'%s': cannot use WAL (journal mode %s); readers will wait "
-					"for writers", path, jm ? jm : "unknown");
-			sqlite3_finalize(s);
-		}
-		if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536",
-				 NULL, NULL, NULL)) {
+		if (!journal_mode(st, "WAL"))
+			warning("'%s': cannot use WAL; readers will wait for writers", path);
+		if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536", NULL, NULL,
+				 NULL)) {
 			error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
 			goto fail;
 		}
 		if (store_migrate(st))
 			goto fail;
 	}
+	free(real);
 	*out = st;
 	return 0;
 fail:
+	free(real);
 	store_close(st);
 	return -1;
 }
 
-/* ---- the writer lock ---- */
-
-/* The holder a lock file names ("host H pid P since T: CMD"), as read; "" when empty. */
-static void lock_read(int fd, char *buf, size_t n)
-{
-	ssize_t got = pread(fd, buf, n - 1, 0);
-
-	buf[got > 0 ? got : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-int store_lock_path(const char *path, const char *what, int *out)
-{
-	char *lp = xasprintf("%s-writer", path), who[512], host[256] = "?", now[32];
-	struct strbuf sb = STRBUF_INIT;
-	int fd;
-
-	*out = -1;
-	fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error("cannot open the writer lock '%s': %s", lp, strerror(errno));
-		free(lp);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int e = errno;
-
-		lock_read(fd, who, sizeof(who));
-		close(fd);
-		if (e == EWOULDBLOCK)
-			error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to end "
-			      "or stop it (status, sql, report and snapshot can read it meanwhile)", path,
-			      *who ? who : "which has not said who it is yet");
-		else
-			error("cannot lock '%s': %s", lp, strerror(e));
-		free(lp);
-		return -1;
-	}
-	/* A clean end empties the file: a name left in it is a writer that died holding the lock. */
-	lock_read(fd, who, sizeof(who));
-	if (*who)
-		fprintf(stderr, "sweep: '%s': taking over the writer lock of a sweep that is gone (%s)\n", path, who);
-	gethostname(host, sizeof(host) - 1);
-	store_now(now, sizeof(now));
-	sb_addf(&sb, "host %s pid %ld since %s: %s\n", host, (long)getpid(), now, what);
-	if (ftruncate(fd, 0) || pwrite(fd, sb.buf, sb.len, 0) != (ssize_t)sb.len)
-		warning("cannot write '%s': %s", lp, strerror(errno));
-	sb_release(&sb);
-	free(lp);
-	*out = fd;
-	return 0;
-}
-
-void store_remove_files(const char *path)
-{
-	static const char *const tails[] = { "", "-wal", "-shm", "-journal", "-writer" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
-		char *p = xasprintf("%s%s", path, tails[i]);
-
-		unlink(p);
-		free(p);
-	}
-}
-
-int store_writer_alive_path(const char *path, char *who, size_t n)
-{
-	char *lp = xasprintf("%s-writer", path);
-	/* Non-blocking: beside a merge's untrusted input, a FIFO of that name would hold an open. */
-	int fd = open(lp, O_RDONLY | O_CLOEXEC | O_NONBLOCK), alive = 0;
-	struct stat sb;
-
-	free(lp);
-	if (who && n)
-		*who = '\0';
-	if (fd >= 0 && (fstat(fd, &sb) || !S_ISREG(sb.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0)
-		return -1;   /* no lock file: a copy (a snapshot), or a database no locking sweep wrote */
-	/* A shared lock is refused only while a writer holds its exclusive one; ours goes with the close. */
-	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
-	if (alive && who && n > 1)
-		lock_read(fd, who, n);
-	close(fd);
-	return alive;
-}
-
-int store_writer_alive(const struct store *st)
-{
-	return store_writer_alive_path(st->path, NULL, 0);
-}
-
-void store_unlock_fd(int fd)
-{
-	if (fd < 0)
-		return;
-	if (ftruncate(fd, 0))
-		warning("cannot empty the writer lock file: %s", strerror(errno));
-	close(fd);
-}
+/* ---- taking the writer lock (its file: store_file.c) ---- */
 
 /* One statement with text binds, stepped to its end; *changes its rows changed. */
 static int store_exec(struct store *st, const char *sql, const char *bind, int64_t *changes)
@@ -583,7 +672,8 @@ void store_close(struct store *st)
 	/* An open transaction here is abandoned work: closing rolls it back. */
 	if (st->db)
 		sqlite3_close_v2(st->db);
-	free(st->bulk.set);
+	bulk_reset(st, BULK_OFF);
+	store_flight_release(&st->flight);
 	free(st->wk_id);
 	free(st->path);
 	free(st);

@@ -10,13 +10,18 @@ struct store;
 struct strbuf;
 
 enum store_mode {
-	STORE_RW,              /* create if missing, migrate to the current schema, WAL */
-	STORE_RO               /* read-only; fails when the file is missing or not a sweep database */
+	STORE_RW,              /* create if missing, migrate to the current schema, WAL; the file must have one
+				* name (store_lock) */
+	STORE_RO,              /* read-only; fails when the file is missing or not a sweep database */
+	STORE_SQL              /* STORE_RO for SQL a person typed (sweep sql): SQLite's defensive settings, and
+				* only the functions and PRAGMAs known to touch no memory by address and no file,
+				* no ATTACH; a refusal names what was refused */
 };
 
 /* Open path. Registers the SQL functions median, quantile, geomean, stdev and ratio_ci on the
  * connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing with a
- * transaction open rolls it back. A store is used by one thread at a time. */
+ * transaction open rolls it back. A store is used by one thread at a time. STORE_RW opens the file by
+ * its name with every symbolic link followed, so that SQLite's -wal and -shm are that name's. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
 /* The path it was opened with. */
@@ -25,15 +30,33 @@ int store_schema_version(void);
 
 /* Transactions (BEGIN IMMEDIATE for writers). Nesting is a BUG. */
 int store_begin(struct store *st);
+/*
+ * store_begin for a transaction that plans about cells cells (store_add_cell). When the database has no
+ * cell yet (a first plan: bulk mode), it writes through a rollback journal instead of the WAL until it
+ * ends: its pages are new, so they are written once, into the file, instead of twice (into the WAL, then
+ * by the checkpoint of its commit), and readers wait for it meanwhile. (A reader already open keeps the
+ * WAL: nothing changes then.)
+ */
+int store_begin_plan(struct store *st, uint64_t cells);
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
 /*
- * Foreign-key checks on this connection, on (1, as every connection opens) or off (0); outside a
- * transaction. A run's dispatch turns them off: each row it writes names a cell, run, worker or result
- * it has just read or made under the writer lock, and the six checks a short cell's result costs were an
- * eighth of the master's time. Tests run PRAGMA foreign_key_check on what runs leave.
+ * Dispatch mode, on (1) while a run hands out cells and stores their results, off (0, as every
+ * connection opens); outside a transaction. Foreign-key checks are off: each row dispatch writes names
+ * a cell, run, worker or result it has just read or made under the writer lock, and the six checks a
+ * short cell's result costs were an eighth of the master's time (tests run PRAGMA foreign_key_check on
+ * what runs leave). The triggers that keep cell_counts are off too (their program, run by every mark
+ * and result, cost a third of the master's time): the store counts what its own statements change (the
+ * cells store_pending loads, their marks, results and hand-backs) and writes it at each commit.
  */
-int store_check_references(struct store *st, int on);
+int store_dispatching(struct store *st, int on);
+
+/*
+ * While on, a statement of st stops when an interrupt has come (interrupt.h): it fails (-1, nothing
+ * said) and its caller rolls back, so that a long step of a run's start (a plan, a recovery, replicas)
+ * ends at Ctrl-C with the database as it was. Off (as opened) while a run stores results.
+ */
+void store_interruptible(struct store *st, int on);
 
 /* Record a spec under its sweep name (sweeps table: name, kernel, per, text, hash). Re-recording the
  * same name with another text updates it and is allowed: the cells keep their keys. */
@@ -53,6 +76,21 @@ int store_replicate(struct store *st, const char *sweep, const char *replica, in
 /* The shard (0 .. nshards-1) of a cell, from its key without replica: the replicas of a per-host or
  * per-GPU cell share the shard of their template. */
 unsigned store_shard(const char *sweep, const char *params, int pass, unsigned nshards);
+
+/*
+ * The figures of the grid a sweep's cells were planned from, kept when it is planned (table grids), so
+ * that a run of the same spec checks its plan without expanding the grid again: the grid's cells (every
+ * shard, replica "") and two order-free sums of their keys as 64-bit numbers (plan_db.c), and which
+ * shard's cells were planned ("" every shard's, else "I/K"). store_grid_get: *found 0 when none is kept
+ * for the spec the sweep has now (sweeps.hash). store_grid_put: for the spec store_put_sweep stored, in
+ * the caller's transaction. 0, or -1 after error().
+ */
+struct store_grid {
+	uint64_t cells, sum, mix;
+	char shard[24];
+};
+int store_grid_get(struct store *st, const char *sweep, struct store_grid *g, int *found);
+int store_grid_put(struct store *st, const char *sweep, const struct store_grid *g);
 
 /* The text of the spec stored for sweep (*text NULL when the sweep is not there; the caller frees it). */
 int store_sweep_spec(struct store *st, const char *sweep, char **text);
@@ -89,14 +127,18 @@ int store_retry(struct store *st, const char *sweep, int states, const char *whe
 int store_force(struct store *st, const char *sweep, const char *where, const char *const *binds, int nbind,
 		uint64_t *cells, uint64_t *superseded);
 /* An interrupted run hands its cells in flight back: running ones to planned with the attempt their
- * marking counted taken back, prefetched ones to idle. *n cells. */
+ * marking counted taken back, prefetched ones to idle. *n cells. In a run's dispatch only the cells it
+ * loaded are read. */
 int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 
 /*
  * The writer lock: one process writes a database at a time (run, plan, retry, merge), readers are never
- * stopped. flock(2) on the side file PATH-writer, held until store_close (store_lock) or store_unlock_fd,
- * so the kernel drops it with the process however it ends; the file names the holder (host, pid, start
- * time, command) for the message that refuses a second writer at once. On taking the lock, what a dead
+ * stopped. flock(2) on the side file NAME-writer, where NAME is the database's path with every symbolic
+ * link followed (so every path to the file finds the same lock), held until store_close (store_lock) or
+ * store_unlock_fd, so the kernel drops it with the process however it ends; the file names the holder
+ * (host, pid, start time, command) for the message that refuses a second writer at once. A file with
+ * several names (hard links: SQLite keeps a log per name) is refused, as is a lock file that is a
+ * symbolic link. On taking the lock, what a dead
  * writer left is put right: runs still 'running' become 'killed', and a cell that has an ok result but
  * is not 'ok' (a damage older versions could leave when two runs shared a database) becomes 'ok'; both
  * said on stderr. what: the command, for the file. 0, or -1 after error() (held by another: the message
@@ -105,6 +147,10 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 int store_lock(struct store *st, const char *what);
 int store_lock_path(const char *path, const char *what, int *fd);
 void store_unlock_fd(int fd);
+/* The writer lock's file also keeps some megabytes of disk allocated (past its end: readers see its one
+ * line). A writer whose disk is full gives them back with this, so that it can still record how it
+ * stopped (the cells in flight handed back). 0, or -1 after error() (not a writer; the file failed). */
+int store_free_reserve(struct store *st);
 /* Whether a writer holds st's database now (1) or not (0), without taking or waiting for the lock: a run
  * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell (no lock
  * file beside it: a snapshot, say). */
@@ -115,6 +161,18 @@ int store_writer_alive_path(const char *path, char *who, size_t n);
 /* Remove the database file at path and everything beside it (-wal, -shm, -journal, -writer): for a
  * command that made it and could not plan it, so that no half-made database says a sweep is there. */
 void store_remove_files(const char *path);
+
+/*
+ * Whether a command may write the file at path (its --out, or a file it makes beside it; what names it in
+ * the message, "--out"): no command writes over a database or its side files. Refused (-1 after error())
+ * when path, links followed, is the database reading (same device and inode, so any link to it; reading
+ * may be NULL), a file SQLite made (a database, a write-ahead log, its index or a rollback journal, by
+ * their first bytes; with STORE_OUT_DB a database is what the command writes into, so only the others),
+ * the -wal, -shm, -journal or -writer of a database, or a symbolic link to a missing file. 0 otherwise
+ * (a missing folder included: the write then says so).
+ */
+enum { STORE_OUT_DB = 1 };
+int store_output_check(const char *what, const char *path, const char *reading, int flags);
 
 /* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
@@ -136,15 +194,39 @@ int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int 
  * one) becomes a suspect: back to "planned" (a running cell's attempt stays counted) or to "quarantined"
  * when it has used max_attempts (error "worker died during the cell" unless it has one). A suspect is sent
  * only to an idle worker, as the cell it runs at once, so that its attempt is counted before it runs: a
- * cell that kills its worker is charged for it even when it crashed as soon as it started. Then
- * store_each_pending calls fn for every cell of sweep that is "planned", in ord order, with a task
- * (control 0, isolate 1 for suspects) whose strings are valid during the call only.
- * fn may write to the store (store_mark_running). fn returns non-zero to stop; store_each_pending then
- * returns that value, 0 when every cell was visited, -1 after error().
+ * cell that kills its worker is charged for it even when it crashed as soon as it started. Reads the cells
+ * only when the sweep's latest run died (killed or failed): one that ended left none in flight.
  */
 int store_recover(struct store *st, const char *sweep, int max_attempts);
-int store_each_pending(struct store *st, const char *sweep, int (*fn)(const struct task *, void *),
-		       void *data);
+
+/* Where a window of pending cells ended: the next starts after this ord, then id. */
+struct store_cursor {
+	int64_t ord, id;
+};
+#define STORE_CURSOR_INIT { INT64_MIN, 0 }
+/*
+ * The next window of pending cells of sweep and replica ("" for per: any), in run order (ord, then id),
+ * after *cur: at most max of them, read through the index of cells in run order (the cells before the
+ * window's first pending one are stepped over: a run that resumes a large sweep steps over those done), fn
+ * called for each with a task (control 0, isolate 1 for suspects) whose strings are valid during the call
+ * only; *cur moves past each. fn must not write to the store. *n: how many fn saw (under max: there are no
+ * more now). fn returns non-zero to stop; store_pending then returns that value, 0 when the window was
+ * read, -1 after error().
+ */
+int store_pending(struct store *st, const char *sweep, const char *replica, struct store_cursor *cur, int max,
+		  int (*fn)(const struct task *, void *), void *data, int *n);
+
+/* The cells of a sweep by state, from cell_counts (triggers count every insert, update and delete of
+ * cells; a run's dispatch counts itself): of one replica, or of all when replica is NULL. 0, or -1 after
+ * error(). */
+struct store_counts {
+	uint64_t planned, running, ok, quarantined, template, retired;
+};
+int store_cell_counts(struct store *st, const char *sweep, const char *replica, struct store_counts *c);
+/* fn for each replica of sweep that has (or had) cells, "" first, with its counts; fn returns non-zero to
+ * stop, and that is returned. */
+int store_each_replica(struct store *st, const char *sweep,
+		       int (*fn)(const char *replica, const struct store_counts *c, void *data), void *data);
 
 /* The cell was sent to a worker behind the cell it runs (prefetched): not an attempt yet, but a job that
  * dies now makes it a suspect (store_recover). */

@@ -44,17 +44,31 @@ int store_put_sweep(struct store *st, const struct spec *s)
 }
 
 /* Enter bulk mode when this transaction is the first to add cells (see struct store_bulk). A failure to
- * drop the index (a statement still open) only means the slow way. */
+ * drop the index or the trigger (a statement still open) only means the slow way. */
 static void bulk_try(struct store *st)
 {
 	int64_t any;
+	int rc = 0;
 
 	st->bulk.state = BULK_OFF;
-	if (store_int(st, "SELECT EXISTS (SELECT 1 FROM cells)", &any) || any ||
-	    sqlite3_exec(st->db, "DROP INDEX cells_key", NULL, NULL, NULL))
+	if (store_int(st, "SELECT EXISTS (SELECT 1 FROM cells)", &any) || any)
 		return;
+	if (sqlite3_exec(st->db, "SAVEPOINT bulk", NULL, NULL, NULL))
+		return;
+	for (const struct store_schema_object *o = store_schema_bulk; !rc && o->name; o++) {
+		char *sql = xasprintf("DROP %s %s", o->type, o->name);
+
+		rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+		free(sql);
+	}
+	if (rc || sqlite3_exec(st->db, "RELEASE bulk", NULL, NULL, NULL)) {
+		sqlite3_exec(st->db, "ROLLBACK TO bulk; RELEASE bulk", NULL, NULL, NULL);
+		return;
+	}
 	st->bulk.state = BULK_ON;
-	st->bulk.cap = 1024;
+	/* The size the plan needs from the start: growing it held both tables for a moment. */
+	for (st->bulk.cap = 1024; 3 * st->bulk.cap < 4 * st->bulk.expect; st->bulk.cap *= 2)
+		;
 	st->bulk.set = xcalloc(st->bulk.cap, sizeof(*st->bulk.set));
 }
 
@@ -68,7 +82,8 @@ static void bulk_insert(struct store_bulk *b, uint64_t h)
 	b->n++;
 }
 
-/* Add key's hash to the set: 1 when it is new, 0 when the hash was there already. */
+/* Add key's hash to the set: 1 when it is new, 0 when the hash was there already. Three quarters full
+ * at most: ten million keys in 128 MiB. */
 static int bulk_add(struct store_bulk *b, const char *key)
 {
 	uint64_t h = hash64(HASH64_INIT, key, strlen(key));
@@ -78,7 +93,7 @@ static int bulk_add(struct store_bulk *b, const char *key)
 	for (i = h & (b->cap - 1); b->set[i]; i = (i + 1) & (b->cap - 1))
 		if (b->set[i] == h)
 			return 0;
-	if (2 * (b->n + 1) > b->cap) {
+	if (4 * (b->n + 1) > 3 * b->cap) {
 		uint64_t *old = b->set;
 		size_t oldcap = b->cap;
 
@@ -94,16 +109,41 @@ static int bulk_add(struct store_bulk *b, const char *key)
 	return 1;
 }
 
+/* One more cell added in bulk under sweep, replica and state. */
+static void bulk_tally(struct store_bulk *b, const char *sweep, const char *replica, const char *state)
+{
+	struct bulk_tally *t = b->ntally ? &b->tally[b->ntally - 1] : NULL;
+
+	if (!t || strcmp(t->sweep, sweep) || strcmp(t->replica, replica) || strcmp(t->state, state)) {
+		for (size_t i = 0; i < b->ntally; i++)
+			if (!strcmp(b->tally[i].sweep, sweep) && !strcmp(b->tally[i].replica, replica) &&
+			    !strcmp(b->tally[i].state, state)) {
+				b->tally[i].n++;
+				return;
+			}
+		ALLOC_GROW(b->tally, b->ntally + 1, b->alloc_tally);
+		t = &b->tally[b->ntally++];
+		t->sweep = xstrdup(sweep);
+		t->replica = xstrdup(replica);
+		t->state = xstrdup(state);
+		t->n = 0;
+	}
+	t->n++;
+}
+
 int store_add_cell(struct store *st, const char *sweep, const char *key, const char *params, int pass,
 		   const char *replica, uint64_t ord, const char *state, int *added)
 {
 	sqlite3_stmt *s;
-	int bulk;
 
 	if (st->in_tx && st->bulk.state == BULK_UNTRIED)
 		bulk_try(st);
-	bulk = st->bulk.state == BULK_ON && key && bulk_add(&st->bulk, key);
-	if (!(s = store_stmt(st, bulk ? SQL_ADD_CELL_BULK : SQL_ADD_CELL)))
+	if (st->bulk.state == BULK_ON && key && sweep && params && state && bulk_add(&st->bulk, key)) {
+		*added = 1;
+		bulk_tally(&st->bulk, sweep, replica ? replica : "", state);
+		return store_bulk_row(st, sweep, key, params, pass, replica ? replica : "", ord, state);
+	}
+	if (!(s = store_stmt(st, SQL_ADD_CELL)))
 		return -1;
 	store_bind_text(s, 1, sweep);
 	store_bind_text(s, 2, key);
@@ -134,36 +174,112 @@ int store_replicate(struct store *st, const char *sweep, const char *replica, in
 
 /* ---- the cell lifecycle ---- */
 
+/* One writing statement of store_query (text binds); *changes its rows changed (may be NULL). */
+static int cells_exec(struct store *st, const char *sql, const char *const *binds, int nbind,
+		      uint64_t *changes)
+{
+	if (store_query(st, sql, binds, nbind, 0, NULL, NULL))
+		return -1;
+	if (changes)
+		*changes = (uint64_t)sqlite3_changes(st->db);
+	return 0;
+}
+
+struct counts_each {
+	int (*fn)(const char *, const struct store_counts *, void *);
+	void *data;
+};
+
+static int counts_row(const struct store_row *row, void *data)
+{
+	struct counts_each *e = data;
+	struct store_counts c;
+
+	c.planned = (uint64_t)row->num[1];
+	c.running = (uint64_t)row->num[2];
+	c.ok = (uint64_t)row->num[3];
+	c.quarantined = (uint64_t)row->num[4];
+	c.template = (uint64_t)row->num[5];
+	c.retired = (uint64_t)row->num[6];
+	return e->fn(row->text[0], &c, e->data);
+}
+
+int store_each_replica(struct store *st, const char *sweep,
+		       int (*fn)(const char *, const struct store_counts *, void *), void *data)
+{
+	const char *bind[] = { sweep };
+	struct counts_each e = { fn, data };
+
+	return store_query(st, "SELECT replica, planned, running, ok, quarantined, template, retired"
+			   " FROM cell_counts WHERE sweep = ?1 ORDER BY replica", bind, 1, 1, counts_row, &e);
+}
+
+struct counts_sum {
+	const char *replica;      /* NULL: every replica */
+	struct store_counts *c;
+};
+
+static int add_counts(const char *replica, const struct store_counts *c, void *data)
+{
+	struct counts_sum *s = data;
+
+	if (s->replica && strcmp(s->replica, replica))
+		return 0;
+	s->c->planned += c->planned;
+	s->c->running += c->running;
+	s->c->ok += c->ok;
+	s->c->quarantined += c->quarantined;
+	s->c->template += c->template;
+	s->c->retired += c->retired;
+	return 0;
+}
+
+int store_cell_counts(struct store *st, const char *sweep, const char *replica, struct store_counts *c)
+{
+	struct counts_sum s = { replica, c };
+
+	memset(c, 0, sizeof(*c));
+	return store_each_replica(st, sweep, add_counts, &s);
+}
+
+static int int_row(const struct store_row *row, void *data)
+{
+	*(int64_t *)data = (int64_t)row->num[0];
+	return 0;
+}
+
 int store_recover(struct store *st, const char *sweep, int max_attempts)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_RECOVER);
+	char max[24];
+	const char *bind[] = { sweep, max };
+	int64_t died = 0;
 
+	/* A run that ends (done, or interrupted: it hands its cells back) leaves no cell in flight: only
+	 * one that died does, and only then are the cells read. */
+	if (store_query(st, "SELECT coalesce((SELECT status IN ('killed', 'failed', 'running') FROM runs"
+			" WHERE sweep = ?1 ORDER BY id DESC LIMIT 1), 0)", bind, 1, 1, int_row, &died) || !died)
+		return died ? -1 : 0;
+	snprintf(max, sizeof(max), "%d", max_attempts);
+	return cells_exec(st, "UPDATE cells SET flight = 2,"
+			  " state = CASE WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END,"
+			  " error = CASE WHEN attempts >= ?2 THEN coalesce(error, 'worker died during the cell') ELSE error END"
+			  " WHERE sweep = ?1 AND (state = 'running' OR flight = 1)", bind, 2, NULL);
+}
+
+int store_pending(struct store *st, const char *sweep, const char *replica, struct store_cursor *cur, int max,
+		  int (*fn)(const struct task *, void *), void *data, int *n)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_PENDING);
+	int rc, ret = 0;
+
+	*n = 0;
 	if (!s)
 		return -1;
 	store_bind_text(s, 1, sweep);
-	sqlite3_bind_int(s, 2, max_attempts);
-	return store_step(st, s);
-}
-
-int store_each_pending(struct store *st, const char *sweep, int (*fn)(const struct task *, void *),
-		       void *data)
-{
-	/*
-	 * There is no index on ord (a second index on cells cost a third of the time of planning a
-	 * million cells), so the rows are sorted, and a sort reads every row before the first is
-	 * returned: fn may change cells (mark them running) without disturbing the scan. "+ord" keeps it
-	 * so should an index on ord appear. Prepared per call, so fn may call this again.
-	 */
-	static const char sql[] = "SELECT id, key, params, pass, replica, flight = 2 FROM cells"
-		" WHERE sweep = ?1 AND state = 'planned' ORDER BY +ord, id";
-	sqlite3_stmt *s;
-	int rc, ret = 0;
-
-	if (store_settle(st))
-		return -1;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL))
-		return store_sqlerr(st);
-	store_bind_text(s, 1, sweep);
+	store_bind_text(s, 2, replica);
+	sqlite3_bind_int64(s, 3, cur->ord);
+	sqlite3_bind_int64(s, 4, cur->id);
+	sqlite3_bind_int(s, 5, max);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct task t = { 0 };
 
@@ -172,14 +288,17 @@ int store_each_pending(struct store *st, const char *sweep, int (*fn)(const stru
 		t.params = (char *)sqlite3_column_text(s, 2);
 		t.pass = sqlite3_column_int(s, 3);
 		t.replica = (char *)sqlite3_column_text(s, 4);
-		t.control = 0;
-		t.isolate = sqlite3_column_int(s, 5);
+		t.isolate = sqlite3_column_int(s, 5) == 2;
+		cur->ord = sqlite3_column_int64(s, 6);
+		cur->id = t.cell;
+		store_flight_note(st, t.cell, sweep, replica);
+		(*n)++;
 		if ((ret = fn(&t, data)))
 			break;
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = store_sqlerr(st);
-	sqlite3_finalize(s);
+	sqlite3_reset(s);
 	return ret;
 }
 
@@ -194,7 +313,7 @@ int store_mark_running(struct store *st, int64_t cell)
 		return -1;
 	if (!sqlite3_changes(st->db))
 		return error("no cell %" PRId64 " in '%s'", cell, st->path);
-	return 0;
+	return store_flight_move(st, cell, FLIGHT_PLANNED, FLIGHT_RUNNING, 0);
 }
 
 int store_mark_sent(struct store *st, int64_t cell)
@@ -217,6 +336,48 @@ unsigned store_shard(const char *sweep, const char *params, int pass, unsigned n
 	return (unsigned)(strtoull(key, NULL, 16) % nshards);
 }
 
+/* ---- the figures of planned grids ---- */
+
+static int grid_row(const struct store_row *row, void *data)
+{
+	struct store_grid *g = data;
+
+	g->cells = strtoull(row->text[0], NULL, 10);
+	g->sum = (uint64_t)strtoll(row->text[1], NULL, 10);
+	g->mix = (uint64_t)strtoll(row->text[2], NULL, 10);
+	snprintf(g->shard, sizeof(g->shard), "%s", row->text[3]);
+	return 1;
+}
+
+int store_grid_get(struct store *st, const char *sweep, struct store_grid *g, int *found)
+{
+	const char *bind[] = { sweep };
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	/* Figures of another spec than the one the sweep has now (a merge brought a newer one) are no use. */
+	rc = store_query(st, "SELECT g.cells, g.key_sum, g.key_mix, g.shard FROM grids g"
+			 " JOIN sweeps w ON w.name = g.sweep AND w.hash = g.hash WHERE g.sweep = ?1", bind, 1, 1,
+			 grid_row, g);
+	*found = rc == 1;
+	return rc < 0 ? -1 : 0;
+}
+
+int store_grid_put(struct store *st, const char *sweep, const struct store_grid *g)
+{
+	char n[24], sum[24], mix[24];
+	const char *bind[] = { sweep, n, sum, mix, g->shard };
+
+	snprintf(n, sizeof(n), "%" PRIu64, g->cells);
+	snprintf(sum, sizeof(sum), "%" PRId64, (int64_t)g->sum);
+	snprintf(mix, sizeof(mix), "%" PRId64, (int64_t)g->mix);
+	return store_query(st, "INSERT INTO grids(sweep, hash, cells, key_sum, key_mix, shard)"
+			   " VALUES(?1, (SELECT hash FROM sweeps WHERE name = ?1), CAST(?2 AS INTEGER),"
+			   " CAST(?3 AS INTEGER), CAST(?4 AS INTEGER), ?5) ON CONFLICT(sweep) DO UPDATE SET"
+			   " hash = excluded.hash, cells = excluded.cells, key_sum = excluded.key_sum,"
+			   " key_mix = excluded.key_mix, shard = excluded.shard", bind, 5, 0, NULL, NULL);
+}
+
 /* ---- spec changes, retries, interrupts ---- */
 
 int store_sweep_spec(struct store *st, const char *sweep, char **text)
@@ -235,17 +396,6 @@ int store_sweep_spec(struct store *st, const char *sweep, char **text)
 		*text = xstrdup((const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_sqlerr(st);
-}
-
-/* One writing statement of store_query (text binds); *changes its rows changed (may be NULL). */
-static int cells_exec(struct store *st, const char *sql, const char *const *binds, int nbind,
-		      uint64_t *changes)
-{
-	if (store_query(st, sql, binds, nbind, 0, NULL, NULL))
-		return -1;
-	if (changes)
-		*changes = (uint64_t)sqlite3_changes(st->db);
-	return 0;
 }
 
 int store_plan_key(struct store *st, const char *key)
@@ -365,10 +515,73 @@ int store_force(struct store *st, const char *sweep, const char *where, const ch
 			  " AND cell IN (SELECT id FROM temp.pick)", NULL, 0, superseded) || cells_decide(st) ? -1 : 0;
 }
 
+struct unfly {
+	const char *sweep;
+	uint64_t n;
+};
+
+/* A cell this run loaded, handed back if it is of the sweep and in flight: running (its attempt taken
+ * back) or sent. */
+static int unfly_cell(struct store *st, int64_t cell, void *data)
+{
+	static const char *const sql[] = {
+		"UPDATE cells SET attempts = attempts - (attempts > 0), state = 'planned', flight = 0"
+		" WHERE id = ?1 AND sweep = ?2 AND state = 'running'",
+		"UPDATE cells SET flight = 0 WHERE id = ?1 AND sweep = ?2 AND flight = 1",
+	};
+	struct unfly *u = data;
+
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt *s;
+		int changed;
+
+		if (sqlite3_prepare_v2(st->db, sql[i], -1, &s, NULL))
+			return store_sqlerr(st);
+		sqlite3_bind_int64(s, 1, cell);
+		store_bind_text(s, 2, u->sweep);
+		changed = sqlite3_step(s) == SQLITE_DONE ? sqlite3_changes(st->db) : -1;
+		sqlite3_finalize(s);
+		if (changed < 0)
+			return store_sqlerr(st);
+		u->n += (uint64_t)changed;
+		if (changed && !i)
+			return store_flight_move(st, cell, FLIGHT_RUNNING, FLIGHT_PLANNED, 1);
+	}
+	return 0;
+}
+
+struct running_back {
+	struct store *st;
+	const char *sweep;
+};
+
+static int count_back(const struct store_row *row, void *data)
+{
+	struct running_back *b = data;
+
+	store_flight_count(b->st, b->sweep, row->text[0], FLIGHT_RUNNING, FLIGHT_PLANNED, (int64_t)row->num[1]);
+	return 0;
+}
+
 int store_unfly(struct store *st, const char *sweep, uint64_t *n)
 {
 	const char *bind[] = { sweep };
+	struct running_back b = { st, sweep };
 
+	*n = 0;
+	/* In a run's dispatch, the cells it loaded are noted: only those are read (unless a rolled-back
+	 * transaction left the notes unsure). */
+	if (st->flight.on && !st->flight.unsure) {
+		struct unfly u = { sweep, 0 };
+		int rc = store_flight_each(st, unfly_cell, &u);
+
+		*n = u.n;
+		return rc;
+	}
+	/* Every cell: the triggers count, or (dispatch mode) the running ones are counted first. */
+	if (st->flight.on && store_query(st, "SELECT replica, count(*) FROM cells WHERE sweep = ?1"
+					 " AND state = 'running' GROUP BY replica", bind, 1, 1, count_back, &b))
+		return -1;
 	/* The running cell's attempt was counted when it was marked: handed back, it is not one. */
 	return cells_exec(st, "UPDATE cells SET attempts = attempts - (state = 'running' AND attempts > 0),"
 			  " state = CASE WHEN state = 'running' THEN 'planned' ELSE state END,"

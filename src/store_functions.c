@@ -1,8 +1,10 @@
 /* store_functions.c: the SQL functions median, quantile, geomean, stdev, ratio_ci, sweep_key and
- * sweep_param_defaults. */
+ * sweep_param_defaults; and the guard on SQL a person types: the functions it may call. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "store_int.h"
 #include "../kernels/kernel.h"
 #include "json.h"
@@ -272,4 +274,103 @@ int store_functions_register(sqlite3 *db)
 				       NULL))
 		return error("sql error: %s", sqlite3_errmsg(db));
 	return 0;
+}
+
+/* ---- the guard of typed SQL (sweep sql) ---- */
+
+/*
+ * The functions typed SQL may call: an allow list, not a deny list. What SQLite offers depends on its
+ * version and compile options (this build's fts3_tokenizer hands out a pointer, load_extension runs a
+ * library; others add readfile, writefile, sqlite_dbpage...), and a deny list is only as good as our
+ * knowledge of every build, while a function missing here is refused by name. Each one listed computes a
+ * value from its arguments or the connection's counters, and touches no memory by address and no file.
+ */
+static const char *const guard_functions[] = {
+	"abs", "changes", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "ifnull", "iif",
+	"instr", "last_insert_rowid", "length", "like", "likelihood", "likely", "lower", "ltrim", "max", "min",
+	"nullif", "octet_length", "printf", "quote", "random", "randomblob", "replace", "round", "rtrim", "sign",
+	"soundex", "sqlite_compileoption_get", "sqlite_compileoption_used", "sqlite_source_id", "sqlite_version",
+	"substr", "substring", "total_changes", "trim", "typeof", "unhex", "unicode", "unlikely", "upper",
+	"zeroblob",
+	/* aggregates and windows */
+	"avg", "count", "group_concat", "string_agg", "sum", "total", "cume_dist", "dense_rank", "first_value",
+	"lag", "last_value", "lead", "nth_value", "ntile", "percent_rank", "rank", "row_number",
+	/* dates and times */
+	"current_date", "current_time", "current_timestamp", "date", "datetime", "julianday", "strftime", "time",
+	"timediff", "unixepoch",
+	/* mathematics */
+	"acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh", "degrees",
+	"exp", "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow", "power", "radians", "sin", "sinh",
+	"sqrt", "tan", "tanh", "trunc",
+	/* JSON (json_each and json_tree are tables, read as such) */
+	"->", "->>", "json", "json_array", "json_array_length", "json_error_position", "json_extract",
+	"json_group_array", "json_group_object", "json_insert", "json_object", "json_patch", "json_pretty",
+	"json_quote", "json_remove", "json_replace", "json_set", "json_type", "json_valid",
+	/* sweep's own (store_functions_register) */
+	"median", "quantile", "geomean", "stdev", "ratio_ci", "sweep_key", "sweep_param_defaults",
+};
+/* PRAGMAs that only read, with any argument (a table, an index) or with none (a value would set it). */
+static const char *const guard_pragmas_any[] = {
+	"foreign_key_check", "foreign_key_list", "index_info", "index_list", "index_xinfo", "integrity_check",
+	"quick_check", "table_info", "table_list", "table_xinfo",
+};
+static const char *const guard_pragmas_read[] = {
+	"application_id", "collation_list", "compile_options", "data_version", "database_list", "encoding",
+	"foreign_keys", "freelist_count", "function_list", "journal_mode", "module_list", "page_count",
+	"page_size", "pragma_list", "schema_version", "user_version",
+};
+
+static int guard_listed(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcasecmp(name, list[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The connection is read-only and store_query refuses a statement that would write, so what a read can
+ * still reach is left to check: functions, PRAGMAs (which may change the connection) and other files
+ * (ATTACH). A refusal is noted for the message (store_sqlerr).
+ */
+static int guard_authorizer(void *data, int action, const char *a, const char *b, const char *c, const char *d)
+{
+	struct store_denied *den = data;
+
+	(void)c, (void)d;
+	switch (action) {
+	case SQLITE_FUNCTION:
+		if (guard_listed(b, guard_functions, ARRAY_SIZE(guard_functions)))
+			return SQLITE_OK;
+		snprintf(den->what, sizeof(den->what), "the function %.60s()", b ? b : "?");
+		return SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		if (guard_listed(a, guard_pragmas_any, ARRAY_SIZE(guard_pragmas_any)) ||
+		    (!b && guard_listed(a, guard_pragmas_read, ARRAY_SIZE(guard_pragmas_read))))
+			return SQLITE_OK;
+		snprintf(den->what, sizeof(den->what), "PRAGMA %.60s%s", a ? a : "?", b ? " with a value" : "");
+		return SQLITE_DENY;
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		snprintf(den->what, sizeof(den->what), "%s", action == SQLITE_ATTACH ? "ATTACH" : "DETACH");
+		return SQLITE_DENY;
+	default:
+		return SQLITE_OK;
+	}
+}
+
+int store_functions_guard(sqlite3 *db, struct store_denied *den)
+{
+	/* Defensive (no writable schema, no shadow tables), the schema's own functions only innocuous ones,
+	 * no extension loading, fts3_tokenizer's two-argument form off, and nothing to attach. */
+	if (sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL) ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL))
+		return error("cannot guard the query (SQLite %s; 3.31 or newer is needed): %s",
+			     sqlite3_libversion(), sqlite3_errmsg(db));
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	den->what[0] = '\0';
+	return sqlite3_set_authorizer(db, guard_authorizer, den) ? error("cannot guard the query: %s",
+									sqlite3_errmsg(db)) : 0;
 }

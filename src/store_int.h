@@ -8,19 +8,22 @@
 #include "store.h"
 
 /*
- * The store module's files, lowest first: store_schema.c (the migration scripts) and store_functions.c
- * (SQL functions) call no other store file; store.c (the connection: open, migrate, transactions, cached
- * statements and the helpers below) calls them; store_cells.c, store_results.c and store_query.c call
- * store.c; store_merge*.c (store_merge_int.h) call those. No file calls one above it.
+ * The store module's files, lowest first: store_schema.c (the migration scripts), store_functions.c
+ * (SQL functions) and store_file.c (the database as a file: its name, lock, side files) call no other
+ * store file; store.c (the connection: open, migrate, transactions, cached statements and the helpers
+ * below) calls them; store_cells.c, store_results.c and store_query.c call store.c; store_merge*.c
+ * (store_merge_int.h) call those. No file calls one above it.
  */
 
 /* Statements prepared once, on first use, and kept for the life of the connection (text in store.c). */
 enum store_sql {
 	SQL_BEGIN, SQL_COMMIT, SQL_ROLLBACK,
-	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END, SQL_HOST,
+	SQL_SWEEP, SQL_ADD_CELL, SQL_ADD_CELL_BULK, SQL_ADD_CELL_BULK1, SQL_REPLICATE, SQL_RUN_BEGIN, SQL_RUN_END,
+	SQL_HOST,
 	SQL_HOST_ID,
-	SQL_WORKER, SQL_WORKER_ID, SQL_RECOVER, SQL_MARK_RUNNING, SQL_MARK_SENT,
-	SQL_OK_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_RETRY, SQL_CELL_QUARANTINE,
+	SQL_WORKER, SQL_WORKER_ID, SQL_PENDING, SQL_MARK_RUNNING, SQL_MARK_SENT,
+	SQL_OK_RESULT, SQL_RESULT, SQL_SAMPLE, SQL_SAMPLE_USAGE, SQL_METRIC, SQL_ITEM, SQL_CELL_OK, SQL_CELL_RETRY,
+	SQL_CELL_QUARANTINE,
 	SQL_CONTROL, SQL_PLAN_KEY, SQL_COUNT
 };
 
@@ -29,15 +32,55 @@ enum store_sql {
  * spend most of their time in that index. So when a transaction starts adding cells to an empty cells
  * table, cells_key is dropped, each new key is checked against a set of the 64-bit hashes of the keys
  * added so far, and the index is rebuilt in one sort before any other statement runs (store_settle):
- * about 40% faster. A hash seen before (a duplicate key, or a collision) ends bulk mode first, so
- * *added stays exact. Entered by store_add_cell (store_cells.c); ended by store_settle and the end of
- * the transaction (store.c).
+ * about 40% faster. The trigger that counts an inserted cell goes too (the schema's store_schema_bulk: a
+ * third of a plan's time); the cells added are tallied here by sweep, replica and state and written into
+ * cell_counts when it is made again. cells_ord stays: its entries come in order, at its end. A hash seen
+ * before (a duplicate key, or a collision) ends bulk mode first, so *added stays exact. Entered by
+ * store_add_cell (store_cells.c); ended by store_settle and the end of the transaction (store.c).
  */
 enum bulk_state { BULK_UNTRIED, BULK_ON, BULK_OFF };
+struct bulk_tally {
+	char *sweep, *replica, *state;
+	uint64_t n;
+};
+#define BULK_ROWS 64                   /* cells a bulk INSERT writes at once */
 struct store_bulk {
 	enum bulk_state state;         /* for the current transaction */
-	uint64_t *set;                 /* open addressing, 0 marks a free slot */
+	uint64_t expect;               /* cells the plan adds (store_begin_plan): the set's size at once */
+	uint64_t *set;                 /* open addressing, 0 marks a free slot; at most 3/4 full */
 	size_t cap, n;
+	struct bulk_tally *tally;      /* the cells added, by sweep, replica and state */
+	size_t ntally, alloc_tally;
+	/* Cells waiting for the next INSERT of BULK_ROWS rows (one statement a cell cost a third more):
+	 * their text values back to back in text, each at its offset. */
+	struct strbuf text;
+	size_t at[BULK_ROWS][5];       /* sweep, key, params, replica, state */
+	int64_t num[BULK_ROWS][2];     /* pass, ord */
+	int nrows;
+};
+
+/* A run's dispatch: the cells the store noted (loaded or in flight), its counts' deltas (store_dispatch.c). */
+enum flight_state { FLIGHT_PLANNED, FLIGHT_RUNNING, FLIGHT_OK, FLIGHT_QUARANTINED };
+struct flight_cell {
+	int64_t id;                    /* 0: a free slot */
+	int pair;
+};
+struct flight_pair {
+	char *sweep, *replica;
+	int64_t delta[4];              /* by enum flight_state, in the current transaction */
+};
+struct store_flight {
+	int on;                        /* dispatch mode (store_dispatching) */
+	int unsure;                    /* a transaction was rolled back since: the cells noted may be out of date */
+	struct flight_cell *cells;     /* open addressing on id, at most 3/4 full */
+	size_t cap, n;
+	struct flight_pair *pairs;
+	size_t npairs, alloc_pairs;
+};
+
+/* What the guard of typed SQL refused last ("the function fts3_tokenizer()"), said by store_sqlerr. */
+struct store_denied {
+	char what[96];
 };
 
 /* One connection, used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX). store_close frees
@@ -54,6 +97,9 @@ struct store {
 	struct store_bulk bulk;
 	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
 	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
+	struct store_denied denied;    /* STORE_SQL: what the guard refused last */
+	int wal_after;                 /* this transaction left WAL for a rollback journal (store_begin_plan) */
+	struct store_flight flight;    /* store_dispatching: no triggers, the store counts cells itself */
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 
@@ -61,6 +107,10 @@ struct store {
 
 /* error("sql error: <SQLite's message>"); returns -1. */
 int store_sqlerr(struct store *st);
+/* A cell added in bulk mode: written with the next BULK_ROWS, or by store_settle; an error of the INSERT
+ * comes from the call that writes it. 0, or -1 after error(). */
+int store_bulk_row(struct store *st, const char *sweep, const char *key, const char *params, int pass,
+		   const char *replica, uint64_t ord, const char *state);
 /* End bulk mode (rebuild cells_key): every statement but a bulk insert needs it first. 0, or -1 after
  * error(). */
 int store_settle(struct store *st);
@@ -85,6 +135,23 @@ void store_now(char *buf, size_t n);
 
 /* The tables of Slurm jobs (CREATE ... IF NOT EXISTS): slurm.c's through store_slurm_tables, and merge's. */
 extern const char store_slurm_schema[];
+/* --- store_dispatch.c (each a no-op outside dispatch mode) --- */
+
+/* Note a cell loaded for the run under its sweep and replica. */
+void store_flight_note(struct store *st, int64_t cell, const char *sweep, const char *replica);
+/* The cell went from one state to another (its pair read when it was not noted); done: it left flight.
+ * Outside a transaction the counts are written at once. 0, or -1 after error(). */
+int store_flight_move(struct store *st, int64_t cell, enum flight_state from, enum flight_state to, int done);
+/* n cells of sweep and replica went from one state to another, in the current transaction. */
+void store_flight_count(struct store *st, const char *sweep, const char *replica, enum flight_state from,
+			enum flight_state to, int64_t n);
+/* fn for each cell noted (fn may take cells out: store_flight_move with done); stops at fn's non-zero,
+ * which it returns. */
+int store_flight_each(struct store *st, int (*fn)(struct store *, int64_t, void *), void *data);
+/* Write the transaction's deltas into cell_counts (before its commit); drop them (its rollback). */
+int store_flight_flush(struct store *st);
+void store_flight_drop(struct store *st);
+void store_flight_release(struct store_flight *f);
 
 /* --- store_schema.c --- */
 
@@ -97,10 +164,34 @@ struct store_schema_note {
 	const char *fmt;           /* the message, with one %lld for that integer */
 };
 extern const struct store_schema_note store_schema_notes[];
+/* The triggers of the schema (name and the exact text sqlite_master holds), NULL-terminated. */
+struct store_schema_trigger {
+	const char *name, *sql;
+};
+extern const struct store_schema_trigger store_schema_triggers[];
+/* The schema objects bulk planning drops and makes again (type, name, the statement that makes it),
+ * NULL-terminated. */
+struct store_schema_object {
+	const char *type, *name, *sql;
+};
+extern const struct store_schema_object store_schema_bulk[];
 
 /* --- store_functions.c --- */
 
 /* Register the SQL functions on db; 0, or -1 after error(). */
 int store_functions_register(sqlite3 *db);
+/* Guard db for SQL a person typed (STORE_SQL): SQLite's defensive settings, and an authorizer that allows
+ * only the functions and PRAGMAs on its lists and no ATTACH, noting a refusal in *den (which must live as
+ * long as db). 0, or -1 after error(). */
+int store_functions_guard(sqlite3 *db, struct store_denied *den);
+
+/* --- store_file.c --- */
+
+/* The name path has with every symbolic link followed (of its folder when the file does not exist yet;
+ * a link to a missing file is refused); *real is the caller's to free. 0, or -1 after error(). */
+int store_file_real(const char *path, char **real);
+/* A database is written through one name: refused (-1 after error(), naming path) when the file real has
+ * several (hard links), or its -wal, -shm or -journal is a link. 0 when it does not exist. */
+int store_file_one_name(const char *path, const char *real);
 
 #endif

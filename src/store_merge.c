@@ -3,20 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
 #include "store.h"
 #include "store_merge_int.h"
 #include "util.h"
-
-static int same_file(const char *a, const char *b)
-{
-	struct stat x, y;
-
-	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
 
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats)
@@ -37,10 +29,8 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 	for (int i = 0; i < n; i++) {
 		in[i].path = inputs[i];
 		in[i].st = &st[i];
-		if (same_file(inputs[i], out)) {
-			error("'%s' is the output itself", inputs[i]);
+		if (store_output_check("the output", out, inputs[i], STORE_OUT_DB))
 			goto out;
-		}
 		if (store_merge_input_open(&in[i]) || store_merge_input_check_rows(&in[i]))
 			goto out;
 		store_merge_input_busy(&in[i]);

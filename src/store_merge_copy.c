@@ -129,7 +129,7 @@ static int copy_sweep(struct merge *m, struct input *in, sqlite3_stmt *s)
 	sqlite3_reset(f);
 	if (rc != SQLITE_DONE)
 		return store_merge_output_err(m);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		bind_col(a, i + 1, s, i);
 	return store_merge_output_step(m, a, NULL, NULL);
 }
@@ -337,7 +337,7 @@ static int copy_slurm_job(struct merge *m, struct input *in, sqlite3_stmt *s)
 	(void)in;
 	if (!a)
 		return -1;
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		bind_col(a, i + 1, s, i);
 	return store_merge_output_step(m, a, NULL, NULL);
 }

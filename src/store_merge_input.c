@@ -46,10 +46,12 @@ static const struct mcol results_cols[] = {
 	{ "max", K_REAL_NULL }, { "stdev", K_REAL_NULL }, { "q1", K_REAL_NULL }, { "q3", K_REAL_NULL },
 	{ "noise", K_REAL_NULL }, { "noise_ok", K_INT }, { "throttled", K_INT }, { "sm_clock", K_REAL_NULL },
 	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL }, { "stop", K_TEXT_NULL },
-	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL },
+	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL }, { "cpu_user", K_REAL_NULL },
+	{ "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
 };
 static const struct mcol samples_cols[] = {
 	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },
+	{ "cpu_user", K_REAL_NULL }, { "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
 };
 static const struct mcol metrics_cols[] = {
 	{ "result", K_INT }, { "name", K_TEXT }, { "value", K_REAL_NULL },
@@ -75,7 +77,7 @@ static const struct mcol predictions_cols[] = {
 /* Slurm's, as store_slurm_schema makes them. */
 static const struct mcol slurm_jobs_cols[] = {
 	{ "job", K_TEXT }, { "sweep", K_TEXT }, { "submitted", K_TEXT }, { "nodes", K_INT_NULL },
-	{ "gpus_per_node", K_INT_NULL }, { "shards", K_INT }, { "script", K_TEXT },
+	{ "gpus_per_node", K_INT_NULL }, { "shards", K_INT }, { "script", K_TEXT }, { "command", K_TEXT_NULL },
 };
 static const struct mcol slurm_runs_cols[] = {
 	{ "run", K_INT }, { "job", K_TEXT }, { "task", K_INT_NULL }, { "restarts", K_INT }, { "node", K_TEXT_NULL },
@@ -155,9 +157,15 @@ static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *
 			return error("cannot merge '%s': %s: %s is %g, not a finite number", in->path,
 				     row_name(t, s, row, sizeof(row)), name, sqlite3_column_double(s, i));
 		if (type == SQLITE_INTEGER && sqlite3_column_int64(s, i) < 0 &&
-		    (!strcmp(name, "n") || !strcmp(name, "attempt") || !strcmp(name, "attempts")))
+		    (!strcmp(name, "n") || !strcmp(name, "attempt") || !strcmp(name, "attempts") ||
+		     !strcmp(name, "peak_rss")))
 			return error("cannot merge '%s': %s: %s is %lld, a negative count", in->path,
 				     row_name(t, s, row, sizeof(row)), name, (long long)sqlite3_column_int64(s, i));
+		/* CPU seconds a run took: never below zero. */
+		if (type != SQLITE_NULL && sqlite3_column_double(s, i) < 0 &&
+		    (!strcmp(name, "cpu_user") || !strcmp(name, "cpu_sys")))
+			return error("cannot merge '%s': %s: %s is %g, a negative time", in->path,
+				     row_name(t, s, row, sizeof(row)), name, sqlite3_column_double(s, i));
 		if (!strcmp(name, "status"))
 			status = i;
 		if (!strcmp(name, "median"))
@@ -250,6 +258,15 @@ static int int_query(sqlite3 *db, const char *sql, int64_t *out)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Whether a trigger is one of the schema's, as made. */
+static int own_trigger(const char *name, const char *sql)
+{
+	for (const struct store_schema_trigger *t = store_schema_triggers; t->name; t++)
+		if (name && sql && !strcmp(name, t->name) && !strcmp(sql, t->sql))
+			return 1;
+	return 0;
+}
+
 /* The tables, columns and objects of the input's schema are those of a sweep database. */
 static int input_check_schema(struct input *in)
 {
@@ -257,7 +274,8 @@ static int input_check_schema(struct input *in)
 	sqlite3_stmt *s;
 	int ret = -1, rc;
 
-	/* No trigger: a sweep database has none, and one here is there to run code when written. */
+	/* No trigger but the schema's own (cell_counts'), letter for letter: another is there to run code
+	 * when written. (This connection runs none: triggers are off.) */
 	if (!(s = prep(in->db, "SELECT type, name, coalesce(sql, '') FROM sqlite_master"))) {
 		store_merge_input_err(in, "cannot read its schema");
 		goto out;
@@ -265,7 +283,7 @@ static int input_check_schema(struct input *in)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *type = col_text(s, 0), *name = col_text(s, 1), *sql = col_text(s, 2);
 
-		if (type && !strcmp(type, "trigger")) {
+		if (type && !strcmp(type, "trigger") && !own_trigger(name, sql)) {
 			char a[52];
 
 			error("'%s' has a trigger ('%s'), which no sweep database has: refusing it", in->path,

@@ -1,4 +1,5 @@
 /* store_merge_output.c: the output of a merge: made when missing, opened, checked; its statements. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "store_merge_int.h"
@@ -113,9 +114,10 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = ?2 AND r.status = 'ok')",
 	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
 		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop, launches,"
-		" warmup) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-		" ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
-	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
+		" warmup, cpu_user, cpu_sys, peak_rss) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
+	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[O_METRIC_ADD] = "INSERT INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[O_ITEM_ADD] = "INSERT INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
 	[O_CONFLICT_FIND] = "SELECT id FROM conflicts WHERE cell = ?1 AND attempt = ?2 AND run IS ?3"
@@ -136,8 +138,8 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_PREDICTION_ADD] = "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at, sha256, source)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	/* A job is the same job in every database that knows it; a run ran in one job. */
-	[O_SLURM_JOB_ADD] = "INSERT INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node, shards, script)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(job) DO NOTHING",
+	[O_SLURM_JOB_ADD] = "INSERT INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node, shards, script,"
+		" command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(job) DO NOTHING",
 	[O_SLURM_RUN_ADD] = "INSERT INTO slurm_runs(run, job, task, restarts, node) VALUES(?1, ?2, ?3, ?4, ?5)"
 		" ON CONFLICT(run) DO NOTHING",
 };
@@ -201,12 +203,19 @@ int store_merge_output_open(struct merge *m, int *made)
 {
 	struct store *st;
 	struct stat sb;
+	char *real;
+	int rc;
 
 	*made = stat(m->out_path, &sb) != 0;
 	if (store_open(m->out_path, STORE_RW, &st))
 		return -1;
 	store_close(st);
-	if (sqlite3_open_v2(m->out_path, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL))
+	/* By the name store_open opened it by (links followed), for the same -wal and -shm. */
+	if (store_file_real(m->out_path, &real))
+		return -1;
+	rc = sqlite3_open_v2(real, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	free(real);
+	if (rc)
 		return error("cannot open '%s': %s", m->out_path, m->out ? sqlite3_errmsg(m->out) : "out of memory");
 	sqlite3_busy_timeout(m->out, 10000);
 	if (sqlite3_exec(m->out, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL, NULL))

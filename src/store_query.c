@@ -22,6 +22,7 @@ int store_query(struct store *st, const char *sql, const char *const *binds, int
 
 	if (store_settle(st))
 		return -1;
+	st->denied.what[0] = '\0';
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail))
 		return store_sqlerr(st);
 	if (!s)
@@ -131,6 +132,8 @@ int store_snapshot(const char *path, const char *out)
 
 	if (!access(out, F_OK))
 		return error("'%s' exists: a snapshot is written to a new file", out);
+	if (store_output_check("the snapshot", out, path, STORE_OUT_DB))
+		return -1;
 	if (store_open(path, STORE_RO, &st))
 		return -1;
 	/* VACUUM INTO reads in one read transaction: the copy holds every transaction committed before it

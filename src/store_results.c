@@ -158,13 +158,21 @@ static int store_worker_id(struct store *st, int64_t run, int rank, int64_t *id)
  */
 const char store_slurm_schema[] =
 	"CREATE TABLE IF NOT EXISTS slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,"
-	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL);\n"
+	" nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL,"
+	" command TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS slurm_runs(run INTEGER PRIMARY KEY REFERENCES runs(id), job TEXT NOT NULL,"
 	" task INTEGER, restarts INTEGER NOT NULL DEFAULT 0, node TEXT);\n";
 
 int store_slurm_tables(struct store *st)
 {
+	int64_t have = 0;
+
 	if (store_settle(st) || sqlite3_exec(st->db, store_slurm_schema, NULL, NULL, NULL))
+		return store_sqlerr(st);
+	/* The command that submitted a job (for resubmitting) came later: a table made before gets it now. */
+	if (store_int(st, "SELECT count(*) FROM pragma_table_info('slurm_jobs') WHERE name = 'command'", &have))
+		return store_sqlerr(st);
+	if (!have && sqlite3_exec(st->db, "ALTER TABLE slurm_jobs ADD COLUMN command TEXT", NULL, NULL, NULL))
 		return store_sqlerr(st);
 	return 0;
 }
@@ -188,9 +196,31 @@ static double result_clock(const struct result *r)
 	return m;
 }
 
+/* What a command's runs cost, for the result row: the median user and system CPU seconds and the largest
+ * peak RSS (bytes); NaN without usage. */
+static void result_usage(const struct result *r, double *user, double *sys, double *rss)
+{
+	double *v;
+
+	*user = *sys = *rss = NAN;
+	if (!r->usage || !r->nsamples)
+		return;
+	v = xmalloc(r->nsamples * sizeof(*v));
+	for (int i = 0; i < r->nsamples; i++)
+		v[i] = r->usage[i].user;
+	*user = stats_median(v, r->nsamples);
+	for (int i = 0; i < r->nsamples; i++)
+		v[i] = r->usage[i].sys;
+	*sys = stats_median(v, r->nsamples);
+	*rss = 0;
+	for (int i = 0; i < r->nsamples; i++)
+		*rss = fmax(*rss, r->usage[i].rss);
+	free(v);
+}
+
 static int store_put_details(struct store *st, int64_t id, const struct result *r)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_SAMPLE), *m = store_stmt(st, SQL_METRIC);
+	sqlite3_stmt *s = store_stmt(st, r->usage ? SQL_SAMPLE_USAGE : SQL_SAMPLE), *m = store_stmt(st, SQL_METRIC);
 	sqlite3_stmt *it = store_stmt(st, SQL_ITEM);
 
 	if (!s || !m || !it)
@@ -200,6 +230,11 @@ static int store_put_details(struct store *st, int64_t id, const struct result *
 		sqlite3_bind_int(s, 2, i);
 		sqlite3_bind_double(s, 3, r->samples[i]);
 		store_bind_num(s, 4, r->clocks && r->clocks[i] > 0 ? r->clocks[i] : NAN);
+		if (r->usage) {
+			sqlite3_bind_double(s, 5, r->usage[i].user);
+			sqlite3_bind_double(s, 6, r->usage[i].sys);
+			sqlite3_bind_int64(s, 7, (sqlite3_int64)r->usage[i].rss);
+		}
 		if (store_step(st, s))
 			return -1;
 	}
@@ -225,7 +260,7 @@ static int store_put_details(struct store *st, int64_t id, const struct result *
 }
 
 /* A failed attempt's cell: planned again while it has attempts left (1), else quarantined (0); a cell
- * that is ok already stays so (0). */
+ * that is ok already stays so (0). A failure no attempt can change (RESULT_INVALID) quarantines at once. */
 static int store_cell_failed(struct store *st, const struct result *r, int max_attempts)
 {
 	sqlite3_stmt *retry = store_stmt(st, SQL_CELL_RETRY), *q = store_stmt(st, SQL_CELL_QUARANTINE);
@@ -233,16 +268,20 @@ static int store_cell_failed(struct store *st, const struct result *r, int max_a
 
 	if (!retry || !q)
 		return -1;
+	if (r->status == RESULT_INVALID)
+		max_attempts = 0;
 	sqlite3_bind_int64(retry, 1, r->cell);
 	store_bind_text(retry, 2, why);
 	sqlite3_bind_int(retry, 3, max_attempts);
 	if (store_step(st, retry))
 		return -1;
 	if (sqlite3_changes(st->db))
-		return 1;
+		return store_flight_move(st, r->cell, FLIGHT_RUNNING, FLIGHT_PLANNED, 1) ? -1 : 1;
 	sqlite3_bind_int64(q, 1, r->cell);
 	store_bind_text(q, 2, why);
-	return store_step(st, q);
+	if (store_step(st, q))
+		return -1;
+	return sqlite3_changes(st->db) ? store_flight_move(st, r->cell, FLIGHT_RUNNING, FLIGHT_QUARANTINED, 1) : 0;
 }
 
 /* Insert the result row and its details, and move the cell on, in the caller's transaction: 0, or 1
@@ -253,6 +292,7 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_RESULT), *c;
 	const struct summary *sum = &r->sum;
+	double user, sys, rss;
 	char started[32];
 	int64_t worker;
 	int rc;
@@ -284,6 +324,10 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_text(s, 23, r->stop > STOP_NONE && r->stop < NSTOP ? stop_rule_name[r->stop] : NULL);
 	store_bind_num(s, 24, r->launches > 0 ? r->launches : NAN);
 	store_bind_num(s, 25, r->warmup);
+	result_usage(r, &user, &sys, &rss);
+	store_bind_num(s, 26, user);
+	store_bind_num(s, 27, sys);
+	store_bind_num(s, 28, rss);
 	/* No look-up before the insert (it was a tenth of a short cell's cost): the constraints answer. A
 	 * failed statement is undone alone; the transaction goes on. */
 	rc = sqlite3_step(s);
@@ -308,7 +352,7 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	if (!(c = store_stmt(st, SQL_CELL_OK)))
 		return -1;
 	sqlite3_bind_int64(c, 1, r->cell);
-	return store_step(st, c);
+	return store_step(st, c) || store_flight_move(st, r->cell, FLIGHT_RUNNING, FLIGHT_OK, 1) ? -1 : 0;
 }
 
 /* The ok result a cell already has, when another came: its id, and a warning that it is kept. */

@@ -3,6 +3,55 @@
 #include "util.h"
 
 /*
+ * The triggers that keep cell_counts (migration 4): a cell counts under its sweep, replica and state.
+ * Part of migration 4, so frozen like it; also what store_schema_triggers lists (the exact text
+ * sqlite_master keeps, which merge accepts in an input) and what bulk planning drops and makes again
+ * (store_cells.c). A run's dispatch turns them off and counts itself (store_dispatch.c).
+ */
+#define COUNT_COLS(x, op) \
+	"planned = planned " op " (" x ".state = 'planned'), running = running " op " (" x ".state = 'running'), " \
+	"ok = ok " op " (" x ".state = 'ok'), quarantined = quarantined " op " (" x ".state = 'quarantined'), " \
+	"template = template " op " (" x ".state = 'template'), retired = retired " op " (" x ".state = 'retired')"
+#define COUNT_ADD(x) \
+	"INSERT INTO cell_counts VALUES(" x ".sweep, " x ".replica, " x ".state = 'planned', " \
+	x ".state = 'running', " x ".state = 'ok', " x ".state = 'quarantined', " x ".state = 'template', " \
+	x ".state = 'retired') " \
+	"ON CONFLICT(sweep, replica) DO UPDATE SET planned = planned + excluded.planned, " \
+	"running = running + excluded.running, ok = ok + excluded.ok, " \
+	"quarantined = quarantined + excluded.quarantined, template = template + excluded.template, " \
+	"retired = retired + excluded.retired; "
+#define COUNT_SUB(x) \
+	"UPDATE cell_counts SET " COUNT_COLS(x, "-") " WHERE sweep = " x ".sweep AND replica = " x ".replica; "
+#define COUNT_INSERT "CREATE TRIGGER cells_count_insert AFTER INSERT ON cells BEGIN " COUNT_ADD("new") "END"
+#define COUNT_DELETE "CREATE TRIGGER cells_count_delete AFTER DELETE ON cells BEGIN " COUNT_SUB("old") "END"
+#define COUNT_STATE "CREATE TRIGGER cells_count_state AFTER UPDATE OF state ON cells" \
+	" WHEN old.state IS NOT new.state AND old.sweep = new.sweep AND old.replica = new.replica BEGIN" \
+	" UPDATE cell_counts SET planned = planned + (new.state = 'planned') - (old.state = 'planned')," \
+	" running = running + (new.state = 'running') - (old.state = 'running')," \
+	" ok = ok + (new.state = 'ok') - (old.state = 'ok')," \
+	" quarantined = quarantined + (new.state = 'quarantined') - (old.state = 'quarantined')," \
+	" template = template + (new.state = 'template') - (old.state = 'template')," \
+	" retired = retired + (new.state = 'retired') - (old.state = 'retired')" \
+	" WHERE sweep = new.sweep AND replica = new.replica; END"
+#define COUNT_MOVE "CREATE TRIGGER cells_count_move AFTER UPDATE OF sweep, replica ON cells" \
+	" WHEN old.sweep IS NOT new.sweep OR old.replica IS NOT new.replica BEGIN " COUNT_SUB("old") \
+	COUNT_ADD("new") "END"
+
+
+const struct store_schema_trigger store_schema_triggers[] = {
+	{ "cells_count_insert", COUNT_INSERT }, { "cells_count_delete", COUNT_DELETE },
+	{ "cells_count_state", COUNT_STATE }, { "cells_count_move", COUNT_MOVE }, { NULL, NULL },
+};
+
+/* What bulk planning drops and makes again, as the migrations made it: the key index (1) and the trigger
+ * that counts an inserted cell (4). */
+const struct store_schema_object store_schema_bulk[] = {
+	{ "INDEX", "cells_key", "CREATE UNIQUE INDEX cells_key ON cells(key)" },
+	{ "TRIGGER", "cells_count_insert", COUNT_INSERT },
+	{ NULL, NULL, NULL },
+};
+
+/*
  * Schema migrations: store_schema_migrations[i] takes a database from user_version i to i + 1, inside
  * one transaction (store.c). Append only: a released script never changes, or databases made by it would
  * differ from those made by the new one. ARCHITECTURE.md shows the resulting schema.
@@ -193,6 +242,64 @@ const char *const store_schema_migrations[] = {
 	/* 4: when a decision (sweep retry, run --force, a --replan that measures again) last put the cell
 	 * back to planned: a merge takes the cell's state from the database whose decision is newer */
 	"ALTER TABLE cells ADD COLUMN decided TEXT;\n",
+	/* 5: what each run of a command cost (wait4: user and system CPU seconds, peak RSS in bytes), per
+	 * sample and, for the result, the medians of the CPU times and the largest peak, in v_results too */
+	"ALTER TABLE samples ADD COLUMN cpu_user REAL;\n"
+	"ALTER TABLE samples ADD COLUMN cpu_sys REAL;\n"
+	"ALTER TABLE samples ADD COLUMN peak_rss INTEGER;\n"
+	"ALTER TABLE results ADD COLUMN cpu_user REAL;\n"
+	"ALTER TABLE results ADD COLUMN cpu_sys REAL;\n"
+	"ALTER TABLE results ADD COLUMN peak_rss INTEGER;\n"
+	"DROP VIEW v_results;\n"
+	"CREATE VIEW v_results AS\n"
+	"	SELECT r.id AS id, r.cell AS cell, c.sweep AS sweep, c.key AS key, c.params AS params,\n"
+	"	       c.pass AS pass, c.replica AS replica, r.status AS status, r.attempt AS attempt,\n"
+	"	       r.median AS median, r.mean AS mean, r.min AS min, r.max AS max, r.stdev AS stdev,\n"
+	"	       r.noise AS noise, r.noise_ok AS noise_ok, r.n AS n, h.hostname AS host,\n"
+	"	       w.gpu AS gpu,\n"
+	"	       r.run AS run, r.q1 AS q1, r.q3 AS q3, r.sm_clock AS sm_clock,\n"
+	"	       r.throttled AS throttled, r.started AS started, r.wall AS wall, r.error AS error,\n"
+	"	       r.stop AS stop, r.launches AS launches, r.warmup AS warmup,\n"
+	"	       r.cpu_user AS cpu_user, r.cpu_sys AS cpu_sys, r.peak_rss AS peak_rss\n"
+	"	FROM results r JOIN cells c ON c.id = r.cell\n"
+	"	LEFT JOIN workers w ON w.id = r.worker\n"
+	"	LEFT JOIN hosts h ON h.id = w.host;\n",
+	/*
+	 * 6: what a run's start and `sweep status` read without walking every cell: the cells of each sweep
+	 * and replica counted by state (cell_counts, kept by the triggers of store_schema_triggers), the
+	 * cells of each replica in run order (cells_ord: a run loads its pending cells a window at a time
+	 * through it; no partial index, whose every mark of a cell cost the master an index write; replica
+	 * first, or a report of one sweep's results goes through it, slower than scanning the results), the
+	 * failed cells and the ok results above their noise target (partial indexes: both hold few), and
+	 * the figures of the grid each sweep was planned from (grids).
+	 */
+	"CREATE TABLE cell_counts(\n"
+	"	sweep TEXT NOT NULL,\n"
+	"	replica TEXT NOT NULL,\n"
+	"	planned INTEGER NOT NULL,\n"
+	"	running INTEGER NOT NULL,\n"
+	"	ok INTEGER NOT NULL,\n"
+	"	quarantined INTEGER NOT NULL,\n"
+	"	template INTEGER NOT NULL,\n"
+	"	retired INTEGER NOT NULL,\n"
+	"	PRIMARY KEY(sweep, replica)\n"
+	") WITHOUT ROWID;\n"
+	"INSERT INTO cell_counts SELECT sweep, replica, count(*) FILTER (WHERE state = 'planned'),\n"
+	"	count(*) FILTER (WHERE state = 'running'), count(*) FILTER (WHERE state = 'ok'),\n"
+	"	count(*) FILTER (WHERE state = 'quarantined'), count(*) FILTER (WHERE state = 'template'),\n"
+	"	count(*) FILTER (WHERE state = 'retired') FROM cells GROUP BY sweep, replica;\n"
+	COUNT_INSERT ";\n" COUNT_DELETE ";\n" COUNT_STATE ";\n" COUNT_MOVE ";\n"
+	"CREATE INDEX cells_ord ON cells(replica, sweep, ord);\n"
+	"CREATE INDEX cells_failed ON cells(sweep, ord) WHERE error IS NOT NULL AND state <> 'ok';\n"
+	"CREATE INDEX results_noisy ON results(cell) WHERE status = 'ok' AND NOT noise_ok;\n"
+	"CREATE TABLE grids(\n"
+	"	sweep TEXT PRIMARY KEY,\n"
+	"	hash TEXT NOT NULL,\n"
+	"	cells INTEGER NOT NULL,\n"
+	"	key_sum INTEGER NOT NULL,\n"
+	"	key_mix INTEGER NOT NULL,\n"
+	"	shard TEXT NOT NULL\n"
+	");\n",
 };
 
 /*
@@ -206,6 +313,8 @@ const struct store_schema_note store_schema_notes[] = {
 	  " sweep_param_defaults((SELECT kernel FROM sweeps WHERE name = cells.sweep), params)",
 	  "cells may now be retired and results superseded; kernel defaults were written into the params of"
 	  " %lld cells (their keys recomputed)" },
+	{ NULL, NULL },
+	{ NULL, NULL },
 	{ NULL, NULL },
 };
 

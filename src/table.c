@@ -8,6 +8,31 @@
 #include "json.h"
 #include "util.h"
 
+static int in_heads(const char *const *v, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] && !strcmp(v[i], s))
+			return 1;
+	return 0;
+}
+
+/* Column c's name: head[c], or, when an earlier column has it, head[c] with the first suffix _2, _3, ...
+ * that no other column has. Owned. */
+static char *unique_head(const struct table *t, int c, const char *const *head)
+{
+	const char *const *before = (const char *const *)t->head;
+	char *name;
+
+	if (!in_heads(before, c, head[c]))
+		return xstrdup(head[c]);
+	for (int k = 2;; k++) {
+		name = xasprintf("%s_%d", head[c], k);
+		if (!in_heads(before, c, name) && !in_heads(head + c + 1, t->ncol - c - 1, name))
+			return name;
+		free(name);
+	}
+}
+
 void table_init(struct table *t, int ncol, const char *const *head)
 {
 	memset(t, 0, sizeof(*t));
@@ -15,7 +40,7 @@ void table_init(struct table *t, int ncol, const char *const *head)
 	t->head = xcalloc((size_t)ncol, sizeof(*t->head));
 	t->numeric = xcalloc((size_t)ncol, sizeof(*t->numeric));
 	for (int c = 0; c < ncol; c++) {
-		t->head[c] = xstrdup(head[c]);
+		t->head[c] = unique_head(t, c, head);
 		t->numeric[c] = 1;
 	}
 }
@@ -47,16 +72,30 @@ void table_add(struct table *t, const char *const *row)
 	t->nrows++;
 }
 
-void table_mark(struct table *t, int c)
+static const char *const mark_text[TABLE_NMARKS] = { TABLE_MARK, TABLE_MARK2 };
+static const char *const mark_latex[TABLE_NMARKS] = { "\\dagger", "\\ddagger" };
+
+void table_mark(struct table *t, int c, int k)
 {
-	if (!t->nrows || c < 0 || c >= t->ncol)
-		BUG("table_mark: no cell %d in the last row", c);
-	t->mark[(t->nrows - 1) * (size_t)t->ncol + (size_t)c] = 1;
+	if (!t->nrows || c < 0 || c >= t->ncol || k < 0 || k >= TABLE_NMARKS)
+		BUG("table_mark: no cell %d in the last row, or no mark %d", c, k);
+	t->mark[(t->nrows - 1) * (size_t)t->ncol + (size_t)c] |= (unsigned char)(1u << k);
 }
 
-static int marked(const struct table *t, size_t r, int c)
+/* The marks of a cell, bit k for mark k. */
+static unsigned marked(const struct table *t, size_t r, int c)
 {
-	return t->mark && t->mark[r * (size_t)t->ncol + (size_t)c];
+	return t->mark ? t->mark[r * (size_t)t->ncol + (size_t)c] : 0;
+}
+
+/* How many marks a cell carries. */
+static int nmarks(const struct table *t, size_t r, int c)
+{
+	int n = 0;
+
+	for (int k = 0; k < TABLE_NMARKS; k++)
+		n += (marked(t, r, c) >> k) & 1;
+	return n;
 }
 
 void table_release(struct table *t)
@@ -141,7 +180,7 @@ void table_add_safe(struct strbuf *sb, const char *s)
  * that are not UTF-8 show as U+FFFD. Markdown splits cells at '|' unless escaped as \|, and reads \
  * before punctuation as an escape: both are escaped.
  */
-static char *shown_cell(const char *s, int md, int mark)
+static char *shown_cell(const char *s, int md, unsigned mark)
 {
 	struct strbuf sb = STRBUF_INIT, safe = STRBUF_INIT;
 	char *p;
@@ -157,8 +196,9 @@ static char *shown_cell(const char *s, int md, int mark)
 			sb_addc(&sb, *s);
 	}
 	table_add_safe(&safe, sb.buf);
-	if (mark)
-		sb_adds(&safe, TABLE_MARK);
+	for (int k = 0; k < TABLE_NMARKS; k++)
+		if ((mark >> k) & 1)
+			sb_adds(&safe, mark_text[k]);
 	sb_release(&sb);
 	p = sb_detach(&safe);
 	return p;
@@ -174,19 +214,20 @@ static void print_aligned(const struct table *t, FILE *f, int md)
 		shown[c] = shown_cell(t->head[c], md, 0);
 		for (size_t r = 0; r < t->nrows; r++)
 			shown[(r + 1) * (size_t)t->ncol + (size_t)c] = shown_cell(at(t, r, c), md, marked(t, r, c));
-		/* a column with a mark keeps its digits lined up: the others get a space in its place */
-		for (size_t r = 0; r < t->nrows && t->numeric[c]; r++)
-			if (marked(t, r, c)) {
-				for (size_t q = 0; q < t->nrows; q++)
-					if (!marked(t, q, c)) {
-						char **sh = &shown[(q + 1) * (size_t)t->ncol + (size_t)c];
-						char *p = xasprintf("%s ", *sh);
-
-						free(*sh);
-						*sh = p;
-					}
-				break;
+		/* a column with marks keeps its digits lined up: a cell with fewer gets a space for each */
+		for (size_t r = 0, most = 0; r <= t->nrows && t->numeric[c]; r++) {
+			if (r < t->nrows) {
+				most = (size_t)nmarks(t, r, c) > most ? (size_t)nmarks(t, r, c) : most;
+				continue;
 			}
+			for (size_t q = 0; q < t->nrows; q++) {
+				char **sh = &shown[(q + 1) * (size_t)t->ncol + (size_t)c];
+				char *p = xasprintf("%s%*s", *sh, (int)(most - (size_t)nmarks(t, q, c)), "");
+
+				free(*sh);
+				*sh = p;
+			}
+		}
 		w[c] = md ? 3 : 0;
 		for (size_t r = 0; r <= t->nrows; r++)
 			if (text_width(shown[r * (size_t)t->ncol + (size_t)c]) > w[c])
@@ -296,8 +337,14 @@ static void print_latex(const struct table *t, FILE *f)
 	for (long r = -1; r < (long)t->nrows; r++) {
 		for (int c = 0; c < t->ncol; c++) {
 			latex_cell(f, r < 0 ? t->head[c] : at(t, (size_t)r, c));
-			if (r >= 0 && marked(t, (size_t)r, c))
-				fputs("\\rlap{$^\\dagger$}", f);   /* takes no width: digits line up */
+			if (r >= 0 && marked(t, (size_t)r, c)) {
+				/* takes no width: digits line up */
+				fputs(nmarks(t, (size_t)r, c) > 1 ? "\\rlap{$^{" : "\\rlap{$^", f);
+				for (int k = 0; k < TABLE_NMARKS; k++)
+					if ((marked(t, (size_t)r, c) >> k) & 1)
+						fputs(mark_latex[k], f);
+				fputs(nmarks(t, (size_t)r, c) > 1 ? "}$}" : "$}", f);
+			}
 			fputs(c + 1 < t->ncol ? " & " : " \\\\\n", f);
 		}
 		if (r < 0)
@@ -340,9 +387,9 @@ static void heading_line(const char *text, FILE *f)
 	fprintf(f, "%s\n\n", text);
 }
 
-static void footnote_line(const char *meaning, const char *hint, FILE *f)
+static void footnote_line(int k, const char *meaning, const char *hint, FILE *f)
 {
-	fprintf(f, "\n" TABLE_MARK " %s%s\n", meaning, hint);
+	fprintf(f, "\n%s %s%s\n", mark_text[k], meaning, hint);
 }
 
 /* A LaTeX comment: one line, whatever the text holds. */
@@ -356,9 +403,10 @@ static void latex_comment(const char *text, FILE *f)
 	sb_release(&sb);
 }
 
-static void latex_footnote(const char *meaning, const char *hint, FILE *f)
+static void latex_footnote(int k, const char *meaning, const char *hint, FILE *f)
 {
-	fprintf(f, "%% $^\\dagger$: %s%s\n\\par{\\footnotesize $^\\dagger$ %s.}\n", meaning, hint, meaning);
+	fprintf(f, "%% $^%s$: %s%s\n\\par{\\footnotesize $^%s$ %s.}\n", mark_latex[k], meaning, hint, mark_latex[k],
+		meaning);
 }
 
 void table_add_html(struct strbuf *sb, const char *s)
@@ -380,14 +428,15 @@ void table_add_html(struct strbuf *sb, const char *s)
 	sb_release(&safe);
 }
 
-static void html_cell(FILE *f, const char *tag, int num, const char *s, int mark)
+static void html_cell(FILE *f, const char *tag, int num, const char *s, unsigned mark)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	sb_addf(&sb, "<%s%s>", tag, num ? " class=\"num\"" : "");
 	table_add_html(&sb, s);
-	if (mark)
-		sb_adds(&sb, "<sup class=\"mark\">" TABLE_MARK "</sup>");
+	for (int k = 0; k < TABLE_NMARKS; k++)
+		if ((mark >> k) & 1)
+			sb_addf(&sb, "<sup class=\"mark\">%s</sup>", mark_text[k]);
 	sb_addf(&sb, "</%s>", tag);
 	fputs(sb.buf, f);
 	sb_release(&sb);
@@ -430,11 +479,11 @@ static void html_method(const char *text, FILE *f)
 	html_par("method", text, f);
 }
 
-static void html_footnote(const char *meaning, const char *hint, FILE *f)
+static void html_footnote(int k, const char *meaning, const char *hint, FILE *f)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	sb_adds(&sb, "<p class=\"footnote\"><sup>" TABLE_MARK "</sup> ");
+	sb_addf(&sb, "<p class=\"footnote\"><sup>%s</sup> ", mark_text[k]);
 	table_add_html(&sb, meaning);
 	table_add_html(&sb, hint);
 	sb_adds(&sb, "</p>\n");

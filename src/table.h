@@ -11,16 +11,22 @@ struct table {
 	char **cell;           /* row-major, nrows * ncol */
 	size_t nrows, alloc;
 	int *numeric;          /* column is all numbers: right-aligned, unquoted in JSON */
-	unsigned char *mark;   /* per cell: footnote mark (TABLE_MARK) after it in text, md and LaTeX */
+	unsigned char *mark;   /* per cell: its footnote marks, bit k for mark k, after it in text, md and LaTeX */
 	size_t alloc_mark;
 };
-/* The footnote mark of a marked cell, as text and Markdown print it (LaTeX: $^\dagger$). */
+/* The footnote marks a cell may carry, as text and Markdown print them: mark 0 (LaTeX: $^\dagger$) and
+ * mark 1 (LaTeX: $^\ddagger$). What each means is the footnote's to say. */
 #define TABLE_MARK "\u2020"
+#define TABLE_MARK2 "\u2021"
+#define TABLE_NMARKS 2
 
+/* Column names are unique, so that a reader that keys cells by name (a JSON object, a CSV reader of
+ * dictionaries) loses none: a name an earlier column has is renamed with a suffix, _2 or the first of _3,
+ * _4, ... that no other column has (ARCHITECTURE.md, "Column names"). */
 void table_init(struct table *t, int ncol, const char *const *head);
 void table_add(struct table *t, const char *const *row);
-/* Mark cell c of the last row added. */
-void table_mark(struct table *t, int c);
+/* Put mark k (0 or 1) on cell c of the last row added. */
+void table_mark(struct table *t, int c, int k);
 void table_release(struct table *t);
 /* Append s for a terminal or a document: valid UTF-8 as it is, each control character as '?' and each
  * byte that is not UTF-8 as U+FFFD. */
@@ -49,8 +55,8 @@ struct table_format {
 	/* The method a table was made with (statistic, interval, resamples): a heading for text and Markdown,
 	 * a comment in LaTeX, which a paper includes whole, so that the method travels with the table. */
 	void (*method)(const char *text, FILE *f);
-	/* After the table: what a mark means ("holds ...") and how to do without it ("; --strict ..."). */
-	void (*footnote)(const char *meaning, const char *hint, FILE *f);
+	/* After the table: what mark k means ("holds ...") and how to do without it ("; --strict ..."). */
+	void (*footnote)(int k, const char *meaning, const char *hint, FILE *f);
 };
 extern const struct table_format table_text, table_md, table_csv, table_latex, table_json, table_html;
 extern const struct table_format *const table_formats[];

@@ -163,6 +163,26 @@ static char printable_char(char c)
 	return (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
 }
 
+void sb_add_word(struct strbuf *sb, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p && (isalnum((unsigned char)*p) || strchr("_./:=@%+-,", *p)); p++)
+		;
+	if (*s && !*p) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_addc(sb, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_addc(sb, *p);
+	}
+	sb_addc(sb, '\'');
+}
+
 void sb_add_printable(struct strbuf *sb, const char *s, size_t max)
 {
 	for (size_t i = 0; s[i] && i < max; i++)

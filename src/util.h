@@ -48,6 +48,9 @@ void sb_addc(struct strbuf *sb, char c);
  * terminal. printable() writes it to buf (max + 4 bytes) with "..." when s was longer, for messages. */
 void sb_add_printable(struct strbuf *sb, const char *s, size_t max);
 const char *printable(char *buf, const char *s, size_t max);
+/* s as one shell word: bare when it is only safe characters, else in single quotes (for the commands a
+ * message tells the user to run, and job scripts). */
+void sb_add_word(struct strbuf *sb, const char *s);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 char *sb_detach(struct strbuf *sb);       /* returns buf (never NULL); sb is empty */

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "executor.h"
 #include "link.h"
 #include "msg.h"
@@ -41,6 +42,7 @@ struct sup {
 	struct strbuf buf, out;
 	struct strbuf results;     /* results for the master not yet sent (msg_results_*), since first_unsent */
 	double first_unsent;
+	double sent_at;            /* when the master was last sent anything: the next beat is due from it */
 	int restarts;
 };
 
@@ -49,16 +51,29 @@ int worker_results_due(int last_of_batch, double wall, double waited, int count)
 	return last_of_batch || wall >= RESULTS_SECONDS || waited >= RESULTS_SECONDS || count >= RESULTS_MAX;
 }
 
+/* Everything for the master goes through here: the time of the last message decides the next beat. */
+static int to_master(struct sup *s, int tag, const void *buf, size_t len)
+{
+	s->sent_at = now_mono();
+	return comm_worker_send(s->c, tag, buf, len);
+}
+
+/* A sign of life, when the worker has said nothing for MSG_BEAT_SECONDS (msg.h): the master takes a
+ * worker it does not hear from for long for lost. */
+static int beat(struct sup *s)
+{
+	return now_mono() - s->sent_at >= MSG_BEAT_SECONDS ? to_master(s, MSG_BEAT, "", 0) : 0;
+}
+
 /* The longest cell t may take before its executor is taken for hung. */
 static double cell_limit(const struct spec *s, const struct task *t)
 {
 	double limit;
 
 	if (s->command) {
-		/* Each run of the program has the whole timeout, and SIGKILL follows SIGTERM 2 s later. */
-		double runs = s->nitems > 0 ? s->nitems : 1;
-
-		limit = s->timeout > 0 ? runs * (s->timeout + 2) : 1e9;
+		limit = command_limit(s);
+		if (!isfinite(limit))
+			limit = 1e9;
 	} else {
 		limit = s->timing.timeout + EXECUTOR_CANCEL_MARGIN;
 		if (t->gang_size > 1)
@@ -115,6 +130,21 @@ static void executor_stop_keep_pipe(struct sup *s, int *status)
 	*status = st;
 }
 
+/* The executor's hello into hello, awaited WORKER_HELLO_SECONDS at most with the beats going on: 1, or 0
+ * when none came (it did not start, or sent something else). */
+static int executor_hello(struct sup *s, struct strbuf *hello)
+{
+	double end = now_mono() + WORKER_HELLO_SECONDS;
+	int tag = 0, rc;
+
+	do {
+		if (beat(s))
+			return 0;
+		rc = link_recv(s->fd, &tag, hello, fmax(0, fmin(MSG_BEAT_SECONDS, end - now_mono())));
+	} while (rc == 0 && now_mono() < end);
+	return rc == 1 && tag == LINK_HELLO;
+}
+
 /* Start an executor and hand it the spec; its hello into hello (the caller sends it to the master or, on
  * a restart, drops it). -1 after error(). */
 static int executor_start(struct sup *s, struct strbuf *hello)
@@ -124,7 +154,7 @@ static int executor_start(struct sup *s, struct strbuf *hello)
 	struct exec_init x = { 0 };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t plen = strlen(s->spec_text.buf);
-	int sv[2], pp[2], tag, rc;
+	int sv[2], pp[2], rc;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return error("rank %d: socketpair: %m", s->rank);
@@ -161,7 +191,7 @@ static int executor_start(struct sup *s, struct strbuf *hello)
 	msg_put_init(&s->out, &x);
 	rc = link_send(s->fd, LINK_INIT, s->out.buf, s->out.len) || link_send_fd(s->fd, pp[1]);
 	close(pp[1]);
-	if (rc || link_recv(s->fd, &tag, hello, WORKER_HELLO_SECONDS) != 1 || tag != LINK_HELLO) {
+	if (rc || !executor_hello(s, hello)) {
 		int st = 0;
 		char why[64];
 
@@ -202,7 +232,7 @@ static int flush_results(struct sup *s, int force, double wall)
 
 	if (!n || !(force || worker_results_due(!s->nfly, wall, now_mono() - s->first_unsent, n)))
 		return 0;
-	if (comm_worker_send(s->c, MSG_RESULT, s->results.buf, s->results.len))
+	if (to_master(s, MSG_RESULT, s->results.buf, s->results.len))
 		return -1;
 	msg_results_init(&s->results);
 	return 0;
@@ -336,7 +366,7 @@ static int from_executor(struct sup *s)
 	if (rc == 0)
 		return 0;
 	if (tag == LINK_BLOB)
-		return comm_worker_send(s->c, MSG_GANG_BLOB, s->buf.buf, s->buf.len);
+		return to_master(s, MSG_GANG_BLOB, s->buf.buf, s->buf.len);
 	if (tag != LINK_DUE)
 		return error("rank %d: unexpected message %d from its executor", s->rank, tag);
 	rc = drain(s);
@@ -406,15 +436,20 @@ int worker_session(struct comm *c, int *next)
 	if (spec_parse(s.buf.buf, s.buf.buf + plen + 1, s.buf.len - plen - 1, &s.spec))
 		goto out;
 	have_spec = 1;
-	if (executor_start(&s, &hello) || comm_worker_send(c, MSG_HELLO, hello.buf, hello.len))
+	s.sent_at = now_mono();
+	if (executor_start(&s, &hello) || to_master(&s, MSG_HELLO, hello.buf, hello.len))
 		goto out;
 	msg_results_init(&s.results);
 	while (end < 0) {
-		double wait = 3600;
+		double wait;
 
+		if (beat(&s))
+			goto out;
+		wait = s.sent_at + MSG_BEAT_SECONDS - now_mono();
 		if (s.nfly) {
-			wait = s.head_start + cell_limit(&s.spec, &s.fly[s.fhead]) - now_mono();
-			if (wait <= 0) {
+			double limit = s.head_start + cell_limit(&s.spec, &s.fly[s.fhead]) - now_mono();
+
+			if (limit <= 0) {
 				int64_t head = s.fly[s.fhead].cell;
 				char why[96];
 
@@ -430,6 +465,7 @@ int worker_session(struct comm *c, int *next)
 					goto out;
 				continue;
 			}
+			wait = fmin(wait, limit);
 		}
 		rc = comm_worker_wait(c, s.fd, &tag, &s.buf, wait);
 		if (rc < 0 || (rc == 1 && from_master(&s, tag, &end)) || (rc == 2 && from_executor(&s)))

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""summary_check.py CSV: check the --summary rows of a report in CSV against the rows above them.
+"""summary_check.py CSV [--group COL] [--unit COL]: check the --summary rows of a report in CSV against the
+rows above them.
 
-Computed here, independently of sweep: for each group ("name (group)" rows; no group: every row) and each
-value column, the median, min, max, mean, the two-sided 95 % Student t interval of the mean over the rows
-(mean -+ t(0.975, n-1) * s / sqrt(n), s with the n-1 denominator) and n. The t quantiles come from the
-printed table below (12 significant digits), not from sweep's code. A group's rows are those with a cell
-equal to the group's name; summary cells left empty (keys, counts) are skipped. Exits 1 naming the first
-difference; prints "checked N summary cells" otherwise.
+Computed here, independently of sweep: the CSV's stat column names a summary row's statistic (empty on
+the table's rows); with --group COL the summary rows of group g are over the table's rows whose COL is g
+(without it, over every row). Each group's units are the values of --unit COL (without it, each row is
+one): a unit's value in a column is the mean of its rows' values there, and each statistic is over the
+units that have one: the median, min, max, mean, the two-sided 95 % Student t interval of the mean
+(mean -+ t(0.975, n-1) * s / sqrt(n), s with the n-1 denominator) and n, the units. The t quantiles come
+from the printed table below (12 significant digits), not from sweep's code. Summary cells left empty
+(keys, counts, columns a summary skips) are skipped. Exits 1 naming the first difference; prints "checked
+N summary cells" otherwise.
 """
 import csv
 import math
@@ -43,22 +47,37 @@ def stat(name, xs):
     return m - half if name == "ci95 lo" else m + half
 
 
+def unit_values(rows, c, unit):
+    """One value per unit of column c: the mean of its rows' values (rows without one left out)."""
+    units = {}
+    for i, d in enumerate(rows):
+        if d[c] not in ("", "-"):
+            units.setdefault(d[unit] if unit is not None else i, []).append(float(d[c]))
+    return [math.fsum(v) / len(v) for v in units.values()]
+
+
 def main():
-    rows = list(csv.reader(open(sys.argv[1])))
+    args = sys.argv[1:]
+    opt = {k: args[args.index(k) + 1] for k in ("--group", "--unit") if k in args}
+    rows = list(csv.reader(open(args[0])))
     head, body = rows[0], rows[1:]
-    summ = [r for r in body if r[0].split(" (")[0] in NAMES]
-    data = [r for r in body if r not in summ]
+    if head[0] != "stat":
+        sys.exit("no stat column: %r" % head)
+    col = {name: i for i, name in enumerate(head)}
+    group = col[opt["--group"]] if "--group" in opt else None
+    unit = col[opt["--unit"]] if "--unit" in opt else None
+    summ = [r for r in body if r[0]]
+    data = [r for r in body if not r[0]]
     if not summ:
         sys.exit("no summary rows")
     checked = 0
     for r in summ:
-        name, _, group = r[0].partition(" (")
-        group = group[:-1] if group else None
-        mine = [d for d in data if group is None or group in d]
+        name = r[0]
+        mine = [d for d in data if group is None or d[group] == r[group]]
         for c in range(1, len(head)):
-            if r[c] == "":
+            if r[c] == "" or c == group:
                 continue
-            xs = [float(d[c]) for d in mine if d[c] not in ("", "-")]
+            xs = unit_values(mine, c, unit)
             want = stat(name, xs)
             got = float(r[c])
             # CSV holds 6 significant digits, the rows as well as the summary: an interval's bound near 0
@@ -67,10 +86,10 @@ def main():
             if want is not None and name.startswith("ci95"):
                 scale = abs(stat("mean", xs)) + abs(want - stat("mean", xs))
             if want is None or abs(got - want) > 1e-5 * scale + 1e-9:
-                sys.exit("%s, column %s: sweep says %s, want %r (from %d rows: %r)"
-                         % (r[0], head[c], r[c], want, len(xs), xs))
+                sys.exit("%s (%s), column %s: sweep says %s, want %r (from %d units: %r)"
+                         % (name, r[group] if group is not None else "all", head[c], r[c], want, len(xs), xs))
             checked += 1
-    names = {r[0].split(" (")[0] for r in summ}
+    names = {r[0] for r in summ}
     if names != set(NAMES):
         sys.exit("summary rows missing: %s" % sorted(set(NAMES) - names))
     print("checked %d summary cells" % checked)

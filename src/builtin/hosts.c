@@ -55,8 +55,13 @@ static int hosts_hostfile(int argc, char **argv)
 	}
 	inventory_hostfile(&inv, &sb);
 	if (out) {
-		FILE *f = fopen(out, "w");
+		FILE *f;
 
+		if (store_output_check("--out", out, NULL, 0)) {
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		f = fopen(out, "w");
 		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f)) {
 			error("cannot write '%s'", out);
 			ret = EXIT_FAIL;

@@ -31,6 +31,8 @@ static const struct option plot_long_opts[] = {
 	{ "ci", required_argument, NULL, 'i' },
 	{ "boot", required_argument, NULL, 'b' },
 	{ "seed", required_argument, NULL, 'e' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "unit", required_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -41,9 +43,16 @@ static int list_opt(const char *what, const char *arg, char ***v, int *n)
 	return *v || report_opts_split(what, arg, v, n) ? SHOW_USAGE : FAIL_OK;
 }
 
-/* One option into o (--compare's argument into *compare). FAIL_USAGE after error() for a bad value;
- * SHOW_USAGE for a malformed command line. */
-static int plot_opt(struct report_opts *o, const char **compare, int opt, const char *arg)
+/* What the options say before the figure is known: --compare's argument, --stat (checked against the
+ * figure's mode), and whether --compare and --limit were both given. */
+struct plot_args {
+	const char *compare, *stat;
+	int both, interval;
+};
+
+/* One option into o (and a). FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed
+ * command line. */
+static int plot_opt(struct report_opts *o, struct plot_args *a, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'x': o->x = arg; break;
@@ -60,15 +69,23 @@ static int plot_opt(struct report_opts *o, const char **compare, int opt, const 
 	case 'V': o->ylabel = arg; break;
 	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
 	case 'r': return list_opt("--rows", arg, &o->rows, &o->nrows);
-	case 't':
-		if (report_opts_stat(arg))
-			return FAIL_USAGE;
-		o->stat = arg;
-		break;
+	case 't': a->stat = arg; break;
 	case 'E': return report_opts_errors(o, arg);
 	case 'R': return report_opts_level("--spread", arg, &o->spread);
-	case 'C': *compare = arg; o->mode = REPORT_COMPARE; break;
-	case 'l': o->limit = arg; o->mode = REPORT_LIMIT; break;
+	case 'C':
+		a->both |= !!o->limit;
+		a->compare = arg;
+		o->mode = REPORT_COMPARE;
+		break;
+	case 'l':
+		a->both |= !!a->compare;
+		o->limit = arg;
+		o->mode = REPORT_LIMIT;
+		break;
+	case 'U': o->unit = arg; break;
+	case 'I':
+		a->interval = 1;
+		return report_opts_interval(o, arg);
 	case 'u':
 		o->summary = 1;
 		o->summary_by = arg && *arg ? arg : NULL;
@@ -84,12 +101,22 @@ static int plot_opt(struct report_opts *o, const char **compare, int opt, const 
 
 /*
  * What cannot go together: a line plot takes --x and the options of its points; a figure of --compare or
- * --limit takes --rows (--limit: host unless given) and --summary, and draws the table's own interval.
+ * --limit takes --rows (--limit: host unless given), --summary and --unit, and draws the table's own
+ * interval. --stat as the figure's mode takes it (--compare: mean unless given).
  */
-static int plot_check(struct report_opts *o, const char *compare, int both)
+static int plot_check(struct report_opts *o, const struct plot_args *a)
 {
-	if (both)
+	int ret;
+
+	if (a->both)
 		return fail_usage("--compare and --limit are separate figures: give one");
+	if (a->stat && (ret = report_opts_stat(a->stat, o->mode)))
+		return ret;
+	o->stat = a->stat ? a->stat : a->compare ? "mean" : "median";
+	if (o->unit && !o->summary)
+		return fail_usage("--unit goes with --summary");
+	if (a->interval && !a->compare)
+		return fail_usage("--interval goes with --compare");
 	if (o->mode == REPORT_PLOT) {
 		if (o->nrows || o->summary || o->paired_by)
 			return fail_usage("--rows, --summary and --paired-by go with --compare or --limit");
@@ -100,17 +127,18 @@ static int plot_check(struct report_opts *o, const char *compare, int both)
 	o->figure = 1;
 	if (o->x || o->series || o->facet || o->logx || o->errors != ERRORS_SPREAD || o->spread)
 		return fail_usage("--%s draws its table's rows with the table's interval: --x, --series, --facet, "
-				  "--logx, --errors and --spread go with a line plot", compare ? "compare" : "limit");
+				  "--logx, --errors and --spread go with a line plot", a->compare ? "compare" : "limit");
 	if (o->mode == REPORT_LIMIT && !o->nrows && report_opts_split("--rows", "host", &o->rows, &o->nrows))
 		return FAIL_USAGE;
-	return compare ? report_opts_compare(o, compare) : FAIL_OK;
+	return a->compare ? report_opts_compare(o, a->compare) : FAIL_OK;
 }
 
 static int plot_fn(int argc, char **argv)
 {
 	struct report_opts o;
-	const char *ext, *compare = NULL;
-	int opt, ret = FAIL_OK, both = 0;
+	struct plot_args a = { NULL, NULL, 0, 0 };
+	const char *ext;
+	int opt, ret = FAIL_OK;
 
 	report_opts_init(&o);
 	o.mode = REPORT_PLOT;
@@ -121,8 +149,7 @@ static int plot_fn(int argc, char **argv)
 			report_opts_release(&o);
 			return EXIT_OK;
 		}
-		both |= (opt == 'C' && o.limit) || (opt == 'l' && compare);
-		ret = plot_opt(&o, &compare, opt, optarg);
+		ret = plot_opt(&o, &a, opt, optarg);
 	}
 	if (!ret && (optind != argc - 1 || (!o.x && o.mode == REPORT_PLOT) || !o.metric || !o.out)) {
 		if (optind == argc - 1)
@@ -140,7 +167,7 @@ static int plot_fn(int argc, char **argv)
 		if (!ext || strchr(ext, '/') || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf")))
 			ret = fail_usage("--out '%s': the picture is made from the name's extension: .png, .svg or "
 					 ".pdf", o.out);
-		else if (!(ret = plot_check(&o, compare, both)))
+		else if (!(ret = plot_check(&o, &a)))
 			ret = report_run(&o);
 	}
 	report_opts_release(&o);
@@ -163,9 +190,10 @@ const struct cmd cmd_plot = { "plot", plot_fn,
 	"us; ticks on a log axis fall on the values the grid holds.\n"
 	"--compare KEY=A/B draws 'sweep report --compare' as a figure: a row per table row, labelled by its\n"
 	"keys, the ratio A/B with its paired bootstrap interval as a bar, a line at 1 (--paired-by, --ci,\n"
-	"--boot, --seed as for the report). --limit EXPR draws each row's share of its limit (--rows host\n"
-	"unless given), grouped by --summary=KEY (e.g. label.class), each group's mean and 95 % t interval\n"
-	"as a band: the rows and summary 'sweep report --limit' prints.\n"
+	"--boot, --seed, --interval, --stat mean|geomean as for the report). --limit EXPR draws each row's\n"
+	"share of its limit (--rows host unless given), grouped by --summary=KEY (e.g. label.class; --unit\n"
+	"KEY as for the report), each group's mean and 95 % t interval as a band: the rows and summary\n"
+	"'sweep report --limit' prints.\n"
 	"FILE.dat (the numbers as 'sweep report --format csv' prints them) and FILE.gp are written beside\n"
 	"the picture; without gnuplot they are all that is written, and the command says how to render\n"
 	"them. Text in the script is escaped (control characters shown as '?').\n"

@@ -30,23 +30,31 @@ static const struct option report_long_opts[] = {
 	{ "bar", required_argument, NULL, 'B' },
 	{ "pool", required_argument, NULL, 'P' },
 	{ "strict", no_argument, NULL, 'Z' },
+	{ "unit", required_argument, NULL, 'U' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "drop-first", no_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The options that choose a mode, before it is known which one: at most one may be given. */
+/* The options that choose a mode, before it is known which one: at most one may be given; and the ones
+ * whose meaning depends on it. */
 struct modes {
 	const char *compare;
 	int limit, drift, score;
+	const char *stat;          /* --stat, checked once the mode is known */
+	int interval;              /* --interval given */
 };
 
 /* What cannot go together, said before the database is opened; then the mode and --compare's parts. */
 static int report_check(struct report_opts *o, const struct modes *m)
 {
+	int ret;
+
 	if (!!m->compare + m->limit + m->drift + m->score > 1)
 		return fail_usage("--compare, --limit, --drift and --score are separate reports: give one");
 	if (m->drift && (o->nrows || o->ncols || o->metric || o->where || o->summary || o->exclude_unstable))
-		return fail_usage("--drift takes only --sweep, --threshold, --format and --out");
+		return fail_usage("--drift takes only --sweep, --threshold, --drop-first, --format and --out");
 	if (o->ncols && (m->compare || m->limit || m->score))
 		return fail_usage("--cols makes a pivot table; with --%s put the keys into --rows",
 				  m->compare ? "compare" : m->limit ? "limit" : "score");
@@ -58,8 +66,17 @@ static int report_check(struct report_opts *o, const struct modes *m)
 		return fail_usage("--bar goes with --score");
 	if (o->summary && (m->drift || m->score))
 		return fail_usage("--summary goes with a table, --limit or --compare");
+	if (o->unit && !o->summary)
+		return fail_usage("--unit goes with --summary");
+	if (o->drop_first && !m->drift && !o->exclude_unstable)
+		return fail_usage("--drop-first goes with --drift or --exclude-unstable");
+	if (m->interval && !m->compare)
+		return fail_usage("--interval goes with --compare");
 	o->mode = m->compare ? REPORT_COMPARE : m->limit ? REPORT_LIMIT : m->drift ? REPORT_DRIFT :
 		  m->score ? REPORT_SCORE : REPORT_TABLE;
+	if (m->stat && (ret = report_opts_stat(m->stat, o->mode)))
+		return ret;
+	o->stat = m->stat ? m->stat : m->compare ? "mean" : "median";
 	if (!m->compare)
 		return FAIL_OK;
 	return report_opts_compare(o, m->compare);
@@ -85,10 +102,12 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
 	case 'm': o->metric = arg; break;
 	case 'Z': o->strict = 1; break;
-	case 's':
-		if (!(ret = report_opts_stat(arg)))
-			o->stat = arg;
-		break;
+	case 's': m->stat = arg; break;
+	case 'U': o->unit = arg; break;
+	case 'F': o->drop_first = 1; break;
+	case 'I':
+		m->interval = 1;
+		return report_opts_interval(o, arg);
 	case 'w': o->where = arg; break;
 	case 'f': return (o->fmt = table_format_find(arg)) ? FAIL_OK : FAIL_USAGE;
 	case 'o': o->out = arg; break;
@@ -126,7 +145,7 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 static int report_fn(int argc, char **argv)
 {
 	struct report_opts o;
-	struct modes m = { NULL, 0, 0, 0 };
+	struct modes m = { NULL, 0, 0, 0, NULL, 0 };
 	int opt, ret = FAIL_OK, fmt_given = 0;
 
 	report_opts_init(&o);
@@ -148,7 +167,7 @@ static int report_fn(int argc, char **argv)
 		/* the file's extension says its format, unless --format does */
 		if (o.out && !fmt_given && table_format_of_path(o.out))
 			o.fmt = table_format_of_path(o.out);
-		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check(o.out, o.db)))
+		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_run(&o);
 	}
 	report_opts_release(&o);
@@ -159,31 +178,38 @@ const struct cmd cmd_report = { "report", report_fn,
 	"sweep report DB --rows KEYS [--cols KEYS] --metric NAME [--compare KEY=A/B |\n"
 	"                  --limit EXPR | --drift | --score] [OPTIONS]",
 	"Tables of the ok results of one sweep (the only one with results unless --sweep). A key is a\n"
-	"parameter, host, gpu, pass, replica or label.NAME (an inventory label of the host). Each row (and\n"
-	"column) aggregates every result of its cells, all passes, with --stat (default median); --cols\n"
-	"pivots. Metrics are those the results stored (seconds, gflops, gbs, a command's own); tflops, tbs,\n"
-	"ms and us are derived. --where EXPR filters with names, numbers, 'text', arithmetic, comparisons,\n"
+	"parameter, host, gpu, pass, replica, label.NAME (an inventory label of the host) or item (the items\n"
+	"a command's metric lines name: a row per benchmark). Each row (and column) aggregates every\n"
+	"result of its cells, all passes, with --stat (default median; also mean, geomean, min, max, stdev,\n"
+	"cv, pNN); --cols pivots. Metrics are those the results stored (seconds, gflops, gbs, a command's\n"
+	"own); tflops, tbs, ms and us are derived. --where EXPR filters with names (\"name\" for one that is\n"
+	"also a word of the syntax), numbers, 'text', arithmetic, comparisons,\n"
 	"AND/OR/NOT, IN, BETWEEN, LIKE and CASE (e.g. \"M >= 1024 AND dtype = 'f32'\"). Markdown by default.\n"
 	"\n"
 	"--compare KEY=A/B: per row, the items of arm A and arm B (averaged over passes) are paired by name\n"
-	"(or by a parameter with --paired-by KEY); the ratio is mean(A)/mean(B) over paired items with a\n"
-	"percentile bootstrap interval resampling items (same indices for both arms). CSV columns:\n"
-	"<rows>,n,<metric>_A,<metric>_B,ratio,ci_lo,ci_hi. Items without a partner are named on stderr.\n"
+	"(or by a parameter with --paired-by KEY); the ratio is mean(A)/mean(B) over paired items (--stat\n"
+	"geomean: the geometric mean of the items' ratios) with a bootstrap interval resampling items (same\n"
+	"indices for both arms; --interval percentile or bca). CSV columns:\n"
+	"<rows>,n,<metric>_A,<metric>_B,ratio,ci_lo,ci_hi. Items without a partner are named on stderr;\n"
+	"fewer than 5 pairs or 1000 resamples, a value <= 0 and unequal passes are warned of and marked.\n"
 	"--limit EXPR: a limit per result from its parameters, metrics and its host's probes (e.g.\n"
-	"\"host_read_gbs * 1e9 / bytes_per_token\"), with the share metric/limit. --summary adds rows with the\n"
-	"median, min, max, mean, the 95 % Student t interval of the mean over the rows (ci95 lo, ci95 hi)\n"
-	"and n of every column, per value of KEY (e.g. --summary=label.class).\n"
-	"--drift: each worker's control cell over time as a ratio to its first run; a host is unstable when\n"
-	"the drift or the control's noise passes --threshold (3 %); --exclude-unstable leaves those out.\n"
+	"\"host_read_gbs * 1e9 / bytes_per_token\"), with the share stat(metric) / stat(limit) of the results\n"
+	"that have both. --summary adds rows with the median, min, max, mean, the 95 % Student t interval of\n"
+	"the mean (ci95 lo, ci95 hi) and n of every column (the ratio of a comparison), per value of KEY\n"
+	"(--summary=label.class), over units: one value per --unit KEY (a row key; host, else replica, when\n"
+	"one is; else each row), the mean of its rows; fewer than 5 units are warned of and marked.\n"
+	"--drift: each worker's control cell over time as a ratio to the median of its runs (--drop-first\n"
+	"leaves the first out); a host is unstable when the drift or the control's noise (for runs of one\n"
+	"sample, their spread) passes --threshold (3 %); --exclude-unstable leaves those out.\n"
 	"--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
 	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
 	"\n"
-	"options: --sweep NAME, --stat median|mean|geomean|min|max, --where EXPR, --digits N,\n"
-	"  --format md|text|csv|latex|json|html, --out FILE, --summary[=KEY], --exclude-unstable,\n"
-	"  --threshold PCT (3), --paired-by item|KEY, --ci PCT (95), --boot N (10000), --seed S (1),\n"
-	"  --bar PCT, --pool KEYS, --strict. Notes (unpaired items, excluded hosts, missing probes) go to\n"
-	"  stderr. --out FILE takes its format from .md, .csv, .tex, .json, .txt or .html unless --format says;\n"
-	"  it never writes over an SQLite file or DB itself (exit 1).\n"
+	"options: --sweep NAME, --stat S, --where EXPR, --digits N, --format md|text|csv|latex|json|html,\n"
+	"  --out FILE, --summary[=KEY], --unit KEY, --exclude-unstable, --threshold PCT (3), --drop-first,\n"
+	"  --paired-by item|KEY, --ci PCT (95), --boot N (10000, at least 100), --seed S (1), --interval\n"
+	"  percentile|bca, --bar PCT, --pool KEYS, --strict. Notes (unpaired items, excluded hosts, missing\n"
+	"  probes) and warnings go to stderr. --out FILE takes its format from .md, .csv, .tex, .json, .txt\n"
+	"  or .html unless --format says; it never writes over an SQLite file or DB itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
 	"becomes a row key; --pool aggregates over it and the title says so. A value holding results above\n"
 	"their noise target is marked (a column noise_ok in csv and json); --metric noise reports the noise;\n"

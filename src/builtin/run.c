@@ -1,7 +1,10 @@
 /* run.c: `sweep run SPEC`: plan if needed, then run every cell without a result (rank 0 is the master
  * under mpirun, every other rank a worker). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../report.h"
@@ -18,6 +21,22 @@ static int force_where(const struct spec *s, const char *db, const char *expr, s
 	x->force_where = where->sql.buf;
 	x->force_binds = (const char *const *)where->binds;
 	x->nforce_binds = (int)where->nbind;
+	return 0;
+}
+
+/* --log: this process's stderr appended to path. mpirun stops passing the ranks' output on once it is
+ * signalled (as Slurm signals a job's every process), and a job's last word must reach its log. */
+static int log_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return error("cannot open the log '%s': %s", path, strerror(errno));
+	if (dup2(fd, 2) < 0) {
+		close(fd);
+		return error("cannot write the log '%s': %s", path, strerror(errno));
+	}
+	close(fd);
 	return 0;
 }
 
@@ -51,7 +70,7 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 	for (int i = 0; i < argc; i++)
 		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
 	if ((rc = run_spec(c, &s, db, o, x, args.buf, &res)))
-		ret = rc == -2 ? EXIT_USAGE : EXIT_FAIL;
+		ret = rc == -2 ? EXIT_USAGE : res.interrupted ? EXIT_INTERRUPTED : EXIT_FAIL;
 	else
 		ret = res.quarantined || res.not_run ? EXIT_CELLS : EXIT_OK;
 out:
@@ -71,11 +90,11 @@ static int run_fn(int argc, char **argv)
 		{ "shard", required_argument, NULL, 's' }, { "inventory", required_argument, NULL, 'i' },
 		{ "replan", no_argument, NULL, 'R' }, { "max-cells", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' }, { "where", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "log", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct master_opts o = { 0 };
 	struct run_extra x = { 0 };
-	const char *db = NULL, *inv = NULL;
+	const char *db = NULL, *inv = NULL, *log = NULL;
 	struct comm *c;
 	int opt, ret;
 
@@ -133,6 +152,9 @@ static int run_fn(int argc, char **argv)
 		case 'w':
 			x.force_where = optarg;
 			break;
+		case 'l':
+			log = optarg;
+			break;
 		case 'h':
 			cmd_usage(&cmd_run);
 			return EXIT_OK;
@@ -144,6 +166,8 @@ static int run_fn(int argc, char **argv)
 		return cmd_usage(&cmd_run);
 	if (x.force_where && !x.force)
 		return error("--where goes with --force (which cells to measure again)"), EXIT_USAGE;
+	if (log && log_to(log))
+		return EXIT_USAGE;
 	if (comm_init(&argc, &argv, &c))
 		return EXIT_FAIL;
 	ret = comm_rank(c) == 0 ? run_master(c, argv[optind], db, &o, &x, inv, argc, argv)
@@ -155,13 +179,14 @@ static int run_fn(int argc, char **argv)
 const struct cmd cmd_run = { "run", run_fn,
 	"sweep run SPEC [--db PATH] [--no-local-worker] [--progress[=SECONDS]] [--quiet]\n"
 	"                 [--shard I/K] [--inventory hosts/FILE.yaml] [--replan] [--max-cells N]\n"
-	"                 [--force [--where EXPR]]",
+	"                 [--force [--where EXPR]] [--log FILE]",
 	"Plan if needed, then run every cell without a successful result. Under mpirun, rank 0 is the\n"
 	"master (and runs a worker thread unless --no-local-worker) and every other rank a worker.\n"
 	"Progress goes to stderr: done/total, rate, ETA, failed attempts, each host's rate and the cell\n"
 	"running longest; rewritten in place on a terminal, else a line every 30 s (every SECONDS with\n"
 	"--progress). --quiet prints errors only (no progress, no closing lines).\n"
-	"Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 1 other errors.\n"
+	"Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 4 interrupted, 1 other\n"
+	"errors.\n"
 	"Running the same command again resumes where a killed run stopped.\n"
 	"--shard I/K plans and runs only the cells whose key falls in shard I of K (for array jobs; each\n"
 	"shard needs a database of its own, merged afterwards with 'sweep merge'). --inventory labels the\n"
@@ -175,4 +200,8 @@ const struct cmd cmd_run = { "run", run_fn,
 	"report --where), keeping the old results as superseded; reports use the newest.\n"
 	"One run writes a database at a time: a second is refused (exit 1) naming the first.\n"
 	"SIGINT, SIGTERM or SIGUSR1 stop the run without charging an attempt: cells in flight go back to\n"
-	"planned and the run is recorded as interrupted; run the same command again to resume." };
+	"planned and the run is recorded as interrupted (before the run began, nothing was changed); exit\n"
+	"5; run the same command again to resume. So does a fault of the run's own (a full disk), and a\n"
+	"worker that sends nothing for 20 s (lost: the job ends).\n"
+	"--log FILE appends what each process says (stderr) to FILE: mpirun stops passing it on once it\n"
+	"is signalled, so a Slurm job script gives its log there." };

@@ -26,7 +26,7 @@ static int sql_fn(int argc, char **argv)
 	}
 	if (optind != argc - 2)
 		return cmd_usage(&cmd_sql);
-	if (store_open(argv[optind], STORE_RO, &st))
+	if (store_open(argv[optind], STORE_SQL, &st))
 		return EXIT_USAGE;
 	ret = query_print(st, NULL, argv[optind + 1], NULL, 0, fmt, 0) ? EXIT_USAGE : EXIT_OK;
 	store_close(st);
@@ -35,4 +35,6 @@ static int sql_fn(int argc, char **argv)
 
 const struct cmd cmd_sql = { "sql", sql_fn, "sweep sql DB QUERY [--csv | --json | --md]",
 	"Run one read-only SQL query and print the rows as an aligned table. The functions median(x),\n"
-	"quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available." };
+	"quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available, with\n"
+	"SQLite's plain ones; functions that read or write memory or files, PRAGMAs that set anything and\n"
+	"ATTACH are refused." };

@@ -72,6 +72,14 @@ static int submit_fn(int argc, char **argv)
 	have_spec = 1;
 	if (slurm_prepare(&x, &s, argv[optind], db, tmpl, inv))
 		goto out;
+	/* What resubmits it, for 'sweep status' once the job is over and the sweep is not. */
+	sb_adds(&x.command, "cd ");
+	sb_add_word(&x.command, x.workdir);
+	sb_adds(&x.command, " && sweep");
+	for (int i = 0; i < argc; i++) {
+		sb_addc(&x.command, ' ');
+		sb_add_word(&x.command, argv[i]);
+	}
 	if (dry) {
 		fputs(x.script.buf, stdout);
 		ret = EXIT_OK;

@@ -1,5 +1,6 @@
 # lib.sh: sourced by every end-to-end test. Gives test_expect_success, expected-failure helpers, a scratch
-# folder and sql. Run from the repository root; each test prints "ok - name" or "not ok - name".
+# folder, sql, and waits on background runs. Run from the repository root; each test prints "ok - name" or
+# "not ok - name".
 set -u
 ROOT=$(pwd)
 SWEEP="$ROOT/build/sweep"
@@ -73,14 +74,66 @@ test_expect_code() {
 	return 0
 }
 
+# wait_for SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds; 1 when time runs out.
+wait_for() {
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# rank_pid DB RANK: the pid of that MPI rank of the run writing DB (named by its --db), or nothing.
+rank_pid() {
+	local p
+	for p in $(pgrep -f "run .*--db $1" || :); do
+		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 0
+}
+
 # run_bg CMD...: start CMD in the background, its pid in BG_PID (a body's && chain cannot hold a '&').
 run_bg() { "$@" & BG_PID=$!; }
+
+# wait_running DB: until a cell of DB is running (10 s at most).
+wait_running() {
+	for _ in $(seq 1 100); do
+		test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'running'" 2>/dev/null)" -ge 1 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "no cell running in $1 after 10 s" >&2
+	return 1
+}
+
+# wait_file PATH: until PATH exists (4 s at most, looking every 20 ms).
+wait_file() {
+	for _ in $(seq 1 200); do
+		test -e "$1" && return 0
+		sleep 0.02
+	done
+	echo "no $1 after 4 s" >&2
+	return 1
+}
+
+# wait_gone PID: wait for a background job (60 s at most, then SIGKILL); its exit status.
+wait_gone() {
+	for _ in $(seq 1 600); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null || :
+	wait "$1"
+}
 
 # sql DB 'SELECT ...': one value per line, columns separated by |.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # db_sound DB: SQLite finds DB intact, and no row names a cell, run, worker or result that is not there (a
-# run writes without foreign-key checks: store_check_references).
+# run writes without foreign-key checks: store_dispatching).
 db_sound() {
 	test "$(sql "$1" "PRAGMA integrity_check")" = ok &&
 	test -z "$(sql "$1" "PRAGMA foreign_key_check")"

@@ -90,6 +90,21 @@ test_expect_success 'sql prints a table, csv and json, and refuses writes' '
 	test "$(sql r.db "SELECT count(*) FROM cells")" = 4
 '
 
+test_expect_success 'sql refuses functions that read or write memory or files, and other files, by name' '
+	test_expect_code 2 "$SWEEP" sql r.db "SELECT fts3_tokenizer('\''simple'\'') AS p" >out 2>err &&
+	test ! -s out &&
+	test "$(cat err)" = "sweep: sql error: the function fts3_tokenizer() is not allowed: sweep sql reads with SQLite'\''s plain functions and sweep'\''s own, none that reads or writes memory by address or files" &&
+	! grep -Eq "0x|[0-9a-f]{8}" err &&
+	test_expect_code 2 "$SWEEP" sql r.db "SELECT load_extension('\''/no/such.so'\'')" 2>err &&
+	grep -q "^sweep: sql error: the function load_extension() is not allowed" err &&
+	test_expect_code 2 "$SWEEP" sql r.db "ATTACH '\''r.db'\'' AS other" 2>err &&
+	grep -q "^sweep: sql error: ATTACH is not allowed" err &&
+	test_expect_code 2 "$SWEEP" sql r.db "PRAGMA writable_schema = 1" 2>err &&
+	grep -q "^sweep: sql error: PRAGMA writable_schema with a value is not allowed" err &&
+	"$SWEEP" sql r.db "SELECT median(json_extract(params, '\''$.ms'\'')) AS m, count(*) AS n FROM v_results" --csv >csv &&
+	printf "m,n\n1.5,4\n" | cmp - csv
+'
+
 test_expect_success 'every subcommand has --help, and exit codes for usage errors are 2' '
 	for c in plan run status sql kernels; do
 		"$SWEEP" $c --help >h && grep -q "^usage: sweep $c" h || return 1

@@ -43,6 +43,27 @@ sweep: x
 command: [echo, "{modle}"]
 params: {model: [a, b]}
 Y
+bad command-timing 'command-timing.yaml:3:9: .timing. of a command sweep needs .runs: N.' <<'Y'
+sweep: x
+command: [true]
+timing: {warmup: 1, min_samples: 10}
+Y
+bad command-l2 "command-l2.yaml:4:27: 'l2' means nothing for a command" <<'Y'
+sweep: x
+command: [true]
+runs: 5
+timing: {max_noise: 0.01, l2: hot}
+Y
+bad metric-match "metric-match.yaml:3:53: invalid value 'evry' for 'match' \\(expected one\\|first\\|last\\|each\\)" <<'Y'
+sweep: x
+command: [true]
+metrics: {t: {regex: 'BM_([a-z]+) ([0-9]+)', match: evry}}
+Y
+bad metric-path "metric-path.yaml:3:28: invalid path 'jobs\\[0\\.read' for 'iops'" <<'Y'
+sweep: x
+command: [true]
+metrics: {json: '.', iops: 'jobs[0.read'}
+Y
 bad exclude-key 'exclude-key.yaml:5:6: .*dtyp.*did you mean .dtype' <<'Y'
 sweep: x
 kernel: cpu.gemm

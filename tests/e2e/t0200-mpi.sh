@@ -123,7 +123,7 @@ test_expect_success 'hosts: naming no host of the run leaves every cell waiting,
 	test_expect_code 3 "$SWEEP" run elsewhere.yaml --db e.db 2>err &&
 	grep -q "host '\''elsewhere'\'' named in the spec is not in this run: its cells wait" err &&
 	grep -q "perhost: 0 cells ok, 0 quarantined, 3 not run" err &&
-	grep -q "^sweep: 3 cells wait for hosts, GPUs or gangs that were not in this run$" err &&
+	grep -q "^sweep: perhost: 3 cells wait for hosts, GPUs or gangs that were not in this run: elsewhere (3); run again with them to measure those$" err &&
 	test "$(sql e.db "SELECT count(*) FROM results")" = 0 &&
 	test "$(sql e.db "SELECT group_concat(state) FROM cells")" = "template,template,template"
 '

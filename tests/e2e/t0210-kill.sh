@@ -25,16 +25,6 @@ job_pids() { # job_pids: pids of this test's sweep processes (their timeout and 
 	pgrep -f "run kill.yaml --db $T/k.db" || :
 }
 
-rank_pid() { # rank_pid RANK: pid of that rank of the running job, if any
-	for p in $(job_pids); do
-		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
-			echo "$p"
-			break
-		fi
-	done
-	return 0
-}
-
 start_job() { # start_job: the sweep on 3 ranks in the background; job is the pid of its timeout
 	timeout -k 10 120 mpirun --bind-to none -np 3 "$SWEEP" run kill.yaml --db "$T/k.db" >/dev/null 2>&1 &
 	job=$!
@@ -46,8 +36,8 @@ test_expect_success '20 kills at random moments, then a resume, lose nothing' '
 		start_job &&
 		sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))" &&
 		case $((round % 3)) in
-		0) victim=$(rank_pid 0) ;;
-		1) victim=$(rank_pid $((1 + RANDOM % 2))) ;;
+		0) victim=$(rank_pid "$T/k.db" 0) ;;
+		1) victim=$(rank_pid "$T/k.db" $((1 + RANDOM % 2))) ;;
 		2) victim=$(pgrep -P $job -x mpirun || echo $job) ;;
 		esac &&
 		{ test -z "$victim" || kill -9 $victim 2>/dev/null || :; } &&

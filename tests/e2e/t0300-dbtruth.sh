@@ -14,22 +14,6 @@ status_n() { # status_n DB STATUS: results with that status
 last_run() { # last_run DB: the status of the latest run
 	sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"
 }
-wait_running() { # wait_running DB: until a cell is running (10 s at most)
-	for _ in $(seq 1 100); do
-		test "$(sql "$1" "SELECT count(*) FROM cells WHERE state = 'running'" 2>/dev/null)" -ge 1 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no cell running in $1 after 10 s" >&2
-	return 1
-}
-wait_gone() { # wait_gone PID: wait for a background job (30 s at most, then SIGKILL); its exit status
-	for _ in $(seq 1 300); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$1" 2>/dev/null || :
-	wait "$1"
-}
 rank_pid() { # rank_pid DB RANK: pid of that rank of the job writing DB
 	for p in $(pgrep -f "run slow.yaml --db $1" || :); do
 		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
@@ -51,7 +35,7 @@ Y
 sed 's/\[1, 2, 3, 4, 5\]/[1, 2]/' "$T/a.yaml" >"$T/shrunk.yaml"
 sed 's/min_samples: 1,/min_samples: 2,/' "$T/shrunk.yaml" >"$T/timing.yaml"
 sed 's/kernel: sleep/kernel: cpu.copy/; s/ms: \[1, 2\]/bytes: [4K, 8K]/' "$T/timing.yaml" >"$T/kernel.yaml"
-sed 's/kernel: sleep/command: [true, "{ms}"]/' "$T/a.yaml" >"$T/command.yaml"
+sed 's/kernel: sleep/command: [true, "{ms}"]/; /^timing:/d' "$T/a.yaml" >"$T/command.yaml"
 { echo "# a comment changes nothing"; cat "$T/a.yaml"; } >"$T/comment.yaml"
 
 test_expect_success 'a spec whose grid shrank is refused before measuring, saying old and new and the ways on' '
@@ -192,7 +176,7 @@ for sig in INT TERM USR1; do
 		run_bg "$SWEEP" run slow.yaml --db "$T/i'$sig'.db" 2>err'$sig' &&
 		wait_running i'$sig'.db &&
 		kill -'$sig' $BG_PID &&
-		test_expect_code 1 wait_gone $BG_PID &&
+		test_expect_code 5 wait_gone $BG_PID &&
 		check_interrupted i'$sig'.db err'$sig' SIG'$sig' &&
 		"$SWEEP" run slow.yaml --db i'$sig'.db &&
 		test "$(state_n i'$sig'.db ok)" = 8
@@ -226,6 +210,36 @@ params:
 timing: {min_samples: 1, min_time: 0, max_noise: 1}
 max_attempts: 1
 Y
+
+# The closing line of a run that leaves quarantined cells names them (the first few, then a count) and the
+# command that puts them back; that command, run as printed, does.
+cat >"$T/q.yaml" <<'Y'
+sweep: q
+kernel: debug.fail
+params:
+  mode: [error]
+  on: ["i=2"]
+  i: [1, 2]
+  ms: [0, 1, 2, 3, 4]
+timing: {min_samples: 1, min_time: 0, max_noise: 1}
+max_attempts: 1
+Y
+
+test_expect_success 'the closing line names the quarantined cells and the retry command, which works' '
+	mkdir -p "with space" &&
+	test_expect_code 3 "$SWEEP" run q.yaml --db "with space/q.db" --quiet 2>err &&
+	cat err &&
+	grep -q "^sweep: q: 5 cells ok, 5 quarantined, 0 not run;" err &&
+	line=$(grep "^sweep: q: 5 cells quarantined: " err) &&
+	# the first three by their parameters, the error once while it repeats, then a count
+	test "${line%%; to measure*}" = "sweep: q: 5 cells quarantined: {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":0} (launch: debug.fail: failing on purpose), {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":1}, {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":2} and 2 more" &&
+	cmd=${line#*; to measure them again: } &&
+	cmd=${cmd%, then run again} &&
+	test "$cmd" = "sweep retry '\''with space/q.db'\'' --sweep q --state quarantined" &&
+	eval "\"\$SWEEP\" ${cmd#sweep }" >out &&
+	grep -q "^q: 5 quarantined cells back to planned" out &&
+	test "$(sql "with space/q.db" "SELECT count(*) FROM cells WHERE state = '\''planned'\'' AND attempts = 0")" = 5
+'
 
 test_expect_success 'sweep retry puts quarantined cells back with their attempts reset, and says how many' '
 	test_expect_code 3 "$SWEEP" run f.yaml --db f.db &&
@@ -290,11 +304,18 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 	grep -q "^0,2," rep
 '
 
-make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop
-	sql "$1" "UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
+make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop,
+	# no usage columns (schema 5), no counts, grids or their indexes (schema 6)
+	sql "$1" "DROP TRIGGER cells_count_insert; DROP TRIGGER cells_count_delete; DROP TRIGGER cells_count_state;
+		DROP TRIGGER cells_count_move; DROP TABLE cell_counts; DROP TABLE grids; DROP INDEX cells_ord;
+		DROP INDEX cells_failed; DROP INDEX results_noisy;
+		UPDATE cells SET params = json_remove(params, '$.jitter'), key = 'old' || id;
 		ALTER TABLE cells DROP COLUMN decided;
 		DROP VIEW v_results; ALTER TABLE results DROP COLUMN stop; ALTER TABLE results DROP COLUMN launches;
-		ALTER TABLE results DROP COLUMN warmup; CREATE VIEW v_results AS SELECT 1;
+		ALTER TABLE results DROP COLUMN warmup; ALTER TABLE results DROP COLUMN cpu_user;
+		ALTER TABLE results DROP COLUMN cpu_sys; ALTER TABLE results DROP COLUMN peak_rss;
+		ALTER TABLE samples DROP COLUMN cpu_user; ALTER TABLE samples DROP COLUMN cpu_sys;
+		ALTER TABLE samples DROP COLUMN peak_rss; CREATE VIEW v_results AS SELECT 1;
 		PRAGMA writable_schema = ON;
 		UPDATE sqlite_master SET sql = replace(replace(sql, ' OR state = ''retired''', ''),
 			' OR status = ''superseded''', '') WHERE name IN ('cells', 'results');
@@ -310,11 +331,15 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
 		"$(sql def.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" &&
-	test "$(sql old.db "PRAGMA user_version")" = 4 &&
+	test "$(sql old.db "PRAGMA user_version")" = 6 &&
+	test "$(sql def.db "PRAGMA user_version")" = 6 &&
 	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2 &&
 	# version 4 adds cells.decided after the CHECK version 3 widened in place: the table is whole
 	test "$(sql old.db "SELECT group_concat(name || '\'' '\'' || type) FROM pragma_table_info('\''cells'\'')
 		WHERE cid >= 10")" = "flight INTEGER,decided TEXT" &&
+	# the counts a status reads are those of the cells, as in a database made new
+	test "$(sql old.db "SELECT sweep, replica, ok, planned FROM cell_counts")" = "a||2|0" &&
+	test "$(sql def.db "SELECT sweep, replica, ok, planned FROM cell_counts")" = "a||2|0" &&
 	db_sound old.db
 '
 

@@ -67,17 +67,20 @@ test_expect_success 'the interval agrees with an independent bootstrap (Python, 
 	EOF
 '
 
-test_expect_success 'items without a partner are named, not dropped silently' '
+test_expect_success 'items without a partner are named, not dropped silently; fewer than 5 pairs warned of' '
 	grep -q "note: model=m2: 1 unit without a partner, left out of the ratio: i3 (only system=a)" err &&
-	! grep -q "model=m1" err
+	! grep -q "^note: model=m1" err &&
+	grep -qx "sweep: warning: fewer than 5 pairs: model=m1 (n = 4); model=m2 (n = 3); an interval of so few is rough, of one missing (marked)" err
 '
 
 test_expect_success 'markdown and latex: one cell "ratio [lo, hi]"; json keeps the numbers apart' '
 	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b >md 2>/dev/null &&
-	grep -Eq "^\| m1 +\| +4 \| +12.50 \| +7.50 \| 1.67 \[1\.[56][0-9], 1\.[78][0-9]\] +\|$" md &&
+	grep -Eq "^\| m1 +\| +4 \| +12.50 \| +7.50 \| 1.67 \[1\.[56][0-9], 1\.[78][0-9]\]$(printf "\342\200\241") \|$" md &&
 	grep -q "a/b \[95% CI\]" md &&
+	grep -qx "$(printf "\342\200\241") an interval rests on fewer than 5 pairs (see the warnings)" md &&
+	head -1 md | grep -q "paired by item: ratio of means (n = 3 to 4 pairs a row; 95% percentile bootstrap interval of 10000 resamples, seed 1)" &&
 	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --format latex >tex 2>/dev/null &&
-	grep -Eq "^m1 & 4 & 12.50 & 7.50 & 1.67 \[1\.[56][0-9], 1\.[78][0-9]\] \\\\\\\\$" tex &&
+	grep -Eq "^m1 & 4 & 12.50 & 7.50 & 1.67 \[1\.[56][0-9], 1\.[78][0-9]\]\\\\rlap\{\\\$\^\\\\ddagger\\\$\} \\\\\\\\$" tex &&
 	grep -q "a/b \[95\\\\% CI\]" tex &&
 	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --format json >j 2>/dev/null &&
 	python3 -c "
@@ -85,28 +88,32 @@ import json; d = json.load(open(\"j\"))
 assert d[0][\"n\"] == 4 and abs(d[0][\"ratio\"] - 5 / 3) < 1e-5 and d[0][\"ci_lo\"] < d[0][\"ratio\"], d"
 '
 
+# The arm's column comes twice: the second takes the name tok_s_a_2, as a table names a column once.
 test_expect_success 'A/A: an arm against itself gives 1 [1, 1]' '
 	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/a --format csv >aa &&
-	printf "model,n,tok_s_a,tok_s_a,ratio,ci_lo,ci_hi\nm1,4,12.5,12.5,1,1,1\nm2,4,12.5,12.5,1,1,1\n" | cmp - aa
+	printf "model,n,tok_s_a,tok_s_a_2,ratio,ci_lo,ci_hi\nm1,4,12.5,12.5,1,1,1\nm2,4,12.5,12.5,1,1,1\n" | cmp - aa
 '
 
 # With 4 or 3 items the resampled ratios take few values, and 10000 resamples put the percentiles on the
-# same ones whatever the seed; 20 resamples make the interval depend on the seed.
+# same ones whatever the seed; 100 resamples (the fewest --boot takes) make the interval depend on it.
 test_expect_success '--seed repeats the interval; --ci and --boot change it' '
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --boot 20 \
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --boot 100 \
 		--format csv >s1 2>/dev/null &&
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --boot 20 \
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 9 --boot 100 \
 		--format csv >s2 2>/dev/null &&
 	cmp s1 s2 &&
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 3 --boot 20 \
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 3 --boot 100 \
 		--format csv >s3 2>/dev/null &&
 	! cmp -s s1 s3 &&
 	# the default seed is 1: the same interval as out.csv, until --boot changes
 	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 1 --format csv >d1 2>/dev/null &&
 	cmp out.csv d1 &&
-	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 1 --boot 20 \
-		--format csv >b20 2>/dev/null &&
-	! cmp -s out.csv b20 &&
+	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --seed 1 --boot 100 \
+		--format csv >b100 2>err100 &&
+	! cmp -s out.csv b100 &&
+	grep -qx "sweep: warning: --boot 100: fewer than 1000 resamples, the bounds move with --seed (marked)" err100 &&
+	test_expect_code 2 "$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --boot 99 2>err &&
+	grep -qx "sweep: --boot takes 100 to 10000000 resamples, not .99." err &&
 	"$SWEEP" report c.db --rows model --metric tok_s --compare system=a/b --ci 50 --boot 2000 \
 		--format csv >s50 2>/dev/null &&
 	# a 50 % interval is narrower than the 95 % one, in every row
@@ -147,4 +154,105 @@ test_expect_success 'a wrong arm, a compared row key or no per-item values are r
 	grep -q "no per-item values of '\''t'\''" e3 && grep -q "paired-by" e3 &&
 	test_expect_code 2 "$SWEEP" report c.db --metric tok_s --compare system=a 2>e4 &&
 	grep -q "KEY=A/B" e4
+'
+
+# cav.sh CASE SYSTEM prints per-item tok_s, a pass at a time: one item (one), two (two), a 0 and a -1 in
+# arm b (zero), an item of arm b in the first pass only (pass), and 30 items a hair apart (near: b 100, a
+# 100 + 0.3 (7i mod 11 - 5)).
+cat >"$T/cav.sh" <<'EOF'
+#!/bin/sh
+d=$(dirname "$0")/cavstate; mkdir -p "$d"
+f="$d/$1-$2"; n=$(cat "$f" 2>/dev/null || echo 0); echo $((n + 1)) >"$f"
+item() { echo "{\"item\": \"u$1\", \"tok_s\": $2}"; }
+case $1-$2 in
+one-a) item 1 10 ;;
+one-b) item 1 5 ;;
+two-a) item 1 10; item 2 12 ;;
+two-b) item 1 5; item 2 5 ;;
+zero-a|pass-a) for i in 0 1 2 3 4 5; do item $i $((10 + i)); done ;;
+zero-b) item 0 0; item 1 -1; for i in 2 3 4 5; do item $i 5; done ;;
+pass-b) for i in 0 1 2 3 4; do item $i 5; done; [ "$n" = 0 ] && item 5 5 ;;
+near-a) i=0; while [ $i -lt 30 ]; do item $i "$(awk -v i=$i 'BEGIN { print 100 + 0.3 * ((7 * i) % 11 - 5) }')"; i=$((i + 1)); done ;;
+near-b) i=0; while [ $i -lt 30 ]; do item $i 100; i=$((i + 1)); done ;;
+esac
+exit 0
+EOF
+cat >"$T/cav.yaml" <<EOF
+sweep: cav
+command: [sh, $T/cav.sh, "{case}", "{system}"]
+metrics: json
+params:
+  case: [one, two, zero, pass, near]
+  system: [a, b]
+repeat: 2
+EOF
+
+test_expect_success 'what an interval cannot stand behind is warned of on stderr and marked in the table' '
+	"$SWEEP" run cav.yaml --db cav.db 2>/dev/null &&
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --format csv >cav.csv 2>err &&
+	grep -q "^one,1,10,5,2,,$" cav.csv &&
+	grep -qx "sweep: warning: fewer than 5 pairs: case=one (n = 1); case=two (n = 2); an interval of so few is rough, of one missing (marked)" err &&
+	grep -qx "sweep: warning: a value <= 0 in an arm: case=zero (u0 in system=b: 0); a ratio of means over values of both signs says little (marked)" err &&
+	grep -qx "sweep: warning: units with unequal passes in the two arms: case=pass (1 unit, such as u5: 2 in a, 1 in b); each arm.s mean over its passes is paired all the same (marked)" err &&
+	# zero: the ratio of means of 10..15 over 0, -1, 5, 5, 5, 5
+	grep -q "^zero,6,12.5,3.16667,3.94737," cav.csv &&
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b >cav.md 2>/dev/null &&
+	d=$(printf "\342\200\241") &&
+	grep -Eq "^\| one +\| +1 \| .* \| 2\.0+$d +\|$" cav.md &&
+	grep -Eq "^\| zero +\| +6 \| .*\]$d +\|$" cav.md && grep -Eq "^\| pass +\| +6 \| .*\]$d +\|$" cav.md &&
+	grep -Eq "^\| near +\| +30 \| .*\] +\|$" cav.md &&
+	grep -qx "$d an interval rests on fewer than 5 pairs; an arm holds a value <= 0; a unit has unequal passes in the two arms (see the warnings)" cav.md
+'
+
+test_expect_success 'printed bounds stay apart from each other and from 1 where the true ones are' '
+	# near: 30 items a hair apart, the interval around 1; CSV has 6 digits, Markdown as many as it takes
+	grep "^near," cav.csv >near.csv &&
+	grep "^| near " cav.md >near.md &&
+	python3 - <<-\EOF
+	import re
+	r = open("near.csv").read().strip().split(",")
+	ratio, lo, hi = float(r[4]), float(r[5]), float(r[6])
+	m = re.search(r"\| ([0-9.]+) \[([0-9.]+), ([0-9.]+)\]", open("near.md").read())
+	plo, phi = m.group(2), m.group(3)
+	assert lo < 1 < hi, (lo, hi)            # the case the issue met: an interval that includes 1
+	assert float(plo) < 1 < float(phi), (plo, phi)
+	assert plo != phi and len(plo) == len(phi) and len(plo) > 4, (plo, phi)
+	assert abs(float(plo) - lo) < 10 ** -(len(plo) - 2), (plo, lo)
+	EOF
+'
+
+test_expect_success '--stat geomean: the geometric mean of the items'\'' ratios, its own interval; --interval bca' '
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --stat geomean --where "\"case\" = '\''near'\''" \
+		--format csv >geo.csv 2>/dev/null &&
+	python3 - <<-\EOF &&
+	import csv, statistics
+	r = next(csv.DictReader(open("geo.csv")))
+	a = [100 + 0.3 * ((7 * i) % 11 - 5) for i in range(30)]
+	want = statistics.geometric_mean([x / 100 for x in a])
+	assert abs(float(r["ratio"]) / want - 1) < 1e-5, (r, want)
+	assert abs(float(r["tok_s_a"]) / statistics.geometric_mean(a) - 1) < 1e-5, r
+	assert float(r["ci_lo"]) < float(r["ratio"]) < float(r["ci_hi"]), r
+	EOF
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --stat geomean --where "\"case\" = '\''near'\''" \
+		>geo.md 2>/dev/null &&
+	head -1 geo.md | grep -q "paired by item: geometric mean of the ratios of each item (n = 30 pairs a row; 95% percentile" &&
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --stat geomean 2>err >/dev/null &&
+	grep -q "a value <= 0 in an arm: case=zero (u0 in system=b: 0); the ratios have no geometric mean" err &&
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --interval bca --where "\"case\" = '\''near'\''" \
+		--format csv >bca.csv 2>/dev/null &&
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --interval bca --where "\"case\" = '\''near'\''" \
+		>bca.md 2>/dev/null &&
+	head -1 bca.md | grep -q "95% BCa bootstrap interval of 10000 resamples" &&
+	grep "^near," cav.csv >pct.row && tail -1 bca.csv >bca.row &&
+	cut -d, -f5 pct.row >pct.ratio && cut -d, -f5 bca.row | cmp - pct.ratio && ! cmp -s pct.row bca.row &&
+	test_expect_code 2 "$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --stat median 2>err &&
+	grep -qx "sweep: --stat median: --compare takes mean (the ratio of means) or geomean (the geometric mean of the per-unit ratios)" err &&
+	test_expect_code 2 "$SWEEP" report cav.db --rows case --metric tok_s --interval bca 2>err &&
+	grep -qx "sweep: --interval goes with --compare" err
+'
+
+test_expect_success 'the summary of a comparison summarises the ratio only' '
+	"$SWEEP" report cav.db --rows case --metric tok_s --compare system=a/b --summary --format csv >cs.csv 2>/dev/null &&
+	grep -q "^mean,,,,,[0-9.]*,,$" cs.csv && grep -q "^n,,,,,5,,$" cs.csv &&
+	python3 "$ROOT/tests/summary_check.py" cs.csv >check && grep -qx "checked 7 summary cells" check
 '

@@ -111,20 +111,32 @@ test_expect_success 'the 12-cell grid as a figure: ratio, paired interval, a lin
 	done &&
 	grep -q "^set arrow from 1, graph 0 to 1, graph 1 nohead" g.gp &&
 	grep -q "'\''node-a llama-8b 256'\'' 11" g.gp && grep -q "'\''node-b qwen-14b 4096'\'' 0" g.gp &&
-	grep -q "with xerrorbars" g.gp && grep -q "95% paired bootstrap interval, 10000 resamples, seed 1" g.gp &&
-	grep -q "node-a llama-8b 256" g.svg
+	grep -q "with xerrorbars" g.gp && grep -q "95% paired percentile bootstrap interval, 10000 resamples, seed 1" g.gp &&
+	grep -q "node-a llama-8b 256" g.svg &&
+	# the geometric mean of the ratios with a BCa interval: the table of the same options, named so
+	"$SWEEP" report dg.db --rows host,model,budget --metric tok_s --compare system=cache/baseline --stat geomean \
+		--interval bca --boot 2000 --format csv |
+		awk -F, "NR > 1 { print \$1 \" \" \$2 \" \" \$3 \"\t\" \$7 \"\t\" \$8 \"\t\" \$9 }" >want.geo &&
+	"$SWEEP" plot dg.db --rows host,model,budget --y tok_s --compare system=cache/baseline --stat geomean \
+		--interval bca --boot 2000 --out geo.svg >/dev/null &&
+	grep "^[0-9]" geo.dat | cut -f2- | cmp want.geo - && ! cmp -s want want.geo &&
+	grep -q "95% paired BCa bootstrap interval, 2000 resamples, seed 1" geo.gp &&
+	grep -q "tok_s cache/baseline, geometric mean of the ratios over paired units" geo.gp &&
+	test_must_fail "$SWEEP" plot dg.db --y tok_s --compare system=cache/baseline --stat median --out m.svg 2>err &&
+	grep -q "^sweep: --stat median: --compare takes mean" err && test ! -e m.dat
 '
 
 test_expect_success 'shares of a limit as a figure: each row, each class mean and t interval as a band' '
 	"$ROOT/examples/roofline.sh" "$T/rl.db" >/dev/null 2>&1 &&
 	"$SWEEP" report rl.db --rows host,model --metric tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
 		--summary=label.class --format csv >rl.csv &&
-	awk -F, "NR > 1 && \$1 !~ /^(median|min|max|mean|ci95|n) / { print \$1 \" \" \$2 \"\t\" \$7 }" rl.csv >want &&
+	awk -F, "NR > 1 && \$1 == \"\" { print \$2 \" \" \$3 \"\t\" \$8 }" rl.csv >want &&
 	test "$(wc -l <want)" = 15 &&
 	for c in consumer server; do
-		printf "%s\t%s\t%s\t%s\n" $c "$(grep "^mean ($c)" rl.csv | cut -d, -f7)" \
-			"$(grep "^ci95 lo ($c)" rl.csv | cut -d, -f7)" "$(grep "^ci95 hi ($c)" rl.csv | cut -d, -f7)" || return 1
-	done >want.bands &&
+		printf "%s\t%s\t%s\t%s\n" $c "$(grep "^mean,,,$c," rl.csv | cut -d, -f8)" \
+			"$(grep "^ci95 lo,,,$c," rl.csv | cut -d, -f8)" "$(grep "^ci95 hi,,,$c," rl.csv | cut -d, -f8)" ||
+			return 1
+	done >want.bands && test "$(cut -f2 want.bands)" = "$(printf "0.792723\n0.597119")" &&
 	for ext in png svg pdf; do
 		"$SWEEP" plot rl.db --rows host,model --y tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
 			--summary=label.class --out l.$ext >/dev/null && test -s l.$ext &&

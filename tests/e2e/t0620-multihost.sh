@@ -6,13 +6,7 @@
 . tests/e2e/lib.sh
 . tests/netns/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-	echo "ok - # SKIP network namespaces need root"
-	exit 0
-fi
-trap 'netns_down; rm -rf "$T"' EXIT
-netns_up 3 "$T" || { echo "not ok - setup: network namespaces"; exit 1; }
-export SWEEP_NETNS_MAP=$NETNS_MAP
+netns_test 3
 H1=$(netns_name 1) H2=$(netns_name 2) H3=$(netns_name 3)
 MPIRUN="timeout -k 10 120 mpirun --bind-to none $(netns_mpirun_opts)"
 ALL="--hostfile $NETNS_HOSTFILE"

@@ -45,7 +45,11 @@ test_expect_success 'submit --dry-run prints the job script and submits nothing'
 	grep -qx "#SBATCH --exclusive" script &&
 	grep -qx "#SBATCH --cpus-per-task=1" script &&
 	# a single job: no shards, the database itself, no branch for arrays, no help for template editors
-	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db $T/one.db  *--progress=60" script &&
+	grep -q "^mpirun .* $SWEEP run $T/grid.yaml --db $T/one.db  *--progress=60 --log \"\$log\"  *&$" script &&
+	# Slurm signals the script: it hands them on to mpirun as SIGUSR1, and waits for it
+	grep -qx "#SBATCH --signal=B:USR1@60" script &&
+	grep -qx "trap '\''kill -USR1 \$mpirun 2>/dev/null'\'' TERM INT USR1" script &&
+	grep -qx "while wait \"\$mpirun\"; rc=\$?; kill -0 \"\$mpirun\" 2>/dev/null; do :; done" script &&
 	! grep -q "shard\|SLURM_ARRAY\|^if \|^##\|placeholder\|curly" script &&
 	test "$(grep -c "^#" script)" = "$(grep -c "^#SBATCH " script | awk "{ print \$1 + 1 }")" &&
 	bash -n script &&
@@ -205,6 +209,30 @@ test_expect_success 'retry holds for an array: resubmitted, the shards run the r
 	db_sound fx.db
 '
 
+cat >bad.yaml <<'Y'
+sweep: bad
+kernel: debug.fail
+params:
+  mode: [error]
+  on: ["i=2"]
+  i: [1, 2, 3, 4, 5, 6]
+timing: {min_samples: 1, min_time: 0, max_noise: 1}
+max_attempts: 1
+Y
+
+test_expect_success 'an array task that quarantines a cell names it in its log, and the retry command' '
+	job=$("$SWEEP" submit bad.yaml --db bad.db --array 2 --ntasks-per-node 2 2>err) &&
+	slurm_wait "$job" 120 | sort >states &&
+	cat states &&
+	test "$(tr "\n" " " <states)" = "COMPLETED FAILED " &&
+	grep -l "cells quarantined" bad-${job}_*.log >logs &&
+	test "$(wc -l <logs)" = 1 &&
+	log=$(cat logs) &&
+	shard=${log#bad-${job}_} && shard=${shard%.log} &&
+	grep "^sweep: bad: " "$log" &&
+	grep -qx "sweep: bad: 1 cells quarantined: {\"mode\":\"error\",\"on\":\"i=2\",\"i\":2,\"ms\":0} (launch: debug.fail: failing on purpose); to measure them again: sweep retry $T/bad.shard-$shard.db --sweep bad --state quarantined, then run again" "$log"
+'
+
 cat >slow.yaml <<'Y'
 sweep: slow
 kernel: sleep
@@ -227,6 +255,8 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	test "$(slurm_wait "$job" 180)" = COMPLETED &&
 	grep -v "^[0-9]*/" slow-$job.log | tail -8 &&
 	grep -q "DUE TO JOB REQUEUE" slow-$job.log &&
+	# sweep said so itself before the job went
+	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
 	test "$(sql rq.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 40 &&
 	test "$(sql rq.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
 		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
@@ -237,4 +267,65 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	test "$(sql rq.db "SELECT group_concat(restarts) FROM (SELECT restarts FROM slurm_runs ORDER BY run)")" = \
 		"0,1" &&
 	db_sound rq.db
+'
+
+# attempts_used DB: 0 when every cell has as many attempts as it has results (none charged for nothing).
+attempts_used() { sql "$1" "SELECT count(*) FROM cells c WHERE c.attempts != (SELECT count(*) FROM results r
+	WHERE r.cell = c.id)"; }
+
+# sweep: what status prints for a resubmit, run here.
+sweep() { "$SWEEP" "$@"; }
+
+test_expect_success 'scancel --batch --signal=TERM reaches sweep: its line in the log; status says how to resume' '
+	job=$("$SWEEP" submit slow.yaml --db sc.db --ntasks-per-node 2 --no-requeue 2>err) &&
+	wait_for 60 some_done sc.db &&
+	scancel --batch --signal=TERM "$job" &&
+	test "$(slurm_wait "$job" 60)" = FAILED &&
+	grep -v "^[0-9]*/" slow-$job.log | tail -4 &&
+	grep -q "^sweep: slow: interrupted by SIGUSR1: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
+	test "$(sql sc.db "SELECT status FROM runs")" = interrupted &&
+	test "$(attempts_used sc.db)" = 0 &&
+	left=$(sql sc.db "SELECT count(*) FROM cells WHERE state = '\''planned'\''") &&
+	test "$left" -gt 0 &&
+	"$SWEEP" status sc.db >st &&
+	sed -n "/^to resume/,\$p" st >resume &&
+	cat resume &&
+	test "$(head -1 resume)" = "to resume (no run is writing the database; the latest, run 1, interrupted):" &&
+	test "$(sed -n 2p resume)" = "  $left cells to do" &&
+	test "$(sed -n 3p resume)" = "  Slurm job $job is FAILED; resubmit it: cd $T && sweep submit --db sc.db --ntasks-per-node 2 --no-requeue slow.yaml" &&
+	test "$(sed -n 4p resume)" = "  or run it again as run 1 was: sweep run --db $T/sc.db --progress=60 --log $T/slow-$job.log $T/slow.yaml" &&
+	# the resubmit, as printed: the sweep finishes, each cell once
+	cmd=$(sed -n "s/^  Slurm job .*; resubmit it: //p" resume) &&
+	again=$(eval "$cmd" 2>err2 | tail -1) &&
+	test "$(slurm_wait "$again" 120)" = COMPLETED &&
+	test "$(sql sc.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 40 &&
+	test "$(attempts_used sc.db)" = 0 &&
+	"$SWEEP" status sc.db >st2 &&
+	! grep -q "^to resume" st2
+'
+
+test_expect_success 'scancel JOB: sweep'\''s line lands in the log before the job goes' '
+	job=$("$SWEEP" submit slow.yaml --db pc.db --ntasks-per-node 2 --no-requeue 2>err) &&
+	wait_for 60 some_done pc.db &&
+	scancel "$job" &&
+	test "$(slurm_wait "$job" 60)" = CANCELLED &&
+	grep -v "^[0-9]*/" slow-$job.log | tail -4 &&
+	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
+	test "$(sql pc.db "SELECT status FROM runs")" = interrupted &&
+	test "$(attempts_used pc.db)" = 0
+'
+
+test_expect_success 'a job killed outright: status says the run is gone and how to resume' '
+	job=$("$SWEEP" submit slow.yaml --db kc.db --ntasks-per-node 2 --no-requeue 2>err) &&
+	wait_for 60 some_done kc.db &&
+	# as the OOM killer or a lost node would: mpirun and the ranks at once, no word said
+	kill -9 $(pgrep -f "db $T/kc.db") &&
+	slurm_wait "$job" 60 &&
+	test "$(sql kc.db "SELECT status FROM runs")" = running &&
+	"$SWEEP" status kc.db >st &&
+	sed -n "/^to resume/,\$p" st >resume &&
+	cat resume &&
+	test "$(head -1 resume)" = "to resume (no run is writing the database; the latest, run 1, is gone (was running)):" &&
+	grep -q "^  Slurm job $job is [A-Z]*; resubmit it: cd $T && sweep submit --db kc.db --ntasks-per-node 2 --no-requeue slow.yaml$" resume &&
+	grep -qx "  or run it again as run 1 was: sweep run --db $T/kc.db --progress=60 --log $T/slow-$job.log $T/slow.yaml" resume
 '

@@ -53,8 +53,8 @@ test_expect_success 'the 25-row share table with class summaries, values checked
 	"$SWEEP" report s.db --rows host --metric gbs --limit host_read_gbs --summary=label.class \
 		--format csv >share.csv 2>share.err &&
 	cat share.csv &&
-	head -1 share.csv | grep -qx "host,label.class,n,gbs,limit,share" &&
-	test "$(grep -c "^swp" share.csv)" = $N &&
+	head -1 share.csv | grep -qx "stat,host,label.class,n,gbs,limit,share" &&
+	test "$(grep -c "^,swp" share.csv)" = $N &&
 	# each row: its limit is its host'\''s probe, and the share is gbs / limit
 	sql s.db "SELECT h.hostname, p.value FROM probes p JOIN hosts h ON h.id = p.host" >limits &&
 	python3 - <<-\EOF &&
@@ -67,12 +67,13 @@ test_expect_success 'the 25-row share table with class summaries, values checked
 	    assert abs(float(r["limit"]) / want - 1) < 1e-5, (r, want)
 	    assert abs(float(r["share"]) / (float(r["gbs"]) / want) - 1) < 1e-4, r
 	EOF
-	python3 "$ROOT/tests/summary_check.py" share.csv >check &&
+	# one row a host: the summary is over hosts, whether each row or each host is the unit
+	python3 "$ROOT/tests/summary_check.py" share.csv --group label.class --unit host >check &&
 	cat check &&
 	# 3 classes x 7 statistics x 3 columns (gbs, limit, share)
 	grep -qx "checked 63 summary cells" check &&
-	test "$(grep "^n (" share.csv | cut -d, -f1,4 | tr "\n" " ")" = \
-		"n (cloud),5 n (consumer),10 n (server),10 "
+	test "$(grep "^n," share.csv | cut -d, -f3,5 | tr "\n" " ")" = "cloud,5 consumer,10 server,10 " &&
+	! grep -q "warning\|share a host" share.err
 '
 
 cat >"$T/g.yaml" <<'Y'

@@ -68,7 +68,7 @@ test_expect_success 'a gang larger than the run is reported and waits; the rest 
 	grep -v "^\[" err | tail -5 &&
 	grep -q "needs 5 workers on one host; this run has at most 3" err &&
 	grep -q "^sweep: big: 1 cells ok, 0 quarantined, 1 not run;" err &&
-	grep -q "^sweep: 1 cells wait for hosts, GPUs or gangs that were not in this run$" err &&
+	grep -q "^sweep: big: 1 cells wait for hosts, GPUs or gangs that were not in this run: gangs larger than a host here (1); run again with them to measure those$" err &&
 	test "$(sql big.db "SELECT json_extract(params, '\''$.gpus'\'') FROM cells WHERE state = '\''ok'\''")" = 2 &&
 	test "$(sql big.db "SELECT state FROM cells WHERE json_extract(params, '\''$.gpus'\'') = 5")" = planned
 '

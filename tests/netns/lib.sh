@@ -39,16 +39,46 @@ netns_up() {
 		echo "$(netns_addr "$i") $ns" >>"$NETNS_MAP"
 		echo "$(netns_addr "$i") slots=$NETNS_SLOTS" >>"$NETNS_HOSTFILE"
 	done
-	# Both ends of every veth up (bounded: 50 x 0.1 s); a bridge without STP forwards at once.
+	# Both ends of every veth up; a bridge without STP forwards at once.
 	for i in $(seq 1 "$n"); do
-		local tries=0
-		until [ "$(cat "/sys/class/net/swv$$-$i/operstate" 2>/dev/null)" = up ] &&
-		      ip -n "$(netns_name "$i")" -br link show eth0 | grep -qw UP; do
-			tries=$((tries + 1))
-			[ $tries -lt 50 ] || { echo "netns: host $i: link not up" >&2; return 1; }
-			sleep 0.1
-		done
+		netns_link_up "$i" || return 1
 	done
+}
+
+# netns_test N: the start of a test script on N hosts: skipped (ok) without root; else the hosts made (not
+# ok, and out, when that fails), taken down when the script exits, their map exported for tests/netns/rsh.
+netns_test() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "ok - # SKIP network namespaces need root"
+		exit 0
+	fi
+	trap 'netns_down; rm -rf "$T"' EXIT
+	netns_up "$1" "$T" || { echo "not ok - setup: network namespaces"; exit 1; }
+	export SWEEP_NETNS_MAP=$NETNS_MAP
+}
+
+# netns_link_up I: wait until both ends of host I's veth are up (bounded: 50 x 0.1 s).
+netns_link_up() {
+	local tries=0
+	until [ "$(cat "/sys/class/net/swv$$-$1/operstate" 2>/dev/null)" = up ] &&
+	      ip -n "$(netns_name "$1")" -br link show eth0 | grep -qw UP; do
+		tries=$((tries + 1))
+		[ $tries -lt 50 ] || { echo "netns: host $1: link not up" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
+# netns_cut I: host I drops off the network, as a pulled cable would: its veth goes down, nothing it
+# sends or is sent arrives, and no connection is closed. netns_mend I brings it back.
+netns_cut() { ip link set "swv$$-$1" down; }
+netns_mend() { ip link set "swv$$-$1" up && netns_link_up "$1"; }
+
+# netns_procs I: the commands of the processes left in host I's namespace, one line each.
+netns_procs() {
+	local pids
+	pids=$(ip netns pids "$(netns_name "$1")" 2>/dev/null)
+	[ -z "$pids" ] || ps -o comm= -p $pids 2>/dev/null
+	return 0
 }
 
 # netns_kill I: SIGKILL every process in host I's namespace (bounded: 20 rounds).
@@ -76,8 +106,10 @@ netns_down() {
 }
 
 # The options mpirun needs to reach these hosts: the agent, and TCP only on the test subnet (the hostfile
-# is the caller's: $NETNS_HOSTFILE for all of them).
+# is the caller's: $NETNS_HOSTFILE for all of them); and the keepalive the README gives, with which Open
+# MPI notices a host that dropped off the network and ends the job.
 netns_mpirun_opts() {
 	echo "--mca plm_rsh_agent $ROOT/tests/netns/rsh --mca oob_tcp_if_include $NETNS_CIDR" \
-		"--mca btl_tcp_if_include $NETNS_CIDR --mca btl self,vader,tcp"
+		"--mca btl_tcp_if_include $NETNS_CIDR --mca btl self,vader,tcp" \
+		"--mca oob_tcp_keepalive_time 10 --mca oob_tcp_keepalive_intvl 5 --mca oob_tcp_keepalive_probes 5"
 }

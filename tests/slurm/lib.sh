@@ -4,20 +4,10 @@
 # foreground (-D) in the background of the test, with a generated slurm.conf, state and spool under DIR,
 # and exports SLURM_CONF so that sbatch, squeue and scontrol talk to this cluster only. The node is this
 # machine ($(hostname), CPUs from nproc); ports come from the process id. slurm_down cancels the jobs,
-# waits for them and stops the daemons (call it from a trap). Every wait is bounded.
+# waits for them and stops the daemons (call it from a trap). Every wait is bounded (wait_for, e2e/lib.sh).
 
 SLURM_PIDS=""
 SLURM_DIR=""
-
-# wait_for SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds; 1 when time runs out.
-wait_for() {
-	local end=$(($(date +%s) + $1))
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
 
 slurm_up() {
 	local dir=$1 host port

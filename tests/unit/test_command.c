@@ -11,7 +11,9 @@
 #include "command.h"
 #include "test.h"
 
-#define PROG "tests/progs/metrics.sh"
+/* tests/progs/metrics.sh, made absolute: the tests run in a folder of their own (files they write). */
+static char prog[4096];
+#define PROG prog
 
 static void test_expand(void)
 {
@@ -96,6 +98,15 @@ static double item(const struct result *r, const char *it, const char *m, int *c
 	return v;
 }
 
+/* Run argv (argc words) with the n regex metrics re into c->r. */
+static void run_regex(struct ct *c, char **argv, int argc, struct spec_regex *re, int n)
+{
+	ct_init(c, argv, argc, METRICS_REGEX);
+	c->s.regex = re;
+	c->s.nregex = n;
+	command_run(&c->w, &c->t, &c->r);
+}
+
 static void test_json(void)
 {
 	char *argv[] = { "sh", PROG, "json" };
@@ -167,38 +178,107 @@ static void test_items(void)
 
 	ct_init(&c, argv, 4, METRICS_JSON);
 	command_run(&c.w, &c.t, &c.r);
-	CHECK(c.r.status == RESULT_ERROR && c.r.error && strstr(c.r.error, "no items"),
+	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "no items"),
 	      "{item} without items: '%s'", c.r.error);
 	result_release(&c.r);
 }
 
+/* Several matches of a regex in one run: an error by default, or the first, the last, or an item each. */
 static void test_regex(void)
 {
 	char *argv[] = { "sh", PROG, "text" };
 	struct spec_regex re[] = {
-		{ "time", "time: ([0-9.]+)" },
-		{ "tput", "throughput=([0-9.]+)" },
+		{ .name = "time", .pattern = "time: ([0-9.]+)", .groups = 1 },
+		{ .name = "tput", .pattern = "throughput=([0-9.]+)", .groups = 1 },
 	};
 	struct ct c;
+	int n;
 
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 2;
-	command_run(&c.w, &c.t, &c.r);
-	CHECK_INT(c.r.status, RESULT_OK, "regex command runs");
-	CHECK_NEAR(metric(&c.r, "time"), (1.5 + 2.5 + 3.0) / 3, 1e-12,
-		   "time: mean of every match, two on a line");
-	CHECK_NEAR(metric(&c.r, "tput"), 10, 0, "tput");
+	run_regex(&c, argv, 3, re, 2);
+	CHECK_INT(c.r.status, RESULT_INVALID, "three matches of a regex that must match once: no run can help");
+	CHECK_STR(c.r.error, "metric 'time': regex 'time: ([0-9.]+)' matched 3 times in one run (stdout lines 1, "
+		  "2, 2): say which with match: first, last or each", "the error names the lines");
+	result_release(&c.r);
+
+	re[0].match = MATCH_FIRST;
+	run_regex(&c, argv, 3, re, 2);
+	CHECK_INT(c.r.status, RESULT_OK, "match: first");
+	CHECK_NEAR(metric(&c.r, "time"), 1.5, 0, "the first match");
+	CHECK_NEAR(metric(&c.r, "tput"), 10, 0, "tput matched once");
 	CHECK_INT(c.r.nitems, 0, "no items without {item}");
 	result_release(&c.r);
 
+	re[0].match = MATCH_LAST;
+	run_regex(&c, argv, 3, re, 1);
+	CHECK_NEAR(metric(&c.r, "time"), 3.0, 0, "match: last");
+	result_release(&c.r);
+
+	re[0].match = MATCH_EACH;
+	run_regex(&c, argv, 3, re, 1);
+	CHECK_INT(c.r.nitems, 3, "match: each: an item each");
+	CHECK_NEAR(item(&c.r, "1", "time", &n), 1.5, 0, "item 1 is the first match");
+	CHECK_NEAR(item(&c.r, "3", "time", &n), 3.0, 0, "item 3 the second on line 2");
+	CHECK_NEAR(metric(&c.r, "time"), (1.5 + 2.5 + 3.0) / 3, 1e-12, "the cell's value: the mean over items");
+	result_release(&c.r);
+
 	re[0].pattern = "time: ([0-9.]+";
-	ct_init(&c, argv, 3, METRICS_REGEX);
-	c.s.regex = re;
-	c.s.nregex = 1;
-	command_run(&c.w, &c.t, &c.r);
-	CHECK(c.r.status == RESULT_ERROR && c.r.error && strstr(c.r.error, "bad regex"), "bad regex: '%s'",
+	run_regex(&c, argv, 3, re, 1);
+	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "bad regex"), "bad regex: '%s'",
 	      c.r.error);
+	result_release(&c.r);
+}
+
+/* match: each with two groups names items; values with units; stderr and files as sources. */
+static void test_regex_sources(void)
+{
+	char *argv[] = { "sh", "-c", "echo 'BM_a/8 158 ns'; echo 'BM_b/8 11.9 us'; echo 'BM_c 1.41 ms';"
+				     "echo 'read: IOPS=16.1k, BW=62.9MiB/s' >&2; echo 'Mean: 2.5 s' >out-{cell}.txt" };
+	char *quiet[] = { "sh", "-c", "echo 'Mean: 1 s'" };
+	struct spec_regex re[] = {
+		{ .name = "time", .pattern = "^(BM_[^ ]+) ([0-9.]+ [a-z]+)$", .groups = 2, .match = MATCH_EACH,
+		  .unit = "s" },
+		{ .name = "iops", .pattern = "IOPS=([0-9.]+k?)", .groups = 1, .unit = "1",
+		  .src = { FROM_STDERR, NULL } },
+		{ .name = "bw", .pattern = "BW=([0-9.]+[A-Za-z/]+)", .groups = 1, .unit = "MB/s",
+		  .src = { FROM_STDERR, NULL } },
+		{ .name = "mean", .pattern = "Mean: (.*)", .groups = 1, .unit = "ms",
+		  .src = { FROM_FILE, "out-{cell}.txt" } },
+	};
+	struct ct c;
+	int n;
+
+	run_regex(&c, argv, 3, re, 4);
+	CHECK(c.r.status == RESULT_OK, "units, stderr and a file: '%s'", c.r.error ? c.r.error : "");
+	CHECK_NEAR(item(&c.r, "BM_a/8", "time", &n), 158e-9, 1e-20, "158 ns in seconds, item from group 1");
+	CHECK_NEAR(item(&c.r, "BM_b/8", "time", &n), 11.9e-6, 1e-18, "11.9 us");
+	CHECK_NEAR(item(&c.r, "BM_c", "time", &n), 1.41e-3, 1e-15, "1.41 ms");
+	CHECK_NEAR(metric(&c.r, "iops"), 16100, 1e-9, "IOPS=16.1k from stderr, a count");
+	CHECK_NEAR(metric(&c.r, "bw"), 62.9 * 1048576 / 1e6, 1e-9, "MiB/s into MB/s");
+	CHECK_NEAR(metric(&c.r, "mean"), 2500, 1e-9, "from the file the command wrote, in ms");
+	result_release(&c.r);
+	unlink("out-0123456789abcdef.txt");
+
+	re[0].unit = NULL;
+	run_regex(&c, argv, 3, re, 1);
+	CHECK_INT(c.r.status, RESULT_INVALID, "a value with a unit where none is declared");
+	CHECK_STR(c.r.error, "metric 'time': '158 ns': not a number (declare its unit: unit: ...) (stdout line 1: "
+		  "'BM_a/8 158 ns')", "says so, with the line");
+	result_release(&c.r);
+
+	re[1].unit = "s";
+	run_regex(&c, argv, 3, re + 1, 1);
+	CHECK_STR(c.r.error, "metric 'iops': '16.1k': 'k' is not a unit of 's' (stderr line 1: 'read: "
+		  "IOPS=16.1k, BW=62.9MiB/s')", "a unit that does not convert");
+	result_release(&c.r);
+
+	ct_init(&c, quiet, 3, METRICS_REGEX);
+	c.s.regex = re + 3;
+	c.s.nregex = 1;
+	c.t.key = "nowhere/x";
+	unlink("out-0123456789abcdef.txt");
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "cannot read 'out-nowhere/x.txt', which "
+	      "the command was to write"), "a file the command did not write: '%s'", c.r.error);
 	result_release(&c.r);
 }
 
@@ -208,18 +288,24 @@ static void test_strict_metrics(void)
 	static const struct {
 		const char *line, *error;
 	} bad[] = {
-		{ "{\"x\": NaN}", "metrics: not a JSON object: " },
-		{ "{\"x\": 1e999}", "metrics: not a JSON object: " },
-		{ "{\"x\": 1", "metrics: not a JSON object: " },
-		{ "{\"x\": 1}garbage", "metrics: not a JSON object: " },
-		{ "{\"x\": 1, \"x\": 2}", "metrics: not a JSON object: " },
+		{ "{\"x\": NaN}", "metrics: not JSON: expected a value" },
+		{ "{\"x\": 1e999}", "metrics: not JSON: number out of range" },
+		{ "{\"x\": 1", "metrics: not JSON: " },
+		{ "{\"x\": 1}garbage", "metrics: not JSON: text after the JSON value" },
+		{ "{\"x\": 1, \"x\": 2}", "metrics: not JSON: duplicate key 'x'" },
 		{ "{\"x\": null}", "metric 'x' is null, not a number" },
 	};
 	char *argv[] = { "sh", PROG, "bad", NULL };
 	char *none[] = { "sh", PROG, "none" };
 	char *text[] = { "sh", PROG, "text" };
-	struct spec_regex word[] = { { "time", "time: ([0-9.]+)" }, { "word", "time: ([a-z]+)" } };
-	struct spec_regex never[] = { { "time", "time: ([0-9.]+)" }, { "never", "zzz([0-9]+)" } };
+	struct spec_regex word[] = {
+		{ .name = "time", .pattern = "time: ([0-9.]+)", .groups = 1, .match = MATCH_FIRST },
+		{ .name = "word", .pattern = "time: ([a-z]+)", .groups = 1 },
+	};
+	struct spec_regex never[] = {
+		{ .name = "time", .pattern = "time: ([0-9.]+)", .groups = 1, .match = MATCH_LAST },
+		{ .name = "never", .pattern = "zzz([0-9]+)", .groups = 1 },
+	};
 	struct ct c;
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -229,7 +315,7 @@ static void test_strict_metrics(void)
 		ct_init(&c, argv, 4, METRICS_JSON);
 		command_run(&c.w, &c.t, &c.r);
 		snprintf(want, sizeof(want), "(stdout line 2: '%s')", bad[i].line);
-		CHECK(c.r.status == RESULT_ERROR && c.r.error && strstr(c.r.error, bad[i].error) &&
+		CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, bad[i].error) &&
 		      strstr(c.r.error, want), "%s fails the cell: '%s'", bad[i].line, c.r.error);
 		result_release(&c.r);
 	}
@@ -239,20 +325,280 @@ static void test_strict_metrics(void)
 		  "metrics: json and no JSON line fails");
 	result_release(&c.r);
 
-	ct_init(&c, text, 3, METRICS_REGEX);
-	c.s.regex = word;
-	c.s.nregex = 2;
-	command_run(&c.w, &c.t, &c.r);
-	CHECK_STR(c.r.error, "metric 'word': 'bogus' is not a finite number (stdout line 3: 'throughput=10.0 "
+	run_regex(&c, text, 3, word, 2);
+	CHECK_STR(c.r.error, "metric 'word': 'bogus': not a number (stdout line 3: 'throughput=10.0 "
 		  "GB/s time: bogus')", "a capture that is not a number fails, naming the line");
 	result_release(&c.r);
 
-	ct_init(&c, text, 3, METRICS_REGEX);
-	c.s.regex = never;
-	c.s.nregex = 2;
-	command_run(&c.w, &c.t, &c.r);
+	run_regex(&c, text, 3, never, 2);
 	CHECK_STR(c.r.error, "metric 'never': regex 'zzz([0-9]+)' matched no line of stdout (3 lines)",
 		  "a declared regex that never matches fails");
+	result_release(&c.r);
+}
+
+/* The file path holds text; the command that prints it. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+#define GBENCH_JSON "gbench.json"
+
+/* A Google Benchmark document: context, then records of iterations (a name repeated) and aggregates. */
+static const char gbench[] =
+	"{\n  \"context\": {\"date\": \"2024\", \"num_cpus\": 2, \"caches\": [{\"size\": 32768}]},\n"
+	"  \"benchmarks\": [\n"
+	"    {\"name\": \"BM_Sum/1024\", \"run_type\": \"iteration\", \"real_time\": 1160.0, \"cpu_time\": 1150.0,\n"
+	"     \"time_unit\": \"ns\"},\n"
+	"    {\"name\": \"BM_Sum/1024\", \"run_type\": \"iteration\", \"real_time\": 1167.0, \"cpu_time\": 1157.0,\n"
+	"     \"time_unit\": \"ns\"},\n"
+	"    {\"name\": \"BM_Sum/1024_mean\", \"run_type\": \"aggregate\", \"real_time\": 1163.5,\n"
+	"     \"cpu_time\": 1153.5, \"time_unit\": \"ns\"},\n"
+	"    {\"name\": \"BM_Big\", \"run_type\": \"iteration\", \"real_time\": 2.5, \"cpu_time\": 2.0,\n"
+	"     \"time_unit\": \"ms\"}\n"
+	"  ]\n}\n";
+
+static void json_spec(struct ct *c, char **argv, int argc, const char *records, const char *item,
+		      struct spec_jmetric *jm, int n)
+{
+	ct_init(c, argv, argc, METRICS_SELECT);
+	c->s.json_records = (char *)records;
+	c->s.json_item = (char *)item;
+	c->s.jmetrics = jm;
+	c->s.njmetrics = n;
+}
+
+/* JSON documents: records and values by path, units from a field, items, and what fails naming the path. */
+static void test_json_select(void)
+{
+	char *argv[] = { "cat", GBENCH_JSON };
+	struct spec_jmetric jm[] = {
+		{ .name = "real_time", .path = "real_time", .unit = "s", .unit_path = "time_unit" },
+		{ .name = "cpu", .path = "cpu_time" },
+	};
+	struct ct c;
+	int n;
+
+	write_file(GBENCH_JSON, gbench);
+	json_spec(&c, argv, 2, "benchmarks[*]", "name", jm, 2);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_OK, "a multi-line document: '%s'", c.r.error ? c.r.error : "");
+	CHECK_NEAR(item(&c.r, "BM_Sum/1024", "real_time", &n), 1163.5e-9, 1e-18,
+		   "two repetitions of one name: their mean, in seconds");
+	CHECK_INT(n, 1, "one row for the name");
+	CHECK_NEAR(item(&c.r, "BM_Sum/1024_mean", "real_time", &n), 1163.5e-9, 1e-18, "the aggregate: its own item");
+	CHECK_NEAR(item(&c.r, "BM_Big", "real_time", &n), 2.5e-3, 1e-15, "ms by its time_unit");
+	CHECK_NEAR(item(&c.r, "BM_Big", "cpu", &n), 2.0, 0, "no unit declared: as written");
+	CHECK_INT(c.r.nitems, 6, "three items, two metrics");
+	result_release(&c.r);
+
+	json_spec(&c, argv, 2, "benchmarks[run_type=iteration]", "name", jm, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_OK && c.r.nitems == 2, "a filter keeps the iterations: %zu items", c.r.nitems);
+	result_release(&c.r);
+
+	json_spec(&c, argv, 2, "benchmarks[*]", NULL, jm, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_INVALID, "several records and no item");
+	CHECK_STR(c.r.error, "metrics: json 'benchmarks[*]' selected 4 records in stdout: name each with item: "
+		  "PATH", "says how to name them");
+	result_release(&c.r);
+
+	json_spec(&c, argv, 2, "benchmarks[-1]", NULL, jm, 2);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_OK && c.r.nitems == 0, "[-1]: the last record, no item");
+	CHECK_NEAR(metric(&c.r, "real_time"), 2.5e-3, 1e-15, "a cell metric");
+	result_release(&c.r);
+
+	json_spec(&c, argv, 2, "benchmarks[*]", "name", jm + 1, 1);
+	jm[1].path = "cpu_tme";
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_INVALID, "a missing value: no run can bring it");
+	CHECK(c.r.error && !strncmp(c.r.error, "metric 'cpu': 'cpu_tme' is missing in record 1 of 'benchmarks[*]' "
+	      "(stdout line 1: {\"name\":\"BM_Sum/1024\"", 80), "names the path and the record: '%s'", c.r.error);
+	result_release(&c.r);
+
+	jm[1].path = "context";
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.error && strstr(c.r.error, "metric 'cpu': 'context' is an object, not a number in record 1 of "
+	      "'.'"), "a nested value is no number: '%s'", c.r.error);
+	result_release(&c.r);
+
+	jm[1].path = "context.caches[0].size";
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_NEAR(metric(&c.r, "cpu"), 32768, 0, "'.': the document is the record; a nested path");
+	result_release(&c.r);
+
+	jm[1].path = "context.date";
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_NEAR(metric(&c.r, "cpu"), 2024, 0, "a string that is a number");
+	result_release(&c.r);
+
+	jm[1].path = "benchmarks[run_type=aggregate].time_unit";
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.error && strstr(c.r.error, "'benchmarks[run_type=aggregate].time_unit' is \"ns\": not a number"),
+	      "a string that is no number: '%s'", c.r.error);
+	result_release(&c.r);
+
+	jm[1].path = "benchmarks[run_type=iteration].name";
+	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.error && strstr(c.r.error, "selects 3 values"), "a filter matching three: '%s'", c.r.error);
+	result_release(&c.r);
+
+	json_spec(&c, argv, 2, "results[*]", NULL, jm + 1, 1);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_STR(c.r.error, "metrics: json 'results[*]' selected no record in stdout (1 JSON documents)",
+		  "no record");
+	result_release(&c.r);
+	unlink(GBENCH_JSON);
+}
+
+/* argv with the records [*] of the file {cell}.json (cell "cellfile"), items named by k, metric jm. */
+static void json_file_run(struct ct *c, char **argv, int argc, struct spec_jmetric *jm)
+{
+	json_spec(c, argv, argc, "[*]", "k", jm, 1);
+	c->s.json_src = (struct spec_source){ FROM_FILE, "{cell}.json" };
+	c->t.key = "cellfile";
+	command_run(&c->w, &c->t, &c->r);
+}
+
+/* JSON from stderr and from a file the command writes; a file left by an earlier run is not read. */
+static void test_json_sources(void)
+{
+	char *err[] = { "sh", "-c", "echo log; echo '{\"x\": 1,' >&2; echo ' \"y\": {\"v\": 7}}' >&2" };
+	char *file[] = { "sh", "-c", "echo '[{\"k\": \"a\", \"v\": 2}, {\"k\": 3, \"v\": 4}]' >{cell}.json" };
+	char *nothing[] = { "true" };
+	struct spec_jmetric jm[] = { { .name = "y", .path = "y.v" }, { .name = "v", .path = "v" } };
+	struct ct c;
+	int n;
+
+	json_spec(&c, err, 3, ".", NULL, jm, 1);
+	c.s.json_src.from = FROM_STDERR;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_OK, "a document on stderr: '%s'", c.r.error ? c.r.error : "");
+	CHECK_NEAR(metric(&c.r, "y"), 7, 0, "its value");
+	result_release(&c.r);
+
+	json_file_run(&c, file, 3, jm + 1);
+	CHECK(c.r.status == RESULT_OK, "a document in a file: '%s'", c.r.error ? c.r.error : "");
+	CHECK_NEAR(item(&c.r, "a", "v", &n), 2, 0, "a top-level array's records");
+	CHECK_NEAR(item(&c.r, "3", "v", &n), 4, 0, "a number names an item");
+	result_release(&c.r);
+
+	json_file_run(&c, nothing, 1, jm + 1);
+	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "cannot read "
+	      "'cellfile.json', which the command was to write: No such file"),
+	      "the file the last run left is removed before the run: '%s'", c.r.error);
+	result_release(&c.r);
+}
+
+/* runs: N under the stopping rule, warm-up runs, prepare and cleanup around each run, and their usage. */
+static void test_runs(void)
+{
+	char *argv[] = { "sh", "-c", "echo run >>runs.log; "
+				     "echo '{\"v\": 1}'; i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done" };
+	char *prepare[] = { "sh", "-c", "echo prepare >>runs.log" };
+	char *cleanup[] = { "sh", "-c", "echo cleanup >>runs.log" };
+	char *fail[] = { "sh", "-c", "echo no space left >&2; exit 3" };
+	struct strbuf log = STRBUF_INIT;
+	struct ct c;
+
+	unlink("runs.log");
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.runs = 4;
+	c.s.warmup_runs = 2;
+	c.s.prepare = prepare;
+	c.s.nprepare = 3;
+	c.s.cleanup = cleanup;
+	c.s.ncleanup = 3;
+	c.s.timing = (struct spec_timing){ .min_time = 0, .max_noise = 0, .timeout = 100, .max_samples = 5 };
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_OK, "runs: '%s'", c.r.error ? c.r.error : "");
+	CHECK_INT(c.r.nsamples, 5, "noise 0 is never met: max_samples 5 ends the runs");
+	CHECK_INT(c.r.stop, STOP_MAX_SAMPLES, "and is the rule stored");
+	CHECK_INT(c.r.launches, 1, "a run a sample");
+	CHECK(c.r.warmup > 0, "the warm-up runs' time: %g s", c.r.warmup);
+	CHECK(c.r.usage && c.r.usage[0].user + c.r.usage[0].sys > 0 && c.r.usage[4].user + c.r.usage[4].sys > 0,
+	      "every run's CPU time: %g + %g s", c.r.usage ? c.r.usage[4].user : -1, c.r.usage ? c.r.usage[4].sys : -1);
+	CHECK(c.r.usage && c.r.usage[2].rss > 100000, "every run's peak RSS: %g bytes", c.r.usage ? c.r.usage[2].rss : -1);
+	CHECK_NEAR(metric(&c.r, "v"), 1, 0, "metrics of the kept runs");
+	sb_read_file(&log, "runs.log");
+	CHECK_STR(log.buf, "prepare\nrun\ncleanup\nprepare\nrun\ncleanup\nprepare\nrun\ncleanup\nprepare\nrun\ncleanup\n"
+		  "prepare\nrun\ncleanup\nprepare\nrun\ncleanup\nprepare\nrun\ncleanup\n",
+		  "2 warm-up and 5 kept runs, each between prepare and cleanup");
+	sb_release(&log);
+	result_release(&c.r);
+
+	/* The timeout ends the runs only once runs: N are in. */
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.runs = 3;
+	c.s.timing = (struct spec_timing){ .min_time = 0, .max_noise = 0, .timeout = 1e-9, .max_samples = 100 };
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.nsamples == 3 && c.r.stop == STOP_TIMEOUT, "3 runs, then the timeout: %d, stop %d",
+	      c.r.nsamples, (int)c.r.stop);
+	CHECK(isnan(c.r.warmup), "no warm-up run");
+	result_release(&c.r);
+
+	/* Without runs: one run, no stopping rule, no noise target. */
+	ct_init(&c, argv, 3, METRICS_JSON);
+	command_run(&c.w, &c.t, &c.r);
+	CHECK(c.r.nsamples == 1 && c.r.stop == STOP_NONE && c.r.launches == 0 && c.r.usage, "one run, usage kept");
+	result_release(&c.r);
+
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.prepare = fail;
+	c.s.nprepare = 3;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_ERROR, "a failed prepare fails the cell, to be tried again");
+	CHECK_STR(c.r.error, "prepare: exit 3: no space left", "saying so");
+	CHECK_INT(c.r.nsamples, 0, "no run");
+	result_release(&c.r);
+
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.cleanup = fail;
+	c.s.ncleanup = 3;
+	command_run(&c.w, &c.t, &c.r);
+	CHECK_STR(c.r.error, "cleanup: exit 3: no space left", "a failed cleanup too");
+	result_release(&c.r);
+	unlink("runs.log");
+}
+
+/* The longest a cell may take, which the worker waits for before it takes its executor for hung. */
+static void test_limit(void)
+{
+	char *argv[] = { "x", "{item}" }, *items[] = { "a", "b", "c" }, *helper[] = { "sync" };
+	struct ct c;
+
+	ct_init(&c, argv, 2, METRICS_NONE);
+	c.s.timeout = 10;
+	c.s.runs = 4;
+	c.s.warmup_runs = 2;
+	c.s.prepare = c.s.cleanup = helper;
+	c.s.nprepare = c.s.ncleanup = 1;
+	c.s.timing.timeout = 15;
+	c.s.items = items;
+	c.s.nitems = 3;
+	/* per item: (2 warm-up + 4 runs + 1 past the deadline) x (10 s + 2 s SIGKILL grace + 1 s drain) x 3
+	 * programs (prepare, the run, cleanup), and timing's 15 s */
+	CHECK_NEAR(command_limit(&c.s), 3 * (7 * 13 * 3 + 15), 1e-12, "three items of runs, warm-up, helpers");
+	c.s.command[1] = "x";
+	c.s.runs = 0;
+	c.s.warmup_runs = 0;
+	c.s.prepare = c.s.cleanup = NULL;
+	c.s.nprepare = c.s.ncleanup = 0;
+	CHECK_NEAR(command_limit(&c.s), 13, 1e-12, "one run, no items: its timeout and graces");
+	c.s.timeout = 0;
+	CHECK(isinf(command_limit(&c.s)), "no timeout, no limit");
 	result_release(&c.r);
 }
 
@@ -428,18 +774,31 @@ static void test_worker(void)
 
 int main(void)
 {
-	if (access(PROG, R_OK)) {
-		CHECK(0, "%s not found: run from the repository root", PROG);
+	char dir[] = "/tmp/test_command.XXXXXX";
+
+	if (!realpath("tests/progs/metrics.sh", prog)) {
+		CHECK(0, "tests/progs/metrics.sh not found: run from the repository root");
+		return test_done();
+	}
+	if (!mkdtemp(dir) || chdir(dir)) {
+		CHECK(0, "cannot make and enter %s", dir);
 		return test_done();
 	}
 	test_expand();
 	test_json();
 	test_items();
 	test_regex();
+	test_regex_sources();
+	test_json_select();
+	test_json_sources();
+	test_runs();
+	test_limit();
 	test_strict_metrics();
 	test_capture();
 	test_failures();
 	test_timeout();
 	test_worker();
+	if (chdir("/") || rmdir(dir))
+		CHECK(0, "%s is left with files in it", dir);
 	return test_done();
 }

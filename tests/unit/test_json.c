@@ -518,6 +518,81 @@ static void test_round_trip(void)
 	sb_release(&num);
 }
 
+/* The values path selects in the first document of text, shown compact and joined by spaces. */
+static char *select_shown(const char *text, const char *path)
+{
+	struct json_docs d;
+	struct json_sel sel = { NULL, 0, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	char err[200];
+	long docline, errline;
+
+	if (json_docs_read(text, strlen(text), 1, &d, &docline, &errline, err, sizeof(err)))
+		return xasprintf("read: %s", err);
+	if (json_select(d.v[0], path, &sel, err, sizeof(err)))
+		sb_addf(&sb, "path: %s", err);
+	for (size_t i = 0; i < sel.n; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		json_val_show(&sb, sel.v[i], 100);
+	}
+	json_sel_release(&sel);
+	json_docs_release(&d);
+	sb_add(&sb, "", 0);
+	return sb_detach(&sb);
+}
+
+/* Documents in a program's output, and paths into them. */
+static void test_docs_paths(void)
+{
+	static const char fio[] =
+		"{\"jobs\": [{\"jobname\": \"r\", \"read\": {\"iops\": 16100.5, \"clat_ns\": {\"percentile\": "
+		"{\"99.000000\": 2048}}}}, {\"jobname\": \"w\", \"read\": {\"iops\": 0}}],\n"
+		" \"n\": [1, 2, 3], \"m\": {\"a\": 1, \"b\": \"x\"}, \"s\": [{\"t\": \"x/y\", \"v\": 1}, {\"t\": 2, \"v\": 3}]}";
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+		{ ".", NULL }, { "jobs[0].read.iops", "16100.5" }, { ".jobs[1].jobname", "\"w\"" },
+		{ "jobs[-1].jobname", "\"w\"" }, { "jobs[-3]", "" }, { "jobs[2]", "" }, { "jobs[*].jobname", "\"r\" \"w\"" },
+		{ "jobs[0].read.clat_ns.percentile[\"99.000000\"]", "2048.0" }, { "n[*]", "1.0 2.0 3.0" },
+		{ "m[*]", "1.0 \"x\"" }, { "s[t=x/y].v", "1.0" }, { "s[t=2].v", "3.0" }, { "s[t=nope]", "" }, { "nope.x", "" }, { "n.x", "" },
+		{ "jobs[0]", NULL }, { "a..b", "path: bad path at '..b': a path is '.', or keys and indexes like a.b[0], [*], "
+		  "[key=value] or [\"a.b\"]" },
+	};
+	struct json_docs d;
+	char err[200], *got;
+	const char *text;
+	long docline = 0, errline = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		got = select_shown(fio, cases[i].path);
+		if (cases[i].want)
+			CHECK_STR(got, cases[i].want, cases[i].path);
+		else
+			CHECK(got[0] == '{', "%s selects an object: %.40s", cases[i].path, got);
+		free(got);
+	}
+	CHECK(!json_path_check("benchmarks[*]", 1, err, sizeof(err)), "[*] for records");
+	CHECK(json_path_check("benchmarks[*].x", 0, err, sizeof(err)) && strstr(err, "selects many values"),
+	      "not in a metric's path: %s", err);
+	CHECK(json_path_check("", 1, err, sizeof(err)) && strstr(err, "empty path"), "an empty path: %s", err);
+	CHECK(json_path_check("a[k=]", 1, err, sizeof(err)) && strstr(err, "bad path"), "an empty filter: %s", err);
+
+	text = "log line\n{\"a\": 1,\n \"b\": [1,\n 2]}\nmore log\n[1]\n  {\"c\": 3}";
+	CHECK(!json_docs_read(text, strlen(text), 0, &d, &docline, &errline, err, sizeof(err)) && d.n == 2 && d.line[0] == 2 && d.line[1] == 7,
+	      "documents over lines, log lines between, '[' lines skipped without arrays: %zu at %ld, %ld", d.n,
+	      d.n ? d.line[0] : 0, d.n > 1 ? d.line[1] : 0);
+	json_docs_release(&d);
+	text = "{\"a\": 1}\n{\"a\": 1,\n \"a\": 2}\n";
+	CHECK(json_docs_read(text, strlen(text), 0, &d, &docline, &errline, err, sizeof(err)) && docline == 2 && errline == 3 && !strcmp(err, "duplicate key 'a'"),
+	      "a fault: where its document starts and where it is: %ld, %ld: %s", docline, errline, err);
+	text = "{\"a\": 1} {\"b\": 2}\n";
+	CHECK(json_docs_read(text, strlen(text), 0, &d, &docline, &errline, err, sizeof(err)) &&
+	      errline == 1 && !strcmp(err, "text after the JSON value"), "a document ends its line: %s", err);
+	CHECK(json_docs_read("{\"a\": NaN}", 10, 0, &d, &docline, &errline, err, sizeof(err)) &&
+	      !strcmp(err, "expected a value"), "strict JSON: %s", err);
+}
+
 int main(void)
 {
 	test_write_str();
@@ -529,5 +604,6 @@ int main(void)
 	test_depth();
 	test_obj_write();
 	test_round_trip();
+	test_docs_paths();
 	return test_done();
 }

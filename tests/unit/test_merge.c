@@ -239,8 +239,13 @@ static void put_ok(struct store *st, int64_t run, int64_t cell, int rank, double
 	r.worker = rank;
 	r.started = started;
 	r.wall = 0.5;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		/* What a command's run cost: merge copies it with the sample. */
+		struct run_usage u = { samples[i] / 2, samples[i] / 4, 1e6 * (i + 1) };
+
 		result_add_sample(&r, samples[i], 1500);
+		result_set_usage(&r, &u);
+	}
 	result_summarize(&r, INFINITY);
 	result_set_metric(&r, "gflops", gflops);
 	if (item)
@@ -892,6 +897,9 @@ static void test_hostile(void)
 		  " UPDATE ON cells BEGIN INSERT INTO pwned VALUES(1); END", "has a trigger ('evil')" },
 		{ "a trigger on a table of its own", "CREATE TABLE pwned(x); CREATE TRIGGER evil2 AFTER"
 		  " INSERT ON pwned BEGIN SELECT 1; END", "has a trigger ('evil2')" },
+		{ "a trigger under the name of the schema's own", "CREATE TABLE pwned(x);"
+		  " DROP TRIGGER cells_count_delete; CREATE TRIGGER cells_count_delete AFTER DELETE ON cells"
+		  " BEGIN INSERT INTO pwned VALUES(1); END", "has a trigger ('cells_count_delete')" },
 		{ "a view shadowing a table", "ALTER TABLE samples RENAME TO samples0; CREATE VIEW samples AS"
 		  " SELECT result, i, seconds * 1000 AS seconds, sm_clock FROM samples0",
 		  "it has no table 'samples'" },
@@ -910,6 +918,10 @@ static void test_hostile(void)
 		{ "a key that is not plan_key",
 		  "UPDATE cells SET params = '{\"n\":99}' WHERE params = '{\"n\":1}'",
 		  "does not have the key of its sweep, params, pass and replica" },
+		{ "a negative peak RSS", "UPDATE samples SET peak_rss = -5 WHERE i = 0",
+		  "peak_rss is -5, a negative count" },
+		{ "a negative CPU time", "UPDATE results SET cpu_sys = -0.5 WHERE status = 'ok'",
+		  "cpu_sys is -0.5, a negative time" },
 		{ "a result of a cell that does not exist",
 		  "UPDATE results SET cell = 999 WHERE status = 'error'",
 		  "1 row of results names a row of cells that is not there" },
@@ -943,6 +955,17 @@ static void test_hostile(void)
 	in[1] = good;
 	CHECK_INT(store_merge(ok_out, in, 1, NULL, NULL), 0, "the unedited input merges");
 	check_sql(ok_out, COUNTS, "1 hosts 1 runs 1 workers 3 cells 2 results 3 samples 0 controls");
+	{
+		static const char usage[] = "SELECT (SELECT group_concat(cpu_user || ':' || cpu_sys || ':' || peak_rss,"
+			" ' ') FROM (SELECT * FROM samples ORDER BY i)) || ' | ' || (SELECT cpu_user || ':' || cpu_sys ||"
+			" ':' || peak_rss FROM results WHERE status = 'ok')";
+		char *want = sql_text(good, usage), *got = sql_text(ok_out, usage);
+
+		CHECK(!strcmp(want, got) && strstr(want, ":3000000 | "), "each run's usage and the result's are "
+		      "copied: '%s' from '%s'", got, want);
+		free(want);
+		free(got);
+	}
 	store_remove_files(out);
 	in[0] = base;
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge base");
@@ -986,11 +1009,11 @@ static void test_hostile(void)
 
 	/* The output as an input, by its name or through a link. */
 	in[1] = out;
-	check_refused(out, in, 2, 0, "the output named as an input", "is the output itself", before);
+	check_refused(out, in, 2, 0, "the output named as an input", "is the database being read", before);
 	unlink(link);
 	CHECK_INT(symlink(out, link), 0, "symlink to the output");
 	in[1] = link;
-	check_refused(out, in, 2, 0, "a link to the output as an input", "is the output itself", before);
+	check_refused(out, in, 2, 0, "a link to the output as an input", "is the database being read", before);
 
 	/* And the dump sees a change: the good input alone does change the output. */
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge the good input");

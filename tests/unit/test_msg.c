@@ -119,6 +119,39 @@ static void test_result(void)
 	sb_release(&sb);
 }
 
+/* A command's result: the failure no attempt can change, and what each run cost. */
+static void test_result_usage(void)
+{
+	struct run_usage a = { 0.25, 0.125, 8388608 }, b = { 0.5, 0.0625, 9437184 };
+	struct result r, u;
+	struct strbuf sb = STRBUF_INIT;
+
+	result_init(&r);
+	r.cell = 9;
+	result_add_sample(&r, 0.05, 0);
+	result_set_usage(&r, &a);
+	result_add_sample(&r, 0.06, 0);
+	result_set_usage(&r, &b);
+	result_fail(&r, RESULT_INVALID, "metric 't': regex 'x' matched no line of stdout (2 lines)");
+	msg_put_result(&sb, &r);
+	CHECK(!msg_get_result(sb.buf, sb.len, &u), "result with usage decodes");
+	CHECK_INT(u.status, RESULT_INVALID, "the status class travels");
+	CHECK(u.usage && u.usage[0].user == 0.25 && u.usage[0].sys == 0.125 && u.usage[0].rss == 8388608 &&
+	      u.usage[1].user == 0.5 && u.usage[1].rss == 9437184, "every run's usage, exact");
+	result_release(&u);
+	for (size_t n = 0; n < sb.len; n++)
+		CHECK(msg_get_result(sb.buf, n, &u) == -1, "truncated (%zu bytes) is refused", n);
+	result_release(&r);
+	result_init(&r);
+	result_add_sample(&r, 1e-3, 1900);
+	sb_reset(&sb);
+	msg_put_result(&sb, &r);
+	CHECK(!msg_get_result(sb.buf, sb.len, &u) && !u.usage, "a kernel's samples have no usage");
+	result_release(&u);
+	result_release(&r);
+	sb_release(&sb);
+}
+
 /* The one noise rule: noise <= target; NaN noise (one sample) meets only an infinite target. */
 static void test_noise_rule(void)
 {
@@ -248,6 +281,7 @@ int main(void)
 	test_record();
 	test_tasks();
 	test_result();
+	test_result_usage();
 	test_noise_rule();
 	test_json();
 	test_util();

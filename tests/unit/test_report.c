@@ -71,7 +71,7 @@ static char **names(const char *const *v, size_t *n)
 /* A context as report_ctx_open resolves one, without a database. */
 static void report_fixture(struct report_ctx *c)
 {
-	static const char *const params[] = { "M", "K", "dtype", "bytes_per_token", NULL };
+	static const char *const params[] = { "M", "K", "dtype", "bytes_per_token", "case", NULL };
 	static const char *const metrics[] = { "gflops", "seconds", "tok_s", NULL };
 	static const char *const probes[] = { "host_read_gbs", NULL };
 	size_t n;
@@ -176,6 +176,98 @@ static void test_expr(void)
 	report_ctx_release(&r);
 }
 
+/* The message an expression is refused with (owned), or "accepted". */
+static char *refusal(const struct report_ctx *c, const char *e)
+{
+	struct report_query q = REPORT_QUERY_INIT;
+	char *msg;
+
+	test_capture_start();
+	if (!report_expr_sql(c, &q, "--where", e, 0)) {
+		free(test_capture_end());
+		report_query_release(&q);
+		return xstrdup("accepted");
+	}
+	msg = test_capture_end();
+	report_query_release(&q);
+	return msg;
+}
+
+static void check_refusal(const struct report_ctx *c, const char *e, const char *want)
+{
+	char *got = refusal(c, e);
+
+	CHECK(strstr(got, want) != NULL, "\"%s\" refused: %s", e, want);
+	if (!strstr(got, want))
+		printf("# said: %s", got);
+	free(got);
+}
+
+/* The grammar: a name that is a word of the syntax in double quotes; what SQLite would refuse is refused
+ * here first, with the column and what was expected; deep nesting and long chains bounded. */
+static void test_grammar(void)
+{
+	struct report_ctx r;
+	struct strbuf deep = STRBUF_INIT, chain = STRBUF_INIT;
+
+	static const char *const accepted[][2] = {
+		{ "\"case\" = 'n1'", "json_extract(c.params, ?1) = ?2 | ?1=$.\"case\" ?2=n1" },
+		{ "\"M\" IS NOT NULL AND NOT M IN (1, 2) AND dtype NOT LIKE 'f%'",
+		  "json_extract(c.params, ?1) IS NOT NULL AND NOT json_extract(c.params, ?2) IN ( 1 , 2 ) AND "
+		  "json_extract(c.params, ?3) NOT LIKE ?4 | ?1=$.\"M\" ?2=$.\"M\" ?3=$.\"dtype\" ?4=f%" },
+		{ "CASE dtype WHEN 'f32' THEN 1 ELSE 2 END = 1 OR M NOT BETWEEN -1 AND +2",
+		  "CASE json_extract(c.params, ?1) WHEN ?2 THEN 1 ELSE 2 END = 1 OR json_extract(c.params, ?3) "
+		  "NOT BETWEEN - 1 AND + 2 | ?1=$.\"dtype\" ?2=f32 ?3=$.\"M\"" },
+		{ "round(M, 2) > min(K, 3, 4) AND log(2, M) < 1",
+		  "round ( json_extract(c.params, ?1) , 2 ) > min ( json_extract(c.params, ?2) , 3 , 4 ) AND log ( 2 , "
+		  "json_extract(c.params, ?3) ) < 1 | ?1=$.\"M\" ?2=$.\"K\" ?3=$.\"M\"" },
+	};
+	/* what is refused, and the message's words */
+	static const char *const refused[][2] = {
+		{ "case = 'n1'", "'=' at column 6 of --where 'case = 'n1'': expected a name, a number, 'text', '(', "
+		  "CASE or a function ('case' is a word of the syntax: the parameter of that name is written "
+		  "\"case\")" },
+		{ "M >", "--where 'M >' ends where a name, a number, 'text', '(', CASE or a function should follow" },
+		{ "M = = 1", "'=' at column 5 of --where 'M = = 1': expected a name" },
+		{ "M = 1 = 2", "'=' at column 7 of --where 'M = 1 = 2': expected AND, OR or an operator" },
+		{ "M = 1 2", "'2' at column 7 of --where 'M = 1 2': expected AND, OR or an operator" },
+		{ "abs(M, K) > 1", "abs() at column 1 of --where 'abs(M, K) > 1' takes 1 argument, not 2" },
+		{ "min(M) > 1", "min() at column 1 of --where 'min(M) > 1' takes 2 or more arguments, not 1" },
+		{ "round(M, 1, 2) > 1", "takes 1 or 2 arguments, not 3" },
+		{ "M BETWEEN 1", "--where 'M BETWEEN 1' ends where AND should follow" },
+		{ "CASE END", "'END' at column 6 of --where 'CASE END': expected a name" },
+		{ "CASE WHEN M THEN 1", "ends where WHEN, ELSE or END should follow" },
+		{ "M IN ()", "')' at column 7 of --where 'M IN ()': expected a name" },
+		{ "M IN 1", "'1' at column 6 of --where 'M IN 1': expected '('" },
+		{ "M NOT 1", "'1' at column 7 of --where 'M NOT 1': expected IN, BETWEEN or LIKE after NOT" },
+		{ "NOT", "--where 'NOT' ends where a name" },
+		{ "()", "')' at column 2 of --where '()': expected a name" },
+		{ "M = 'a' 'b'", "'b' at column 9 of --where 'M = 'a' 'b'': expected AND, OR or an operator" },
+		{ "\"nope\" = 1", "unknown name \"nope\" at column 1 of --where" },
+		{ "\"\" = 1", "empty \"name\" at column 1" },
+		{ "\"M = 1", "unterminated \"name\" at column 1" },
+	};
+
+	report_fixture(&r);
+	for (size_t i = 0; i < ARRAY_SIZE(accepted); i++)
+		check_expr(&r, accepted[i][0], 0, accepted[i][1]);
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
+		check_refusal(&r, refused[i][0], refused[i][1]);
+	for (int i = 0; i < 70; i++)
+		sb_addc(&deep, '(');
+	sb_adds(&deep, "M");
+	for (int i = 0; i < 70; i++)
+		sb_addc(&deep, ')');
+	check_refusal(&r, deep.buf, "nests deeper than 64 at column 65");
+	sb_adds(&chain, "M");
+	for (int i = 0; i < 250; i++)
+		sb_adds(&chain, " + 1");
+	check_refusal(&r, chain.buf, "is too long a chain of operators (more than 200)");
+	sb_release(&deep);
+	sb_release(&chain);
+	report_ctx_release(&r);
+}
+
 /* A statement of the table, as "SQL | ?1=... ?2=...". */
 static char *table_sql(const struct report_plan *p)
 {
@@ -241,5 +333,6 @@ int main(void)
 	test_noise_and_pool();
 	test_csv();
 	test_expr();
+	test_grammar();
 	return test_done();
 }

@@ -62,14 +62,14 @@ static void compare_rows(struct report_rows *r)
 		for (c = 0; c < 6; c++)
 			report_rows_set_num(r, at, c + 1, v[j][c]);
 	}
-	report_rows_mark(r, 0, 2);
-	report_rows_mark(r, 0, 4);
+	report_rows_mark(r, 0, 2, MARK_NOISE);
+	report_rows_mark(r, 0, 4, MARK_NOISE);
 }
 
 static void test_compare_formats(void)
 {
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "CAP", 1, -1 };
+	struct report_doc d = { &r, NULL, "CAP", 1, -1, NULL };
 	char *s;
 
 	compare_rows(&r);
@@ -121,9 +121,10 @@ static void test_summary_print(void)
 {
 	static const char *const host[] = { "a", "c", "b" }, *const class[] = { "g1", "g1", "g2" };
 	static const double v[] = { 1, 4, 10 };
+	struct report_notes nt = { 0 };
 	struct report_rows r, s;
-	struct report_doc d = { &r, &s, NULL, 1, -1 };
-	char *p;
+	struct report_doc d = { &r, &s, NULL, 1, -1, NULL };
+	char *p, *caveat;
 
 	report_rows_init(&r);
 	report_rows_col(&r, "host", RCOL_KEY);
@@ -137,14 +138,21 @@ static void test_summary_print(void)
 		report_rows_set_num(&r, j, 2, 1);
 		report_rows_set_num(&r, j, 3, v[j]);
 	}
-	report_rows_mark(&r, 1, 3);
-	report_agg_summary(&r, &s);
+	report_rows_mark(&r, 1, 3, MARK_NOISE);
+	report_agg_summary(&r, NULL, &s, &nt);
+	d.caveat = caveat = report_notes_caveats(&nt);
 	p = printed(&table_csv, 0, &d);
-	CHECK_TEXT(p, "host,label.class,n,v,noise_ok\na,g1,1,1,1\nc,g1,1,4,0\nb,g2,1,10,1\n"
-		   "median (g1),,,2.5,\nmin (g1),,,1,\nmax (g1),,,4,\nmean (g1),,,2.5,\nci95 lo (g1),,,-16.5593,\n"
-		   "ci95 hi (g1),,,21.5593,\nn (g1),,,2,\n"
-		   "median (g2),,,10,\nmin (g2),,,10,\nmax (g2),,,10,\nmean (g2),,,10,\nci95 lo (g2),,,,\n"
-		   "ci95 hi (g2),,,,\nn (g2),,,1,\n", "CSV summary: per group, no noise_ok");
+	CHECK_TEXT(p, "stat,host,label.class,n,v,noise_ok\n,a,g1,1,1,1\n,c,g1,1,4,0\n,b,g2,1,10,1\n"
+		   "median,,g1,,2.5,\nmin,,g1,,1,\nmax,,g1,,4,\nmean,,g1,,2.5,\nci95 lo,,g1,,-16.5593,\n"
+		   "ci95 hi,,g1,,21.5593,\nn,,g1,,2,\n"
+		   "median,,g2,,10,\nmin,,g2,,10,\nmax,,g2,,10,\nmean,,g2,,10,\nci95 lo,,g2,,,\n"
+		   "ci95 hi,,g2,,,\nn,,g2,,1,\n", "CSV summary: the statistic in a column of its own, the group in "
+		   "its, no noise_ok");
+	free(p);
+	p = printed(&table_json, 0, &d);
+	CHECK(strstr(p, "[{\"stat\":null,\"host\":\"a\",\"label.class\":\"g1\",\"n\":1,\"v\":1,\"noise_ok\":1},") &&
+	      strstr(p, "{\"stat\":\"ci95 lo\",\"host\":null,\"label.class\":\"g1\",\"n\":null,\"v\":-16.5593,"
+		     "\"noise_ok\":null}"), "JSON: the statistic a member of its own");
 	free(p);
 	p = printed(&table_md, 0, &d);
 	CHECK_TEXT(p, "| host         | label.class | n   | v       |\n"
@@ -156,8 +164,8 @@ static void test_summary_print(void)
 		   "| min (g1)     |             |     |   1.00  |\n"
 		   "| max (g1)     |             |     |   4.00  |\n"
 		   "| mean (g1)    |             |     |   2.50  |\n"
-		   "| ci95 lo (g1) |             |     | -16.56  |\n"
-		   "| ci95 hi (g1) |             |     |  21.56  |\n"
+		   "| ci95 lo (g1) |             |     | -16.56\xe2\x80\xa1 |\n"
+		   "| ci95 hi (g1) |             |     |  21.56\xe2\x80\xa1 |\n"
 		   "| n (g1)       |             |     |      2  |\n"
 		   "| median (g2)  |             |     |  10.00  |\n"
 		   "| min (g2)     |             |     |  10.00  |\n"
@@ -166,10 +174,63 @@ static void test_summary_print(void)
 		   "| ci95 lo (g2) |             |     |      -  |\n"
 		   "| ci95 hi (g2) |             |     |      -  |\n"
 		   "| n (g2)       |             |     |      1  |\n"
-		   "\n\xe2\x80\xa0 holds results above their noise target; --strict leaves them out\n",
-		   "Markdown summary: the table's 2 decimals, n an integer, no interval of one value");
+		   "\n\xe2\x80\xa0 holds results above their noise target; --strict leaves them out\n"
+		   "\n\xe2\x80\xa1 a summary's interval rests on fewer than 5 units (see the warnings)\n",
+		   "Markdown summary: the table's 2 decimals, n an integer, no interval of one value, an interval "
+		   "of 2 units marked");
 	free(p);
 	report_rows_release(&s);
+	report_notes_release(&nt);
+	free(caveat);
+	report_rows_release(&r);
+}
+
+/* An interval's bounds print apart from each other and from 1 wherever they are apart: the column gains
+ * decimals (reading) or digits (programs) until every row shows it; identical bounds stay alike. */
+static void test_interval_precision(void)
+{
+	static const double v[][3] = {
+		{ 1.0012, 0.9954, 1.0093 },        /* includes 1: must not print as [1.00, 1.01] */
+		{ 1.0502, 1.0494, 1.0511 },        /* 10,000 items: not [1.05, 1.05] */
+		{ 1, 1, 1 },                       /* A/A: [1, 1] for true */
+	};
+	struct report_rows r;
+	struct report_doc d = { &r, NULL, NULL, 1, -1, NULL };
+	char *p;
+	int c;
+
+	report_rows_init(&r);
+	report_rows_col(&r, "model", RCOL_KEY);
+	c = num_col(&r, "ratio", 3, 0);
+	r.col[c].ci = 1;
+	num_col(&r, "ci_lo", 3, 0);
+	num_col(&r, "ci_hi", 3, 0);
+	r.ci_head = xstrdup("a/b [95% CI]");
+	for (size_t j = 0; j < 3; j++) {
+		report_rows_add(&r);
+		report_rows_set_text(&r, j, 0, j == 0 ? "m1" : j == 1 ? "m2" : "m3");
+		for (int k = 0; k < 3; k++)
+			report_rows_set_num(&r, j, 1 + k, v[j][k]);
+	}
+	p = printed(&table_md, 0, &d);
+	CHECK_TEXT(p, "| model | a/b [95% CI]         |\n|:----- |:-------------------- |\n"
+		   "| m1    | 1.001 [0.995, 1.009] |\n| m2    | 1.050 [1.049, 1.051] |\n"
+		   "| m3    | 1.000 [1.000, 1.000] |\n", "Markdown: 3 decimals, where 2 would hide it");
+	free(p);
+	/* a bound just over 1 (1.0004): 4 decimals */
+	report_rows_set_num(&r, 2, 2, 1.0004);
+	report_rows_set_num(&r, 2, 3, 1.02);
+	p = printed(&table_text, 0, &d);
+	CHECK(strstr(p, "m3     1.0000 [1.0004, 1.0200]") != NULL, "text: 1.0004 apart from 1");
+	free(p);
+	/* for programs: 6 significant digits, more where a bound would print as 1 */
+	report_rows_set_num(&r, 0, 1, 1.00001);
+	report_rows_set_num(&r, 0, 2, 0.99999993);
+	report_rows_set_num(&r, 0, 3, 1.0000002);
+	p = printed(&table_csv, 0, &d);
+	CHECK_TEXT(p, "model,ratio,ci_lo,ci_hi\nm1,1.00001,0.99999993,1.0000002\nm2,1.0502,1.0494,1.0511\n"
+		   "m3,1,1.0004,1.02\n", "CSV: 8 digits for the column, so no bound prints as 1");
+	free(p);
 	report_rows_release(&r);
 }
 
@@ -179,7 +240,7 @@ static void test_text_print(void)
 {
 	static const double ratio[] = { 1, 1.02, 0.97 };
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "H", 0, -1 };
+	struct report_doc d = { &r, NULL, "H", 0, -1, NULL };
 	char *p;
 
 	report_rows_init(&r);
@@ -239,16 +300,16 @@ static void test_num_and_out(void)
 	fputc('\0', f);
 	fclose(f);
 	test_capture_start();
-	CHECK_INT(report_out_check(db, "other.db"), FAIL_UNSAFE, "an SQLite file is not overwritten");
-	CHECK_INT(report_out_check(out_path, out_path), FAIL_UNSAFE, "nor the database being read");
+	CHECK_INT(report_out_check("--out", db, "other.db"), FAIL_UNSAFE, "an SQLite file is not overwritten");
+	CHECK_INT(report_out_check("--out", out_path, out_path), FAIL_UNSAFE, "nor the database being read");
 	capture_into(errs, sizeof(errs));
-	snprintf(want, sizeof(want), "sweep: --out '%s' is an SQLite database: not overwriting it with a report\n"
+	snprintf(want, sizeof(want), "sweep: --out '%s' is an SQLite database: not overwriting it\n"
 		 "sweep: --out '%s' is the database being read: not overwriting it\n", db, out_path);
 	CHECK_TEXT(errs, want, "said why");
-	CHECK_INT(report_out_check(out_path, "other.db"), FAIL_OK, "a report may be");
-	CHECK_INT(report_out_check("/nonexistent/r.md", NULL), FAIL_OK, "a new file may be");
-	CHECK_INT(report_out_check("/dev/null", NULL), FAIL_OK, "a device may be");
-	CHECK_INT(report_out_check(NULL, "x.db"), FAIL_OK, "stdout may be");
+	CHECK_INT(report_out_check("--out", out_path, "other.db"), FAIL_OK, "a report may be");
+	CHECK_INT(report_out_check("--out", "/nonexistent/r.md", NULL), FAIL_OK, "a new file may be");
+	CHECK_INT(report_out_check("--out", "/dev/null", NULL), FAIL_OK, "a device may be");
+	CHECK_INT(report_out_check("--out", NULL, "x.db"), FAIL_OK, "stdout may be");
 	unlink(db);
 }
 
@@ -261,6 +322,7 @@ int main(void)
 	close(fd);
 	test_compare_formats();
 	test_summary_print();
+	test_interval_precision();
 	test_text_print();
 	test_num_and_out();
 	unlink(out_path);

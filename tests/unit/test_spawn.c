@@ -728,7 +728,10 @@ static void test_start(void)
 	char *msg;
 
 	/* The passed fd at 3 already (dup2 onto itself must clear close-on-exec), with a plain fd of ours
-	 * above it that must not reach the child. */
+	 * above it that must not reach the child. An fd 3 this process was started with (flock(1) leaves
+	 * its lock there for `flock LOCK make check`) is moved out of the way first. */
+	if (fcntl(3, F_GETFD) != -1)
+		move_fd(3, 40);
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0, "socketpair");
 	sv[0] = move_fd(sv[0], 20);
 	sv[1] = move_fd(sv[1], 21);
@@ -808,6 +811,9 @@ int main(int argc, char **argv)
 	/* What was checked shows even when a broken spawn kills this process (SIGPIPE, SIGALRM). */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	alarm(300);   /* a hang is a failure */
+	/* The checks place fds at known numbers: none may be inherited (flock(1) hands make its lock as 3). */
+	for (int fd = 3; fd < 256; fd++)
+		close(fd);
 	test_status();
 	test_exec_failure();
 	test_child_state();

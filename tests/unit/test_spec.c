@@ -71,14 +71,18 @@ static const char full[] =
 	"repeat: 2\n"
 	"order: interleave\n"
 	"seed: 7\n"
-	"timing: {min_samples: 3, min_time: 0.2, max_noise: 0.01, timeout: 5, warmup: 0.1, l2: hot, "
-	"throttle: 0.5, batch: 4}\n"
+	"timing: {min_time: 0.2, max_noise: 0.01, timeout: 5, max_samples: 40}\n"
+	"runs: 3\n"
+	"warmup: 2\n"
+	"prepare: [sync, \"{M}\"]\n"
+	"cleanup: [rm, -f, \"out-{item}.txt\"]\n"
 	"per: host\n"
 	"hosts: [a, b]\n"
 	"gang: any\n"
 	"max_attempts: 4\n"
 	"control: {params: {dtype: f32, M: 256, N: 1024, K: 1024, bytes: 8, lin: 0, iters: 5}, every: 7}\n"
-	"metrics: {tok_s: 'tok/s: ([0-9.]+)', ms: 'took ([0-9]+) ms'}\n"
+	"metrics: {from: stderr, tok_s: 'tok/s: ([0-9.]+)', ms: {regex: 'took ([0-9.]+ [a-z]+)', match: last,"
+	" unit: ms, from: \"out-{item}.txt\"}}\n"
 	"timeout: 30.5\n"
 	"env: {CUDA_VISIBLE_DEVICES: \"{gpu}\", MODE: \"{dtype}-x\"}\n"
 	"items: [x, y, z]\n"
@@ -166,14 +170,14 @@ static void test_full(void)
 	CHECK_INT(s.repeat, 2, "repeat");
 	CHECK_INT(s.order, ORDER_INTERLEAVE, "order");
 	CHECK_INT(s.seed, 7, "seed");
-	CHECK_INT(s.timing.min_samples, 3, "min_samples");
 	CHECK_NEAR(s.timing.min_time, 0.2, 1e-12, "min_time");
 	CHECK_NEAR(s.timing.max_noise, 0.01, 1e-12, "max_noise");
 	CHECK_NEAR(s.timing.timeout, 5, 1e-12, "timing timeout");
-	CHECK_NEAR(s.timing.warmup, 0.1, 1e-12, "warmup");
-	CHECK_INT(s.timing.l2_hot, 1, "l2 hot");
-	CHECK_NEAR(s.timing.throttle, 0.5, 1e-12, "throttle");
-	CHECK_INT(s.timing.batch, 4, "batch");
+	CHECK_INT(s.timing.max_samples, 40, "max_samples");
+	CHECK_INT(s.runs, 3, "runs");
+	CHECK_INT(s.warmup_runs, 2, "warm-up runs");
+	CHECK(s.nprepare == 2 && !strcmp(s.prepare[1], "{M}"), "prepare keeps its placeholder");
+	CHECK(s.ncleanup == 3 && !strcmp(s.cleanup[2], "out-{item}.txt"), "cleanup");
 	CHECK_INT(s.per, PER_HOST, "per");
 	CHECK_INT(s.nhosts, 2, "hosts");
 	CHECK_STR(s.hosts[1], "b", "host 1");
@@ -192,6 +196,10 @@ static void test_full(void)
 	CHECK_STR(s.regex[0].name, "tok_s", "regex name");
 	CHECK_STR(s.regex[0].pattern, "tok/s: ([0-9.]+)", "regex pattern");
 	CHECK_STR(s.regex[1].name, "ms", "regex 1 name");
+	CHECK(s.regex[0].src.from == FROM_STDERR && s.regex[0].match == MATCH_ONE && !s.regex[0].unit,
+	      "regex 0 reads the metrics' from, one match, no unit");
+	CHECK(s.regex[1].src.from == FROM_FILE && !strcmp(s.regex[1].src.path, "out-{item}.txt") &&
+	      s.regex[1].match == MATCH_LAST && !strcmp(s.regex[1].unit, "ms"), "regex 1's own from, match, unit");
 	CHECK_NEAR(s.timeout, 30.5, 1e-12, "command timeout");
 	CHECK_INT(s.nenv, 2, "env");
 	CHECK_STR(s.env_keys[0], "CUDA_VISIBLE_DEVICES", "env key");
@@ -201,6 +209,67 @@ static void test_full(void)
 	CHECK_STR(s.items[2], "z", "item 2");
 	spec_release(&s);
 	CHECK(s.axes == NULL && s.name == NULL && s.naxes == 0, "release empties the spec");
+}
+
+/* A kernel's timing keys, all of them. */
+static void test_kernel_timing(void)
+{
+	struct spec s;
+	int rc = parse("sweep: k\nkernel: sleep\ntiming: {min_samples: 3, min_time: 0.2, max_noise: 0.01, "
+		       "timeout: 5, warmup: 0.1, l2: hot, throttle: 0.5, batch: 4}\n", &s);
+
+	CHECK_INT(rc, 0, "kernel timing parses");
+	if (rc)
+		return;
+	CHECK_INT(s.timing.min_samples, 3, "min_samples");
+	CHECK_NEAR(s.timing.min_time, 0.2, 1e-12, "min_time");
+	CHECK_NEAR(s.timing.max_noise, 0.01, 1e-12, "max_noise");
+	CHECK_NEAR(s.timing.timeout, 5, 1e-12, "timing timeout");
+	CHECK_NEAR(s.timing.warmup, 0.1, 1e-12, "warmup");
+	CHECK_INT(s.timing.l2_hot, 1, "l2 hot");
+	CHECK_NEAR(s.timing.throttle, 0.5, 1e-12, "throttle");
+	CHECK_INT(s.timing.batch, 4, "batch");
+	CHECK_INT(s.runs, 0, "no runs for a kernel");
+	spec_release(&s);
+	/* A command's min_samples is runs: the kernels' default of 10 is no bound on its max_samples. */
+	rc = parse("sweep: c\ncommand: [x]\nruns: 3\ntiming: {max_samples: 5}\n", &s);
+	CHECK(rc == 0 && s.runs == 3 && s.timing.max_samples == 5, "runs 3, max_samples 5: %s", errs);
+	if (!rc)
+		spec_release(&s);
+}
+
+/* metrics: {json: ...}: records, item and each metric's path, unit and unit path. */
+static void test_json_metrics(void)
+{
+	struct spec s;
+	int rc = parse("sweep: j\ncommand: [b, \"{n}\"]\nparams: {n: [1]}\n"
+		       "metrics: {from: \"out-{n}.json\", json: \"benchmarks[*]\", item: name,\n"
+		       "  real_time: {path: real_time, unit: s, unit_path: time_unit}, iops: \"jobs[0].read.iops\",\n"
+		       "  t: \"summaries[tag=nv/cold/time/gpu/mean].data[name=value].value\"}\n", &s);
+
+	CHECK_INT(rc, 0, "json metrics parse");
+	CHECK_STR(errs, "", "nothing printed");
+	if (rc)
+		return;
+	CHECK_INT(s.metrics, METRICS_SELECT, "selection form");
+	CHECK(s.json_src.from == FROM_FILE && !strcmp(s.json_src.path, "out-{n}.json"), "from a file");
+	CHECK_STR(s.json_records, "benchmarks[*]", "records");
+	CHECK_STR(s.json_item, "name", "item");
+	CHECK_INT(s.njmetrics, 3, "three metrics");
+	CHECK(!strcmp(s.jmetrics[0].name, "real_time") && !strcmp(s.jmetrics[0].unit, "s") &&
+	      !strcmp(s.jmetrics[0].unit_path, "time_unit"), "unit and unit path");
+	CHECK(!strcmp(s.jmetrics[1].path, "jobs[0].read.iops") && !s.jmetrics[1].unit, "a path alone");
+	CHECK_INT(s.nregex, 0, "no regex");
+	spec_release(&s);
+
+	rc = parse("sweep: j\ncommand: [fio]\nmetrics: {json: '.', iops: 'jobs[0].read.iops',\n"
+		   "  iops_text: {regex: 'IOPS=([0-9.]+k?)', unit: '1'}}\n", &s);
+	CHECK_INT(rc, 0, "a regex among json metrics");
+	if (rc)
+		return;
+	CHECK(s.metrics == METRICS_SELECT && s.njmetrics == 1 && s.nregex == 1 &&
+	      !strcmp(s.regex[0].name, "iops_text") && s.regex[0].src.from == FROM_STDOUT, "one of each");
+	spec_release(&s);
 }
 
 static void test_defaults(void)
@@ -515,6 +584,55 @@ static void test_errors(void)
 		  "3:14: regex for metric 't' is too complex: '+' or '{n,m}' repeats a part that can match "
 		  "nothing");
 
+	/* Command timing: runs under timing's stopping rule; keys with no meaning for a command refused. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {min_samples: 5}\n",
+		  "4:10: 'min_samples' means nothing for a command (a command's least number of runs is 'runs: N')");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {warmup: 1}\n",
+		  "4:10: 'warmup' means nothing for a command (a command's warm-up is 'warmup: N' runs)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {max_noise: 0.1, l2: hot}\n",
+		  "4:26: 'l2' means nothing for a command (a command's runs have no L2 flush)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {throttle: 0.5}\n",
+		  "4:10: 'throttle' means nothing for a command (a command's runs have no SM clock)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {batch: 2}\n",
+		  "4:10: 'batch' means nothing for a command (a command's sample is one run)");
+	CHECK_ERR("sweep: a\ncommand: [x]\ntiming: {max_noise: 0.1}\n",
+		  "3:9: 'timing' of a command sweep needs 'runs: N' (without it a command runs once)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 20\ntiming: {max_samples: 10}\n",
+		  "3:7: runs 20 is over timing's max_samples 10");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 0\n", "3:7: 'runs' must be at least 1, got 0");
+	CHECK_ERR("sweep: a\ncommand: [x]\nwarmup: -1\n", "3:9: 'warmup' must be at least 0, got -1");
+	CHECK_ERR("sweep: a\nkernel: sleep\nwarmup: 2\n",
+		  "3:1: 'warmup' is for command sweeps only (a kernel's is timing: {warmup: SECONDS})");
+	CHECK_ERR("sweep: a\nkernel: sleep\nruns: 2\n", "3:1: 'runs' is for command sweeps only");
+	CHECK_ERR("sweep: a\ncommand: [x]\nprepare: [\"{nope}\"]\n", "3:11: unknown placeholder '{nope}'");
+	CHECK_ERR("sweep: a\ncommand: [x]\ncleanup: sync\n", "3:10: expected a list for 'cleanup', got a scalar");
+
+	/* Metrics: from, match, unit, JSON paths. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=([0-9]+)', match: some}}\n",
+		  "3:43: invalid value 'some' for 'match' (did you mean 'one'?)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: '(a)(b)(c)', match: each}}\n",
+		  "3:22: regex for metric 't' must have one or two capture groups with match: each (the item, then "
+		  "the value), it has 3");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: 'm s'}}\n",
+		  "3:38: invalid unit 'm s': a unit has no blank or control character");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regx: 't=(.*)'}}\n",
+		  "3:15: unknown key 'regx' in a regex metric (did you mean 'regex'?)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {from: '{nope}.txt', t: 't=(.*)'}\n",
+		  "3:17: unknown placeholder '{nope}'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {from: stdout}\n", "3:10: no metric in 'metrics' (name: regex)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {item: name, t: 't=(.*)'}\n",
+		  "3:17: 'item' names the records of json metrics; a regex's matches become items with match: each");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: 'a[*', t: x}\n",
+		  "3:17: invalid path 'a[*' for 'json': bad path at '[*': a path is '.', or keys and indexes like "
+		  "a.b[0], [*], [key=value] or [\"a.b\"]");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: '.', t: 'jobs[*].iops'}\n",
+		  "3:25: invalid path 'jobs[*].iops' for 't': [*] selects many values: a metric's path selects one");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: '.'}\n", "3:10: no metric in 'metrics' (name: path)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: '.', t: {path: x, unit_path: u}}\n",
+		  "3:35: 'unit_path' needs 'unit', the unit the value is converted into");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: '.', t: {unit: s}}\n",
+		  "3:25: metric 't' has no 'path'");
+
 	/* Hostile input: no crash, no hang, an error. */
 	CHECK_ERR("sweep: a\nkernel: sleep\nparams: &x {ms: *x}\n",
 		  "3:9: expected a list, a scalar or a range {from, to, factor|step} for 'ms', got a mapping "
@@ -570,6 +688,8 @@ static void test_required(void)
 int main(void)
 {
 	test_full();
+	test_kernel_timing();
+	test_json_metrics();
 	test_defaults();
 	test_kernel_types();
 	test_scalars_and_items();

@@ -438,6 +438,73 @@ static void test_format(void)
 	CHECK_STR(small, "123", "format truncates to the buffer");
 }
 
+/* The normal distribution against scipy.stats.norm (tests/unit/report_values.py prints the values). */
+static void test_normal(void)
+{
+	CHECK_NEAR(stats_normal_quantile(0.975), 1.959963984540054, 1e-15, "z(0.975)");
+	CHECK_NEAR(stats_normal_quantile(1e-10), -6.3613409024040557, 1e-14, "z(1e-10): the far tail");
+	CHECK_NEAR(stats_normal_quantile(0.3), -0.52440051270804089, 1e-15, "z(0.3)");
+	CHECK(stats_normal_quantile(0.5) == 0, "z(0.5) = 0");
+	CHECK(isinf(stats_normal_quantile(0)) && stats_normal_quantile(0) < 0 && isinf(stats_normal_quantile(1)) &&
+	      isnan(stats_normal_quantile(1.5)), "z(0) = -inf, z(1) = inf, z(1.5) NaN");
+	CHECK_NEAR(stats_normal_cdf(-1.5), 0.066807201268858071, 1e-15, "Phi(-1.5)");
+	CHECK_NEAR(stats_normal_cdf(2.25), 0.98777552734495533, 1e-15, "Phi(2.25)");
+}
+
+/*
+ * stats_paired_ci: the percentile interval agrees with stats_ratio_ci; the BCa interval and the geometric
+ * mean of ratios agree with report_values.py, whose BCa is scipy.stats.bootstrap(method='BCa') handed the
+ * same resamples (from its copy of the generator), and whose percentile bounds are numpy's quantiles.
+ */
+static void test_paired_ci(void)
+{
+	static const double a[] = { 3.1, 2.4, 5.0, 4.2, 1.9, 3.3, 2.8, 4.9, 3.7, 2.2, 4.4, 3.0 };
+	static const double b[] = { 2.0, 2.1, 3.9, 2.5, 1.8, 2.6, 2.4, 3.1, 2.9, 2.0, 3.3, 2.7 };
+	static const double sa[] = { 1.0, 1.1, 0.9, 1.2, 1.0, 0.95, 1.05, 4.0, 1.1, 0.98 };
+	static const double one[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, neg[] = { 1, -2, 3 };
+	struct stats_boot bs = { 0.9, 1000, 7, STATS_PERCENTILE };
+	double est, lo, hi, r, rlo, rhi;
+
+	CHECK_INT(stats_paired_ci(a, b, 12, STATS_RATIO_OF_MEANS, &bs, &est, &lo, &hi), 0, "ratio of means");
+	stats_ratio_ci(a, b, 12, 0.9, 1000, 7, &r, &rlo, &rhi);
+	CHECK(est == r && lo == rlo && hi == rhi, "percentile: ratio_ci's interval, to the bit");
+	bs.interval = STATS_BCA;
+	stats_paired_ci(a, b, 12, STATS_RATIO_OF_MEANS, &bs, &est, &lo, &hi);
+	CHECK_NEAR(est, 1.3067092651757191, 1e-15, "BCa: the same ratio");
+	CHECK_NEAR(lo, 1.2291265438703891, 1e-12, "BCa 5 %% bound (scipy)");
+	CHECK_NEAR(hi, 1.4126205226915749, 1e-12, "BCa 95 %% bound (scipy)");
+	bs.interval = STATS_PERCENTILE;
+	CHECK_INT(stats_paired_ci(a, b, 12, STATS_GEOMEAN_RATIO, &bs, &est, &lo, &hi), 0, "geomean of ratios");
+	CHECK_NEAR(est, 1.2814042267407109, 1e-15, "geometric mean of a[i] / b[i]");
+	CHECK_NEAR(lo, 1.1952541134600925, 1e-12, "its 5 %% bound");
+	CHECK_NEAR(hi, 1.3760583746473942, 1e-12, "its 95 %% bound");
+	bs.interval = STATS_BCA;
+	stats_paired_ci(a, b, 12, STATS_GEOMEAN_RATIO, &bs, &est, &lo, &hi);
+	CHECK_NEAR(lo, 1.2012171471811954, 1e-12, "geomean, BCa 5 %% bound (scipy)");
+	CHECK_NEAR(hi, 1.3849125350437013, 1e-12, "geomean, BCa 95 %% bound (scipy)");
+
+	/* a right-skewed arm: BCa moves the interval right, as scipy's does */
+	bs = (struct stats_boot){ 0.95, 2000, 3, STATS_PERCENTILE };
+	stats_paired_ci(sa, one, 10, STATS_RATIO_OF_MEANS, &bs, &est, &lo, &hi);
+	CHECK(fabs(lo - 0.99099999999999999) < 1e-12 && fabs(hi - 1.9450000000000003) < 1e-12,
+	      "skewed, percentile: [%.17g, %.17g]", lo, hi);
+	bs.interval = STATS_BCA;
+	stats_paired_ci(sa, one, 10, STATS_RATIO_OF_MEANS, &bs, &est, &lo, &hi);
+	CHECK(fabs(lo - 1.0089999999999999) < 1e-12 && fabs(hi - 2.2453210537912409) < 1e-12,
+	      "skewed, BCa (scipy): [%.17g, %.17g]", lo, hi);
+
+	/* A/A: the jackknife does not move (acceleration 0), half the resamples tie: [1, 1] */
+	stats_paired_ci(a, a, 12, STATS_RATIO_OF_MEANS, &bs, &est, &lo, &hi);
+	CHECK(est == 1 && lo == 1 && hi == 1, "A/A, BCa: %.17g [%.17g, %.17g]", est, lo, hi);
+	/* one pair resamples to itself: no interval; a value not > 0 has no geometric mean */
+	CHECK(!stats_paired_ci(a, b, 1, STATS_RATIO_OF_MEANS, &bs, &est, &lo, &hi) && est == 3.1 / 2.0 &&
+	      isnan(lo) && isnan(hi), "one pair: the ratio, no interval");
+	CHECK_INT(stats_paired_ci(neg, b, 3, STATS_GEOMEAN_RATIO, &bs, &est, &lo, &hi), -1, "-2: no geomean");
+	CHECK(isnan(est) && isnan(lo) && isnan(hi), "NaN all three");
+	CHECK_INT(stats_paired_ci(neg, b, 3, STATS_RATIO_OF_MEANS, &bs, &est, &lo, &hi), 0,
+		  "the ratio of means of the same values is defined");
+}
+
 int main(void)
 {
 	test_median();
@@ -452,5 +519,7 @@ int main(void)
 	test_ratio_speed();
 	test_format();
 	test_t_quantile();
+	test_normal();
+	test_paired_ci();
 	return test_done();
 }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "test.h"
 #include "plan.h"
@@ -207,6 +208,18 @@ static int collect_cb(const struct task *t, void *data)
 	return c->stop_at && c->n == c->stop_at ? 7 : 0;
 }
 
+/* Every pending cell of sweep's replica through store_pending, w at a time; its return value. */
+static int each_pending(struct store *st, const char *sweep, const char *replica, int w, struct collect *c)
+{
+	struct store_cursor cur = STORE_CURSOR_INIT;
+	int got, rc;
+
+	do
+		rc = store_pending(st, sweep, replica, &cur, w, collect_cb, c, &got);
+	while (!rc && got == w);
+	return rc;
+}
+
 static void test_cells(void)
 {
 	char *path = tmp_path("cells.db");
@@ -267,8 +280,11 @@ static void test_cells(void)
 	}
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM cells WHERE state = 'template'"), 2, "templates stay");
 
-	/* Pending: planned cells of sweep s by ord, then id (replicas share their template's ord). */
-	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 0, "each pending");
+	/* Pending: planned cells of sweep s by ord, then id, replica by replica (replicas share their
+	 * template's ord), read in windows of two. */
+	CHECK_INT(each_pending(st, "s", "", 2, &c), 0, "each pending");
+	CHECK_INT(each_pending(st, "s", "hostA", 2, &c), 0, "each pending of hostA");
+	CHECK_INT(each_pending(st, "s", "hostB", 2, &c), 0, "each pending of hostB");
 	CHECK_INT(c.n, 7, "pending count");
 	{
 		char a0[17], b0[17], a1[17], b1[17];
@@ -278,7 +294,7 @@ static void test_cells(void)
 		plan_key("s", "{\"m\":1}", 1, "hostB", b1);
 		plan_key("s", "{\"m\":\"a b\"}", 0, "hostA", a0);
 		plan_key("s", "{\"m\":\"a b\"}", 0, "hostB", b0);
-		want = xasprintf("k0,k1,k2,%s,%s,%s,%s", a1, b1, a0, b0);
+		want = xasprintf("k0,k1,k2,%s,%s,%s,%s", a1, a0, b1, b0);
 		CHECK_STR(c.keys.buf, want, "pending order");
 		free(want);
 	}
@@ -287,7 +303,7 @@ static void test_cells(void)
 	sb_reset(&c.keys);
 	c.n = 0;
 	c.stop_at = 2;
-	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 7, "stop early returns fn's value");
+	CHECK_INT(each_pending(st, "s", "", 5, &c), 7, "stop early returns fn's value");
 	CHECK_INT(c.n, 2, "stopped after two");
 
 	/* mark_running counts attempts; recover puts running cells back or quarantines them. */
@@ -305,6 +321,10 @@ static void test_cells(void)
 	CHECK_INT(store_mark_running(st, q1_int(st, "SELECT id FROM cells WHERE key = 'o0'")), 0,
 		  "mark other sweep");
 
+	CHECK_INT(store_recover(st, "s", 2), 0, "recover: no run died");
+	check_q1(st, "SELECT count(*) FROM cells WHERE state = 'running'", "3");
+	CHECK_INT(store_query(st, "INSERT INTO runs(sweep, started, status) VALUES('s', 'x', 'killed')", NULL, 0, 0,
+			      NULL, NULL), 0, "the sweep's latest run died");
 	CHECK_INT(store_recover(st, "s", 2), 0, "recover");
 	check_q1(st, "SELECT state || attempts || coalesce(error, '-') FROM cells WHERE key = 'k0'",
 		 "planned1-");
@@ -314,9 +334,9 @@ static void test_cells(void)
 	sb_reset(&c.keys);
 	c.n = 0;
 	c.stop_at = 0;
-	CHECK_INT(store_each_pending(st, "s", collect_cb, &c), 0, "pending after recover");
-	CHECK_INT(c.n, 6, "k1 no longer pending");
-	CHECK(!strncmp(c.keys.buf, "k0,k2,", 6), "k0 then k2: %s", c.keys.buf);
+	CHECK_INT(each_pending(st, "s", "", 1, &c), 0, "pending after recover");
+	CHECK_INT(c.n, 2, "k1 no longer pending");
+	CHECK_STR(c.keys.buf, "k0,k2", "k0 then k2");
 	CHECK_INT(c.isolate[0], 1, "k0, in flight when its job died, is a suspect");
 	CHECK_INT(c.isolate[1], 0, "k2 was not in flight");
 	sb_release(&c.keys);
@@ -339,7 +359,7 @@ static void test_cells(void)
 		struct collect d = { STRBUF_INIT, 0, 0, { 0 }, 0 };
 		struct strbuf want = STRBUF_INIT;
 
-		CHECK_INT(store_each_pending(st, "big", collect_cb, &d), 0, "pending big");
+		CHECK_INT(each_pending(st, "big", "", 256, &d), 0, "pending big");
 		for (int i = 0; i < 1300; i++)
 			sb_addf(&want, "%sp%04d", i ? "," : "", i);
 		CHECK_INT(d.n, 1300, "every cell once");
@@ -596,7 +616,7 @@ static void test_results(void)
 	/* As a run's dispatch writes: references unchecked, in its transaction. A missing cell is still
 	 * refused (the attempt it would name is NULL); a duplicate ok is dropped and the transaction goes
 	 * on with the other results. */
-	CHECK_INT(store_check_references(st, 0), 0, "references off");
+	CHECK_INT(store_dispatching(st, 1), 0, "dispatch mode: references off");
 	CHECK_INT(store_begin(st), 0, "begin (references off)");
 	test_capture_start();
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), -1, "missing cell, references off");
@@ -617,7 +637,7 @@ static void test_results(void)
 	r.status = RESULT_ERROR;
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), 0, "error result after the duplicate");
 	CHECK_INT(store_commit(st), 0, "commit (references off)");
-	CHECK_INT(store_check_references(st, 1), 0, "references on");
+	CHECK_INT(store_dispatching(st, 0), 0, "references on");
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM results"), 6, "the error result, not the others");
 	CHECK_INT(q1_int(st, "SELECT attempt FROM results ORDER BY id DESC LIMIT 1"),
 		  q1_int(st, "SELECT attempts FROM cells WHERE id = 3"), "attempt read from the cell");
@@ -643,6 +663,58 @@ static void test_results(void)
 	test_capture_start();
 	CHECK_INT(store_run_end(st, 77, "ok"), -1, "end of a missing run");
 	free(test_capture_end());
+	store_close(st);
+	store_remove_files(path);
+	free(path);
+}
+
+/* A command's results: what each run cost (samples and the result's medians and peak, in v_results), and a
+ * failure no attempt can change, quarantined at its first attempt. */
+static void test_command_results(void)
+{
+	char *path = tmp_path("command.db");
+	struct run_usage u[] = { { 0.25, 0.5, 8e6 }, { 0.125, 0.25, 9e6 }, { 1, 0.75, 7e6 } };
+	struct store *st;
+	struct result r;
+	int64_t run, c1, c2;
+	int added, again = -1;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_run_begin(st, "sweep run c.yaml", "c", 1, &run), 0, "run begin");
+	store_add_cell(st, "c", "k1", "{\"n\":1}", 0, "", 0, "planned", &added);
+	store_add_cell(st, "c", "k2", "{\"n\":2}", 0, "", 1, "planned", &added);
+	c1 = cell_id(st, "k1");
+	c2 = cell_id(st, "k2");
+	CHECK_INT(store_mark_running(st, c1), 0, "mark k1");
+	result_init(&r);
+	r.cell = c1;
+	for (int i = 0; i < 3; i++) {
+		result_add_sample(&r, 0.05 + i * 0.01, 0);
+		result_set_usage(&r, &u[i]);
+	}
+	result_summarize(&r, INFINITY);
+	test_capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), 0, "put a command's result");
+	free(test_capture_end());
+	check_q1(st, "SELECT group_concat(i || ':' || cpu_user || ':' || cpu_sys || ':' || peak_rss, ' ') FROM "
+		 "(SELECT * FROM samples ORDER BY i)", "0:0.25:0.5:8000000 1:0.125:0.25:9000000 2:1.0:0.75:7000000");
+	check_q1(st, "SELECT cpu_user || '|' || cpu_sys || '|' || peak_rss || '|' || typeof(peak_rss) FROM v_results",
+		 "0.25|0.5|9000000|integer");
+	result_release(&r);
+
+	CHECK_INT(store_mark_running(st, c2), 0, "mark k2");
+	result_init(&r);
+	r.cell = c2;
+	result_fail(&r, RESULT_INVALID, "metric 't': regex 'x' matched no line of stdout (3 lines)");
+	test_capture_start();
+	CHECK_INT(store_put_result(st, run, &r, 3, NULL, &again), 0, "put an invalid result");
+	free(test_capture_end());
+	CHECK_INT(again, 0, "not tried again, with attempts left");
+	check_q1(st, "SELECT state || attempts || ':' || error FROM cells WHERE key = 'k2'",
+		 "quarantined1:metric 't': regex 'x' matched no line of stdout (3 lines)");
+	check_q1(st, "SELECT status || coalesce(cpu_user, '-') || coalesce(peak_rss, '-') FROM results WHERE cell = 2",
+		 "error--");
+	result_release(&r);
 	store_close(st);
 	store_remove_files(path);
 	free(path);
@@ -954,6 +1026,9 @@ static void test_writer(void)
 {
 	char *path = tmp_path("writer.db"), *lock = xasprintf("%s-writer", path), *err;
 	struct store *a, *b, *r;
+	struct stat sb;
+	char line[256] = "";
+	off_t size;
 	int added, fd;
 	uint64_t n;
 
@@ -990,6 +1065,17 @@ static void test_writer(void)
 	free(err);
 	check_q1(b, "SELECT status FROM runs WHERE id = 1", "killed");
 	check_q1(b, "SELECT state FROM cells WHERE id = 1", "ok");
+	/* The room kept for a full disk: megabytes allocated past the lock file's one line, given back. */
+	CHECK(!stat(lock, &sb) && sb.st_blocks * 512 >= 8 << 20 && sb.st_size < 200, "room kept: %lld bytes in "
+	      "%lld blocks", (long long)sb.st_size, (long long)sb.st_blocks);
+	size = sb.st_size;
+	CHECK_INT(store_free_reserve(b), 0, "the room given back");
+	CHECK(!stat(lock, &sb) && sb.st_blocks * 512 < 1 << 20 && sb.st_size == size, "no room kept: %lld bytes in "
+	      "%lld blocks", (long long)sb.st_size, (long long)sb.st_blocks);
+	fd = open(lock, O_RDONLY);
+	CHECK(fd >= 0 && read(fd, line, sizeof(line) - 1) == size && strstr(line, ": test b\n"),
+	      "the holder's line stays: %s", line);
+	close(fd);
 	/* An interrupt hands back the running cell without its attempt, the sent one to idle. */
 	CHECK_INT(store_mark_running(b, 2), 0, "cell 2 running");
 	check_q1(b, "SELECT state || attempts FROM cells WHERE id = 2", "running1");
@@ -1035,6 +1121,7 @@ int main(void)
 	test_cells();
 	test_bulk();
 	test_results();
+	test_command_results();
 	test_sweep();
 	test_functions();
 	test_query();

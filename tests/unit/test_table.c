@@ -361,7 +361,7 @@ static void test_format_methods(void)
 			if (k == 1 && f->method)
 				f->method("M", m);
 			if (k == 2 && f->footnote)
-				f->footnote("holds x", "; hint", m);
+				f->footnote(0, "holds x", "; hint", m);
 			fclose(m);
 		}
 		CHECK_TEXT(buf[0], want[i].heading, f->name);
@@ -386,7 +386,7 @@ static void test_safe(void)
 
 	table_init(&t, 2, h);
 	table_add(&t, r1);
-	table_mark(&t, 1);
+	table_mark(&t, 1, 0);
 	table_add(&t, r2);
 	table_add(&t, r3);
 	check_format(&t, &table_text,
@@ -415,6 +415,30 @@ static void test_safe(void)
 		     "</tbody>\n</table>\n",
 		     "HTML: the same text, a mark after its value");
 	table_release(&t);
+	/* both kinds of mark on one cell, and the footnote of the second */
+	{
+		static const char *const a[] = { "x", "2" };
+		char *buf = NULL;
+		size_t len;
+		FILE *m;
+
+		table_init(&t, 2, h);
+		table_add(&t, a);
+		table_mark(&t, 1, 0);
+		table_mark(&t, 1, 1);
+		check_format(&t, &table_html,
+			     "<table>\n<thead><tr><th>k</th><th class=\"num\">v</th></tr></thead>\n<tbody>\n"
+			     "<tr><td>x</td><td class=\"num\">2<sup class=\"mark\">\xe2\x80\xa0</sup>"
+			     "<sup class=\"mark\">\xe2\x80\xa1</sup></td></tr>\n</tbody>\n</table>\n",
+			     "HTML: a cell's two marks, \u2020 then \u2021");
+		table_release(&t);
+		m = open_memstream(&buf, &len);
+		table_html.footnote(1, "rests on few", " (see)", m);
+		fclose(m);
+		CHECK_TEXT(buf, "<p class=\"footnote\"><sup>\xe2\x80\xa1</sup> rests on few (see)</p>\n",
+			   "HTML: the footnote of mark 1");
+		free(buf);
+	}
 	/* HTML's own characters are text */
 	{
 		static const char *const a[] = { "<b>&\"'", "1" };
@@ -447,8 +471,73 @@ static void test_safe(void)
 	CHECK(!table_format_of_path("t.db") && !table_format_of_path("dir.md/t"), "other names have no format");
 }
 
+/* Column names are unique in every format: a name an earlier column has takes _2 (or the first free
+ * suffix), so a reader keyed by name gets every column; unique names are kept as they are. */
+static void test_unique_names(void)
+{
+	static const char *const h[] = { "n", "ratio", "n", "n_2", "n", "ratio" };
+	static const char *const r[] = { "16384", "3", "10", "7", "1", "0.5" };
+	static const char *const want[] = { "n", "ratio", "n_3", "n_2", "n_4", "ratio_2" };
+	struct table t;
+	char *got;
+
+	table_init(&t, 6, h);
+	table_add(&t, r);
+	for (int c = 0; c < 6; c++)
+		CHECK_STR(t.head[c], want[c], "column name");
+	got = print(&t, &table_json);
+	CHECK_TEXT(got, "[{\"n\":16384,\"ratio\":3,\"n_3\":10,\"n_2\":7,\"n_4\":1,\"ratio_2\":0.5}]\n", "json keeps every value");
+	free(got);
+	got = print(&t, &table_csv);
+	CHECK_TEXT(got, "n,ratio,n_3,n_2,n_4,ratio_2\n16384,3,10,7,1,0.5\n", "csv names each column once");
+	free(got);
+	got = print(&t, &table_md);
+	CHECK(got && strstr(got, "| n     | ratio | n_3 | n_2 | n_4 | ratio_2 |\n"), "markdown heading: %s",
+	      test_shown(shown_buf, sizeof(shown_buf), got));
+	free(got);
+	table_release(&t);
+}
+
+/* Two kinds of mark: each prints its own sign after the cell, a cell with fewer marks than another of its
+ * column is padded so the digits line up, LaTeX superscripts both, each footnote names its own. */
+static void test_two_marks(void)
+{
+	static const char *const h[] = { "k", "v" };
+	static const char *const r1[] = { "a", "1.5" }, *const r2[] = { "b", "2.5" }, *const r3[] = { "c", "3.5" };
+	char *buf;
+	size_t len;
+	FILE *m;
+	struct table t;
+
+	table_init(&t, 2, h);
+	table_add(&t, r1);
+	table_mark(&t, 1, 0);
+	table_mark(&t, 1, 1);
+	table_add(&t, r2);
+	table_mark(&t, 1, 1);
+	table_add(&t, r3);
+	check_format(&t, &table_text,
+		     "k  v    \n"
+		     "a  1.5\xe2\x80\xa0\xe2\x80\xa1\n"
+		     "b  2.5\xe2\x80\xa1 \n"
+		     "c  3.5  \n", "text: both signs, the digits lined up");
+	check_format(&t, &table_latex,
+		     "\\begin{tabular}{lr}\n\\toprule\nk & v \\\\\n\\midrule\n"
+		     "a & 1.5\\rlap{$^{\\dagger\\ddagger}$} \\\\\nb & 2.5\\rlap{$^\\ddagger$} \\\\\nc & 3.5 \\\\\n"
+		     "\\bottomrule\n\\end{tabular}\n", "LaTeX: one superscript of both marks");
+	table_release(&t);
+	m = open_memstream(&buf, &len);
+	table_md.footnote(1, "rests on 3 pairs", "", m);
+	table_latex.footnote(1, "rests on 3 pairs", "", m);
+	fclose(m);
+	CHECK_TEXT(buf, "\n\xe2\x80\xa1 rests on 3 pairs\n% $^\\ddagger$: rests on 3 pairs\n"
+		   "\\par{\\footnotesize $^\\ddagger$ rests on 3 pairs.}\n", "the footnote of mark 1");
+	free(buf);
+}
+
 int main(void)
 {
+	test_unique_names();
 	test_safe();
 	test_formats();
 	test_read_back();
@@ -456,5 +545,6 @@ int main(void)
 	test_empty();
 	test_format_parse();
 	test_format_methods();
+	test_two_marks();
 	return test_done();
 }

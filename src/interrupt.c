@@ -1,0 +1,48 @@
+/* interrupt.c: SIGINT, SIGTERM and SIGUSR1 caught as a flag that a run's long steps look at. */
+#include "interrupt.h"
+
+#include <signal.h>
+#include <string.h>
+
+static volatile sig_atomic_t caught;
+static int depth;
+static struct sigaction old_int, old_term, old_usr1;
+
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+
+void interrupt_catch(void)
+{
+	struct sigaction sa;
+
+	if (depth++)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	caught = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGUSR1, &sa, &old_usr1);
+}
+
+void interrupt_release(void)
+{
+	if (!depth || --depth)
+		return;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGUSR1, &old_usr1, NULL);
+	caught = 0;
+}
+
+int interrupt_signal(void)
+{
+	return caught;
+}
+
+const char *interrupt_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
+}

@@ -1,0 +1,490 @@
+/* spec_metrics.c: a command sweep's metrics: JSON lines, JSON documents read by path, or regexes; where each
+ * is read (from), what several matches mean (match) and the unit a value is converted into. */
+#include "spec_int.h"
+
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* A metric regex is a line's worth of text; glibc's regcomp copies repeated parts (see regex_too_big). */
+#define REGEX_MAX_LEN 1000
+#define REGEX_MAX_NODES 2000
+#define REGEX_MAX_NODES_TEXT "2000"
+#define REGEX_MAX_NEST 100
+#define REGEX_MAX_NEST_TEXT "100"
+/* Each regex costs up to tens of milliseconds to compile: a cap keeps a pasted mistake quick. */
+#define REGEX_MAX_METRICS 100
+
+/* The bound of an interval {n}, {n,}, {n,m} or {,m} at c, as the copies glibc makes of what it follows
+ * (an overestimate by one); *end is set past it. 0 when c starts no interval (then '{' is a literal). */
+static double regex_interval(const char *c, const char **end)
+{
+	double lo = 0, hi;
+	const char *d = c + 1;
+
+	if (!isdigit((unsigned char)*d) && *d != ',')
+		return 0;
+	for (; isdigit((unsigned char)*d); d++)
+		lo = lo * 10 + (*d - '0');
+	hi = lo;
+	if (*d == ',')
+		for (hi = 0, d++; isdigit((unsigned char)*d); d++)
+			hi = hi * 10 + (*d - '0');
+	if (*d != '}')
+		return 0;
+	*end = d;
+	return (lo > hi ? lo : hi) + 1;
+}
+
+/* Whether the interval ending at '}' c has a minimum of 0 ({0,m}, {,m}, {0}, {0,}). */
+static int regex_interval_min0(const char *c)
+{
+	while (*c != '{')
+		c--;
+	c++;
+	while (*c == '0')
+		c++;
+	return !isdigit((unsigned char)*c);
+}
+
+/* Whether escape \c is zero-width or may match nothing: an anchor (\b \B \< \> \` \') or a backreference. */
+static int regex_escape_nullable(char c)
+{
+	return (c && strchr("bB<>`'", c)) || isdigit((unsigned char)c);
+}
+
+/*
+ * Whether glibc's regcomp would take too long or too much memory on pat; why is set to the reason.
+ * It copies what a '+' or an interval applies to (a+ is a a*, a{2,4} is a a a? a?), so stacked or
+ * nested copies ("c+++++", "((a{99}){99})") grow exponentially: count the nodes through the groups
+ * (sum[d]: the group open at depth d so far, last[d]: its last atom, the one a postfix applies to).
+ * And its epsilon closures take exponential time when '+' or an interval repeats a part that can match
+ * nothing ("((a*)+)+", ":*+*+"): track that too (nul_seq[d]: the current alternative can match nothing,
+ * nul_alt[d]: an earlier one can, nul_last[d]: the last atom can, nul_before[d]: nul_seq before it).
+ */
+static int regex_too_big(const char *pat, const char **why)
+{
+	double sum[REGEX_MAX_NEST + 1], last[REGEX_MAX_NEST + 1], atom, k;
+	char nul_seq[REGEX_MAX_NEST + 1], nul_alt[REGEX_MAX_NEST + 1], nul_last[REGEX_MAX_NEST + 1];
+	char nul_before[REGEX_MAX_NEST + 1], nul;
+	int depth = 0;
+
+	*why = "its repetitions expand past " REGEX_MAX_NODES_TEXT " nodes";
+	sum[0] = last[0] = 0;
+	nul_seq[0] = nul_last[0] = nul_before[0] = 1;
+	nul_alt[0] = 0;
+	for (const char *c = pat; *c; c++) {
+		atom = 1;
+		nul = 0;
+		switch (*c) {
+		case '\\':
+			if (c[1])
+				nul = regex_escape_nullable(*++c);
+			break;
+		case '^':
+		case '$':
+			nul = 1;
+			break;
+		case '[':
+			/* A bracket expression is one node: skip to its ']' (a leading ']' is a member). */
+			c += c[1] == '^';
+			c += c[1] == ']';
+			while (c[1] && c[1] != ']')
+				c++;
+			if (!c[1])
+				return 0;   /* unterminated: regcomp says so */
+			c++;
+			break;
+		case '(':
+			if (depth == REGEX_MAX_NEST) {
+				*why = "it nests more than " REGEX_MAX_NEST_TEXT " groups";
+				return 1;
+			}
+			depth++;
+			sum[depth] = last[depth] = 0;
+			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
+			nul_alt[depth] = 0;
+			continue;
+		case ')':
+			if (depth) {
+				atom = sum[depth] + 1;
+				nul = nul_seq[depth] || nul_alt[depth];
+				depth--;
+			}
+			break;
+		case '|':
+			sum[depth]++;
+			last[depth] = 0;
+			nul_alt[depth] |= nul_seq[depth];
+			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
+			continue;
+		case '*':
+		case '?':
+			/* No copy, but a node around the atom, which a following '+' copies with it. */
+			sum[depth]++;
+			last[depth]++;
+			nul_last[depth] = 1;
+			nul_seq[depth] = nul_before[depth];
+			goto check;
+		case '+':
+		case '{':
+			k = *c == '+' ? 2 : regex_interval(c, &c);
+			if (!k)
+				break;   /* a '{' that starts no interval is a literal */
+			if (nul_last[depth]) {
+				*why = "'+' or '{n,m}' repeats a part that can match nothing";
+				return 1;
+			}
+			sum[depth] += last[depth] * (k - 1) + 1;
+			last[depth] = last[depth] * k + 1;
+			/* {0,m} makes the part optional. */
+			if (*c == '}' && regex_interval_min0(c)) {
+				nul_last[depth] = 1;
+				nul_seq[depth] = nul_before[depth];
+			}
+			goto check;
+		}
+		sum[depth] += atom;
+		last[depth] = atom;
+		nul_before[depth] = nul_seq[depth];
+		nul_seq[depth] &= nul;
+		nul_last[depth] = nul;
+check:
+		if (sum[depth] > REGEX_MAX_NODES)
+			return 1;
+	}
+	return 0;
+}
+
+static const char *const match_names[] = { "one", "first", "last", "each", NULL };
+static const char *const regex_fields[] = { "regex", "from", "match", "unit", NULL };
+static const char *const json_fields[] = { "path", "unit", "unit_path", NULL };
+enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, NREGEX_FIELDS };
+enum { J_PATH, J_UNIT, J_UNIT_PATH, NJSON_FIELDS };
+
+/* from: stdout, stderr, or the path of a file the command writes (placeholders allowed). */
+static void parse_source(struct sp *p, const struct ynode *n, struct spec_source *src, int *uses_item)
+{
+	const char *t = spec_node_scalar(p, n, "from");
+
+	if (!t)
+		return;
+	free(src->path);
+	src->path = NULL;
+	if (!strcmp(t, "stdout")) {
+		src->from = FROM_STDOUT;
+	} else if (!strcmp(t, "stderr")) {
+		src->from = FROM_STDERR;
+	} else if (!*t) {
+		spec_node_problem(p, n, "empty 'from' (stdout, stderr or the path of a file the command writes)");
+	} else {
+		src->from = FROM_FILE;
+		src->path = xstrdup(t);
+		spec_command_placeholders(p, t, n, uses_item);
+	}
+}
+
+static void source_copy(struct spec_source *to, const struct spec_source *from)
+{
+	to->from = from->from;
+	to->path = from->path ? xstrdup(from->path) : NULL;
+}
+
+/* A declared unit, or NULL after a problem. */
+static char *parse_unit(struct sp *p, const struct ynode *n)
+{
+	const char *t = spec_node_scalar(p, n, "unit");
+	char a[SHOW_BUF], err[96];
+
+	if (!t)
+		return NULL;
+	if (unit_check(t, err, sizeof(err))) {
+		spec_node_problem(p, n, "invalid unit '%s': %s", spec_shown(a, t), err);
+		return NULL;
+	}
+	return xstrdup(t);
+}
+
+/* A path read at node n (many: [*] allowed), or NULL after a problem. */
+static const char *parse_path(struct sp *p, const struct ynode *n, const char *what, int many)
+{
+	const char *t = spec_node_scalar(p, n, what);
+	char a[SHOW_BUF], err[160];
+	int uses_item = 0;
+
+	if (!t)
+		return NULL;
+	if (json_path_check(t, many, err, sizeof(err))) {
+		spec_node_problem(p, n, "invalid path '%s' for '%s': %s", spec_shown(a, t), what, err);
+		return NULL;
+	}
+	spec_command_placeholders(p, t, n, &uses_item);
+	return t;
+}
+
+/* The pattern for metric name: checked for cost and syntax, its capture groups counted into *groups. */
+static int check_regex(struct sp *p, const struct ynode *vn, const char *name, const char *pat, int *groups)
+{
+	char a[SHOW_BUF], msg[256];
+	const char *why;
+	regex_t re;
+	int rc;
+
+	if (strlen(pat) > REGEX_MAX_LEN) {
+		spec_node_problem(p, vn, "regex for metric '%s' is longer than %d characters", spec_shown(a, name),
+			REGEX_MAX_LEN);
+		return -1;
+	}
+	if (regex_too_big(pat, &why)) {
+		spec_node_problem(p, vn, "regex for metric '%s' is too complex: %s", spec_shown(a, name), why);
+		return -1;
+	}
+	rc = regcomp(&re, pat, REG_EXTENDED);
+	if (rc) {
+		regerror(rc, &re, msg, sizeof(msg));
+		spec_node_problem(p, vn, "invalid regex for metric '%s': %s", spec_shown(a, name), msg);
+		return -1;
+	}
+	*groups = (int)re.re_nsub;
+	regfree(&re);
+	return 0;
+}
+
+/* name: REGEX, or name: {regex, from, match, unit}; from defaults to the metrics' own. */
+static void parse_regex_metric(struct sp *p, const char *name, const struct ynode *vn,
+			       const struct spec_source *from, int *uses_item)
+{
+	const struct ynode *v[NREGEX_FIELDS + 1] = { 0 }, *k[NREGEX_FIELDS + 1] = { 0 };
+	struct spec_regex re = { .match = MATCH_ONE };
+	char a[SHOW_BUF];
+	const char *pat;
+	int m, bad = 0;
+
+	if (vn->kind == YNODE_MAP) {
+		if (spec_node_fields(p, vn, "a regex metric", regex_fields, v, k))
+			return;
+		if (!v[R_REGEX]) {
+			spec_node_problem(p, vn, "metric '%s' has no 'regex'", spec_shown(a, name));
+			return;
+		}
+	} else {
+		v[R_REGEX] = vn;
+	}
+	if (!(pat = spec_node_scalar(p, v[R_REGEX], name)) || check_regex(p, v[R_REGEX], name, pat, &re.groups))
+		return;
+	if (v[R_MATCH] && (m = spec_node_enum(p, v[R_MATCH], "match", match_names)) < 0)
+		return;   /* the groups it needs are unknown */
+	if (v[R_MATCH])
+		re.match = (enum spec_matches)m;
+	if (re.match == MATCH_EACH && re.groups != 1 && re.groups != 2) {
+		spec_node_problem(p, v[R_REGEX], "regex for metric '%s' must have one or two capture groups with "
+			"match: each (the item, then the value), it has %d", spec_shown(a, name), re.groups);
+		bad = 1;
+	} else if (re.match != MATCH_EACH && re.groups != 1) {
+		spec_node_problem(p, v[R_REGEX], "regex for metric '%s' must have exactly one capture group, it "
+			"has %d", spec_shown(a, name), re.groups);
+		bad = 1;
+	}
+	if (v[R_UNIT] && !(re.unit = parse_unit(p, v[R_UNIT])))
+		bad = 1;
+	source_copy(&re.src, from);
+	if (v[R_FROM])
+		parse_source(p, v[R_FROM], &re.src, uses_item);
+	if (bad) {
+		free(re.unit);
+		free(re.src.path);
+		return;
+	}
+	re.name = xstrdup(name);
+	re.pattern = xstrdup(pat);
+	ALLOC_GROW(p->s->regex, (size_t)p->s->nregex + 1, p->regex_alloc);
+	p->s->regex[p->s->nregex++] = re;
+}
+
+/* name: PATH, or name: {path, unit, unit_path}. */
+static void parse_json_metric(struct sp *p, const char *name, const struct ynode *vn)
+{
+	const struct ynode *v[NJSON_FIELDS + 1] = { 0 }, *k[NJSON_FIELDS + 1] = { 0 };
+	struct spec_jmetric jm = { 0 };
+	char a[SHOW_BUF];
+	const char *path, *up = NULL;
+
+	if (vn->kind == YNODE_MAP) {
+		if (spec_node_fields(p, vn, "a json metric", json_fields, v, k))
+			return;
+		if (!v[J_PATH]) {
+			spec_node_problem(p, vn, "metric '%s' has no 'path'", spec_shown(a, name));
+			return;
+		}
+	} else {
+		v[J_PATH] = vn;
+	}
+	if (!(path = parse_path(p, v[J_PATH], name, 0)))
+		return;
+	if (v[J_UNIT_PATH] && !v[J_UNIT]) {
+		spec_node_problem(p, k[J_UNIT_PATH], "'unit_path' needs 'unit', the unit the value is converted "
+			"into");
+		return;
+	}
+	if (v[J_UNIT_PATH] && !(up = parse_path(p, v[J_UNIT_PATH], "unit_path", 0)))
+		return;
+	if (v[J_UNIT] && !(jm.unit = parse_unit(p, v[J_UNIT])))
+		return;
+	jm.name = xstrdup(name);
+	jm.path = xstrdup(path);
+	jm.unit_path = up ? xstrdup(up) : NULL;
+	ALLOC_GROW(p->s->jmetrics, (size_t)p->s->njmetrics + 1, p->jmetric_alloc);
+	p->s->jmetrics[p->s->njmetrics++] = jm;
+}
+
+/* A metric's name: not empty, not given twice. */
+static int metric_name_ok(struct sp *p, const struct ynode *kn, const char *name)
+{
+	const struct spec *s = p->s;
+	char a[SHOW_BUF];
+	int dup = 0;
+
+	for (int i = 0; i < s->nregex; i++)
+		dup |= !strcmp(s->regex[i].name, name);
+	for (int i = 0; i < s->njmetrics; i++)
+		dup |= !strcmp(s->jmetrics[i].name, name);
+	if (dup)
+		spec_node_problem(p, kn, "duplicate key '%s'", spec_shown(a, name));
+	else if (!*name)
+		spec_node_problem(p, kn, "empty metric name");
+	return !dup && *name;
+}
+
+/* Whether mapping n has key (a regex metric among json ones is {regex: ...}). */
+static int has_key(const struct ynode *n, const char *key)
+{
+	for (int j = 0; n->kind == YNODE_MAP && j < n->n; j++)
+		if (ydoc_key(n, j)->kind == YNODE_SCALAR && !strcmp(ydoc_key(n, j)->text, key))
+			return 1;
+	return 0;
+}
+
+/* The mapping form: from, json and item are the reader's keys; every other key is a metric: a regex, or
+ * with json: a path, unless it is {regex: ...} (both read the same run's output). */
+static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
+{
+	const struct ynode *from = NULL, *json = NULL, *item = NULL;
+	struct spec *s = p->s;
+	struct spec_source src = { FROM_STDOUT, NULL };
+	int nmetrics = 0;
+
+	for (int j = 0; j < n->n; j++) {
+		const char *key = spec_node_key(p, ydoc_key(n, j));
+		const struct ynode **slot = NULL;
+
+		if (!key)
+			continue;
+		if (!strcmp(key, "from"))
+			slot = &from;
+		else if (!strcmp(key, "json"))
+			slot = &json;
+		else if (!strcmp(key, "item"))
+			slot = &item;
+		else
+			nmetrics++;
+		if (slot && *slot)
+			spec_node_problem(p, ydoc_key(n, j), "duplicate key '%s'", key);
+		else if (slot)
+			*slot = ydoc_value(n, j);
+	}
+	if (nmetrics > REGEX_MAX_METRICS) {
+		spec_node_problem(p, n, "more than %d metrics", REGEX_MAX_METRICS);
+		return;
+	}
+	if (!nmetrics) {
+		spec_node_problem(p, n, "no metric in 'metrics' (name: %s)", json ? "path" : "regex");
+		return;
+	}
+	if (from)
+		parse_source(p, from, &src, uses_item);
+	s->metrics = json ? METRICS_SELECT : METRICS_REGEX;
+	if (json) {
+		const char *t = parse_path(p, json, "json", 1);
+
+		s->json_records = t ? xstrdup(t) : NULL;
+		s->json_src = src;
+		src.path = NULL;
+		if (item && (t = parse_path(p, item, "item", 0)))
+			s->json_item = xstrdup(t);
+	} else if (item) {
+		spec_node_problem(p, item, "'item' names the records of json metrics; a regex's matches become "
+			"items with match: each");
+	}
+	for (int j = 0; j < n->n; j++) {
+		const struct ynode *kn = ydoc_key(n, j);
+		const char *name = spec_node_key(p, kn);
+
+		if (!name || !strcmp(name, "from") || !strcmp(name, "json") || !strcmp(name, "item") ||
+		    !metric_name_ok(p, kn, name))
+			continue;
+		if (json && !has_key(ydoc_value(n, j), "regex"))
+			parse_json_metric(p, name, ydoc_value(n, j));
+		else
+			parse_regex_metric(p, name, ydoc_value(n, j), &src, uses_item);
+	}
+	free(src.path);
+}
+
+void spec_metrics_parse(struct sp *p, const struct ynode *n, int *uses_item)
+{
+	char a[SHOW_BUF], h[HINT_BUF];
+	static const char *const json_name[] = { "json", NULL };
+
+	if (n->kind == YNODE_SCALAR) {
+		const char *t = spec_node_scalar(p, n, "metrics");
+
+		if (t && !strcmp(t, "json"))
+			p->s->metrics = METRICS_JSON;
+		else if (t && *spec_node_hint(p, h, t, json_name))
+			spec_node_problem(p, n, "invalid value '%s' for 'metrics'%s", spec_shown(a, t), h);
+		else if (t)
+			spec_node_problem(p, n, "invalid value '%s' for 'metrics' (expected json or a "
+				"mapping of name: regex)", spec_shown(a, t));
+		return;
+	}
+	if (n->kind != YNODE_MAP) {
+		spec_node_problem(p, n, "expected json or a mapping of name: regex for 'metrics', got %s",
+			spec_node_kind(n));
+		return;
+	}
+	if (!n->n) {
+		spec_node_problem(p, n, "empty mapping for 'metrics'");
+		return;
+	}
+	parse_map(p, n, uses_item);
+}
+
+static void source_text(struct strbuf *sb, const struct spec_source *src)
+{
+	sb_adds(sb, src->from == FROM_STDOUT ? "stdout" : src->from == FROM_STDERR ? "stderr" : src->path);
+}
+
+void spec_metrics_text(const struct spec *s, struct strbuf *sb)
+{
+	static const char *const kinds[] = { "none", "json lines", "regex", "json" };
+
+	sb_adds(sb, kinds[s->metrics]);
+	if (s->metrics == METRICS_SELECT) {
+		sb_adds(sb, " from ");
+		source_text(sb, &s->json_src);
+		sb_addf(sb, " records %s item %s", s->json_records, s->json_item ? s->json_item : "-");
+	}
+	for (int i = 0; i < s->nregex; i++) {
+		sb_addf(sb, "; %s=%s from ", s->regex[i].name, s->regex[i].pattern);
+		source_text(sb, &s->regex[i].src);
+		sb_addf(sb, " match %s unit %s", match_names[s->regex[i].match],
+			s->regex[i].unit ? s->regex[i].unit : "-");
+	}
+	for (int i = 0; i < s->njmetrics; i++)
+		sb_addf(sb, "; %s=%s unit %s at %s", s->jmetrics[i].name, s->jmetrics[i].path,
+			s->jmetrics[i].unit ? s->jmetrics[i].unit : "-",
+			s->jmetrics[i].unit_path ? s->jmetrics[i].unit_path : "-");
+}

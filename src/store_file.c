@@ -1,0 +1,349 @@
+/* store_file.c: the database as a file: its one name, writer lock and side files; what may be written. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "store_int.h"
+#include "util.h"
+
+/* The files SQLite and sweep keep beside a database, by the suffix of its name. */
+static const char *const side_tails[] = { "-wal", "-shm", "-journal", "-writer" };
+
+/*
+ * The name path has once every symbolic link in it is followed: realpath() of the file, or of its folder
+ * when the file does not exist yet (a database about to be made). 0 and *out (the caller frees it); 1
+ * when path is a symbolic link to a missing file (SQLite would make the file it points to, a name no lock
+ * of ours would follow); -1 with errno when it cannot be resolved (a missing folder).
+ */
+static int file_real(const char *path, char **out)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, *rdir;
+	struct stat sb;
+
+	if ((*out = realpath(path, NULL)))
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	if (!lstat(path, &sb))
+		return 1;
+	dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	rdir = realpath(dir, NULL);
+	free(dir);
+	if (!rdir)
+		return -1;
+	*out = xasprintf("%s/%s", strcmp(rdir, "/") ? rdir : "", slash ? slash + 1 : path);
+	free(rdir);
+	return 0;
+}
+
+int store_file_real(const char *path, char **out)
+{
+	int rc = file_real(path, out);
+
+	if (rc > 0)
+		return error("'%s' is a symbolic link to a missing file: name the database itself", path);
+	if (rc < 0)
+		return error("cannot resolve '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int store_file_one_name(const char *path, const char *real)
+{
+	struct stat sb;
+
+	if (!stat(real, &sb) && sb.st_nlink > 1)
+		return error("'%s' has %ju names (hard links): SQLite keeps one write-ahead log per name, so "
+			     "writing it through two names corrupts it; not writing it (keep one name: find DIR "
+			     "-samefile '%s' lists them)", path, (uintmax_t)sb.st_nlink, real);
+	/* A log or journal with another name (a link) would be another database's, or shared with one. The
+	 * -writer, last, is opened without following a link (lock_open). */
+	for (size_t i = 0; i + 1 < ARRAY_SIZE(side_tails); i++) {
+		char *p = xasprintf("%s%s", real, side_tails[i]);
+		int bad = !lstat(p, &sb) && (S_ISLNK(sb.st_mode) || sb.st_nlink > 1);
+
+		if (bad)
+			error("'%s' beside '%s' is a %s: SQLite's %s must be the database's own; not writing it", p,
+			      path, S_ISLNK(sb.st_mode) ? "symbolic link" : "file with several names",
+			      side_tails[i] + 1);
+		free(p);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the writer lock ---- */
+
+/* Room a writer keeps for recording how it stopped when its disk fills up (store_free_reserve): enough
+ * for handing back the cells in flight of a large run (some thousands of cells' pages in the WAL). */
+#define STORE_RESERVE (8 << 20)
+
+/* The holder a lock file names ("host H pid P since T: CMD"), as read; "" when empty. */
+static void lock_read(int fd, char *buf, size_t n)
+{
+	ssize_t got = pread(fd, buf, n - 1, 0);
+
+	buf[got > 0 ? got : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Open the lock file: never through a symbolic link (we empty and write it), and a plain file. */
+static int lock_open(const char *lp)
+{
+	struct stat sb;
+	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	if (fd < 0)
+		return error("cannot open the writer lock '%s': %s", lp, errno == ELOOP ? "a symbolic link" :
+			     strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return error("cannot open the writer lock '%s': not a regular file", lp);
+	}
+	return fd;
+}
+
+int store_lock_path(const char *path, const char *what, int *out)
+{
+	char *real, *lp, who[512], host[256] = "?", now[32];
+	struct strbuf sb = STRBUF_INIT;
+	int fd;
+
+	*out = -1;
+	/* Beside the file itself, whatever links lead to it; a file with two names is not written at all. */
+	if (store_file_real(path, &real))
+		return -1;
+	if (store_file_one_name(path, real)) {
+		free(real);
+		return -1;
+	}
+	lp = xasprintf("%s-writer", real);
+	free(real);
+	if ((fd = lock_open(lp)) < 0) {
+		free(lp);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		lock_read(fd, who, sizeof(who));
+		close(fd);
+		if (e == EWOULDBLOCK)
+			error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to end "
+			      "or stop it (status, sql, report and snapshot can read it meanwhile)", path,
+			      *who ? who : "which has not said who it is yet");
+		else
+			error("cannot lock '%s': %s", lp, strerror(e));
+		free(lp);
+		return -1;
+	}
+	/* A clean end empties the file: a name left in it is a writer that died holding the lock. */
+	lock_read(fd, who, sizeof(who));
+	if (*who)
+		fprintf(stderr, "sweep: '%s': taking over the writer lock of a sweep that is gone (%s)\n", path, who);
+	gethostname(host, sizeof(host) - 1);
+	iso_time(now_wall(), now, sizeof(now));
+	sb_addf(&sb, "host %s pid %ld since %s: %s\n", host, (long)getpid(), now, what);
+	if (ftruncate(fd, 0) || pwrite(fd, sb.buf, sb.len, 0) != (ssize_t)sb.len)
+		warning("cannot write '%s': %s", lp, strerror(errno));
+	/* The reserve: blocks allocated to the file past its end (readers still see the one line). A file
+	 * system without fallocate, or a disk already full, leaves the writer without one. */
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, STORE_RESERVE)) {
+		/* nothing to do: store_free_reserve has nothing to give then */
+	}
+	sb_release(&sb);
+	free(lp);
+	*out = fd;
+	return 0;
+}
+
+void store_remove_files(const char *path)
+{
+	char *real = NULL;
+
+	/* The files SQLite made are beside the file itself (it was opened by that name). */
+	if (file_real(path, &real))
+		real = xstrdup(path);
+	unlink(real);
+	for (size_t i = 0; i < ARRAY_SIZE(side_tails); i++) {
+		char *p = xasprintf("%s%s", real, side_tails[i]);
+
+		unlink(p);
+		free(p);
+	}
+	free(real);
+}
+
+int store_writer_alive_path(const char *path, char *who, size_t n)
+{
+	char *real, *lp;
+	int fd, alive;
+	struct stat sb;
+
+	if (who && n)
+		*who = '\0';
+	if (file_real(path, &real))
+		return -1;
+	lp = xasprintf("%s-writer", real);
+	/* Non-blocking: beside a merge's untrusted input, a FIFO of that name would hold an open. */
+	fd = open(lp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	free(real);
+	free(lp);
+	if (fd >= 0 && (fstat(fd, &sb) || !S_ISREG(sb.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		return -1;   /* no lock file: a copy (a snapshot), or a database no locking sweep wrote */
+	/* A shared lock is refused only while a writer holds its exclusive one; ours goes with the close. */
+	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	if (alive && who && n > 1)
+		lock_read(fd, who, n);
+	close(fd);
+	return alive;
+}
+
+int store_writer_alive(const struct store *st)
+{
+	return store_writer_alive_path(st->path, NULL, 0);
+}
+
+int store_free_reserve(struct store *st)
+{
+	char who[512];
+	size_t len;
+
+	if (st->lock_fd < 0)
+		return error("'%s': no room kept: not a writer", st->path);
+	/* Shrinking the file frees every block it has, those past its end too; the line goes back after. */
+	lock_read(st->lock_fd, who, sizeof(who));
+	len = strlen(who);
+	who[len] = '\n';
+	if (ftruncate(st->lock_fd, 0) || pwrite(st->lock_fd, who, len + 1, 0) != (ssize_t)(len + 1))
+		return error("cannot free the room kept beside '%s': %s", st->path, strerror(errno));
+	return 0;
+}
+
+void store_unlock_fd(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0))
+		warning("cannot empty the writer lock file: %s", strerror(errno));
+	close(fd);
+}
+
+/* ---- outputs ---- */
+
+/* What SQLite made a file as, from its first bytes: NULL when none of its kinds. */
+static const char *sqlite_kind(const unsigned char *h, size_t n)
+{
+	static const unsigned char journal[] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+	uint32_t v0, v48;
+
+	if (n >= 16 && !memcmp(h, "SQLite format 3", 16))
+		return "an SQLite database";
+	if (n >= 4 && h[0] == 0x37 && h[1] == 0x7f && h[2] == 0x06 && (h[3] & 0xfe) == 0x82)
+		return "an SQLite write-ahead log";
+	if (n >= 8 && !memcmp(h, journal, sizeof(journal)))
+		return "an SQLite rollback journal";
+	/* The index of a log (-shm) has no magic: its header, twice, starts with the version 3007000 in the
+	 * machine's byte order. */
+	if (n >= 52) {
+		memcpy(&v0, h, 4);
+		memcpy(&v48, h + 48, 4);
+		if (v0 == 3007000 && v48 == 3007000)
+			return "an SQLite shared-memory index";
+	}
+	return NULL;
+}
+
+/* Whether the file at path is a database: SQLite's header, or empty (a database not written yet). */
+static int is_database(const char *path)
+{
+	unsigned char h[16];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
+	if (!sb.st_size)
+		return 1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	return n == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16);
+}
+
+/* The side file of a database that real names (path as given), or 0: "-wal" of an existing x for x-wal. */
+static int side_of_database(const char *what, const char *path, const char *real)
+{
+	size_t len = strlen(real);
+
+	for (size_t i = 0; i < ARRAY_SIZE(side_tails); i++) {
+		size_t tl = strlen(side_tails[i]);
+		char *stem;
+		int db;
+
+		if (len <= tl || strcmp(real + len - tl, side_tails[i]))
+			continue;
+		stem = xstrndup(real, len - tl);
+		db = is_database(stem);
+		if (db)
+			error("%s '%s' is the %s file of the database '%s': not overwriting it", what, path,
+			      side_tails[i] + 1, stem);
+		free(stem);
+		if (db)
+			return -1;
+	}
+	return 0;
+}
+
+int store_output_check(const char *what, const char *path, const char *reading, int flags)
+{
+	unsigned char head[64];
+	struct stat so, sd;
+	const char *kind;
+	char *real;
+	ssize_t n;
+	int fd, rc = file_real(path, &real), ret = 0;
+
+	if (rc > 0)
+		return error("%s '%s' is a symbolic link to a missing file: not writing through it", what, path);
+	if (rc < 0)
+		return 0;      /* no such folder: writing it fails with its own message */
+	if (stat(real, &so)) {
+		ret = side_of_database(what, path, real);   /* a new file */
+		goto out;
+	}
+	if (reading && !stat(reading, &sd) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
+		ret = error("%s '%s' is the database being read: not overwriting it", what, path);
+		goto out;
+	}
+	if (!S_ISREG(so.st_mode))
+		goto out;      /* /dev/stdout, a pipe */
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = error("cannot read '%s' to check it before overwriting: %s", path, strerror(errno));
+		goto out;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	kind = n > 0 ? sqlite_kind(head, (size_t)n) : NULL;
+	/* A database is what a merge writes into; its log or journal never is. */
+	if (kind && !(flags & STORE_OUT_DB && !strcmp(kind, "an SQLite database")))
+		ret = error("%s '%s' is %s: not overwriting it", what, path, kind);
+	else
+		ret = side_of_database(what, path, real);
+out:
+	free(real);
+	return ret;
+}

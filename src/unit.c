@@ -1,0 +1,145 @@
+/* unit.c: numbers with units as tools print them, converted into the unit a metric declares (unit.h). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+
+#define UNIT_MAX 32
+
+static const struct {
+	const char *text;
+	double factor;
+} prefixes[] = {
+	{ "", 1 }, { "n", 1e-9 }, { "u", 1e-6 }, { "\xc2\xb5", 1e-6 } /* µ, micro sign */,
+	{ "\xce\xbc", 1e-6 } /* μ, Greek mu */, { "m", 1e-3 }, { "k", 1e3 }, { "M", 1e6 }, { "G", 1e9 },
+	{ "T", 1e12 }, { "Ki", 1024.0 }, { "Mi", 1048576.0 }, { "Gi", 1073741824.0 }, { "Ti", 1099511627776.0 },
+};
+
+int unit_check(const char *unit, char *err, size_t errlen)
+{
+	size_t n = strlen(unit);
+
+	if (!n || n > UNIT_MAX) {
+		snprintf(err, errlen, n ? "a unit is at most %d bytes" : "an empty unit", UNIT_MAX);
+		return -1;
+	}
+	for (const char *c = unit; *c; c++) {
+		if ((unsigned char)*c <= ' ' || *c == 0x7f) {
+			snprintf(err, errlen, "a unit has no blank or control character");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The factor of from over to where both read as a prefix and one base: every way of reading each is
+ * tried (ms is m + s, or the base ms), since a base may begin with a prefix's letter. A count ("1")
+ * has the empty base. 0 when they share no base.
+ */
+static double unit_ratio(const char *from, const char *to)
+{
+	int count = !strcmp(to, "1");
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t fl = strlen(prefixes[i].text);
+
+		if (strncmp(from, prefixes[i].text, fl))
+			continue;
+		if (count && !from[fl])
+			return prefixes[i].factor;
+		for (size_t j = 0; !count && j < sizeof(prefixes) / sizeof(prefixes[0]); j++) {
+			size_t tl = strlen(prefixes[j].text);
+
+			if (!strncmp(to, prefixes[j].text, tl) && to[tl] && !strcmp(from + fl, to + tl))
+				return prefixes[i].factor / prefixes[j].factor;
+		}
+	}
+	return 0;
+}
+
+int unit_convert(double v, const char *from, const char *to, double *out, char *err, size_t errlen)
+{
+	double f;
+
+	if (!*from && strcmp(to, "1")) {
+		snprintf(err, errlen, "no unit, and '%s' was declared", to);
+		return -1;
+	}
+	if (strlen(from) > UNIT_MAX || !(f = unit_ratio(from, to))) {
+		snprintf(err, errlen, "'%.*s' is not a unit of '%s'", UNIT_MAX, from, to);
+		return -1;
+	}
+	*out = v * f;
+	return 0;
+}
+
+/* The length of the JSON number at s (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), 0 if none. */
+static size_t number_len(const char *s)
+{
+	const char *p = s;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (isdigit((unsigned char)*p))
+		while (isdigit((unsigned char)*p))
+			p++;
+	else
+		return 0;
+	if (*p == '.' && isdigit((unsigned char)p[1]))
+		for (p++; isdigit((unsigned char)*p); p++)
+			;
+	if ((*p == 'e' || *p == 'E') &&
+	    (isdigit((unsigned char)p[1]) || ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2]))))
+		for (p += 2; isdigit((unsigned char)*p); p++)
+			;
+	return (size_t)(p - s);
+}
+
+int unit_parse(const char *text, const char *to, double *out, char *err, size_t errlen)
+{
+	size_t n, len;
+	char num[64], from[UNIT_MAX + 2];
+	const char *u;
+	double v;
+
+	while (*text == ' ' || *text == '\t')
+		text++;
+	n = number_len(text);
+	if (!n || n >= sizeof(num)) {
+		snprintf(err, errlen, "not a number");
+		return -1;
+	}
+	memcpy(num, text, n);
+	num[n] = '\0';
+	v = strtod(num, NULL);
+	if (!isfinite(v)) {
+		snprintf(err, errlen, "not a finite number");
+		return -1;
+	}
+	for (u = text + n; *u == ' ' || *u == '\t'; u++)
+		;
+	for (len = strlen(u); len && (u[len - 1] == ' ' || u[len - 1] == '\t'); len--)
+		;
+	if (!to) {
+		if (len) {
+			/* Text that reads as a unit (no digit in it) is one the spec did not declare. */
+			snprintf(err, errlen, "not a number%s", strcspn(u, "0123456789") >= len ?
+				 " (declare its unit: unit: ...)" : "");
+			return -1;
+		}
+		*out = v;
+		return 0;
+	}
+	if (len > UNIT_MAX) {
+		snprintf(err, errlen, "'%.*s...' is not a unit of '%s'", UNIT_MAX, u, to);
+		return -1;
+	}
+	memcpy(from, u, len);
+	from[len] = '\0';
+	return unit_convert(v, from, to, out, err, errlen);
+}
