@@ -8,7 +8,7 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT     ?= -O2 -g
 MPICC_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPICC_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
-# Extra include and library folders, for machines that lack a -dev package (see README).
+# Extra include and library folders, for machines that lack a -dev package (tests/gpu/lib.sh passes vendor/).
 EXTRA_CFLAGS ?=
 EXTRA_LIBS   ?=
 SQLITE_LIBS  ?= -lsqlite3
@@ -101,7 +101,7 @@ demo: deps-run
 check: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN)
 	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
-	LAYERS_OBJ=$(O) tests/run.sh tests/layers.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
+	LAYERS_OBJ=$(O) tests/run.sh tests/layers.py tests/docs_links.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 
 # Debian's python3 has mpi4py (python3-mpi4py), whatever python3 comes first on PATH.
 bench: deps

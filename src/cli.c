@@ -19,9 +19,9 @@ static const struct cmd cmd_help = { "help", help_fn, "sweep help [COMMAND]",
 				     "Show the commands, or one command's help." };
 
 static const struct cmd *const commands[] = {
-	&cmd_plan, &cmd_run, &cmd_retry, &cmd_status, &cmd_sql, &cmd_report, &cmd_predict, &cmd_plot, &cmd_hosts,
-	&cmd_merge, &cmd_submit, &cmd_launch, &cmd_stop, &cmd_pull, &cmd_snapshot, &cmd_kernels, &cmd_version,
-	&cmd_help, &cmd_executor,
+	&cmd_plan, &cmd_run, &cmd_retry, &cmd_status, &cmd_sql, &cmd_report, &cmd_compare, &cmd_predict, &cmd_plot,
+	&cmd_hosts, &cmd_merge, &cmd_submit, &cmd_launch, &cmd_stop, &cmd_pull, &cmd_snapshot, &cmd_kernels,
+	&cmd_version, &cmd_help, &cmd_executor,
 };
 
 static const struct cmd *find_cmd(const char *name)

@@ -13,13 +13,7 @@
 #define CRITERION_EVERY 16
 #define CRITERION_STABLE 0.05
 
-/*
- * The rule, in order: max_samples taken; else, once min_samples and min_time are both reached, the noise
- * (relative standard deviation of every sample so far) at most the target, or converged (the trailing
- * window of noise values has stopped moving, so more samples would not bring it down); else the deadline.
- * The target is max_noise, raised to what the timer can resolve: a sample known to `resolution` seconds
- * cannot show a noise under resolution / sample.
- */
+/* The rule, and why it is so: docs/timing.md, "The stopping rule" (written there once). */
 struct criterion {
 	const struct spec_timing *t;
 	long n;

@@ -11,9 +11,10 @@ enum {
 	EXIT_FAIL = 1,         /* an error: the message says what */
 	EXIT_USAGE = 2,        /* bad input: command line, spec, file; nothing was written */
 	EXIT_CELLS = 3,        /* ran, but some cells failed, were quarantined or wait for absent hosts */
+	EXIT_WORSE = 4,        /* the numbers missed a bar the user set: compare --fail-above, report --score
+				* --bar (the report itself was printed) */
 	EXIT_INTERRUPTED = 5   /* stopped by SIGINT, SIGTERM or SIGUSR1: nothing charged, nothing half written;
-				* the same command resumes (not 130: a shell says that of a process the signal killed).
-				* 4 is kept for a comparison that finds a number worse than its bar */
+				* the same command resumes (not 130: a shell says that of a process the signal killed) */
 };
 
 /*
@@ -35,8 +36,10 @@ enum fail {
 	FAIL_BUSY = -3,        /* another sweep writes the database now (its writer lock): try again. Exit 1 */
 	FAIL_UNSAFE = -4,      /* refused to overwrite what is not the command's to overwrite (a report's --out
 				* that is an SQLite file or the database being read). Nothing was written. Exit 1 */
-	FAIL_CELLS = -5        /* it ran, but some cells failed, were quarantined or wait for absent hosts.
+	FAIL_CELLS = -5,       /* it ran, but some cells failed, were quarantined or wait for absent hosts.
 				* Exit 3 */
+	FAIL_WORSE = -6        /* the report was made, and some row missed the bar the user set (slower than
+				* --fail-above, a --score group over --bar). Exit 5 */
 };
 
 /* error(...) for a failure the user must fix: prints "sweep: <msg>", gives FAIL_USAGE. */
@@ -56,6 +59,8 @@ static inline int exitcode_of(int fail)
 		return EXIT_USAGE;
 	case FAIL_CELLS:
 		return EXIT_CELLS;
+	case FAIL_WORSE:
+		return EXIT_WORSE;
 	}
 	BUG("exitcode_of: no kind of failure %d", fail);
 }

@@ -24,6 +24,7 @@ void report_opts_init(struct report_opts *o)
 	o->seed = 1;
 	o->threshold = 0.03;
 	o->bar = NAN;
+	o->fail_above = NAN;
 }
 
 void report_opts_release(struct report_opts *o)
@@ -138,6 +139,12 @@ int report_opts_interval(struct report_opts *o, const char *arg)
 		return fail_usage("--interval is percentile or bca, not '%s'", arg);
 	o->interval = !strcmp(arg, "bca") ? STATS_BCA : STATS_PERCENTILE;
 	return FAIL_OK;
+}
+
+void report_opts_out_format(struct report_opts *o, int fmt_given)
+{
+	if (o->out && !fmt_given && table_format_of_path(o->out))
+		o->fmt = table_format_of_path(o->out);
 }
 
 int report_opts_level(const char *opt, const char *s, double *out)

@@ -27,6 +27,9 @@ enum report_mode {
 	REPORT_PLOT                /* sweep plot: a metric against a key, through gnuplot */
 };
 
+/* Which way a metric is better: a time lower, a rate higher; unknown gives ratios and no verdict. */
+enum report_better { BETTER_LOWER = -1, BETTER_UNKNOWN = 0, BETTER_HIGHER = 1 };
+
 /*
  * The command line of a report, filled by the command and read-only after: no stage writes it. Strings
  * point into argv, except the lists and the compared key and arms, which report_opts_release frees.
@@ -61,6 +64,11 @@ struct report_opts {
 	int boot;                  /* bootstrap resamples */
 	uint64_t seed;
 	enum stats_interval interval;      /* --interval percentile | bca */
+
+	const char *base_db;       /* sweep compare: BASE (db is NEW) */
+	int superseded;            /* sweep compare DB DB --superseded: base is the results --force superseded */
+	int better;                /* --better: enum report_better, BETTER_UNKNOWN when not given */
+	double fail_above;         /* --fail-above PCT as a fraction; NaN when not given */
 
 	const char *limit;         /* --limit EXPR */
 	double bar;                /* --score --bar PCT as a percentage; NaN when not given */
@@ -107,6 +115,9 @@ int report_opts_interval(struct report_opts *o, const char *arg);
 /* --errors none|spread|ci into o->errors; FAIL_USAGE after error() for another word. */
 int report_opts_errors(struct report_opts *o, const char *arg);
 
+/* --out's extension says its format (.md, .csv, .tex, .json, .txt, .html), unless --format was given. */
+void report_opts_out_format(struct report_opts *o, int fmt_given);
+
 /* ---- report_print.c, report_run.c: the report ---- */
 
 /* Whether path (NULL: stdout), the output named what in messages ("--out"), may be written:
@@ -119,6 +130,16 @@ int report_out_check(const char *what, const char *path, const char *db);
  * name, an expression, nothing left by the filters), FAIL_IO when SQL, a file or gnuplot failed.
  */
 int report_run(const struct report_opts *o);
+
+/* ---- report_compare.c ---- */
+
+/*
+ * `sweep compare`: the sweep's results in o->base_db and o->db (or, o->superseded, the superseded and the
+ * ok results of o->db) paired cell by cell, the ratio NEW/BASE with its interval and a verdict, printed as
+ * a report; the cells of one side only and the conditions that differ as notes. An enum fail: FAIL_WORSE
+ * when a row is slower than o->fail_above (the table printed), else as report_run.
+ */
+int report_compare(const struct report_opts *o);
 
 /* ---- report_predict.c ---- */
 

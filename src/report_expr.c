@@ -146,6 +146,29 @@ int report_expr_metric_lookup(const struct report_ctx *c, const char *name, cons
 	return 0;
 }
 
+/* The metrics sweep itself stores (measure.c, command_values.c, gang.c and the kernels' derive: *_gbs,
+ * errors), with the way each improves: a time lower, a rate higher. */
+static const struct {
+	const char *name;
+	int better;
+} metric_better[] = {
+	{ "seconds", BETTER_LOWER }, { "gflops", BETTER_HIGHER }, { "gbs", BETTER_HIGHER },
+	{ "*_gbs", BETTER_HIGHER }, { "errors", BETTER_LOWER },
+};
+
+int report_expr_metric_better(const char *base)
+{
+	size_t n = strlen(base);
+
+	for (size_t i = 0; i < ARRAY_SIZE(metric_better); i++) {
+		const char *m = metric_better[i].name;
+
+		if (!strcmp(m, base) || (*m == '*' && n > strlen(m) - 1 && !strcmp(base + n - strlen(m + 1), m + 1)))
+			return metric_better[i].better;
+	}
+	return BETTER_UNKNOWN;
+}
+
 /* ---- the user's expressions ---- */
 
 /* A stored metric of the result, by a subquery: an expression may name several. */

@@ -9,8 +9,8 @@
 #include "report_int.h"
 
 /*
- * The grammar, a subset of SQLite's expressions (what the README allows), stricter where SQLite is odd
- * (one comparison, not a chain):
+ * The grammar, a subset of SQLite's expressions (what docs/reports.md "Filters" allows), stricter where
+ * SQLite is odd (one comparison, not a chain):
  *   expr    := and { OR and }                  and  := not { AND not }       not := NOT not | cmp
  *   cmp     := sum [ op sum | IS [NOT] sum | [NOT] IN ( expr {, expr} ) | [NOT] BETWEEN sum AND sum
  *                  | [NOT] LIKE sum ]           op: = == != <> < <= > >=

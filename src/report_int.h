@@ -32,6 +32,8 @@ struct report_plan {
 	char **excluded;           /* hosts left out (--exclude-unstable) */
 	size_t nexcluded;
 	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
+	int superseded;            /* read the results --force or --replan superseded, not the ok ones (the
+				    * base of `sweep compare DB DB --superseded`) */
 };
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
@@ -78,6 +80,9 @@ void report_expr_metric(const struct report_plan *p, struct report_query *q);
  * when found, 0 (no message) when not. */
 int report_expr_metric_lookup(const struct report_ctx *c, const char *name, const char **base,
 			      double *scale);
+/* Which way base, a metric sweep itself stores, improves (enum report_better): seconds lower, gflops, gbs
+ * and a kernel's *_gbs higher, errors lower; BETTER_UNKNOWN for any other (a command's own). */
+int report_expr_metric_better(const char *base);
 /* The names in expr that are probes (owned list, for the join of report_query_probes). FAIL_USAGE after
  * error() for a bad expression. */
 int report_expr_probes(const struct report_ctx *c, const char *expr, char ***names, size_t *n);
@@ -100,7 +105,7 @@ struct report_token {
 };
 /*
  * Read the expression text (of the option what) into tokens and check them against the grammar the
- * README allows (report_expr_parse.c writes it out), handing each token to emit, in order, as it is
+ * docs/reports.md "Filters" allows (report_expr_parse.c writes it out), handing each token to emit, in order, as it is
  * taken; emit returns FAIL_OK or stops the reading with its failure. Any expression refused here would
  * have been refused by SQLite: FAIL_USAGE after error() with the column and what was expected (with a
  * hint when a word of the syntax is the name of one of c's parameters or metrics, which double quotes
@@ -146,6 +151,13 @@ int report_query_plot(const struct report_plan *p, struct report_query *q);
  * driver, clocks, ...), labels and the median SM clock of the results the report reads. The one place
  * that says which conditions a page shows. */
 int report_query_conditions(const struct report_plan *p, struct report_query *q);
+/* What sweep compare pairs within a cell: its items (averaged over passes), its passes, or its samples. */
+enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
+/* sweep compare, one side: the nkey keys (key: names report_expr_key knows), the unit (item name, pass or
+ * sample index), the mean of the metric over the unit's results, marked results; ordered by keys and unit.
+ * The pass is never a key: cells that differ only in pass are one cell of the comparison. */
+int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
+			  struct report_query *q);
 /* Per candidate parameter, the most values it takes inside one group of keys (NULL keys skipped). */
 int report_query_varying(const struct report_plan *p, const char *const *keys, int nkeys,
 			 const char *const *cand, int ncand, struct report_query *q);
@@ -216,6 +228,10 @@ char *report_rows_quote(const char *s);
 int report_rows_group(struct report_rows *r, const char *by);
 /* Order the rows by their group (unknown first), keeping the order within a group. */
 void report_rows_sort_group(struct report_rows *r);
+/* Whether row a of x and row b of y have the same first nkey cells (as text; unknown equals unknown only). */
+int report_rows_same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey);
+/* "host=a model=m": the first nkey cells of row j named by keys, for notes; "all" without keys. Owned. */
+char *report_rows_name(const struct report_rows *r, size_t j, const char *const *keys, int nkey);
 /* The rows of q's statement on c, columns named as SQLite names them. FAIL_IO after error(). r is
  * initialised either way (release it). */
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);
@@ -324,6 +340,10 @@ struct report_pairing {
 	enum stats_pair_stat stat; /* the ratio of means (default) or the geometric mean of the ratios */
 	enum stats_interval interval;      /* percentile (default) or BCa */
 };
+/* The columns of a ratio A/B after the keys: count (a count of pairs), METRIC_a, METRIC_b, ratio (its
+ * interval's cell for reading headed "a/b [95% CI]"), ci_lo, ci_hi. Returns the count's column. */
+int report_pair_cols(struct report_rows *out, const char *count, const char *metric, const char *a, const char *b,
+		     double ci);
 /*
  * report_query_compare's rows (ordered by row key, then unit) as one row per row key: the keys, [the
  * group], n (pairs), each arm over the pairs (the mean; the geometric mean for the geometric mean of
@@ -335,6 +355,44 @@ struct report_pairing {
  */
 void report_pair(const struct report_rows *in, const struct report_pairing *pp, struct report_rows *out,
 		 struct report_notes *nt);
+
+/* ---- report_verdict.c: sweep compare's pairing and verdict, pure ---- */
+
+/*
+ * The verdict on a ratio NEW/BASE with its interval [lo, hi]: "slower" when NEW is worse (ratio above 1
+ * for a lower-better metric, below for a higher-better one) with the whole interval on that side of 1 and
+ * the ratio past threshold (a fraction: 0.02); "faster" the same the other way (past 1/(1 + threshold));
+ * else "unchanged". NULL (no verdict) when the direction is unknown or there is no interval.
+ */
+const char *report_verdict(double ratio, double lo, double hi, int better, double threshold);
+/* Whether NEW is slower by more than above (a fraction; NaN: never) with the whole interval past it. */
+int report_verdict_worse(double ratio, double lo, double hi, int better, double above);
+
+/* How sweep compare pairs and judges. */
+struct report_baseline {
+	const char *const *keys;   /* the keys cells are paired by, named as in the rows */
+	int nkey;
+	const char *metric;
+	double ci;                 /* interval level, (0, 1) */
+	int boot;
+	uint64_t seed;
+	int better;                /* enum report_better */
+	double threshold;          /* the verdict's, a fraction */
+	double fail_above;         /* --fail-above as a fraction, NaN when not given */
+};
+struct report_baseline_counts {
+	size_t only_base, only_new;    /* cells on one side only */
+	size_t worse;                  /* rows slower than fail_above */
+};
+/*
+ * report_query_baseline's rows of both sides (the same keys) as one row per cell of both: the keys, pairs
+ * (pairs of units), the mean of BASE and of NEW over the pairs, the ratio NEW/BASE with its percentile
+ * bootstrap interval resampling pairs (none under 2 pairs) and the verdict. Rows are in NEW's order. A
+ * cell on one side only is a note naming it and its value; units without a partner are counted in a note.
+ */
+void report_baseline(const struct report_rows *base, const struct report_rows *nw,
+		     const struct report_baseline *bl, struct report_rows *out, struct report_baseline_counts *counts,
+		     struct report_notes *nt);
 
 /* ---- report_print.c: the one printer of tables ---- */
 

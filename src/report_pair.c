@@ -17,17 +17,6 @@ enum { U_IN_A, U_IN_B, U_UNIT, U_VALUE, U_PASSES, U_MARKED };
 #define FEW_PAIRS 5
 #define BOOT_FEW 1000
 
-static int same_key(const struct report_rows *in, size_t a, size_t b, int nkey)
-{
-	for (int k = 0; k < nkey; k++) {
-		const char *x = report_rows_text(in, a, k), *y = report_rows_text(in, b, k);
-
-		if (!(!x && !y) && !(x && y && !strcmp(x, y)))
-			return 0;
-	}
-	return 1;
-}
-
 static const char *unit_of(const struct report_rows *in, size_t j, int nkey)
 {
 	const char *u = report_rows_text(in, j, nkey + U_UNIT);
@@ -38,16 +27,7 @@ static const char *unit_of(const struct report_rows *in, size_t j, int nkey)
 /* "host=a model=m" for notes about row j, or "all". Owned. */
 static char *row_name(const struct report_pairing *pp, const struct report_rows *in, size_t j)
 {
-	struct strbuf sb = STRBUF_INIT;
-
-	for (int k = 0; k < pp->nkey; k++) {
-		const char *v = report_rows_text(in, j, k);
-
-		sb_addf(&sb, "%s%s=%s", k ? " " : "", pp->keys[k], v ? v : "-");
-	}
-	if (!pp->nkey)
-		sb_adds(&sb, "all");
-	return sb_detach(&sb);
+	return report_rows_name(in, j, pp->keys, pp->nkey);
 }
 
 /* One row key's units, paired: the values of the pairs, the units in one arm only and which, and what
@@ -244,23 +224,17 @@ static void caveat_warn(const struct report_pairing *pp, struct caveats *cv, str
 		sb_release(&w->sb);
 }
 
-/* The columns of the comparison: keys, [group], n, each arm's mean (geometric mean for the geometric mean
- * of ratios) and the ratio and its bounds. A summary summarises the ratio only. */
-static int pair_cols(const struct report_pairing *pp, struct report_rows *out)
+int report_pair_cols(struct report_rows *out, const char *count, const char *metric, const char *a, const char *b,
+		     double ci)
 {
 	char *name;
 	int v0, c;
 
-	report_rows_init(out);
-	for (int k = 0; k < pp->nkey; k++)
-		report_rows_col(out, pp->keys[k], RCOL_KEY);
-	if (pp->group)
-		report_rows_group(out, pp->group);
-	v0 = report_rows_col(out, "n", RCOL_NUM);
+	v0 = report_rows_col(out, count, RCOL_NUM);
 	out->col[v0].sig = 0;
 	out->col[v0].nosum = 1;
 	for (int arm = 0; arm < 2; arm++) {
-		name = xasprintf("%s_%s", pp->metric, arm ? pp->b : pp->a);
+		name = xasprintf("%s_%s", metric, arm ? b : a);
 		c = report_rows_col(out, name, RCOL_NUM);
 		out->col[c].align = 1;
 		out->col[c].nosum = 1;
@@ -274,8 +248,20 @@ static int pair_cols(const struct report_pairing *pp, struct report_rows *out)
 		out->col[c].sig = 3;
 		out->col[c].nosum = c > v0 + 3;
 	}
-	out->ci_head = xasprintf("%s/%s [%g%% CI]", pp->a, pp->b, pp->ci * 100);
+	out->ci_head = xasprintf("%s/%s [%g%% CI]", a, b, ci * 100);
 	return v0;
+}
+
+/* The columns of the comparison: keys, [group], n, each arm's mean (geometric mean for the geometric mean
+ * of ratios) and the ratio and its bounds. A summary summarises the ratio only. */
+static int pair_cols(const struct report_pairing *pp, struct report_rows *out)
+{
+	report_rows_init(out);
+	for (int k = 0; k < pp->nkey; k++)
+		report_rows_col(out, pp->keys[k], RCOL_KEY);
+	if (pp->group)
+		report_rows_group(out, pp->group);
+	return report_pair_cols(out, "n", pp->metric, pp->a, pp->b, pp->ci);
 }
 
 /* The arm's value over the pairs: the mean, or the geometric mean for the geometric mean of ratios (so
@@ -304,7 +290,7 @@ void report_pair(const struct report_rows *in, const struct report_pairing *pp, 
 		size_t at = report_rows_add(out);
 		double ratio, lo, hi;
 
-		for (end = j + 1; end < in->n && same_key(in, j, end, nkey); end++)
+		for (end = j + 1; end < in->n && report_rows_same_keys(in, j, in, end, nkey); end++)
 			;
 		memset(&pr.n, 0, sizeof(pr) - offsetof(struct pairs, n));
 		pair_units(in, j, end, nkey, &pr);

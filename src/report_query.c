@@ -26,7 +26,8 @@ enum join {
 	JOIN_NONE = 0,
 	JOIN_METRIC = 1,           /* m: the plan's metric of each result (of each item, for p->items) */
 	JOIN_ITEMS = 2,            /* m: its per-item values, m.item the item */
-	JOIN_PROBES = 4            /* rp0, rp1, ...: the probes in q->joined (report_query_probes) */
+	JOIN_PROBES = 4,           /* rp0, rp1, ...: the probes in q->joined (report_query_probes) */
+	JOIN_SAMPLES = 8           /* s: its timed samples */
 };
 
 /*
@@ -51,13 +52,16 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 		sb_adds(&q->sql, " JOIN metrics m ON m.result = r.id AND m.name = ");
 		report_expr_bind(q, p->metric_base);
 	}
+	if (join & JOIN_SAMPLES)
+		sb_adds(&q->sql, " JOIN samples s ON s.result = r.id");
 	for (size_t i = 0; (join & JOIN_PROBES) && i < q->njoined; i++) {
 		sb_addf(&q->sql, " LEFT JOIN report_probes rp%zu ON rp%zu.worker = r.worker AND rp%zu.name = ",
 			i, i, i);
 		report_expr_bind(q, q->joined[i]);
 	}
 	/* Retired cells (no longer in the spec: sweep run --replan) keep their results, out of reports. */
-	sb_adds(&q->sql, " WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ");
+	sb_addf(&q->sql, " WHERE r.status = '%s' AND c.state <> 'retired' AND c.sweep = ",
+		p->superseded ? "superseded" : "ok");
 	report_expr_bind(q, p->c->sweep);
 	if (strict)
 		sb_addf(&q->sql, " AND NOT (%s)", marked_sql);
@@ -243,6 +247,34 @@ int report_query_compare(const struct report_plan *p, struct report_query *q)
 	sb_adds(&q->sql, ")");
 	by(q, "GROUP BY", nkey + 3, 0, 0);
 	by(q, "ORDER BY", nkey, nkey + 3, 0);
+	return FAIL_OK;
+}
+
+int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
+			  struct report_query *q)
+{
+	static const int join[] = { [UNIT_ITEM] = JOIN_ITEMS, [UNIT_PASS] = JOIN_METRIC,
+				    [UNIT_SAMPLE] = JOIN_SAMPLES };
+	int ret;
+
+	sb_adds(&q->sql, "SELECT ");
+	if ((ret = keys(p, q, key, nkey, ", ")))
+		return ret;
+	if (unit == UNIT_ITEM) {
+		sb_addf(&q->sql, "m.item, avg(m.value * %.17g)", p->metric_scale);
+	} else if (unit == UNIT_PASS) {
+		sb_adds(&q->sql, "c.pass, avg(");
+		report_expr_metric(p, q);
+		sb_adds(&q->sql, ")");
+	} else {
+		/* samples are times: report_compare asks for them only for seconds and what derives from it */
+		sb_addf(&q->sql, "s.i, avg(s.seconds * %.17g)", p->metric_scale);
+	}
+	sb_addf(&q->sql, ", sum(%s)", marked_sql);
+	if ((ret = from(p, q, join[unit], p->o->strict)))
+		return ret;
+	by(q, "GROUP BY", nkey + 1, 0, 0);
+	by(q, "ORDER BY", nkey + 1, 0, 0);
 	return FAIL_OK;
 }
 

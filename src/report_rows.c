@@ -289,3 +289,28 @@ void report_note(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+int report_rows_same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey)
+{
+	for (int k = 0; k < nkey; k++) {
+		const char *s = report_rows_text(x, a, k), *t = report_rows_text(y, b, k);
+
+		if ((!s || !t) ? s != t : strcmp(s, t) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+char *report_rows_name(const struct report_rows *r, size_t j, const char *const *keys, int nkey)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int k = 0; k < nkey; k++) {
+		const char *v = report_rows_text(r, j, k);
+
+		sb_addf(&sb, "%s%s=%s", k ? " " : "", keys[k], v ? v : "-");
+	}
+	if (!nkey)
+		sb_adds(&sb, "all");
+	return sb_detach(&sb);
+}

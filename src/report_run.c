@@ -331,6 +331,9 @@ static int score(struct report_plan *p)
 			    n.pending == 1 ? "result is" : "results are");
 	if (!ret && !isnan(o->bar))
 		report_note("bar %g%%: met by %d of %d groups", o->bar, n.met, n.groups);
+	/* a CI job gates on the bar: a group that missed it is a failure of its own kind */
+	if (!ret && !isnan(o->bar) && n.met < n.groups)
+		ret = FAIL_WORSE;
 	free(cap);
 	report_rows_release(&out);
 	return ret;

@@ -34,7 +34,7 @@ static int open_for(const char *path, struct store **st, int *made)
  * MPI_Abort would end the job at once if every daemon answered, but one whose host is cut off answers
  * nothing, and once mpirun has sent it the abort it waits on TCP's retransmissions (about 15 minutes)
  * instead of noticing the host gone. So the job is left this long to Open MPI, whose keepalive (the
- * oob_tcp_keepalive_* options the README gives) finds the host lost and ends everything, that host's
+ * oob_tcp_keepalive_* options docs/ranks.md gives) finds the host lost and ends everything, that host's
  * daemon included; then MPI_Abort, for a rank that hangs on a host that answers. */
 #define RUN_LOST_WAIT 60.0
 

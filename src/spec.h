@@ -60,6 +60,9 @@ struct spec_source {
 	char *path;            /* FROM_FILE: the file, with placeholders */
 };
 
+/* A metric's declared direction (better: lower|higher), which sweep compare's verdict needs. */
+enum { SPEC_BETTER_LOWER = -1, SPEC_BETTER_HIGHER = 1 };
+
 struct spec_regex {
 	char *name;
 	char *pattern;         /* POSIX extended regex with one capture group (two with match: each: item, value) */
@@ -67,6 +70,7 @@ struct spec_regex {
 	enum spec_matches match;
 	int groups;
 	char *unit;            /* the unit values are converted into (unit.h); NULL: plain numbers */
+	int better;            /* better: SPEC_BETTER_LOWER, _HIGHER, or 0 when not given */
 };
 
 /* A metric of METRICS_SELECT: the value at path in each record. */
@@ -75,6 +79,7 @@ struct spec_jmetric {
 	char *path;
 	char *unit;            /* as spec_regex's: the value is a string with its unit, or unit_path gives it */
 	char *unit_path;       /* the record's value naming the unit ("time_unit": "ns"); NULL: none */
+	int better;            /* as spec_regex's */
 };
 
 struct spec {
@@ -140,6 +145,9 @@ int spec_load(const char *path, struct spec *out);
 int spec_parse(const char *path, const char *text, size_t len, struct spec *out);
 void spec_release(struct spec *s);
 
+/* Which way the command metric name improves: its better:, else its declared unit (a time lower, a rate
+ * per second higher); 0 when neither says (or no such metric is declared). */
+int spec_metric_better(const struct spec *s, const char *name);
 /* What a command sweep's metrics read and how, as text: two specs whose texts differ measure differently. */
 void spec_metrics_text(const struct spec *s, struct strbuf *sb);
 

@@ -160,10 +160,23 @@ check:
 }
 
 static const char *const match_names[] = { "one", "first", "last", "each", NULL };
-static const char *const regex_fields[] = { "regex", "from", "match", "unit", NULL };
-static const char *const json_fields[] = { "path", "unit", "unit_path", NULL };
-enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, NREGEX_FIELDS };
-enum { J_PATH, J_UNIT, J_UNIT_PATH, NJSON_FIELDS };
+static const char *const regex_fields[] = { "regex", "from", "match", "unit", "better", NULL };
+static const char *const json_fields[] = { "path", "unit", "unit_path", "better", NULL };
+enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, R_BETTER, NREGEX_FIELDS };
+enum { J_PATH, J_UNIT, J_UNIT_PATH, J_BETTER, NJSON_FIELDS };
+/* better: which way a metric improves (spec.h's SPEC_BETTER_*), for sweep compare's verdict */
+static const char *const better_names[] = { "lower", "higher", NULL };
+
+/* better: lower|higher into *better (SPEC_BETTER_LOWER or _HIGHER); -1 after a problem. */
+static int parse_better(struct sp *p, const struct ynode *n, int *better)
+{
+	int i = spec_node_enum(p, n, "better", better_names);
+
+	if (i < 0)
+		return -1;
+	*better = i ? SPEC_BETTER_HIGHER : SPEC_BETTER_LOWER;
+	return 0;
+}
 
 /* from: stdout, stderr, or the path of a file the command writes (placeholders allowed). */
 static void parse_source(struct sp *p, const struct ynode *n, struct spec_source *src, int *uses_item)
@@ -290,6 +303,8 @@ static void parse_regex_metric(struct sp *p, const char *name, const struct ynod
 	}
 	if (v[R_UNIT] && !(re.unit = parse_unit(p, v[R_UNIT])))
 		bad = 1;
+	if (v[R_BETTER] && parse_better(p, v[R_BETTER], &re.better))
+		bad = 1;
 	source_copy(&re.src, from);
 	if (v[R_FROM])
 		parse_source(p, v[R_FROM], &re.src, uses_item);
@@ -333,6 +348,10 @@ static void parse_json_metric(struct sp *p, const char *name, const struct ynode
 		return;
 	if (v[J_UNIT] && !(jm.unit = parse_unit(p, v[J_UNIT])))
 		return;
+	if (v[J_BETTER] && parse_better(p, v[J_BETTER], &jm.better)) {
+		free(jm.unit);
+		return;
+	}
 	jm.name = xstrdup(name);
 	jm.path = xstrdup(path);
 	jm.unit_path = up ? xstrdup(up) : NULL;
@@ -487,4 +506,29 @@ void spec_metrics_text(const struct spec *s, struct strbuf *sb)
 		sb_addf(sb, "; %s=%s unit %s at %s", s->jmetrics[i].name, s->jmetrics[i].path,
 			s->jmetrics[i].unit ? s->jmetrics[i].unit : "-",
 			s->jmetrics[i].unit_path ? s->jmetrics[i].unit_path : "-");
+}
+
+/* Which way a unit improves: a time (converts into seconds) lower, a rate (per second) higher, else 0. */
+static int unit_better(const char *unit)
+{
+	char err[96];
+	double v;
+	size_t n = unit ? strlen(unit) : 0;
+
+	if (!n)
+		return 0;
+	if (!unit_convert(1, unit, "s", &v, err, sizeof(err)))
+		return SPEC_BETTER_LOWER;
+	return n > 2 && !strcmp(unit + n - 2, "/s") ? SPEC_BETTER_HIGHER : 0;
+}
+
+int spec_metric_better(const struct spec *s, const char *name)
+{
+	for (int i = 0; i < s->nregex; i++)
+		if (!strcmp(s->regex[i].name, name))
+			return s->regex[i].better ? s->regex[i].better : unit_better(s->regex[i].unit);
+	for (int i = 0; i < s->njmetrics; i++)
+		if (!strcmp(s->jmetrics[i].name, name))
+			return s->jmetrics[i].better ? s->jmetrics[i].better : unit_better(s->jmetrics[i].unit);
+	return 0;
 }

@@ -102,7 +102,7 @@ static int copy_details(struct merge *m, struct input *in, int64_t src, int64_t 
 		sqlite3_stmt *s, *a = store_merge_output_stmt(m, kids[k].add);
 		int rc = SQLITE_DONE;
 
-		store_merge_input_select(&sb, t, " WHERE result = ?1");
+		store_merge_input_select(&sb, t, in->lacks[kids[k].table], " WHERE result = ?1");
 		if (!a || !(s = prep(in->db, sb.buf))) {
 			sb_release(&sb);
 			return a ? store_merge_input_err(in, "cannot read it") : -1;

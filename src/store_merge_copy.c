@@ -82,7 +82,7 @@ static int each_row(struct merge *m, struct input *in, int t, const char *tail,
 	sqlite3_stmt *s;
 	int rc, ret = 0;
 
-	store_merge_input_select(&sb, &store_merge_tables[t], tail);
+	store_merge_input_select(&sb, &store_merge_tables[t], in->lacks[t], tail);
 	s = prep(in->db, sb.buf);
 	sb_release(&sb);
 	if (!s)

@@ -15,8 +15,8 @@
 
 /* ---- the tables read from an input, with the type every column must hold ---- */
 
-#define TABLE(name, cols) { name, cols, (int)ARRAY_SIZE(cols), 0 }
-#define OPTIONAL_TABLE(name, cols) { name, cols, (int)ARRAY_SIZE(cols), 1 }
+#define TABLE(name, cols) { name, cols, (int)ARRAY_SIZE(cols), 0, NULL }
+#define OPTIONAL_TABLE(name, cols, late) { name, cols, (int)ARRAY_SIZE(cols), 1, late }
 
 static const struct mcol sweeps_cols[] = {
 	{ "name", K_TEXT }, { "kernel", K_TEXT_NULL }, { "command", K_TEXT_NULL }, { "per", K_TEXT },
@@ -88,7 +88,7 @@ const struct mtable store_merge_tables[NTABLES] = {
 	TABLE("workers", workers_cols), TABLE("cells", cells_cols), TABLE("results", results_cols),
 	TABLE("samples", samples_cols), TABLE("metrics", metrics_cols), TABLE("items", items_cols),
 	TABLE("controls", controls_cols), TABLE("probes", probes_cols), TABLE("predictions", predictions_cols),
-	OPTIONAL_TABLE("slurm_jobs", slurm_jobs_cols), OPTIONAL_TABLE("slurm_runs", slurm_runs_cols),
+	OPTIONAL_TABLE("slurm_jobs", slurm_jobs_cols, "command"), OPTIONAL_TABLE("slurm_runs", slurm_runs_cols, NULL),
 };
 
 /* Columns that hold the id of a row of another table: each must name a row of the same input. */
@@ -109,13 +109,19 @@ int store_merge_input_err(struct input *in, const char *what)
 	return error("cannot merge '%s': %s: %s", in->path, what, sqlite3_errmsg(in->db));
 }
 
-/* "SELECT "c1", "c2", ... FROM "table"" and then tail. */
-void store_merge_input_select(struct strbuf *sb, const struct mtable *t, const char *tail)
+/* "SELECT "c1", "c2", ... FROM "table"" and then tail; NULL for column c when bit c of lacks is set (a
+ * late column the input lacks: input.lacks). */
+void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint32_t lacks, const char *tail)
 {
 	sb_reset(sb);
 	sb_adds(sb, "SELECT ");
-	for (int i = 0; i < t->ncols; i++)
-		sb_addf(sb, "%s\"%s\"", i ? ", " : "", t->cols[i].name);
+	for (int i = 0; i < t->ncols; i++) {
+		sb_adds(sb, i ? ", " : "");
+		if (lacks >> i & 1)
+			sb_adds(sb, "NULL");
+		else
+			sb_addf(sb, "\"%s\"", t->cols[i].name);
+	}
 	sb_addf(sb, " FROM \"%s\"%s", t->name, tail);
 }
 
@@ -362,7 +368,9 @@ static int input_check_schema(struct input *in)
 			goto out;
 		}
 		for (int c = 0; c < tb->ncols; c++)
-			if (!found[c]) {
+			if (!found[c] && tb->late && !strcmp(tb->cols[c].name, tb->late))
+				in->lacks[t] |= 1u << c;
+			else if (!found[c]) {
 				error("'%s' is not a sweep database: table '%s' has no column '%s'", in->path, tb->name,
 				      tb->cols[c].name);
 				goto out;
@@ -448,7 +456,7 @@ int store_merge_input_check_rows(struct input *in)
 	for (int t = 0; t < NTABLES; t++) {
 		if (!in->has[t])
 			continue;
-		store_merge_input_select(&sb, &store_merge_tables[t], "");
+		store_merge_input_select(&sb, &store_merge_tables[t], in->lacks[t], "");
 		if (!(s = prep(in->db, sb.buf))) {
 			store_merge_input_err(in, "cannot read it");
 			goto out;

@@ -32,6 +32,8 @@ struct mtable {
 	const struct mcol *cols;
 	int ncols;
 	int optional;          /* made on first use (slurm_*): an input may lack it */
+	const char *late;      /* a column added later to such an unversioned table: an input made before
+				* lacks it and is read as NULL */
 };
 
 enum { T_SWEEPS, T_RUNS, T_HOSTS, T_WORKERS, T_CELLS, T_RESULTS, T_SAMPLES, T_METRICS, T_ITEMS, T_CONTROLS,
@@ -57,6 +59,7 @@ struct input {
 	struct store_merge_stats *st;
 	int64_t merge;         /* merges.id in the output */
 	char has[NTABLES];     /* the input has the table (an optional one may be missing) */
+	uint32_t lacks[NTABLES];   /* bit c: it lacks the table's late column c (read as NULL) */
 };
 
 /* Prepared output statements, by name, each prepared on first use (store_merge_output_stmt). */
@@ -156,7 +159,7 @@ static inline void idmap_release(struct idmap *m)
 /* error("cannot merge '<path>': <what>: <SQLite's message>"); returns -1. */
 int store_merge_input_err(struct input *in, const char *what);
 /* Into sb (reset first): SELECT of t's columns, by name, from t, then tail. */
-void store_merge_input_select(struct strbuf *sb, const struct mtable *t, const char *tail);
+void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint32_t lacks, const char *tail);
 /* Every column of the current row of s (a store_merge_input_select of t) holds what t says it must; -1
  * after error() naming the input, the column and what it holds. */
 int store_merge_input_check_row(struct input *in, const struct mtable *t, sqlite3_stmt *s);

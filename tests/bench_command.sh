@@ -3,11 +3,12 @@
 # same run. For each command, ROUNDS rounds run hyperfine (-N: no shell; --warmup 2 --runs RUNS), a sweep of
 # one cell (runs: RUNS, warmup: 2, max_samples: RUNS) and a third timer (posix_spawn and waitpid between two
 # clock readings) in a random order, so that load that comes and goes falls on each alike. The ratio is the
-# median of all of sweep's runs over the median of all of hyperfine's (within 2 %: ok); beside it the ratio
-# of the fastest runs (on a loaded machine the median carries the scheduler's delays, the fastest run the
-# measuring alone) and the third timer's median. ROUNDS=5 RUNS=20 by default; the sysbench run is a fixed
-# 500 events. Needs hyperfine and sysbench (make deps). On a machine busy with other work, running it under
-# `nice -n -10` (root) lets the tools and their commands see less of that work.
+# median of all of sweep's runs over the median of all of hyperfine's (within 2 %: ok); beside it the ratio of
+# the fastest runs (on a loaded machine the median carries the scheduler's delays, the fastest run the
+# measuring alone) and the third timer's median. ROUNDS=5 RUNS=20 by default; the sysbench run is a fixed 500
+# events. Needs hyperfine and sysbench (make deps); a command whose program is missing is skipped, said. On a
+# machine busy with other work, running it under `nice -n -10` (root) lets the tools and their commands see
+# less of that work.
 set -u
 ROOT=$(pwd)
 SWEEP="$ROOT/build/sweep"
@@ -56,6 +57,8 @@ echo "== command wall time: sweep (runs: $RUNS, warmup: 2) against hyperfine -N 
 printf '%-28s %12s %12s %8s %10s %10s\n' command "sweep ms" "hyperfine ms" ratio "min ratio" "spawn ms"
 for c in "${commands[@]}"; do
 	IFS='|' read -r name argv line <<<"$c"
+	# A machine without one of the programs (a GPU host with no package access) says so and goes on.
+	command -v "${line%% *}" >/dev/null || { printf '%-28s skipped: no %s here\n' "$name" "${line%% *}"; continue; }
 	: >sweep.times
 	: >hyperfine.times
 	: >spawn.times
@@ -73,7 +76,7 @@ for c in "${commands[@]}"; do
 					"$r" "$argv" "$RUNS" "$RUNS" >b.yaml
 				rm -f b.db*
 				"$SWEEP" run b.yaml --db b.db --quiet 2>/dev/null || { echo "sweep failed on '$line'"; exit 1; }
-				sqlite3 b.db "SELECT seconds FROM samples" >>sweep.times ;;
+				"$SWEEP" sql b.db "SELECT seconds FROM samples" --csv | tail -n +2 >>sweep.times ;;
 			spawn)
 				read -r -a words <<<"$line"
 				./spawn_time 2 "${words[@]}" >/dev/null 2>&1

@@ -164,9 +164,7 @@ static int report_fn(int argc, char **argv)
 	}
 	if (!ret) {
 		o.db = argv[optind];
-		/* the file's extension says its format, unless --format does */
-		if (o.out && !fmt_given && table_format_of_path(o.out))
-			o.fmt = table_format_of_path(o.out);
+		report_opts_out_format(&o, fmt_given);
 		if (!(ret = report_check(&o, &m)) && !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_run(&o);
 	}
@@ -202,7 +200,8 @@ const struct cmd cmd_report = { "report", report_fn,
 	"leaves the first out); a host is unstable when the drift or the control's noise (for runs of one\n"
 	"sample, their spread) passes --threshold (3 %); --exclude-unstable leaves those out.\n"
 	"--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
-	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT.\n"
+	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT (exit 4\n"
+	"when a group missed it, the table printed).\n"
 	"\n"
 	"options: --sweep NAME, --stat S, --where EXPR, --digits N, --format md|text|csv|latex|json|html,\n"
 	"  --out FILE, --summary[=KEY], --unit KEY, --exclude-unstable, --threshold PCT (3), --drop-first,\n"

@@ -72,8 +72,8 @@ test_expect_success 'a registered prediction is never replaced' '
 # By hand, measured v = 10 M. Blind: M=1 predicted 10 (error 0 %), M=2 predicted 25 (error
 # 100 (20 - 25) / 25 = -20 %), each for 2 passes: rms = sqrt((0 + 400) / 2) = 14.1421, mean -10.
 # Late: M=3 pass 0 predicted 24, measured 30: +25 %.
-test_expect_success 'score: rms and mean signed error, blind and late apart, the bar' '
-	"$SWEEP" report p.db --score --bar 15 --format csv >s 2>err &&
+test_expect_success 'score: rms and mean signed error, blind and late apart, the bar (missed: exit 4)' '
+	test_expect_code 4 "$SWEEP" report p.db --score --bar 15 --format csv >s 2>err &&
 	cat >want <<-\EOF &&
 	metric,predictions,n,rms_err_%,mean_err_%,bar
 	v,blind,4,14.1421,-10,met
@@ -81,6 +81,8 @@ test_expect_success 'score: rms and mean signed error, blind and late apart, the
 	EOF
 	cmp want s &&
 	grep -q "bar 15%: met by 1 of 2 groups" err &&
+	"$SWEEP" report p.db --score --bar 25 >/dev/null 2>err &&
+	grep -q "bar 25%: met by 2 of 2 groups" err &&
 	"$SWEEP" report p.db --score --rows M >md &&
 	grep -Eq "^\| +2 \| v +\| blind +\| +2 \| +20.0 \| +-20.0 \|$" md &&
 	grep -Eq "^\| +1 \| v +\| blind +\| +2 \| +0.00 \| +0.00 \|$" md &&

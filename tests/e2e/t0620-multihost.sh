@@ -69,8 +69,8 @@ test_expect_success 'the report pivots by host and groups by label' '
 	test "$(awk -F, "NR > 1 && (\$3 < 0.0015 || \$3 > 0.0115)" rep2)" = ""
 '
 
-# The README's "one run per host, merged afterwards": a spec without per: host run alone on each host (no
-# mpirun), the databases merged, labelled and pivoted by host.
+# docs/hosts-and-slurm.md's "one run per host, merged afterwards": a spec without per: host run alone on each
+# host (no mpirun), the databases merged, labelled and pivoted by host.
 cat >"$T/g.yaml" <<'Y'
 sweep: g
 kernel: sleep

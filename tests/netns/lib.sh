@@ -106,7 +106,7 @@ netns_down() {
 }
 
 # The options mpirun needs to reach these hosts: the agent, and TCP only on the test subnet (the hostfile
-# is the caller's: $NETNS_HOSTFILE for all of them); and the keepalive the README gives, with which Open
+# is the caller's: $NETNS_HOSTFILE for all of them); and the keepalive docs/ranks.md gives, with which Open
 # MPI notices a host that dropped off the network and ends the job.
 netns_mpirun_opts() {
 	echo "--mca plm_rsh_agent $ROOT/tests/netns/rsh --mca oob_tcp_if_include $NETNS_CIDR" \

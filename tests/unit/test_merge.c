@@ -1038,7 +1038,7 @@ static void test_hostile(void)
 static void test_quoted_names(void)
 {
 	static const struct mcol cols[] = { { "key", K_TEXT }, { "no_such_column", K_TEXT } };
-	const struct mtable planted = { "cells", cols, (int)ARRAY_SIZE(cols), 0 };
+	const struct mtable planted = { "cells", cols, (int)ARRAY_SIZE(cols), 0, NULL };
 	char *path = tmp_path("dqs.db"), msg[160] = "", got[64] = "";
 	struct store_merge_stats stats;
 	struct input in;
@@ -1058,7 +1058,7 @@ static void test_quoted_names(void)
 	CHECK_INT(store_merge_input_open(&in), 0, "merge opens and checks the input");
 
 	/* The real description of cells reads its one row, well typed: the connection works. */
-	store_merge_input_select(&sb, &store_merge_tables[T_CELLS], "");
+	store_merge_input_select(&sb, &store_merge_tables[T_CELLS], 0, "");
 	rc = sqlite3_prepare_v2(in.db, sb.buf, -1, &s, NULL);
 	while (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
 		rows += !store_merge_input_check_row(&in, &store_merge_tables[T_CELLS], s);
@@ -1067,7 +1067,7 @@ static void test_quoted_names(void)
 	CHECK_INT(rows, 1, "the cells of the input, read through store_merge_input_select");
 
 	/* A planted column: an error, not the text 'no_such_column' in every row. */
-	store_merge_input_select(&sb, &planted, "");
+	store_merge_input_select(&sb, &planted, 0, "");
 	rc = sqlite3_prepare_v2(in.db, sb.buf, -1, &s, NULL);
 	snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(in.db));
 	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 1))

@@ -238,6 +238,32 @@ static void test_kernel_timing(void)
 		spec_release(&s);
 }
 
+/* Which way a metric improves: better:, else a time unit lower, a rate per second higher, else unknown. */
+static void test_metric_better(void)
+{
+	struct spec s;
+	int rc = parse("sweep: b\ncommand: [x]\nmetrics: {lat: {regex: 'l=(.*)', unit: us},\n"
+		       "  bw: {regex: 'b=(.*)', unit: GiB/s}, n: {regex: 'n=(.*)', unit: '1'}, plain: 'p=(.*)',\n"
+		       "  hits: {regex: 'h=(.*)', better: higher}, t: {regex: 't=(.*)', unit: s, better: higher}}\n", &s);
+
+	CHECK_INT(rc, 0, "regex metrics with better and units parse");
+	CHECK_STR(errs, "", "nothing printed");
+	if (rc)
+		return;
+	CHECK_INT(spec_metric_better(&s, "lat"), SPEC_BETTER_LOWER, "a time unit: lower");
+	CHECK_INT(spec_metric_better(&s, "bw"), SPEC_BETTER_HIGHER, "a rate per second: higher");
+	CHECK_INT(spec_metric_better(&s, "n"), 0, "a count: unknown");
+	CHECK_INT(spec_metric_better(&s, "plain"), 0, "no unit: unknown");
+	CHECK_INT(spec_metric_better(&s, "hits"), SPEC_BETTER_HIGHER, "better: higher");
+	CHECK_INT(spec_metric_better(&s, "t"), SPEC_BETTER_HIGHER, "better: over the unit");
+	CHECK_INT(spec_metric_better(&s, "nope"), 0, "not declared: unknown");
+	spec_release(&s);
+	rc = parse("sweep: b\ncommand: [x]\nmetrics: {json: '.', lat: {path: x, better: lower}}\n", &s);
+	CHECK(!rc && spec_metric_better(&s, "lat") == SPEC_BETTER_LOWER, "a json metric's better:");
+	if (!rc)
+		spec_release(&s);
+}
+
 /* metrics: {json: ...}: records, item and each metric's path, unit and unit path. */
 static void test_json_metrics(void)
 {
@@ -615,6 +641,10 @@ static void test_errors(void)
 		  "the value), it has 3");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: 'm s'}}\n",
 		  "3:38: invalid unit 'm s': a unit has no blank or control character");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', better: faster}}\n",
+		  "3:40: invalid value 'faster' for 'better' (expected lower|higher)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: '.', t: {path: x, better: up}}\n",
+		  "3:43: invalid value 'up' for 'better' (expected lower|higher)");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regx: 't=(.*)'}}\n",
 		  "3:15: unknown key 'regx' in a regex metric (did you mean 'regex'?)");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {from: '{nope}.txt', t: 't=(.*)'}\n",
@@ -690,6 +720,7 @@ int main(void)
 	test_full();
 	test_kernel_timing();
 	test_json_metrics();
+	test_metric_better();
 	test_defaults();
 	test_kernel_types();
 	test_scalars_and_items();

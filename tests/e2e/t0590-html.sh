@@ -1,5 +1,5 @@
 #!/bin/bash
-# t0585-html: `sweep report --format html` (or --out FILE.html) writes one self-contained page, opened here
+# t0590-html: `sweep report --format html` (or --out FILE.html) writes one self-contained page, opened here
 # in a real browser (chromium, headless, names unresolvable): every row and value of the table with its marks
 # and footnote, the figure inline with the numbers behind it, the method and the conditions, and no request
 # leaving the page (its Content-Security-Policy forbids one; a planted image proves that both checks see it).

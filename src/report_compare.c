@@ -1,0 +1,283 @@
+/* report_compare.c: `sweep compare BASE NEW`: one sweep's results in two databases (or the superseded and
+ * the ok results of one), cell by cell: the two contexts, the unit pairs are made of, the metric's
+ * direction, the conditions that differ, then report_verdict.c's pairing and report_print's table. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+#include "spec.h"
+
+/* One side of the comparison: its context and plan. */
+struct side {
+	struct report_ctx c;
+	struct report_plan p;
+	const char *name;          /* "base" or "new", for messages */
+};
+
+static int first_text(const struct store_row *row, void *data)
+{
+	char **out = data;
+
+	if (!*out && row->text[0])
+		*out = xstrdup(row->text[0]);
+	return 0;
+}
+
+/* The first column of sql's first row on side s, or NULL (owned); ?1 is the sweep and, when nbind is 2,
+ * ?2 the status of the results the side reads. */
+static int side_text(const struct side *s, const char *sql, int nbind, char **out)
+{
+	const char *bind[] = { s->c.sweep, s->p.superseded ? "superseded" : "ok" };
+
+	*out = NULL;
+	return store_query(s->c.st, sql, bind, nbind, 1, first_text, out) ? FAIL_IO : FAIL_OK;
+}
+
+/*
+ * The conditions the two sides were measured under, and a note per one that differs (the sweep version
+ * that measured, the host, the GPU, its driver and CUDA), read from what every database holds: runs.version
+ * and the hosts' facts of the results compared. This is the one place that says what a condition is for
+ * sweep compare: when results keep their own conditions, point it there. (The --where of the table is not
+ * applied: the conditions are the sweep's.)
+ */
+static int compare_conditions(const struct side *base, const struct side *nw, struct report_notes *nt)
+{
+	static const struct {
+		const char *name, *sql;
+	} cond[] = {
+		{ "sweep version", "u.version" },
+		{ "host", "h.hostname" },
+		{ "GPU", "json_extract(h.facts, '$.gpu_name')" },
+		{ "driver", "json_extract(h.facts, '$.driver')" },
+		{ "CUDA", "json_extract(h.facts, '$.cuda_runtime')" },
+	};
+	int ret = FAIL_OK;
+
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(cond); i++) {
+		char *sql = xasprintf("SELECT group_concat(v, ', ') FROM (SELECT DISTINCT CAST(%s AS TEXT) AS v"
+				      " FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN runs u ON u.id = r.run"
+				      " LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
+				      " WHERE c.sweep = ?1 AND r.status = ?2 AND v IS NOT NULL ORDER BY 1)",
+				      cond[i].sql);
+		char *a = NULL, *b = NULL;
+
+		if (!(ret = side_text(base, sql, 2, &a)) && !(ret = side_text(nw, sql, 2, &b)) &&
+		    strcmp(a ? a : "-", b ? b : "-"))
+			report_notes_add(nt, "conditions differ: %s: base %s, new %s", cond[i].name, a ? a : "-",
+					 b ? b : "-");
+		free(sql);
+		free(a);
+		free(b);
+	}
+	return ret;
+}
+
+/* Which way the metric improves: --better, else the spec's better: or unit (a command's metric), else
+ * what sweep knows of the metrics it stores itself. */
+static int metric_better(const struct side *s)
+{
+	const struct report_opts *o = s->p.o;
+	struct spec spec;
+	char *is_command = NULL, *text = NULL;
+	int better = BETTER_UNKNOWN;
+
+	if (o->better)
+		return o->better;
+	if (side_text(s, "SELECT 1 FROM sweeps WHERE name = ?1 AND command IS NOT NULL", 1,
+		      &is_command) || !is_command)
+		goto known;
+	/* the spec stored with the results: what it declared when they were measured */
+	if (!store_sweep_spec(s->c.st, s->c.sweep, &text) && text &&
+	    !spec_parse(s->c.sweep, text, strlen(text), &spec)) {
+		better = spec_metric_better(&spec, s->p.metric_base);
+		spec_release(&spec);
+	}
+known:
+	free(is_command);
+	free(text);
+	return better ? better : report_expr_metric_better(s->p.metric_base);
+}
+
+static int open_side(struct side *s, const struct report_opts *o, const char *db, int superseded)
+{
+	int ret = report_ctx_open(&s->c, db, o->sweep);
+
+	report_plan_init(&s->p, o, &s->c);
+	s->p.superseded = superseded;
+	return ret ? ret : report_plan_metric(&s->p);
+}
+
+static void close_side(struct side *s)
+{
+	report_plan_release(&s->p);
+	report_ctx_release(&s->c);
+}
+
+/* The keys cells are paired by: every parameter, the host, and the GPU of a per: gpu sweep. The two sides
+ * must have the same parameters. Owned list of *n. */
+static int pair_keys(const struct side *base, const struct side *nw, char ***keys, int *n)
+{
+	char *per = NULL;
+	int ret;
+
+	if (base->c.nparams != nw->c.nparams)
+		goto differ;
+	for (size_t i = 0; i < nw->c.nparams; i++)
+		if (strcmp(base->c.params[i], nw->c.params[i]))
+			goto differ;
+	if ((ret = side_text(nw, "SELECT per FROM sweeps WHERE name = ?1", 1, &per)))
+		return ret;
+	*keys = xcalloc(nw->c.nparams + 3, sizeof(**keys));
+	*n = 0;
+	for (size_t i = 0; nw->c.spec_order[i]; i++)
+		(*keys)[(*n)++] = xstrdup(nw->c.spec_order[i]);
+	(*keys)[(*n)++] = xstrdup("host");
+	if (per && !strcmp(per, "gpu"))
+		(*keys)[(*n)++] = xstrdup("gpu");
+	free(per);
+	return FAIL_OK;
+differ: {
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		report_ctx_join(&a, base->c.params, base->c.nparams);
+		report_ctx_join(&b, nw->c.params, nw->c.nparams);
+		ret = fail_usage("the sweeps have other parameters (base: %s; new: %s): nothing to pair cells by",
+				 a.buf, b.buf);
+		sb_release(&a);
+		sb_release(&b);
+		return ret;
+	}
+}
+
+static const char *const unit_name[] = { [UNIT_ITEM] = "items", [UNIT_PASS] = "passes",
+					 [UNIT_SAMPLE] = "samples" };
+
+/* Whether rows hold more than one unit of some cell (nkey keys): something to resample. */
+static int several_units(const struct report_rows *r, int nkey)
+{
+	for (size_t j = 1; j < r->n; j++)
+		if (report_rows_same_keys(r, j - 1, r, j, nkey))
+			return 1;
+	return 0;
+}
+
+/* Both sides' rows over unit (released first). */
+static int fetch_unit(struct side *const *s, const char *const *keys, int nkey, enum report_unit unit,
+		      struct report_rows *const *r)
+{
+	int ret = FAIL_OK;
+
+	for (int i = 0; i < 2 && !ret; i++) {
+		struct report_query q = REPORT_QUERY_INIT;
+
+		report_rows_release(r[i]);
+		if (!(ret = report_query_baseline(&s[i]->p, unit, keys, nkey, &q)))
+			ret = report_rows_fetch(&s[i]->c, &q, r[i]);
+		report_query_release(&q);
+	}
+	return ret;
+}
+
+/*
+ * Both sides' rows, over the first unit that gives both sides' cells several: items (where both sides
+ * have them), else passes, else the samples of a time (the metric seconds or one derived from it). The
+ * passes when none does: one value a cell, a ratio without an interval.
+ */
+static int side_rows(struct side *base, struct side *nw, const char *const *keys, int nkey,
+		     struct report_rows *b, struct report_rows *n, enum report_unit *unit)
+{
+	struct side *const s[] = { base, nw };
+	struct report_rows *const r[] = { b, n };
+	int last = strcmp(nw->p.metric_base, "seconds") ? UNIT_PASS : UNIT_SAMPLE, ret;
+
+	report_rows_init(b);
+	report_rows_init(n);
+	for (int u = UNIT_ITEM; u <= last; u++) {
+		*unit = (enum report_unit)u;
+		if ((ret = fetch_unit(s, keys, nkey, *unit, r)) || (several_units(b, nkey) && several_units(n, nkey)))
+			return ret;
+	}
+	*unit = UNIT_PASS;
+	return last == UNIT_PASS ? FAIL_OK : fetch_unit(s, keys, nkey, *unit, r);
+}
+
+/* The table's title: what is compared, over which units, how, and the direction. */
+static char *caption(const struct side *nw, enum report_unit unit, int better)
+{
+	static const char *const by[] = { [UNIT_ITEM] = "item", [UNIT_PASS] = "pass",
+					  [UNIT_SAMPLE] = "sample index" };
+	const struct report_opts *o = nw->p.o;
+
+	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters and host, units by %s (ratio "
+			 "of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu); %s, verdict "
+			 "past %g%%", o->metric, nw->c.sweep, o->db, o->superseded ? "its superseded results" :
+			 o->base_db, o->where ? ", where " : "", o->where ? o->where : "", by[unit], o->ci * 100,
+			 unit_name[unit], o->boot, (unsigned long long)o->seed,
+			 better == BETTER_LOWER ? "lower is better" : better == BETTER_HIGHER ? "higher is better" :
+			 "direction unknown", o->threshold * 100);
+}
+
+/* Pair, print, and judge: FAIL_WORSE when some row is slower than --fail-above. */
+static int compare_print(struct side *base, struct side *nw, const char *const *keys, int nkey)
+{
+	const struct report_opts *o = nw->p.o;
+	int better = metric_better(nw), ret;
+	struct report_baseline bl = { keys, nkey, o->metric, o->ci, o->boot, o->seed, better, o->threshold,
+				      o->fail_above };
+	struct report_baseline_counts counts;
+	struct report_notes nt = { 0 };
+	struct report_rows b, n, out;
+	struct report_doc d = { &out, NULL, NULL, 1, -1, NULL };
+	enum report_unit unit;
+
+	if ((ret = side_rows(base, nw, keys, nkey, &b, &n, &unit)))
+		goto out;
+	if (!b.n || !n.n) {
+		ret = fail_usage("no ok results of sweep '%s' with metric '%s' in %s%s", nw->c.sweep, o->metric,
+				 !b.n ? (o->superseded ? "the superseded results of " : "") : "",
+				 !b.n ? o->base_db : o->db);
+		goto out;
+	}
+	if ((ret = compare_conditions(base, nw, &nt)))
+		goto out;
+	report_baseline(&b, &n, &bl, &out, &counts, &nt);
+	if (better == BETTER_UNKNOWN)
+		report_notes_add(&nt, "no verdict: which way is '%s' better? give --better lower|higher, or "
+				 "'better: lower|higher' (or a unit) to the metric in the spec", o->metric);
+	report_notes_print(&nt);
+	d.caption = caption(nw, unit, better);
+	ret = report_print(o, &d);
+	free((char *)d.caption);
+	if (!ret && (counts.only_base || counts.only_new))
+		report_note("%zu cells only in base, %zu only in new (listed above), left out of the table",
+			    counts.only_base, counts.only_new);
+	if (!ret && counts.worse) {
+		report_note("%zu %s slower by more than --fail-above %g%%", counts.worse,
+			    counts.worse == 1 ? "row is" : "rows are", o->fail_above * 100);
+		ret = FAIL_WORSE;
+	}
+	report_rows_release(&out);
+out:
+	report_notes_release(&nt);
+	report_rows_release(&b);
+	report_rows_release(&n);
+	return ret;
+}
+
+int report_compare(const struct report_opts *o)
+{
+	struct side base = { .name = "base" }, nw = { .name = "new" };
+	char **keys = NULL;
+	int nkey = 0, ret;
+
+	if (!(ret = open_side(&base, o, o->superseded ? o->db : o->base_db, o->superseded)) &&
+	    !(ret = open_side(&nw, o, o->db, 0)) && !(ret = pair_keys(&base, &nw, &keys, &nkey)))
+		ret = compare_print(&base, &nw, (const char *const *)keys, nkey);
+	for (int i = 0; i < nkey; i++)
+		free(keys[i]);
+	free(keys);
+	close_side(&nw);
+	close_side(&base);
+	return ret;
+}

@@ -1,0 +1,134 @@
+/* test_report_verdict.c: sweep compare's verdict rule and its pairing of two sides' cells, on rows made by
+ * hand; expected values by hand. */
+#include <stdlib.h>
+
+#include "test_report_rows.h"
+
+/* The rule: the interval wholly past 1 and the ratio past the threshold, each way, by direction. */
+static void test_rule(void)
+{
+	CHECK_STR(report_verdict(1.15, 1.10, 1.20, BETTER_LOWER, 0.02), "slower", "a time 15 % up");
+	CHECK_STR(report_verdict(1.15, 1.10, 1.20, BETTER_HIGHER, 0.02), "faster", "a rate 15 % up");
+	CHECK_STR(report_verdict(0.85, 0.80, 0.90, BETTER_LOWER, 0.02), "faster", "a time 15 % down");
+	CHECK_STR(report_verdict(0.85, 0.80, 0.90, BETTER_HIGHER, 0.02), "slower", "a rate 15 % down");
+	CHECK_STR(report_verdict(1.15, 0.99, 1.30, BETTER_LOWER, 0.02), "unchanged", "the interval holds 1");
+	CHECK_STR(report_verdict(1.015, 1.01, 1.02, BETTER_LOWER, 0.02), "unchanged", "sure, but under 2 %");
+	CHECK_STR(report_verdict(1.025, 1.01, 1.04, BETTER_LOWER, 0.02), "slower", "sure, and past 2 %");
+	/* faster past the threshold is below 1 / 1.02 = 0.98039 */
+	CHECK_STR(report_verdict(0.981, 0.97, 0.99, BETTER_LOWER, 0.02), "unchanged", "0.981: under 2 % faster");
+	CHECK_STR(report_verdict(0.979, 0.97, 0.99, BETTER_LOWER, 0.02), "faster", "0.979: past 2 % faster");
+	CHECK(report_verdict(1.5, 1.4, 1.6, BETTER_UNKNOWN, 0.02) == NULL, "no direction, no verdict");
+	CHECK(report_verdict(1.5, NAN, NAN, BETTER_LOWER, 0.02) == NULL, "no interval, no verdict");
+
+	/* --fail-above: slower by more than it with the whole interval past it */
+	CHECK_INT(report_verdict_worse(1.15, 1.10, 1.20, BETTER_LOWER, 0.05), 1, "15 % slower, interval > 1.05");
+	CHECK_INT(report_verdict_worse(1.15, 1.04, 1.20, BETTER_LOWER, 0.05), 0, "the interval reaches 1.04");
+	CHECK_INT(report_verdict_worse(0.85, 0.80, 0.90, BETTER_HIGHER, 0.05), 1, "a rate down: 1/0.9 > 1.05");
+	CHECK_INT(report_verdict_worse(0.85, 0.80, 0.96, BETTER_HIGHER, 0.05), 0, "1/0.96 = 1.042 < 1.05");
+	CHECK_INT(report_verdict_worse(1.15, 1.10, 1.20, BETTER_LOWER, NAN), 0, "no --fail-above");
+	CHECK_INT(report_verdict_worse(1.15, 1.10, 1.20, BETTER_UNKNOWN, 0.05), 0, "no direction");
+}
+
+static const char *const keys[] = { "n", "host" };
+
+static struct report_baseline baseline(void)
+{
+	struct report_baseline bl = { keys, 2, "lat", 0.95, 1000, 1, BETTER_LOWER, 0.02, 0.05 };
+
+	return bl;
+}
+
+/* Cells paired by every key (a host on one side only is its own cell), units by name within a cell
+ * whatever their order; the rest said in notes. */
+static void test_pairing(void)
+{
+	/* n, host, unit, value, marked: ordered by keys */
+	static const char *const base[] = {
+		"1", "'a", "'0", "10", "0",
+		"1", "'a", "'1", "12", "0",
+		"1", "'a", "'2", "11", "0",
+		"2", "'a", "'0", "20", "0",
+		"2", "'a", "'1", "20", "0",
+		"3", "'a", "'0", "5", "0",
+	};
+	static const char *const nw[] = {
+		"1", "'a", "'1", "24", "1",
+		"1", "'a", "'0", "20", "0",
+		"1", "'a", "'3", "99", "0",
+		"2", "'a", "'0", "20", "0",
+		"2", "'a", "'1", "20", "0",
+		"3", "'b", "'0", "5", "0",
+	};
+	struct report_baseline bl = baseline();
+	struct report_baseline_counts n;
+	struct report_notes nt = { 0 };
+	struct report_rows b, w, t;
+
+	test_rows(&b, 5, base, 6);
+	test_rows(&w, 5, nw, 6);
+	report_baseline(&b, &w, &bl, &t, &n, &nt);
+	CHECK_STR(test_cols(&t), "n,host,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict", "columns");
+	CHECK_STR(t.ci_head, "new/base [95% CI]", "the interval's heading");
+	CHECK_INT(t.n, 2, "a row per cell of both sides");
+	/* n=1: units 0 and 1 pair (20/10, 24/12: every resample 2); 2 and 3 have no partner */
+	CHECK_STR(test_cell(&t, 0, 0), "1|-", "n=1 first, in NEW's order (a key: text)");
+	CHECK_NEAR(report_rows_num(&t, 0, 2), 2, 0, "n=1: 2 pairs");
+	CHECK_NEAR(report_rows_num(&t, 0, 3), 11, 0, "n=1: base over the pairs");
+	CHECK_NEAR(report_rows_num(&t, 0, 4), 22, 0, "n=1: new over the pairs");
+	CHECK(report_rows_num(&t, 0, 5) == 2 && report_rows_num(&t, 0, 6) == 2 && report_rows_num(&t, 0, 7) == 2,
+	      "n=1: ratio 2 in every resample");
+	CHECK_STR(report_rows_text(&t, 0, 8), "slower", "n=1: twice the time is slower");
+	CHECK(t.mark[0 * 9 + 5], "a marked unit marks the ratio");
+	CHECK(report_rows_num(&t, 1, 5) == 1 && !strcmp(report_rows_text(&t, 1, 8), "unchanged"), "n=2: unchanged");
+	CHECK_INT(n.only_base, 1, "n=3 on host a: only in base");
+	CHECK_INT(n.only_new, 1, "n=3 on host b: only in new");
+	CHECK_INT(n.worse, 1, "one row past --fail-above 5 %");
+	CHECK_INT(nt.n, 3, "three notes");
+	CHECK_STR(nt.n > 0 ? nt.v[0] : "", "n=1 host=a: 2 units without a partner on the other side, left out of "
+		  "the ratio", "units without a partner, counted");
+	CHECK_STR(nt.n > 1 ? nt.v[1] : "", "only in new: n=3 host=b (lat 5 over 1 unit)", "a cell only in new");
+	CHECK_STR(nt.n > 2 ? nt.v[2] : "", "only in base: n=3 host=a (lat 5 over 1 unit)", "a cell only in base");
+	report_notes_release(&nt);
+	report_rows_release(&t);
+
+	/* no direction: the same ratios, no verdict, nothing past --fail-above */
+	bl.better = BETTER_UNKNOWN;
+	report_baseline(&b, &w, &bl, &t, &n, &nt);
+	CHECK(report_rows_text(&t, 0, 8) == NULL && report_rows_num(&t, 0, 5) == 2, "ratios without a verdict");
+	CHECK_INT(n.worse, 0, "nothing judged");
+	report_notes_release(&nt);
+	report_rows_release(&t);
+	report_rows_release(&w);
+	report_rows_release(&b);
+}
+
+/* One pair: a ratio, no interval, no verdict, said. */
+static void test_one_pair(void)
+{
+	static const char *const base[] = { "1", "'a", "'0", "10", "0" };
+	static const char *const nw[] = { "1", "'a", "'0", "30", "0" };
+	struct report_baseline bl = baseline();
+	struct report_baseline_counts n;
+	struct report_notes nt = { 0 };
+	struct report_rows b, w, t;
+
+	test_rows(&b, 5, base, 1);
+	test_rows(&w, 5, nw, 1);
+	report_baseline(&b, &w, &bl, &t, &n, &nt);
+	CHECK(report_rows_num(&t, 0, 5) == 3 && isnan(report_rows_num(&t, 0, 6)) && isnan(report_rows_num(&t, 0, 7)),
+	      "ratio 3, no interval");
+	CHECK(report_rows_text(&t, 0, 8) == NULL && n.worse == 0, "no verdict, not worse");
+	CHECK_STR(nt.n ? nt.v[0] : "", "n=1 host=a: 1 pair: no interval, no verdict", "said");
+	report_notes_release(&nt);
+	report_rows_release(&t);
+	report_rows_release(&w);
+	report_rows_release(&b);
+}
+
+int main(void)
+{
+	test_rule();
+	test_pairing();
+	test_one_pair();
+	return test_done();
+}
