@@ -95,6 +95,21 @@ static void page_method(const struct report_plan *p, const struct report_doc *d,
 	free(pooled);
 }
 
+/* The notes and warnings the report gave on stderr (what a caveat's footnote points to). */
+static void page_notes(const struct report_doc *d, struct strbuf *sb)
+{
+	if (!d->notes || !d->notes->n)
+		return;
+	sb_adds(sb, "<section id=\"notes\">\n<h2>Warnings and notes</h2>\n<ul>\n");
+	for (size_t i = 0; i < d->notes->n; i++) {
+		sb_addf(sb, "<li class=\"%s\">%s: ", d->notes->warn[i] ? "warning" : "note",
+			d->notes->warn[i] ? "warning" : "note");
+		table_add_html(sb, d->notes->v[i]);
+		sb_adds(sb, "</li>\n");
+	}
+	sb_adds(sb, "</ul>\n</section>\n");
+}
+
 /* The conditions: report_query_conditions' rows as a table of host, what and value. */
 static int page_conditions(const struct report_plan *p, struct strbuf *sb)
 {
@@ -183,6 +198,7 @@ int report_html_page(const struct report_plan *p, const struct report_doc *d)
 	sb_add(&rest, "", 0);
 	if ((ret = page_figure(p, d, &rest)))
 		goto out;
+	page_notes(d, &rest);
 	page_method(p, d, &rest);
 	if ((ret = page_conditions(p, &rest)))
 		goto out;

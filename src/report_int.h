@@ -404,6 +404,7 @@ struct report_doc {
 	int method;                /* the caption states the method: LaTeX keeps it as a comment */
 	long marked;               /* results above their noise target, for the footnote; -1: not counted */
 	const char *caveat;        /* why values carry MARK_CAVEAT (report_notes_caveats), for its footnote */
+	const struct report_notes *notes;  /* the notes and warnings stderr had, which a page shows too; or NULL */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);
@@ -461,10 +462,10 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 
 /* ---- report_html.c ---- */
 
-/* d as one self-contained HTML page at o->out or stdout: the table with its caption, marks and footnote,
- * its figure inline as SVG (when it has one and gnuplot is installed) with the figure's data, the method
- * and the conditions the numbers were measured under (report_query_conditions). FAIL_UNSAFE or FAIL_IO
- * after error(). */
+/* d as one self-contained HTML page at o->out or stdout: the table with its caption, marks and footnotes,
+ * its figure inline as SVG (when it has one and gnuplot is installed) with the figure's data, d's notes
+ * and warnings, the method and the conditions the numbers were measured under (report_query_conditions).
+ * FAIL_UNSAFE or FAIL_IO after error(). */
 int report_html_page(const struct report_plan *p, const struct report_doc *d);
 
 #endif

@@ -66,7 +66,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked, NULL };
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, NULL };
 	char *cap = NULL, *words, *caveat;
 	int ret = FAIL_OK;
 
@@ -83,6 +83,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 	}
 	report_notes_print(nt);
 	d.caveat = caveat = report_notes_caveats(nt);
+	d.notes = nt;
 	if (!ret)
 		ret = emit(p, &d);
 	if (d.summary)
@@ -266,7 +267,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, NULL };
 	char *cap;
 	int ret, nunstable;
 
@@ -301,7 +302,7 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, NULL };
 	char bar[64] = "", *cap;
 	int ret;
 

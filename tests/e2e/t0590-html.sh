@@ -42,7 +42,7 @@ EOF
 }
 
 # The page's sections as text: python3 dom.py DOM prints "table|cell|cell..." per row of each table, the
-# paragraphs of the table section, the figures and the figure data lines.
+# paragraphs of the table section, the notes, the figures and the figure data lines.
 cat >"$T/dom.py" <<'EOF'
 import sys
 from html.parser import HTMLParser
@@ -66,6 +66,8 @@ class Page(HTMLParser):
             self.svg += 1
         elif tag == "pre" and a.get("class") == "figure-data":
             self.in_pre = True
+        elif tag == "li" and self.section == "notes":
+            self.par = ""
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self.row is not None:
             self.row.append(self.cell.strip())
@@ -75,6 +77,9 @@ class Page(HTMLParser):
             self.row = None
         elif tag == "p" and self.par is not None:
             self.out.append("%s-p|%s" % (self.section, self.par.strip()))
+            self.par = None
+        elif tag == "li" and self.par is not None:
+            self.out.append("%s|%s" % (self.section, self.par.strip()))
             self.par = None
         elif tag == "pre":
             self.in_pre = False
@@ -152,13 +157,16 @@ test_expect_success 'nothing leaves the page; a planted image is seen by both ch
 test_expect_success 'shares of a limit: rows, summary and the band figure; --format html to stdout' '
 	"$ROOT/examples/roofline.sh" "$T/rl.db" >/dev/null 2>&1 &&
 	"$SWEEP" report rl.db --rows host,model --metric tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
-		--summary=label.class --format html >rl.html &&
+		--summary=label.class --format html >rl.html 2>rl.stderr &&
 	"$SWEEP" report rl.db --rows host,model --metric tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
 		--summary=label.class >rl.md &&
 	browse rl.html rl && python3 dom.py rl.dom >rl.got &&
 	md_rows rl.md >rl.want && test "$(grep -c "^table|" rl.want)" = 30 &&
 	grep -q "^table-p|‡ a summary'\''s interval rests on fewer than 5 units" rl.want &&
 	grep "^table" rl.got | cmp rl.want - &&
+	# the warnings the footnote points to are on the page, as stderr says them
+	sed "s/^sweep: //; s/^/notes|/" rl.stderr >rl.notes && grep -q "^notes|warning: the summary of '\''consumer'\''" rl.notes &&
+	test "$(wc -l <rl.notes)" = 2 && grep "^notes|" rl.got | cmp rl.notes - &&
 	test "$(grep "^svg|" rl.got)" = "svg|1" && grep -qP "^data\|.*\tconsumer\t" rl.got &&
 	grep -qx "method|summary interval|95% Student t interval of the mean over units: one value per host, the mean of its rows" rl.got &&
 	page_requests rl >req && test ! -s req
