@@ -113,7 +113,11 @@ static int compare_fn(int argc, char **argv)
 	}
 	if (!ret) {
 		report_opts_out_format(&o, fmt_given);
-		if (!(ret = report_out_check("--out", o.out, o.base_db)) &&
+		/* a page holds one report's table, figure, method and conditions: a comparison has none yet */
+		if (o.fmt->page)
+			ret = fail_usage("sweep compare prints md, text, csv, latex or json, not a page (%s); "
+					 "'sweep report --format html' makes one", o.fmt->name);
+		else if (!(ret = report_out_check("--out", o.out, o.base_db)) &&
 		    !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_compare(&o);
 	}

@@ -171,3 +171,11 @@ test_expect_success 'shares of a limit: rows, summary and the band figure; --for
 	grep -qx "method|summary interval|95% Student t interval of the mean over units: one value per host, the mean of its rows" rl.got &&
 	page_requests rl >req && test ! -s req
 '
+
+test_expect_success 'sweep compare makes no page: --format html and .html are refused, nothing written' '
+	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --format html >out 2>err &&
+	grep -qx "sweep: sweep compare prints md, text, csv, latex or json, not a page (html); '\''sweep report --format html'\'' makes one" err &&
+	test ! -s out &&
+	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --out cmp.html 2>err &&
+	test ! -e cmp.html
+'
