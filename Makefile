@@ -49,6 +49,14 @@ $(O)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
 
+# The commit the binary is built from (version.c): kept in $(B)/commit, rewritten only when it changes, so
+# that a new commit rebuilds version.o alone. COMMIT= overrides it (a build from an archive has no git).
+GIT_HEAD := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+COMMIT ?= $(GIT_HEAD)$(if $(GIT_HEAD),$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty))
+$(shell mkdir -p $(B) && (echo '$(COMMIT)' | cmp -s - $(B)/commit || echo '$(COMMIT)' > $(B)/commit))
+$(O)/src/version.o: $(B)/commit
+$(O)/src/version.o: CFLAGS_ALL += -DSWEEP_COMMIT='"$(COMMIT)"'
+
 $(O)/libsweep.a: $(OBJ)
 	rm -f $@ && ar rcs $@ $^
 
@@ -68,6 +76,8 @@ $(B)/tests/%: tests/unit/%.c $(O)/libsweep.a
 SAN := $(B)/san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_OBJ := $(SRC_C:%.c=$(SAN)/%.o)
+$(SAN)/src/version.o: $(B)/commit
+$(SAN)/src/version.o: EXTRA_CFLAGS += -DSWEEP_COMMIT='"$(COMMIT)"'
 $(SAN)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O1 -g $(SANFLAGS) $(EXTRA_CFLAGS) $(MPICC_CFLAGS) -MMD -MP -c $< -o $@
@@ -101,7 +111,7 @@ demo: deps-run
 check: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN)
 	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
-	LAYERS_OBJ=$(O) tests/run.sh tests/layers.py tests/docs_links.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
+	SWEEP_CHECK=1 LAYERS_OBJ=$(O) tests/run.sh tests/layers.py tests/docs_links.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 
 # Debian's python3 has mpi4py (python3-mpi4py), whatever python3 comes first on PATH.
 bench: deps

@@ -1,6 +1,6 @@
 /* cuda_copy.cu: device memory bandwidth, counted as bytes read plus written: the driver's copy, a 16-byte
  * grid-stride copy kernel with or without cache hints, or bulk copies through shared memory. On an H200
- * (4 GiB, cold L2) they moved 4.30, 3.89, 3.98 and 3.96 TB/s; tests/gpu/copy_variants.cu times more. */
+ * (4 GiB, cold L2) they moved 4.30, 3.89, 3.98 and 3.96 TB/s; bench/gpu/copy_variants.cu times more. */
 #include "cuda_common.h"
 
 #define COPY_THREADS 512

@@ -2,8 +2,8 @@
 #include <math.h>
 #include "cuda_common.h"
 
-/* Tuning constants; -D on the compiler's command line overrides them (tests/gpu/decode_tune.sh, whose
- * figures tests/gpu/NOTES.md keeps: times through `sweep run` with default timing on an H200). */
+/* Tuning constants; -D on the compiler's command line overrides them (bench/gpu/decode_tune.sh, whose
+ * figures bench/gpu/README.md keeps: times through `sweep run` with default timing on an H200). */
 #ifndef ATTN_WARPS
 #define ATTN_WARPS 4
 #endif
@@ -14,7 +14,7 @@
 #endif
 #ifndef ATTN_MIN_CHUNK
 /* Keys of one split at least: more, shorter splits cost more in the combine than they gain (batch 1 at 64K
- * keys on an H200: 92.3 us with 1024, 99.7 with 512; tests/gpu/decode_variants.sh and its NOTES.md). */
+ * keys on an H200: 92.3 us with 1024, 99.7 with 512; bench/gpu/decode_variants.sh and bench/gpu/README.md). */
 #define ATTN_MIN_CHUNK 1024
 #endif
 #ifndef ATTN_SMALL_CHUNK

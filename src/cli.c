@@ -8,8 +8,7 @@
 #include "builtin/builtin.h"
 #include "store.h"
 #include "util.h"
-
-#define SWEEP_VERSION "0.1.0"
+#include "version.h"
 
 static int version_fn(int argc, char **argv);
 static int help_fn(int argc, char **argv);
@@ -90,7 +89,10 @@ int cli_main(int argc, char **argv)
 
 static int version_fn(int argc, char **argv)
 {
-	printf("sweep %s (schema %d)\n", SWEEP_VERSION, store_schema_version());
+	const char *commit = version_commit();
+
+	printf("sweep %s%s%s (schema %d)\n", version_string(), commit ? " commit " : "", commit ? commit : "",
+	       store_schema_version());
 	return EXIT_OK;
 }
 

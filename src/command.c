@@ -25,7 +25,7 @@ extern char **environ;
 
 struct command_state {
 	const struct spec *s;
-	const struct executor *w;
+	const struct executor *ex;
 	const struct task *t;
 	const struct json_obj *params;
 	struct result *r;
@@ -83,7 +83,7 @@ static char *command_expand_cb(const char *tmpl, void *data)
 {
 	const struct command_state *st = data;
 
-	return command_expand(tmpl, st->params, st->item, st->w->gpu, st->w->host, st->t->key);
+	return command_expand(tmpl, st->params, st->item, st->ex->gpu, st->ex->host, st->t->key);
 }
 
 /* Environment of the child: ours, with the spec's env (expanded) added or replacing. */
@@ -334,10 +334,10 @@ static int command_uses_item(const struct spec *s)
 	return uses;
 }
 
-void command_run(const struct executor *w, const struct task *t, struct result *r)
+void command_run(const struct executor *ex, const struct task *t, struct result *r)
 {
-	const struct spec *s = w->spec;
-	struct command_state st = { .s = s, .w = w, .t = t, .r = r };
+	const struct spec *s = ex->spec;
+	struct command_state st = { .s = s, .ex = ex, .t = t, .r = r };
 	struct json_obj params = JSON_OBJ_INIT;
 	enum stop_rule stop, worst = STOP_NONE;
 	double target = INFINITY;
@@ -402,12 +402,6 @@ double command_limit(const struct spec *s)
 	return (command_uses_item(s) ? s->nitems : 1) * per_item;
 }
 
-static int command_name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '.' || c == '-';
-}
-
 /* The value for placeholder name, or NULL to keep it as written. */
 static const char *command_lookup(const char *name, const struct json_obj *params, const char *item, int gpu,
 				 const char *host, const char *cell, char *buf, size_t len)
@@ -433,26 +427,23 @@ char *command_expand(const char *tmpl, const struct json_obj *params, const char
 		    const char *host, const char *cell)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *p = tmpl, *end, *v;
-	char name[128], num[32];
+	const char *p = tmpl, *v;
+	char name[SPEC_PLACEHOLDER_MAX + 1], num[32];
 
 	sb_add(&sb, "", 0);   /* an empty template still gives "" (sb_detach of an unused strbuf does not) */
 	while (*p) {
-		if (*p != '{') {
-			sb_addc(&sb, *p++);
-			continue;
-		}
-		for (end = p + 1; command_name_char(*end); end++)
-			;
+		/* the spec's grammar (spec_placeholder_len); a longer name is kept as written */
+		size_t len = *p == '{' ? spec_placeholder_len(p) : 0;
+
 		v = NULL;
-		if (*end == '}' && end > p + 1 && (size_t)(end - p - 1) < sizeof(name)) {
-			memcpy(name, p + 1, end - p - 1);
-			name[end - p - 1] = '\0';
+		if (len && len <= SPEC_PLACEHOLDER_MAX) {
+			memcpy(name, p + 1, len);
+			name[len] = '\0';
 			v = command_lookup(name, params, item, gpu, host, cell, num, sizeof(num));
 		}
 		if (v) {
 			sb_adds(&sb, v);
-			p = end + 1;
+			p += len + 2;
 		} else {
 			sb_addc(&sb, *p++);
 		}

@@ -29,7 +29,7 @@
  * timeout result, and the runs after it are not made; output that lacks a metric or gives one that does
  * not parse is RESULT_INVALID (no run can change it). Metrics are set only when every run was kept.
  */
-void command_run(const struct executor *w, const struct task *t, struct result *r);
+void command_run(const struct executor *ex, const struct task *t, struct result *r);
 
 /* The longest a command cell of s may take (INFINITY without a timeout): the worker's limit. */
 double command_limit(const struct spec *s);

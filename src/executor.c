@@ -54,9 +54,9 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
-static struct watchdog *watchdog_get(struct executor *w)
+static struct watchdog *watchdog_get(struct executor *ex)
 {
-	struct watchdog *wd = w->watchdog;
+	struct watchdog *wd = ex->watchdog;
 	pthread_condattr_t attr;
 
 	if (wd)
@@ -73,7 +73,7 @@ static struct watchdog *watchdog_get(struct executor *w)
 		free(wd);
 		return NULL;
 	}
-	w->watchdog = wd;
+	ex->watchdog = wd;
 	return wd;
 }
 
@@ -100,9 +100,9 @@ static void watchdog_disarm(struct watchdog *wd)
 	pthread_mutex_unlock(&wd->lock);
 }
 
-void executor_release(struct executor *w)
+void executor_release(struct executor *ex)
 {
-	struct watchdog *wd = w->watchdog;
+	struct watchdog *wd = ex->watchdog;
 
 	if (!wd)
 		return;
@@ -114,7 +114,7 @@ void executor_release(struct executor *w)
 	pthread_cond_destroy(&wd->cond);
 	pthread_mutex_destroy(&wd->lock);
 	free(wd);
-	w->watchdog = NULL;
+	ex->watchdog = NULL;
 }
 
 static void executor_set_num(struct json_pair *p, double v)
@@ -173,13 +173,13 @@ static int executor_params(const struct kernel_ops *k, const char *text, struct 
 	return 0;
 }
 
-static void executor_run_kernel(struct executor *w, const struct task *t, struct result *r)
+static void executor_run_kernel(struct executor *ex, const struct task *t, struct result *r)
 {
-	const struct spec *s = w->spec;
+	const struct spec *s = ex->spec;
 	const struct kernel_ops *k = kernel_find(s->kernel);
 	struct json_obj params = JSON_OBJ_INIT, metrics = JSON_OBJ_INIT;
 	volatile int cancel = 0;
-	struct watchdog *wd = watchdog_get(w);
+	struct watchdog *wd = watchdog_get(ex);
 	struct kctx ctx;
 
 	if (!k) {
@@ -190,13 +190,13 @@ static void executor_run_kernel(struct executor *w, const struct task *t, struct
 		goto out;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.params = &params;
-	ctx.gpu = k->place == KERNEL_CUDA ? w->gpu : -1;
+	ctx.gpu = k->place == KERNEL_CUDA ? ex->gpu : -1;
 	ctx.cancel = &cancel;
 	ctx.metrics = &metrics;
-	ctx.gang_rank = w->gang_rank;
-	ctx.gang_size = w->gang_size > 1 ? w->gang_size : 1;
-	ctx.gang_ranks = w->gang_ranks;
-	ctx.gang_comm = w->gang_comm;
+	ctx.gang_rank = ex->gang_rank;
+	ctx.gang_size = ex->gang_size > 1 ? ex->gang_size : 1;
+	ctx.gang_ranks = ex->gang_ranks;
+	ctx.gang_comm = ex->gang_comm;
 	if (!wd) {
 		result_fail(r, RESULT_ERROR, "cannot start the watchdog thread");
 		goto out;
@@ -209,16 +209,16 @@ out:
 	json_obj_release(&metrics);
 }
 
-void executor_run(struct executor *w, const struct task *t, struct result *r)
+void executor_run(struct executor *ex, const struct task *t, struct result *r)
 {
 	double start = now_mono();
 
 	r->cell = t->cell;
-	r->worker = w->rank;
+	r->worker = ex->rank;
 	r->started = now_wall();
-	if (w->spec->command)
-		command_run(w, t, r);
+	if (ex->spec->command)
+		command_run(ex, t, r);
 	else
-		executor_run_kernel(w, t, r);
+		executor_run_kernel(ex, t, r);
 	r->wall = now_mono() - start;
 }

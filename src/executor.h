@@ -10,28 +10,28 @@
  * timeout, so only a launch that never returns (a hung kernel) is still running by then. */
 #define EXECUTOR_CANCEL_MARGIN 5.0
 
-/* Where a worker runs; filled once at start. */
+/* The executor process: its rank, GPU, host and spec, filled once at start (executor_loop.c). */
 struct executor {
 	int rank;
-	int gpu;               /* device index, -1 when this worker has none */
+	int gpu;               /* device index, -1 when this rank has none */
 	char host[256];        /* hostname */
 	const struct spec *spec;
 	struct watchdog *watchdog;   /* started on first use; executor_release stops it */
-	/* The gang of the task at hand, set by the worker loop (gang_size 1: not a gang cell). */
+	/* The gang of the task at hand, set by the executor's loop (gang_size 1: not a gang cell). */
 	int gang_rank, gang_size;
 	const int *gang_ranks;
 	void *gang_comm;
 };
 
 /* Stop what executor_run started (the watchdog thread). The executor can be used again. */
-void executor_release(struct executor *w);
+void executor_release(struct executor *ex);
 
 /*
  * Run task t on this process and fill r (r must be result_init'ed). Never fails as a function: an error,
  * a failed check or a timeout is recorded in r->status and r->error. A cell that crashes the process
  * (debug.fail segv) takes the process with it: its attempt was counted before it was sent.
  */
-void executor_run(struct executor *w, const struct task *t, struct result *r);
+void executor_run(struct executor *ex, const struct task *t, struct result *r);
 
 /* executor_loop.c: the executor process (`sweep __executor FD`, started by its worker with a socket on
  * FD): INIT, its hello, then TASKS until QUIT or the end of the link. Returns the process's exit status:

@@ -16,7 +16,6 @@
 #include "link.h"
 #include "msg.h"
 #include "topo.h"
-#include "worker.h"
 
 /* Communicators cached by gang id: the same members reuse theirs from one cell to the next. */
 struct gang_cache {
@@ -30,16 +29,16 @@ struct loop {
 	int data;              /* the data pipe's write end (non-blocking): one record per result */
 	int unrung;            /* records written since the last LINK_DUE */
 	double first_unrung;
-	struct executor w;
+	struct executor ex;
 	struct spec spec;
 	struct gang_cache *gangs;
 	struct strbuf buf, out;
 };
 
-static void gang_ctx(const struct executor *w, const struct task *t, struct kctx *ctx)
+static void gang_ctx(const struct executor *ex, const struct task *t, struct kctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	ctx->gpu = w->gpu;
+	ctx->gpu = ex->gpu;
 	ctx->gang_rank = t->gang_rank;
 	ctx->gang_size = t->gang_size;
 	ctx->gang_ranks = t->gang_ranks;
@@ -58,7 +57,7 @@ static int exchange_blob(struct loop *l, const struct task *t, const struct kern
 	if (!k->gang_blob)
 		return 0;
 	if (t->gang_rank == 0) {
-		gang_ctx(&l->w, t, &ctx);
+		gang_ctx(&l->ex, t, &ctx);
 		rc = k->gang_blob(&ctx, buf, &len);
 		if (rc || len > sizeof(buf))
 			len = 0;
@@ -97,7 +96,7 @@ static int gang_prepare(struct loop *l, const struct task *t, char *err, size_t 
 			sb_release(&blob);
 			return -1;
 		}
-		gang_ctx(&l->w, t, &ctx);
+		gang_ctx(&l->ex, t, &ctx);
 		if (k->gang_open(&ctx, blob.buf, blob.len, &comm)) {
 			sb_release(&blob);
 			return snprintf(err, errlen, "opening the communicator: %.200s", ctx.err), -1;
@@ -109,10 +108,10 @@ static int gang_prepare(struct loop *l, const struct task *t, char *err, size_t 
 		e->next = l->gangs;
 		l->gangs = e;
 	}
-	l->w.gang_rank = t->gang_rank;
-	l->w.gang_size = t->gang_size;
-	l->w.gang_ranks = t->gang_ranks;
-	l->w.gang_comm = e->comm;
+	l->ex.gang_rank = t->gang_rank;
+	l->ex.gang_size = t->gang_size;
+	l->ex.gang_ranks = t->gang_ranks;
+	l->ex.gang_comm = e->comm;
 	return 0;
 }
 
@@ -121,10 +120,10 @@ static void gang_done(struct loop *l, const struct task *t, int failed)
 {
 	const struct kernel_ops *k = kernel_find(l->spec.kernel);
 
-	l->w.gang_size = 1;
-	l->w.gang_rank = 0;
-	l->w.gang_ranks = NULL;
-	l->w.gang_comm = NULL;
+	l->ex.gang_size = 1;
+	l->ex.gang_rank = 0;
+	l->ex.gang_ranks = NULL;
+	l->ex.gang_comm = NULL;
 	if (!failed)
 		return;
 	for (struct gang_cache **p = &l->gangs; *p; p = &(*p)->next)
@@ -157,8 +156,8 @@ static void gang_cache_free(struct loop *l)
 static int init(struct loop *l, int *have_spec)
 {
 	struct exec_init x;
-	struct json_obj facts = JSON_OBJ_INIT;
-	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT;
+	struct json_obj facts = JSON_OBJ_INIT, cond = JSON_OBJ_INIT;
+	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT, cj = STRBUF_INIT;
 	struct hello h = { 0 };
 	int tag, ngpu, ret = -1;
 
@@ -172,36 +171,41 @@ static int init(struct loop *l, int *have_spec)
 	if (spec_parse(x.spec_path, x.spec_text, strlen(x.spec_text), &l->spec))
 		goto out;
 	*have_spec = 1;
-	l->w.rank = x.rank;
-	l->w.spec = &l->spec;
+	l->ex.rank = x.rank;
+	l->ex.spec = &l->spec;
 	ngpu = hostinfo_gpu_count();
-	l->w.gpu = ngpu > 0 ? x.local_rank % ngpu : -1;
-	gethostname(l->w.host, sizeof(l->w.host) - 1);
+	l->ex.gpu = ngpu > 0 ? x.local_rank % ngpu : -1;
+	gethostname(l->ex.host, sizeof(l->ex.host) - 1);
 	/* Pinning pays off when each worker can have cores of its own; oversubscribed ranks (tests, small
 	 * machines) are left to the OS scheduler. The worker rank itself mostly waits on this process. */
 	if (!x.bind)
 		sb_addf(&binding, "none: %d ranks on %ld cores", x.local_size, sysconf(_SC_NPROCESSORS_ONLN));
-	else if (topo_bind(l->w.gpu, x.local_rank, x.local_size, &binding))
-		warning("rank %d runs unbound: %s", l->w.rank, binding.buf ? binding.buf : "");
+	else if (topo_bind(l->ex.gpu, x.local_rank, x.local_size, &binding))
+		warning("rank %d runs unbound: %s", l->ex.rank, binding.buf ? binding.buf : "");
 	hostinfo_collect(&facts);
-	if (l->w.gpu >= 0)
-		hostinfo_gpu(&facts, l->w.gpu);
-	h.rank = l->w.rank;
+	if (l->ex.gpu >= 0)
+		hostinfo_gpu(&facts, l->ex.gpu);
+	h.rank = l->ex.rank;
 	h.local_rank = x.local_rank;
-	h.gpu = l->w.gpu;
-	h.host = l->w.host;
+	h.gpu = l->ex.gpu;
+	h.host = l->ex.host;
 	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
 	h.binding = binding.buf ? binding.buf : "";
+	hostinfo_conditions(&facts, &cond);
 	json_obj_write(&fj, &facts);
 	h.facts = fj.buf;
+	json_obj_write(&cj, &cond);
+	h.conditions = cj.buf;
 	sb_reset(&l->out);
 	msg_put_hello(&l->out, &h);
 	ret = link_send(l->fd, LINK_HELLO, l->out.buf, l->out.len);
 out:
 	exec_init_release(&x);
 	json_obj_release(&facts);
+	json_obj_release(&cond);
 	sb_release(&binding);
 	sb_release(&fj);
+	sb_release(&cj);
 	return ret;
 }
 
@@ -213,7 +217,7 @@ static int ring(struct loop *l)
 }
 
 /* r's record into the data pipe at once (a crash in a later cell loses nothing), and a ring when the
- * master should have the results now (worker_results_due: a long cell's at once, short ones together).
+ * master should have the results now (link_results_due: a long cell's at once, short ones together).
  * A full pipe rings first, so that the worker empties it. */
 static int put_result(struct loop *l, const struct result *r, int last, int must_ring)
 {
@@ -238,7 +242,7 @@ static int put_result(struct loop *l, const struct result *r, int last, int must
 	}
 	if (!l->unrung++)
 		l->first_unrung = now_mono();
-	if (must_ring || worker_results_due(last, r->wall, now_mono() - l->first_unrung, l->unrung))
+	if (must_ring || link_results_due(last, r->wall, now_mono() - l->first_unrung, l->unrung))
 		return ring(l);
 	return 0;
 }
@@ -261,12 +265,12 @@ static int run_tasks(struct loop *l, struct task *tasks, int n)
 		int rc;
 
 		result_init(&r);
-		l->w.gang_size = 1;
+		l->ex.gang_size = 1;
 		if (t->gang_size > 1 && gang_prepare(l, t, err, sizeof(err))) {
 			r.cell = t->cell;
 			result_fail(&r, RESULT_ERROR, "gang of %d: %s", t->gang_size, err);
 		} else {
-			executor_run(&l->w, t, &r);
+			executor_run(&l->ex, t, &r);
 		}
 		if (t->gang_size > 1)
 			gang_done(l, t, r.status != RESULT_OK);
@@ -278,7 +282,7 @@ static int run_tasks(struct loop *l, struct task *tasks, int n)
 			broken = 1;
 		}
 		r.cell = t->cell;
-		r.worker = l->w.rank;
+		r.worker = l->ex.rank;
 		rc = put_result(l, &r, i == n - 1, broken);
 		result_release(&r);
 		if (rc)
@@ -317,7 +321,7 @@ int executor_loop(int fd)
 		if (tag == LINK_QUIT)
 			break;
 		if (tag != LINK_TASKS || msg_get_tasks(l.buf.buf, l.buf.len, &tasks, &n)) {
-			error("executor of rank %d: unexpected message %d", l.w.rank, tag);
+			error("executor of rank %d: unexpected message %d", l.ex.rank, tag);
 			goto out;
 		}
 		rc = run_tasks(&l, tasks, n);
@@ -332,7 +336,7 @@ int executor_loop(int fd)
 	ret = 0;
 out:
 	gang_cache_free(&l);
-	executor_release(&l.w);
+	executor_release(&l.ex);
 	if (have_spec)
 		spec_release(&l.spec);
 	sb_release(&l.buf);

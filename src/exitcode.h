@@ -38,8 +38,10 @@ enum fail {
 				* that is an SQLite file or the database being read). Nothing was written. Exit 1 */
 	FAIL_CELLS = -5,       /* it ran, but some cells failed, were quarantined or wait for absent hosts.
 				* Exit 3 */
-	FAIL_WORSE = -6        /* the report was made, and some row missed the bar the user set (slower than
-				* --fail-above, a --score group over --bar). Exit 5 */
+	FAIL_WORSE = -6,       /* the report was made, and some row missed the bar the user set (slower than
+				* --fail-above, a --score group over --bar). Exit 4 */
+	FAIL_INTERRUPTED = -7  /* SIGINT, SIGTERM or SIGUSR1 stopped it: nothing charged, nothing half written;
+				* the same command resumes. Exit 5 */
 };
 
 /* error(...) for a failure the user must fix: prints "sweep: <msg>", gives FAIL_USAGE. */
@@ -61,6 +63,8 @@ static inline int exitcode_of(int fail)
 		return EXIT_CELLS;
 	case FAIL_WORSE:
 		return EXIT_WORSE;
+	case FAIL_INTERRUPTED:
+		return EXIT_INTERRUPTED;
 	}
 	BUG("exitcode_of: no kind of failure %d", fail);
 }

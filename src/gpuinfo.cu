@@ -29,7 +29,7 @@ static void gpuinfo_version(struct json_obj *facts, const char *key, int v)
 /* What NVML knows and the runtime does not: clocks, power limit, ECC, PCIe link. Only reads. */
 static void gpuinfo_nvml(struct json_obj *facts, const char *pci, const char *uuid)
 {
-	unsigned v, gen, width;
+	unsigned v, dv, mv, mdv, gen, width;
 	void *dev;
 	double w;
 	int on;
@@ -44,6 +44,14 @@ static void gpuinfo_nvml(struct json_obj *facts, const char *pci, const char *uu
 		gpuinfo_num(facts, "mem_clock_max_mhz", v);
 	if (!nvml_clock(dev, NVML_MEM, 0, &v))
 		gpuinfo_num(facts, "mem_clock_mhz", v);
+	/* Application clocks set by hand (nvidia-smi -ac) differ from their defaults; locked clocks (-lgc) NVML
+	 * does not say, so they are not recorded. */
+	if (!nvml_app_clock(dev, NVML_SM, 0, &v) && !nvml_app_clock(dev, NVML_SM, 1, &dv) &&
+	    !nvml_app_clock(dev, NVML_MEM, 0, &mv) && !nvml_app_clock(dev, NVML_MEM, 1, &mdv)) {
+		gpuinfo_num(facts, "sm_app_clock_mhz", v);
+		gpuinfo_num(facts, "mem_app_clock_mhz", mv);
+		json_obj_add(facts, "app_clocks_set", v != dv || mv != mdv ? "true" : "false", JSON_BOOL);
+	}
 	if (!nvml_power_limit(dev, &w))
 		gpuinfo_num(facts, "power_limit_w", w);
 	if (!nvml_ecc(dev, &on))

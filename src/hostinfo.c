@@ -76,6 +76,60 @@ void hostinfo_collect(struct json_obj *facts)
 	}
 }
 
+/* The first line of path, trimmed, into buf; 0, or -1 when it cannot be read. */
+static int hostinfo_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)n, f))
+		buf[0] = '\0';
+	fclose(f);
+	len = strlen(buf);
+	while (len && isspace((unsigned char)buf[len - 1]))
+		buf[--len] = '\0';
+	return 0;
+}
+
+void hostinfo_conditions(const struct json_obj *facts, struct json_obj *cond)
+{
+	static const char *const gpu_keys[] = {
+		"driver", "cuda_driver", "cuda_runtime", "sm_clock_mhz", "mem_clock_mhz", "sm_app_clock_mhz",
+		"mem_app_clock_mhz", "app_clocks_set", "power_limit_w",
+	};
+	char buf[512];
+	double load;
+	int v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(gpu_keys); i++) {
+		const struct json_pair *p = json_obj_find(facts, gpu_keys[i]);
+
+		if (p)
+			json_obj_add(cond, p->key, p->val, p->type);
+	}
+	if (!hostinfo_line("/sys/devices/system/cpu/cpufreq/policy0/scaling_governor", buf, sizeof(buf)) ||
+	    !hostinfo_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", buf, sizeof(buf)))
+		json_obj_add(cond, "cpu_governor", buf, JSON_STR);
+	/* acpi-cpufreq says whether boost is on; intel_pstate says whether turbo is off. */
+	if (!hostinfo_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) && sscanf(buf, "%d", &v) == 1)
+		json_obj_add(cond, "cpu_boost", v ? "true" : "false", JSON_BOOL);
+	else if (!hostinfo_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) &&
+		 sscanf(buf, "%d", &v) == 1)
+		json_obj_add(cond, "cpu_boost", v ? "false" : "true", JSON_BOOL);
+	if (!hostinfo_line("/proc/sys/kernel/randomize_va_space", buf, sizeof(buf)) && sscanf(buf, "%d", &v) == 1) {
+		snprintf(buf, sizeof(buf), "%d", v);
+		json_obj_add(cond, "aslr", buf, JSON_NUM);
+	}
+	if (!hostinfo_line("/sys/devices/system/cpu/isolated", buf, sizeof(buf)))
+		json_obj_add(cond, "isolated_cpus", buf, JSON_STR);
+	if (!hostinfo_line("/proc/loadavg", buf, sizeof(buf)) && sscanf(buf, "%lf", &load) == 1) {
+		snprintf(buf, sizeof(buf), "%.2f", load);
+		json_obj_add(cond, "loadavg", buf, JSON_NUM);
+	}
+}
+
 #ifdef SWEEP_CUDA
 int hostinfo_gpu(struct json_obj *facts, int gpu)
 {

@@ -6,6 +6,13 @@
 
 /* Add hostname, cpu, cores, memory_gb, os, kernel to facts. Never fails (unknown facts are left out). */
 void hostinfo_collect(struct json_obj *facts);
+/*
+ * The conditions a worker starts measuring under, into cond (workers.conditions): of the GPU, those of
+ * facts (as hostinfo_gpu filled it) that may change between runs (driver, CUDA, clocks now and application
+ * clocks, power limit); of the host, the CPU frequency governor and boost, ASLR, the isolated CPUs and the
+ * load average, read from /proc and /sys. What cannot be read is left out (never guessed).
+ */
+void hostinfo_conditions(const struct json_obj *facts, struct json_obj *cond);
 /* Add the facts of GPU gpu (name, uuid, pci, memory, sms, l2, clocks, power limit, ecc, pcie, driver,
  * cuda): from the CUDA runtime and NVML loaded with dlopen. Without CUDA or a driver adds nothing and
  * returns -1. */

@@ -566,7 +566,6 @@ int inventory_apply(const struct inventory *inv, struct store *st, int *matched,
 		goto out;
 	for (size_t i = 0; i < nm.n; i++) {
 		const struct inventory_host *h = inventory_find(inv, nm.v[i]);
-		const char *bind[2];
 
 		if (!h) {
 			if (missing) {
@@ -578,11 +577,7 @@ int inventory_apply(const struct inventory *inv, struct store *st, int *matched,
 		}
 		sb_reset(&labels);
 		inventory_labels_json(h, &labels);
-		bind[0] = nm.v[i];
-		bind[1] = labels.buf;
-		/* json_set keeps the rest of the facts as the worker reported them. */
-		if (store_query(st, "UPDATE hosts SET facts = json_set(facts, '$.labels', json(?2))"
-				" WHERE hostname = ?1", bind, 2, 0, NULL, NULL)) {
+		if (store_host_labels(st, nm.v[i], labels.buf)) {
 			store_rollback(st);
 			goto out;
 		}

@@ -104,33 +104,23 @@ static void answer_release(struct answer *a)
 	sb_release(&a->log);
 }
 
+static int answered(void *data)
+{
+	return ((struct answer *)data)->key != NULL;
+}
+
 /* The first answer of a script's output; an error when ssh failed or the script said nothing known. */
 static int run_script(const struct inventory_host *h, const char *script, double deadline, struct answer *a,
 		      struct strbuf *msg)
 {
-	struct remote_out o;
-	int ret = -1;
+	struct strbuf why = STRBUF_INIT;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	if (remote_run(h, script, deadline, &o)) {
-		remote_why(&o, msg);
-		goto out;
-	}
-	if (remote_unreachable(&o)) {
-		sb_adds(msg, "unreachable: ");
-		remote_why(&o, msg);
-		goto out;
-	}
-	launch_each_answer(&o.out, collect_answer, a);
-	if (!a->key) {
-		sb_adds(msg, "no answer from the host's shell: ");
-		remote_why(&o, msg);
-		goto out;
-	}
-	ret = 0;
-out:
-	remote_out_release(&o);
-	return ret;
+	if ((rc = launch_ask(h, script, deadline, collect_answer, answered, a, &why)))
+		sb_addf(msg, "%s%s", rc == 2 ? "unreachable: " : "", why.buf);
+	sb_release(&why);
+	return rc ? -1 : 0;
 }
 
 /* The host's hostname into hn, told as "host"; when the inventory gives one, a host whose hostname is
@@ -236,35 +226,17 @@ static int build_host(struct launch *l, const struct inventory_host *h, const ch
 	return 0;
 }
 
-static void launch_host(int k, void *data)
+/* The copies of --sync or --build into place under part's names; with --sync and no build yet, first
+ * whether the copied binary runs there (else the answer "cannot" says why). */
+static void script_copies(struct strbuf *sc, const struct launch *l, const char *bin, const char *part,
+			  int built)
 {
-	struct launch *l = data;
-	const struct inventory_host *h = &l->inv->hosts[l->hosts[k]];
-	double deadline = now_mono() + l->timeout;
-	char *bin = bin_run(h, l->sync || l->build), *part = xasprintf(".sweep-part-%ld", (long)getpid());
-	struct strbuf sc = STRBUF_INIT;
-	struct answer a = { 0 };
-	const char *n = l->name;
-
-	int built = 0;
-
-	l->state[k] = L_ERROR;
-	if ((l->sync || l->build) && launch_sync(l, h, bin, part, deadline, k))
-		goto out;
-	if (l->build) {
-		if (build_host(l, h, bin, k, NULL))
-			goto out;
-		built = 1;
-		deadline = now_mono() + l->timeout;   /* the build had its own */
-	}
-again:
-	launch_script_begin(&sc, h, 0);
 	if (l->sync && !built) {
 		/* Whether the copy runs there (its loader finds every library): else it is built there. */
-		sb_adds(&sc, "C=");
-		remote_quote(&sc, bin);
-		sb_addf(&sc, "%s\n", part);
-		sb_adds(&sc, "case $C in /*) ;; *) C=./$C ;; esac\n"
+		sb_adds(sc, "C=");
+		remote_quote(sc, bin);
+		sb_addf(sc, "%s\n", part);
+		sb_adds(sc, "case $C in /*) ;; *) C=./$C ;; esac\n"
 			"if ! e=$(\"$C\" --version 2>&1); then\n"
 			"  m=$(ldd \"$C\" 2>/dev/null | grep 'not found' | tr -s ' \\t\\n' ' ' |"
 			" sed 's/^ //; s/ $//')\n"
@@ -275,26 +247,34 @@ again:
 
 		if (l->files[i].is_bin && built) {
 			/* The copy that could not run goes; the binary built is in place. */
-			sb_adds(&sc, "rm -f ");
-			remote_quote(&sc, rel);
-			sb_addf(&sc, "%s\n", part);
+			sb_adds(sc, "rm -f ");
+			remote_quote(sc, rel);
+			sb_addf(sc, "%s\n", part);
 			continue;
 		}
 
-		sb_adds(&sc, "mv -f ");
-		remote_quote(&sc, rel);
-		sb_adds(&sc, part);
-		sb_adds(&sc, " ");
-		remote_quote(&sc, rel);
-		sb_adds(&sc, " || { say error cannot move the copies into place in \"$W\"; exit 0; }\n");
+		sb_adds(sc, "mv -f ");
+		remote_quote(sc, rel);
+		sb_adds(sc, part);
+		sb_adds(sc, " ");
+		remote_quote(sc, rel);
+		sb_adds(sc, " || { say error cannot move the copies into place in \"$W\"; exit 0; }\n");
 	}
-	sb_adds(&sc, "B=");
-	remote_quote(&sc, bin);
-	sb_adds(&sc, "; S=");
-	remote_quote(&sc, l->spec_rel);
-	sb_addf(&sc, "; N=%s; P=results/%s.pid; L=results/%s.log; X=results/%s.exit\n", n, n, n, n);
-	script_hostname(&sc, h);
-	sb_addf(&sc,
+}
+
+/* The start of the run there, detached, in its own session; the answer says how it went. */
+static void script_start(struct strbuf *sc, const struct launch *l, const struct inventory_host *h,
+			 const char *bin)
+{
+	const char *n = l->name;
+
+	sb_adds(sc, "B=");
+	remote_quote(sc, bin);
+	sb_adds(sc, "; S=");
+	remote_quote(sc, l->spec_rel);
+	sb_addf(sc, "; N=%s; P=results/%s.pid; L=results/%s.log; X=results/%s.exit\n", n, n, n, n);
+	script_hostname(sc, h);
+	sb_addf(sc,
 		"mkdir -p results || { say error cannot make \"$W/results\"; exit 0; }\n"
 		"if [ -s \"$P\" ] && alive \"$(cat \"$P\")\" \"$P\"; then say running $(cat \"$P\"); exit 0; fi\n"
 		"hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host"
@@ -336,6 +316,71 @@ again:
 		"if [ -s \"$X\" ]; then say exited $(cat \"$X\") $(cat \"$P\");"
 		" tail -n 3 \"$L\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; fi\n"
 		"say started $(cat \"$P\")\n", l->min_free_kib, l->min_free_kib, h->slots, h->slots, h->slots);
+}
+
+/* The host's answer to the start into its state and line. */
+static void take_answer(struct launch *l, const struct inventory_host *h, int k, struct answer *a)
+{
+	const char *n = l->name;
+
+	if (a->host && !l->hostname[k])
+		l->hostname[k] = xstrdup(a->host);
+	if (!strcmp(a->key, "badhost")) {
+		bad_hostname(l, h, a->rest, k);
+	} else if (!strcmp(a->key, "running")) {
+		launch_state(l, k, L_RUNNING, "already running", a->rest);
+	} else if (!strcmp(a->key, "started")) {
+		launch_state(l, k, L_STARTED, "started", a->rest);
+		sb_adds(&l->msg[k], " on ");
+		sb_adds(&l->msg[k], a->host ? a->host : "?");
+		sb_addf(&l->msg[k], " (%s%slog %s/results/%s.log)", l->note[k].len ? l->note[k].buf : "",
+			l->note[k].len ? "; " : "", remote_workdir(h), n);
+	} else if (!strcmp(a->key, "exited")) {
+		long code = -1;
+		char *sp = strchr(a->rest, ' ');
+
+		if (sp)
+			*sp = '\0';
+		parse_long(a->rest, &code);
+		if (code == 0 || code == EXIT_CELLS) {
+			/* Finished within the second: nothing was left to run, or it ran quickly. */
+			l->state[k] = L_STARTED;
+			sb_addf(&l->msg[k], "started and already finished (exit %ld; %s%slog %s/results/%s.log)", code,
+				l->note[k].len ? l->note[k].buf : "", l->note[k].len ? "; " : "", remote_workdir(h), n);
+		} else {
+			sb_addf(&l->msg[k], "sweep run exited %ld at once; the end of %s/results/%s.log:%s", code,
+				remote_workdir(h), n, a->log.buf ? a->log.buf : "");
+		}
+	} else {
+		sb_add_printable(&l->msg[k], a->rest, 300);
+		if (a->log.len)
+			sb_addf(&l->msg[k], "; the end of its log:%s", a->log.buf);
+	}
+}
+
+static void launch_host(int k, void *data)
+{
+	struct launch *l = data;
+	const struct inventory_host *h = &l->inv->hosts[l->hosts[k]];
+	double deadline = now_mono() + l->timeout;
+	char *bin = bin_run(h, l->sync || l->build), *part = xasprintf(".sweep-part-%ld", (long)getpid());
+	struct strbuf sc = STRBUF_INIT;
+	struct answer a = { 0 };
+	int built = 0;
+
+	l->state[k] = L_ERROR;
+	if ((l->sync || l->build) && launch_sync(l, h, bin, part, deadline, k))
+		goto out;
+	if (l->build) {
+		if (build_host(l, h, bin, k, NULL))
+			goto out;
+		built = 1;
+		deadline = now_mono() + l->timeout;   /* the build had its own */
+	}
+again:
+	launch_script_begin(&sc, h, 0);
+	script_copies(&sc, l, bin, part, built);
+	script_start(&sc, l, h, bin);
 	if (run_script(h, sc.buf, deadline, &a, &l->msg[k]))
 		goto out;
 	if (!strcmp(a.key, "cannot") && !built) {
@@ -347,39 +392,7 @@ again:
 		sb_reset(&sc);
 		goto again;
 	}
-	if (a.host && !l->hostname[k])
-		l->hostname[k] = xstrdup(a.host);
-	if (!strcmp(a.key, "badhost")) {
-		bad_hostname(l, h, a.rest, k);
-	} else if (!strcmp(a.key, "running")) {
-		launch_state(l, k, L_RUNNING, "already running", a.rest);
-	} else if (!strcmp(a.key, "started")) {
-		launch_state(l, k, L_STARTED, "started", a.rest);
-		sb_adds(&l->msg[k], " on ");
-		sb_adds(&l->msg[k], a.host ? a.host : "?");
-		sb_addf(&l->msg[k], " (%s%slog %s/results/%s.log)", l->note[k].len ? l->note[k].buf : "",
-			l->note[k].len ? "; " : "", remote_workdir(h), n);
-	} else if (!strcmp(a.key, "exited")) {
-		long code = -1;
-		char *sp = strchr(a.rest, ' ');
-
-		if (sp)
-			*sp = '\0';
-		parse_long(a.rest, &code);
-		if (code == 0 || code == EXIT_CELLS) {
-			/* Finished within the second: nothing was left to run, or it ran quickly. */
-			l->state[k] = L_STARTED;
-			sb_addf(&l->msg[k], "started and already finished (exit %ld; %s%slog %s/results/%s.log)", code,
-				l->note[k].len ? l->note[k].buf : "", l->note[k].len ? "; " : "", remote_workdir(h), n);
-		} else {
-			sb_addf(&l->msg[k], "sweep run exited %ld at once; the end of %s/results/%s.log:%s", code,
-				remote_workdir(h), n, a.log.buf ? a.log.buf : "");
-		}
-	} else {
-		sb_add_printable(&l->msg[k], a.rest, 300);
-		if (a.log.len)
-			sb_addf(&l->msg[k], "; the end of its log:%s", a.log.buf);
-	}
+	take_answer(l, h, k, &a);
 out:
 	answer_release(&a);
 	sb_release(&sc);
@@ -492,7 +505,7 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 					inv->hosts[hosts[k]].name, l.hostname[k]);
 	if (failed)
 		fprintf(stderr, "sweep: %d of %d host%s not started\n", failed, nhosts, nhosts == 1 ? "" : "s");
-	ret = failed;
+	ret = failed ? FAIL_CELLS : FAIL_OK;
 	for (int k = 0; k < nhosts; k++) {
 		sb_release(&l.msg[k]);
 		sb_release(&l.note[k]);

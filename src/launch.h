@@ -33,6 +33,27 @@ void launch_script_names(struct strbuf *sb, const char *only);
 /* Call fn(key, rest) for every answer line in out (valid during the call only). */
 void launch_each_answer(const struct strbuf *out, void (*fn)(const char *key, const char *rest, void *data),
 			void *data);
+/* What a fan-out over hosts (status --hosts, stop, pull) hands each host's call (remote_parallel): the
+ * inventory, the hosts' indices in it, the sweep asked about (NULL: every one launched there), each
+ * host's seconds, and the caller's results, one slot a host. */
+struct launch_fan {
+	const struct inventory *inv;
+	const int *hosts;
+	const char *only;
+	double seconds;
+	void *res;
+};
+
+/*
+ * One host's part of a fan-out (launch, status --hosts, stop, pull): run script on h until deadline and
+ * hand each answer line to fn(key, rest, data); then answered(data) says whether the host said what it
+ * was asked. 0 when it did; else the reason appended to why (no newline): 2 when the host is
+ * unreachable, 1 when the script did not run or said nothing ("no answer from the host's shell: ...").
+ * Prints nothing: hosts are handled on threads.
+ */
+int launch_ask(const struct inventory_host *h, const char *script, double deadline,
+	       void (*fn)(const char *key, const char *rest, void *data), int (*answered)(void *data), void *data,
+	       struct strbuf *why);
 /* mkdir -p; -1 with the reason appended to why (nothing printed: hosts are handled on threads). */
 int launch_make_dirs(const char *path, struct strbuf *why);
 /* The indices of the hosts to work on: all of inv, or those named in names ("a,b"); *idx is the caller's
@@ -88,7 +109,8 @@ char *launch_spec_place(const char *path);
 /*
  * `sweep launch`: start `sweep run` of s (read from spec_path, placed at spec_rel under each workdir) on
  * hosts[0..nhosts) of inv, detached, and print a line per host (started, already running, or the error).
- * Returns how many hosts were not started, or -1 on an error before any host was touched.
+ * Returns FAIL_CELLS (exitcode.h) when some hosts were not started, FAIL_IO after error() before any host
+ * was touched.
  */
 int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const struct spec *s,
 	       const char *spec_path, const char *spec_rel, const struct launch_opts *o);
@@ -97,8 +119,9 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
  * `sweep pull`: a snapshot of each sweep launched on hosts[0..nhosts) of inv (only the sweep named only,
  * when not NULL), copied back into pulled/HOST/ beside into (results/ when NULL) and merged into into
  * (default results/NAME.db), the inventory's labels applied; a line per host and sweep, and what the
- * conflicts in an output are. Returns how many hosts were not pulled, or -1 after error() when into is
- * given without only and the hosts hold several sweeps (one database per sweep: nothing is merged).
+ * conflicts in an output are. Returns FAIL_CELLS (exitcode.h) when some hosts were not pulled, FAIL_USAGE
+ * after error() when into is given without only and the hosts hold several sweeps (one database per
+ * sweep: nothing is merged).
  */
 int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const char *only, const char *into,
 		double timeout, int jobs);
@@ -106,7 +129,8 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 /*
  * `sweep status --hosts`: the state of every sweep launched on hosts[0..nhosts) of inv (only the sweep
  * named only, when not NULL), read over ssh within timeout seconds a host, jobs hosts at once, as one
- * table on stdout, then a line for each host that could not be read. Returns how many could not.
+ * table on stdout, then a line for each host that could not be read. Returns FAIL_CELLS (exitcode.h)
+ * when some could not.
  */
 int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhosts, const char *only,
 			double timeout, int jobs);
@@ -115,7 +139,7 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
  * `sweep stop`: SIGTERM to the process group of every sweep launched and running on hosts[0..nhosts) of
  * inv (only the sweep named only, when not NULL), then wait up to wait seconds for them to end; a line
  * per host and sweep (stopped with its exit status, not running, still running, or the error). Returns
- * how many hosts were unreachable or still ran a signalled sweep.
+ * FAIL_CELLS (exitcode.h) when some hosts were unreachable or still ran a signalled sweep.
  */
 int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const char *only, double wait,
 		int jobs);

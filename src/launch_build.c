@@ -170,6 +170,42 @@ void launch_build_key(const struct launch_source *src, const char *make_args, st
 	sb_release(&set);
 }
 
+/* The build script's answers: 0 when it built (or had built: *reused = 1); else -1 with its error and the
+ * end of its log appended to msg. */
+static int build_answer(const struct remote_out *o, int *reused, struct strbuf *msg)
+{
+	int ret = -1, said = 0;
+
+	for (const char *p = o->out.buf ? o->out.buf : ""; *p;) {
+		size_t len = strcspn(p, "\n"), t = strlen(REMOTE_TAG);
+		char *line = xstrndup(p, len);
+
+		if (len > t && !strncmp(line, REMOTE_TAG, t)) {
+			const char *k = line + t;
+
+			if (!strncmp(k, "built ", 6)) {
+				ret = 0;
+			} else if (!strncmp(k, "had ", 4)) {
+				ret = 0;
+				*reused = 1;
+			} else if (!strncmp(k, "error ", 6)) {
+				sb_add_printable(msg, k + 6, 300);
+				said = 1;
+			} else if (!strncmp(k, "log ", 4) && said) {
+				sb_adds(msg, "\n    ");
+				sb_add_printable(msg, k + 4, 300);
+			}
+		}
+		free(line);
+		p += len + (p[len] == '\n');
+	}
+	if (ret && !said) {
+		sb_adds(msg, "no answer from the build: ");
+		remote_why(o, msg);
+	}
+	return ret;
+}
+
 int launch_build(const struct inventory_host *h, const struct launch_source *src, const char *bin,
 		 const char *make_args, double deadline, int *reused, struct strbuf *msg)
 {
@@ -177,7 +213,7 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 	struct strbuf sc = STRBUF_INIT, key = STRBUF_INIT, set = STRBUF_INIT;
 	char *rel, *path;
 	struct remote_out o;
-	int ret = -1, said = 0, have;
+	int ret = -1, have;
 
 	/* A build is the commit's with the make variables' set (CUDA=0 then CUDA=1 builds twice). */
 	launch_make_set(make_args, &set);
@@ -233,7 +269,7 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 		"  rm -rf \"$S.part\" \"$S.tar.gz\"\n"
 		"  hasbin make || { say error no make on the host \"(apt-get install make, then again)\"; exit 0; }\n"
 		"  echo \"--- sweep launch --build $C${M:+ $M} $(date -u +%Y-%m-%dT%H:%M:%SZ)\" >>\"$G\"\n"
-		"  (cd \"$S\" && make deps-run && make -j\"$(nproc 2>/dev/null || echo 2)\" $M build/sweep)"
+		"  (cd \"$S\" && make deps-run && make -j\"$(nproc 2>/dev/null || echo 2)\" COMMIT=\"$C\" $M build/sweep)"
 		" >>\"$G\" 2>&1 || { say error the build failed, see \"$W/$G\";"
 		" tail -n 5 \"$G\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
 		"  echo \"$C${M:+ $M}\" >\"$S/.built\"\n"
@@ -251,33 +287,7 @@ int launch_build(const struct inventory_host *h, const struct launch_source *src
 		remote_out_release(&o);
 		goto out;
 	}
-	for (const char *p = o.out.buf ? o.out.buf : ""; *p;) {
-		size_t len = strcspn(p, "\n"), t = strlen(REMOTE_TAG);
-		char *line = xstrndup(p, len);
-
-		if (len > t && !strncmp(line, REMOTE_TAG, t)) {
-			const char *k = line + t;
-
-			if (!strncmp(k, "built ", 6)) {
-				ret = 0;
-			} else if (!strncmp(k, "had ", 4)) {
-				ret = 0;
-				*reused = 1;
-			} else if (!strncmp(k, "error ", 6)) {
-				sb_add_printable(msg, k + 6, 300);
-				said = 1;
-			} else if (!strncmp(k, "log ", 4) && said) {
-				sb_adds(msg, "\n    ");
-				sb_add_printable(msg, k + 4, 300);
-			}
-		}
-		free(line);
-		p += len + (p[len] == '\n');
-	}
-	if (ret && !said) {
-		sb_adds(msg, "no answer from the build: ");
-		remote_why(&o, msg);
-	}
+	ret = build_answer(&o, reused, msg);
 	remote_out_release(&o);
 out:
 	sb_release(&sc);

@@ -58,6 +58,28 @@ void launch_script_names(struct strbuf *sb, const char *only)
 }
 
 /* Call fn(key, rest) for every line of out that starts with the tag ("sweep-remote: KEY REST"). */
+int launch_ask(const struct inventory_host *h, const char *script, double deadline,
+	       void (*fn)(const char *key, const char *rest, void *data), int (*answered)(void *data), void *data,
+	       struct strbuf *why)
+{
+	struct remote_out o;
+	int ret = 0;
+
+	if (remote_run(h, script, deadline, &o) || remote_unreachable(&o)) {
+		ret = remote_unreachable(&o) ? 2 : 1;
+		remote_why(&o, why);
+	} else {
+		launch_each_answer(&o.out, fn, data);
+		if (!answered(data)) {
+			ret = 1;
+			sb_adds(why, "no answer from the host's shell: ");
+			remote_why(&o, why);
+		}
+	}
+	remote_out_release(&o);
+	return ret;
+}
+
 void launch_each_answer(const struct strbuf *out, void (*fn)(const char *key, const char *rest, void *data),
 			void *data)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "inventory.h"
 #include "launch.h"
 #include "remote.h"
@@ -31,10 +32,8 @@ struct pull_host {
 };
 
 struct pull {
-	const struct inventory *inv;
-	const int *hosts;
-	const char *only, *dir;
-	double timeout;
+	struct launch_fan f;   /* f.res is res */
+	const char *dir;       /* pulled/HOST/ goes there */
 	struct pull_host *res;
 };
 
@@ -75,21 +74,29 @@ static void pull_answer(const char *key, const char *rest, void *data)
 	}
 }
 
+/* Answered: sweeps to pull, or what went wrong (r->msg). */
+static int pull_answered(void *data)
+{
+	const struct pull_host *r = data;
+
+	return r->error || r->n || r->msg.len;
+}
+
 static void pull_host(int k, void *data)
 {
 	struct pull *p = data;
-	const struct inventory_host *h = &p->inv->hosts[p->hosts[k]];
+	const struct inventory_host *h = &p->f.inv->hosts[p->f.hosts[k]];
 	struct pull_host *r = &p->res[k];
-	double deadline = now_mono() + p->timeout;
+	double deadline = now_mono() + p->f.seconds;
 	char *token = xasprintf("%ld-%d", (long)getpid(), k), *dir = NULL;
 	struct strbuf sc = STRBUF_INIT;
 	struct remote_out o;
-	int dir_ok;
+	int dir_ok, rc;
 
 	launch_script_begin(&sc, h, 0);
 	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
 	sb_adds(&sc, "say host \"$(hostname 2>/dev/null || uname -n)\"\n");
-	launch_script_names(&sc, p->only);
+	launch_script_names(&sc, p->f.only);
 	sb_addf(&sc, "for n in \"$@\"; do\n"
 		"  [ -f \"results/$n.db\" ] || { say nodb \"$n\"; continue; }\n"
 		"  o=\"results/.$n.pull-%s.db\"; rm -f \"$o\"\n"
@@ -100,27 +107,16 @@ static void pull_host(int k, void *data)
 		" rm -f \"$2\"' sweep-pull-watch %ld \"$o\" </dev/null >/dev/null 2>&1 &\n"
 		"    say snap \"$n\"\n"
 		"  else say snaperr \"$n\" \"$(printf '%%s\\n' \"$e\" | tail -n 1)\"; fi\n"
-		"done\n", token, (long)ceil(p->timeout) + PULL_CLEANUP_GRACE);
-	if (remote_run(h, sc.buf, deadline, &o) || remote_unreachable(&o)) {
-		r->error = remote_unreachable(&o) ? 2 : 1;
-		remote_why(&o, &r->msg);
+		"done\n", token, (long)ceil(p->f.seconds) + PULL_CLEANUP_GRACE);
+	if ((rc = launch_ask(h, sc.buf, deadline, pull_answer, pull_answered, r, &r->msg))) {
+		r->error = rc;
 		sb_addc(&r->msg, '\n');
-		remote_out_release(&o);
-		goto out;
 	}
-	launch_each_answer(&o.out, pull_answer, r);
 	/* Its results carry the hostname it tells: the inventory's labels would miss them. */
 	if (r->hostname && h->hostname_line && !inventory_same_host(r->hostname, h->hostname))
 		sb_addf(&r->msg, "its hostname is '%s', but %s:%d:%d says hostname '%s': its results are not"
-			" labelled (correct it, or leave it out)\n", r->hostname, p->inv->path, h->hostname_line,
+			" labelled (correct it, or leave it out)\n", r->hostname, p->f.inv->path, h->hostname_line,
 			h->hostname_col, h->hostname);
-	if (!r->error && !r->n && !r->msg.len) {
-		r->error = 1;
-		sb_adds(&r->msg, "no answer from the host's shell: ");
-		remote_why(&o, &r->msg);
-		sb_addc(&r->msg, '\n');
-	}
-	remote_out_release(&o);
 	if (!r->n)
 		goto out;
 	/* Copy each snapshot beside its place here, then over it: a failed copy leaves the last one. */
@@ -180,7 +176,7 @@ struct pull_out {
 static void pull_merge(struct pull *p, int k, const char *into, struct pull_out **outs, int *nouts)
 {
 	struct pull_host *r = &p->res[k];
-	const char *name = p->inv->hosts[p->hosts[k]].name;
+	const char *name = p->f.inv->hosts[p->f.hosts[k]].name;
 
 	for (const char *m = r->msg.buf ? r->msg.buf : ""; *m;) {
 		size_t len = strcspn(m, "\n");
@@ -247,18 +243,18 @@ static int pull_sweeps(const struct pull *p, int nhosts, struct strbuf *names)
  * hostname the inventory leaves out goes by the one it told. */
 static void pull_label(const struct pull *p, int nhosts, const struct pull_out *outs, int nouts)
 {
-	struct inventory known = *p->inv;
+	struct inventory known = *p->f.inv;
 
-	known.hosts = xcalloc((size_t)p->inv->nhosts + 1, sizeof(*known.hosts));
-	memcpy(known.hosts, p->inv->hosts, (size_t)p->inv->nhosts * sizeof(*known.hosts));
+	known.hosts = xcalloc((size_t)p->f.inv->nhosts + 1, sizeof(*known.hosts));
+	memcpy(known.hosts, p->f.inv->hosts, (size_t)p->f.inv->nhosts * sizeof(*known.hosts));
 	for (int k = 0; k < nhosts; k++)
-		if (!p->inv->hosts[p->hosts[k]].hostname_line && p->res[k].hostname)
-			known.hosts[p->hosts[k]].hostname = p->res[k].hostname;
+		if (!p->f.inv->hosts[p->f.hosts[k]].hostname_line && p->res[k].hostname)
+			known.hosts[p->f.hosts[k]].hostname = p->res[k].hostname;
 	for (int j = 0; j < nouts; j++) {
 		struct store *st;
 
 		if (store_open(outs[j].path, STORE_RW, &st) || inventory_apply(&known, st, NULL, NULL, NULL))
-			warning("the hosts of '%s' were not labelled from '%s'", outs[j].path, p->inv->path);
+			warning("the hosts of '%s' were not labelled from '%s'", outs[j].path, p->f.inv->path);
 		store_close(st);
 	}
 	free(known.hosts);   /* its strings are inv's and p->res's */
@@ -271,10 +267,10 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 	struct strbuf names = STRBUF_INIT;
 	struct pull_out *outs = NULL;
 	char *dir = NULL;
-	int nouts = 0, bad = 0;
+	int nouts = 0, bad = 0, ret = FAIL_OK;
 
-	p.timeout = timeout;
-	p.only = only;
+	p.f.seconds = timeout;
+	p.f.only = only;
 	/* Snapshots are kept beside the output, in pulled/HOST/: the last one of each host stays there. */
 	if (into) {
 		const char *slash = strrchr(into, '/');
@@ -283,17 +279,17 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 	} else {
 		dir = xstrdup("results");
 	}
-	p.inv = inv;
-	p.hosts = hosts;
+	p.f.inv = inv;
+	p.f.hosts = hosts;
 	p.dir = dir;
-	p.res = xcalloc((size_t)nhosts, sizeof(*p.res));
+	p.f.res = p.res = xcalloc((size_t)nhosts, sizeof(*p.res));
 	remote_parallel(nhosts, jobs, pull_host, &p);
 	/* One database per sweep: --into takes one, and reports refuse a database of several. */
 	if (into && !only && pull_sweeps(&p, nhosts, &names) > 1) {
 		error("the hosts hold the sweeps %s: --into '%s' takes one of them (--sweep NAME), or leave --into out"
 		      " for each to go to results/NAME.db; nothing was merged (the snapshots are in %s/pulled/)",
 		      names.buf, into, dir);
-		bad = -1;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	/* Merging is one writer at a time, here. */
@@ -314,6 +310,7 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 		}
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not pulled\n", bad, nhosts, nhosts == 1 ? "" : "s");
+	ret = bad ? FAIL_CELLS : FAIL_OK;
 out:
 	for (int k = 0; k < nhosts; k++) {
 		for (int i = 0; i < p.res[k].n; i++) {
@@ -330,5 +327,5 @@ out:
 	free(outs);
 	sb_release(&names);
 	free(dir);
-	return bad;
+	return ret;
 }

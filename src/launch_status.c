@@ -31,14 +31,6 @@ struct status_host {
 	struct strbuf msg;
 };
 
-struct status {
-	const struct inventory *inv;
-	const int *hosts;
-	const char *only;
-	double timeout;
-	struct status_host *res;
-};
-
 static void status_answer(const char *key, const char *rest, void *data)
 {
 	struct status_host *r = data;
@@ -94,13 +86,21 @@ static void status_answer(const char *key, const char *rest, void *data)
 	}
 }
 
+/* An error answer counts: the host said why (r->msg). */
+static int status_answered(void *data)
+{
+	const struct status_host *r = data;
+
+	return r->error || r->none || r->nrows;
+}
+
 static void status_host(int k, void *data)
 {
-	struct status *s = data;
+	const struct launch_fan *s = data;
 	const struct inventory_host *h = &s->inv->hosts[s->hosts[k]];
-	struct status_host *r = &s->res[k];
+	struct status_host *r = (struct status_host *)s->res + k;
 	struct strbuf sc = STRBUF_INIT;
-	struct remote_out o;
+	int rc;
 
 	launch_script_begin(&sc, h, 0);
 	sb_adds(&sc, "hasbin \"$B\" || { say error no sweep binary \"'$B'\" in \"$W\" on the host; exit 0; }\n");
@@ -120,21 +120,9 @@ static void status_host(int k, void *data)
 		"  [ -f \"results/$n.db\" ] &&"
 		" say json \"$n\" \"$(\"$B\" status \"results/$n.db\" --json --sweep \"$n\" 2>/dev/null | head -n 1)\"\n"
 		"done\n");
-	if (remote_run(h, sc.buf, now_mono() + s->timeout, &o)) {
-		r->error = 1;
-		remote_why(&o, &r->msg);
-	} else if (remote_unreachable(&o)) {
-		r->error = 2;
-		remote_why(&o, &r->msg);
-	} else {
-		launch_each_answer(&o.out, status_answer, r);
-		if (!r->error && !r->none && !r->nrows) {
-			r->error = 1;
-			sb_adds(&r->msg, "no answer from the host's shell: ");
-			remote_why(&o, &r->msg);
-		}
-	}
-	remote_out_release(&o);
+	rc = launch_ask(h, sc.buf, now_mono() + s->seconds, status_answer, status_answered, r, &r->msg);
+	if (rc)
+		r->error = rc;
 	sb_release(&sc);
 }
 
@@ -283,21 +271,17 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 {
 	static const char *const head[] = { "host", "sweep", "state", "done", "rate", "eta", "failed",
 		"last result", "elapsed", "spend" };
-	struct status s = { 0 };
+	struct status_host *res = xcalloc((size_t)nhosts, sizeof(*res));
+	struct launch_fan s = { inv, hosts, only, timeout, res };
 	struct strbuf spend = STRBUF_INIT;
 	struct table t;
 	double total = 0;
 	int bad = 0, priced = 0;
 
-	s.inv = inv;
-	s.hosts = hosts;
-	s.only = only;
-	s.timeout = timeout;
-	s.res = xcalloc((size_t)nhosts, sizeof(*s.res));
 	remote_parallel(nhosts, jobs, status_host, &s);
 	table_init(&t, 10, head);
 	for (int k = 0; k < nhosts; k++) {
-		const struct status_host *r = &s.res[k];
+		const struct status_host *r = &res[k];
 		const char *name = inv->hosts[hosts[k]].name;
 
 		if (r->error || r->none) {
@@ -335,7 +319,7 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 		printf("spend: %s; total %.2f\n", spend.buf, total);
 	sb_release(&spend);
 	for (int k = 0; k < nhosts; k++) {
-		struct status_host *r = &s.res[k];
+		struct status_host *r = &res[k];
 
 		if (r->error)
 			printf("%s: %s%s\n", inv->hosts[hosts[k]].name, r->error == 2 ? "unreachable: " : "", r->msg.buf);
@@ -347,7 +331,7 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 		free(r->rows);
 		sb_release(&r->msg);
 	}
-	free(s.res);
-	return bad;
+	free(res);
+	return bad ? FAIL_CELLS : FAIL_OK;
 }
 

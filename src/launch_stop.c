@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exitcode.h"
 #include "inventory.h"
 #include "launch.h"
 #include "remote.h"
@@ -14,14 +15,6 @@ struct stop_host {
 	int error;             /* 2: unreachable; 1: could not be read, or a run still there */
 	int nstopped;
 	double wait;
-};
-
-struct stop {
-	const struct inventory *inv;
-	const int *hosts;
-	const char *only;
-	double wait;
-	struct stop_host *res;
 };
 
 static void stop_answer(const char *key, const char *rest, void *data)
@@ -62,16 +55,23 @@ static void stop_answer(const char *key, const char *rest, void *data)
 	}
 }
 
+static int stop_answered(void *data)
+{
+	const struct stop_host *r = data;
+
+	return r->lines.len || r->idle.len;
+}
+
 static void stop_host(int k, void *data)
 {
-	struct stop *s = data;
+	const struct launch_fan *s = data;
 	const struct inventory_host *h = &s->inv->hosts[s->hosts[k]];
-	struct stop_host *r = &s->res[k];
+	struct stop_host *r = (struct stop_host *)s->res + k;
 	struct strbuf sc = STRBUF_INIT;
-	struct remote_out o;
-	long tenths = (long)(s->wait * 10);
+	long tenths = (long)(s->seconds * 10);
+	int rc;
 
-	r->wait = s->wait;
+	r->wait = s->seconds;
 
 	launch_script_begin(&sc, h, 0);
 	launch_script_names(&sc, s->only);
@@ -102,33 +102,23 @@ static void stop_host(int k, void *data)
 		"  else say idle \"$n\"; fi\n"
 		"done\n", tenths);
 	/* The wait happens there: ssh gets it and half a minute more. */
-	if (remote_run(h, sc.buf, now_mono() + s->wait + 30, &o) || remote_unreachable(&o)) {
-		r->error = remote_unreachable(&o) ? 2 : 1;
-		remote_why(&o, &r->lines);
+	if ((rc = launch_ask(h, sc.buf, now_mono() + s->seconds + 30, stop_answer, stop_answered, r, &r->lines))) {
+		r->error = rc;
 		sb_addc(&r->lines, '\n');
-	} else {
-		launch_each_answer(&o.out, stop_answer, r);
-		if (!r->lines.len && !r->idle.len) {
-			r->error = 1;
-			sb_adds(&r->lines, "no answer from the host's shell: ");
-			remote_why(&o, &r->lines);
-			sb_addc(&r->lines, '\n');
-		}
 	}
-	remote_out_release(&o);
 	sb_release(&sc);
 }
 
 int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const char *only, double wait,
 		int jobs)
 {
-	struct stop s = { inv, hosts, only, wait, NULL };
+	struct stop_host *res = xcalloc((size_t)nhosts, sizeof(*res));
+	struct launch_fan s = { inv, hosts, only, wait, res };
 	int bad = 0;
 
-	s.res = xcalloc((size_t)nhosts, sizeof(*s.res));
 	remote_parallel(nhosts, jobs, stop_host, &s);
 	for (int k = 0; k < nhosts; k++) {
-		struct stop_host *r = &s.res[k];
+		struct stop_host *r = &res[k];
 		const char *name = inv->hosts[hosts[k]].name;
 
 		if (!r->lines.len) {
@@ -147,8 +137,8 @@ int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const
 		sb_release(&r->lines);
 		sb_release(&r->idle);
 	}
-	free(s.res);
+	free(res);
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not stopped\n", bad, nhosts, nhosts == 1 ? "" : "s");
-	return bad;
+	return bad ? FAIL_CELLS : FAIL_OK;
 }

@@ -62,6 +62,11 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
 	return 1;
 }
 
+int link_results_due(int last_of_batch, double wall, double waited, int count)
+{
+	return last_of_batch || wall >= RESULTS_SECONDS || waited >= RESULTS_SECONDS || count >= RESULTS_MAX;
+}
+
 int link_send(int fd, int tag, const void *buf, size_t len)
 {
 	uint32_t head[2] = { (uint32_t)tag, (uint32_t)len };

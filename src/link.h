@@ -17,6 +17,21 @@ enum link_tag {
 	LINK_QUIT              /* worker -> executor: exit now */
 };
 
+/* A worker sends its results together when they come fast: at most this long after the first unsent
+ * one, and at most this many in one message. */
+#define RESULTS_SECONDS 0.0005
+#define RESULTS_MAX 256
+
+/*
+ * Both ends of the link share it: the executor rings the worker by it, the worker sends by it.
+ * Whether a worker sends the results it holds now, after a cell of wall seconds: short cells' results go
+ * back together, when the last cell of the master's message is done (the worker would wait for more
+ * otherwise), once the oldest has waited RESULTS_SECONDS, or RESULTS_MAX at a time. A long cell's result
+ * (wall >= RESULTS_SECONDS) goes at once: held until the next cell ends, it would keep the master from
+ * sending the cell after that one in time, and the prefetch would turn into stop-and-wait.
+ */
+int link_results_due(int last_of_batch, double wall, double waited, int count);
+
 /* Send one message: a 4-byte tag, a 4-byte length, the bytes. Blocks until written. 0, or -1 when the
  * peer is gone (no message printed: the caller knows what a broken link means). */
 int link_send(int fd, int tag, const void *buf, size_t len);

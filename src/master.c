@@ -138,7 +138,7 @@ int master_assign(struct master *m)
 			continue;
 		if (store_put_host(m->o->store, w->hello.facts, &host) ||
 		    store_put_worker(m->o->store, m->o->run, r, host, w->hello.gpu, w->hello.gpu_uuid,
-				     w->hello.binding))
+				     w->hello.binding, w->hello.conditions))
 			goto fail;
 		if (!host_allowed(s, w->hello.host))
 			continue;
@@ -232,17 +232,9 @@ static int send_tasks(struct master *m)
 	return 0;
 }
 
-struct from {
-	struct master *m;
-	int peer;
-};
-
-/* One result from rank f->peer: for the oldest cell in flight there. Takes r over. */
-static int handle_result(struct result *res, void *data)
+/* One result from rank peer: for the oldest cell in flight there. Takes res over. */
+static int handle_result(struct master *m, int peer, struct result *res)
 {
-	struct from *f = data;
-	struct master *m = f->m;
-	int peer = f->peer;
 	const struct spec *s = m->o->spec;
 	struct wstate *w = peer < m->nw ? &m->w[peer] : NULL;
 	struct task t;
@@ -366,12 +358,21 @@ static int work_left(const struct master *m)
 
 static int handle_message(struct master *m, int peer, int tag)
 {
-	struct from f = { m, peer };
-
 	if (tag == MSG_RESULT) {
-		int rc = msg_results_each(m->buf.buf, m->buf.len, handle_result, &f);
+		struct result *r;
+		int n, rc = 0;
 
-		return rc == -2 ? error("malformed results from rank %d", peer) : rc;
+		if (msg_results_get(m->buf.buf, m->buf.len, &r, &n))
+			return error("malformed results from rank %d", peer);
+		/* each result handled (taken over) until one fails; the rest released */
+		for (int i = 0; i < n; i++) {
+			if (!rc)
+				rc = handle_result(m, peer, &r[i]);
+			else
+				result_release(&r[i]);
+		}
+		free(r);
+		return rc;
 	}
 	if (tag == MSG_GANG_BLOB)
 		return gang_forward_blob(m, peer, m->buf.buf, m->buf.len);

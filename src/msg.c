@@ -105,6 +105,7 @@ void hello_release(struct hello *h)
 	free(h->facts);
 	free(h->gpu_uuid);
 	free(h->binding);
+	free(h->conditions);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -117,6 +118,7 @@ void msg_put_hello(struct strbuf *sb, const struct hello *h)
 	put_str(sb, h->facts);
 	put_str(sb, h->gpu_uuid);
 	put_str(sb, h->binding);
+	put_str(sb, h->conditions);
 }
 
 int msg_get_hello(const char *buf, size_t len, struct hello *h)
@@ -131,6 +133,7 @@ int msg_get_hello(const char *buf, size_t len, struct hello *h)
 	h->facts = get_str(&c);
 	h->gpu_uuid = get_str(&c);
 	h->binding = get_str(&c);
+	h->conditions = get_str(&c);
 	if (done(&c) || !h->host || !h->facts) {
 		hello_release(h);
 		return -1;
@@ -462,15 +465,14 @@ int msg_record_peek(const char *rec, size_t len, int64_t *cell, enum result_stat
 	return c.bad || *status >= NRESULT ? -1 : 0;
 }
 
-int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, void *data), void *data)
+int msg_results_get(const char *buf, size_t len, struct result **out, int *n)
 {
 	struct cursor c = { buf, buf + len, 0 };
 	uint32_t count = get_count(&c, 4), i;
 	struct result *r;
-	int ret = 0;
 
 	if (c.bad || !count)
-		return -2;
+		return -1;
 	/* Decode all first: a malformed message is refused whole, before any result is used. */
 	r = xcalloc(count, sizeof(*r));
 	for (i = 0; i < count; i++) {
@@ -484,14 +486,9 @@ int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, vo
 		for (uint32_t j = 0; j < i && j < count; j++)
 			result_release(&r[j]);
 		free(r);
-		return -2;
+		return -1;
 	}
-	for (i = 0; i < count; i++) {
-		if (!ret)
-			ret = fn(&r[i], data);
-		else
-			result_release(&r[i]);
-	}
-	free(r);
-	return ret;
+	*out = r;
+	*n = (int)count;
+	return 0;
 }

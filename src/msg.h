@@ -33,6 +33,7 @@ struct hello {
 	char *facts;           /* JSON object of host (and GPU) facts */
 	char *gpu_uuid;        /* "" without GPU */
 	char *binding;         /* cpuset the worker bound itself to, "" when unbound */
+	char *conditions;      /* JSON object: what it measures under at its start (hostinfo_conditions) */
 };
 void hello_release(struct hello *h);
 
@@ -61,12 +62,12 @@ void msg_put_result(struct strbuf *sb, const struct result *r);
 int msg_get_result(const char *buf, size_t len, struct result *r);
 /* A RESULT message carries n >= 1 results, as a worker batches them when its cells are short. Build one
  * with msg_results_init then msg_results_add each; msg_results_count says how many it holds.
- * msg_results_each calls fn for each result (decoded; fn takes it over, result_release included) and
- * returns -2 on a malformed message (before any call), else fn's first non-zero value or 0. */
+ * msg_results_get decodes them all into *r (n of them; the caller releases each and frees *r): 0, or -1
+ * (nothing kept, nothing said) on a malformed message, refused whole. */
 void msg_results_init(struct strbuf *sb);
 void msg_results_add(struct strbuf *sb, const struct result *r);
 int msg_results_count(const struct strbuf *sb);
-int msg_results_each(const char *buf, size_t len, int (*fn)(struct result *r, void *data), void *data);
+int msg_results_get(const char *buf, size_t len, struct result **r, int *n);
 /* One result's record as a RESULT message holds it: a 4-byte size, then msg_put_result's bytes. The
  * executor writes such records to its data pipe; the worker adds them to its message unchanged
  * (msg_results_add_record) after reading what it needs without decoding the rest (msg_record_peek:

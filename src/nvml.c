@@ -22,7 +22,7 @@ static struct {
 	int ok;
 	nvml_by_pci_fn by_pci;
 	nvml_by_uuid_fn by_uuid;
-	nvml_clock_fn clock, max_clock;
+	nvml_clock_fn clock, max_clock, app_clock, app_default;
 	nvml_uint_fn power_limit, pcie_gen, pcie_width;
 	nvml_ecc_fn ecc;
 	nvml_driver_fn driver;
@@ -43,6 +43,8 @@ static void nvml_load(void)
 	nvml.by_uuid = (nvml_by_uuid_fn)dlsym(lib, "nvmlDeviceGetHandleByUUID");
 	nvml.clock = (nvml_clock_fn)dlsym(lib, "nvmlDeviceGetClockInfo");
 	nvml.max_clock = (nvml_clock_fn)dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+	nvml.app_clock = (nvml_clock_fn)dlsym(lib, "nvmlDeviceGetApplicationsClock");
+	nvml.app_default = (nvml_clock_fn)dlsym(lib, "nvmlDeviceGetDefaultApplicationsClock");
 	nvml.power_limit = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit");
 	nvml.pcie_gen = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkGeneration");
 	nvml.pcie_width = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkWidth");
@@ -79,15 +81,24 @@ int nvml_device(const char *pci, const char *uuid, void **dev)
 	return -1;
 }
 
-int nvml_clock(void *dev, enum nvml_clock which, int max, unsigned *mhz)
+static int clock_of(nvml_clock_fn fn, void *dev, enum nvml_clock which, unsigned *mhz)
 {
-	nvml_clock_fn fn = max ? nvml.max_clock : nvml.clock;
 	unsigned v;
 
 	if (!nvml.ok || !dev || !fn || fn(dev, (int)which, &v) != 0)
 		return -1;
 	*mhz = v;
 	return 0;
+}
+
+int nvml_clock(void *dev, enum nvml_clock which, int max, unsigned *mhz)
+{
+	return clock_of(max ? nvml.max_clock : nvml.clock, dev, which, mhz);
+}
+
+int nvml_app_clock(void *dev, enum nvml_clock which, int deflt, unsigned *mhz)
+{
+	return clock_of(deflt ? nvml.app_default : nvml.app_clock, dev, which, mhz);
 }
 
 int nvml_power_limit(void *dev, double *watts)

@@ -24,6 +24,9 @@ int nvml_open(void);
 int nvml_device(const char *pci, const char *uuid, void **dev);
 /* The clock now, or its maximum (max != 0), in MHz. */
 int nvml_clock(void *dev, enum nvml_clock which, int max, unsigned *mhz);
+/* The application clock of which: its target now, or its default (deflt != 0), in MHz (a card or driver
+ * without application clocks fails). */
+int nvml_app_clock(void *dev, enum nvml_clock which, int deflt, unsigned *mhz);
 /* The power limit in force, in watts. */
 int nvml_power_limit(void *dev, double *watts);
 /* ECC mode now: *on is 1 or 0. */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exitcode.h"
+#include "identity.h"
 #include "interrupt.h"
 #include "plan.h"
 
@@ -353,16 +355,43 @@ static int plan_covers(const struct store_grid *kept, const struct plan_db_opts 
 	return !kept->shard[0] || (o->nshards && !strcmp(kept->shard, shard));
 }
 
+/* The files of the spec (o->inputs) against those the plan recorded: a change is one of the measurement.
+ * Nothing recorded (a plan of schema 6, or by sweep plan) is no change: this run records them. */
+static int inputs_changes(const struct spec *s, struct store *st, const struct plan_db_opts *o,
+			  struct changes *c)
+{
+	struct strbuf files = STRBUF_INIT;
+	char *old;
+
+	if (!o->inputs)
+		return 0;
+	if (store_sweep_inputs(st, s->name, &old))
+		return -1;
+	if (old && identity_changes(old, o->inputs, &files)) {
+		sb_addf(&c->what, "%sfiles %s", c->what.len ? "; " : "", files.buf);
+		c->remeasure = 1;
+	}
+	free(old);
+	sb_release(&files);
+	return 0;
+}
+
+/* The spec's row and the files it measures (kept when not compared). */
+static int put_sweep(const struct spec *s, struct store *st, const struct plan_db_opts *o)
+{
+	return store_put_sweep(st, s) || (o->inputs && store_sweep_set_inputs(st, s->name, o->inputs)) ? -1 : 0;
+}
+
 /* Nothing to plan: the spec's text (if another, with the same measurement and cells) and the kept figures
  * under its hash. *existing: the sweep's cells that are the spec's. */
-static int plan_same(const struct spec *s, struct store *st, const struct store_grid *kept,
-		     uint64_t *existing)
+static int plan_same(const struct spec *s, struct store *st, const struct plan_db_opts *o,
+		     const struct store_grid *kept, uint64_t *existing)
 {
 	struct store_counts c;
 
 	if (store_begin(st))
 		return -1;
-	if (store_put_sweep(st, s) || store_grid_put(st, s->name, kept) || store_cell_counts(st, s->name, "", &c) ||
+	if (put_sweep(s, st, o) || store_grid_put(st, s->name, kept) || store_cell_counts(st, s->name, "", &c) ||
 	    store_commit(st)) {
 		store_rollback(st);
 		return -1;
@@ -382,22 +411,23 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	int found, ret = -1;
 
 	if (plan_db_size(s, o->max_cells))
-		return -2;
-	if (store_grid_get(st, s->name, &kept, &found) || plan_db_changes(s, st, found ? &kept : NULL, &c))
+		return FAIL_USAGE;
+	if (store_grid_get(st, s->name, &kept, &found) || plan_db_changes(s, st, found ? &kept : NULL, &c) ||
+	    inputs_changes(s, st, o, &c))
 		goto out;
 	if (c.what.len && !o->replan) {
 		error("the sweep '%s' in '%s' was planned from another spec: %s. Nothing was run. Give this spec a new "
 		      "sweep name to keep both, or run with --replan to replace the plan (cells no longer in the "
 		      "spec are retired, results of a changed measurement are kept as superseded and measured "
 		      "again)", s->name, store_path(st), c.what.buf);
-		ret = -2;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	/* The same cells, all planned before: what a run of the same spec finds, without expanding its
 	 * grid (ten million cells take a minute). */
 	if (!c.what.len && c.same_grid && found && plan_covers(&kept, o)) {
 		*added = 0;
-		ret = plan_same(s, st, &kept, existing);
+		ret = plan_same(s, st, o, &kept, existing);
 		goto out;
 	}
 	/* A grid that grew may take back cells an earlier --replan retired: they are the spec's again. */
@@ -407,7 +437,7 @@ int plan_db_with(const struct spec *s, struct store *st, const struct plan_db_op
 	plan_check_size(s, UINT64_MAX, &cells);
 	if (store_begin_plan(st, cells / (o->nshards ? o->nshards : 1)))
 		goto out;
-	if (store_put_sweep(st, s) || plan_each(s, add_cell, &pc) || store_grid_put(st, s->name, &pc.grid) ||
+	if (put_sweep(s, st, o) || plan_each(s, add_cell, &pc) || store_grid_put(st, s->name, &pc.grid) ||
 	    (pc.replan && store_replan(st, s->name, s->per != PER_ANY, s->max_attempts, c.remeasure, &rs))) {
 		store_rollback(st);
 		goto out;
@@ -432,7 +462,7 @@ out:
 int plan_db(const struct spec *s, struct store *st, unsigned shard, unsigned nshards, uint64_t *added,
 	    uint64_t *existing)
 {
-	struct plan_db_opts o = { shard, nshards, 0, PLAN_MAX_CELLS };
+	struct plan_db_opts o = { shard, nshards, 0, PLAN_MAX_CELLS, NULL };
 
 	return plan_db_with(s, st, &o, added, existing);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../kernels/kernel.h"
+#include "exitcode.h"
 #include "probe.h"
 #include "run.h"
 #include "store.h"
@@ -66,19 +67,13 @@ static int warn_noisy(const struct store_row *row, void *data)
 static int store_probe(const struct probe *p, const char *sweep, const char *db, int64_t run)
 {
 	struct store *st;
-	char runs[32], scale[32];
-	const char *bind[] = { p->name, p->unit, p->metric, scale, sweep, runs };
+	char runs[32];
 	int ret;
 
 	snprintf(runs, sizeof(runs), "%lld", (long long)run);
-	snprintf(scale, sizeof(scale), "%.17g", p->scale);
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = store_query(st, "INSERT INTO probes(host, gpu, name, value, unit, run, measured)"
-			  " SELECT w.host, CASE WHEN w.gpu >= 0 THEN w.gpu END, ?1, m.value * ?4, ?2, r.run,"
-			  " r.started FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON w.id = r.worker"
-			  " JOIN metrics m ON m.result = r.id AND m.name = ?3"
-			  " WHERE c.sweep = ?5 AND r.status = 'ok' AND r.run = ?6", bind, 6, 0, NULL, NULL);
+	ret = store_put_probes(st, sweep, run, p->name, p->unit, p->metric, p->scale);
 	if (!ret) {
 		char target[32];
 		const char *nb[] = { sweep, runs, target };
@@ -97,14 +92,14 @@ int probe_run(struct comm *c, const char *db, int gpus, double read_bytes, const
 {
 	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
 	char stamp[32], bytes[32];
-	int n = 0, done = 0, ret = 0;
+	int n = 0, done = 0, bad = 0, ret = FAIL_OK;
 
 	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
 		n += want(&probes[i], gpus);
 	snprintf(bytes, sizeof(bytes), read_bytes > 0 ? "%.0f" : "1G", read_bytes);
 	/* Each session has its own sweeps, so that probing again measures again. */
 	iso_time(now_wall(), stamp, sizeof(stamp));
-	for (size_t i = 0; i < ARRAY_SIZE(probes) && ret >= 0; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(probes) && !ret; i++) {
 		const struct probe *p = &probes[i];
 		struct master_opts o = { 0 };
 		struct run_extra x = { 0 };
@@ -126,15 +121,14 @@ int probe_run(struct comm *c, const char *db, int gpus, double read_bytes, const
 		o.progress_every = 1;
 		o.hello_timeout = 120;
 		o.keep_workers = ++done < n;
-		if (run_spec(c, &s, db, &o, &x, args, &res))
-			ret = -1;
-		else if (res.quarantined || res.not_run)
-			ret++;
-		else if (store_probe(p, s.name, db, res.run))
-			ret = -1;
+		ret = run_spec(c, &s, db, &o, &x, args, &res);
+		if (!ret && (res.quarantined || res.not_run))
+			bad++;
+		else if (!ret)
+			ret = store_probe(p, s.name, db, res.run);
 		spec_release(&s);
 	}
 	sb_release(&text);
 	sb_release(&name);
-	return ret;
+	return ret ? ret : bad ? FAIL_CELLS : FAIL_OK;
 }

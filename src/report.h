@@ -50,6 +50,8 @@ struct report_opts {
 	const struct table_format *fmt;
 	int digits;                /* significant digits: 0 for 4 (3 for ratios), %.6g for programs */
 	int strict;                /* --strict: results above their noise target left out */
+	int conditions;            /* --conditions: what the table's numbers were measured under, after it */
+	const char *ledger;        /* --ledger FILE: every number with its conditions and provenance */
 	int summary;               /* --summary[=KEY] */
 	const char *summary_by;    /* the KEY of --summary=KEY, or NULL for one group */
 	const char *unit;          /* --unit KEY: one value per KEY (a row key; "row": each row) in a summary;

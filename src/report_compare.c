@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_conditions.h"
 #include "report_int.h"
 #include "spec.h"
 
@@ -34,42 +35,90 @@ static int side_text(const struct side *s, const char *sql, int nbind, char **ou
 	return store_query(s->c.st, sql, bind, nbind, 1, first_text, out) ? FAIL_IO : FAIL_OK;
 }
 
+/* What the results of a side were measured under (report_conditions.h), from its plan's ledger query. */
+static int side_conds(const struct side *s, struct report_conds *c)
+{
+	struct report_rows in;
+	int ret = report_plan_query(&s->p, report_query_ledger, &in);
+
+	if (!ret)
+		report_conds_read(&in, s->p.nrows, c);
+	report_rows_release(&in);
+	return ret;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The known values of name over every result of c, sorted, joined by ", " ("-" when none is known). */
+static char *known_values(const struct report_conds *c, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	char **v = NULL;
+	size_t n = 0;
+
+	report_conds_values(c, name, 0, c->n, &sb);
+	for (char *tok = strtok(sb.buf, ","); tok; tok = strtok(NULL, ",")) {
+		tok += *tok == ' ';
+		if (strcmp(tok, "-")) {
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v[n++] = tok;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_text);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(&out, "%s%s", i ? ", " : "", v[i]);
+	sb_adds(&out, n ? "" : "-");
+	free(v);
+	sb_release(&sb);
+	return sb_detach(&out);
+}
+
 /*
- * The conditions the two sides were measured under, and a note per one that differs (the sweep version
- * that measured, the host, the GPU, its driver and CUDA), read from what every database holds: runs.version
- * and the hosts' facts of the results compared. This is the one place that says what a condition is for
- * sweep compare: when results keep their own conditions, point it there. (The --where of the table is not
- * applied: the conditions are the sweep's.)
+ * The conditions the two sides differ in (report_conditions.h's sets), a note each: the settings a result
+ * was measured under, not the state that moves from run to run (the load, the clocks of the moment).
  */
 static int compare_conditions(const struct side *base, const struct side *nw, struct report_notes *nt)
 {
-	static const struct {
-		const char *name, *sql;
-	} cond[] = {
-		{ "sweep version", "u.version" },
-		{ "host", "h.hostname" },
-		{ "GPU", "json_extract(h.facts, '$.gpu_name')" },
-		{ "driver", "json_extract(h.facts, '$.driver')" },
-		{ "CUDA", "json_extract(h.facts, '$.cuda_runtime')" },
-	};
-	int ret = FAIL_OK;
+	static const char *const state[] = { "loadavg", "sm_clock_mhz", "mem_clock_mhz" };
+	struct report_conds c[2];
+	const struct report_conds *names[2] = { &c[0], &c[1] };
+	int ret;
 
-	for (size_t i = 0; !ret && i < ARRAY_SIZE(cond); i++) {
-		char *sql = xasprintf("SELECT group_concat(v, ', ') FROM (SELECT DISTINCT CAST(%s AS TEXT) AS v"
-				      " FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN runs u ON u.id = r.run"
-				      " LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host"
-				      " WHERE c.sweep = ?1 AND r.status = ?2 AND v IS NOT NULL ORDER BY 1)",
-				      cond[i].sql);
-		char *a = NULL, *b = NULL;
+	report_conds_init(&c[0]);
+	report_conds_init(&c[1]);
+	if ((ret = side_conds(base, &c[0])) || (ret = side_conds(nw, &c[1])))
+		goto out;
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < names[k]->nnames; i++) {
+			const char *name = names[k]->names[i];
+			int skip = 0;
+			char *a, *b, *shown;
 
-		if (!(ret = side_text(base, sql, 2, &a)) && !(ret = side_text(nw, sql, 2, &b)) &&
-		    strcmp(a ? a : "-", b ? b : "-"))
-			report_notes_add(nt, "conditions differ: %s: base %s, new %s", cond[i].name, a ? a : "-",
-					 b ? b : "-");
-		free(sql);
-		free(a);
-		free(b);
+			for (size_t j = 0; j < ARRAY_SIZE(state); j++)
+				skip |= !strcmp(name, state[j]);
+			for (size_t j = 0; k && j < c[0].nnames; j++)
+				skip |= !strcmp(name, c[0].names[j]);   /* said from base's names */
+			if (skip)
+				continue;
+			a = known_values(&c[0], name);
+			b = known_values(&c[1], name);
+			shown = xstrdup(name);
+			for (char *u = shown; *u; u++)
+				*u = *u == '_' ? ' ' : *u;
+			if (strcmp(a, b))
+				report_notes_add(nt, "conditions differ: %s: base %s, new %s", shown, a, b);
+			free(shown);
+			free(a);
+			free(b);
+		}
 	}
+out:
+	report_conds_release(&c[0]);
+	report_conds_release(&c[1]);
 	return ret;
 }
 
@@ -228,7 +277,7 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	struct report_baseline_counts counts;
 	struct report_notes nt = { 0 };
 	struct report_rows b, n, out;
-	struct report_doc d = { &out, NULL, NULL, 1, -1, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 1, -1, NULL, 0, NULL };
 	enum report_unit unit;
 
 	if ((ret = side_rows(base, nw, keys, nkey, &b, &n, &unit)))

@@ -202,7 +202,7 @@ int report_html_page(const struct report_plan *p, const struct report_doc *d)
 	page_method(p, d, &rest);
 	if ((ret = page_conditions(p, &rest)))
 		goto out;
-	if ((ret = report_out_open(p->o, &f)))
+	if ((ret = report_out_open(p->o, 0, &f)))
 		goto out;
 	fputs(head.buf, f);
 	report_print_to(p->o, d, f);

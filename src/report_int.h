@@ -125,6 +125,9 @@ int report_expr_parse(const struct report_ctx *c, const char *what, const char *
  */
 /* The plain or pivoted table: row keys, column keys, stat(metric), count, [group], marked results. */
 int report_query_table(const struct report_plan *p, struct report_query *q);
+/* --conditions, --ledger: each result of the table: row keys, result id, cell key, params, value, and what
+ * it was measured under: sweep version, commit, files (runs.inputs), host, gpu, worker conditions. */
+int report_query_ledger(const struct report_plan *p, struct report_query *q);
 /* The results above their noise target among the results of the table, --strict or not: count. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
@@ -404,15 +407,16 @@ struct report_doc {
 	int method;                /* the caption states the method: LaTeX keeps it as a comment */
 	long marked;               /* results above their noise target, for the footnote; -1: not counted */
 	const char *caveat;        /* why values carry MARK_CAVEAT (report_notes_caveats), for its footnote */
+	int append;                /* added after another table of the same report (--out not emptied) */
 	const struct report_notes *notes;  /* the notes and warnings stderr had, which a page shows too; or NULL */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);
 /* The same into f: the caption (or method), the table and the footnote. */
 void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f);
-/* o->out opened for writing after report_out_check, or stdout; closed (stdout flushed) with the error of
- * any write. FAIL_UNSAFE or FAIL_IO after error(). */
-int report_out_open(const struct report_opts *o, FILE **f);
+/* o->out opened for writing (append: after what it holds) after report_out_check, or stdout; closed
+ * (stdout flushed) with the error of any write. FAIL_UNSAFE or FAIL_IO after error(). */
+int report_out_open(const struct report_opts *o, int append, FILE **f);
 int report_out_close(const struct report_opts *o, FILE *f);
 /* v as the report prints it: with o->digits (or sig when 0) significant digits for reading, %.6g and
  * empty for unknown for programs; a count (sig 0) as an integer. */

@@ -508,9 +508,7 @@ static int predict_store(struct store *st, const struct predict_file *pf, const 
 			goto out;
 		}
 		snprintf(value, sizeof(value), "%.17g", p->value);
-		if (store_query(st, "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at,"
-				" sha256, source) VALUES(?1, ?2, ?3, CAST(?4 AS REAL), CAST(?5 AS INTEGER),"
-				" ?6, ?7, ?8)", bind, 8, 0, NULL, NULL))
+		if (store_put_prediction(st, bind))
 			goto out;
 		n->nnew++;
 		n->nblind += p->blind;

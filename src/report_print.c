@@ -14,14 +14,14 @@ int report_out_check(const char *what, const char *path, const char *db)
 	return path && store_output_check(what, path, db, 0) ? FAIL_UNSAFE : FAIL_OK;
 }
 
-int report_out_open(const struct report_opts *o, FILE **f)
+int report_out_open(const struct report_opts *o, int append, FILE **f)
 {
 	int ret;
 
 	*f = stdout;
 	if ((ret = report_out_check("--out", o->out, o->db)))
 		return ret;
-	if (o->out && !(*f = fopen(o->out, "w")))
+	if (o->out && !(*f = fopen(o->out, append ? "a" : "w")))
 		return error("cannot write '%s': %m", o->out);
 	return FAIL_OK;
 }
@@ -366,6 +366,9 @@ static void print_table(const struct report_opts *o, const struct report_doc *d,
 	unsigned marks = any_mark(d->rows) | any_mark(d->summary);
 	char n[40] = "", *meaning;
 
+	/* a blank line ends the table before (Markdown would read a line right after it as a row) */
+	if (d->append)
+		fputc('\n', f);
 	if (d->caption && d->method && o->fmt->method)
 		o->fmt->method(d->caption, f);
 	if (d->caption && !d->method && o->fmt->heading)
@@ -407,7 +410,7 @@ int report_print(const struct report_opts *o, const struct report_doc *d)
 	FILE *f;
 	int ret;
 
-	if ((ret = report_out_open(o, &f)))
+	if ((ret = report_out_open(o, d->append, &f)))
 		return ret;
 	report_print_to(o, d, f);
 	return report_out_close(o, f);

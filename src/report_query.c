@@ -175,6 +175,23 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
+int report_query_ledger(const struct report_plan *p, struct report_query *q)
+{
+	int nr = p->nrows, ret;
+
+	sb_adds(&q->sql, "SELECT ");
+	if ((ret = keys(p, q, (const char *const *)p->rows, nr, ", ")))
+		return ret;
+	sb_adds(&q->sql, "r.id, c.key, c.params, ");
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, ", (SELECT version FROM runs WHERE id = r.run), (SELECT revision FROM runs WHERE id = r.run),"
+		" (SELECT inputs FROM runs WHERE id = r.run), h.hostname, w.gpu, w.conditions");
+	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
+		return ret;
+	by(q, "ORDER BY", nr, nr + 1, 0);
+	return FAIL_OK;
+}
+
 int report_query_marked(const struct report_plan *p, struct report_query *q)
 {
 	int ret;

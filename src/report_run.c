@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_conditions.h"
 #include "report_int.h"
 
 /* "no ok results ..." for a statement that found nothing. */
@@ -66,7 +67,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, NULL };
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL };
 	char *cap = NULL, *words, *caveat;
 	int ret = FAIL_OK;
 
@@ -144,6 +145,8 @@ static int table(struct report_plan *p)
 				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
 				o->where ? ", where " : "", o->where ? o->where : "");
 		ret = print_rows(p, &out, cap, marked, &nt);
+		if (!ret && (o->conditions || o->ledger))
+			ret = report_conditions(p);
 		free(cap);
 		free(pooled);
 	}
@@ -267,7 +270,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL };
 	char *cap;
 	int ret, nunstable;
 
@@ -302,7 +305,7 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL };
 	char bar[64] = "", *cap;
 	int ret;
 

@@ -9,6 +9,7 @@
 
 #include "comm.h"
 #include "exitcode.h"
+#include "identity.h"
 #include "interrupt.h"
 #include "inventory.h"
 #include "msg.h"
@@ -311,21 +312,35 @@ static void start_interrupted(const struct spec *s, struct run_result *res)
  * The steps before the master, each one transaction (rolled back when an interrupt stops one of its
  * statements) or a read: plan (the spec against the stored plan, new cells), --force, the recovery of
  * cells a dead job left in flight, the shard's check, the run's row. None reads every cell unless the
- * plan changed or a job died. -2: the user must change something; -1: failed or interrupted.
+ * plan changed or a job died. FAIL_USAGE: the user must change something; -1: failed or interrupted.
  */
 static int start(struct store *st, const struct spec *s, const struct run_extra *x, const char *path,
 		 const char *args, struct master_opts *o)
 {
-	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells };
+	struct plan_db_opts po = { x->shard, x->nshards, x->replan, x->max_cells, NULL };
+	struct strbuf inputs = STRBUF_INIT;
+	struct identity id;
 	uint64_t added, existing;
 	int rc;
 
+	/* The files the measurement runs and reads, hashed once each: part of what the plan stands for. */
+	if (identity_collect(s, &id))
+		return FAIL_USAGE;
+	identity_json(&id, &inputs);
+	identity_release(&id);
+	po.inputs = inputs.buf;
 	if ((rc = plan_db_with(s, st, &po, &added, &existing)))
-		return rc;
+		goto out;
+	rc = -1;
 	if (interrupt_signal() || (x->force && force(st, s, x)) || store_recover(st, s->name, s->max_attempts) ||
 	    check_shard(st, s, x, path) || interrupt_signal())
-		return -1;
-	return store_run_begin(st, args, s->name, s->hash, &o->run) || slurm_note_run(st, o->run) ? -1 : 0;
+		goto out;
+	if (!store_run_begin(st, args, s->name, s->hash, &o->run) && !store_run_inputs(st, o->run, inputs.buf) &&
+	    !slurm_note_run(st, o->run))
+		rc = 0;
+out:
+	sb_release(&inputs);
+	return rc;
 }
 
 /* The closing line's counts: n[0] ok, n[1] quarantined, n[2] ok above the noise target. */
@@ -359,7 +374,7 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 	interrupt_catch();
 	/* Too many cells is refused before anything is made. */
 	if (plan_db_size(s, x->max_cells)) {
-		ret = -2;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	if (open_for(path, &st, &made))
@@ -405,6 +420,8 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 out:
 	if (!ran && ret && interrupt_signal())
 		start_interrupted(s, res);
+	if (ret && ret != FAIL_USAGE && res->interrupted)   /* bad input is said first, as it was found first */
+		ret = FAIL_INTERRUPTED;
 	/* Workers wait for the spec of a run that did not begin: they must not wait for ever. */
 	if (!ran && ret)
 		run_release_workers(c);

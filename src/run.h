@@ -33,9 +33,9 @@ struct run_result {
  * The master's side of one sweep on rank 0: open db (s->db when NULL), plan, recover, run the workers
  * through master_run with o, summarise on stderr; res counts the cells. args is the command line
  * recorded in runs. The database's writer lock is held throughout. Returns 0 when the run went through
- * (cells may still have failed: res says); -2 after error() when the user must change something (the
- * spec changed, too many cells: exit 2), -1 after error() otherwise (an interrupt: res->interrupted,
- * said once). A database this call made is removed when planning fails.
+ * (cells may still have failed: res says); else a kind of failure (exitcode.h) after error(): FAIL_USAGE
+ * when the user must change something (the spec changed, too many cells), FAIL_INTERRUPTED when a signal
+ * stopped it (res->interrupted, said once), FAIL_IO otherwise. A database this call made is removed when planning fails.
  */
 int run_spec(struct comm *c, const struct spec *s, const char *db, struct master_opts *o,
 	     const struct run_extra *x, const char *args, struct run_result *res);

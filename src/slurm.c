@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "plan_db.h"
 #include "spawn.h"
 #include "spec.h"
@@ -305,7 +306,8 @@ out:
 	return ret;
 }
 
-/* Plan the spec into the sweep's database, and for an array each shard's own database from it. */
+/* Plan the spec into the sweep's database, and for an array each shard's own database from it. A kind of
+ * failure (exitcode.h) after error(). */
 static int prepare_dbs(const struct spec *s, const char *db, int shards)
 {
 	struct store *st;
@@ -314,10 +316,10 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = store_lock(st, "sweep submit") ? -1 : plan_db(s, st, 0, 0, &added, &existing);
+	ret = store_lock(st, "sweep submit") ? FAIL_IO : plan_db(s, st, 0, 0, &added, &existing);
 	store_close(st);
 	if (ret)
-		return -1;
+		return ret;
 	fprintf(stderr, "sweep: %s: %" PRIu64 " cells in %s (%" PRIu64 " new)\n", s->name, added + existing, db,
 		added);
 	for (int i = 0; i < shards; i++) {
@@ -329,9 +331,9 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 		ret = store_merge(shard, in, 1, &o, NULL);
 		free(shard);
 		if (ret)
-			return -1;
+			return ret;
 	}
-	return 0;
+	return FAIL_OK;
 }
 
 static int record_job(const char *db, const char *id, const struct slurm_job *j, const char *script,
@@ -348,10 +350,7 @@ static int record_job(const char *db, const char *id, const struct slurm_job *j,
 	snprintf(shards, sizeof(shards), "%d", j->shards);
 	if (store_open(db, STORE_RW, &st))
 		return -1;
-	ret = store_slurm_tables(st) ||
-	      store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
-			  " shards, script, command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", bind, 8, 0, NULL,
-			  NULL) ? -1 : 0;
+	ret = store_put_slurm_job(st, bind);
 	store_close(st);
 	return ret;
 }
@@ -437,7 +436,7 @@ int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t 
 		had[i] = !access(p, F_OK);
 		free(p);
 	}
-	if (mkdir_parent(x->db) || prepare_dbs(s, x->db, shards) || sbatch(x->script.buf, id, n)) {
+	if (mkdir_parent(x->db) || (ret = prepare_dbs(s, x->db, shards)) || (ret = sbatch(x->script.buf, id, n))) {
 		for (int i = 0; i < shards; i++) {
 			char *p = slurm_shard_db(x->db, i);
 
@@ -449,9 +448,7 @@ int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t 
 			store_remove_files(x->db);
 		goto out;
 	}
-	if (record_job(x->db, id, &x->job, x->script.buf, x->command.buf))
-		goto out;
-	ret = 0;
+	ret = record_job(x->db, id, &x->job, x->script.buf, x->command.buf);
 out:
 	free(had);
 	return ret;
@@ -489,9 +486,7 @@ int slurm_note_run(struct store *st, int64_t run)
 	bind[2] = task && *task ? task : NULL;
 	bind[3] = restarts && *restarts ? restarts : "0";
 	bind[4] = node;
-	if (store_slurm_tables(st) ||
-	    store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
-			" VALUES(?1, ?2, ?3, ?4, ?5)", bind, 5, 0, NULL, NULL))
+	if (store_put_slurm_run(st, bind))
 		return error("cannot note the Slurm job of run %" PRId64, run);
 	return 0;
 }

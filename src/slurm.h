@@ -57,8 +57,9 @@ struct slurm_submit {
 int slurm_prepare(struct slurm_submit *x, const struct spec *s, const char *spec_path, const char *db,
 		  const char *tmpl, const char *inventory);
 /* Plan s into its database (and each shard's for an array), hand the script to sbatch, record the job
- * (script and x->command) in the database; its id into id (n bytes). -1 after error(): when sbatch refused the job, the shard
- * databases and a database this call made are removed again. */
+ * (script and x->command) in the database; its id into id (n bytes). A kind of failure (exitcode.h) after
+ * error(): FAIL_USAGE when the user must change the spec (as plan_db_with); when sbatch refused the job,
+ * the shard databases and a database this call made are removed again. */
 int slurm_submit(struct slurm_submit *x, const struct spec *s, char *id, size_t n);
 void slurm_submit_release(struct slurm_submit *x);
 

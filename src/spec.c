@@ -15,12 +15,12 @@
 enum top_key {
 	K_SWEEP, K_DB, K_KERNEL, K_COMMAND, K_PARAMS, K_EXCLUDE, K_REPEAT, K_ORDER, K_SEED, K_TIMING, K_PER,
 	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP,
-	K_PREPARE, K_CLEANUP, NTOP
+	K_PREPARE, K_CLEANUP, K_INPUTS, NTOP
 };
 static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", "runs", "warmup",
-	"prepare", "cleanup", NULL
+	"prepare", "cleanup", "inputs", NULL
 };
 enum timing_key {
 	T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_L2, T_THROTTLE, T_BATCH, T_MAX_SAMPLES,
@@ -151,13 +151,42 @@ static void parse_kernel(struct sp *p, const struct ynode *n)
 		p->knames[i] = p->kernel->params[i].name;
 }
 
+/* A command sweep's keys beside command (read by parse_doc): their placeholders, items, runs. */
+static void parse_command_keys(struct sp *p, const struct ynode *const *v)
+{
+	struct spec *s = p->s;
+	int uses_item = 0;
+
+	for (int i = 0; i < s->ncommand; i++)
+		spec_command_placeholders(p, s->command[i], ydoc_item(v[K_COMMAND], i), &uses_item);
+	if (v[K_ENV])
+		spec_command_env(p, v[K_ENV], &uses_item);
+	if (v[K_METRICS])
+		spec_metrics_parse(p, v[K_METRICS], &uses_item);
+	if (v[K_PREPARE])
+		s->prepare = spec_command_argv(p, v[K_PREPARE], "prepare", &s->nprepare, &uses_item);
+	if (v[K_CLEANUP])
+		s->cleanup = spec_command_argv(p, v[K_CLEANUP], "cleanup", &s->ncleanup, &uses_item);
+	if (v[K_RUNS])
+		spec_node_int(p, v[K_RUNS], "runs", 1, &s->runs);
+	if (v[K_WARMUP])
+		spec_node_int(p, v[K_WARMUP], "warmup", 0, &s->warmup_runs);
+	if (v[K_TIMEOUT])
+		spec_node_double(p, v[K_TIMEOUT], "timeout", 0, 1, INFINITY, &s->timeout);
+	if (v[K_ITEMS])
+		spec_command_items(p, v[K_ITEMS]);
+	else if (uses_item)
+		spec_node_problem(p, v[K_COMMAND] ? v[K_COMMAND] : v[K_ENV],
+			"'{item}' is used but no 'items' are given");
+}
+
 static void parse_doc(struct sp *p, const struct ynode *root)
 {
 	const struct ynode *v[NTOP + 1] = { 0 }, *k[NTOP + 1] = { 0 };
 	static const int command_only[] = { K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP, K_PREPARE,
 					    K_CLEANUP };
 	struct spec *s = p->s;
-	int e, uses_item = 0;
+	int e;
 
 	if (!root) {
 		spec_node_problem_at(p, 1, 1, "empty spec");
@@ -210,28 +239,12 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 	if (v[K_CONTROL])
 		spec_params_control(p, v[K_CONTROL]);
 
-	for (int i = 0; i < s->ncommand; i++)
-		spec_command_placeholders(p, s->command[i], ydoc_item(v[K_COMMAND], i), &uses_item);
-	if (v[K_ENV])
-		spec_command_env(p, v[K_ENV], &uses_item);
-	if (v[K_METRICS])
-		spec_metrics_parse(p, v[K_METRICS], &uses_item);
-	if (v[K_PREPARE])
-		s->prepare = spec_command_argv(p, v[K_PREPARE], "prepare", &s->nprepare, &uses_item);
-	if (v[K_CLEANUP])
-		s->cleanup = spec_command_argv(p, v[K_CLEANUP], "cleanup", &s->ncleanup, &uses_item);
-	if (v[K_RUNS])
-		spec_node_int(p, v[K_RUNS], "runs", 1, &s->runs);
-	if (v[K_WARMUP])
-		spec_node_int(p, v[K_WARMUP], "warmup", 0, &s->warmup_runs);
-	if (v[K_TIMEOUT])
-		spec_node_double(p, v[K_TIMEOUT], "timeout", 0, 1, INFINITY, &s->timeout);
-	if (v[K_ITEMS])
-		spec_command_items(p, v[K_ITEMS]);
-	else if (uses_item)
-		spec_node_problem(p, v[K_COMMAND] ? v[K_COMMAND] : v[K_ENV],
-			"'{item}' is used but no 'items' are given");
+	parse_command_keys(p, v);
 
+	if (v[K_INPUTS] && (s->inputs = spec_node_strings(p, v[K_INPUTS], "inputs", &s->ninputs)))
+		for (int i = 0; i < s->ninputs; i++)
+			if (!*s->inputs[i])
+				spec_node_problem(p, ydoc_item(v[K_INPUTS], i), "empty path in 'inputs'");
 	if (v[K_REPEAT])
 		spec_node_int(p, v[K_REPEAT], "repeat", 1, &s->repeat);
 	if (v[K_ORDER] && (e = spec_node_enum(p, v[K_ORDER], "order", order_names)) >= 0)
@@ -386,6 +399,7 @@ void spec_release(struct spec *s)
 	free_strings(s->env_vals, s->nenv);
 	free_strings(s->items, s->nitems);
 	free_strings(s->hosts, s->nhosts);
+	free_strings(s->inputs, s->ninputs);
 	json_obj_release(&s->control);
 	free(s->path);
 	free(s->text);

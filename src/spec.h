@@ -122,6 +122,9 @@ struct spec {
 	int nenv;
 	char **items;          /* items: a list, or n meaning 0..n-1; command runs once per item if it uses {item} */
 	int nitems;
+	char **inputs;         /* inputs: files the measurement reads, part of the sweep's identity (identity.h);
+				* relative to the spec's folder; NULL: none */
+	int ninputs;
 
 	enum spec_per per;     /* default any */
 	char **hosts;          /* hosts: run only on these hostnames (NULL: all) */
@@ -148,6 +151,14 @@ void spec_release(struct spec *s);
 /* Which way the command metric name improves: its better:, else its declared unit (a time lower, a rate
  * per second higher); 0 when neither says (or no such metric is declared). */
 int spec_metric_better(const struct spec *s, const char *name);
+
+/* The grammar of a {placeholder}, one place for the spec that checks it and command.c that fills it in:
+ * t at a '{', the length of the name of the placeholder there ({NAME}, NAME of letters, digits, '_', '.'
+ * and '-'); 0 when the braces hold anything else, which is text (JSON in an argument, say). A name longer
+ * than SPEC_PLACEHOLDER_MAX is refused in a spec (and kept as written by command_expand). */
+#define SPEC_PLACEHOLDER_MAX 127
+size_t spec_placeholder_len(const char *t);
+
 /* What a command sweep's metrics read and how, as text: two specs whose texts differ measure differently. */
 void spec_metrics_text(const struct spec *s, struct strbuf *sb);
 

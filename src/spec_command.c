@@ -5,27 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Characters of a {placeholder} name; worker_expand uses the same set. */
-#define PLACEHOLDER_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
-#define PLACEHOLDER_MAX 127
+size_t spec_placeholder_len(const char *t)
+{
+	size_t len = strspn(t + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
+
+	return len && t[1 + len] == '}' ? len : 0;
+}
 
 void spec_command_placeholders(struct sp *p, const char *t, const struct ynode *n, int *uses_item)
 {
 	char a[SHOW_BUF], b[SHOW_BUF], h[HINT_BUF];
 
 	for (const char *c = t; (c = strchr(c, '{')); c++) {
-		size_t len = strspn(c + 1, PLACEHOLDER_CHARS);
+		size_t len = spec_placeholder_len(c);
 		char *name;
 		int known = 0;
 
-		/* Braces around anything else (JSON in an argument, say) are text, as in worker_expand. */
-		if (!len || c[1 + len] != '}')
+		if (!len)
 			continue;
 		name = xstrndup(c + 1, len);
-		/* worker_expand keeps longer names as written. */
-		if (len > PLACEHOLDER_MAX) {
+		if (len > SPEC_PLACEHOLDER_MAX) {
 			spec_node_problem(p, n, "placeholder '{%s}' is longer than %d characters",
-				spec_shown(a, name), PLACEHOLDER_MAX);
+				spec_shown(a, name), SPEC_PLACEHOLDER_MAX);
 			free(name);
 			continue;
 		}

@@ -40,17 +40,17 @@ static const char *const store_sql_text[SQL_COUNT] = {
 		" SELECT sweep, sweep_key(sweep, params, pass, ?2), params, pass, ?2, ord, 'planned'"
 		" FROM cells WHERE sweep = ?1 AND replica = '' AND state = 'template' ORDER BY ord, id"
 		" ON CONFLICT(key) DO NOTHING",
-	[SQL_RUN_BEGIN] = "INSERT INTO runs(sweep, started, argv, spec_hash, version, status)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, 'running')",
+	[SQL_RUN_BEGIN] = "INSERT INTO runs(sweep, started, argv, spec_hash, version, revision, status)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, 'running')",
 	[SQL_RUN_END] = "UPDATE runs SET finished = ?2, status = ?3 WHERE id = ?1",
 	[SQL_HOST] = "INSERT INTO hosts(hostname, facts, hash, seen) VALUES(?1, ?2, ?3, ?4)"
 		" ON CONFLICT(hash) DO UPDATE SET seen = excluded.seen",
 	[SQL_HOST_ID] = "SELECT id FROM hosts WHERE hash = ?1",
 	/* An upsert, not INSERT OR REPLACE: the row keeps its id, which results may already name. */
-	[SQL_WORKER] = "INSERT INTO workers(run, rank, host, gpu, gpu_uuid, binding)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+	[SQL_WORKER] = "INSERT INTO workers(run, rank, host, gpu, gpu_uuid, binding, conditions)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 		" ON CONFLICT(run, rank) DO UPDATE SET host = excluded.host, gpu = excluded.gpu,"
-		" gpu_uuid = excluded.gpu_uuid, binding = excluded.binding",
+		" gpu_uuid = excluded.gpu_uuid, binding = excluded.binding, conditions = excluded.conditions",
 	[SQL_WORKER_ID] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
 	/* Through cells_ord, from (ord, id) on: a window of the pending cells in run order. */
 	[SQL_PENDING] = "SELECT id, key, params, pass, replica, flight, ord FROM cells"

@@ -61,6 +61,10 @@ void store_interruptible(struct store *st, int on);
 /* Record a spec under its sweep name (sweeps table: name, kernel, per, text, hash). Re-recording the
  * same name with another text updates it and is allowed: the cells keep their keys. */
 int store_put_sweep(struct store *st, const struct spec *s);
+/* The hashes of the files the sweep's plan stands for (sweeps.inputs, identity.h's JSON) into *json, a
+ * new string, or NULL when none were recorded (no such sweep, or planned before schema 7); and set. */
+int store_sweep_inputs(struct store *st, const char *sweep, char **json);
+int store_sweep_set_inputs(struct store *st, const char *sweep, const char *json);
 
 /*
  * Insert one planned cell; *added is 1 when new, 0 when a cell with that key existed (nothing changes).
@@ -174,20 +178,42 @@ void store_remove_files(const char *path);
 enum { STORE_OUT_DB = 1 };
 int store_output_check(const char *what, const char *path, const char *reading, int flags);
 
-/* Runs: started now with argv (joined) and the spec hash; ended with a status ("ok", "failed", ...). */
+/* Runs: started now with argv (joined), the spec hash and this binary's version and commit (version.h);
+ * ended with a status ("ok", "failed", ...). */
 int store_run_begin(struct store *st, const char *argv, const char *sweep, uint64_t spec_hash,
 		    int64_t *run);
+/* The files a run measures, as identity_json writes them (runs.inputs). */
+int store_run_inputs(struct store *st, int64_t run, const char *inputs_json);
 int store_run_end(struct store *st, int64_t run, const char *status);
 
 /* The tables of Slurm jobs, slurm_jobs and slurm_runs, made when missing (outside the versioned schema:
  * only databases of Slurm jobs, or merged from them, have them). 0, or -1 after error(). */
 int store_slurm_tables(struct store *st);
+/* A submitted job into slurm_jobs (replacing one of its id), the tables made when missing: job is
+ * { id, sweep, submitted (ISO time), nodes, gpus_per_node, shards, script, command }, as text. 0, or -1
+ * after error(). */
+int store_put_slurm_job(struct store *st, const char *const job[8]);
+/* The Slurm job of a run into slurm_runs: run is { run id, job id, array task (or NULL), restarts, node }.
+ * 0, or -1 after error(). */
+int store_put_slurm_run(struct store *st, const char *const run[5]);
+
+/* The labels (a JSON object) of the hosts of hostname into their facts ($.labels), the rest of the facts
+ * kept. 0, or -1 after error(). */
+int store_host_labels(struct store *st, const char *hostname, const char *labels_json);
+/* The ok results of sweep's run as probes: the value of metric times scale, in unit, under name, one row
+ * per worker's host and GPU. 0, or -1 after error(). */
+int store_put_probes(struct store *st, const char *sweep, int64_t run, const char *name, const char *unit,
+		     const char *metric, double scale);
+/* A prediction: pred is { sweep, key, metric, value, blind (0 or 1), frozen_at, sha256, source }, as
+ * text. 0, or -1 after error(). */
+int store_put_prediction(struct store *st, const char *const pred[8]);
 
 /* A host's facts (JSON object with at least "hostname"); the same facts give the same id. */
 int store_put_host(struct store *st, const char *facts_json, int64_t *host);
-/* A worker of a run: its rank, host, GPU (-1 for none), GPU UUID (may be NULL), binding (cpuset text). */
+/* A worker of a run: its rank, host, GPU (-1 for none), GPU UUID (may be NULL), binding (cpuset text),
+ * the conditions at its start (a JSON object, hostinfo_conditions; may be NULL). */
 int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int gpu, const char *gpu_uuid,
-		     const char *binding);
+		     const char *binding, const char *conditions);
 
 /*
  * Prepare a resume: every cell of sweep left in flight by a dead run (running, or sent behind the running
@@ -314,8 +340,9 @@ struct store_merge_opts {
  * that has another ok result with different values goes to the conflicts table, never over the kept
  * one. A cell whose decision (cells.decided: sweep retry, run --force, --replan) is newer in an input
  * takes its state, attempts, error and ok results from there. One transaction: all or nothing. o may
- * be NULL; stats (n entries) may be NULL. 0, or -1 after error(); -2 when another sweep writes out now
- * (its writer lock).
+ * be NULL; stats (n entries) may be NULL. 0, or a kind of failure (exitcode.h) after error(): FAIL_USAGE
+ * for an input refused or an output that is no sweep database (nothing written), FAIL_BUSY when another
+ * sweep writes out now (its writer lock), FAIL_IO when writing the output failed.
  */
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats);

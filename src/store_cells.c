@@ -380,7 +380,8 @@ int store_grid_put(struct store *st, const char *sweep, const struct store_grid 
 
 /* ---- spec changes, retries, interrupts ---- */
 
-int store_sweep_spec(struct store *st, const char *sweep, char **text)
+/* One text column of a sweep's row (sql selects it by name ?1) into *text, NULL when none. */
+static int sweep_text(struct store *st, const char *sql, const char *sweep, char **text)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -388,7 +389,7 @@ int store_sweep_spec(struct store *st, const char *sweep, char **text)
 	*text = NULL;
 	if (store_settle(st))
 		return -1;
-	if (sqlite3_prepare_v2(st->db, "SELECT spec FROM sweeps WHERE name = ?1", -1, &s, NULL))
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL))
 		return store_sqlerr(st);
 	store_bind_text(s, 1, sweep);
 	rc = sqlite3_step(s);
@@ -396,6 +397,23 @@ int store_sweep_spec(struct store *st, const char *sweep, char **text)
 		*text = xstrdup((const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_sqlerr(st);
+}
+
+int store_sweep_spec(struct store *st, const char *sweep, char **text)
+{
+	return sweep_text(st, "SELECT spec FROM sweeps WHERE name = ?1", sweep, text);
+}
+
+int store_sweep_inputs(struct store *st, const char *sweep, char **json)
+{
+	return sweep_text(st, "SELECT inputs FROM sweeps WHERE name = ?1", sweep, json);
+}
+
+int store_sweep_set_inputs(struct store *st, const char *sweep, const char *json)
+{
+	const char *bind[] = { sweep, json };
+
+	return store_query(st, "UPDATE sweeps SET inputs = ?2 WHERE name = ?1", bind, 2, 0, NULL, NULL);
 }
 
 int store_plan_key(struct store *st, const char *key)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
+#include "exitcode.h"
 #include "store.h"
 #include "store_merge_int.h"
 #include "util.h"
@@ -16,12 +17,13 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 	struct merge m = { .o = o, .out_path = out };
 	struct input *in = xcalloc((size_t)(n ? n : 1), sizeof(*in));
 	struct store_merge_stats *st = stats ? stats : xcalloc((size_t)(n ? n : 1), sizeof(*st));
-	int made = 0, ret = -1, lock = -1, busy = 0;
+	int made = 0, ret = FAIL_USAGE, lock = -1;   /* until the output is open, a refusal */
 	char *msg = NULL;
 
 	if (sqlite3_libversion_number() < 3031000) {
 		error("sweep merge needs SQLite 3.31 or newer for its defensive settings (this is %s)",
 		      sqlite3_libversion());
+		ret = FAIL_IO;
 		goto out;
 	}
 	memset(st, 0, (size_t)n * sizeof(*st));
@@ -36,11 +38,12 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 		store_merge_input_busy(&in[i]);
 	}
 	if (store_lock_path(out, "sweep merge", &lock)) {
-		busy = 1;
+		ret = FAIL_BUSY;
 		goto out;
 	}
 	if (store_merge_output_open(&m, &made))
 		goto out;
+	ret = FAIL_IO;
 	iso_time(now_wall(), m.now, sizeof(m.now));
 	if (sqlite3_exec(m.out, "BEGIN IMMEDIATE", NULL, NULL, NULL)) {
 		store_merge_output_err(&m);
@@ -82,7 +85,7 @@ out:
 	free(in);
 	if (!stats)
 		free(st);
-	return ret && busy ? -2 : ret;
+	return ret;
 }
 
 void store_merge_conflicts_note(const char *out_word, uint64_t n, struct strbuf *sb)

@@ -122,7 +122,7 @@ static int copy_sweep(struct merge *m, struct input *in, sqlite3_stmt *s)
 		sqlite3_reset(f);
 		if (!newer)
 			return 0;
-		for (int i = 0; i < 7; i++)
+		for (int i = 0; i < 8; i++)
 			bind_col(u, i + 1, s, i);
 		return store_merge_output_step(m, u, NULL, NULL);
 	}
@@ -134,33 +134,72 @@ static int copy_sweep(struct merge *m, struct input *in, sqlite3_stmt *s)
 	return store_merge_output_step(m, a, NULL, NULL);
 }
 
-static int copy_host(struct merge *m, struct input *in, sqlite3_stmt *s)
+/* Where a statement's parameter comes from: a column of the input's row, as it is (ID_NONE) or as the
+ * output's id of the run, host or worker it names (NULL stays NULL). */
+enum idmap_of { ID_NONE, ID_RUN, ID_HOST, ID_WORKER };
+struct param {
+	enum idmap_of map;
+	int col;
+};
+
+static void bind_params(sqlite3_stmt *st, const struct param *p, int n, struct input *in, sqlite3_stmt *s)
 {
-	sqlite3_stmt *f = store_merge_output_stmt(m, O_HOST_FIND);
-	sqlite3_stmt *a = store_merge_output_stmt(m, O_HOST_ADD);
-	sqlite3_stmt *l = store_merge_output_stmt(m, O_HOST_LABELS);
-	int64_t id;
+	for (int i = 0; i < n; i++) {
+		const struct idmap *map = p[i].map == ID_RUN ? &in->runs : p[i].map == ID_HOST ? &in->hosts :
+					  &in->workers;
+
+		if (p[i].map == ID_NONE)
+			bind_col(st, i + 1, s, p[i].col);
+		else
+			store_bind_id(st, i + 1, sqlite3_column_type(s, p[i].col) == SQLITE_NULL ? 0 :
+				      idmap_get(map, sqlite3_column_int64(s, p[i].col)));
+	}
+}
+
+/* The output's row that find matches with the parameters fp (its id into *id when id is not NULL), else
+ * the row add inserts with the parameters ap (*added = 1, its id into *id). 0, or -1 after error(). */
+static int find_or_add(struct merge *m, struct input *in, sqlite3_stmt *s, enum ostmt find,
+		       const struct param *fp, int nf, enum ostmt add, const struct param *ap, int na, int64_t *id,
+		       int *added)
+{
+	sqlite3_stmt *f = store_merge_output_stmt(m, find), *a = store_merge_output_stmt(m, add);
 	int found;
 
-	if (!f || !a || !l)
+	if (!f || !a)
 		return -1;
-	bind_col(f, 1, s, 3);
-	if (store_merge_output_step(m, f, &found, &id))
+	bind_params(f, fp, nf, in, s);
+	if (store_merge_output_step(m, f, &found, id))
 		return -1;
-	if (found) {
+	*added = !found;
+	if (found)
+		return 0;
+	bind_params(a, ap, na, in, s);
+	if (store_merge_output_step(m, a, NULL, NULL))
+		return -1;
+	if (id)
+		*id = sqlite3_last_insert_rowid(m->out);
+	return 0;
+}
+
+/* A host by its facts' hash; one already there takes the input's labels. */
+static int copy_host(struct merge *m, struct input *in, sqlite3_stmt *s)
+{
+	static const struct param fp[] = { { ID_NONE, 3 } };
+	static const struct param ap[] = { { ID_NONE, 1 }, { ID_NONE, 2 }, { ID_NONE, 3 }, { ID_NONE, 4 } };
+	sqlite3_stmt *l = store_merge_output_stmt(m, O_HOST_LABELS);
+	int64_t id;
+	int added;
+
+	if (!l || find_or_add(m, in, s, O_HOST_FIND, fp, 1, O_HOST_ADD, ap, 4, &id, &added))
+		return -1;
+	if (!added) {
 		sqlite3_bind_int64(l, 1, id);
 		bind_col(l, 2, s, 2);
 		bind_col(l, 3, s, 4);
 		if (store_merge_output_step(m, l, NULL, NULL))
 			return -1;
-	} else {
-		for (int i = 1; i < 5; i++)
-			bind_col(a, i, s, i);
-		if (store_merge_output_step(m, a, NULL, NULL))
-			return -1;
-		id = sqlite3_last_insert_rowid(m->out);
-		in->st->hosts_new++;
 	}
+	in->st->hosts_new += added;
 	idmap_put(&in->hosts, sqlite3_column_int64(s, 0), id);
 	return 0;
 }
@@ -185,7 +224,7 @@ static int copy_run(struct merge *m, struct input *in, sqlite3_stmt *s)
 		if (store_merge_output_step(m, e, NULL, NULL))
 			return -1;
 	} else {
-		for (int i = 1; i < 8; i++)
+		for (int i = 1; i < 10; i++)
 			bind_col(a, i, s, i);
 		if (store_merge_output_step(m, a, NULL, NULL))
 			return -1;
@@ -199,101 +238,51 @@ static int copy_run(struct merge *m, struct input *in, sqlite3_stmt *s)
 	return 0;
 }
 
+/* A worker by its run and rank. */
 static int copy_worker(struct merge *m, struct input *in, sqlite3_stmt *s)
 {
-	sqlite3_stmt *f = store_merge_output_stmt(m, O_WORKER_FIND);
-	sqlite3_stmt *a = store_merge_output_stmt(m, O_WORKER_ADD);
-	int64_t run = idmap_get(&in->runs, sqlite3_column_int64(s, 1)), id;
-	int found;
+	static const struct param fp[] = { { ID_RUN, 1 }, { ID_NONE, 2 } };
+	static const struct param ap[] = { { ID_RUN, 1 }, { ID_NONE, 2 }, { ID_HOST, 3 }, { ID_NONE, 4 },
+					   { ID_NONE, 5 }, { ID_NONE, 6 }, { ID_NONE, 7 } };
+	int64_t id;
+	int added;
 
-	if (!f || !a)
-		return -1;
-	if (!run)
+	if (!idmap_get(&in->runs, sqlite3_column_int64(s, 1)))
 		BUG("worker of an unmapped run");
-	sqlite3_bind_int64(f, 1, run);
-	bind_col(f, 2, s, 2);
-	if (store_merge_output_step(m, f, &found, &id))
+	if (find_or_add(m, in, s, O_WORKER_FIND, fp, 2, O_WORKER_ADD, ap, 7, &id, &added))
 		return -1;
-	if (!found) {
-		sqlite3_bind_int64(a, 1, run);
-		bind_col(a, 2, s, 2);
-		store_bind_id(a, 3, sqlite3_column_type(s, 3) == SQLITE_NULL ? 0 :
-			idmap_get(&in->hosts, sqlite3_column_int64(s, 3)));
-		bind_col(a, 4, s, 4);
-		bind_col(a, 5, s, 5);
-		bind_col(a, 6, s, 6);
-		if (store_merge_output_step(m, a, NULL, NULL))
-			return -1;
-		id = sqlite3_last_insert_rowid(m->out);
-	}
 	idmap_put(&in->workers, sqlite3_column_int64(s, 0), id);
 	return 0;
 }
 
+/* A control measurement by its run, worker, sweep, params and start. */
 static int copy_control(struct merge *m, struct input *in, sqlite3_stmt *s)
 {
-	sqlite3_stmt *f = store_merge_output_stmt(m, O_CONTROL_FIND);
-	sqlite3_stmt *a = store_merge_output_stmt(m, O_CONTROL_ADD);
-	int64_t run = 0, worker = 0;
-	int found;
+	static const struct param fp[] = { { ID_RUN, 1 }, { ID_WORKER, 2 }, { ID_NONE, 3 }, { ID_NONE, 4 },
+					   { ID_NONE, 5 } };
+	static const struct param ap[] = { { ID_RUN, 1 }, { ID_WORKER, 2 }, { ID_NONE, 3 }, { ID_NONE, 4 },
+					   { ID_NONE, 5 }, { ID_NONE, 6 }, { ID_NONE, 7 }, { ID_NONE, 8 },
+					   { ID_NONE, 9 } };
+	int added;
 
-	if (!f || !a)
+	if (find_or_add(m, in, s, O_CONTROL_FIND, fp, 5, O_CONTROL_ADD, ap, 9, NULL, &added))
 		return -1;
-	if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-		run = idmap_get(&in->runs, sqlite3_column_int64(s, 1));
-	if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-		worker = idmap_get(&in->workers, sqlite3_column_int64(s, 2));
-	store_bind_id(f, 1, run);
-	store_bind_id(f, 2, worker);
-	bind_col(f, 3, s, 3);
-	bind_col(f, 4, s, 4);
-	bind_col(f, 5, s, 5);
-	if (store_merge_output_step(m, f, &found, NULL))
-		return -1;
-	if (found)
-		return 0;
-	store_bind_id(a, 1, run);
-	store_bind_id(a, 2, worker);
-	for (int i = 3; i < 10; i++)
-		bind_col(a, i, s, i);
-	if (store_merge_output_step(m, a, NULL, NULL))
-		return -1;
-	in->st->controls_new++;
+	in->st->controls_new += added;
 	return 0;
 }
 
+/* A probe by its host, GPU, name, run and when it was measured. */
 static int copy_probe(struct merge *m, struct input *in, sqlite3_stmt *s)
 {
-	sqlite3_stmt *f = store_merge_output_stmt(m, O_PROBE_FIND);
-	sqlite3_stmt *a = store_merge_output_stmt(m, O_PROBE_ADD);
-	int64_t host = 0, run = 0;
-	int found;
+	static const struct param fp[] = { { ID_HOST, 1 }, { ID_NONE, 2 }, { ID_NONE, 3 }, { ID_RUN, 6 },
+					   { ID_NONE, 7 } };
+	static const struct param ap[] = { { ID_HOST, 1 }, { ID_NONE, 2 }, { ID_NONE, 3 }, { ID_NONE, 4 },
+					   { ID_NONE, 5 }, { ID_RUN, 6 }, { ID_NONE, 7 } };
+	int added;
 
-	if (!f || !a)
+	if (find_or_add(m, in, s, O_PROBE_FIND, fp, 5, O_PROBE_ADD, ap, 7, NULL, &added))
 		return -1;
-	if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-		host = idmap_get(&in->hosts, sqlite3_column_int64(s, 1));
-	if (sqlite3_column_type(s, 6) != SQLITE_NULL)
-		run = idmap_get(&in->runs, sqlite3_column_int64(s, 6));
-	store_bind_id(f, 1, host);
-	bind_col(f, 2, s, 2);
-	bind_col(f, 3, s, 3);
-	store_bind_id(f, 4, run);
-	bind_col(f, 5, s, 7);
-	if (store_merge_output_step(m, f, &found, NULL))
-		return -1;
-	if (found)
-		return 0;
-	store_bind_id(a, 1, host);
-	bind_col(a, 2, s, 2);
-	bind_col(a, 3, s, 3);
-	bind_col(a, 4, s, 4);
-	bind_col(a, 5, s, 5);
-	store_bind_id(a, 6, run);
-	bind_col(a, 7, s, 7);
-	if (store_merge_output_step(m, a, NULL, NULL))
-		return -1;
-	in->st->probes_new++;
+	in->st->probes_new += added;
 	return 0;
 }
 

@@ -20,18 +20,19 @@
 
 static const struct mcol sweeps_cols[] = {
 	{ "name", K_TEXT }, { "kernel", K_TEXT_NULL }, { "command", K_TEXT_NULL }, { "per", K_TEXT },
-	{ "spec", K_TEXT }, { "hash", K_TEXT }, { "updated", K_TEXT },
+	{ "spec", K_TEXT }, { "hash", K_TEXT }, { "updated", K_TEXT }, { "inputs", K_TEXT_NULL },
 };
 static const struct mcol runs_cols[] = {
 	{ "id", K_INT }, { "sweep", K_TEXT_NULL }, { "started", K_TEXT }, { "finished", K_TEXT_NULL },
 	{ "argv", K_TEXT_NULL }, { "spec_hash", K_TEXT_NULL }, { "version", K_TEXT_NULL }, { "status", K_TEXT },
+	{ "revision", K_TEXT_NULL }, { "inputs", K_TEXT_NULL },
 };
 static const struct mcol hosts_cols[] = {
 	{ "id", K_INT }, { "hostname", K_TEXT }, { "facts", K_TEXT }, { "hash", K_TEXT }, { "seen", K_TEXT },
 };
 static const struct mcol workers_cols[] = {
 	{ "id", K_INT }, { "run", K_INT }, { "rank", K_INT }, { "host", K_INT_NULL }, { "gpu", K_INT_NULL },
-	{ "gpu_uuid", K_TEXT_NULL }, { "binding", K_TEXT_NULL },
+	{ "gpu_uuid", K_TEXT_NULL }, { "binding", K_TEXT_NULL }, { "conditions", K_TEXT_NULL },
 };
 static const struct mcol cells_cols[] = {
 	{ "id", K_INT }, { "sweep", K_TEXT }, { "key", K_TEXT }, { "params", K_TEXT }, { "pass", K_INT },
@@ -274,18 +275,16 @@ static int own_trigger(const char *name, const char *sql)
 }
 
 /* The tables, columns and objects of the input's schema are those of a sweep database. */
-static int input_check_schema(struct input *in)
+/* No trigger but the schema's own (cell_counts'), letter for letter: another is there to run code when
+ * written (this connection runs none: triggers are off); no table merge reads is a virtual table. 0, or
+ * -1 after error(). */
+static int input_check_objects(struct input *in)
 {
-	struct strbuf sb = STRBUF_INIT;
 	sqlite3_stmt *s;
-	int ret = -1, rc;
+	int rc;
 
-	/* No trigger but the schema's own (cell_counts'), letter for letter: another is there to run code
-	 * when written. (This connection runs none: triggers are off.) */
-	if (!(s = prep(in->db, "SELECT type, name, coalesce(sql, '') FROM sqlite_master"))) {
-		store_merge_input_err(in, "cannot read its schema");
-		goto out;
-	}
+	if (!(s = prep(in->db, "SELECT type, name, coalesce(sql, '') FROM sqlite_master")))
+		return store_merge_input_err(in, "cannot read its schema");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *type = col_text(s, 0), *name = col_text(s, 1), *sql = col_text(s, 2);
 
@@ -295,22 +294,31 @@ static int input_check_schema(struct input *in)
 			error("'%s' has a trigger ('%s'), which no sweep database has: refusing it", in->path,
 			      shown(a, name));
 			sqlite3_finalize(s);
-			goto out;
+			return -1;
 		}
 		if (type && !strcmp(type, "table") && sql && !strncasecmp(sql, "CREATE VIRTUAL", 14)) {
 			for (int t = 0; t < NTABLES; t++)
 				if (name && !strcmp(name, store_merge_tables[t].name)) {
 					error("'%s': table '%s' is a virtual table: not a sweep database", in->path, name);
 					sqlite3_finalize(s);
-					goto out;
+					return -1;
 				}
 		}
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		store_merge_input_err(in, "cannot read its schema");
+	if (rc != SQLITE_DONE)
+		return store_merge_input_err(in, "cannot read its schema");
+	return 0;
+}
+
+static int input_check_schema(struct input *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sqlite3_stmt *s;
+	int ret = -1, rc;
+
+	if (input_check_objects(in))
 		goto out;
-	}
 	for (int t = 0; t < NTABLES; t++) {
 		const struct mtable *tb = &store_merge_tables[t];
 		int found[32] = { 0 }, known;
@@ -445,12 +453,44 @@ int store_merge_input_open(struct input *in)
 }
 
 /* Every row of every table is well typed, cells carry the keys of their contents, ids refer to rows. */
+/* A cell's row: its state one of the schema's, params a flat JSON object, decided a time, and its key
+ * the hash of what it is. 0, or -1 after error(). */
+static int input_check_cell(struct input *in, sqlite3_stmt *s)
+{
+	static const char *const states[] = { "planned", "running", "ok", "quarantined", "template", "retired" };
+	const char *params = col_text(s, 3), *state = col_text(s, 7);
+	struct json_obj o = JSON_OBJ_INIT;
+	char err[128], key[17], a[52], b[52];
+	size_t i;
+	int bad;
+
+	for (i = 0; i < ARRAY_SIZE(states) && strcmp(states[i], state); i++)
+		;
+	if (i == ARRAY_SIZE(states))
+		return error("'%s': cell %s has state '%s'", in->path, shown(a, col_text(s, 2)), shown(b, state));
+	bad = json_parse_flat(params, &o, 0, err, sizeof(err));
+	json_obj_release(&o);
+	if (bad)
+		return error("'%s': cell %s: params are not a flat JSON object: %s", in->path,
+			     shown(a, col_text(s, 2)), err);
+	/* A decision newer than the output's takes its cells: it must be a time. */
+	if (!store_merge_time_ok(col_text(s, 11)))
+		return error("'%s': cell %s: decided is '%s', not a time", in->path, shown(a, col_text(s, 2)),
+			     shown(b, col_text(s, 11)));
+	/* Cells are matched by key: a key must be the hash of what the cell is. */
+	plan_key(col_text(s, 1), params, sqlite3_column_int(s, 4), col_text(s, 5), key);
+	if (strcmp(key, col_text(s, 2)))
+		return error("'%s': cell %s does not have the key of its sweep, params, pass and replica (%s)",
+			     in->path, shown(a, col_text(s, 2)), key);
+	return 0;
+}
+
 int store_merge_input_check_rows(struct input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sqlite3_stmt *s = NULL;
 	struct json_obj o = JSON_OBJ_INIT;
-	char err[128], key[17];
+	char err[128];
 	int ret = -1, rc;
 
 	for (int t = 0; t < NTABLES; t++) {
@@ -464,40 +504,9 @@ int store_merge_input_check_rows(struct input *in)
 		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 			if (store_merge_input_check_row(in, &store_merge_tables[t], s))
 				goto out;
-			if (t == T_CELLS) {
-				const char *params = col_text(s, 3), *state = col_text(s, 7);
-				char a[52], b[52];
-				static const char *const states[] = { "planned", "running", "ok", "quarantined",
-								      "template", "retired" };
-				size_t i;
-
-				for (i = 0; i < ARRAY_SIZE(states) && strcmp(states[i], state); i++)
-					;
-				if (i == ARRAY_SIZE(states)) {
-					error("'%s': cell %s has state '%s'", in->path, shown(a, col_text(s, 2)),
-					      shown(b, state));
-					goto out;
-				}
-				if (json_parse_flat(params, &o, 0, err, sizeof(err))) {
-					error("'%s': cell %s: params are not a flat JSON object: %s", in->path,
-					      shown(a, col_text(s, 2)), err);
-					goto out;
-				}
-				json_obj_release(&o);
-				/* A decision newer than the output's takes its cells: it must be a time. */
-				if (!store_merge_time_ok(col_text(s, 11))) {
-					error("'%s': cell %s: decided is '%s', not a time", in->path,
-					      shown(a, col_text(s, 2)), shown(b, col_text(s, 11)));
-					goto out;
-				}
-				/* Cells are matched by key: a key must be the hash of what the cell is. */
-				plan_key(col_text(s, 1), params, sqlite3_column_int(s, 4), col_text(s, 5), key);
-				if (strcmp(key, col_text(s, 2))) {
-					error("'%s': cell %s does not have the key of its sweep, params, pass and "
-					      "replica (%s)", in->path, shown(a, col_text(s, 2)), key);
-					goto out;
-				}
-			} else if (t == T_HOSTS) {
+			if (t == T_CELLS && input_check_cell(in, s))
+				goto out;
+			if (t == T_HOSTS) {
 				char a[52];
 
 				if (json_parse_flat(col_text(s, 2), &o, 1, err, sizeof(err))) {

@@ -57,25 +57,25 @@ int store_merge_output_step(struct merge *m, sqlite3_stmt *s, int *found, int64_
 
 static const char *const ostmt_sql[NOSTMT] = {
 	[O_SWEEP_FIND] = "SELECT hash, updated FROM sweeps WHERE name = ?1",
-	[O_SWEEP_NEWER] = "UPDATE sweeps SET kernel = ?2, command = ?3, per = ?4, spec = ?5, hash = ?6, updated = ?7"
-		" WHERE name = ?1",
-	[O_SWEEP_ADD] = "INSERT INTO sweeps(name, kernel, command, per, spec, hash, updated)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[O_SWEEP_NEWER] = "UPDATE sweeps SET kernel = ?2, command = ?3, per = ?4, spec = ?5, hash = ?6, updated = ?7,"
+		" inputs = ?8 WHERE name = ?1",
+	[O_SWEEP_ADD] = "INSERT INTO sweeps(name, kernel, command, per, spec, hash, updated, inputs)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[O_HOST_FIND] = "SELECT id FROM hosts WHERE hash = ?1",
 	[O_HOST_ADD] = "INSERT INTO hosts(hostname, facts, hash, seen) VALUES(?1, ?2, ?3, ?4)",
 	/* Labels come from an inventory after the run: the input's fill in where the output has none. */
 	[O_HOST_LABELS] = "UPDATE hosts SET facts = json_set(facts, '$.labels', json_extract(?2, '$.labels')),"
 		" seen = max(seen, ?3) WHERE id = ?1 AND json_extract(facts, '$.labels') IS NULL"
 		" AND json_type(?2, '$.labels') = 'object'",
-	[O_RUN_ADD] = "INSERT INTO runs(sweep, started, finished, argv, spec_hash, version, status)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[O_RUN_ADD] = "INSERT INTO runs(sweep, started, finished, argv, spec_hash, version, status, revision, inputs)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	/* A run that was still going when its database was first merged has ended since (a writer of the
 	 * output that found it 'running' recorded it 'killed': its own database knows better). */
 	[O_RUN_END] = "UPDATE runs SET finished = ?2, status = ?3 WHERE id = ?1 AND ?2 IS NOT NULL"
 		" AND (finished IS NULL OR (status = 'killed' AND ?3 <> 'killed'))",
 	[O_WORKER_FIND] = "SELECT id FROM workers WHERE run = ?1 AND rank = ?2",
-	[O_WORKER_ADD] = "INSERT INTO workers(run, rank, host, gpu, gpu_uuid, binding)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	[O_WORKER_ADD] = "INSERT INTO workers(run, rank, host, gpu, gpu_uuid, binding, conditions)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	/* Who measured a result: its worker's hostname (a host's cell is named after it, as per: host does). */
 	[O_WORKER_HOST] = "SELECT h.hostname FROM workers w JOIN hosts h ON h.id = w.host WHERE w.id = ?1",
 	[O_CELL_FIND] = "SELECT id FROM cells WHERE key = ?1",

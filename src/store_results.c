@@ -8,6 +8,7 @@
 #include "json.h"
 #include "stats.h"
 #include "util.h"
+#include "version.h"
 
 /* ---- runs, hosts, workers ---- */
 
@@ -25,15 +26,21 @@ int store_run_begin(struct store *st, const char *argv, const char *sweep, uint6
 	store_bind_text(s, 2, now);
 	store_bind_text(s, 3, argv);
 	store_bind_text(s, 4, hash);
-#ifdef SWEEP_VERSION
-	store_bind_text(s, 5, SWEEP_VERSION);
-#else
-	store_bind_text(s, 5, NULL);
-#endif
+	store_bind_text(s, 5, version_string());
+	store_bind_text(s, 6, version_commit());
 	if (store_step(st, s))
 		return -1;
 	*run = sqlite3_last_insert_rowid(st->db);
 	return 0;
+}
+
+int store_run_inputs(struct store *st, int64_t run, const char *inputs_json)
+{
+	char id[24];
+	const char *bind[] = { id, inputs_json };
+
+	snprintf(id, sizeof(id), "%" PRId64, run);
+	return store_query(st, "UPDATE runs SET inputs = ?2 WHERE id = CAST(?1 AS INTEGER)", bind, 2, 0, NULL, NULL);
 }
 
 int store_run_end(struct store *st, int64_t run, const char *status)
@@ -94,7 +101,7 @@ out:
 }
 
 int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int gpu, const char *gpu_uuid,
-		     const char *binding)
+		     const char *binding, const char *conditions)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_WORKER);
 
@@ -109,6 +116,7 @@ int store_put_worker(struct store *st, int64_t run, int rank, int64_t host, int 
 		sqlite3_bind_null(s, 4);
 	store_bind_text(s, 5, gpu_uuid);
 	store_bind_text(s, 6, binding);
+	store_bind_text(s, 7, conditions);
 	return store_step(st, s);
 }
 
@@ -175,6 +183,54 @@ int store_slurm_tables(struct store *st)
 	if (!have && sqlite3_exec(st->db, "ALTER TABLE slurm_jobs ADD COLUMN command TEXT", NULL, NULL, NULL))
 		return store_sqlerr(st);
 	return 0;
+}
+
+int store_put_slurm_job(struct store *st, const char *const job[8])
+{
+	if (store_slurm_tables(st))
+		return -1;
+	return store_query(st, "INSERT OR REPLACE INTO slurm_jobs(job, sweep, submitted, nodes, gpus_per_node,"
+			   " shards, script, command) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", job, 8, 0, NULL,
+			   NULL) ? -1 : 0;
+}
+
+int store_put_slurm_run(struct store *st, const char *const run[5])
+{
+	if (store_slurm_tables(st))
+		return -1;
+	return store_query(st, "INSERT OR REPLACE INTO slurm_runs(run, job, task, restarts, node)"
+			   " VALUES(?1, ?2, ?3, ?4, ?5)", run, 5, 0, NULL, NULL) ? -1 : 0;
+}
+
+int store_host_labels(struct store *st, const char *hostname, const char *labels_json)
+{
+	const char *bind[] = { hostname, labels_json };
+
+	/* json_set keeps the rest of the facts as the worker reported them. */
+	return store_query(st, "UPDATE hosts SET facts = json_set(facts, '$.labels', json(?2))"
+			   " WHERE hostname = ?1", bind, 2, 0, NULL, NULL) ? -1 : 0;
+}
+
+int store_put_probes(struct store *st, const char *sweep, int64_t run, const char *name, const char *unit,
+		     const char *metric, double scale)
+{
+	char runs[32], scales[32];
+	const char *bind[] = { name, unit, metric, scales, sweep, runs };
+
+	snprintf(runs, sizeof(runs), "%lld", (long long)run);
+	snprintf(scales, sizeof(scales), "%.17g", scale);
+	return store_query(st, "INSERT INTO probes(host, gpu, name, value, unit, run, measured)"
+			   " SELECT w.host, CASE WHEN w.gpu >= 0 THEN w.gpu END, ?1, m.value * ?4, ?2, r.run,"
+			   " r.started FROM results r JOIN cells c ON c.id = r.cell JOIN workers w ON w.id = r.worker"
+			   " JOIN metrics m ON m.result = r.id AND m.name = ?3"
+			   " WHERE c.sweep = ?5 AND r.status = 'ok' AND r.run = ?6", bind, 6, 0, NULL, NULL) ? -1 : 0;
+}
+
+int store_put_prediction(struct store *st, const char *const pred[8])
+{
+	return store_query(st, "INSERT INTO predictions(sweep, key, metric, value, blind, frozen_at, sha256,"
+			   " source) VALUES(?1, ?2, ?3, CAST(?4 AS REAL), CAST(?5 AS INTEGER), ?6, ?7, ?8)", pred, 8,
+			   0, NULL, NULL) ? -1 : 0;
 }
 
 /* ---- results ---- */

@@ -300,6 +300,16 @@ const char *const store_schema_migrations[] = {
 	"	key_mix INTEGER NOT NULL,\n"
 	"	shard TEXT NOT NULL\n"
 	");\n",
+	/*
+	 * 7: what a measurement ran and under what: the hashes of the files a sweep's command runs and reads
+	 * (identity.c; sweeps.inputs those its plan stands for, runs.inputs those a run measured, JSON
+	 * {name: hash}), the commit of the sweep binary that ran (runs.revision; runs.version was there), and
+	 * each worker's conditions at its start (workers.conditions, JSON: hostinfo_conditions)
+	 */
+	"ALTER TABLE sweeps ADD COLUMN inputs TEXT;\n"
+	"ALTER TABLE runs ADD COLUMN revision TEXT;\n"
+	"ALTER TABLE runs ADD COLUMN inputs TEXT;\n"
+	"ALTER TABLE workers ADD COLUMN conditions TEXT;\n",
 };
 
 /*
@@ -313,6 +323,7 @@ const struct store_schema_note store_schema_notes[] = {
 	  " sweep_param_defaults((SELECT kernel FROM sweeps WHERE name = cells.sweep), params)",
 	  "cells may now be retired and results superseded; kernel defaults were written into the params of"
 	  " %lld cells (their keys recomputed)" },
+	{ NULL, NULL },
 	{ NULL, NULL },
 	{ NULL, NULL },
 	{ NULL, NULL },

@@ -46,11 +46,6 @@ struct sup {
 	int restarts;
 };
 
-int worker_results_due(int last_of_batch, double wall, double waited, int count)
-{
-	return last_of_batch || wall >= RESULTS_SECONDS || waited >= RESULTS_SECONDS || count >= RESULTS_MAX;
-}
-
 /* Everything for the master goes through here: the time of the last message decides the next beat. */
 static int to_master(struct sup *s, int tag, const void *buf, size_t len)
 {
@@ -225,12 +220,12 @@ static void fly_pop(struct sup *s)
 }
 
 /* Send the results held for the master: when the executor has no cell left, when the oldest has waited
- * long enough, or when the last was a long cell (worker_results_due). */
+ * long enough, or when the last was a long cell (link_results_due). */
 static int flush_results(struct sup *s, int force, double wall)
 {
 	int n = msg_results_count(&s->results);
 
-	if (!n || !(force || worker_results_due(!s->nfly, wall, now_mono() - s->first_unsent, n)))
+	if (!n || !(force || link_results_due(!s->nfly, wall, now_mono() - s->first_unsent, n)))
 		return 0;
 	if (to_master(s, MSG_RESULT, s->results.buf, s->results.len))
 		return -1;

@@ -7,7 +7,8 @@
 # Targets: 2M: first result within 3 s, master under 200 MB; 10M: plan within 30 s and under 300 MB,
 # first result within 10 s, master under 300 MB, status under 1 s.
 # Usage: tests/bench_start.sh [--big]; BENCH_START_CELLS=N replaces the 2,000,000 (a multiple of 1000);
-# SWEEP=path/to/sweep measures another build than build/sweep.
+# SWEEP=path/to/sweep measures another build than build/sweep; BENCH_START_COMMAND=1 makes the cells command
+# cells (sh prog.sh {i} {ms}), whose run's start also hashes the files the command names (identity.c).
 set -u
 ROOT=$(pwd)
 SWEEP=${SWEEP:-$ROOT/build/sweep}
@@ -19,15 +20,18 @@ cd "$B"
 
 # spec N: a sweep of N null cells (N/1000 values of i times 1000 of ms, a sleep of at most 1 ns).
 spec() {
+	if [ -n "${BENCH_START_COMMAND:-}" ]; then
+		echo : >prog.sh
+		printf '%s\n' "sweep: start" "command: [sh, prog.sh, '{i}', '{ms}']" "params:"
+	else
+		printf '%s\n' "sweep: start" "kernel: debug.fail" "params:" "  mode: ok"
+	fi
 	cat <<Y
-sweep: start
-kernel: debug.fail
-params:
-  mode: ok
   i: {from: 1, to: $(($1 / 1000)), step: 1}
   ms: {from: 0, to: 0.000999, step: 0.000001}
-timing: {min_samples: 1, min_time: 0, max_noise: 1e9, timeout: 1, warmup: 0, batch: 1}
 Y
+	[ -n "${BENCH_START_COMMAND:-}" ] ||
+		echo "timing: {min_samples: 1, min_time: 0, max_noise: 1e9, timeout: 1, warmup: 0, batch: 1}"
 }
 
 # figures BINARY SPEC DB: "PLAN_S PLAN_MIB FIRST_S MASTER_MIB STATUS_S" for that build.

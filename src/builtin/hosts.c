@@ -25,7 +25,7 @@ static int hosts_hostfile(int argc, char **argv)
 	struct strbuf sb = STRBUF_INIT;
 	const char *out = NULL;
 	char **want = NULL;
-	int nwant = 0, opt, ret = EXIT_USAGE;
+	int nwant = 0, opt, ret = FAIL_USAGE;
 
 	while ((opt = getopt_long(argc, argv, "o:l:", opts, NULL)) != -1) {
 		if (opt == 'o') {
@@ -37,16 +37,16 @@ static int hosts_hostfile(int argc, char **argv)
 			if (opt == 'l')
 				error("--label takes NAME=VALUE, not '%s'", optarg);
 			free(want);
-			return cmd_usage(&cmd_hosts);
+			return SHOW_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
 		free(want);
-		return cmd_usage(&cmd_hosts);
+		return SHOW_USAGE;
 	}
 	if (inventory_load(argv[optind], &inv)) {
 		free(want);
-		return EXIT_USAGE;
+		return FAIL_USAGE;
 	}
 	inventory_keep(&inv, want, nwant);
 	if (!inv.nhosts) {
@@ -58,19 +58,18 @@ static int hosts_hostfile(int argc, char **argv)
 		FILE *f;
 
 		if (store_output_check("--out", out, NULL, 0)) {
-			ret = EXIT_FAIL;
+			ret = FAIL_UNSAFE;
 			goto out;
 		}
 		f = fopen(out, "w");
 		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f)) {
-			error("cannot write '%s'", out);
-			ret = EXIT_FAIL;
+			ret = error("cannot write '%s'", out);
 			goto out;
 		}
 	} else {
 		fputs(sb.buf, stdout);
 	}
-	ret = EXIT_OK;
+	ret = FAIL_OK;
 out:
 	sb_release(&sb);
 	inventory_release(&inv);
@@ -83,9 +82,9 @@ static int hosts_list(int argc, char **argv)
 	struct inventory inv;
 
 	if (argc != 2)
-		return cmd_usage(&cmd_hosts);
+		return SHOW_USAGE;
 	if (inventory_load(argv[1], &inv))
-		return EXIT_USAGE;
+		return FAIL_USAGE;
 	printf("%-16s %-24s %-24s %5s  %s\n", "name", "hostname", "address", "slots", "labels");
 	for (int i = 0; i < inv.nhosts; i++) {
 		struct strbuf sb = STRBUF_INIT;
@@ -96,7 +95,7 @@ static int hosts_list(int argc, char **argv)
 		sb_release(&sb);
 	}
 	inventory_release(&inv);
-	return EXIT_OK;
+	return FAIL_OK;
 }
 
 static int hosts_label(int argc, char **argv)
@@ -104,23 +103,23 @@ static int hosts_label(int argc, char **argv)
 	struct inventory inv;
 	struct store *st;
 	struct strbuf missing = STRBUF_INIT;
-	int matched, unmatched, ret = EXIT_FAIL;
+	int matched, unmatched, ret = FAIL_IO;
 
 	if (argc != 3)
-		return cmd_usage(&cmd_hosts);
+		return SHOW_USAGE;
 	if (access(argv[1], F_OK))
-		return error("cannot open '%s': %s", argv[1], strerror(errno)), EXIT_USAGE;
+		return fail_usage("cannot open '%s': %s", argv[1], strerror(errno));
 	if (inventory_load(argv[2], &inv))
-		return EXIT_USAGE;
-	if (store_open(argv[1], STORE_RW, &st)) {
+		return FAIL_USAGE;
+	if (store_open(argv[1], STORE_RW, &st)) {   /* not a sweep database, or a newer one */
 		inventory_release(&inv);
-		return EXIT_USAGE;
+		return FAIL_USAGE;
 	}
 	if (!inventory_apply(&inv, st, &matched, &unmatched, &missing)) {
 		printf("%s: labels of %d host%s written; %d hostname%s not in %s%s%s\n", argv[1], matched,
 		       matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", argv[2],
 		       unmatched ? ": " : "", unmatched ? missing.buf : "");
-		ret = EXIT_OK;
+		ret = FAIL_OK;
 	}
 	sb_release(&missing);
 	store_close(st);
@@ -146,29 +145,25 @@ static int hosts_probe(int argc, char **argv)
 		else if (opt == 'c')
 			cpu = 1;
 		else if (opt != 'r')
-			return cmd_usage(&cmd_hosts);
-		else if (parse_bytes(optarg, &read_bytes) || read_bytes < 4096 || read_bytes > 1e12) {
-			error("--read-bytes takes a size from 4K to 1T (such as 64M), not '%s'", optarg);
-			return EXIT_USAGE;
-		}
+			return SHOW_USAGE;
+		else if (parse_bytes(optarg, &read_bytes) || read_bytes < 4096 || read_bytes > 1e12)
+			return fail_usage("--read-bytes takes a size from 4K to 1T (such as 64M), not '%s'", optarg);
 	}
 	if (optind != argc)
-		return cmd_usage(&cmd_hosts);
+		return SHOW_USAGE;
 	if (comm_init(&argc, &argv, &c))
-		return EXIT_FAIL;
+		return FAIL_IO;
 	if (comm_rank(c) == 0) {
 		struct strbuf args = STRBUF_INIT;
-		int rc;
 
 		for (int i = 0; i < argc; i++)
 			sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
-		rc = probe_run(c, db, cpu ? 0 : hostinfo_gpu_count(), read_bytes, args.buf);
+		ret = probe_run(c, db, cpu ? 0 : hostinfo_gpu_count(), read_bytes, args.buf);
 		sb_release(&args);
-		ret = rc < 0 ? EXIT_FAIL : rc ? EXIT_CELLS : EXIT_OK;
-		if (ret != EXIT_FAIL)
+		if (!ret || ret == FAIL_CELLS)
 			printf("probes stored in %s (table probes; the latest per host, GPU and name is current)\n", db);
 	} else {
-		ret = (run_worker(c), EXIT_OK);
+		ret = (run_worker(c), FAIL_OK);
 	}
 	comm_finish(c);
 	return ret;
@@ -270,7 +265,7 @@ static int hosts_bind(int argc, char **argv)
 	const char *xml = NULL;
 	char **busid = NULL;
 	long nranks = 0;
-	int nbusid = 0, opt, json = 0, ret = EXIT_USAGE;
+	int nbusid = 0, opt, json = 0, ret = FAIL_USAGE;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -282,7 +277,7 @@ static int hosts_bind(int argc, char **argv)
 			if (hosts_gpus(optarg, &which, &busid, &nbusid))
 				goto out;
 		} else if (opt != 'n') {
-			ret = cmd_usage(&cmd_hosts);
+			ret = SHOW_USAGE;
 			goto out;
 		} else if (parse_long(optarg, &nranks) || nranks < 1 || nranks > 4096) {
 			error("--ranks-per-node takes a number from 1 to 4096, not '%s'", optarg);
@@ -292,16 +287,16 @@ static int hosts_bind(int argc, char **argv)
 	if (optind != argc || !nranks) {
 		if (!nranks)
 			error("'sweep hosts bind' needs --ranks-per-node N");
-		ret = cmd_usage(&cmd_hosts);
+		ret = SHOW_USAGE;
 		goto out;
 	}
 	if (topo_plan(xml, which, busid, nbusid, (int)nranks, &plan)) {
-		ret = xml ? EXIT_USAGE : EXIT_FAIL;
+		ret = xml ? FAIL_USAGE : FAIL_IO;   /* a file the user named, or this machine */
 		goto out;
 	}
 	hosts_bind_print(&plan, json);
 	topo_plan_release(&plan);
-	ret = EXIT_OK;
+	ret = FAIL_OK;
 out:
 	while (nbusid > 0)
 		free(busid[--nbusid]);
@@ -309,22 +304,29 @@ out:
 	return ret;
 }
 
+/* Each subcommand returns a kind of failure (exitcode.h) or SHOW_USAGE: turned into the exit code here. */
 static int hosts_fn(int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} sub[] = {
+		{ "hostfile", hosts_hostfile }, { "list", hosts_list }, { "label", hosts_label },
+		{ "probe", hosts_probe }, { "bind", hosts_bind },
+	};
+	size_t i, n = sizeof(sub) / sizeof(sub[0]);
+	int ret;
+
 	if (argc < 2)
 		return cmd_usage(&cmd_hosts);
-	if (!strcmp(argv[1], "hostfile"))
-		return hosts_hostfile(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return hosts_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "label"))
-		return hosts_label(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "probe"))
-		return hosts_probe(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "bind"))
-		return hosts_bind(argc - 1, argv + 1);
-	error("unknown 'sweep hosts' command '%s' (hostfile, list, label, probe or bind)", argv[1]);
-	return cmd_usage(&cmd_hosts);
+	for (i = 0; i < n && strcmp(argv[1], sub[i].name); i++)
+		;
+	if (i == n) {
+		error("unknown 'sweep hosts' command '%s' (hostfile, list, label, probe or bind)", argv[1]);
+		return cmd_usage(&cmd_hosts);
+	}
+	ret = sub[i].fn(argc - 1, argv + 1);
+	return ret == SHOW_USAGE ? cmd_usage(&cmd_hosts) : exitcode_of(ret);
 }
 
 const struct cmd cmd_hosts = { "hosts", hosts_fn,

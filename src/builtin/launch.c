@@ -20,7 +20,7 @@ static int launch_fn(int argc, char **argv)
 	struct spec s;
 	const char *names = NULL, *min_free = LAUNCH_MIN_FREE;
 	char *spec_rel = NULL;
-	int *hosts = NULL, nhosts = 0, opt, ret = EXIT_USAGE, loaded = 0, failed;
+	int *hosts = NULL, nhosts = 0, opt, ret = FAIL_USAGE, loaded = 0;
 	double bytes;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -34,7 +34,7 @@ static int launch_fn(int argc, char **argv)
 		case 'M':
 			if (launch_make_arg_ok(optarg)) {
 				sb_release(&make);
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			}
 			sb_addf(&make, "%s%s", make.len ? " " : "", optarg);
 			break;
@@ -43,14 +43,14 @@ static int launch_fn(int argc, char **argv)
 			break;
 		case 't':
 			if (launch_parse_timeout(optarg, &o.timeout))
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			break;
 		case 'm':
 			min_free = optarg;
 			break;
 		case 'j':
 			if (launch_parse_jobs(optarg, &o.jobs))
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			break;
 		default:
 			return cmd_usage(&cmd_launch);
@@ -63,12 +63,12 @@ static int launch_fn(int argc, char **argv)
 	}
 	if (parse_bytes(min_free, &bytes) || bytes < 0 || bytes > 1e18) {
 		sb_release(&make);
-		return error("--min-free takes a size (e.g. 10G), not '%s'", min_free), EXIT_USAGE;
+		return exitcode_of(fail_usage("--min-free takes a size (e.g. 10G), not '%s'", min_free));
 	}
 	o.min_free_kib = (long)ceil(bytes / 1024);
 	if (inventory_load(argv[optind], &inv)) {
 		sb_release(&make);
-		return EXIT_USAGE;
+		return exitcode_of(FAIL_USAGE);
 	}
 	if (launch_pick_hosts(&inv, names, &hosts, &nhosts))
 		goto out;
@@ -84,8 +84,7 @@ static int launch_fn(int argc, char **argv)
 		      argv[optind + 1]);
 		goto out;
 	}
-	failed = launch_run(&inv, hosts, nhosts, &s, argv[optind + 1], spec_rel, &o);
-	ret = failed < 0 ? EXIT_FAIL : failed ? EXIT_CELLS : EXIT_OK;
+	ret = launch_run(&inv, hosts, nhosts, &s, argv[optind + 1], spec_rel, &o);
 out:
 	free(spec_rel);
 	free(hosts);
@@ -93,7 +92,7 @@ out:
 		spec_release(&s);
 	inventory_release(&inv);
 	sb_release(&make);
-	return ret;
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_launch = { "launch", launch_fn,

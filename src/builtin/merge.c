@@ -44,7 +44,7 @@ static int merge_fn(int argc, char **argv)
 	if ((rc = store_merge(argv[optind], (const char *const *)argv + optind + 1, n, NULL, stats))) {
 		free(stats);
 		error("nothing was merged; '%s' is as it was", argv[optind]);
-		return rc == -2 ? EXIT_FAIL : EXIT_USAGE;   /* busy is no fault of the input */
+		return exitcode_of(rc);
 	}
 	for (int i = 0; i < n; i++) {
 		const struct store_merge_stats *s = &stats[i];

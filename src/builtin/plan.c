@@ -14,12 +14,12 @@ static int plan_fn(int argc, char **argv)
 		{ "max-cells", required_argument, NULL, 'M' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_db_opts o = { 0, 0, 0, 0 };
+	struct plan_db_opts o = { 0, 0, 0, 0, NULL };
 	const char *db = NULL, *path;
 	struct spec s;
 	struct store *st = NULL;
 	uint64_t added, existing;
-	int opt, ret = EXIT_FAIL, made, locked, rc = -1;
+	int opt, ret, made, locked;
 	double v;
 
 	while ((opt = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -30,37 +30,34 @@ static int plan_fn(int argc, char **argv)
 		else if (opt == 'M' && !parse_double(optarg, &v) && v >= 1 && v <= 1e18 && v == (double)(uint64_t)v)
 			o.max_cells = (uint64_t)v;
 		else if (opt == 'M')
-			return error("--max-cells takes a positive whole number, not '%s'", optarg), EXIT_USAGE;
+			return exitcode_of(fail_usage("--max-cells takes a positive whole number, not '%s'", optarg));
 		else
 			return opt == 'h' ? (cmd_usage(&cmd_plan), EXIT_OK) : cmd_usage(&cmd_plan);
 	}
 	if (optind != argc - 1)
 		return cmd_usage(&cmd_plan);
 	if (spec_load(argv[optind], &s))
-		return EXIT_USAGE;
+		return exitcode_of(FAIL_USAGE);
 	path = db ? db : s.db;
-	if (plan_db_size(&s, o.max_cells)) {
+	if (plan_db_size(&s, o.max_cells)) {   /* too many cells: the user's to change */
 		spec_release(&s);
-		return EXIT_USAGE;
+		return exitcode_of(FAIL_USAGE);
 	}
 	made = access(path, F_OK) != 0;
 	/* Only the holder of the lock removes a database it made: another plan may be making it too. */
 	locked = !mkdir_parent(path) && !store_open(path, STORE_RW, &st) && !store_lock(st, "sweep plan");
-	if (locked && !(rc = plan_db_with(&s, st, &o, &added, &existing))) {
+	ret = locked ? plan_db_with(&s, st, &o, &added, &existing) : FAIL_IO;
+	if (!ret)
 		printf("%s: %llu cells planned in %s: %llu new, %llu already there%s\n", s.name,
 		       (unsigned long long)(added + existing), path, (unsigned long long)added,
 		       (unsigned long long)existing,
 		       s.per == PER_ANY ? "" : s.per == PER_HOST ? " (each run once per host)"
 							 : " (each run once per GPU)");
-		ret = EXIT_OK;
-	} else if (rc == -2) {
-		ret = EXIT_USAGE;
-	}
 	store_close(st);
-	if (ret != EXIT_OK && made && locked)
+	if (ret && made && locked)
 		store_remove_files(path);
 	spec_release(&s);
-	return ret;
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_plan = { "plan", plan_fn, "sweep plan SPEC [--db PATH] [--replan] [--max-cells N]",

@@ -15,7 +15,7 @@ static int pull_fn(int argc, char **argv)
 	struct inventory inv;
 	const char *into = NULL, *names = NULL, *only = NULL;
 	double timeout = PULL_TIMEOUT;
-	int *hosts = NULL, nhosts, opt, jobs = LAUNCH_JOBS, ret = EXIT_USAGE;
+	int *hosts = NULL, nhosts, opt, jobs = LAUNCH_JOBS, ret = FAIL_USAGE;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -24,7 +24,7 @@ static int pull_fn(int argc, char **argv)
 			break;
 		case 'S':
 			if (!launch_name_ok(optarg))
-				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
+				return exitcode_of(fail_usage("--sweep takes a sweep name, not '%s'", optarg));
 			only = optarg;
 			break;
 		case 'H':
@@ -32,11 +32,11 @@ static int pull_fn(int argc, char **argv)
 			break;
 		case 't':
 			if (launch_parse_timeout(optarg, &timeout))
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			break;
 		case 'j':
 			if (launch_parse_jobs(optarg, &jobs))
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			break;
 		default:
 			return cmd_usage(&cmd_pull);
@@ -45,15 +45,12 @@ static int pull_fn(int argc, char **argv)
 	if (optind != argc - 1)
 		return cmd_usage(&cmd_pull);
 	if (inventory_load(argv[optind], &inv))
-		return EXIT_USAGE;
-	if (!launch_pick_hosts(&inv, names, &hosts, &nhosts)) {
-		int bad = launch_pull(&inv, hosts, nhosts, only, into, timeout, jobs);
-
-		ret = bad < 0 ? EXIT_USAGE : bad ? EXIT_CELLS : EXIT_OK;
-	}
+		return exitcode_of(FAIL_USAGE);
+	if (!launch_pick_hosts(&inv, names, &hosts, &nhosts))
+		ret = launch_pull(&inv, hosts, nhosts, only, into, timeout, jobs);
 	free(hosts);
 	inventory_release(&inv);
-	return ret;
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_pull = { "pull", pull_fn,

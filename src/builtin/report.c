@@ -33,6 +33,8 @@ static const struct option report_long_opts[] = {
 	{ "unit", required_argument, NULL, 'U' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "drop-first", no_argument, NULL, 'F' },
+	{ "conditions", no_argument, NULL, 'N' },
+	{ "ledger", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -64,6 +66,12 @@ static int report_check(struct report_opts *o, const struct modes *m)
 		return fail_usage("--paired-by goes with --compare");
 	if (!m->score && !isnan(o->bar))
 		return fail_usage("--bar goes with --score");
+	if ((o->conditions || o->ledger) && (m->compare || m->limit || m->drift || m->score))
+		return fail_usage("--conditions and --ledger go with a table");
+	/* --conditions appends tables after the report's; a page is whole, with a conditions section */
+	if (o->conditions && o->fmt->page)
+		return fail_usage("--conditions goes with md, text, csv, latex or json: the page (%s) has its "
+				  "conditions section", o->fmt->name);
 	if (o->summary && (m->drift || m->score))
 		return fail_usage("--summary goes with a table, --limit or --compare");
 	if (o->unit && !o->summary)
@@ -102,6 +110,8 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
 	case 'm': o->metric = arg; break;
 	case 'Z': o->strict = 1; break;
+	case 'N': o->conditions = 1; break;
+	case 'L': o->ledger = arg; break;
 	case 's': m->stat = arg; break;
 	case 'U': o->unit = arg; break;
 	case 'F': o->drop_first = 1; break;
@@ -202,13 +212,20 @@ const struct cmd cmd_report = { "report", report_fn,
 	"--score: rms and mean signed error, 100 (measured - predicted) / predicted, of the predictions\n"
 	"registered with 'sweep predict', blind and late apart, and whether the rms met --bar PCT (exit 4\n"
 	"when a group missed it, the table printed).\n"
+	"--conditions: after the table, what its numbers were measured under: the conditions common to\n"
+	"every result (sweep version and commit, the hashes of the files a command runs, host, GPU driver,\n"
+	"CUDA, clocks, power limit, CPU governor and boost, ASLR, isolated CPUs, load average) once, then\n"
+	"each row's result ids with the conditions that vary. --ledger FILE: one line per result with its\n"
+	"database, sweep, cell key, result id, params, value and conditions (CSV for a .csv name, else JSON\n"
+	"lines); it never writes over an SQLite file (exit 1).\n"
 	"\n"
 	"options: --sweep NAME, --stat S, --where EXPR, --digits N, --format md|text|csv|latex|json|html,\n"
 	"  --out FILE, --summary[=KEY], --unit KEY, --exclude-unstable, --threshold PCT (3), --drop-first,\n"
 	"  --paired-by item|KEY, --ci PCT (95), --boot N (10000, at least 100), --seed S (1), --interval\n"
-	"  percentile|bca, --bar PCT, --pool KEYS, --strict. Notes (unpaired items, excluded hosts, missing\n"
-	"  probes) and warnings go to stderr. --out FILE takes its format from .md, .csv, .tex, .json, .txt\n"
-	"  or .html unless --format says; it never writes over an SQLite file or DB itself (exit 1).\n"
+	"  percentile|bca, --bar PCT, --pool KEYS, --strict, --conditions, --ledger FILE. Notes (unpaired\n"
+	"  items, excluded hosts, missing probes) and warnings go to stderr. --out FILE takes its format from\n"
+	"  .md, .csv, .tex, .json, .txt or .html unless --format says; it never writes over an SQLite file or\n"
+	"  DB itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
 	"becomes a row key; --pool aggregates over it and the title says so. A value holding results above\n"
 	"their noise target is marked (a column noise_ok in csv and json); --metric noise reports the noise;\n"

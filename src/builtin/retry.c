@@ -17,7 +17,7 @@ static int retry_fn(int argc, char **argv)
 	struct report_query where = REPORT_QUERY_INIT;
 	struct store *st = NULL;
 	const char *expr = NULL, *sweep = NULL;
-	int opt, states = RETRY_QUARANTINED | RETRY_FAILED, ret = EXIT_FAIL;
+	int opt, states = RETRY_QUARANTINED | RETRY_FAILED, ret = FAIL_IO;
 	uint64_t n = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -34,7 +34,7 @@ static int retry_fn(int argc, char **argv)
 			else if (!strcmp(optarg, "failed"))
 				states = RETRY_FAILED;
 			else
-				return error("--state takes quarantined or failed, not '%s'", optarg), EXIT_USAGE;
+				return exitcode_of(fail_usage("--state takes quarantined or failed, not '%s'", optarg));
 			break;
 		case 'h':
 			cmd_usage(&cmd_retry);
@@ -48,7 +48,7 @@ static int retry_fn(int argc, char **argv)
 	/* The sweep and the --where names, as reports resolve them (read-only). */
 	if (report_ctx_open(&ctx, argv[optind], sweep) ||
 	    (expr && report_expr_sql(&ctx, &where, "--where", expr, 0))) {
-		ret = EXIT_USAGE;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	if (store_open(ctx.db, STORE_RW, &st) || store_lock(st, "sweep retry") || store_begin(st))
@@ -61,12 +61,12 @@ static int retry_fn(int argc, char **argv)
 	printf("%s: %llu %s cells back to planned, attempts reset: run the sweep again to measure them\n", ctx.sweep,
 	       (unsigned long long)n, states == RETRY_QUARANTINED ? "quarantined" : states == RETRY_FAILED ?
 	       "failed" : "quarantined or failed");
-	ret = EXIT_OK;
+	ret = FAIL_OK;
 out:
 	store_close(st);
 	report_ctx_release(&ctx);
 	report_query_release(&where);
-	return ret;
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_retry = { "retry", retry_fn,

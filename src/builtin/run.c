@@ -40,7 +40,8 @@ static int log_to(const char *path)
 	return 0;
 }
 
-/* Rank 0: the spec and the inventory, then the run. Bad input stops the workers before they wait. */
+/* Rank 0: the spec and the inventory, then the run. Bad input stops the workers before they wait. Returns
+ * a kind of failure (exitcode.h). */
 static int run_master(struct comm *c, const char *path, const char *db, struct master_opts *o,
 		      struct run_extra *x, const char *inv_path, int argc, char **argv)
 {
@@ -50,29 +51,28 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 	struct report_ctx ctx = { 0 };
 	struct report_query where = REPORT_QUERY_INIT;
 	struct run_result res;
-	int ret, rc;
+	int ret;
 
 	if (spec_load(path, &s)) {
 		run_release_workers(c);
-		return EXIT_USAGE;
+		return FAIL_USAGE;
 	}
 	if (inv_path && inventory_load(inv_path, &inv)) {
 		run_release_workers(c);
 		spec_release(&s);
-		return EXIT_USAGE;
+		return FAIL_USAGE;
 	}
 	x->inv = &inv;
 	if (x->force_where && force_where(&s, db, x->force_where, &ctx, &where, x)) {
 		run_release_workers(c);
-		ret = EXIT_USAGE;
+		ret = FAIL_USAGE;
 		goto out;
 	}
 	for (int i = 0; i < argc; i++)
 		sb_addf(&args, "%s%s", i ? " " : "", argv[i]);
-	if ((rc = run_spec(c, &s, db, o, x, args.buf, &res)))
-		ret = rc == -2 ? EXIT_USAGE : res.interrupted ? EXIT_INTERRUPTED : EXIT_FAIL;
-	else
-		ret = res.quarantined || res.not_run ? EXIT_CELLS : EXIT_OK;
+	ret = run_spec(c, &s, db, o, x, args.buf, &res);
+	if (!ret && (res.quarantined || res.not_run))
+		ret = FAIL_CELLS;
 out:
 	report_ctx_release(&ctx);
 	report_query_release(&where);
@@ -114,8 +114,7 @@ static int run_fn(int argc, char **argv)
 		case 'p':
 			o.progress = 2;
 			if (optarg && (parse_double(optarg, &o.progress_every) || o.progress_every <= 0))
-				return error("--progress takes a positive number of seconds, not '%s'", optarg),
-				       EXIT_USAGE;
+				return exitcode_of(fail_usage("--progress takes a positive number of seconds, not '%s'", optarg));
 			break;
 		case 'q':
 			o.progress = 0;
@@ -127,7 +126,7 @@ static int run_fn(int argc, char **argv)
 
 			if (sscanf(optarg, "%ld/%ld%n", &i, &k, &end) != 2 || optarg[end] || k < 1 || k > 100000 ||
 			    i < 0 || i >= k)
-				return error("--shard takes I/K with 0 <= I < K, not '%s'", optarg), EXIT_USAGE;
+				return exitcode_of(fail_usage("--shard takes I/K with 0 <= I < K, not '%s'", optarg));
 			x.shard = (unsigned)i;
 			x.nshards = (unsigned)k;
 			break;
@@ -142,7 +141,7 @@ static int run_fn(int argc, char **argv)
 			double v;
 
 			if (parse_double(optarg, &v) || v < 1 || v > 1e18 || v != (double)(uint64_t)v)
-				return error("--max-cells takes a positive whole number, not '%s'", optarg), EXIT_USAGE;
+				return exitcode_of(fail_usage("--max-cells takes a positive whole number, not '%s'", optarg));
 			x.max_cells = (uint64_t)v;
 			break;
 		}
@@ -165,15 +164,15 @@ static int run_fn(int argc, char **argv)
 	if (optind != argc - 1)
 		return cmd_usage(&cmd_run);
 	if (x.force_where && !x.force)
-		return error("--where goes with --force (which cells to measure again)"), EXIT_USAGE;
+		return exitcode_of(fail_usage("--where goes with --force (which cells to measure again)"));
 	if (log && log_to(log))
-		return EXIT_USAGE;
+		return exitcode_of(FAIL_USAGE);
 	if (comm_init(&argc, &argv, &c))
-		return EXIT_FAIL;
+		return exitcode_of(FAIL_IO);
 	ret = comm_rank(c) == 0 ? run_master(c, argv[optind], db, &o, &x, inv, argc, argv)
-				: (run_worker(c), EXIT_OK);
+				: (run_worker(c), FAIL_OK);
 	comm_finish(c);
-	return ret;
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_run = { "run", run_fn,
@@ -185,14 +184,16 @@ const struct cmd cmd_run = { "run", run_fn,
 	"Progress goes to stderr: done/total, rate, ETA, failed attempts, each host's rate and the cell\n"
 	"running longest; rewritten in place on a terminal, else a line every 30 s (every SECONDS with\n"
 	"--progress). --quiet prints errors only (no progress, no closing lines).\n"
-	"Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 4 interrupted, 1 other\n"
+	"Exit: 0 every cell ok, 3 some cells failed or were not run, 2 bad input, 5 interrupted, 1 other\n"
 	"errors.\n"
 	"Running the same command again resumes where a killed run stopped.\n"
 	"--shard I/K plans and runs only the cells whose key falls in shard I of K (for array jobs; each\n"
 	"shard needs a database of its own, merged afterwards with 'sweep merge'). --inventory labels the\n"
 	"hosts of the database from an inventory (see 'sweep hosts'), for reports by label.NAME.\n"
 	"A sweep is its spec: when the kernel, command, timing or grid of a sweep already in the database\n"
-	"changed, the run stops (exit 2) saying what changed. Give the spec a new sweep name, or --replan:\n"
+	"changed, or a file its command runs or reads (the program found on PATH, an argument naming a file,\n"
+	"inputs:; by sha256, over 64 MiB by size and mtime), the run stops (exit 2) saying what changed, a\n"
+	"file with its old and new hash. Give the spec a new sweep name, or --replan:\n"
 	"cells no longer in the spec are retired (kept, left out of reports) and, when the measurement\n"
 	"changed, the old results are kept as superseded and every cell is measured again.\n"
 	"--max-cells N: refuse a grid of more than N cells (default 10000000), before anything is made.\n"

@@ -9,9 +9,9 @@ static int snapshot_fn(int argc, char **argv)
 	if (argc != 3)
 		return cmd_usage(&cmd_snapshot);
 	if (store_snapshot(argv[1], argv[2]))
-		return EXIT_FAIL;
+		return exitcode_of(FAIL_IO);
 	printf("%s: snapshot written to %s\n", argv[1], argv[2]);
-	return EXIT_OK;
+	return exitcode_of(FAIL_OK);
 }
 
 const struct cmd cmd_snapshot = { "snapshot", snapshot_fn, "sweep snapshot DB OUT.db",

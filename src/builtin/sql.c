@@ -27,10 +27,11 @@ static int sql_fn(int argc, char **argv)
 	if (optind != argc - 2)
 		return cmd_usage(&cmd_sql);
 	if (store_open(argv[optind], STORE_SQL, &st))
-		return EXIT_USAGE;
-	ret = query_print(st, NULL, argv[optind + 1], NULL, 0, fmt, 0) ? EXIT_USAGE : EXIT_OK;
+		return exitcode_of(FAIL_USAGE);
+	/* the query is the user's: one SQLite refuses (or the guard does) is theirs to change */
+	ret = query_print(st, NULL, argv[optind + 1], NULL, 0, fmt, 0) ? FAIL_USAGE : FAIL_OK;
 	store_close(st);
-	return ret;
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_sql = { "sql", sql_fn, "sweep sql DB QUERY [--csv | --json | --md]",

@@ -13,27 +13,25 @@ static int status_db(const char *db, int json, const char *sweep)
 	struct store *st;
 	int rc;
 
-	if (store_open(db, STORE_RO, &st))
-		return EXIT_USAGE;
+	if (store_open(db, STORE_RO, &st))   /* no such file, or not a sweep database */
+		return FAIL_USAGE;
 	rc = json ? status_json(st, sweep, &sb) : status_print(st);
 	if (!rc && json)
 		printf("%s\n", sb.buf ? sb.buf : "{}");
 	sb_release(&sb);
 	store_close(st);
-	return rc ? EXIT_FAIL : EXIT_OK;
+	return rc;
 }
 
 static int status_hosts(const char *path, const char *names, const char *only, double timeout)
 {
 	struct inventory inv;
-	int *hosts = NULL, nhosts, bad, ret = EXIT_USAGE;
+	int *hosts = NULL, nhosts, ret = FAIL_USAGE;
 
 	if (inventory_load(path, &inv))
-		return EXIT_USAGE;
-	if (!launch_pick_hosts(&inv, names, &hosts, &nhosts)) {
-		bad = launch_status_hosts(&inv, hosts, nhosts, only, timeout, LAUNCH_JOBS);
-		ret = bad ? EXIT_CELLS : EXIT_OK;
-	}
+		return FAIL_USAGE;
+	if (!launch_pick_hosts(&inv, names, &hosts, &nhosts))
+		ret = launch_status_hosts(&inv, hosts, nhosts, only, timeout, LAUNCH_JOBS);
 	free(hosts);
 	inventory_release(&inv);
 	return ret;
@@ -60,7 +58,7 @@ static int status_fn(int argc, char **argv)
 			break;
 		case 'S':
 			if (!launch_name_ok(optarg))
-				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
+				return exitcode_of(fail_usage("--sweep takes a sweep name, not '%s'", optarg));
 			only = optarg;
 			break;
 		case 'o':
@@ -69,7 +67,7 @@ static int status_fn(int argc, char **argv)
 			break;
 		case 't':
 			if (launch_parse_timeout(optarg, &timeout))
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			hostopts = 1;
 			break;
 		default:
@@ -78,9 +76,9 @@ static int status_fn(int argc, char **argv)
 	}
 	/* --sweep with a database: the totals of that sweep (what --hosts asks each host for). */
 	if (!inv && !hostopts && (json || !only) && optind == argc - 1)
-		return status_db(argv[optind], json, only);
+		return exitcode_of(status_db(argv[optind], json, only));
 	if (inv && !json && optind == argc)
-		return status_hosts(inv, names, only, timeout);
+		return exitcode_of(status_hosts(inv, names, only, timeout));
 	return cmd_usage(&cmd_status);
 }
 

@@ -18,22 +18,22 @@ static int stop_fn(int argc, char **argv)
 	struct strbuf names = STRBUF_INIT;
 	const char *only = NULL;
 	double wait = STOP_WAIT;
-	int *hosts = NULL, nhosts, opt, jobs = LAUNCH_JOBS, ret = EXIT_USAGE;
+	int *hosts = NULL, nhosts, opt, jobs = LAUNCH_JOBS, ret = FAIL_USAGE;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'S':
 			if (!launch_name_ok(optarg))
-				return error("--sweep takes a sweep name, not '%s'", optarg), EXIT_USAGE;
+				return exitcode_of(fail_usage("--sweep takes a sweep name, not '%s'", optarg));
 			only = optarg;
 			break;
 		case 't':
 			if (launch_parse_timeout(optarg, &wait))
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			break;
 		case 'j':
 			if (launch_parse_jobs(optarg, &jobs))
-				return EXIT_USAGE;
+				return exitcode_of(FAIL_USAGE);
 			break;
 		default:
 			return cmd_usage(&cmd_stop);
@@ -44,19 +44,19 @@ static int stop_fn(int argc, char **argv)
 	/* The hosts named after the inventory, as launch_pick_hosts takes them ("a,b"). */
 	for (int i = optind + 1; i < argc; i++) {
 		if (!*argv[i] || strchr(argv[i], ','))
-			return error("'%s' is not a host name", argv[i]), EXIT_USAGE;
+			return exitcode_of(fail_usage("'%s' is not a host name", argv[i]));
 		sb_addf(&names, "%s%s", i > optind + 1 ? "," : "", argv[i]);
 	}
 	if (inventory_load(argv[optind], &inv)) {
 		sb_release(&names);
-		return EXIT_USAGE;
+		return exitcode_of(FAIL_USAGE);
 	}
 	if (!launch_pick_hosts(&inv, names.buf, &hosts, &nhosts))
-		ret = launch_stop(&inv, hosts, nhosts, only, wait, jobs) ? EXIT_CELLS : EXIT_OK;
+		ret = launch_stop(&inv, hosts, nhosts, only, wait, jobs);
 	free(hosts);
 	sb_release(&names);
 	inventory_release(&inv);
-	return ret;
+	return exitcode_of(ret);
 }
 
 const struct cmd cmd_stop = { "stop", stop_fn,

@@ -34,7 +34,7 @@ static int submit_fn(int argc, char **argv)
 	const char *db = NULL, *tmpl = NULL, *inv = NULL, **extra = NULL;
 	char id[64];
 	struct spec s;
-	int opt, dry = 0, have_spec = 0, ret = EXIT_USAGE;
+	int opt, dry = 0, have_spec = 0, ret = FAIL_USAGE;
 
 	while ((opt = getopt_long(argc, argv, "N:G:T:t:p:A:a:d:f:i:s:RnxXc:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -59,12 +59,12 @@ static int submit_fn(int argc, char **argv)
 		case 'x': j->exclusive = 1; break;
 		case 'X': j->exclusive = 0; break;
 		case 'c': if (positive("cpus-per-task", optarg, 1, &j->cpus_per_task)) goto out; break;
-		default: ret = cmd_usage(&cmd_submit); goto out;
+		default: ret = SHOW_USAGE; goto out;
 		}
 	}
 	j->extra = extra;
 	if (optind != argc - 1) {
-		ret = cmd_usage(&cmd_submit);
+		ret = SHOW_USAGE;
 		goto out;
 	}
 	if (spec_load(argv[optind], &s))
@@ -82,11 +82,10 @@ static int submit_fn(int argc, char **argv)
 	}
 	if (dry) {
 		fputs(x.script.buf, stdout);
-		ret = EXIT_OK;
+		ret = FAIL_OK;
 		goto out;
 	}
-	ret = EXIT_FAIL;
-	if (slurm_submit(&x, &s, id, sizeof(id)))
+	if ((ret = slurm_submit(&x, &s, id, sizeof(id))))
 		goto out;
 	printf("%s\n", id);
 	fprintf(stderr, "sweep: submitted %s as job %s%s; 'sweep status %s' shows it\n", s.name, id,
@@ -102,13 +101,13 @@ static int submit_fn(int argc, char **argv)
 		}
 		fputc('\n', stderr);
 	}
-	ret = EXIT_OK;
+	ret = FAIL_OK;
 out:
 	if (have_spec)
 		spec_release(&s);
 	free(extra);
 	slurm_submit_release(&x);
-	return ret;
+	return ret == SHOW_USAGE ? cmd_usage(&cmd_submit) : exitcode_of(ret);
 }
 
 const struct cmd cmd_submit = { "submit", submit_fn,

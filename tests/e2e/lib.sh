@@ -44,6 +44,21 @@ test_expect_success() {
 	return 0
 }
 
+# test_needs WHAT CMD...: the test goes on when CMD succeeds (this machine has WHAT: root, mpirun, sshd,
+# Slurm's daemons). When it does not, the test ends here, saying what is missing: run by hand, as a skip
+# ("ok - # SKIP"); under make check (SWEEP_CHECK=1), which installs everything, as a failure, never a skip.
+test_needs() {
+	local what=$1
+	shift
+	"$@" >/dev/null 2>&1 && return 0
+	if [ "${SWEEP_CHECK:-0}" = 1 ]; then
+		echo "not ok - setup: $what is missing (make check needs it: tools/deps.sh installs it)"
+		exit 1
+	fi
+	echo "ok - # SKIP $what is missing"
+	exit 0
+}
+
 # test_must_fail CMD...: CMD exits non-zero, but not by a signal, 126 or 127 (a crash or a missing
 # program is not the failure a test expects).
 test_must_fail() {
@@ -131,6 +146,11 @@ wait_gone() {
 
 # sql DB 'SELECT ...': one value per line, columns separated by |.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
+# state_n DB STATE: cells in that state; status_n DB STATUS: results with that status; last_run DB: the
+# status of the latest run.
+state_n() { sql "$1" "SELECT count(*) FROM cells WHERE state = '$2'"; }
+status_n() { sql "$1" "SELECT count(*) FROM results WHERE status = '$2'"; }
+last_run() { sql "$1" "SELECT status FROM runs ORDER BY id DESC LIMIT 1"; }
 
 # db_sound DB: SQLite finds DB intact, and no row names a cell, run, worker or result that is not there (a
 # run writes without foreign-key checks: store_dispatching).

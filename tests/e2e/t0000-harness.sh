@@ -93,3 +93,21 @@ test_expect_success 'tests/run.sh counts a program that dies without a not-ok li
 test_expect_success 'the lint finds every broken chain of the real tests (none)' '
 	python3 "$ROOT/tests/chainlint.py" "$ROOT"/tests/e2e/t*.sh
 '
+
+# A test whose machine lacks something: by hand it is skipped saying what is missing; under make check
+# (SWEEP_CHECK=1), which installs everything, it fails. Either way nothing after test_needs runs.
+cat >"$T/needs.sh" <<'P'
+. tests/e2e/lib.sh
+test_needs "a thing no machine has" false
+echo "ok - ran after a missing thing"
+P
+
+test_expect_success 'test_needs: a skip by hand, a failure under make check, never a run' '
+	(cd "$ROOT" && SWEEP_CHECK=0 bash "$T/needs.sh") >hand &&
+	echo "ok - # SKIP a thing no machine has is missing" | diff - hand &&
+	(cd "$ROOT" && SWEEP_CHECK=1 test_expect_code 1 bash "$T/needs.sh") >check &&
+	echo "not ok - setup: a thing no machine has is missing (make check needs it: tools/deps.sh installs it)" |
+		diff - check &&
+	(cd "$ROOT" && TEST_LOGS="$T/logs" SWEEP_CHECK=1 test_expect_code 1 tests/run.sh "$T/needs.sh") >run.out &&
+	tail -1 run.out | grep -qx "0 passed, 1 failed"
+'

@@ -2,6 +2,7 @@
 # t0200-mpi: the same sweep on 1, 2 and 4 ranks gives the same successful cells; dynamic scheduling keeps
 # workers busy when cells are unequal; per: host and per: gpu replicas; --no-local-worker.
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 MPIRUN="timeout -k 10 300 mpirun --bind-to none"
 
 cat >"$T/grid.yaml" <<'Y'

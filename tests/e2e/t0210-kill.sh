@@ -2,6 +2,7 @@
 # t0210-kill: kill -9 the master, a worker or mpirun at random moments, 20 times; resume; nothing lost,
 # no cell with two successful results, integrity ok, quarantined cells exactly the failing ones.
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 
 cat >"$T/kill.yaml" <<'Y'
 sweep: kill

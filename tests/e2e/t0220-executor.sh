@@ -3,6 +3,7 @@
 # aborts, exits, hangs or is stuck costs one attempt and the run goes on with a fresh executor; gangs
 # whose member dies fail that cell on every member and the next gang forms on fresh executors.
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 MPIRUN="timeout -k 10 300 mpirun --bind-to none"
 
 # 200 ok cells with a segv, an abort, an exit and a hang among them (a zipped group: 204 distinct cells).

@@ -3,6 +3,7 @@
 # SECONDS with --progress), under mpirun from rank 0 only, with the cell running longest; --quiet prints
 # errors only.
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 MPIRUN="timeout -k 10 120 mpirun --bind-to none"
 
 cat >"$T/slow.yaml" <<'Y'

@@ -4,10 +4,8 @@
 # carries an attempt it did not use (max_attempts: 1 would quarantine a charged one).
 . tests/e2e/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-	echo "ok - # SKIP mounting a tmpfs needs root"
-	exit 0
-fi
+test_needs "root (mounting a tmpfs)" test "$(id -u)" = 0
+test_needs mpirun command -v mpirun
 mkdir "$T/small"
 mount -t tmpfs -o size=16m sweeptest "$T/small" || { echo "not ok - setup: tmpfs"; exit 1; }
 trap 'umount -l "$T/small"; rm -rf "$T"' EXIT

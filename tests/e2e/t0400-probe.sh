@@ -2,6 +2,7 @@
 # t0400-probe: sweep hosts probe measures host ceilings into probes, under mpirun too (several sweeps on
 # the same workers in one job), and probing again measures again.
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 
 test_expect_success 'a probe stores host_read_gbs for this host' '
 	"$SWEEP" hosts probe --cpu --db p.db >out 2>err &&

@@ -116,7 +116,7 @@ assert [(r[\"item\"], r[\"n\"], r[\"tok_s\"]) for r in d] == [(\"i0\", 3, 7), (\
 '
 
 # --compare averages each unit over the passes (mean: B + i + 4): for model m1, item i has 14 + i in a and
-# 9 + i in b.
+# 9 + i in b. One pair a row: no interval (docs/report-statistics.md), the bounds empty.
 test_expect_success '--compare with --rows item: one pair a row, the ratio of that item' '
 	"$SWEEP" report i.db --rows item --metric tok_s --compare system=a/b --where "model = '\''m1'\''" \
 		--format csv >ci.csv 2>err &&

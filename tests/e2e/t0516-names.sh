@@ -30,6 +30,7 @@ elif fmt == "latex":
     body = lines[lines.index("\\toprule") + 1:lines.index("\\bottomrule")]
     rows = [[c.strip() for c in l[:-len(" \\\\")].split(" & ")] for l in body if l != "\\midrule"]
 else:
+    # the lines under the table that begin with a mark are its footnotes
     rows = [re.split(r"  +", l.strip()) for l in lines[2:] if l.strip() and l[0] not in "\u2020\u2021"]
 print("|".join(rows[0]))
 print(" ".join(r[0] for r in rows[1:]))

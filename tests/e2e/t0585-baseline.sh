@@ -64,7 +64,10 @@ test_expect_success 'a 15 % slower program: slower, the interval above 1, exit 4
 	test "$(cut -d" " -f1 got | sort -u)" = slower &&
 	awk "{ if (!(\$2 > 1.1 && \$2 < 1.2 && \$3 > 1.05)) exit 1 }" got &&
 	grep -q "note: 2 rows are slower by more than --fail-above 5%" err &&
-	! grep -q "conditions differ" err && ! grep -q "only in" err
+	! grep -q "only in" err &&
+	# the one condition the two sides differ in: the program measured, by its hash
+	test "$(grep -c "conditions differ" err)" = 1 &&
+	grep -q "^note: conditions differ: file .*/prog.sh: base sha256:[0-9a-f]*, new sha256:[0-9a-f]*$" err
 '
 
 test_expect_success 'without --fail-above the verdict is printed and the exit is 0; the title names the units' '
@@ -144,10 +147,13 @@ test_expect_success 'conditions that differ are said above the table, one line e
 	test "$(grep -c "conditions differ" err)" = 1
 '
 
-test_expect_success '--superseded: the results --force replaced against the new ones, in one database' '
+test_expect_success '--superseded: the results a --replan (or --force) replaced against the new ones, in one database' '
 	sqlite3 base.db ".backup f.db" &&
-	"$SWEEP" run s.yaml --db f.db --force 2>err &&
-	grep -q "8 ok results kept as superseded" err &&
+	# prog.sh is version 2 now: the sweep of f.db ran version 1, so a run stops until told to replan
+	test_expect_code 2 "$SWEEP" run s.yaml --db f.db --force 2>err &&
+	grep -q "prog.sh.: sha256:[0-9a-f]* -> sha256:[0-9a-f]*. Nothing was run" err &&
+	"$SWEEP" run s.yaml --db f.db --replan 2>err &&
+	grep -q "8 results superseded, 8 cells to measure again" err &&
 	test_expect_code 4 "$SWEEP" compare f.db --superseded --metric lat --fail-above 5 --format csv \
 		>f.csv 2>err &&
 	test "$(cut -d, -f9 f.csv | sort -u | tr "\n" " ")" = "slower verdict " &&

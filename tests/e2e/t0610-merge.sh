@@ -254,7 +254,7 @@ test_expect_success 'setup: hostile and broken inputs' '
 	cp c1.db nocol.db && sqlite3 nocol.db "ALTER TABLE items DROP COLUMN value" &&
 	cp c1.db decided.db && sqlite3 decided.db "UPDATE cells SET decided = '\''9999'\'' WHERE id = 1" &&
 	slurm="CREATE TABLE slurm_jobs(job TEXT PRIMARY KEY, sweep TEXT NOT NULL, submitted TEXT NOT NULL,
-		nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL);
+		nodes INTEGER, gpus_per_node INTEGER, shards INTEGER NOT NULL DEFAULT 0, script TEXT NOT NULL, command TEXT);
 		CREATE TABLE slurm_runs(run INTEGER PRIMARY KEY, job TEXT NOT NULL, task INTEGER,
 		restarts INTEGER NOT NULL DEFAULT 0, node TEXT)" &&
 	cp c1.db jobid.db && sqlite3 jobid.db "$slurm; INSERT INTO slurm_runs(run, job) VALUES(1, '\''1;rm -rf ~'\'')" &&

@@ -5,6 +5,7 @@
 # host's processes mid-run and resuming on the two others finishes the sweep with nothing lost.
 . tests/e2e/lib.sh
 . tests/netns/lib.sh
+test_needs mpirun command -v mpirun
 
 netns_test 3
 H1=$(netns_name 1) H2=$(netns_name 2) H3=$(netns_name 3)

@@ -7,6 +7,7 @@
 # ends every process of the job within 20 s; a rank that hangs is lost too and MPI_Abort ends the job.
 . tests/e2e/lib.sh
 . tests/netns/lib.sh
+test_needs mpirun command -v mpirun
 
 netns_test 3
 # A run that failed to end leaves nothing behind either (its processes are named by this test's folder).

@@ -6,10 +6,10 @@
 . tests/e2e/lib.sh
 . tests/slurm/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-	echo "ok - # SKIP a Slurm cluster needs root"
-	exit 0
-fi
+test_needs "root (a Slurm cluster)" test "$(id -u)" = 0
+for p in munged slurmctld slurmd sbatch squeue scontrol mpirun; do
+	test_needs "$p" command -v "$p"
+done
 trap 'slurm_down; rm -rf "$T"' EXIT
 if ! slurm_up "$T/slurm"; then
 	echo "not ok - setup: slurm daemons"

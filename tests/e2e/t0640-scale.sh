@@ -7,10 +7,8 @@
 . tests/e2e/lib.sh
 . tests/netns/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-	echo "ok - # SKIP network namespaces need root"
-	exit 0
-fi
+test_needs "root (network namespaces)" test "$(id -u)" = 0
+test_needs mpirun command -v mpirun
 N=25
 trap 'netns_down; rm -rf "$T"' EXIT
 NETNS_SLOTS=1 netns_up $N "$T" || { echo "not ok - setup: network namespaces"; exit 1; }

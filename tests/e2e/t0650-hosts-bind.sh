@@ -3,6 +3,7 @@
 # cpus, NUMA node and sharing, as text and JSON), says what its numbers would hide, refuses bad input,
 # and on this machine gives exactly the binding the workers of a live `sweep run` take.
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 D="$ROOT/tests/data"
 MPIRUN="timeout -k 10 120 mpirun --bind-to none"
 # Ranks of the live run: two where this machine has two cpus, so that they split it.

@@ -5,6 +5,7 @@
 # run left it when it had begun, with no attempt charged, and the run exits 4 saying so. Kept to a few
 # hundred thousand cells: the figures of 2 and 10 million are make bench's (tests/bench.sh --big).
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 
 # cells_by_state DB: "state count" lines, and the attempts counted, for comparing a database with itself
 cells_by_state() {

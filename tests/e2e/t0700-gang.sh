@@ -2,6 +2,7 @@
 # t0700-gang: cells that need several workers at once (cpu.allreduce over TCP, the CPU twin of NCCL gangs):
 # gang formation, lockstep runs, bus bandwidth, mixed grids, unrunnable sizes, hangs, resume.
 . tests/e2e/lib.sh
+test_needs mpirun command -v mpirun
 MPIRUN="timeout -k 10 300 mpirun --bind-to none"
 
 

@@ -10,13 +10,9 @@
 . tests/e2e/lib.sh
 . tests/ssh/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-	echo "ok - # SKIP network namespaces and sshd need root"
-	exit 0
-fi
-for p in /usr/sbin/sshd ssh scp ssh-keygen; do
-	command -v "$p" >/dev/null ||
-		{ echo "not ok - setup: $p is missing (tools/deps.sh installs it)"; exit 1; }
+test_needs "root (network namespaces, sshd)" test "$(id -u)" = 0
+for p in /usr/sbin/sshd ssh scp ssh-keygen mpirun; do
+	test_needs "$p" command -v "$p"
 done
 trap 'ssh_down; rm -rf "$T"' EXIT
 ssh_up 3 "$T" || { echo "not ok - setup: sshd in network namespaces"; exit 1; }

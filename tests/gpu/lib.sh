@@ -1,6 +1,7 @@
-# lib.sh: what the evidence scripts share, sourced after `cd` to the repository root with NAME set: the
-# environment (root, NVLink multicast off), a log in $OUT/NAME.log, the build against the carried vendor/
-# folder, and helpers. Reads the cards' state only: never changes clocks, power limits or modes.
+# lib.sh: what the GPU checks (tests/gpu/) and the evidence scripts (bench/gpu/) share, sourced by path
+# after `cd` to the repository root with NAME set: the environment (root, NVLink multicast off), a log in
+# $OUT/NAME.log, the build against the carried vendor/ folder, and helpers. Reads the cards' state only:
+# never changes clocks, power limits or modes.
 OUT=${OUT:-/tmp/evidence-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/$NAME.log") 2>&1
@@ -10,13 +11,13 @@ V=$PWD/vendor R=/tmp/ev S=build/sweep
 rm -rf "$R" && mkdir -p "$R"
 step() { echo; echo "=== $* ($(date +%T))"; }
 q() { $S sql "$1" "$2" --md; }
-# build: build/sweep, build/gemm_direct and build/copy_variants for sm_90 against vendor/ (tests/gpu/vendor.sh).
+# build: build/sweep, build/gemm_direct and build/copy_variants for sm_90 against vendor/ (bench/gpu/vendor.sh).
 build() {
 	make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" \
 		SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
-	nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA tests/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
+	nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA bench/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
 		-lcublasLt -ldl || exit 1
-	nvcc -std=c++17 -O3 -arch=sm_90 tests/gpu/copy_variants.cu -o build/copy_variants || exit 1
+	nvcc -std=c++17 -O3 -arch=sm_90 bench/gpu/copy_variants.cu -o build/copy_variants || exit 1
 }
 # build_old: old/build/sweep the same way, when old/ (`git archive` of an earlier commit) was carried along.
 build_old() {

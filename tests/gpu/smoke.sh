@@ -3,8 +3,10 @@
 # CUDA kernel (good and corrupted outputs, compute-sanitizer on small cells), run the copy, gemm and decode
 # sweeps under mpirun, and time cuBLASLt directly for the gemm 8192^3 bf16 cell. Logs and databases go to
 # $OUT. Reads the card's state only: never changes clocks, power limits or modes.
-# Run there as: tests/gpu/smoke.sh [quick]   (after tests/gpu/vendor.sh here, with vendor/ copied along);
+# Run there as: tests/gpu/smoke.sh [quick]   (after bench/gpu/vendor.sh here, with vendor/ copied along);
 # quick stops after the checks and the timed cells, before compute-sanitizer and the sweeps.
+# Exits 1 when a check failed (check_kernels, a timed cell, compute-sanitizer's errors, a sweep that did
+# not end with every cell ok); the last line names each failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/h200-out}
@@ -16,6 +18,13 @@ V=$PWD/vendor
 R=/tmp/h200-results
 rm -rf "$R" && mkdir -p "$R"
 step() { echo; echo "=== $* ($(date +%T))"; }
+failed=
+fail() { failed="$failed $1"; echo "FAILED: $1"; }
+finish() {
+	if [ -n "$failed" ]; then echo "smoke: failed:$failed"; exit 1; fi
+	echo "smoke: every check passed"
+	exit 0
+}
 
 step machine
 nvidia-smi --query-gpu=index,name,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,power.limit,ecc.mode.current \
@@ -45,12 +54,13 @@ LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -ljansson -lcrypto -l:libsqlite3.so.0 -l
 gcc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA \
 	-I"$CUDA_HOME/include" -I"$V/include" tests/gpu/check_kernels.c "$LIBSWEEP" $LIBS \
 	-o build/check_kernels || exit 1
-nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA -I"$V/include" tests/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
+nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA -I"$V/include" bench/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
 	-lcublasLt -ldl || exit 1
 [ -x build/sweep ] && build/sweep kernels | grep -E '^[a-z_.0-9]+:'
 
 step check_kernels on GPU 0
 build/check_kernels 0 | tee "$R/check.log" | grep -v '^ok - facts'
+[ "${PIPESTATUS[0]}" = 0 ] || fail check_kernels
 
 step "timed cells on GPU 0 (the sweeps' timing), then cuBLASLt timed directly"
 build/check_kernels 0 cells \
@@ -61,17 +71,20 @@ build/check_kernels 0 cells \
 	decode_attn '{"batch": 1, "kv_len": 65536}' decode_attn '{"batch": 4, "kv_len": 65536}' \
 	decode_attn '{"batch": 16, "kv_len": 32768}' decode_attn '{"batch": 16, "kv_len": 131072}' |
 	tee "$R/cells.log" | grep -E '^(ok|not ok) - (copy|h2d|d2h|gemm|decode_attn) '
+[ "${PIPESTATUS[0]}" = 0 ] && ! grep -q '^not ok' "$R/cells.log" || fail "timed cells"
 build/gemm_direct 8192 8192 8192 0
 cp "$R/check.log" "$R/cells.log" "$OUT/"
-[ "${1:-full}" = quick ] && exit 0
+[ "${1:-full}" = quick ] && finish
 step check_kernels on GPU 1, small cells, under compute-sanitizer memcheck
 timeout 100 compute-sanitizer --tool memcheck --print-limit 20 build/check_kernels 1 small 2>&1 |
 	tail -40 | tee "$R/memcheck.log" | grep -E 'ERROR SUMMARY|not ok|PASSED|FAILED|========= [A-Z]'
+grep -q "ERROR SUMMARY: 0 errors" "$R/memcheck.log" && ! grep -q '^not ok' "$R/memcheck.log" || fail memcheck
 
 run_sweep() {   # name
 	step "sweep run sweeps/$1.yaml"
 	timeout 300 mpirun -np 1 --bind-to none build/sweep run "sweeps/$1.yaml" --db "$R/$1.db" 2>&1 |
 		tail -3
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "sweep $1"
 }
 run_sweep copy
 build/sweep sql "$R/copy.db" "SELECT json_extract(params, '$.bytes') / 1048576 AS MiB,
@@ -109,3 +122,4 @@ step "results to \$OUT"
 for f in copy gemm decode; do cp "$R/$f.db" "$OUT/" 2>/dev/null; done
 cp "$R/check.log" "$R/memcheck.log" "$OUT/" 2>/dev/null
 ls -la "$OUT"
+finish

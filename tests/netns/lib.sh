@@ -45,13 +45,11 @@ netns_up() {
 	done
 }
 
-# netns_test N: the start of a test script on N hosts: skipped (ok) without root; else the hosts made (not
+# netns_test N: the start of a test script on N hosts: root and ip needed (test_needs); the hosts made (not
 # ok, and out, when that fails), taken down when the script exits, their map exported for tests/netns/rsh.
 netns_test() {
-	if [ "$(id -u)" != 0 ]; then
-		echo "ok - # SKIP network namespaces need root"
-		exit 0
-	fi
+	test_needs "root (network namespaces)" test "$(id -u)" = 0
+	test_needs "ip (iproute2)" command -v ip
 	trap 'netns_down; rm -rf "$T"' EXIT
 	netns_up "$1" "$T" || { echo "not ok - setup: network namespaces"; exit 1; }
 	export SWEEP_NETNS_MAP=$NETNS_MAP

@@ -47,11 +47,34 @@ static void test_expand(void)
 	CHECK_STR(s, "", "empty template");
 	free(s);
 	json_obj_release(&p);
+	/* One grammar for the spec and the expansion: a name of SPEC_PLACEHOLDER_MAX is filled in, a longer
+	 * one (which a spec refuses) kept as written. */
+	CHECK_INT((int)spec_placeholder_len("{a.b-c_9} x"), 7, "a placeholder's name");
+	CHECK_INT((int)spec_placeholder_len("{a b}"), 0, "a space: text");
+	CHECK_INT((int)spec_placeholder_len("{}"), 0, "no name: text");
+	CHECK_INT((int)spec_placeholder_len("{\"v\": 1}"), 0, "JSON: text");
+	{
+		char name[SPEC_PLACEHOLDER_MAX + 2], json[2 * SPEC_PLACEHOLDER_MAX + 64], tmpl[SPEC_PLACEHOLDER_MAX + 8];
+
+		memset(name, 'n', sizeof(name) - 1);
+		name[sizeof(name) - 1] = '\0';
+		snprintf(json, sizeof(json), "{\"%s\": 5, \"%.*s\": 6}", name, SPEC_PLACEHOLDER_MAX, name);
+		json_parse_flat(json, &p, 0, err, sizeof(err));
+		snprintf(tmpl, sizeof(tmpl), "{%.*s}", SPEC_PLACEHOLDER_MAX, name);
+		s = command_expand(tmpl, &p, NULL, 0, NULL, NULL);
+		CHECK_STR(s, "6", "a name of SPEC_PLACEHOLDER_MAX characters is filled in");
+		free(s);
+		snprintf(tmpl, sizeof(tmpl), "{%s}", name);
+		s = command_expand(tmpl, &p, NULL, 0, NULL, NULL);
+		CHECK_STR(s, tmpl, "a longer one is kept as written");
+		free(s);
+		json_obj_release(&p);
+	}
 }
 
 struct ct {
 	struct spec s;
-	struct executor w;
+	struct executor ex;
 	struct task t;
 	struct result r;
 };
@@ -64,10 +87,10 @@ static void ct_init(struct ct *c, char **argv, int argc, enum spec_metrics metri
 	c->s.ncommand = argc;
 	c->s.metrics = metrics;
 	c->s.timeout = 30;
-	c->w.rank = 1;
-	c->w.gpu = -1;
-	strcpy(c->w.host, "testhost");
-	c->w.spec = &c->s;
+	c->ex.rank = 1;
+	c->ex.gpu = -1;
+	strcpy(c->ex.host, "testhost");
+	c->ex.spec = &c->s;
 	c->t.cell = 5;
 	c->t.key = "0123456789abcdef";
 	c->t.params = "{\"k\": 10}";
@@ -104,7 +127,7 @@ static void run_regex(struct ct *c, char **argv, int argc, struct spec_regex *re
 	ct_init(c, argv, argc, METRICS_REGEX);
 	c->s.regex = re;
 	c->s.nregex = n;
-	command_run(&c->w, &c->t, &c->r);
+	command_run(&c->ex, &c->t, &c->r);
 }
 
 static void test_json(void)
@@ -114,7 +137,7 @@ static void test_json(void)
 	int n;
 
 	ct_init(&c, argv, 3, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_OK, "json command runs");
 	CHECK(c.r.error == NULL, "no error: %s", c.r.error ? c.r.error : "");
 	CHECK_INT(c.r.nitems, 6, "six item values (a/acc, a/tok, b/acc, b/tok, 3/acc, c/acc)");
@@ -143,7 +166,7 @@ static void test_json(void)
 
 	/* metrics: none reads nothing from the output. */
 	ct_init(&c, argv, 3, METRICS_NONE);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK && c.r.nitems == 0 && isnan(metric(&c.r, "acc")), "metrics none");
 	CHECK(!isnan(metric(&c.r, "seconds")), "but seconds is there");
 	result_release(&c.r);
@@ -163,7 +186,7 @@ static void test_items(void)
 	c.s.env_keys = env_keys;
 	c.s.env_vals = env_vals;
 	c.s.nenv = 1;
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_OK, "per-item command runs");
 	CHECK_INT(c.r.nsamples, 3, "once per item: three samples");
 	CHECK_NEAR(item(&c.r, "1", "v", &n), 10, 0, "item 1: v = 1 * SCALE ({k} = 10 from the env)");
@@ -177,7 +200,7 @@ static void test_items(void)
 	result_release(&c.r);
 
 	ct_init(&c, argv, 4, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "no items"),
 	      "{item} without items: '%s'", c.r.error);
 	result_release(&c.r);
@@ -276,7 +299,7 @@ static void test_regex_sources(void)
 	c.s.nregex = 1;
 	c.t.key = "nowhere/x";
 	unlink("out-0123456789abcdef.txt");
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "cannot read 'out-nowhere/x.txt', which "
 	      "the command was to write"), "a file the command did not write: '%s'", c.r.error);
 	result_release(&c.r);
@@ -313,14 +336,14 @@ static void test_strict_metrics(void)
 
 		argv[3] = (char *)bad[i].line;
 		ct_init(&c, argv, 4, METRICS_JSON);
-		command_run(&c.w, &c.t, &c.r);
+		command_run(&c.ex, &c.t, &c.r);
 		snprintf(want, sizeof(want), "(stdout line 2: '%s')", bad[i].line);
 		CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, bad[i].error) &&
 		      strstr(c.r.error, want), "%s fails the cell: '%s'", bad[i].line, c.r.error);
 		result_release(&c.r);
 	}
 	ct_init(&c, none, 3, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_STR(c.r.error, "metrics: json, but the command printed no JSON object line (1 lines of stdout)",
 		  "metrics: json and no JSON line fails");
 	result_release(&c.r);
@@ -386,7 +409,7 @@ static void test_json_select(void)
 
 	write_file(GBENCH_JSON, gbench);
 	json_spec(&c, argv, 2, "benchmarks[*]", "name", jm, 2);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK, "a multi-line document: '%s'", c.r.error ? c.r.error : "");
 	CHECK_NEAR(item(&c.r, "BM_Sum/1024", "real_time", &n), 1163.5e-9, 1e-18,
 		   "two repetitions of one name: their mean, in seconds");
@@ -398,26 +421,26 @@ static void test_json_select(void)
 	result_release(&c.r);
 
 	json_spec(&c, argv, 2, "benchmarks[run_type=iteration]", "name", jm, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK && c.r.nitems == 2, "a filter keeps the iterations: %zu items", c.r.nitems);
 	result_release(&c.r);
 
 	json_spec(&c, argv, 2, "benchmarks[*]", NULL, jm, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_INVALID, "several records and no item");
 	CHECK_STR(c.r.error, "metrics: json 'benchmarks[*]' selected 4 records in stdout: name each with item: "
 		  "PATH", "says how to name them");
 	result_release(&c.r);
 
 	json_spec(&c, argv, 2, "benchmarks[-1]", NULL, jm, 2);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK && c.r.nitems == 0, "[-1]: the last record, no item");
 	CHECK_NEAR(metric(&c.r, "real_time"), 2.5e-3, 1e-15, "a cell metric");
 	result_release(&c.r);
 
 	json_spec(&c, argv, 2, "benchmarks[*]", "name", jm + 1, 1);
 	jm[1].path = "cpu_tme";
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_INVALID, "a missing value: no run can bring it");
 	CHECK(c.r.error && !strncmp(c.r.error, "metric 'cpu': 'cpu_tme' is missing in record 1 of 'benchmarks[*]' "
 	      "(stdout line 1: {\"name\":\"BM_Sum/1024\"", 80), "names the path and the record: '%s'", c.r.error);
@@ -425,38 +448,38 @@ static void test_json_select(void)
 
 	jm[1].path = "context";
 	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.error && strstr(c.r.error, "metric 'cpu': 'context' is an object, not a number in record 1 of "
 	      "'.'"), "a nested value is no number: '%s'", c.r.error);
 	result_release(&c.r);
 
 	jm[1].path = "context.caches[0].size";
 	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_NEAR(metric(&c.r, "cpu"), 32768, 0, "'.': the document is the record; a nested path");
 	result_release(&c.r);
 
 	jm[1].path = "context.date";
 	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_NEAR(metric(&c.r, "cpu"), 2024, 0, "a string that is a number");
 	result_release(&c.r);
 
 	jm[1].path = "benchmarks[run_type=aggregate].time_unit";
 	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.error && strstr(c.r.error, "'benchmarks[run_type=aggregate].time_unit' is \"ns\": not a number"),
 	      "a string that is no number: '%s'", c.r.error);
 	result_release(&c.r);
 
 	jm[1].path = "benchmarks[run_type=iteration].name";
 	json_spec(&c, argv, 2, ".", NULL, jm + 1, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.error && strstr(c.r.error, "selects 3 values"), "a filter matching three: '%s'", c.r.error);
 	result_release(&c.r);
 
 	json_spec(&c, argv, 2, "results[*]", NULL, jm + 1, 1);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_STR(c.r.error, "metrics: json 'results[*]' selected no record in stdout (1 JSON documents)",
 		  "no record");
 	result_release(&c.r);
@@ -469,7 +492,7 @@ static void json_file_run(struct ct *c, char **argv, int argc, struct spec_jmetr
 	json_spec(c, argv, argc, "[*]", "k", jm, 1);
 	c->s.json_src = (struct spec_source){ FROM_FILE, "{cell}.json" };
 	c->t.key = "cellfile";
-	command_run(&c->w, &c->t, &c->r);
+	command_run(&c->ex, &c->t, &c->r);
 }
 
 /* JSON from stderr and from a file the command writes; a file left by an earlier run is not read. */
@@ -484,7 +507,7 @@ static void test_json_sources(void)
 
 	json_spec(&c, err, 3, ".", NULL, jm, 1);
 	c.s.json_src.from = FROM_STDERR;
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK, "a document on stderr: '%s'", c.r.error ? c.r.error : "");
 	CHECK_NEAR(metric(&c.r, "y"), 7, 0, "its value");
 	result_release(&c.r);
@@ -522,7 +545,7 @@ static void test_runs(void)
 	c.s.cleanup = cleanup;
 	c.s.ncleanup = 3;
 	c.s.timing = (struct spec_timing){ .min_time = 0, .max_noise = 0, .timeout = 100, .max_samples = 5 };
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.status == RESULT_OK, "runs: '%s'", c.r.error ? c.r.error : "");
 	CHECK_INT(c.r.nsamples, 5, "noise 0 is never met: max_samples 5 ends the runs");
 	CHECK_INT(c.r.stop, STOP_MAX_SAMPLES, "and is the rule stored");
@@ -543,7 +566,7 @@ static void test_runs(void)
 	ct_init(&c, argv, 3, METRICS_JSON);
 	c.s.runs = 3;
 	c.s.timing = (struct spec_timing){ .min_time = 0, .max_noise = 0, .timeout = 1e-9, .max_samples = 100 };
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.nsamples == 3 && c.r.stop == STOP_TIMEOUT, "3 runs, then the timeout: %d, stop %d",
 	      c.r.nsamples, (int)c.r.stop);
 	CHECK(isnan(c.r.warmup), "no warm-up run");
@@ -551,14 +574,14 @@ static void test_runs(void)
 
 	/* Without runs: one run, no stopping rule, no noise target. */
 	ct_init(&c, argv, 3, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK(c.r.nsamples == 1 && c.r.stop == STOP_NONE && c.r.launches == 0 && c.r.usage, "one run, usage kept");
 	result_release(&c.r);
 
 	ct_init(&c, argv, 3, METRICS_JSON);
 	c.s.prepare = fail;
 	c.s.nprepare = 3;
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_ERROR, "a failed prepare fails the cell, to be tried again");
 	CHECK_STR(c.r.error, "prepare: exit 3: no space left", "saying so");
 	CHECK_INT(c.r.nsamples, 0, "no run");
@@ -567,7 +590,7 @@ static void test_runs(void)
 	ct_init(&c, argv, 3, METRICS_JSON);
 	c.s.cleanup = fail;
 	c.s.ncleanup = 3;
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_STR(c.r.error, "cleanup: exit 3: no space left", "a failed cleanup too");
 	result_release(&c.r);
 	unlink("runs.log");
@@ -610,7 +633,7 @@ static void test_capture(void)
 	size_t n;
 
 	ct_init(&c, argv, 4, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_OK, "a command with long output runs");
 	CHECK_NEAR(metric(&c.r, "x"), 5000.5, 1e-9, "every line is parsed, not only the captured ones");
 	CHECK(c.r.out && strlen(c.r.out) == COMMAND_CAPTURE_MAX, "stdout capped at %d: %zu",
@@ -632,7 +655,7 @@ static void test_failures(void)
 	struct ct c;
 
 	ct_init(&c, fail, 3, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_ERROR, "exit 3 is an error");
 	CHECK_STR(c.r.error, "exit 3: bad thing happened", "error is the exit code and last stderr line");
 	CHECK_STR(c.r.err, "first\nbad thing happened\n", "stderr captured");
@@ -640,18 +663,18 @@ static void test_failures(void)
 	result_release(&c.r);
 
 	ct_init(&c, quiet, 3, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_STR(c.r.error, "exit 4", "exit without stderr");
 	result_release(&c.r);
 
 	ct_init(&c, sig, 3, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_ERROR, "a signal is an error");
 	CHECK_STR(c.r.error, "killed by signal 11 (SIGSEGV)", "signal message");
 	result_release(&c.r);
 
 	ct_init(&c, missing, 2, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_ERROR, "a missing program is an error");
 	CHECK_STR(c.r.error, "cannot run '/nonexistent/sweep-prog': No such file or directory",
 		  "missing path");
@@ -659,7 +682,7 @@ static void test_failures(void)
 	result_release(&c.r);
 
 	ct_init(&c, nopath, 1, METRICS_JSON);
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	CHECK_STR(c.r.error, "cannot run 'sweep-no-such-program-on-path': No such file or directory",
 		  "a name not on PATH");
 	result_release(&c.r);
@@ -695,7 +718,7 @@ static void test_timeout(void)
 	ct_init(&c, stubborn, 3, METRICS_NONE);
 	c.s.timeout = 1;
 	start = now_mono();
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	took = now_mono() - start;
 	CHECK_INT(c.r.status, RESULT_TIMEOUT, "a command past its timeout is a timeout");
 	CHECK(c.r.error && strstr(c.r.error, "killed after 1 s") && strstr(c.r.error, "started"),
@@ -714,7 +737,7 @@ static void test_timeout(void)
 	ct_init(&c, polite, 3, METRICS_NONE);
 	c.s.timeout = 0.5;
 	start = now_mono();
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	took = now_mono() - start;
 	CHECK_INT(c.r.status, RESULT_TIMEOUT, "timeout of a group that obeys SIGTERM");
 	CHECK(took >= 0.5 && took < 30, "ends at SIGTERM, not at SIGKILL's 100 s: %.2f s", took);
@@ -731,7 +754,7 @@ static void test_timeout(void)
 	/* A command that exits leaving a child holding its stdout: ok, and the child is killed. */
 	ct_init(&c, leave, 3, METRICS_NONE);
 	start = now_mono();
-	command_run(&c.w, &c.t, &c.r);
+	command_run(&c.ex, &c.t, &c.r);
 	took = now_mono() - start;
 	CHECK_INT(c.r.status, RESULT_OK, "a command that leaves a background child is ok");
 	CHECK(took < 30, "it does not wait for the background child's 100 s: %.2f s", took);
@@ -759,8 +782,8 @@ static void test_worker(void)
 	c.s.env_keys = env_keys;
 	c.s.env_vals = env_vals;
 	c.s.nenv = 1;
-	c.w.gpu = 6;
-	executor_run(&c.w, &c.t, &c.r);
+	c.ex.gpu = 6;
+	executor_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_OK, "executor_run runs a command cell");
 	CHECK_NEAR(metric(&c.r, "k"), 10, 0, "a parameter placeholder in argv");
 	CHECK_NEAR(metric(&c.r, "g"), 6, 0, "{gpu} in the environment");

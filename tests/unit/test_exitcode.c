@@ -17,6 +17,8 @@ int main(void)
 	CHECK_INT(exitcode_of(FAIL_CELLS), EXIT_CELLS, "cells failed");
 	CHECK(EXIT_WORSE == 4 && EXIT_INTERRUPTED == 5, "a missed bar 4, interrupted 5: two codes");
 	CHECK_INT(exitcode_of(FAIL_WORSE), EXIT_WORSE, "a bar missed");
+	CHECK_INT(exitcode_of(FAIL_INTERRUPTED), EXIT_INTERRUPTED, "a signal stopped it");
+	CHECK_INT(EXIT_INTERRUPTED, 5, "interrupted is 5 (4 is kept for a comparison below its bar)");
 	/* a function that only says error() fails as FAIL_IO; fail_usage says it and blames the input */
 	test_capture_start();
 	CHECK_INT(error("disk '%s'", "d"), FAIL_IO, "error() is FAIL_IO");

@@ -74,7 +74,8 @@ static int collect(struct result *r, void *data)
 static void test_records(void)
 {
 	struct strbuf rec1 = STRBUF_INIT, rec2 = STRBUF_INIT, msg = STRBUF_INIT, seen = STRBUF_INIT;
-	struct result r;
+	struct result r, *got;
+	int ngot;
 	enum result_status st;
 	int64_t cell;
 	double started, wall;
@@ -103,7 +104,11 @@ static void test_records(void)
 	msg_results_add_record(&msg, rec1.buf, rec1.len);
 	msg_results_add_record(&msg, rec2.buf, rec2.len);
 	CHECK_INT(msg_results_count(&msg), 2, "two results in the message");
-	CHECK_INT(msg_results_each(msg.buf, msg.len, collect, &seen), 0, "the message decodes");
+	CHECK_INT(msg_results_get(msg.buf, msg.len, &got, &ngot), 0, "the message decodes");
+	for (int i = 0; i < ngot; i++)
+		collect(&got[i], &seen);
+	free(got);
+	CHECK_INT(msg_results_get(msg.buf, msg.len - 1, &got, &ngot), -1, "a message cut short is refused");
 	CHECK_STR(seen.buf, "42:timeout:took too long;43:ok:-;", "both results, in order, as made");
 	result_release(&r);
 	sb_release(&rec1);

@@ -1,28 +1,28 @@
-/* test_master.c: the worker's rule for sending its results (worker_results_due), and the master's start-up
+/* test_master.c: the worker's rule for sending its results (link_results_due), and the master's start-up
  * (master_assign) with many per-GPU replicas on a real database. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "plan.h"
+#include "link.h"
 #include "master_int.h"
-#include "worker.h"
 #include "test.h"
 #include "util.h"
 
 static void test_results_due(void)
 {
 	/* A short cell in the middle of the master's message: held for the next ones. */
-	CHECK(!worker_results_due(0, 1e-5, 0, 1), "a short cell's result waits for the next cells");
-	CHECK(!worker_results_due(0, 1e-5, RESULTS_SECONDS / 2, 100), "and so do a hundred of them");
+	CHECK(!link_results_due(0, 1e-5, 0, 1), "a short cell's result waits for the next cells");
+	CHECK(!link_results_due(0, 1e-5, RESULTS_SECONDS / 2, 100), "and so do a hundred of them");
 	/* The ways out of holding. */
-	CHECK(worker_results_due(1, 1e-5, 0, 1), "the last cell of the message: the worker would wait next");
-	CHECK(worker_results_due(0, 1e-5, RESULTS_SECONDS, 3), "the oldest has waited RESULTS_SECONDS");
-	CHECK(worker_results_due(0, 1e-5, 0, RESULTS_MAX), "RESULTS_MAX results make a message");
+	CHECK(link_results_due(1, 1e-5, 0, 1), "the last cell of the message: the worker would wait next");
+	CHECK(link_results_due(0, 1e-5, RESULTS_SECONDS, 3), "the oldest has waited RESULTS_SECONDS");
+	CHECK(link_results_due(0, 1e-5, 0, RESULTS_MAX), "RESULTS_MAX results make a message");
 	/* The prefetched cell behind a long one: holding the long cell's result until that one ends would
 	 * leave the master nothing to send in time (2 ms cells ran 25 % slower so). */
-	CHECK(worker_results_due(0, 0.002, 0, 1), "a 2 ms cell's result goes at once");
-	CHECK(worker_results_due(0, RESULTS_SECONDS, 0, 1), "so does one of exactly RESULTS_SECONDS");
-	CHECK(!worker_results_due(0, RESULTS_SECONDS * 0.99, 0, 1), "just under it waits");
+	CHECK(link_results_due(0, 0.002, 0, 1), "a 2 ms cell's result goes at once");
+	CHECK(link_results_due(0, RESULTS_SECONDS, 0, 1), "so does one of exactly RESULTS_SECONDS");
+	CHECK(!link_results_due(0, RESULTS_SECONDS * 0.99, 0, 1), "just under it waits");
 }
 
 struct planned {

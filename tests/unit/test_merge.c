@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 #include "test.h"
+#include "exitcode.h"
 #include "plan.h"
 #include "store.h"
 #include "store_merge_int.h"
@@ -219,7 +220,7 @@ static int64_t add_run(struct store *st, const char *argv, const char *sweep, co
 	for (int i = 0; i < nworkers; i++) {
 		char *uuid = xasprintf("GPU-%s-%d", hostname, i);
 
-		if (store_put_worker(st, run, i, host, i, uuid, "0-3"))
+		if (store_put_worker(st, run, i, host, i, uuid, "0-3", NULL))
 			BUG("cannot add a worker");
 		free(uuid);
 	}
@@ -859,7 +860,7 @@ static void check_refused(const char *out, const char *const *in, int n, int fre
 	for (char *p = msg; *p; p++)
 		if (*p == '\n')
 			*p = p[1] ? ' ' : '\0';
-	CHECK_INT(rc, -1, what);
+	CHECK_INT(rc, FAIL_USAGE, what);   /* an input refused is the user's to change: exit 2 */
 	CHECK(strstr(msg, want) != NULL, "%s: the message says '%s': %s", what, want, msg);
 	after = dump(out);
 	CHECK(!strcmp(after, before), "%s: the output is as it was (dump %zu bytes, %zu before)", what,
@@ -871,7 +872,7 @@ static void check_refused(const char *out, const char *const *in, int n, int fre
 		test_capture_start();
 		rc = store_merge(path, in, n, NULL, NULL);
 		free(test_capture_end());
-		CHECK(rc == -1 && access(path, F_OK) != 0,
+		CHECK(rc == FAIL_USAGE && access(path, F_OK) != 0,
 		      "%s: refused (%d) into a new output, none left behind", what, rc);
 	}
 	free(path);
@@ -969,6 +970,22 @@ static void test_hostile(void)
 	store_remove_files(out);
 	in[0] = base;
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge base");
+	{
+		/* another writer holds out: busy, its own kind (exit 1: no fault of the input), nothing written */
+		int lock = -1, rc;
+		char *was = dump(out), *now;
+
+		CHECK_INT(store_lock_path(out, "a test", &lock), 0, "hold the output's writer lock");
+		test_capture_start();
+		rc = store_merge(out, in, 1, NULL, NULL);
+		free(test_capture_end());
+		store_unlock_fd(lock);
+		CHECK_INT(rc, FAIL_BUSY, "an output another sweep writes is busy");
+		now = dump(out);
+		CHECK(!strcmp(was, now), "a busy output is as it was");
+		free(now);
+		free(was);
+	}
 	in[0] = good;
 	in[1] = bad;
 	before = dump(out);

@@ -109,7 +109,7 @@ static void test_dispatch_counts(struct store *st)
 	}
 	CHECK_INT(store_run_begin(st, "test", "s", 0, &run), 0, "run");
 	CHECK_INT(store_put_host(st, "{\"hostname\":\"h\"}", &host), 0, "host");
-	CHECK_INT(store_put_worker(st, run, 0, host, -1, NULL, ""), 0, "worker");
+	CHECK_INT(store_put_worker(st, run, 0, host, -1, NULL, "", NULL), 0, "worker");
 	CHECK_INT(store_dispatching(st, 1), 0, "dispatch mode");
 	CHECK_INT(store_begin(st), 0, "begin");
 	put(st, run, "k2", RESULT_OK);
@@ -347,7 +347,7 @@ static const char grid_c[] = "sweep: g\nkernel: debug.fail\nparams:\n  mode: ok\
 static void test_plan_same(void)
 {
 	char *path = xasprintf("%s/plan.db", dir);
-	struct plan_db_opts one = { 1, 2, 0, 0 }, all = { 0, 0, 0, 0 };
+	struct plan_db_opts one = { 1, 2, 0, 0, NULL }, all = { 0, 0, 0, 0, NULL };
 	struct store_grid g, want;
 	struct store *st;
 	struct spec a, b, c;
@@ -419,7 +419,7 @@ static void test_plan_same(void)
 static void test_plan_interrupted(void)
 {
 	char *path = xasprintf("%s/intr-plan.db", dir);
-	struct plan_db_opts all = { 0, 0, 0, 0 };
+	struct plan_db_opts all = { 0, 0, 0, 0, NULL };
 	struct store *st;
 	struct spec a, c;
 	uint64_t added, existing;

@@ -482,9 +482,9 @@ static void test_results(void)
 	free(test_capture_end());
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM hosts"), 2, "two hosts");
 	check_q1(st, "SELECT hostname FROM hosts WHERE id = 1", "node1");
-	CHECK_INT(store_put_worker(st, run, 0, host, -1, NULL, "0-3"), 0, "worker 0");
-	CHECK_INT(store_put_worker(st, run, 1, host, 0, "GPU-1", "4-7"), 0, "worker 1");
-	CHECK_INT(store_put_worker(st, run, 1, host, 1, "GPU-2", "4-7"), 0, "worker 1 again");
+	CHECK_INT(store_put_worker(st, run, 0, host, -1, NULL, "0-3", NULL), 0, "worker 0");
+	CHECK_INT(store_put_worker(st, run, 1, host, 0, "GPU-1", "4-7", NULL), 0, "worker 1");
+	CHECK_INT(store_put_worker(st, run, 1, host, 1, "GPU-2", "4-7", NULL), 0, "worker 1 again");
 	check_q1(st, "SELECT count(*) || '|' || max(gpu) || '|' || max(gpu_uuid) FROM workers WHERE rank = 1",
 		 "1|1|GPU-2");
 	check_q1(st, "SELECT coalesce(gpu, 'none') FROM workers WHERE rank = 0", "none");
@@ -995,7 +995,7 @@ static void bench(void)
 	r.started = now_wall();
 	r.wall = 0.01;
 	CHECK_INT(store_run_begin(st, "bench", "bench", 0, &run), 0, "bench run");
-	CHECK_INT(store_put_worker(st, run, 0, 0, -1, NULL, NULL), 0, "bench worker");
+	CHECK_INT(store_put_worker(st, run, 0, 0, -1, NULL, NULL, NULL), 0, "bench worker");
 	t0 = now_mono();
 	c0 = (double)clock() / CLOCKS_PER_SEC;
 	store_begin(st);

@@ -3,7 +3,7 @@
 # that of the process that started it, and the executor of a CUDA build has initialised the driver. Runs
 # /usr/bin/python3 (-c pass, and one holding 200 MB) as command cells and under GNU time, and prints the
 # executor's own resident size as its command sees it. The CPU twin is tests/e2e/t0575-commands.sh (its
-# peak RSS against GNU time). Run after tests/gpu/vendor.sh here, with vendor/ copied along.
+# peak RSS against GNU time). Run after bench/gpu/vendor.sh here, with vendor/ copied along.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=command_usage

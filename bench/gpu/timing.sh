@@ -1,9 +1,9 @@
 #!/bin/bash
 # timing.sh: on one H200, the GPU timing issue's grid through `sweep run` with default timing (wall per cell,
 # samples, stop rule, median, SM clock), six passes of one cell, triton's do_bench on the same shapes
-# (tests/gpu/refs.py), the executor's cost against the build before it (old/: `git archive` of that
+# (bench/gpu/refs.py), the executor's cost against the build before it (old/: `git archive` of that
 # commit, built the same way), and a GPU cell with an illegal address among good ones. Run after
-# tests/gpu/vendor.sh here, with vendor/ and old/ copied along. Reads the card's state only.
+# bench/gpu/vendor.sh here, with vendor/ and old/ copied along. Reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=timing
@@ -49,6 +49,6 @@ if [ -x old/build/sweep ]; then
 fi
 
 step "do_bench references"
-PYTHONUNBUFFERED=1 timeout 300 python3 tests/gpu/refs.py 2>&1 | grep -v Warning
+PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu/refs.py 2>&1 | grep -v Warning
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv
 tar -C "$R" -czf "$OUT/timing-dbs.tgz" $(cd "$R" && ls *.db build.log 2>/dev/null)

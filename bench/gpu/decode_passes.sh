@@ -1,6 +1,6 @@
 #!/bin/bash
 # decode_passes.sh: decode_attn with cp.async stages, through `sweep run` (ev-decode.yaml: 64K keys, batch 1,
-# 4 and 16, two passes). Run after tests/gpu/vendor.sh with vendor/ copied along. Reads the card's state only.
+# 4 and 16, two passes). Run after bench/gpu/vendor.sh with vendor/ copied along. Reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=decode_passes

@@ -1,7 +1,7 @@
 #!/bin/bash
 # first_pass.sh: on the two-H200 machine, the measurements the GPU and NCCL issues ask for, through the real
 # `sweep run` under mpirun, with independent references timed in the same run. Logs and databases go to
-# $OUT. Reads the cards' state only. Run there after tests/gpu/vendor.sh here, with vendor/ copied along.
+# $OUT. Reads the cards' state only. Run there after bench/gpu/vendor.sh here, with vendor/ copied along.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=first_pass
@@ -55,7 +55,7 @@ for k in all_reduce all_gather; do
 		FROM v_results v ORDER BY 1"
 done
 step "torch.distributed reference (CUDA events), 256 MiB to 4 GiB"
-timeout 200 torchrun --nproc_per_node 2 tests/gpu/torch_nccl.py 2>&1 | grep '^torch ' | tee "$R/torch.txt"
+timeout 200 torchrun --nproc_per_node 2 bench/gpu/torch_nccl.py 2>&1 | grep '^torch ' | tee "$R/torch.txt"
 
 step "mixed grid of 1-GPU and 2-GPU cells"
 run 2 tests/gpu/specs/ev-mixed.yaml "$R/mixed.db"

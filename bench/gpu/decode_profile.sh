@@ -1,7 +1,7 @@
 #!/bin/bash
 # decode_profile.sh: Nsight Compute on decode_attn's two kernels (the split and the combine) for one decode
 # step over 64K keys at batch 1 and 16, clocks left as they are (--clock-control none). The details go to
-# $OUT/decode-ncu-*.txt. Run after tests/gpu/vendor.sh with vendor/ copied along.
+# $OUT/decode-ncu-*.txt. Run after bench/gpu/vendor.sh with vendor/ copied along.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=decode_profile

@@ -1,7 +1,7 @@
 #!/bin/bash
 # copy_methods.sh: the copy methods (kernel, plain, memcpy, bulk) with the read-back L2 flush, on both GPUs;
 # the gemm 8192^3 bf16 cell against cuBLASLt timed directly after the same 1 s warm-up at full load, in
-# three interleaved rounds; decode_attn at 64K keys; every kernel's check. Run after tests/gpu/vendor.sh
+# three interleaved rounds; decode_attn at 64K keys; every kernel's check. Run after bench/gpu/vendor.sh
 # with vendor/ copied along. Reads the cards' state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

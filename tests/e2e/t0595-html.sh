@@ -1,25 +1,21 @@
 #!/bin/bash
-# t0590-html: `sweep report --format html` (or --out FILE.html) writes one self-contained page, opened here
+# t0595-html: `sweep report --format html` (or --out FILE.html) writes one self-contained page, opened here
 # in a real browser (chromium, headless, names unresolvable): every row and value of the table with its marks
 # and footnote, the figure inline with the numbers behind it, the method and the conditions, and no request
 # leaving the page (its Content-Security-Policy forbids one; a planted image proves that both checks see it).
 . tests/e2e/lib.sh
 export SWEEP
 
-# The browser is Debian's chromium, which `make deps` installs (tools/deps.sh); without it, or where it cannot
-# start at all (no user namespaces, no shared memory), the test says so and skips: nothing else can check the
-# rendered page.
-if ! command -v chromium >/dev/null; then
-	echo "ok - # SKIP chromium is not installed: 'make deps' (tools/deps.sh all) installs it"
-	exit 0
-fi
-echo '<p id="probe">x</p>' >"$T/probe.html"
-if ! timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
-	--user-data-dir="$T/chromium-probe" --dump-dom "file://$T/probe.html" 2>"$T/probe.err" | grep -q 'id="probe"'; then
-	echo "ok - # SKIP chromium is installed but cannot render a page here; it said:"
-	tail -5 "$T/probe.err" | sed 's/^/#   /'
-	exit 0
-fi
+# The browser is Debian's chromium, which `make deps` installs (tools/deps.sh); a chromium that cannot render
+# a page headless here (no user namespaces, no shared memory) counts as missing.
+chromium_renders() {
+	echo '<p id="probe">x</p>' >"$T/probe.html" &&
+		timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+			--user-data-dir="$T/chromium-probe" --dump-dom "file://$T/probe.html" 2>"$T/probe.err" |
+		grep -q 'id="probe"'
+}
+test_needs "chromium" command -v chromium
+test_needs "a chromium that renders a page headless" chromium_renders
 
 # browse PAGE NAME: the DOM chromium renders of PAGE into NAME.dom, its console into NAME.err and its
 # network log into NAME.net
@@ -178,4 +174,10 @@ test_expect_success 'sweep compare makes no page: --format html and .html are re
 	test ! -s out &&
 	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --out cmp.html 2>err &&
 	test ! -e cmp.html
+'
+
+test_expect_success '--conditions adds tables after a table: a page, which has its own section, refuses it' '
+	test_expect_code 2 "$SWEEP" report dg.db --rows host --metric tok_s --conditions --out c.html 2>err &&
+	grep -qx "sweep: --conditions goes with md, text, csv, latex or json: the page (html) has its conditions section" err &&
+	test ! -e c.html
 '

@@ -1,6 +1,6 @@
 # torch_nccl.py: an independent measurement of NCCL all-reduce and all-gather bus bandwidth through
 # torch.distributed, timed with CUDA events (nccl-tests' formulas), to compare with sweep's nccl cells.
-# Run: torchrun --nproc_per_node 2 tests/gpu/torch_nccl.py
+# Run: torchrun --nproc_per_node 2 bench/gpu/torch_nccl.py
 import os
 import torch
 import torch.distributed as dist

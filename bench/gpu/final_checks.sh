@@ -50,7 +50,7 @@ for k in all_reduce all_gather; do
 		FROM v_results v WHERE status = 'ok' AND (json_extract(params, '\$.bytes') <= 1024
 		OR json_extract(params, '\$.bytes') >= 268435456) ORDER BY 1"
 done
-timeout 150 torchrun --nproc_per_node 2 tests/gpu/torch_nccl.py 2>&1 | grep '^torch '
+timeout 150 torchrun --nproc_per_node 2 bench/gpu/torch_nccl.py 2>&1 | grep '^torch '
 step "mixed grid of 1-GPU and 2-GPU cells"
 run 2 run tests/gpu/specs/ev-mixed.yaml --db "$R/mixed.db"
 q "$R/mixed.db" "SELECT json_extract(params, '\$.gpus') AS gpus, w.rank, count(*) AS cells,

@@ -4,7 +4,7 @@
 # with the build in old/ (the commit before, when carried along) and with this one: the same cpus mean the
 # live binding did not change. Also the GPU's local cpus in sysfs and hwloc's view of the machine (its XML
 # into $OUT when lstopo is there). CPU twin: the last test of tests/e2e/t0650-hosts-bind.sh.
-# Run after tests/gpu/vendor.sh here, with vendor/ (and old/) copied along. Reads the card's state only.
+# Run after bench/gpu/vendor.sh here, with vendor/ (and old/) copied along. Reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=bind

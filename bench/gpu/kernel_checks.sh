@@ -2,7 +2,7 @@
 # kernel_checks.sh: after cuBLASLt became a dlopen on the first gemm cell and decode_attn's splits grew to at
 # least 1024 keys: every kernel's check, decode_attn at 64K keys (two passes), the gemm cell against
 # cuBLASLt timed directly after the same 1 s warm-up, and sweep hosts probe on both GPUs. Run after
-# tests/gpu/vendor.sh with vendor/ copied along. Reads the cards' state only.
+# bench/gpu/vendor.sh with vendor/ copied along. Reads the cards' state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=kernel_checks

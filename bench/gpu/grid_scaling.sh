@@ -1,7 +1,7 @@
 #!/bin/bash
 # grid_scaling.sh: after the copy kernel's default became memcpy and the L2 flush gained its read: every
 # kernel's check (good and corrupted outputs), sweeps/copy.yaml as shipped, and the 220-cell grid on 1 GPU
-# then on 2, twice, for the wall-time ratio. Run after tests/gpu/vendor.sh with vendor/ copied along.
+# then on 2, twice, for the wall-time ratio. Run after bench/gpu/vendor.sh with vendor/ copied along.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=grid_scaling

@@ -1,8 +1,8 @@
 #!/bin/bash
-# copy_variants.sh: copy variants side by side (tests/gpu/copy_variants.cu) at 4 and 16 GiB; the gemm 8192^3
+# copy_variants.sh: copy variants side by side (bench/gpu/copy_variants.cu) at 4 and 16 GiB; the gemm 8192^3
 # bf16 cell against cuBLASLt timed directly three ways (after 1 s at full load with and without the cell's
 # cold-L2 flush, and a short burst from idle), with the SM clock of each, in three interleaved rounds.
-# Run after tests/gpu/vendor.sh with vendor/ copied along. Reads the cards' state only.
+# Run after bench/gpu/vendor.sh with vendor/ copied along. Reads the cards' state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=copy_variants

@@ -34,5 +34,5 @@ for k in all_reduce all_gather; do
 		(SELECT value FROM metrics WHERE result = v.id AND name = 'errors') AS wrong, n, status
 		FROM v_results v ORDER BY 1"
 done
-timeout 200 torchrun --nproc_per_node 2 tests/gpu/torch_nccl.py 2>&1 | grep '^torch '
+timeout 200 torchrun --nproc_per_node 2 bench/gpu/torch_nccl.py 2>&1 | grep '^torch '
 tar -C "$R" -czf "$OUT/blocking_timer-dbs.tgz" $(cd "$R" && ls *.db 2>/dev/null)

@@ -2,7 +2,7 @@
 # dispatch.sh: on the GPU machine (16 cores), the executor's cost for short cells: null cells (debug.fail in
 # mode ok, as `make bench`) on 3 and on 8 ranks, this build and the one in old/ in turn, five rounds each;
 # then GPU cells that fail on purpose among good ones, to see the executor path on a GPU after the change.
-# Run after tests/gpu/vendor.sh here, with vendor/ and old/ copied along. Reads the card's state only.
+# Run after bench/gpu/vendor.sh here, with vendor/ and old/ copied along. Reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=dispatch
