@@ -269,7 +269,7 @@ static int command_once(struct command_state *st, int keep, double *wall)
 static int command_stop_rank(enum stop_rule stop)
 {
 	static const int rank[NSTOP] = {
-		[STOP_NONE] = 0, [STOP_NOISE] = 1, [STOP_COUNT] = 1, [STOP_CONVERGED] = 2,
+		[STOP_NONE] = 0, [STOP_PRECISION] = 1, [STOP_NOISE] = 1, [STOP_COUNT] = 1, [STOP_CONVERGED] = 2,
 		[STOP_MAX_SAMPLES] = 3, [STOP_TIMEOUT] = 4,
 	};
 
@@ -288,18 +288,19 @@ static int command_runs(struct command_state *st, enum stop_rule *stop, double *
 	struct spec_timing timing = s->timing;
 	struct criterion c;
 	double start, now, wall;
+	int ret = -1;
 
 	timing.min_samples = s->runs;
 	criterion_init(&c, &timing);
 	for (int i = 0; i < s->warmup_runs; i++) {
 		if (command_once(st, 0, &wall))
-			return -1;
+			goto out;
 		st->r->warmup = (isnan(st->r->warmup) ? 0 : st->r->warmup) + wall;
 	}
 	start = now_mono();
 	for (*stop = STOP_NONE; *stop == STOP_NONE; ) {
 		if (command_once(st, 1, &wall))
-			return -1;
+			goto out;
 		if (!s->runs)
 			break;
 		criterion_add(&c, wall, COMMAND_RESOLUTION);
@@ -309,7 +310,10 @@ static int command_runs(struct command_state *st, enum stop_rule *stop, double *
 			*stop = criterion_check(&c, now - start, start + s->timing.timeout - now);
 	}
 	*target = s->runs ? criterion_target(&c) : INFINITY;
-	return 0;
+	ret = 0;
+out:
+	criterion_release(&c);
+	return ret;
 }
 
 /* Whether the command runs once per item: {item} in what a run uses (argv, env, prepare, cleanup, the
@@ -370,8 +374,12 @@ void command_run(const struct executor *ex, const struct task *t, struct result 
 		command_metrics_finish(st.m, r);
 		r->stop = worst;
 		r->launches = s->runs ? 1 : 0;
-		/* Noise is a verdict on one program's runs: items are different programs. */
-		result_summarize(r, uses_item && s->nitems > 1 ? INFINITY : target);
+		/* Noise and precision are verdicts on one program's runs: items are different programs, and
+		 * without runs: there is one run, with no interval to judge. */
+		if (s->runs && !(uses_item && s->nitems > 1))
+			result_summarize(r, target, s->timing.precision);
+		else
+			result_summarize(r, INFINITY, NAN);
 	}
 out:
 	if (st.out.len)

@@ -1,12 +1,24 @@
-/* criterion.c: the stopping rule (criterion.h), after NVBench's relative-stdev criterion. */
+/* criterion.c: the stopping rule (criterion.h): the median's precision first, NVBench's relative-stdev
+ * criterion when asked; and when a warm-up's clock has settled. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "criterion.h"
+#include "stats.h"
+#include "util.h"
 
 void criterion_init(struct criterion *c, const struct spec_timing *t)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = t;
+	c->median = c->lo = c->hi = NAN;
+}
+
+void criterion_release(struct criterion *c)
+{
+	free(c->x);
+	c->x = NULL;
+	c->alloc_x = 0;
 }
 
 double criterion_noise(const struct criterion *c)
@@ -20,13 +32,15 @@ double criterion_target(const struct criterion *c)
 {
 	double floor = c->mean > 0 ? c->resolution / c->mean : 0;
 
-	return fmax(c->t->max_noise, floor);
+	return c->t->max_noise > 0 ? fmax(c->t->max_noise, floor) : INFINITY;
 }
 
 void criterion_add(struct criterion *c, double seconds, double resolution)
 {
 	double d = seconds - c->mean, noise;
 
+	ALLOC_GROW(c->x, (size_t)c->n + 1, c->alloc_x);
+	c->x[c->n] = seconds;
 	c->n++;
 	c->mean += d / c->n;
 	c->m2 += d * (seconds - c->mean);
@@ -57,17 +71,111 @@ static int converged(const struct criterion *c)
 	return sqrt(ss / (c->wcount - 1)) / latest < CRITERION_STABLE;
 }
 
-enum stop_rule criterion_check(const struct criterion *c, double elapsed, double left)
+/* The median known to the precision asked, computed when due (CRITERION_STEP); false between checks. */
+static int precise(struct criterion *c)
+{
+	if (c->n < c->next_check)
+		return 0;
+	c->next_check = c->n + (c->n / CRITERION_STEP > 1 ? c->n / CRITERION_STEP : 1);
+	c->checks++;
+	stats_median_ci(c->x, (size_t)c->n, STATS_CI, &c->median, &c->lo, &c->hi);
+	return stats_ci_rel(c->lo, c->hi, c->median) <= c->t->precision;
+}
+
+enum stop_rule criterion_check(struct criterion *c, double elapsed, double left)
 {
 	const struct spec_timing *t = c->t;
 
 	if (t->max_samples > 0 && c->n >= t->max_samples)
 		return STOP_MAX_SAMPLES;
 	if (c->n >= t->min_samples && elapsed >= t->min_time) {
-		if (criterion_noise(c) <= criterion_target(c))
+		if (precise(c))
+			return STOP_PRECISION;
+		if (t->max_noise > 0 && criterion_noise(c) <= criterion_target(c))
 			return STOP_NOISE;
-		if (converged(c))
+		if (t->max_noise > 0 && converged(c))
 			return STOP_CONVERGED;
 	}
 	return left <= 0 ? STOP_TIMEOUT : STOP_NONE;
+}
+
+void criterion_settle_init(struct criterion_settle *s, double max_clock)
+{
+	memset(s, 0, sizeof(*s));
+	s->max_clock = max_clock;
+	s->ref = NAN;
+}
+
+void criterion_settle_release(struct criterion_settle *s)
+{
+	free(s->t);
+	free(s->mhz);
+	s->t = s->mhz = NULL;
+	s->n = s->alloc_t = s->alloc_mhz = 0;
+}
+
+void criterion_settle_add(struct criterion_settle *s, double t, double mhz)
+{
+	ALLOC_GROW(s->t, s->n + 1, s->alloc_t);
+	ALLOC_GROW(s->mhz, s->n + 1, s->alloc_mhz);
+	s->t[s->n] = t;
+	s->mhz[s->n++] = mhz;
+}
+
+/* The median clock of the readings in (from, to]; NaN when there are none. */
+static double settle_median(const struct criterion_settle *s, double from, double to)
+{
+	double *w = xmalloc((s->n + 1) * sizeof(*w)), m;
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i] > from && s->t[i] <= to)
+			w[k++] = s->mhz[i];
+	m = k ? stats_median(w, k) : NAN;
+	free(w);
+	return m;
+}
+
+int criterion_settled(struct criterion_settle *s, double t, double warmup)
+{
+	double tol = CRITERION_SETTLE_TOL * s->max_clock, a, b;
+
+	if (!s->moved) {
+		double lo = INFINITY, hi = -INFINITY;
+
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->t[i] >= warmup / 2) {
+				lo = fmin(lo, s->mhz[i]);
+				hi = fmax(hi, s->mhz[i]);
+			}
+		}
+		if (hi - lo <= tol) {
+			s->ref = settle_median(s, warmup / 2 - 1e-9, t);
+			return 1;
+		}
+		s->moved = 1;
+	}
+	if (t < s->next || t < 2 * CRITERION_SETTLE_WINDOW)
+		return 0;
+	s->next = t + CRITERION_SETTLE_WINDOW / 4;
+	a = settle_median(s, t - 2 * CRITERION_SETTLE_WINDOW, t - CRITERION_SETTLE_WINDOW);
+	b = settle_median(s, t - CRITERION_SETTLE_WINDOW, t);
+	if ((isnan(a) || isnan(b)) && s->n >= 2) {
+		/* launches longer than a window: the last two readings */
+		a = s->mhz[s->n - 2];
+		b = s->mhz[s->n - 1];
+	}
+	if (!(fabs(a - b) <= tol))
+		return 0;
+	s->ref = b;
+	return 1;
+}
+
+int criterion_settle_left(struct criterion_settle *s, double mhz)
+{
+	if (!(fabs(mhz - s->ref) > CRITERION_SETTLE_LEAVE * s->max_clock))
+		return 0;
+	s->moved = 1;
+	s->ref = NAN;
+	return 1;
 }

@@ -1,4 +1,5 @@
-/* criterion.h: when a cell has been sampled enough: the stopping rule of measure.c, as a pure function. */
+/* criterion.h: when a cell has been sampled enough (the stopping rule of measure.c) and warmed up enough
+ * (its clock settled): pure functions of the samples and clock readings. */
 #ifndef SWEEP_CRITERION_H
 #define SWEEP_CRITERION_H
 
@@ -12,6 +13,12 @@
  * relative standard deviation around the latest is under CRITERION_STABLE. */
 #define CRITERION_EVERY 16
 #define CRITERION_STABLE 0.05
+/* The median's interval is computed again once the samples have grown by a CRITERION_STEP-th since the last
+ * time (at every sample below CRITERION_STEP samples). Each time is a selection, linear in the samples:
+ * at every sample a cell's sampling would cost quadratic time; this way the checks' sizes grow
+ * geometrically and cost about CRITERION_STEP + 1 visits a sample in all, for at most 1/CRITERION_STEP more
+ * samples than needed. */
+#define CRITERION_STEP 32
 
 /* The rule, and why it is so: docs/timing.md, "The stopping rule" (written there once). */
 struct criterion {
@@ -21,16 +28,58 @@ struct criterion {
 	double window[CRITERION_WINDOW];
 	int wcount, wnext;
 	double resolution;              /* of one sample (seconds), the largest reported so far */
+	double *x;                      /* every sample, in the order the selections left them (owned) */
+	size_t alloc_x;
+	long next_check;                /* n at which the interval is computed next */
+	double median, lo, hi;          /* at the last check; NaN before the first */
+	long checks;                    /* intervals computed so far */
 };
 
+/*
+ * When warm-up may end: the SM clock has settled. Every clock reading of the warm-up (and of the samples, in
+ * case the clock moves again) is added with its time in seconds since warm-up began. A clock that held
+ * still over the second half of `warmup` has settled then: most cells, whose clock never leaves its
+ * maximum. One that moved (a card drawn to its power limit: an H200 holds its maximum for about 0.1 s,
+ * then falls for up to a second) has settled once the median clocks of the last two CRITERION_SETTLE_WINDOW
+ * seconds agree, looked at every quarter window. "Still" and "agree" are within CRITERION_SETTLE_TOL of the
+ * maximum clock (an H200 moves in steps of 15 MHz of 1980). A clock still when warm-up ends can start to
+ * fall later, during sampling: a sample more than CRITERION_SETTLE_LEAVE of the maximum away from the
+ * settled clock says so (measure.c then drops the samples and warms up on, within max_warmup).
+ */
+#define CRITERION_SETTLE_WINDOW 0.1
+#define CRITERION_SETTLE_TOL 0.01
+#define CRITERION_SETTLE_LEAVE 0.03
+
+struct criterion_settle {
+	double max_clock;      /* MHz */
+	double *t, *mhz;       /* every reading: when, and the clock (owned) */
+	size_t n, alloc_t, alloc_mhz;
+	int moved;             /* the clock was not still in the second half of warmup */
+	double next;           /* when to compare the windows next */
+	double ref;            /* the clock it settled at; NaN before */
+};
+/* criterion_settle_release frees the readings. max_clock > 0. */
+void criterion_settle_init(struct criterion_settle *s, double max_clock);
+void criterion_settle_release(struct criterion_settle *s);
+void criterion_settle_add(struct criterion_settle *s, double t, double mhz);
+/* At t (seconds since warm-up began, at least warmup, after a reading at t): 1 once the clock has
+ * settled (s->ref is then its clock), else 0. */
+int criterion_settled(struct criterion_settle *s, double t, double warmup);
+/* A reading far from the settled clock: 1, and the clock is no longer settled (only two windows that
+ * agree will say it is again). */
+int criterion_settle_left(struct criterion_settle *s, double mhz);
+
+/* criterion_release frees what criterion_add allocated. */
 void criterion_init(struct criterion *c, const struct spec_timing *t);
+void criterion_release(struct criterion *c);
 /* One sample of `seconds`, which its timer knows to within `resolution` seconds. */
 void criterion_add(struct criterion *c, double seconds, double resolution);
-/* The noise so far (NaN under two samples) and the target it is held to. */
+/* The noise so far (NaN under two samples) and the target it is held to (INFINITY without max_noise). */
 double criterion_noise(const struct criterion *c);
 double criterion_target(const struct criterion *c);
 /* STOP_NONE to go on, else the rule that ends the sampling. elapsed: seconds since sampling started;
- * left: seconds to the cell's deadline. */
-enum stop_rule criterion_check(const struct criterion *c, double elapsed, double left);
+ * left: seconds to the cell's deadline. May compute the interval (reordering c's own copy of the
+ * samples, never the caller's). */
+enum stop_rule criterion_check(struct criterion *c, double elapsed, double left);
 
 #endif

@@ -281,7 +281,7 @@ void gang_combine(const struct kernel_ops *k, const struct task *t, const struct
 	c->stop = members[0].stop;
 	c->launches = members[0].launches;
 	c->warmup = members[0].warmup;
-	result_summarize(c, timing->max_noise);
+	result_summarize(c, spec_noise_target(timing), timing->precision);
 	lead = json_obj_get(&members[0].metrics, "seconds");
 	if (!lead || parse_double(lead, &lead_sec) || !(lead_sec > 0))
 		lead_sec = NAN;

@@ -135,8 +135,8 @@ void gang_release(struct master *m);
  * One result for gang cell t (the leader's copy: t->gang_size members, world ranks in t->gang_ranks)
  * from members[i], gang rank i's result; a pure function, so that it is tested without MPI. Each sample
  * is the slowest member's time of that launch (the collective is done when its last member is) with the
- * lowest known SM clock of that launch, over the samples every member has; noise and noise_ok come from
- * those samples against timing->max_noise; throttled, wall and errors are the members' largest (no
+ * lowest known SM clock of that launch, over the samples every member has; the summary, noise_ok and
+ * precise come from those samples against timing's max_noise and precision; throttled, wall and errors are the members' largest (no
  * errors metric when none counted any), started the earliest. A failed member fails the cell: status is
  * the first failure's (in gang order), error names every failed member (gang rank and world rank) with
  * its reason, and no sample is kept. The leader's numeric metrics are carried over (its rates, gflops

@@ -1,4 +1,5 @@
-/* measure.c: the timing loop every kernel shares: warm-up, batching, stopping rule, throttle filter. */
+/* measure.c: the timing loop every kernel shares: warm-up (until the clock settles), batching, stopping
+ * rule, throttle filter. */
 #include <math.h>
 #include <time.h>
 #include "criterion.h"
@@ -97,15 +98,108 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 }
 
 /*
+ * Warm-up: launches for `warmup` seconds, then, where the timer reads a clock, on until it has settled
+ * (criterion_settled; r->settled 1) or max_warmup has passed since warm_start (0); never past the
+ * deadline. *per: the fastest launch, which sizes the batch (not the cold first one).
+ */
+static int measure_warmup(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
+			  const struct spec_timing *t, struct result *r, struct criterion_settle *s,
+			  double warm_start, double deadline, double *per)
+{
+	double sec, clk, now;
+
+	*per = INFINITY;
+	for (;;) {
+		if (*ctx->cancel)
+			return measure_fail(r, ctx, "warm-up");
+		if (tm->sample(state, k, ctx, 1, &sec, &clk))
+			return measure_fail(r, ctx, "launch");
+		*per = fmin(*per, sec);
+		now = now_mono() - warm_start;
+		if (s->max_clock > 0 && clk > 0)
+			criterion_settle_add(s, now, clk);
+		if (now < t->warmup && warm_start + now < deadline)
+			continue;
+		if (!s->n)
+			return 0;   /* no clock to wait for: r->settled stays -1 */
+		if (criterion_settled(s, now, t->warmup)) {
+			r->settled = 1;
+			return 0;
+		}
+		if (now >= t->max_warmup || warm_start + now >= deadline) {
+			r->settled = 0;
+			return 0;
+		}
+	}
+}
+
+/* Launches per sample: the spec's, or enough that a sample lasts BATCH_TARGET. */
+static int measure_size_batch(const struct timer_ops *tm, void *state, const struct kernel_ops *k,
+			      struct kctx *ctx, const struct spec_timing *t, struct result *r, double per, int *batch)
+{
+	double sec, clk;
+
+	*batch = t->batch > 0 ? t->batch : measure_batch(per);
+	if (*batch > 1 && t->batch <= 0) {
+		/* Back to back launches often run faster than one alone: size again from one batch. */
+		if (tm->sample(state, k, ctx, *batch, &sec, &clk))
+			return measure_fail(r, ctx, "launch");
+		if (sec * *batch < BATCH_TARGET)
+			*batch = measure_batch(sec);
+	}
+	return 0;
+}
+
+/*
+ * Samples until the criterion stops them: 0 when it did (r->stop), 1 when the SM clock left where the
+ * warm-up settled it while max_warmup has not passed (the samples are dropped: warm up on), -1 after a
+ * failure.
+ */
+static int measure_samples(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
+			   const struct spec_timing *t, struct result *r, struct criterion *c,
+			   struct criterion_settle *s, double warm_start, double deadline, int batch)
+{
+	double sec, clk, now, sampling = now_mono(), max_clock = s->max_clock;
+
+	while (!r->stop) {
+		if (*ctx->cancel)
+			return measure_fail(r, ctx, "sampling");
+		if (tm->sample(state, k, ctx, batch, &sec, &clk))
+			return measure_fail(r, ctx, "launch");
+		now = now_mono();
+		if (r->settled == 1 && clk > 0 && criterion_settle_left(s, clk)) {
+			if (now - warm_start < t->max_warmup && now < deadline) {
+				r->nsamples = 0;
+				r->throttled = 0;
+				return 1;
+			}
+			r->settled = 0;   /* it moved after the bound: kept, and said */
+		}
+		if (max_clock > 0 && clk > 0 && clk < t->throttle * max_clock) {
+			r->throttled++;
+		} else {
+			result_add_sample(r, sec, clk);
+			criterion_add(c, sec, tm->resolution(state, batch));
+		}
+		if (r->settled == 1 && clk > 0)
+			criterion_settle_add(s, now - warm_start, clk);
+		r->stop = criterion_check(c, now - sampling, deadline - now);
+	}
+	return 0;
+}
+
+/*
  * The timeout counts from the start of the cell (setup included), the same start the worker's watchdog
- * counts from, so the loop always stops on its own before the watchdog cancels a healthy cell.
+ * counts from, so the loop always stops on its own before the watchdog cancels a healthy cell. r->warmup
+ * is everything before the samples kept: warm-up, batch sizing and samples dropped for a moving clock.
  */
 static int measure_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			const struct spec_timing *t, struct result *r, double deadline)
 {
-	double sec, clk, per, now, warm_start, warmup, sampling, max_clock;
+	double sec, clk, per, warm_start, warmup = 0;
+	struct criterion_settle s;
 	struct criterion c;
-	int batch;
+	int batch = 1, ret;
 
 	/* The first launch warms up and leaves the output check() looks at. */
 	if (tm->sample(state, k, ctx, 1, &sec, &clk))
@@ -114,50 +208,29 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 		return *ctx->cancel ? measure_fail(r, ctx, "check") :
 			result_fail(r, RESULT_ERROR, "check failed: %s", ctx->err);
 
-	/* Warm-up: at least one more launch, whose time (not the cold first one) sizes the batch. */
-	per = INFINITY;
 	warm_start = now_mono();
-	do {
-		if (*ctx->cancel)
-			return measure_fail(r, ctx, "warm-up");
-		if (tm->sample(state, k, ctx, 1, &sec, &clk))
-			return measure_fail(r, ctx, "launch");
-		per = fmin(per, sec);
-		now = now_mono();
-	} while (now < warm_start + t->warmup && now < deadline);
-	batch = t->batch > 0 ? t->batch : measure_batch(per);
-	if (batch > 1 && t->batch <= 0) {
-		/* Back to back launches often run faster than one alone: size again from one batch. */
-		if (tm->sample(state, k, ctx, batch, &sec, &clk))
-			return measure_fail(r, ctx, "launch");
-		if (sec * batch < BATCH_TARGET)
-			batch = measure_batch(sec);
-	}
-
-	max_clock = tm->max_clock(state);
+	criterion_settle_init(&s, tm->max_clock(state));
 	criterion_init(&c, t);
-	sampling = now_mono();
-	warmup = sampling - warm_start;
-	while (!r->stop) {
-		if (*ctx->cancel)
-			return measure_fail(r, ctx, "sampling");
-		if (tm->sample(state, k, ctx, batch, &sec, &clk))
-			return measure_fail(r, ctx, "launch");
-		if (max_clock > 0 && clk > 0 && clk < t->throttle * max_clock) {
-			r->throttled++;
-		} else {
-			result_add_sample(r, sec, clk);
-			criterion_add(&c, sec, tm->resolution(state, batch));
-		}
-		now = now_mono();
-		r->stop = criterion_check(&c, now - sampling, deadline - now);
+	do {
+		criterion_release(&c);
+		criterion_init(&c, t);
+		ret = measure_warmup(tm, state, k, ctx, t, r, &s, warm_start, deadline, &per);
+		if (!ret)
+			ret = measure_size_batch(tm, state, k, ctx, t, r, per, &batch);
+		warmup = now_mono() - warm_start;
+		if (!ret)
+			ret = measure_samples(tm, state, k, ctx, t, r, &c, &s, warm_start, deadline, batch);
+	} while (ret == 1);
+	if (!ret && !r->nsamples)
+		ret = result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",
+				  r->throttled, t->throttle * s.max_clock);
+	if (!ret) {
+		result_summarize(r, criterion_target(&c), t->precision);
+		measure_metrics(k, ctx, r, batch, warmup);
 	}
-	if (!r->nsamples)
-		return result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",
-				   r->throttled, t->throttle * max_clock);
-	result_summarize(r, criterion_target(&c));
-	measure_metrics(k, ctx, r, batch, warmup);
-	return 0;
+	criterion_release(&c);
+	criterion_settle_release(&s);
+	return ret;
 }
 
 /* Every member takes the gang's maximum of *v; -1 when the kernel cannot agree (a member failed). */
@@ -213,7 +286,7 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 		result_add_sample(r, sec, clk);
 	}
 	r->stop = STOP_COUNT;
-	result_summarize(r, t->max_noise);
+	result_summarize(r, spec_noise_target(t), t->precision);
 	measure_metrics(k, ctx, r, batch, warmup);
 	return 0;
 }

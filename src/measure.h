@@ -31,11 +31,14 @@ extern const struct timer_ops timer_cuda;
 
 /*
  * Time one cell of kernel k: setup, check (a failed check is an error result), one warm-up launch and
- * warm-up time, then samples until the stopping rule of criterion.h ends them (r->stop says which rule;
- * noise_ok = 0 when the noise is above its target, status still ok: the result says the target was
- * missed). Throttled samples are dropped and counted. Fills r's samples, metrics (seconds = median,
- * gflops and gbs from counts()), launches per sample and warm-up, noise. Returns 0, or -1 with r's status
- * and error set. Always tears down.
+ * warm-up time (on a timer that reads a clock, until the clock has settled: criterion.h; r->settled), then
+ * samples until the stopping rule of criterion.h ends them (r->stop says which rule; precise = 0 when the
+ * median's interval is wider than the precision asked, noise_ok = 0 when the noise is above its target,
+ * status still ok: the result says what was missed). Samples taken while the clock moves away from where
+ * warm-up left it, within max_warmup, are dropped and warm-up goes on. Throttled samples are dropped and
+ * counted. Fills r's samples, metrics (seconds = median, gflops and gbs from counts()), launches per
+ * sample and warm-up, noise and the median's interval. Returns 0, or -1 with r's status and error set.
+ * Always tears down.
  */
 int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
 		   struct result *r);

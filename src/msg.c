@@ -286,6 +286,8 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 	}
 	put_u32(sb, (uint32_t)r->throttled);
 	put_u32(sb, (uint32_t)r->noise_ok);
+	put_u32(sb, (uint32_t)r->precise);
+	put_u32(sb, (uint32_t)(r->settled + 1));
 	put_u32(sb, (uint32_t)r->stop);
 	put_u32(sb, (uint32_t)r->launches);
 	put_f64(sb, r->warmup);
@@ -297,6 +299,8 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 	put_f64(sb, r->sum.q1);
 	put_f64(sb, r->sum.q3);
 	put_f64(sb, r->sum.noise);
+	put_f64(sb, r->sum.ci_lo);
+	put_f64(sb, r->sum.ci_hi);
 	put_u32(sb, (uint32_t)r->metrics.n);
 	for (size_t i = 0; i < r->metrics.n; i++) {
 		put_str(sb, r->metrics.v[i].key);
@@ -316,7 +320,7 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 int msg_get_result(const char *buf, size_t len, struct result *r)
 {
 	struct cursor c = { buf, buf + len, 0 };
-	uint32_t n, usage;
+	uint32_t n, usage, flags[3];
 
 	result_init(r);
 	r->cell = get_i64(&c);
@@ -345,7 +349,14 @@ int msg_get_result(const char *buf, size_t len, struct result *r)
 		}
 	}
 	r->throttled = (int)get_u32(&c);
-	r->noise_ok = (int)get_u32(&c);
+	flags[0] = get_u32(&c);
+	flags[1] = get_u32(&c);
+	flags[2] = get_u32(&c);
+	if (flags[0] > 1 || flags[1] > 1 || flags[2] > 2)
+		c.bad = 1;
+	r->noise_ok = (int)flags[0];
+	r->precise = (int)flags[1];
+	r->settled = (int)flags[2] - 1;
 	r->stop = (enum stop_rule)get_u32(&c);
 	if (r->stop >= NSTOP)
 		c.bad = 1;
@@ -360,6 +371,8 @@ int msg_get_result(const char *buf, size_t len, struct result *r)
 	r->sum.q1 = get_f64(&c);
 	r->sum.q3 = get_f64(&c);
 	r->sum.noise = get_f64(&c);
+	r->sum.ci_lo = get_f64(&c);
+	r->sum.ci_hi = get_f64(&c);
 	n = get_count(&c, 12);
 	for (uint32_t i = 0; i < n && !c.bad; i++) {
 		char *k = get_str(&c), *v = get_str(&c);

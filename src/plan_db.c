@@ -143,11 +143,13 @@ static void measurement_changes(const struct spec *o, const struct spec *s, stru
 		add_num_change(what, "runs", o->runs, s->runs);
 		add_num_change(what, "warmup", o->warmup_runs, s->warmup_runs);
 	}
+	add_num_change(what, "timing.precision", o->timing.precision, s->timing.precision);
 	add_num_change(what, "timing.min_samples", o->timing.min_samples, s->timing.min_samples);
 	add_num_change(what, "timing.min_time", o->timing.min_time, s->timing.min_time);
 	add_num_change(what, "timing.max_noise", o->timing.max_noise, s->timing.max_noise);
 	add_num_change(what, "timing.timeout", o->timing.timeout, s->timing.timeout);
 	add_num_change(what, "timing.warmup", o->timing.warmup, s->timing.warmup);
+	add_num_change(what, "timing.max_warmup", o->timing.max_warmup, s->timing.max_warmup);
 	add_num_change(what, "timing.l2_hot", o->timing.l2_hot, s->timing.l2_hot);
 	add_num_change(what, "timing.throttle", o->timing.throttle, s->timing.throttle);
 	add_num_change(what, "timing.batch", o->timing.batch, s->timing.batch);

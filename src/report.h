@@ -49,7 +49,7 @@ struct report_opts {
 	const char *out;           /* --out FILE, or NULL for stdout */
 	const struct table_format *fmt;
 	int digits;                /* significant digits: 0 for 4 (3 for ratios), %.6g for programs */
-	int strict;                /* --strict: results above their noise target left out */
+	int strict;                /* --strict: results marked (STORE_IMPRECISE) left out */
 	int conditions;            /* --conditions: what the table's numbers were measured under, after it */
 	const char *ledger;        /* --ledger FILE: every number with its conditions and provenance */
 	int summary;               /* --summary[=KEY] */

@@ -169,7 +169,7 @@ static void pivot(const struct report_rows *in, int nr, const char *const *colke
 				break;
 			report_rows_set_num(out, at, c, report_rows_num(in, first, nr + nc));
 			if (report_rows_num(in, first, nr + nc + 2 + ng) > 0)
-				report_rows_mark(out, at, c, MARK_NOISE);
+				report_rows_mark(out, at, c, MARK_IMPRECISE);
 		}
 	}
 	for (size_t i = 0; i < ncol; i++) {
@@ -203,7 +203,7 @@ void report_agg_table(const struct report_rows *in, const char *const *keys, int
 		report_rows_set_num(out, row, out->ncol - 2, report_rows_num(in, j, at + 1));
 		report_rows_set_num(out, row, out->ncol - 1, report_rows_num(in, j, at));
 		if (report_rows_num(in, j, at + 2 + ng) > 0)
-			report_rows_mark(out, row, out->ncol - 1, MARK_NOISE);
+			report_rows_mark(out, row, out->ncol - 1, MARK_IMPRECISE);
 	}
 }
 
@@ -462,8 +462,8 @@ void report_agg_limit(const struct report_rows *in, const char *const *keys, int
 		report_rows_set_num(out, row, v0 + 3, lim != 0 ? report_rows_num(in, j, at + 3) / lim : NAN);
 		if (report_rows_num(in, j, at + 5 + (int)njoined) > 0) {
 			/* the metric, and the share that rests on it */
-			report_rows_mark(out, row, v0 + 1, MARK_NOISE);
-			report_rows_mark(out, row, v0 + 3, MARK_NOISE);
+			report_rows_mark(out, row, v0 + 1, MARK_IMPRECISE);
+			report_rows_mark(out, row, v0 + 3, MARK_IMPRECISE);
 		}
 	}
 	for (size_t i = 0; i < njoined; i++)

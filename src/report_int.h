@@ -23,9 +23,10 @@ void report_ctx_join(struct strbuf *sb, char *const *v, size_t n);
 struct report_plan {
 	const struct report_opts *o;
 	const struct report_ctx *c;
-	char *metric_base;         /* the stored metric (gflops for tflops), or "noise" */
+	char *metric_base;         /* the stored metric (gflops for tflops), or "noise", "precision" */
 	double metric_scale;       /* value = stored value * metric_scale */
-	int metric_noise;          /* the metric is the results' own noise (--metric noise) */
+	const char *metric_own;    /* the SQL of a figure of the results themselves (--metric noise or
+				    * precision) over their columns, or NULL for a stored metric */
 	int items;                 /* a key is item: the metric's per-item values are read (items table) */
 	char **rows;               /* the row keys: --rows, then every parameter that varies inside a row */
 	int nrows;
@@ -37,8 +38,9 @@ struct report_plan {
 };
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
-/* Resolve o->metric (itself, a derived one: tflops = gflops / 1000, tbs, ms, us; or noise). FAIL_USAGE
- * after error() naming the metrics there are, or for the noise of a report keyed by item. */
+/* Resolve o->metric (itself, a derived one: tflops = gflops / 1000, tbs, ms, us; or noise, precision).
+ * FAIL_USAGE after error() naming the metrics there are, or for a figure of results in a report keyed by
+ * item. */
 int report_plan_metric(struct report_plan *p);
 /* A report never aggregates over a parameter the user did not name: every parameter (in spec order) that
  * varies inside a group of the row keys, the column keys and the named extra keys (NULL ones skipped), and
@@ -120,7 +122,7 @@ int report_expr_parse(const struct report_ctx *c, const char *what, const char *
  * Each builds one statement into q (empty before): SQL and its bound values, nothing else. The columns
  * each returns are the contract with the aggregation that reads them, written at each function. A
  * statement reads only the sweep's ok results of cells that are not retired, passing --where, outside
- * the excluded hosts, and (--strict) within their noise target. FAIL_USAGE after error() for a bad key
+ * the excluded hosts, and (--strict) not marked (STORE_IMPRECISE). FAIL_USAGE after error() for a bad key
  * or expression.
  */
 /* The plain or pivoted table: row keys, column keys, stat(metric), count, [group], marked results. */
@@ -128,7 +130,7 @@ int report_query_table(const struct report_plan *p, struct report_query *q);
 /* --conditions, --ledger: each result of the table: row keys, result id, cell key, params, value, and what
  * it was measured under: sweep version, commit, files (runs.inputs), host, gpu, worker conditions. */
 int report_query_ledger(const struct report_plan *p, struct report_query *q);
-/* The results above their noise target among the results of the table, --strict or not: count. */
+/* Among the results of the table, --strict or not: the marked ones (STORE_IMPRECISE), and all of them. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
 int report_query_arms(const struct report_plan *p, struct report_query *q);
@@ -205,10 +207,10 @@ int report_rows_col(struct report_rows *r, const char *name, enum report_col_kin
 size_t report_rows_add(struct report_rows *r);
 void report_rows_set_text(struct report_rows *r, size_t row, int col, const char *s);
 void report_rows_set_num(struct report_rows *r, size_t row, int col, double v);
-/* What a value's mark says; a printer shows MARK_NOISE as table mark 0 (a noise_ok column for programs),
+/* What a value's mark says; a printer shows MARK_IMPRECISE as table mark 0 (a precise column for programs),
  * MARK_CAVEAT as table mark 1 with report_notes' caveats as its footnote. */
 enum report_mark {
-	MARK_NOISE = 1,            /* rests on a result above its noise target */
+	MARK_IMPRECISE = 1,        /* rests on a result whose median misses its precision (STORE_IMPRECISE) */
 	MARK_CAVEAT = 2            /* a statistic to read with care: a warning on stderr says why */
 };
 void report_rows_mark(struct report_rows *r, size_t row, int col, enum report_mark kind);
@@ -268,12 +270,12 @@ void report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * The table of report_query_table's rows (nkey row keys called keys, ncolkey column keys called colkeys,
  * grouped: a group column): without column keys the row keys, n and the metric; with them the row keys
  * and one column per combination of column keys ("N=256 K=8", in SQLite's order), its row's values laid
- * out under them. A value resting on results above their noise target is marked. out is initialised.
+ * out under them. A value resting on a marked result (STORE_IMPRECISE) is marked. out is initialised.
  */
 void report_agg_table(const struct report_rows *in, const char *const *keys, int nkey,
 		      const char *const *colkeys, int ncolkey, const char *group, const char *metric,
 		      struct report_rows *out);
-/* The results above their noise target the table's rows rest on (the sum of the marked column). */
+/* The marked results (STORE_IMPRECISE) the table's rows rest on (the sum of the marked column). */
 long report_agg_marked(const struct report_rows *in);
 /* The candidates of report_query_varying's one row that vary (take more than one value in a group), in
  * order: an owned list of *n names. */
@@ -405,7 +407,7 @@ struct report_doc {
 	const struct report_rows *summary; /* report_agg_summary's rows, or NULL */
 	const char *caption;       /* NULL, or a line above the table */
 	int method;                /* the caption states the method: LaTeX keeps it as a comment */
-	long marked;               /* results above their noise target, for the footnote; -1: not counted */
+	long marked;               /* results marked (STORE_IMPRECISE), for the footnote; -1: not counted */
 	const char *caveat;        /* why values carry MARK_CAVEAT (report_notes_caveats), for its footnote */
 	int append;                /* added after another table of the same report (--out not emptied) */
 	const struct report_notes *notes;  /* the notes and warnings stderr had, which a page shows too; or NULL */

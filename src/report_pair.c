@@ -316,11 +316,11 @@ void report_pair(const struct report_rows *in, const struct report_pairing *pp, 
 			caveat_row(pp, in, j, &pr, out, at, v0, &cv);
 		}
 		if (pr.marked_a)
-			report_rows_mark(out, at, v0 + 1, MARK_NOISE);
+			report_rows_mark(out, at, v0 + 1, MARK_IMPRECISE);
 		if (pr.marked_b)
-			report_rows_mark(out, at, v0 + 2, MARK_NOISE);
+			report_rows_mark(out, at, v0 + 2, MARK_IMPRECISE);
 		if (pr.marked_a || pr.marked_b)
-			report_rows_mark(out, at, v0 + 3, MARK_NOISE);     /* the ratio rests on them */
+			report_rows_mark(out, at, v0 + 3, MARK_IMPRECISE);     /* the ratio rests on them */
 	}
 	caveat_warn(pp, &cv, nt);
 	free(pr.a);

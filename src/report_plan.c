@@ -47,6 +47,15 @@ void report_plan_release(struct report_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Figures of the results themselves, reported as if they were stored metrics: the samples' noise, and
+ * how well the median is known (the relative half-width of its 95 % interval, what precision asks). */
+static const struct {
+	const char *name, *sql;
+} own_metrics[] = {
+	{ "noise", "noise" },
+	{ "precision", "ci_rel(ci_lo, ci_hi, median)" },
+};
+
 int report_plan_metric(struct report_plan *p)
 {
 	const struct report_ctx *c = p->c;
@@ -57,12 +66,14 @@ int report_plan_metric(struct report_plan *p)
 		p->metric_base = xstrdup(base);
 		return FAIL_OK;
 	}
-	if (!strcmp(name, "noise")) {
+	for (size_t i = 0; i < ARRAY_SIZE(own_metrics); i++) {
+		if (strcmp(name, own_metrics[i].name))
+			continue;
 		if (p->items)
-			return fail_usage("--metric noise is the noise of a result: it has no per-item values to "
-					  "key by item");
+			return fail_usage("--metric %s is a figure of a result: it has no per-item values to key by "
+					  "item", name);
 		p->metric_base = xstrdup(name);
-		p->metric_noise = 1;
+		p->metric_own = own_metrics[i].sql;
 		return FAIL_OK;
 	}
 	report_ctx_join(&sb, c->metrics, c->nmetrics);

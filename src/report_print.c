@@ -255,8 +255,8 @@ static int lead_cells(const struct report_opts *o, const struct report_doc *d)
 }
 
 /* The table's heading: for programs a stat column first when there is a summary, then the columns (an
- * interval's bounds in its value's for reading), and for programs a noise_ok column where some value
- * carries MARK_NOISE. Returns the number of cells. */
+ * interval's bounds in its value's for reading), and for programs a precise column where some value
+ * carries MARK_IMPRECISE. Returns the number of cells. */
 static int head_cells(const struct report_opts *o, const struct report_doc *d, const char **head)
 {
 	const struct report_rows *r = d->rows;
@@ -270,12 +270,12 @@ static int head_cells(const struct report_opts *o, const struct report_doc *d, c
 		head[nh++] = merged ? r->ci_head : r->col[c].name;
 		c += merged ? 2 : 0;
 	}
-	if ((any_mark(r) & MARK_NOISE) && !o->fmt->reading)
-		head[nh++] = "noise_ok";
+	if ((any_mark(r) & MARK_IMPRECISE) && !o->fmt->reading)
+		head[nh++] = "precise";
 	return nh;
 }
 
-/* Row j into the table: its cells, then its marks (for reading) or its noise_ok cell (for programs). */
+/* Row j into the table: its cells, then its marks (for reading) or its precise cell (for programs). */
 static void add_row(const struct report_opts *o, const struct report_doc *d, const struct prec *pr, size_t j,
 		    struct table *t)
 {
@@ -288,8 +288,8 @@ static void add_row(const struct report_opts *o, const struct report_doc *d, con
 		c += skip;
 	}
 	for (int c = 0; c < r->ncol; c++)
-		ok &= !(r->mark[j * (size_t)r->ncol + (size_t)c] & MARK_NOISE);
-	if ((any_mark(r) & MARK_NOISE) && !o->fmt->reading)
+		ok &= !(r->mark[j * (size_t)r->ncol + (size_t)c] & MARK_IMPRECISE);
+	if ((any_mark(r) & MARK_IMPRECISE) && !o->fmt->reading)
 		cell[nc++] = xstrdup(ok ? "1" : "0");
 	table_add(t, (const char *const *)cell);
 	for (int c = 0, k = 0; o->fmt->reading && c < r->ncol; c++, k++) {
@@ -306,7 +306,7 @@ static void add_row(const struct report_opts *o, const struct report_doc *d, con
  * The summary rows (report_agg_summary's) under the table, each number column's statistic with the
  * table's precision (a count left empty, n as an integer, an interval's value only for reading) and its
  * marks. For reading the statistic (and group) in the first cell, the keys' cells empty; for programs the
- * statistic in the stat column, the group's value in its column, other keys and noise_ok empty.
+ * statistic in the stat column, the group's value in its column, other keys and precise empty.
  */
 static void add_summary(const struct report_opts *o, const struct report_doc *d, const struct prec *pr,
 			int nh, struct table *t)
@@ -344,7 +344,7 @@ static void add_summary(const struct report_opts *o, const struct report_doc *d,
 			}
 		}
 		while (nc < nh)
-			cell[nc++] = NULL;     /* noise_ok */
+			cell[nc++] = NULL;     /* precise */
 		table_add(t, (const char *const *)cell);
 		for (int c = lead, k = first, s2 = 2; !prog && c < r->ncol; c++, k++, s2++) {
 			put_marks(t, sum->mark[j * (size_t)sum->ncol + (size_t)s2], k);
@@ -374,10 +374,10 @@ static void print_table(const struct report_opts *o, const struct report_doc *d,
 	if (d->caption && !d->method && o->fmt->heading)
 		o->fmt->heading(d->caption, f);
 	table_print(t, f, o->fmt);
-	if ((marks & MARK_NOISE) && o->fmt->footnote) {
+	if ((marks & MARK_IMPRECISE) && o->fmt->footnote) {
 		if (d->marked > 0)
 			snprintf(n, sizeof(n), " (%ld result%s)", d->marked, d->marked == 1 ? "" : "s");
-		meaning = xasprintf("holds results above their noise target%s", n);
+		meaning = xasprintf("holds medians not known to the precision asked%s", n);
 		o->fmt->footnote(0, meaning, "; --strict leaves them out", f);
 		free(meaning);
 	}

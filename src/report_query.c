@@ -6,8 +6,9 @@
 
 #include "report_int.h"
 
-/* A result carries the mark when it missed its noise target: the one place that says so in SQL. */
-static const char marked_sql[] = "NOT r.noise_ok";
+/* A result carries the mark when its median is not known to the precision asked (STORE_IMPRECISE): the one
+ * place a report says so in SQL. */
+static const char marked_sql[] = STORE_IMPRECISE("r");
 
 void report_query_release(struct report_query *q)
 {
@@ -32,7 +33,7 @@ enum join {
 
 /*
  * Append "FROM results r JOIN cells c ... WHERE r.status = 'ok' AND c.sweep = ..." with --where, the
- * excluded hosts and (strict) the results within their noise target.
+ * excluded hosts and (strict) the results not marked.
  */
 static int from(const struct report_plan *p, struct report_query *q, int join, int strict)
 {
@@ -41,10 +42,10 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 
 	sb_adds(&q->sql, " FROM results r JOIN cells c ON c.id = r.cell"
 		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
-	if ((join & JOIN_METRIC) && p->metric_noise) {
-		/* the result's own noise, as if it were a stored metric */
-		sb_adds(&q->sql, " JOIN (SELECT id AS result, noise AS value FROM results WHERE noise IS NOT NULL) m"
-			" ON m.result = r.id");
+	if ((join & JOIN_METRIC) && p->metric_own) {
+		/* a figure of the result itself (its noise, its precision), as if it were a stored metric */
+		sb_addf(&q->sql, " JOIN (SELECT id AS result, value FROM (SELECT id, %s AS value FROM results)"
+			" WHERE value IS NOT NULL) m ON m.result = r.id", p->metric_own);
 	} else if ((join & JOIN_ITEMS) || ((join & JOIN_METRIC) && p->items)) {
 		sb_adds(&q->sql, " JOIN items m ON m.result = r.id AND m.metric = ");
 		report_expr_bind(q, p->metric_base);
@@ -197,10 +198,9 @@ int report_query_marked(const struct report_plan *p, struct report_query *q)
 	int ret;
 
 	/* distinct: a result has a row per item in a report keyed by item */
-	sb_adds(&q->sql, "SELECT count(DISTINCT r.id)");
+	sb_addf(&q->sql, "SELECT count(DISTINCT CASE WHEN %s THEN r.id END), count(DISTINCT r.id)", marked_sql);
 	if ((ret = from(p, q, JOIN_METRIC, 0)))
 		return ret;
-	sb_addf(&q->sql, " AND %s", marked_sql);
 	return FAIL_OK;
 }
 
@@ -494,7 +494,7 @@ static int plot_interval(const struct report_plan *p, struct report_query *q)
 	if (!p->c->median_ci)
 		return fail_usage("--errors ci: the results of '%s' keep no interval of their median (a database "
 				  "of an older sweep); --errors spread draws the spread of the values", p->c->db);
-	if (p->metric_noise || !time_direction(p->metric_base))
+	if (p->metric_own || !time_direction(p->metric_base))
 		return fail_usage("--errors ci: the interval of the median is of the time, and '%s' is not "
 				  "seconds, ms, us or a rate of a kernel (gflops, gbs, tflops, tbs); --errors spread "
 				  "draws the spread of the values", o->metric);

@@ -7,11 +7,46 @@
 #include "report_conditions.h"
 #include "report_int.h"
 
-/* "no ok results ..." for a statement that found nothing. */
+/* Among the results the report reads without --strict: the marked ones into n[0] (STORE_IMPRECISE), all of
+ * them into n[1]. */
+static int count_results(const struct report_plan *p, long n[2])
+{
+	struct report_rows r;
+	int ret = report_plan_query(p, report_query_marked, &r);
+
+	n[0] = n[1] = 0;
+	for (int c = 0; !ret && r.n && c < 2; c++)
+		n[c] = isnan(report_rows_num(&r, 0, c)) ? 0 : (long)report_rows_num(&r, 0, c);
+	report_rows_release(&r);
+	return ret;
+}
+
+/* With --strict, when it left out every result there was: FAIL_USAGE after error() saying so (else a report
+ * would find nothing and say "no ok results"); FAIL_OK when it did not, or without --strict. */
+static int strict_emptied(const struct report_plan *p)
+{
+	long n[2];
+	int ret;
+
+	if (!p->o->strict)
+		return FAIL_OK;
+	if ((ret = count_results(p, n)))
+		return ret;
+	if (!n[1] || n[0] < n[1])
+		return FAIL_OK;
+	return fail_usage("--strict left out all %ld results of sweep '%s'%s: no median is known to the precision "
+			  "asked (report without --strict to see them, marked)", n[1], p->c->sweep,
+			  p->o->where || p->nexcluded ? " that pass the filters" : "");
+}
+
+/* "no ok results ..." for a statement that found nothing (or what --strict left out, strict_emptied). */
 static int nothing(const struct report_plan *p)
 {
 	const char *filters = p->o->where || p->nexcluded ? " that pass the filters" : "";
+	int ret = strict_emptied(p);
 
+	if (ret)
+		return ret;
 	if (p->items)
 		return fail_usage("no per-item values of metric '%s' in sweep '%s'%s: the key item needs a command "
 				  "whose metric lines name their item ({\"item\": ...})", p->o->metric, p->c->sweep,
@@ -94,22 +129,19 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 	return ret;
 }
 
-/* The results above their noise target: with --strict, those left out, said on stderr; else those the
- * table holds. */
+/* The marked results (STORE_IMPRECISE): with --strict, those left out, said on stderr (how many of how
+ * many); else those the table holds. */
 static int count_marked(const struct report_plan *p, long *marked)
 {
-	struct report_rows n;
-	int ret = report_plan_query(p, report_query_marked, &n);
+	long n[2];
+	int ret = count_results(p, n);
 
 	if (!ret) {
-		double v = n.n ? report_rows_num(&n, 0, 0) : NAN;
-
-		*marked = isnan(v) ? 0 : (long)v;
-		if (*marked > 0 && p->o->strict)
-			report_note("--strict left out %ld result%s above %s noise target", *marked,
-				    *marked == 1 ? "" : "s", *marked == 1 ? "its" : "their");
+		*marked = n[0];
+		if (n[0] > 0 && p->o->strict)
+			report_note("--strict left out %ld of %ld results: %s median not known to the precision asked",
+				    n[0], n[1], n[0] == 1 ? "its" : "their");
 	}
-	report_rows_release(&n);
 	return ret;
 }
 
@@ -197,7 +229,7 @@ static int compare(struct report_plan *p)
 	ret = report_plan_query(p, report_query_compare, &in);
 	if (!ret && !in.n && p->items)
 		ret = nothing(p);
-	else if (!ret && !in.n)
+	else if (!ret && !in.n && !(ret = strict_emptied(p)))
 		ret = by_item ? fail_usage("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
 					   "parameter with --paired-by KEY)", o->metric, o->cmp_key, o->cmp_a,
 					   o->cmp_key, o->cmp_b, p->c->sweep)

@@ -166,7 +166,7 @@ static void baseline_row(const struct report_baseline *bl, const struct report_r
 	if (report_verdict_worse(ratio, lo, hi, bl->better, bl->fail_above))
 		counts->worse++;
 	if (marked)
-		report_rows_mark(out, at, v0 + 3, MARK_NOISE);
+		report_rows_mark(out, at, v0 + 3, MARK_IMPRECISE);
 }
 
 /* A cell on one side only, said with its keys and value: never dropped silently. */

@@ -7,7 +7,9 @@
 #include "result.h"
 
 const char *const result_status_name[] = { "ok", "error", "timeout", "error" };
-const char *const stop_rule_name[] = { NULL, "noise", "converged", "timeout", "max_samples", "count" };
+const char *const stop_rule_name[] = {
+	NULL, "precision", "noise", "converged", "timeout", "max_samples", "count"
+};
 
 void task_release(struct task *t)
 {
@@ -24,6 +26,7 @@ void result_init(struct result *r)
 	r->status = RESULT_OK;
 	stats_summary(NULL, 0, &r->sum);   /* every field NaN until measured: stored as NULL */
 	r->warmup = NAN;
+	r->settled = -1;
 }
 
 void result_release(struct result *r)
@@ -118,8 +121,9 @@ int result_fail(struct result *r, enum result_status st, const char *fmt, ...)
 	return -1;
 }
 
-void result_summarize(struct result *r, double target)
+void result_summarize(struct result *r, double target, double precision)
 {
 	stats_summary(r->samples, (size_t)r->nsamples, &r->sum);
 	r->noise_ok = r->sum.noise <= target || isinf(target);
+	r->precise = isnan(precision) || stats_ci_rel(r->sum.ci_lo, r->sum.ci_hi, r->sum.median) <= precision;
 }

@@ -30,11 +30,14 @@ void task_release(struct task *t);
 enum result_status { RESULT_OK = 0, RESULT_ERROR = 1, RESULT_TIMEOUT = 2, RESULT_INVALID = 3, NRESULT };
 extern const char *const result_status_name[];   /* "ok", "error", "timeout", "error": the stored status */
 
-/* Which rule ended a cell's sampling (criterion.h): the noise target met, the noise converged above it,
- * the cell's timeout, max_samples taken, or a count fixed in advance (gangs, whose members must launch
- * alike). STOP_NONE: no sampling loop (command cells, failures). */
-enum stop_rule { STOP_NONE = 0, STOP_NOISE, STOP_CONVERGED, STOP_TIMEOUT, STOP_MAX_SAMPLES, STOP_COUNT, NSTOP };
-extern const char *const stop_rule_name[];   /* NULL, "noise", "converged", "timeout", "max_samples", "count" */
+/* Which rule ended a cell's sampling (criterion.h): the median known to the precision asked, the noise
+ * target met, the noise converged above it, the cell's timeout, max_samples taken, or a count fixed in
+ * advance (gangs, whose members must launch alike). STOP_NONE: no sampling loop (command cells, failures). */
+enum stop_rule {
+	STOP_NONE = 0, STOP_PRECISION, STOP_NOISE, STOP_CONVERGED, STOP_TIMEOUT, STOP_MAX_SAMPLES, STOP_COUNT, NSTOP
+};
+/* NULL, "precision", "noise", "converged", "timeout", "max_samples", "count" */
+extern const char *const stop_rule_name[];
 
 /* What one run of a command cost, from wait4: CPU seconds in user and system mode, and its peak resident
  * set in bytes (the kernel's maxrss, of the program and the children it waited for). */
@@ -68,6 +71,9 @@ struct result {
 	int throttled;         /* samples dropped as throttled */
 	struct summary sum;    /* of samples, as result_summarize computed it where they were taken */
 	int noise_ok;          /* 1 when sum.noise met the noise target (result_summarize) */
+	int precise;           /* 1 when the median is known to the precision asked (result_summarize) */
+	int settled;           /* 1: the SM clock had settled when sampling began; 0: max_warmup came first;
+				* -1: no clock was read (CPU, gangs, commands) */
 	enum stop_rule stop;
 	int launches;          /* launches a sample holds (0: no sampling loop) */
 	double warmup;         /* seconds of warm-up run before the samples (NaN: none) */
@@ -84,12 +90,15 @@ void result_set_usage(struct result *r, const struct run_usage *u);
 void result_add_item(struct result *r, const char *item, const char *metric, double value);
 void result_set_metric(struct result *r, const char *name, double value);
 /*
- * The one summary of r's samples (median, quartiles, min, max, mean, stdev, noise = stdev / mean) and the
- * one noise rule: noise_ok when noise <= target. target is the spec's max_noise for kernels and gangs,
- * INFINITY where nothing sets one (command cells); NaN noise (under two samples) meets only an infinite
- * target. Called where the samples are taken (measure.c, gang.c, command.c); stored as computed.
+ * The one summary of r's samples (median and its STATS_CI interval, quartiles, min, max, mean, stdev, noise =
+ * stdev / mean) and the two verdicts on it. noise_ok when noise <= target: target is spec_noise_target() for
+ * kernels and gangs (criterion_target() where the timer's resolution raises it), INFINITY where nothing
+ * sets one; NaN noise (under two samples) meets only an infinite target. precise when the interval's
+ * relative half-width is at most precision (stats_ci_rel): the spec's for kernels and gangs, NaN where
+ * nothing is asked (command cells: always precise); a median without an interval (under 6 samples) is
+ * not precise. Called where the samples are taken (measure.c, gang.c, command.c); stored as computed.
  */
-void result_summarize(struct result *r, double target);
+void result_summarize(struct result *r, double target, double precision);
 int result_fail(struct result *r, enum result_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));   /* sets status and error; returns -1 */
 

@@ -343,7 +343,7 @@ out:
 	return rc;
 }
 
-/* The closing line's counts: n[0] ok, n[1] quarantined, n[2] ok above the noise target. */
+/* The closing line's counts: n[0] ok, n[1] quarantined, n[2] ok short of their precision (STORE_IMPRECISE). */
 static int closing_counts(struct store *st, const struct spec *s, uint64_t n[3])
 {
 	const char *bind[] = { s->name };
@@ -351,7 +351,7 @@ static int closing_counts(struct store *st, const struct spec *s, uint64_t n[3])
 
 	if (store_cell_counts(st, s->name, NULL, &c) ||
 	    store_query(st, "SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell"
-			" WHERE r.status = 'ok' AND NOT r.noise_ok AND k.sweep = ?1", bind, 1, 1, count_row, &n[2]))
+			" WHERE r.status = 'ok' AND " STORE_IMPRECISE("r") " AND k.sweep = ?1", bind, 1, 1, count_row, &n[2]))
 		return -1;
 	n[0] = c.ok;
 	n[1] = c.quarantined;
@@ -401,14 +401,14 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 	if (closing_counts(st, s, n) || find_waiting(st, s, &waiting))
 		goto out;
 	store_run_end(st, o->run, n[1] || waiting.cells ? "incomplete" : "ok");
-	/* A result above its noise target is kept, but never silently: the count is on the closing line. */
+	/* A result short of its precision is kept, but never silently: the count is on the closing line. */
 	if (!o->quiet || n[1] || waiting.cells) {   /* cells left without a result are the run's error */
 		fprintf(stderr, "sweep: %s: %llu cells ok, %llu quarantined, %llu not run; this run: %llu results ok, "
 			"%llu failed attempts in %.2f s", s->name, (unsigned long long)n[0],
 			(unsigned long long)n[1], (unsigned long long)waiting.cells, (unsigned long long)stats.ok,
 			(unsigned long long)stats.failed, stats.seconds);
 		if (n[2])
-			fprintf(stderr, "; %llu cells ok above their noise target", (unsigned long long)n[2]);
+			fprintf(stderr, "; %llu cells ok short of their precision", (unsigned long long)n[2]);
 		fputc('\n', stderr);
 	}
 	if (say_left(st, s, path, &waiting, n[1]))

@@ -23,12 +23,12 @@ static const char *const top_names[] = {
 	"prepare", "cleanup", "inputs", NULL
 };
 enum timing_key {
-	T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_L2, T_THROTTLE, T_BATCH, T_MAX_SAMPLES,
-	NTIMING
+	T_PRECISION, T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_MAX_WARMUP, T_L2, T_THROTTLE,
+	T_BATCH, T_MAX_SAMPLES, NTIMING
 };
 static const char *const timing_names[] = {
-	"min_samples", "min_time", "max_noise", "timeout", "warmup", "l2", "throttle", "batch", "max_samples",
-	NULL
+	"precision", "min_samples", "min_time", "max_noise", "timeout", "warmup", "max_warmup", "l2", "throttle",
+	"batch", "max_samples", NULL
 };
 static const char *const order_names[] = { "sequential", "interleave", "shuffle", NULL };
 static const char *const per_names[] = { "any", "host", "gpu", NULL };
@@ -43,8 +43,25 @@ static const struct {
 	{ T_WARMUP, "a command's warm-up is 'warmup: N' runs" },
 	{ T_L2, "a command's runs have no L2 flush" },
 	{ T_THROTTLE, "a command's runs have no SM clock" },
+	{ T_MAX_WARMUP, "a command's runs have no SM clock to settle" },
 	{ T_BATCH, "a command's sample is one run" },
 };
+
+/* Two timing keys the spec gives (both read: ok) whose values cannot both hold (bad): a problem at the one
+ * written later, naming both and why. Defaults never conflict: only values written in the spec are held
+ * against each other. */
+static void timing_conflict(struct sp *p, const struct ynode *const *v, const int *ok, int a, int b, int bad,
+			    const char *why)
+{
+	int later;
+
+	if (!bad || !ok[a] || !ok[b])
+		return;
+	later = v[b]->line > v[a]->line || (v[b]->line == v[a]->line && v[b]->col > v[a]->col) ? b : a;
+	spec_node_problem(p, v[later], "'%s' %s conflicts with '%s' %s (line %d): %s", timing_names[later],
+			  v[later]->text, timing_names[a + b - later], v[a + b - later]->text,
+			  v[a + b - later]->line, why);
+}
 
 /* timing: for a command sweep: its stopping rule applies to runs (runs: N is its min_samples). */
 static int parse_command_timing(struct sp *p, const struct ynode *n, const struct ynode **k, int runs)
@@ -70,22 +87,29 @@ static void parse_timing(struct sp *p, const struct ynode *n, const struct ynode
 {
 	const struct ynode *v[NTIMING + 1] = { 0 }, *k[NTIMING + 1] = { 0 };
 	struct spec_timing *t = &p->s->timing;
-	int l2;
+	int l2, ok[NTIMING] = { 0 };
 
 	if (spec_node_fields(p, n, "'timing'", timing_names, v, k))
 		return;
+	if (v[T_PRECISION])
+		ok[T_PRECISION] = !spec_node_double(p, v[T_PRECISION], "precision", 0, 1, INFINITY, &t->precision);
 	if (p->s->command && parse_command_timing(p, n, k, runs != NULL))
 		return;
 	if (v[T_MIN_SAMPLES])
-		spec_node_int(p, v[T_MIN_SAMPLES], "min_samples", 1, &t->min_samples);
+		ok[T_MIN_SAMPLES] = !spec_node_int(p, v[T_MIN_SAMPLES], "min_samples", 1, &t->min_samples);
 	if (v[T_MIN_TIME])
-		spec_node_double(p, v[T_MIN_TIME], "min_time", 0, 0, INFINITY, &t->min_time);
+		ok[T_MIN_TIME] = !spec_node_double(p, v[T_MIN_TIME], "min_time", 0, 0, INFINITY, &t->min_time);
 	if (v[T_MAX_NOISE])
-		spec_node_double(p, v[T_MAX_NOISE], "max_noise", 0, 0, INFINITY, &t->max_noise);
+		ok[T_MAX_NOISE] = !spec_node_double(p, v[T_MAX_NOISE], "max_noise", 0, 1, INFINITY, &t->max_noise);
 	if (v[T_TIMEOUT])
-		spec_node_double(p, v[T_TIMEOUT], "timeout", 0, 1, INFINITY, &t->timeout);
+		ok[T_TIMEOUT] = !spec_node_double(p, v[T_TIMEOUT], "timeout", 0, 1, INFINITY, &t->timeout);
 	if (v[T_WARMUP])
-		spec_node_double(p, v[T_WARMUP], "warmup", 0, 0, INFINITY, &t->warmup);
+		ok[T_WARMUP] = !spec_node_double(p, v[T_WARMUP], "warmup", 0, 0, INFINITY, &t->warmup);
+	if (v[T_MAX_WARMUP])
+		ok[T_MAX_WARMUP] = !spec_node_double(p, v[T_MAX_WARMUP], "max_warmup", 0, 0, INFINITY,
+						     &t->max_warmup);
+	else if (t->warmup > t->max_warmup)
+		t->max_warmup = t->warmup;   /* the bound is never below a warm-up asked for */
 	if (v[T_L2] && (l2 = spec_node_enum(p, v[T_L2], "l2", l2_names)) >= 0)
 		t->l2_hot = l2;
 	if (v[T_THROTTLE])
@@ -97,6 +121,12 @@ static void parse_timing(struct sp *p, const struct ynode *n, const struct ynode
 	if (!p->s->command && t->min_samples > t->max_samples)
 		spec_node_problem(p, v[T_MIN_SAMPLES] ? v[T_MIN_SAMPLES] : v[T_MAX_SAMPLES],
 				  "min_samples %d is over max_samples %d", t->min_samples, t->max_samples);
+	timing_conflict(p, v, ok, T_MIN_TIME, T_TIMEOUT, t->min_time >= t->timeout,
+			"no cell could take its min_time of samples before its timeout");
+	timing_conflict(p, v, ok, T_WARMUP, T_TIMEOUT, t->warmup >= t->timeout,
+			"a warm-up that long leaves no time for samples");
+	timing_conflict(p, v, ok, T_WARMUP, T_MAX_WARMUP, t->max_warmup < t->warmup,
+			"max_warmup bounds the whole warm-up, warmup included");
 }
 
 static void parse_name(struct sp *p, const struct ynode *n)
@@ -276,11 +306,14 @@ static void spec_defaults(struct spec *s)
 	s->repeat = 1;
 	s->order = ORDER_SEQUENTIAL;
 	s->seed = 1;
+	/* precision and min_time: see ARCHITECTURE.md (Timing) for the measurements behind them. */
+	s->timing.precision = 0.005;
 	s->timing.min_samples = 10;
-	s->timing.min_time = 0.5;
-	s->timing.max_noise = 0.005;
+	s->timing.min_time = 0.02;
+	s->timing.max_noise = 0;
 	s->timing.timeout = 15;
 	s->timing.warmup = 0.05;
+	s->timing.max_warmup = 1;
 	s->timing.l2_hot = 0;
 	s->timing.throttle = 0.75;
 	s->timing.max_samples = 10000;

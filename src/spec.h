@@ -2,6 +2,7 @@
 #ifndef SWEEP_SPEC_H
 #define SWEEP_SPEC_H
 
+#include <math.h>
 #include <stdint.h>
 #include "json.h"
 
@@ -43,17 +44,28 @@ struct spec_match {
 	int line, col;
 };
 
+/* How a kernel cell is timed and when its sampling stops (criterion.h has the rule). */
 struct spec_timing {
+	double precision;      /* relative half-width of the median's 95 % interval to stop at, default 0.005 */
 	int min_samples;       /* default 10 */
-	double min_time;       /* seconds of samples, default 0.5 */
-	double max_noise;      /* relative stdev of the samples to stop at, default 0.005 */
+	double min_time;       /* seconds of samples, default 0.02 */
+	double max_noise;      /* NVBench's rule: relative stdev of the samples to stop at, or converged; 0
+				* (the default): off */
 	double timeout;        /* seconds for one cell's sampling, default 15 */
 	double warmup;         /* seconds of warm-up launches after the first, default 0.05 */
+	double max_warmup;     /* seconds warm-up may go on while the SM clock settles, default 1 */
 	int l2_hot;            /* 0: flush the L2 before each sample (default); 1: leave it warm */
 	double throttle;       /* a sample under this share of the max SM clock is dropped, default 0.75 */
 	int batch;             /* launches per sample: 0 (default) sizes batches of short launches itself */
 	int max_samples;       /* samples a cell takes at most, default 10000 */
 };
+
+/* The noise target result_summarize holds a kernel's samples to: max_noise, or INFINITY (nothing to miss)
+ * when the spec did not ask for NVBench's rule. */
+static inline double spec_noise_target(const struct spec_timing *t)
+{
+	return t->max_noise > 0 ? t->max_noise : INFINITY;
+}
 
 struct spec_source {
 	enum spec_from from;   /* default stdout */

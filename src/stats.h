@@ -10,7 +10,10 @@ struct summary {
 	size_t n;
 	double median, mean, min, max, stdev, q1, q3;
 	double noise;          /* stdev / mean (relative standard deviation); NaN when n < 2 */
+	double ci_lo, ci_hi;   /* the median's STATS_CI interval (stats_median_ci_rank); NaN when n < 6 */
 };
+/* The level of the interval every result stores for its median. */
+#define STATS_CI 0.95
 /* x is not modified (a sorted copy is made). */
 void stats_summary(const double *x, size_t n, struct summary *out);
 
@@ -35,6 +38,25 @@ double stats_t_quantile(double p, double df);
 /* The mean of x[0..n-1] and its two-sided Student t interval at level ci (0.95): mean -+ t((1 + ci) / 2,
  * n - 1) * stdev / sqrt(n). The mean is NaN for n == 0, lo and hi for n < 2 or ci outside (0, 1). */
 void stats_mean_ci(const double *x, size_t n, double ci, double *mean, double *lo, double *hi);
+
+/*
+ * The distribution-free interval of a median from order statistics: with x sorted ascending, [x[l],
+ * x[n-1-l]] holds the median of any continuous distribution with probability 1 - 2 P(B <= l), B being
+ * Binomial(n, 1/2) (the count of samples below the median). Returns the largest l for which that is at
+ * least level, computed exactly (the binomial cdf through the regularized incomplete beta function, from a
+ * normal-approximation start: a few evaluations whatever n); -1 when no l reaches level (n < 6 at 0.95:
+ * even [min, max] holds the median with probability 1 - 2^(1-n) only) or level is not in (0, 1).
+ */
+long stats_median_ci_rank(size_t n, double level);
+/* Reorders x (n finite values) so that x[k] is its k-th smallest (0-based), with nothing larger before it
+ * and nothing smaller after it (quickselect: linear time on average); returns x[k]. k < n. */
+double stats_select(double *x, size_t n, size_t k);
+/* The median of x and its interval at level (stats_median_ci_rank), by selection, not a sort: reorders x
+ * (finite values). lo and hi are NaN when there is no interval; all three NaN when n == 0. */
+void stats_median_ci(double *x, size_t n, double level, double *median, double *lo, double *hi);
+/* An interval's relative half-width: (hi - lo) / (2 |median|); NaN when any is NaN or median is 0. A value
+ * is known to precision p when this is at most p (the one rule: measure.c stops on it, results store it). */
+double stats_ci_rel(double lo, double hi, double median);
 
 /* A small, seedable generator (xoshiro256**) so bootstrap results repeat across machines. */
 struct rng { uint64_t s[4]; };

@@ -101,10 +101,10 @@ int status_print(struct store *st)
 	return query_print(st, "cells by state:\n",
 			"SELECT c.sweep, c.cells, c.ok, c.planned, c.running, c.quarantined,"
 			" printf('%.1f%%', 100.0 * c.ok / c.cells) AS done,"
-			/* ok cells whose result missed its noise target: kept, but never silently */
-			/* CROSS JOIN: from the few such results (results_noisy), not from the sweep's cells */
+			/* ok cells whose result missed its precision: kept, but never silently */
+			/* CROSS JOIN: from the few such results (results_imprecise), not from the sweep's cells */
 			" (SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
-			"  AND NOT r.noise_ok AND k.state = 'ok' AND k.sweep = c.sweep) AS above_noise"
+			"  AND " STORE_IMPRECISE("r") " AND k.state = 'ok' AND k.sweep = c.sweep) AS imprecise"
 			/* Retired cells (no longer in the spec) are no part of what is to be done. */
 			" FROM (SELECT sweep, sum(planned + running + ok + quarantined) AS cells, sum(ok) AS ok,"
 			"  sum(planned) AS planned, sum(running) AS running, sum(quarantined) AS quarantined"
@@ -138,7 +138,7 @@ static int json_row(const struct store_row *row, void *data)
 	/* Columns: name, then type: 'n' number or null, 's' string or null. */
 	static const char *const names[] = { "sweeps", "cells", "ok", "planned", "running", "quarantined",
 		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now",
-		"above_noise" };
+		"imprecise" };
 	static const char types[] = "snnnnnnsnsssnnsn";
 	double rate = NAN, eta = NAN;
 
@@ -186,7 +186,7 @@ int status_json(struct store *st, const char *sweep, struct strbuf *out)
 			   " (SELECT count(*) FROM x WHERE x.run = r.id AND x.status = 'ok'),"
 			   " (julianday(coalesce(r.finished, 'now')) - julianday(r.started)) * 86400,"
 			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
-			   " (SELECT count(*) FROM x WHERE x.status = 'ok' AND NOT x.noise_ok AND x.state = 'ok')"
+			   " (SELECT count(*) FROM x WHERE x.status = 'ok' AND " STORE_IMPRECISE("x") " AND x.state = 'ok')"
 			   " FROM (SELECT coalesce(sum(planned + running + ok + quarantined), 0) AS cells,"
 			   "  coalesce(sum(ok), 0) AS ok, coalesce(sum(planned), 0) AS planned,"
 			   "  coalesce(sum(running), 0) AS running, coalesce(sum(quarantined), 0) AS quarantined"

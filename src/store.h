@@ -18,10 +18,18 @@ enum store_mode {
 				* no ATTACH; a refusal names what was refused */
 };
 
-/* Open path. Registers the SQL functions median, quantile, geomean, stdev and ratio_ci on the
- * connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing with a
- * transaction open rolls it back. A store is used by one thread at a time. STORE_RW opens the file by
- * its name with every symbolic link followed, so that SQLite's -wal and -shm are that name's. */
+/*
+ * The one SQL condition that marks a result (r: the alias of results in the query): its median is not
+ * known to the precision its spec asked (its 95 % interval is wider, or it has none: under 6 samples, a
+ * cell stopped by its timeout or max_samples first). Reports mark the values holding one and --strict
+ * leaves them out; a run's closing line and status count them.
+ */
+#define STORE_IMPRECISE(r) "NOT " r ".precise"
+
+/* Open path. Registers the SQL functions median, quantile, geomean, stdev, ratio_ci, median_ci and
+ * ci_rel on the connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing
+ * with a transaction open rolls it back. A store is used by one thread at a time. STORE_RW opens the file
+ * by its name with every symbolic link followed, so that SQLite's -wal and -shm are that name's. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
 /* The path it was opened with. */

@@ -1,5 +1,5 @@
-/* store_functions.c: the SQL functions median, quantile, geomean, stdev, ratio_ci, sweep_key and
- * sweep_param_defaults; and the guard on SQL a person types: the functions it may call. */
+/* store_functions.c: the SQL functions median, quantile, geomean, stdev, ratio_ci, median_ci, ci_rel,
+ * sweep_key and sweep_param_defaults; and the guard on SQL a person types: the functions it may call. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +64,24 @@ static void agg_step_quantile(sqlite3_context *ctx, int argc, sqlite3_value **ar
 		a->q = sqlite3_value_double(argv[1]);
 		if (sqlite3_value_type(argv[1]) == SQLITE_NULL || !(a->q >= 0 && a->q <= 1)) {
 			sqlite3_result_error(ctx, "quantile(x, q): q must be a number in [0, 1]", -1);
+			return;
+		}
+		a->have_args = 1;
+	}
+	agg_push(a, sqlite3_value_double(argv[0]), 0, 0);
+}
+
+/* median_ci(x [, level]): level 0.95 unless given, read from the first row. */
+static void agg_step_median_ci(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct store_agg *a;
+
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || !(a = agg_get(ctx)))
+		return;
+	if (!a->have_args) {
+		a->ci = argc > 1 ? sqlite3_value_double(argv[1]) : STATS_CI;
+		if (!(a->ci > 0 && a->ci < 1)) {
+			sqlite3_result_error(ctx, "median_ci(x, level): level must be in (0, 1)", -1);
 			return;
 		}
 		a->have_args = 1;
@@ -151,27 +169,63 @@ static void agg_final_stdev(sqlite3_context *ctx)
 		agg_free(a);
 }
 
+/* The JSON array [v0,v1,...] of n numbers as the function's text result. */
+static void result_json_array(sqlite3_context *ctx, const double *v, int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addc(&sb, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_addc(&sb, ',');
+		json_add_num(&sb, v[i]);
+	}
+	sb_addc(&sb, ']');
+	sqlite3_result_text(ctx, sb.buf, (int)sb.len, SQLITE_TRANSIENT);
+	sb_release(&sb);
+}
+
 static void agg_final_ratio(sqlite3_context *ctx)
 {
 	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
-	struct strbuf sb = STRBUF_INIT;
-	double ratio, lo, hi;
+	double v[3];
 
-	if (!a || !a->n || stats_ratio_ci(a->x, a->y, a->n, a->ci, a->boot, a->seed, &ratio, &lo, &hi)) {
+	if (!a || !a->n || stats_ratio_ci(a->x, a->y, a->n, a->ci, a->boot, a->seed, &v[0], &v[1], &v[2]))
 		sqlite3_result_null(ctx);
-	} else {
-		sb_addc(&sb, '[');
-		json_add_num(&sb, ratio);
-		sb_addc(&sb, ',');
-		json_add_num(&sb, lo);
-		sb_addc(&sb, ',');
-		json_add_num(&sb, hi);
-		sb_addc(&sb, ']');
-		sqlite3_result_text(ctx, sb.buf, (int)sb.len, SQLITE_TRANSIENT);
-		sb_release(&sb);
-	}
+	else
+		result_json_array(ctx, v, 3);
 	if (a)
 		agg_free(a);
+}
+
+/* median_ci: the JSON [lo, hi] of the median's interval (stats_median_ci), NULL when there is none. */
+static void agg_final_median_ci(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+	double m, v[2] = { NAN, NAN };
+
+	if (a && a->n)
+		stats_median_ci(a->x, a->n, a->ci, &m, &v[0], &v[1]);
+	if (isnan(v[0]))
+		sqlite3_result_null(ctx);
+	else
+		result_json_array(ctx, v, 2);
+	if (a)
+		agg_free(a);
+}
+
+/* ci_rel(lo, hi, median): an interval's relative half-width (stats_ci_rel), NULL when undefined. */
+static void fn_ci_rel(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	for (int i = 0; i < 3; i++) {
+		if (sqlite3_value_type(argv[i]) == SQLITE_NULL) {
+			sqlite3_result_null(ctx);
+			return;
+		}
+	}
+	result_num(ctx, stats_ci_rel(sqlite3_value_double(argv[0]), sqlite3_value_double(argv[1]),
+				     sqlite3_value_double(argv[2])));
 }
 
 /* sweep_key(sweep, params, pass, replica): plan_key in SQL, for store_replicate. */
@@ -262,6 +316,8 @@ int store_functions_register(sqlite3 *db)
 		{ "ratio_ci", 3, agg_step_ratio, agg_final_ratio },
 		{ "ratio_ci", 4, agg_step_ratio, agg_final_ratio },
 		{ "ratio_ci", 5, agg_step_ratio, agg_final_ratio },
+		{ "median_ci", 1, agg_step_median_ci, agg_final_median_ci },
+		{ "median_ci", 2, agg_step_median_ci, agg_final_median_ci },
 	};
 	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
 
@@ -270,6 +326,7 @@ int store_functions_register(sqlite3 *db)
 					       aggs[i].step, aggs[i].final, NULL))
 			return error("sql error: %s", sqlite3_errmsg(db));
 	if (sqlite3_create_function_v2(db, "sweep_key", 4, flags, NULL, fn_sweep_key, NULL, NULL, NULL) ||
+	    sqlite3_create_function_v2(db, "ci_rel", 3, flags, NULL, fn_ci_rel, NULL, NULL, NULL) ||
 	    sqlite3_create_function_v2(db, "sweep_param_defaults", 2, flags, NULL, fn_param_defaults, NULL, NULL,
 				       NULL))
 		return error("sql error: %s", sqlite3_errmsg(db));
@@ -307,7 +364,8 @@ static const char *const guard_functions[] = {
 	"json_group_array", "json_group_object", "json_insert", "json_object", "json_patch", "json_pretty",
 	"json_quote", "json_remove", "json_replace", "json_set", "json_type", "json_valid",
 	/* sweep's own (store_functions_register) */
-	"median", "quantile", "geomean", "stdev", "ratio_ci", "sweep_key", "sweep_param_defaults",
+	"median", "quantile", "geomean", "stdev", "ratio_ci", "median_ci", "ci_rel", "sweep_key",
+	"sweep_param_defaults",
 };
 /* PRAGMAs that only read, with any argument (a table, an index) or with none (a value would set it). */
 static const char *const guard_pragmas_any[] = {

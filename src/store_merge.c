@@ -55,7 +55,7 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 		sqlite3_free(msg);
 		goto rollback;
 	}
-	if (store_merge_copy_prints(&m))
+	if (store_merge_output_conflicts(&m) || store_merge_copy_prints(&m))
 		goto rollback;
 	for (int i = 0; i < n; i++)
 		if (store_merge_copy_input(&m, &in[i]))

@@ -104,6 +104,9 @@ int store_merge_conflict_add(struct merge *m, struct input *in, sqlite3_stmt *s,
 	sqlite3_bind_text(a, 22, samples.buf, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(a, 23, metrics.buf, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(a, 24, items.buf, -1, SQLITE_TRANSIENT);
+	/* ci_lo, ci_hi, precise: results_cols 29 .. 31 */
+	for (int i = 29; i <= 31; i++)
+		bind_col(a, 25 + i - 29, s, i);
 	if (store_merge_output_step(m, a, NULL, NULL))
 		goto out;
 	in->st->conflicts++;

@@ -49,7 +49,10 @@ static const struct mcol results_cols[] = {
 	{ "error", K_TEXT_NULL }, { "stdout", K_TEXT_NULL }, { "stderr", K_TEXT_NULL }, { "stop", K_TEXT_NULL },
 	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL }, { "cpu_user", K_REAL_NULL },
 	{ "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
+	{ "ci_lo", K_REAL_NULL }, { "ci_hi", K_REAL_NULL }, { "precise", K_INT }, { "settled", K_INT_NULL },
 };
+/* input.lacks has a bit a column; results is the widest table. */
+_Static_assert(ARRAY_SIZE(results_cols) <= 64, "a table of more columns than input.lacks has bits");
 static const struct mcol samples_cols[] = {
 	{ "result", K_INT }, { "i", K_INT }, { "seconds", K_REAL }, { "sm_clock", K_REAL_NULL },
 	{ "cpu_user", K_REAL_NULL }, { "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
@@ -112,7 +115,7 @@ int store_merge_input_err(struct input *in, const char *what)
 
 /* "SELECT "c1", "c2", ... FROM "table"" and then tail; NULL for column c when bit c of lacks is set (a
  * late column the input lacks: input.lacks). */
-void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint32_t lacks, const char *tail)
+void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint64_t lacks, const char *tail)
 {
 	sb_reset(sb);
 	sb_adds(sb, "SELECT ");
@@ -147,14 +150,25 @@ static const char *row_name(const struct mtable *t, sqlite3_stmt *s, char *buf, 
 	return buf;
 }
 
+/* Columns lo, median, hi of s: no interval (both ends NULL), or one that holds a median. */
+static int interval_holds(sqlite3_stmt *s, int lo, int median, int hi)
+{
+	int none = sqlite3_column_type(s, lo) == SQLITE_NULL;
+
+	if (none || sqlite3_column_type(s, hi) == SQLITE_NULL || sqlite3_column_type(s, median) == SQLITE_NULL)
+		return none && sqlite3_column_type(s, hi) == SQLITE_NULL;
+	return sqlite3_column_double(s, lo) <= sqlite3_column_double(s, median) &&
+	       sqlite3_column_double(s, median) <= sqlite3_column_double(s, hi);
+}
+
 /*
  * Values no run can write: a number that is not finite (a report would print inf; SQLite stores NaN as
- * NULL), a negative count, an ok result without a median.
+ * NULL), a negative count, an ok result without a median, an interval of a median that does not hold it.
  */
 static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *s)
 {
 	char row[128];
-	int status = -1, median = -1;
+	int status = -1, median = -1, lo = -1, hi = -1;
 
 	for (int i = 0; i < t->ncols; i++) {
 		const char *name = t->cols[i].name;
@@ -177,11 +191,20 @@ static int check_values(struct input *in, const struct mtable *t, sqlite3_stmt *
 			status = i;
 		if (!strcmp(name, "median"))
 			median = i;
+		if (!strcmp(name, "ci_lo"))
+			lo = i;
+		if (!strcmp(name, "ci_hi"))
+			hi = i;
 	}
 	if (!strcmp(t->name, "results") && status >= 0 && median >= 0 && col_text(s, status) &&
 	    !strcmp(col_text(s, status), "ok") && sqlite3_column_type(s, median) == SQLITE_NULL)
 		return error("cannot merge '%s': %s: an ok result without a median", in->path,
 			     row_name(t, s, row, sizeof(row)));
+	if (median >= 0 && lo >= 0 && hi >= 0 && !interval_holds(s, lo, median, hi))
+		return error("cannot merge '%s': %s: the interval [%s, %s] does not hold the median %s", in->path,
+			     row_name(t, s, row, sizeof(row)), col_text(s, lo) ? col_text(s, lo) : "NULL",
+			     col_text(s, hi) ? col_text(s, hi) : "NULL", col_text(s, median) ? col_text(s, median) :
+			     "NULL");
 	return 0;
 }
 
@@ -274,7 +297,6 @@ static int own_trigger(const char *name, const char *sql)
 	return 0;
 }
 
-/* The tables, columns and objects of the input's schema are those of a sweep database. */
 /* No trigger but the schema's own (cell_counts'), letter for letter: another is there to run code when
  * written (this connection runs none: triggers are off); no table merge reads is a virtual table. 0, or
  * -1 after error(). */
@@ -311,17 +333,18 @@ static int input_check_objects(struct input *in)
 	return 0;
 }
 
+/* The tables, columns and objects of the input's schema are those of a sweep database. */
 static int input_check_schema(struct input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sqlite3_stmt *s;
-	int ret = -1, rc;
+	int ret = -1, rc, *found = NULL;   /* found[c]: the table has its column c (sized per table) */
 
 	if (input_check_objects(in))
 		goto out;
 	for (int t = 0; t < NTABLES; t++) {
 		const struct mtable *tb = &store_merge_tables[t];
-		int found[32] = { 0 }, known;
+		int known;
 		int64_t n;
 
 		sb_reset(&sb);
@@ -333,6 +356,8 @@ static int input_check_schema(struct input *in)
 		in->has[t] = n == 1;
 		if (n != 1 && tb->optional)
 			continue;
+		free(found);
+		found = xcalloc((size_t)tb->ncols, sizeof(*found));
 		if (n != 1) {
 			error("'%s' is not a sweep database: it has no table '%s'", in->path, tb->name);
 			goto out;
@@ -377,7 +402,7 @@ static int input_check_schema(struct input *in)
 		}
 		for (int c = 0; c < tb->ncols; c++)
 			if (!found[c] && tb->late && !strcmp(tb->cols[c].name, tb->late))
-				in->lacks[t] |= 1u << c;
+				in->lacks[t] |= (uint64_t)1 << c;
 			else if (!found[c]) {
 				error("'%s' is not a sweep database: table '%s' has no column '%s'", in->path, tb->name,
 				      tb->cols[c].name);
@@ -386,6 +411,7 @@ static int input_check_schema(struct input *in)
 	}
 	ret = 0;
 out:
+	free(found);
 	sb_release(&sb);
 	return ret;
 }

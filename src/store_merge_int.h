@@ -59,7 +59,7 @@ struct input {
 	struct store_merge_stats *st;
 	int64_t merge;         /* merges.id in the output */
 	char has[NTABLES];     /* the input has the table (an optional one may be missing) */
-	uint32_t lacks[NTABLES];   /* bit c: it lacks the table's late column c (read as NULL) */
+	uint64_t lacks[NTABLES];   /* bit c: it lacks the table's late column c (read as NULL) */
 };
 
 /* Prepared output statements, by name, each prepared on first use (store_merge_output_stmt). */
@@ -159,7 +159,7 @@ static inline void idmap_release(struct idmap *m)
 /* error("cannot merge '<path>': <what>: <SQLite's message>"); returns -1. */
 int store_merge_input_err(struct input *in, const char *what);
 /* Into sb (reset first): SELECT of t's columns, by name, from t, then tail. */
-void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint32_t lacks, const char *tail);
+void store_merge_input_select(struct strbuf *sb, const struct mtable *t, uint64_t lacks, const char *tail);
 /* Every column of the current row of s (a store_merge_input_select of t) holds what t says it must; -1
  * after error() naming the input, the column and what it holds. */
 int store_merge_input_check_row(struct input *in, const struct mtable *t, sqlite3_stmt *s);
@@ -181,6 +181,9 @@ void store_merge_input_close(struct input *in);
 
 /* The tables merging adds to its output (CREATE ... IF NOT EXISTS). */
 extern const char store_merge_output_schema[];
+/* Add to the output's conflicts table the columns it gained since an older sweep made it. 0, or -1 after
+ * error(); inside the merge's transaction, after store_merge_output_schema. */
+int store_merge_output_conflicts(struct merge *m);
 /* error("cannot merge into '<out>': <SQLite's message>"); returns -1. */
 int store_merge_output_err(struct merge *m);
 /* Open m->out_path for the copy, making it (*made = 1) with the current schema when missing, and check

@@ -1,4 +1,5 @@
 /* store_merge_output.c: the output of a merge: made when missing, opened, checked; its statements. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,9 +32,37 @@ const char store_merge_output_schema[] =
 	"	worker INTEGER REFERENCES workers(id),\n"
 	"	attempt INTEGER, started TEXT, wall REAL, n INTEGER, median REAL, mean REAL, min REAL,\n"
 	"	max REAL, stdev REAL, q1 REAL, q3 REAL, noise REAL, noise_ok INTEGER, throttled INTEGER,\n"
-	"	sm_clock REAL, samples TEXT, metrics TEXT, items TEXT\n"
+	"	sm_clock REAL, samples TEXT, metrics TEXT, items TEXT, ci_lo REAL, ci_hi REAL, precise INTEGER\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS conflicts_cell ON conflicts(cell);\n";
+
+/* Columns conflicts gained after its first version: a merged database made before has them added. */
+static const char *const conflicts_added[] = { "ci_lo REAL", "ci_hi REAL", "precise INTEGER" };
+
+int store_merge_output_conflicts(struct merge *m)
+{
+	char sql[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(conflicts_added); i++) {
+		const char *type = strchr(conflicts_added[i], ' ');
+		sqlite3_stmt *s;
+		int rc, have;
+
+		snprintf(sql, sizeof(sql), "SELECT 1 FROM pragma_table_info('conflicts') WHERE name = '%.*s'",
+			 (int)(type - conflicts_added[i]), conflicts_added[i]);
+		if (!(s = prep(m->out, sql)))
+			return store_merge_output_err(m);
+		rc = sqlite3_step(s);
+		have = rc == SQLITE_ROW;
+		sqlite3_finalize(s);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return store_merge_output_err(m);
+		snprintf(sql, sizeof(sql), "ALTER TABLE conflicts ADD COLUMN %s", conflicts_added[i]);
+		if (!have && sqlite3_exec(m->out, sql, NULL, NULL, NULL))
+			return store_merge_output_err(m);
+	}
+	return 0;
+}
 
 int store_merge_output_err(struct merge *m)
 {
@@ -114,8 +143,9 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = ?2 AND r.status = 'ok')",
 	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
 		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop, launches,"
-		" warmup, cpu_user, cpu_sys, peak_rss) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
+		" warmup, cpu_user, cpu_sys, peak_rss, ci_lo, ci_hi, precise, settled) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
+		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
+		" ?27, ?28, ?29, ?30, ?31, ?32)",
 	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[O_METRIC_ADD] = "INSERT INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
@@ -124,8 +154,8 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" AND started IS ?4",
 	[O_CONFLICT_ADD] = "INSERT INTO conflicts(merge, cell, kept, source, run, worker, attempt, started, wall,"
 		" n, median, mean, min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, samples, metrics,"
-		" items) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-		" ?19, ?20, ?21, ?22, ?23, ?24)",
+		" items, ci_lo, ci_hi, precise) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		" ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
 	[O_CONTROL_FIND] = "SELECT id FROM controls WHERE run IS ?1 AND worker IS ?2 AND sweep = ?3 AND params = ?4"
 		" AND started IS ?5",
 	[O_CONTROL_ADD] = "INSERT INTO controls(run, worker, sweep, params, started, median, noise, n, error)"

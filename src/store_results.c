@@ -384,6 +384,10 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_num(s, 26, user);
 	store_bind_num(s, 27, sys);
 	store_bind_num(s, 28, rss);
+	store_bind_num(s, 29, sum->ci_lo);
+	store_bind_num(s, 30, sum->ci_hi);
+	sqlite3_bind_int(s, 31, r->precise);
+	store_bind_num(s, 32, r->settled >= 0 ? r->settled : NAN);
 	/* No look-up before the insert (it was a tenth of a short cell's cost): the constraints answer. A
 	 * failed statement is undone alone; the transaction goes on. */
 	rc = sqlite3_step(s);

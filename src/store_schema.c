@@ -310,6 +310,44 @@ const char *const store_schema_migrations[] = {
 	"ALTER TABLE runs ADD COLUMN revision TEXT;\n"
 	"ALTER TABLE runs ADD COLUMN inputs TEXT;\n"
 	"ALTER TABLE workers ADD COLUMN conditions TEXT;\n",
+	/*
+	 * 8: the 95 % interval of each result's median (ci_lo, ci_hi, in the median's unit), whether it met the
+	 * precision asked (precise: what reports mark and --strict leaves out), and whether the SM clock had
+	 * settled when sampling began (settled; NULL: no clock read), in v_results too. Results measured
+	 * before have their interval computed here from their stored samples (median_ci, the same order
+	 * statistics a run computes), and a kernel's is judged against the default precision, 0.005, which
+	 * is what their specs ask now (none of them could name another); a command's result has no precision
+	 * to miss. Their settled stays NULL: no one watched the clock. The few marked results are indexed as
+	 * the noisy ones were (results_imprecise replaces results_noisy: status counts them through it).
+	 */
+	"ALTER TABLE results ADD COLUMN ci_lo REAL;\n"
+	"ALTER TABLE results ADD COLUMN ci_hi REAL;\n"
+	"ALTER TABLE results ADD COLUMN precise INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE results ADD COLUMN settled INTEGER;\n"
+	"UPDATE results SET ci_lo = json_extract(s.ci, '$[0]'), ci_hi = json_extract(s.ci, '$[1]')\n"
+	"	FROM (SELECT result, median_ci(seconds) AS ci FROM samples GROUP BY result) AS s\n"
+	"	WHERE s.result = results.id;\n"
+	"UPDATE results SET precise = CASE\n"
+	"	WHEN (SELECT w.kernel FROM cells c JOIN sweeps w ON w.name = c.sweep WHERE c.id = results.cell)\n"
+	"	     IS NULL THEN status = 'ok' OR status = 'superseded'\n"
+	"	ELSE coalesce(ci_rel(ci_lo, ci_hi, median) <= 0.005, 0) END;\n"
+	"DROP INDEX results_noisy;\n"
+	"CREATE INDEX results_imprecise ON results(cell) WHERE status = 'ok' AND NOT precise;\n"
+	"DROP VIEW v_results;\n"
+	"CREATE VIEW v_results AS\n"
+	"	SELECT r.id AS id, r.cell AS cell, c.sweep AS sweep, c.key AS key, c.params AS params,\n"
+	"	       c.pass AS pass, c.replica AS replica, r.status AS status, r.attempt AS attempt,\n"
+	"	       r.median AS median, r.mean AS mean, r.min AS min, r.max AS max, r.stdev AS stdev,\n"
+	"	       r.noise AS noise, r.noise_ok AS noise_ok, r.n AS n, h.hostname AS host,\n"
+	"	       w.gpu AS gpu,\n"
+	"	       r.run AS run, r.q1 AS q1, r.q3 AS q3, r.sm_clock AS sm_clock,\n"
+	"	       r.throttled AS throttled, r.started AS started, r.wall AS wall, r.error AS error,\n"
+	"	       r.stop AS stop, r.launches AS launches, r.warmup AS warmup,\n"
+	"	       r.cpu_user AS cpu_user, r.cpu_sys AS cpu_sys, r.peak_rss AS peak_rss,\n"
+	"	       r.ci_lo AS ci_lo, r.ci_hi AS ci_hi, r.precise AS precise, r.settled AS settled\n"
+	"	FROM results r JOIN cells c ON c.id = r.cell\n"
+	"	LEFT JOIN workers w ON w.id = r.worker\n"
+	"	LEFT JOIN hosts h ON h.id = w.host;\n",
 };
 
 /*
@@ -327,6 +365,9 @@ const struct store_schema_note store_schema_notes[] = {
 	{ NULL, NULL },
 	{ NULL, NULL },
 	{ NULL, NULL },
+	{ "SELECT count(*) FROM results WHERE n >= 6",
+	  "results now keep the 95 %% interval of their median: computed from the stored samples of %lld"
+	  " results; kernel results whose interval is wider than +-0.5 %% (the default precision) are marked" },
 };
 
 int store_schema_version(void)

@@ -1,6 +1,7 @@
 #!/bin/bash
-# make bench: planning a million cells, dispatch throughput against mpi4py.futures, and scheduling overhead
-# on realistic cells. Figures and ratios against baselines measured in the same run (machines are noisy).
+# make bench: planning a million cells, dispatch throughput against mpi4py.futures, scheduling overhead on
+# realistic cells, max_samples, and the CPU kernels' time per cell with default timing (and an A/A check).
+# Figures and ratios against baselines measured in the same run (machines are noisy).
 set -u
 ROOT=$(pwd)
 SWEEP="$ROOT/build/sweep"
@@ -120,15 +121,73 @@ ideal=$(sqlite3 nap.db "SELECT sum((n + 2) * median) / 3 FROM results WHERE stat
 echo "overhead: wall $s s, ideal $(printf '%.3f' "$ideal") s, ratio $(echo "$s $ideal" |
 	awk '{ printf "%.3f", $1 / $2 }') (target: under 1.03)"
 
-echo "== max_samples: a cell whose noise target is out of reach (1-ns launches one by one, max_noise 0.01 %)"
+echo "== max_samples: a cell whose precision is out of reach (sleeps of up to 10 us one by one, precision 1e-6)"
 cat >tight.yaml <<'Y'
 sweep: tight
-kernel: debug.fail
-params: {mode: ok, i: {from: 1, to: 3, step: 1}}
-timing: {batch: 1, max_noise: 0.0001, timeout: 3}
+kernel: sleep
+params: {ms: 0, jitter: [0.01, 0.011, 0.012]}
+timing: {batch: 1, precision: 1e-6, timeout: 10}
 Y
 read -r t rss < <(measure "$SWEEP" run tight.yaml --db tight.db)
-echo "max_samples: 3 cells in $t s (timeout 3 s each), peak RSS $rss MiB;" \
+echo "max_samples: 3 cells in $t s (timeout 10 s each), peak RSS $rss MiB;" \
      "$(sqlite3 tight.db "SELECT 'samples per cell ' || max(n) || ', stop ' || group_concat(DISTINCT stop) ||
 	', longest cell ' || printf('%.3f', max(wall)) || ' s' FROM results"), database" \
      "$(($(stat -c %s tight.db) / 1024)) KiB (targets: within the timeout, at most 10000 samples, under 5 MB a cell)"
+
+echo "== CPU kernels with default timing: wall per cell, and six passes of one cell (A/A: spread of medians)"
+# One sweep per kernel, sizes from cache-resident to memory-bound; no timing key, so each build's defaults.
+cat >cpu-gemm.yaml <<'Y'
+sweep: cpu-gemm
+kernel: cpu.gemm
+params: {dtype: f32, threads: 1, shape: [{M: 128, N: 128, K: 128}, {M: 512, N: 512, K: 512}]}
+Y
+cat >cpu-copy.yaml <<'Y'
+sweep: cpu-copy
+kernel: cpu.copy
+params: {bytes: [1M, 32M]}
+Y
+cat >cpu-read.yaml <<'Y'
+sweep: cpu-read
+kernel: cpu.read
+params: {bytes: [1M, 64M]}
+Y
+cat >aa.yaml <<'Y'
+sweep: aa
+kernel: cpu.gemm
+params: {dtype: f32, threads: 1, M: 256, N: 256, K: 256}
+repeat: 6
+Y
+# cpu_cells BINARY NAME: the CPU kernels' cells and six passes of one cell by BINARY into NAME-*.db; prints
+# "median wall per cell, max wall, A/A spread %" and, for a build that stores them, the stop rules and marks.
+cpu_cells() {
+	rm -f "$2"-*.db*
+	for s in cpu-gemm cpu-copy cpu-read aa; do
+		"$1" run $s.yaml --db "$2-$s.db" 2>/dev/null || return 1
+	done
+	python3 - "$2" <<'P'
+import sqlite3, statistics, sys
+walls, stops = [], {}
+for s in ("cpu-gemm", "cpu-copy", "cpu-read"):
+    db = sqlite3.connect(f"{sys.argv[1]}-{s}.db")
+    cols = [r[1] for r in db.execute("PRAGMA table_info(results)")]
+    for wall, stop, precise in db.execute("SELECT wall, stop, %s FROM results WHERE status = 'ok'"
+                                          % ("precise" if "precise" in cols else "NULL")):
+        walls.append(wall)
+        key = f"{stop}{'' if precise is None else ' precise' if precise else ' marked'}"
+        stops[key] = stops.get(key, 0) + 1
+aa = [m for (m,) in sqlite3.connect(f"{sys.argv[1]}-aa.db").execute("SELECT median FROM results WHERE status = 'ok'")]
+print("%.3f %.3f %.3f %s" % (statistics.median(walls), max(walls), (max(aa) - min(aa)) / min(aa) * 100,
+                              ",".join(f"{k}:{v}" for k, v in sorted(stops.items()))))
+P
+}
+rounds=${BENCH_ROUNDS:-3}
+[ -n "${BENCH_BASELINE:-}" ] || rounds=1
+for i in $(seq "$rounds"); do
+	read -r w mw aa st < <(cpu_cells "$SWEEP" new)
+	echo "cpu cells, round $i: this build: median wall per cell $w s (max $mw s), A/A six passes spread $aa %; $st"
+	if [ -n "${BENCH_BASELINE:-}" ]; then
+		read -r bw bmw baa bst < <(cpu_cells "$BENCH_BASELINE" old)
+		echo "cpu cells, round $i: baseline: median wall per cell $bw s (max $bmw s), A/A six passes spread" \
+		     "$baa %; $bst; wall this/baseline $(echo "$w $bw" | awk '{ printf "%.3f", $1 / $2 }')"
+	fi
+done

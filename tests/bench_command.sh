@@ -72,7 +72,7 @@ for c in "${commands[@]}"; do
 				python3 -c "import json; print('\n'.join(map(str, json.load(open('h$r.json'))['results'][0]['times'])))" \
 					>>hyperfine.times ;;
 			sweep)
-				printf 'sweep: b%s\ncommand: [%s]\nruns: %s\nwarmup: 2\ntiming: {max_noise: 0, max_samples: %s, timeout: 600}\n' \
+				printf 'sweep: b%s\ncommand: [%s]\nruns: %s\nwarmup: 2\ntiming: {precision: 1e-9, max_samples: %s, timeout: 600}\n' \
 					"$r" "$argv" "$RUNS" "$RUNS" >b.yaml
 				rm -f b.db*
 				"$SWEEP" run b.yaml --db b.db --quiet 2>/dev/null || { echo "sweep failed on '$line'"; exit 1; }

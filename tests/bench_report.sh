@@ -43,9 +43,9 @@ INSERT INTO cells(id, sweep, key, params, pass, replica, ord, state)
 		json_object('dtype', CASE i % 2 WHEN 0 THEN 'f32' ELSE 'f64' END, 'M', 64 * (1 + (i / 2) % 100),
 			'N', 64 * (1 + (i / 200) % 100)),
 		i / 20000, '', i, 'ok' FROM c;
-INSERT INTO results(id, cell, run, worker, status, attempt, started, wall, n, median, noise, noise_ok)
+INSERT INTO results(id, cell, run, worker, status, attempt, started, wall, n, median, noise, noise_ok, precise)
 	SELECT id, id, 1, 1 + id % 8, 'ok', 1, '2026-01-01T00:00:01Z', 0.01, 10,
-		1e-3 * (1 + (id % 97) / 100.0), 0.001, 1 FROM cells;
+		1e-3 * (1 + (id % 97) / 100.0), 0.001, 1, 1 FROM cells;
 INSERT INTO metrics(result, name, value) SELECT id, 'seconds', median FROM results;
 INSERT INTO metrics(result, name, value) SELECT id, 'gflops', 2.0 * 64 * 64 * 64 / median / 1e9 FROM results;
 INSERT INTO items(result, item, metric, value) SELECT id, 'p' || (((id - 1) / 200) % 30), 'gflops',

@@ -3,9 +3,11 @@
 # M x N x K problem as sweep's gemm), decode (SDPA with GQA) and copy (Tensor.copy_), three ways: "burst"
 # (do_bench's defaults: 25 ms warm-up, 100 ms of repetitions), "matched" (from an idle second, 50 ms of
 # warm-up and 500 ms of repetitions: the clock path of a sweep cell with default timing) and "sustained"
-# (1 s of the same work first, then 500 ms). The median SM clock during each is read through NVML.
-# Prints one line per shape. Reads the card's state only.
+# (1 s of the same work first, then 500 ms). The median SM clock during each is read through NVML, and the
+# wall seconds each do_bench call took. Prints one line per shape; with --passes N, then N do_bench calls
+# back to back on the 67 us GEMM (1024x6144x4096), one "refpass" line each. Reads the card's state only.
 import statistics
+import sys
 import threading
 import time
 
@@ -19,7 +21,7 @@ NV = pynvml.nvmlDeviceGetHandleByIndex(0)
 
 
 def clocked(fn):
-    """fn() with the SM clock sampled every 5 ms meanwhile: (fn's result, median MHz)."""
+    """fn() with the SM clock sampled every 5 ms meanwhile: (fn's result, median MHz, wall seconds)."""
     seen, done = [], threading.Event()
 
     def poll():
@@ -29,12 +31,14 @@ def clocked(fn):
 
     t = threading.Thread(target=poll)
     t.start()
+    start = time.monotonic()
     try:
         out = fn()
     finally:
+        wall = time.monotonic() - start
         done.set()
         t.join()
-    return out, statistics.median(seen) if seen else 0
+    return out, statistics.median(seen) if seen else 0, wall
 
 
 def bench(name, fn):
@@ -48,7 +52,8 @@ def bench(name, fn):
         fn()
     torch.cuda.synchronize()
     out.append(("sustained",) + clocked(lambda: do_bench(fn, warmup=100, rep=500, return_mode="median")))
-    print(f"ref {name} " + " ".join(f"{m}_us {t * 1e3:.2f} {m}_mhz {c:.0f}" for m, t, c in out), flush=True)
+    print(f"ref {name} " + " ".join(f"{m}_us {t * 1e3:.2f} {m}_mhz {c:.0f} {m}_wall_s {w:.3f}"
+                                    for m, t, c, w in out), flush=True)
 
 
 dev = torch.device("cuda")
@@ -68,3 +73,10 @@ for mib in (256, 2048):
     src = torch.empty(mib << 20, device=dev, dtype=torch.uint8).random_()
     dst = torch.empty_like(src)
     bench(f"copy {mib}MiB", lambda: dst.copy_(src))
+passes = int(sys.argv[sys.argv.index("--passes") + 1]) if "--passes" in sys.argv else 0
+if passes:
+    a = torch.randn(4096, 1024, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(6144, 4096, device=dev, dtype=torch.bfloat16)
+    for i in range(passes):
+        t, c, w = clocked(lambda: do_bench(lambda: torch.matmul(b, a), return_mode="median"))
+        print(f"refpass {i + 1} us {t * 1e3:.3f} mhz {c:.0f} wall_s {w:.3f}", flush=True)

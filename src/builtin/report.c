@@ -227,9 +227,12 @@ const struct cmd cmd_report = { "report", report_fn,
 	"  .md, .csv, .tex, .json, .txt or .html unless --format says; it never writes over an SQLite file or\n"
 	"  DB itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
-	"becomes a row key; --pool aggregates over it and the title says so. A value holding results above\n"
-	"their noise target is marked (a column noise_ok in csv and json); --metric noise reports the noise;\n"
-	"--strict leaves those results out.\n"
+	"becomes a row key; --pool aggregates over it and the title says so. A value holding a median not\n"
+	"known to the precision its spec asked (its 95 % interval wider, or none) is marked (a column precise\n"
+	"in csv and json); --strict leaves those results out and says how many of how many; when that is\n"
+	"every one, it says so and exits 2, as a report with nothing to show does. --metric noise reports the\n"
+	"samples' noise, --metric precision how well each median is known (its interval's half-width\n"
+	"over the median).\n"
 	"html: one self-contained page (nothing loaded from anywhere): the table with its marks, its figure\n"
-	"inline as SVG (a table, --compare, --limit; with gnuplot) with the numbers drawn, the method and the\n"
-	"conditions the database knows (hosts, GPU, driver, clocks, versions)." };
+	"inline as SVG (a table, --compare, --limit; with gnuplot) with the numbers drawn, the notes and\n"
+	"warnings, the method and the conditions the database knows (hosts, GPU, driver, clocks, versions)." };

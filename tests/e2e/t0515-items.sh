@@ -151,20 +151,20 @@ test_expect_success '--summary=item and a plot over items' '
 	grep "^[0-9]" p.dat | cmp want -
 '
 
-test_expect_success 'a result above its noise target counts once, not once per item' '
+test_expect_success 'a result short of its precision counts once, not once per item' '
 	sql i.db "VACUUM INTO '\''n.db'\''" &&
-	sql n.db "UPDATE results SET noise_ok = 0 WHERE id = (SELECT min(r.id) FROM results r JOIN cells c
+	sql n.db "UPDATE results SET precise = 0 WHERE id = (SELECT min(r.id) FROM results r JOIN cells c
 		ON c.id = r.cell WHERE json_extract(c.params, '\''$.model'\'') = '\''m1'\''
 		AND json_extract(c.params, '\''$.system'\'') = '\''a'\'')" &&
 	"$SWEEP" report n.db --rows item --metric tok_s --where "model = '\''m1'\'' AND system = '\''a'\''" >nm.md &&
 	test "$(grep -c "^| i[0-3] .*†" nm.md)" = 4 &&
-	grep -qx "† holds results above their noise target (1 result); --strict leaves them out" nm.md &&
+	grep -qx "† holds medians not known to the precision asked (1 result); --strict leaves them out" nm.md &&
 	"$SWEEP" report n.db --rows item --metric tok_s --where "model = '\''m1'\'' AND system = '\''a'\''" \
 		--format csv >nm.csv &&
-	head -1 nm.csv | grep -qx "item,n,tok_s,noise_ok" && test "$(grep -c ",3,1[2-5],0$" nm.csv)" = 4 &&
+	head -1 nm.csv | grep -qx "item,n,tok_s,precise" && test "$(grep -c ",3,1[2-5],0$" nm.csv)" = 4 &&
 	"$SWEEP" report n.db --rows item --metric tok_s --where "model = '\''m1'\'' AND system = '\''a'\''" --strict \
 		--format csv >st.csv 2>err &&
-	grep -qx "note: --strict left out 1 result above its noise target" err &&
+	grep -qx "note: --strict left out 1 of 3 results: its median not known to the precision asked" err &&
 	test "$(grep -c "^i[0-3],2," st.csv)" = 4
 '
 
@@ -179,7 +179,9 @@ test_expect_success 'no items, the noise, a score or item compared: refused with
 	test_expect_code 2 "$SWEEP" report f.db --rows item --metric t 2>e1 &&
 	grep -q "^sweep: no per-item values of metric '\''t'\'' in sweep '\''flat'\''" e1 &&
 	test_expect_code 2 "$SWEEP" report i.db --rows item --metric noise 2>e2 &&
-	grep -q "^sweep: --metric noise is the noise of a result: it has no per-item values" e2 &&
+	grep -q "^sweep: --metric noise is a figure of a result: it has no per-item values" e2 &&
+	test_expect_code 2 "$SWEEP" report i.db --rows item --metric precision 2>e2 &&
+	grep -q "^sweep: --metric precision is a figure of a result: it has no per-item values" e2 &&
 	test_expect_code 2 "$SWEEP" report i.db --rows item --score 2>e3 &&
 	grep -q "^sweep: --score scores the predictions of cells, which have no items: item is no key" e3 &&
 	test_expect_code 2 "$SWEEP" report i.db --metric tok_s --compare item=i0/i1 2>e4 &&

@@ -1,5 +1,5 @@
 #!/bin/bash
-# t0516-names: a report's own columns (n, ratio, ci_lo, noise_ok, ...) never take a parameter's name: the
+# t0516-names: a report's own columns (n, ratio, ci_lo, precise, ...) never take a parameter's name: the
 # parameters keep theirs, the report's column is renamed (n_2), in every format; CSV and JSON readers load
 # every parameter's value and every figure of the report.
 . tests/e2e/lib.sh
@@ -14,7 +14,7 @@ params:
   n: [1, 2]
   ratio: [3]
   ci_lo: [5]
-  noise_ok: [7]
+  precise: [7]
   sys: [a, b]
 EOF
 
@@ -39,15 +39,15 @@ EOF
 test_expect_success 'setup' '
 	"$SWEEP" run nm.yaml --db n.db 2>err && grep -q "4 cells ok" err &&
 	sql n.db "VACUUM INTO '\''m.db'\''" &&
-	# one result above its noise target, in a copy: the noise_ok column of csv and json appears
-	sql m.db "UPDATE results SET noise_ok = 0 WHERE cell IN (SELECT id FROM cells
+	# one result short of its precision, in a copy: the precise column of csv and json appears
+	sql m.db "UPDATE results SET precise = 0 WHERE cell IN (SELECT id FROM cells
 		WHERE json_extract(params, '\''$.n'\'') = 2 AND json_extract(params, '\''$.sys'\'') = '\''b'\'')"
 '
 
-test_expect_success 'csv: the parameters keep their names, the count and the noise mark are renamed' '
-	"$SWEEP" report m.db --rows n,ratio,ci_lo,noise_ok,sys --metric t --format csv >t.csv &&
+test_expect_success 'csv: the parameters keep their names, the count and the precision mark are renamed' '
+	"$SWEEP" report m.db --rows n,ratio,ci_lo,precise,sys --metric t --format csv >t.csv &&
 	cat >want <<-\EOF &&
-	n,ratio,ci_lo,noise_ok,sys,n_2,t,noise_ok_2
+	n,ratio,ci_lo,precise,sys,n_2,t,precise_2
 	1,3,5,7,a,1,54,1
 	1,3,5,7,b,1,27,1
 	2,3,5,7,a,1,84,1
@@ -57,11 +57,11 @@ test_expect_success 'csv: the parameters keep their names, the count and the noi
 '
 
 test_expect_success 'json of the table: every parameter and figure loads' '
-	"$SWEEP" report m.db --rows n,ratio,ci_lo,noise_ok,sys --metric t --format json >t.json &&
+	"$SWEEP" report m.db --rows n,ratio,ci_lo,precise,sys --metric t --format json >t.json &&
 	python3 - <<-\EOF
 	import json
 	d = json.load(open("t.json"))
-	got = [(r["n"], r["ratio"], r["ci_lo"], r["noise_ok"], r["sys"], r["n_2"], r["t"], r["noise_ok_2"]) for r in d]
+	got = [(r["n"], r["ratio"], r["ci_lo"], r["precise"], r["sys"], r["n_2"], r["t"], r["precise_2"]) for r in d]
 	assert got == [(1, 3, 5, 7, "a", 1, 54, 1), (1, 3, 5, 7, "b", 1, 27, 1), (2, 3, 5, 7, "a", 1, 84, 1),
 	               (2, 3, 5, 7, "b", 1, 42, 0)], got
 	assert all(len(r) == 8 for r in d), d
@@ -70,9 +70,9 @@ test_expect_success 'json of the table: every parameter and figure loads' '
 
 # --compare pairs the items x and y: a over b is 2 for both values of n.
 test_expect_success '--compare: n, ratio and ci_lo of the report renamed, csv and json read back' '
-	"$SWEEP" report n.db --rows n,ratio,ci_lo,noise_ok --metric t --compare sys=a/b --format csv >c.csv &&
+	"$SWEEP" report n.db --rows n,ratio,ci_lo,precise --metric t --compare sys=a/b --format csv >c.csv &&
 	cat >want <<-\EOF &&
-	n,ratio,ci_lo,noise_ok,n_2,t_a,t_b,ratio_2,ci_lo_2,ci_hi
+	n,ratio,ci_lo,precise,n_2,t_a,t_b,ratio_2,ci_lo_2,ci_hi
 	1,3,5,7,2,54,27,2,2,2
 	2,3,5,7,2,84,42,2,2,2
 	EOF
@@ -82,27 +82,27 @@ import csv
 rows = list(csv.DictReader(open(\"c.csv\")))
 assert [(r[\"n\"], r[\"ratio\"], r[\"ci_lo\"], r[\"n_2\"], r[\"ratio_2\"]) for r in rows] == [(\"1\", \"3\", \"5\", \"2\", \"2\"), (\"2\", \"3\", \"5\", \"2\", \"2\")], rows
 " &&
-	"$SWEEP" report n.db --rows n,ratio,ci_lo,noise_ok --metric t --compare sys=a/b --format json >c.json &&
+	"$SWEEP" report n.db --rows n,ratio,ci_lo,precise --metric t --compare sys=a/b --format json >c.json &&
 	python3 - <<-\EOF
 	import json
 	d = json.load(open("c.json"))
-	assert [(r["n"], r["ratio"], r["ci_lo"], r["noise_ok"], r["n_2"], r["t_a"], r["t_b"], r["ratio_2"], r["ci_lo_2"],
+	assert [(r["n"], r["ratio"], r["ci_lo"], r["precise"], r["n_2"], r["t_a"], r["t_b"], r["ratio_2"], r["ci_lo_2"],
 	         r["ci_hi"]) for r in d] == [(1, 3, 5, 7, 2, 54, 27, 2, 2, 2), (2, 3, 5, 7, 2, 84, 42, 2, 2, 2)], d
 	EOF
 '
 
 test_expect_success 'md, text and latex: no name twice in a heading, the parameter n in its column' '
 	for f in md text latex; do
-		"$SWEEP" report n.db --rows n,ratio,ci_lo,noise_ok,sys --metric t --format $f >t.$f &&
+		"$SWEEP" report n.db --rows n,ratio,ci_lo,precise,sys --metric t --format $f >t.$f &&
 		python3 head.py $f t.$f >h.$f &&
-		"$SWEEP" report n.db --rows n,ratio,ci_lo,noise_ok --metric t --compare sys=a/b --format $f >c.$f &&
+		"$SWEEP" report n.db --rows n,ratio,ci_lo,precise --metric t --compare sys=a/b --format $f >c.$f &&
 		python3 head.py $f c.$f >hc.$f || return 1
 	done &&
-	printf "n|ratio|ci_lo|noise_ok|sys|n_2|t\n1 1 2 2\n" | cmp - h.md &&
-	printf "n|ratio|ci_lo|noise_ok|sys|n_2|t\n1 1 2 2\n" | cmp - h.text &&
-	printf "n|ratio|ci\\\\_lo|noise\\\\_ok|sys|n\\\\_2|t\n1 1 2 2\n" | cmp - h.latex &&
-	printf "n|ratio|ci_lo|noise_ok|n_2|t_a|t_b|a/b [95%% CI]\n1 2\n" | cmp - hc.md &&
-	printf "n|ratio|ci_lo|noise_ok|n_2|t_a|t_b|a/b [95%% CI]\n1 2\n" | cmp - hc.text &&
-	printf "n|ratio|ci\\\\_lo|noise\\\\_ok|n\\\\_2|t\\\\_a|t\\\\_b|a/b [95\\\\%% CI]\n1 2\n" | cmp - hc.latex &&
+	printf "n|ratio|ci_lo|precise|sys|n_2|t\n1 1 2 2\n" | cmp - h.md &&
+	printf "n|ratio|ci_lo|precise|sys|n_2|t\n1 1 2 2\n" | cmp - h.text &&
+	printf "n|ratio|ci\\\\_lo|precise|sys|n\\\\_2|t\n1 1 2 2\n" | cmp - h.latex &&
+	printf "n|ratio|ci_lo|precise|n_2|t_a|t_b|a/b [95%% CI]\n1 2\n" | cmp - hc.md &&
+	printf "n|ratio|ci_lo|precise|n_2|t_a|t_b|a/b [95%% CI]\n1 2\n" | cmp - hc.text &&
+	printf "n|ratio|ci\\\\_lo|precise|n\\\\_2|t\\\\_a|t\\\\_b|a/b [95\\\\%% CI]\n1 2\n" | cmp - hc.latex &&
 	grep -Eq "^\| +2 \| +3 \| +5 \| +7 \| b +\| +1 \| 42.00 \|$" t.md
 '

@@ -1,43 +1,43 @@
 #!/bin/bash
-# t0571-noise-strict: noise misses shown: the closing line and status count them, reports mark them,
+# t0571-noise-strict: imprecise values shown: the closing line and status count them, reports mark them,
 # --strict leaves them out and says so; strict command metrics (a value not a finite number, a broken,
 # duplicated or missing line fails the cell); merge refuses impossible values.
 . tests/e2e/lib.sh
 
-# Two sleep cells, one with 20 ms of jitter against a 1 % noise target it cannot meet in 0.3 s.
+# Two sleep cells, one with 20 ms of jitter against a precision of 1 % it cannot reach in 0.3 s.
 cat >"$T/noisy.yaml" <<'EOF'
 sweep: noisy
 kernel: sleep
 params: {ms: [5], jitter: [0, 20]}
-timing: {min_samples: 3, min_time: 0, max_noise: 0.01, timeout: 0.3, warmup: 0}
+timing: {min_samples: 3, min_time: 0, precision: 0.01, timeout: 0.3, warmup: 0}
 EOF
 
-test_expect_success 'the closing line and status count the results above their noise target' '
+test_expect_success 'the closing line and status count the results short of their precision' '
 	"$SWEEP" run noisy.yaml --db n.db 2>err &&
-	miss=$(sql n.db "SELECT count(*) FROM results WHERE status = '\''ok'\'' AND NOT noise_ok") &&
+	miss=$(sql n.db "SELECT count(*) FROM results WHERE status = '\''ok'\'' AND NOT precise") &&
 	test "$miss" -ge 1 &&
-	grep -q "^sweep: noisy: 2 cells ok, 0 quarantined, .* s; $miss cells ok above their noise target$" err &&
+	grep -q "^sweep: noisy: 2 cells ok, 0 quarantined, .* s; $miss cells ok short of their precision$" err &&
 	"$SWEEP" status n.db >st &&
 	grep -Eq "^noisy +2 +2 +0 +0 +0 +100.0% +$miss *$" st &&
-	grep -q "above_noise" st &&
-	"$SWEEP" status n.db --json | python3 -c "import json,sys; assert json.load(sys.stdin)[\"above_noise\"] == $miss"
+	grep -q "imprecise" st &&
+	"$SWEEP" status n.db --json | python3 -c "import json,sys; assert json.load(sys.stdin)[\"imprecise\"] == $miss"
 '
 
-test_expect_success 'reports mark noisy values; --metric noise; --strict leaves them out and says so' '
-	sql n.db "UPDATE results SET noise_ok = (json_extract((SELECT params FROM cells WHERE id = cell), '\''$.jitter'\'') = 0), noise = CASE WHEN json_extract((SELECT params FROM cells WHERE id = cell), '\''$.jitter'\'') = 0 THEN 0.005 ELSE 0.25 END" &&
+test_expect_success 'reports mark imprecise values; --metric noise; --strict leaves them out and says so' '
+	sql n.db "UPDATE results SET precise = (json_extract((SELECT params FROM cells WHERE id = cell), '\''$.jitter'\'') = 0), noise = CASE WHEN json_extract((SELECT params FROM cells WHERE id = cell), '\''$.jitter'\'') = 0 THEN 0.005 ELSE 0.25 END" &&
 	"$SWEEP" report n.db --rows jitter --metric noise >md &&
 	printf "| jitter | n   | noise   |\n| ------:| ---:| -------:|\n|      0 |   1 | 0.0050  |\n" >want &&
-	printf "|     20 |   1 | 0.2500\342\200\240 |\n\n\342\200\240 holds results above their noise target" >>want &&
+	printf "|     20 |   1 | 0.2500\342\200\240 |\n\n\342\200\240 holds medians not known to the precision asked" >>want &&
 	printf " (1 result); --strict leaves them out\n" >>want &&
 	tail -n +3 md | cmp want - &&
 	"$SWEEP" report n.db --rows jitter --metric noise --format csv >csv &&
-	printf "jitter,n,noise,noise_ok\n0,1,0.005,1\n20,1,0.25,0\n" | cmp - csv &&
+	printf "jitter,n,noise,precise\n0,1,0.005,1\n20,1,0.25,0\n" | cmp - csv &&
 	"$SWEEP" report n.db --rows ms --cols jitter --metric seconds --format json >j &&
-	python3 -c "import json; d = json.load(open(\"j\")); assert d[0][\"noise_ok\"] == 0, d" &&
+	python3 -c "import json; d = json.load(open(\"j\")); assert d[0][\"precise\"] == 0, d" &&
 	"$SWEEP" report n.db --rows ms --cols jitter --metric seconds --format latex >tex &&
 	grep "^5 & " tex | grep -qF "\\rlap{\$^\\dagger\$} \\\\" &&
 	"$SWEEP" report n.db --rows ms --metric seconds --compare jitter=0/20 --paired-by ms --format csv >c 2>/dev/null &&
-	head -1 c | grep -q ",noise_ok$" && grep -q ",0$" c &&
+	head -1 c | grep -q ",precise$" && grep -q ",0$" c &&
 	"$SWEEP" report n.db --rows jitter --metric seconds --limit "seconds * 2" >l 2>/dev/null &&
 	grep -Eq "^\| +20 \| +1 \| .*$(printf "\342\200\240") \| .* \| 0.500$(printf "\342\200\240") \|$" l &&
 	grep -Eq "^\| +0 \| +1 \| .* \| 0.500  \|$" l &&
@@ -45,7 +45,7 @@ test_expect_success 'reports mark noisy values; --metric noise; --strict leaves 
 	test $(wc -l <sum) = 10 && test $(grep -c "^m[a-z]*,,,[0-9.e-]*,$" sum) = 4 && grep -q "^n,,,2,$" sum &&
 	"$SWEEP" report n.db --rows jitter --metric seconds --strict --format csv >s 2>err &&
 	test $(wc -l <s) = 2 && grep -q "^0,1," s &&
-	grep -q "note: --strict left out 1 result above its noise target" err
+	grep -q "note: --strict left out 1 of 2 results: its median not known to the precision asked" err
 '
 
 # bad.sh LINE: prints LINE as its only output.

@@ -81,7 +81,7 @@ runs: 4
 warmup: 2
 prepare: [sh, -c, 'echo prepare >>$T/log']
 cleanup: [sh, -c, 'echo cleanup >>$T/log']
-timing: {max_noise: 0, max_samples: 6, timeout: 100}
+timing: {precision: 1e-9, max_samples: 6, timeout: 100}
 Y
 
 test_expect_success 'runs: N under the stopping rule, warm-up runs, prepare and cleanup around each run' '

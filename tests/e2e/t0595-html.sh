@@ -104,9 +104,9 @@ md_rows() {
 		/^(† |‡ )/ || (NR == 1 && NF) { print "table-p|" $0 }' "$1"
 }
 
-test_expect_success 'setup: the decode grid, one result above its noise target' '
+test_expect_success 'setup: the decode grid, one result short of its precision' '
 	"$ROOT/examples/decode-grid.sh" "$T/dg.db" >/dev/null 2>&1 &&
-	sql dg.db "UPDATE results SET noise_ok = 0 WHERE id = (SELECT min(r.id) FROM v_results r
+	sql dg.db "UPDATE results SET precise = 0 WHERE id = (SELECT min(r.id) FROM v_results r
 		WHERE r.host = '\''node-a'\'' AND json_extract(r.params, '\''$.system'\'') = '\''cache'\'')"
 '
 
@@ -117,7 +117,7 @@ test_expect_success 'a page by extension: self-contained, the table as Markdown 
 	grep -q "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src '\''none'\''; img-src data:; style-src '\''unsafe-inline'\''\">" page.html &&
 	! grep -v "xmlns" page.html | grep -qi "https\?://\|<script\|<link\|src=" &&
 	"$SWEEP" report dg.db --rows host,model,budget --metric tok_s --compare system=cache/baseline >md &&
-	md_rows md >want && grep -q "^table-p|† holds results above their noise target" want &&
+	md_rows md >want && grep -q "^table-p|† holds medians not known to the precision asked" want &&
 	test "$(grep -c "^table|node-" want)" = 12 && grep -q "^table|node-a|.*†" want &&
 	browse page.html page &&
 	python3 dom.py page.dom >got &&

@@ -14,7 +14,7 @@ sweep: ph
 kernel: sleep
 params: {ms: [0, 1, 2]}
 per: host
-timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 2}
+timing: {min_samples: 6, min_time: 0, precision: 1e9, timeout: 2}
 Y
 
 test_expect_success 'setup: the same per-host sweep run on two hosts, a database each' '

@@ -15,7 +15,7 @@ cat >"$T/g.yaml" <<'Y'
 sweep: g
 kernel: sleep
 params: {ms: [0, 1, 2]}
-timing: {min_samples: 5, min_time: 0, max_noise: 1, timeout: 2}
+timing: {min_samples: 6, min_time: 0, precision: 1e9, timeout: 2}
 Y
 
 test_expect_success 'setup: the per: any sweep run alone on three hosts, and once more on the first' '

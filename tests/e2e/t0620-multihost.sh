@@ -25,7 +25,7 @@ sweep: ph
 kernel: sleep
 params: {ms: [0, 1, 2, 3]}
 per: host
-timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 2}
+timing: {min_samples: 6, min_time: 0, precision: 1e9, timeout: 2}
 Y
 
 test_expect_success 'the hosts: each namespace has its own hostname and address' '
@@ -76,7 +76,7 @@ cat >"$T/g.yaml" <<'Y'
 sweep: g
 kernel: sleep
 params: {ms: [0, 1, 2]}
-timing: {min_samples: 2, min_time: 0, max_noise: 1, timeout: 2}
+timing: {min_samples: 6, min_time: 0, precision: 1e9, timeout: 2}
 Y
 
 test_expect_success 'one run per host, merged afterwards: every host keeps its results' '

@@ -29,7 +29,7 @@ sweep: read
 kernel: cpu.read
 params: {bytes: 8M}
 per: host
-timing: {min_samples: 3, min_time: 0, max_noise: 1e9, timeout: 20, warmup: 0}
+timing: {min_samples: 6, min_time: 0, precision: 1e9, timeout: 20, warmup: 0}
 Y
 
 test_expect_success "one mpirun over $N hosts: the probe, then a per: host sweep" '

@@ -1,13 +1,13 @@
 # lib.sh: what the GPU checks (tests/gpu/) and the evidence scripts (bench/gpu/) share, sourced by path
 # after `cd` to the repository root with NAME set: the environment (root, NVLink multicast off), a log in
-# $OUT/NAME.log, the build against the carried vendor/ folder, and helpers. Reads the cards' state only:
-# never changes clocks, power limits or modes.
+# $OUT/NAME.log, scratch in $R (/tmp/ev unless set), the build against the carried vendor/ folder, and
+# helpers. Reads the cards' state only: never changes clocks, power limits or modes.
 OUT=${OUT:-/tmp/evidence-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/$NAME.log") 2>&1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-V=$PWD/vendor R=/tmp/ev S=build/sweep
+V=$PWD/vendor R=${R:-/tmp/ev} S=build/sweep
 rm -rf "$R" && mkdir -p "$R"
 step() { echo; echo "=== $* ($(date +%T))"; }
 q() { $S sql "$1" "$2" --md; }

@@ -1,12 +1,25 @@
 /* test_criterion.c: the stopping rule (criterion.h) on made-up sample streams, and its order of rules. */
 #include "criterion.h"
+#include "stats.h"
 #include "test.h"
 
+/* Default timing as spec.c sets it, NVBench's rule off. */
 static struct spec_timing timing(void)
 {
 	struct spec_timing t = {
-		.min_samples = 10, .min_time = 0.5, .max_noise = 0.005, .timeout = 15, .max_samples = 10000,
+		.precision = 0.005, .min_samples = 10, .min_time = 0.02, .timeout = 15, .max_samples = 10000,
 	};
+	return t;
+}
+
+/* NVBench-style: a noise target of 0.5 % and convergence, the precision out of reach. */
+static struct spec_timing timing_noise(void)
+{
+	struct spec_timing t = timing();
+
+	t.max_noise = 0.005;
+	t.precision = 1e-12;
+	t.min_time = 0.5;
 	return t;
 }
 
@@ -17,9 +30,126 @@ static double stream(unsigned *seed, double rel)
 	return 1.0 + rel * (2.0 * ((*seed >> 8) & 0xffff) / 65535.0 - 1.0);
 }
 
-static void test_noise_met(void)
+/* The relative half-width of the median's interval over x[0..n), computed apart (a sort). */
+static double rel_width(const double *x, long n)
+{
+	struct summary s;
+
+	stats_summary(x, (size_t)n, &s);
+	return stats_ci_rel(s.ci_lo, s.ci_hi, s.median);
+}
+
+/*
+ * The precision rule stops at the first check where the interval is within the precision, and the checks
+ * come where criterion.h says (every sample under CRITERION_STEP samples, then each 1/CRITERION_STEP more):
+ * every check before the stop is recomputed here by a sort and must be wider, the one at the stop within.
+ */
+static void test_precision_stops(void)
 {
 	struct spec_timing t = timing();
+	struct criterion c;
+	static double x[20000];
+	unsigned seed = 11;
+	long n, next = 0, wider = 0, checks = 0;
+	enum stop_rule st = STOP_NONE;
+
+	criterion_init(&c, &t);
+	for (n = 1; n <= 20000 && st == STOP_NONE; n++) {
+		x[n - 1] = 1e-3 * stream(&seed, 0.08);
+		criterion_add(&c, x[n - 1], 0);
+		st = criterion_check(&c, 1.0, 10);
+		if (n >= t.min_samples && n >= next) {
+			checks++;
+			next = n + (n / CRITERION_STEP > 1 ? n / CRITERION_STEP : 1);
+			if (st == STOP_NONE)
+				wider += rel_width(x, n) > t.precision;
+		}
+	}
+	n--;
+	CHECK_INT(st, STOP_PRECISION, "a stream of 4.6 % noise stops on its median's precision");
+	CHECK_INT(wider, checks - 1, "every check before the stop found the interval wider");
+	CHECK(rel_width(x, n) <= t.precision, "at the stop (n = %ld) the interval is within +-0.5 %%: %.5f", n,
+	      rel_width(x, n));
+	/* The median of a uniform stream on 1 -+ 0.08 has a standard error of 0.08 / sqrt(n): the half-width
+	 * 1.96 * 0.08 / sqrt(n) reaches 0.005 near n = 980. */
+	CHECK(n > 600 && n < 1400, "it took %ld samples", n);
+	CHECK_INT(c.checks, checks, "the criterion computed the interval exactly at those checks");
+	CHECK_NEAR(c.median, stats_median(x, (size_t)n), 0, "its median is the samples' median");
+	criterion_release(&c);
+}
+
+/* Checked cheaply: a cell that never reaches its precision runs to max_samples with about
+ * CRITERION_STEP * ln(n / CRITERION_STEP) + CRITERION_STEP intervals computed, not one a sample. */
+static void test_precision_cheap(void)
+{
+	struct spec_timing t = timing();
+	struct criterion c;
+	unsigned seed = 5;
+	enum stop_rule st = STOP_NONE;
+	long n;
+
+	t.precision = 1e-9;
+	criterion_init(&c, &t);
+	for (n = 1; n <= 10000 && st == STOP_NONE; n++) {
+		criterion_add(&c, stream(&seed, 0.5), 0);
+		st = criterion_check(&c, 1.0, 10);
+	}
+	CHECK_INT(st, STOP_MAX_SAMPLES, "precision out of reach: max_samples");
+	CHECK(c.checks > 150 && c.checks < 260, "%ld intervals computed over 10000 samples", c.checks);
+	criterion_release(&c);
+}
+
+/* Under 6 samples there is no 95 % interval: never precise, however equal the samples. The 6th equal
+ * sample gives [x, x]: exactly known. */
+static void test_precision_few(void)
+{
+	struct spec_timing t = timing();
+	struct criterion c;
+
+	t.min_samples = 1;
+	criterion_init(&c, &t);
+	for (int i = 0; i < 5; i++) {
+		criterion_add(&c, 2e-3, 0);
+		CHECK_INT(criterion_check(&c, 1.0, 10), STOP_NONE, "under 6 samples: no interval, go on");
+	}
+	criterion_add(&c, 2e-3, 0);
+	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_PRECISION, "6 equal samples: [min, max] of width 0");
+	CHECK_INT(criterion_check(&c, 0.01, 10), STOP_NONE, "nothing stops before min_time");
+	criterion_release(&c);
+}
+
+/* max_noise off (the default): a stream whose noise converged and is far under any noise target still
+ * runs until its precision, or the deadline; the precision wins over a noise target met at the same time. */
+static void test_noise_off(void)
+{
+	struct spec_timing t = timing();
+	struct criterion c;
+	unsigned seed = 3;
+
+	t.precision = 1e-9;
+	criterion_init(&c, &t);
+	for (int i = 0; i < 2000; i++) {
+		criterion_add(&c, stream(&seed, 0.001), 0);
+		if (criterion_check(&c, 1.0, 10) != STOP_NONE)
+			break;
+	}
+	CHECK_INT(c.n, 2000, "no noise or converged stop without max_noise");
+	CHECK(isinf(criterion_target(&c)), "no noise target");
+	CHECK_INT(criterion_check(&c, 1.0, 0), STOP_TIMEOUT, "the deadline ends it");
+	criterion_release(&c);
+
+	t = timing();
+	t.max_noise = 0.5;
+	criterion_init(&c, &t);
+	for (int i = 0; i < 20; i++)
+		criterion_add(&c, stream(&seed, 0.0001), 0);
+	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_PRECISION, "both met: precision first");
+	criterion_release(&c);
+}
+
+static void test_noise_met(void)
+{
+	struct spec_timing t = timing_noise();
 	struct criterion c;
 	int i;
 
@@ -30,17 +160,19 @@ static void test_noise_met(void)
 	CHECK_INT(criterion_check(&c, 0.4, 10), STOP_NONE, "noise met but min_time not reached: go on");
 	CHECK_INT(criterion_check(&c, 0.5, 10), STOP_NOISE, "both reached: noise");
 	CHECK_INT(criterion_check(&c, 0.4, 0), STOP_TIMEOUT, "deadline passed before min_time: timeout");
+	criterion_release(&c);
 	criterion_init(&c, &t);
 	for (i = 0; i < 9; i++)
-		criterion_add(&c, 1e-3, 0);
-	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_NONE, "9 equal samples are under min_samples 10");
+		criterion_add(&c, 1e-3 * (1 + (i % 2) * 1e-4), 0);
+	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_NONE, "9 samples are under min_samples 10");
 	criterion_add(&c, 1e-3, 0);
 	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_NOISE, "the 10th stops it");
+	criterion_release(&c);
 }
 
 static void test_max_samples(void)
 {
-	struct spec_timing t = timing();
+	struct spec_timing t = timing_noise();
 	struct criterion c;
 	unsigned seed = 1;
 	int i;
@@ -55,6 +187,7 @@ static void test_max_samples(void)
 	CHECK_INT(criterion_check(&c, 0.0, -1), STOP_MAX_SAMPLES, "max_samples wins over the deadline too");
 	t.max_samples = 0;
 	CHECK_INT(criterion_check(&c, 0.0, 10), STOP_NONE, "max_samples 0: no bound");
+	criterion_release(&c);
 }
 
 /* A stream whose noise (about 2.9 %) can never reach 0.5 %: it stops as converged once the trailing
@@ -62,7 +195,7 @@ static void test_max_samples(void)
  * multiple of CRITERION_EVERY samples. */
 static void test_converged(void)
 {
-	struct spec_timing t = timing();
+	struct spec_timing t = timing_noise();
 	struct criterion c;
 	unsigned seed = 7;
 	enum stop_rule st = STOP_NONE;
@@ -81,6 +214,7 @@ static void test_converged(void)
 	      CRITERION_MIN_WINDOW + 1, CRITERION_EVERY);
 	CHECK_NEAR(criterion_noise(&c), 0.05 / sqrt(3.0), 0.15, "the noise it converged to");
 	CHECK_INT(criterion_check(&c, 0.4, 10), STOP_NONE, "converged is not tested before min_time");
+	criterion_release(&c);
 
 	/* Noise that is still falling fast has not converged: a big outlier first, then a quiet stream. */
 	criterion_init(&c, &t);
@@ -91,12 +225,13 @@ static void test_converged(void)
 			break;
 	}
 	CHECK_INT(i, 200, "noise falling from an outlier: no stop in 200 samples");
+	criterion_release(&c);
 }
 
 /* A 15 us sample timed to 0.5 us cannot show a noise under 3.3 %: the target rises to that. */
 static void test_resolution(void)
 {
-	struct spec_timing t = timing();
+	struct spec_timing t = timing_noise();
 	struct criterion c;
 	unsigned seed = 3;
 	int i;
@@ -107,15 +242,73 @@ static void test_resolution(void)
 	CHECK_NEAR(criterion_target(&c), 0.5 / 15, 0.02,
 		   "target = resolution / mean sample");
 	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_NOISE, "1.2 % noise meets the raised target");
+	criterion_release(&c);
 	criterion_init(&c, &t);
 	for (i = 0; i < 20; i++)
 		criterion_add(&c, 15e-6 * stream(&seed, 0.02), 0);
 	CHECK_NEAR(criterion_target(&c), 0.005, 0, "a perfect timer leaves max_noise as the target");
 	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_NONE, "and 1.2 % does not meet it");
+	criterion_release(&c);
+}
+
+/* When warm-up's clock has settled, on made-up readings every 2 ms: still (one 15 MHz step of jitter) at
+ * warmup; after a fall, once two 0.1 s windows agree; never while it keeps falling; and a reading 3 % off
+ * the settled clock unsettles it. */
+static void test_settle(void)
+{
+	struct criterion_settle s;
+	double t;
+	int done = 0;
+
+	criterion_settle_init(&s, 1980);
+	for (t = 0.002; t < 0.05; t += 0.002)
+		criterion_settle_add(&s, t, ((int)(t * 500) % 2) ? 1965 : 1980);
+	criterion_settle_add(&s, 0.05, 1980);
+	CHECK_INT(criterion_settled(&s, 0.05, 0.05), 1, "a clock within a step over the warm-up's second half");
+	CHECK(s.ref == 1980 || s.ref == 1965 || s.ref == 1972.5, "settled at %g MHz", s.ref);
+	CHECK_INT(criterion_settle_left(&s, 1950), 0, "a reading 1.5 % off stays settled");
+	CHECK_INT(criterion_settle_left(&s, 1900), 1, "one 4 % off does not");
+	criterion_settle_release(&s);
+
+	/* 1980 MHz until 0.03 s, down to 1500 by 0.33 s, then still */
+	criterion_settle_init(&s, 1980);
+	for (t = 0.002; t < 1 && !done; t += 0.002) {
+		criterion_settle_add(&s, t, t < 0.03 ? 1980 : t < 0.33 ? 1980 - 1600 * (t - 0.03) : 1500);
+		if (t >= 0.05)
+			done = criterion_settled(&s, t, 0.05);
+	}
+	/* the windows' medians agree once the older one is more than half past the fall: 0.33 + 0.15 */
+	CHECK(done && t > 0.47 && t < 0.52, "settled after the fall, at %.3f s", t);
+	CHECK_NEAR(s.ref, 1500, 0, "at the clock it held");
+	criterion_settle_release(&s);
+
+	/* falling 1000 MHz a second: neither still over 25 ms nor two windows within 19.8 MHz */
+	criterion_settle_init(&s, 1980);
+	for (t = 0.002, done = 0; t < 1.2 && !done; t += 0.002) {
+		criterion_settle_add(&s, t, 1980 - 1000 * t);
+		if (t >= 0.05)
+			done = criterion_settled(&s, t, 0.05);
+	}
+	CHECK(!done, "a clock still falling never settles");
+	criterion_settle_release(&s);
+
+	/* launches of 0.3 s: windows hold one reading or none, so the last two readings decide */
+	criterion_settle_init(&s, 1980);
+	criterion_settle_add(&s, 0.3, 1800);
+	criterion_settle_add(&s, 0.6, 1600);
+	CHECK_INT(criterion_settled(&s, 0.6, 0.05), 0, "1800 then 1600 MHz: moved");
+	criterion_settle_add(&s, 0.9, 1590);
+	CHECK_INT(criterion_settled(&s, 0.9, 0.05), 1, "then 1590: settled");
+	criterion_settle_release(&s);
 }
 
 int main(void)
 {
+	test_settle();
+	test_precision_stops();
+	test_precision_cheap();
+	test_precision_few();
+	test_noise_off();
 	test_noise_met();
 	test_max_samples();
 	test_converged();

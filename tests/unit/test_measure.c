@@ -2,6 +2,7 @@
  * executor_run on kernel cells, with real CPU kernels and a fake timer that drives clocks. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "../../kernels/kernel.h"
 #include "hostinfo.h"
@@ -15,8 +16,8 @@
 static struct spec_timing timing_fast(void)
 {
 	struct spec_timing t = {
-		.min_samples = 10, .min_time = 0.05, .max_noise = 1e3, .timeout = 5, .warmup = 0.01,
-		.l2_hot = 1, .throttle = 0.75,
+		.precision = 0.005, .min_samples = 10, .min_time = 0.05, .max_noise = 1e3, .timeout = 5,
+		.warmup = 0.01, .max_warmup = 0.01, .l2_hot = 1, .throttle = 0.75,
 	};
 	return t;
 }
@@ -57,6 +58,8 @@ static double metric(const struct result *r, const char *name)
 	return v && !parse_double(v, &d) ? d : NAN;
 }
 
+/* A 2 ms sleep with the default rule (max_noise off): it stops once its median is known to 2 %, and the
+ * result holds the interval it stopped on. */
 static void test_sleep_2ms(void)
 {
 	struct spec_timing t = timing_fast();
@@ -64,6 +67,8 @@ static void test_sleep_2ms(void)
 	double med, sum;
 	int i, ok = 1;
 
+	t.max_noise = 0;
+	t.precision = 0.02;
 	mt_init(&m, "{\"ms\": 2, \"jitter\": 0}");
 	CHECK_INT(measure_kernel(kernel_find("sleep"), &m.ctx, &t, &m.r), 0, "sleep ms=2 measures");
 	CHECK_INT(m.r.status, RESULT_OK, "status ok");
@@ -73,11 +78,16 @@ static void test_sleep_2ms(void)
 	CHECK(med >= 2e-3 && med <= 50e-3, "median %.3f ms within [2, 50] ms", med * 1e3);
 	CHECK_NEAR(metric(&m.r, "seconds"), med, 1e-12, "metric seconds is the median");
 	CHECK_INT(m.r.launches, 1, "no batching for 2 ms launches");
-	CHECK_INT(m.r.stop, STOP_NOISE, "the noise target stopped it");
+	CHECK_INT(m.r.stop, STOP_PRECISION, "the median's precision stopped it");
+	CHECK_INT(m.r.precise, 1, "precise");
+	CHECK(m.r.sum.ci_lo <= med && med <= m.r.sum.ci_hi &&
+	      stats_ci_rel(m.r.sum.ci_lo, m.r.sum.ci_hi, med) <= t.precision,
+	      "the interval [%.4f, %.4f] ms holds the median within 2 %%", m.r.sum.ci_lo * 1e3, m.r.sum.ci_hi * 1e3);
 	CHECK(m.r.warmup >= t.warmup && m.r.warmup < 5, "warm-up recorded: %g s", m.r.warmup);
+	CHECK_INT(m.r.settled, -1, "no clock on the CPU: settled unknown");
 	CHECK(isnan(metric(&m.r, "gflops")) && isnan(metric(&m.r, "gbs")), "sleep has no throughput");
-	CHECK_INT(m.r.noise_ok, 1, "noise target met");
-	CHECK(m.r.sum.noise > 0 && m.r.sum.noise <= 1e3, "noise %.4f recorded", m.r.sum.noise);
+	CHECK_INT(m.r.noise_ok, 1, "no noise target to miss");
+	CHECK(m.r.sum.noise > 0, "noise %.4f recorded", m.r.sum.noise);
 	sum = 0;
 	for (i = 0; i < m.r.nsamples; i++)
 		sum += m.r.samples[i];
@@ -96,7 +106,8 @@ static void test_noise_miss(void)
 	double start, took;
 	struct mt m;
 
-	t.max_noise = 0;
+	t.max_noise = 1e-9;
+	t.precision = 1e-9;
 	t.timeout = 0.3;
 	t.min_samples = 3;
 	mt_init(&m, "{\"ms\": 1, \"jitter\": 1}");
@@ -105,7 +116,8 @@ static void test_noise_miss(void)
 		  "a missed noise target is not a failure");
 	took = now_mono() - start;
 	CHECK_INT(m.r.status, RESULT_OK, "status still ok");
-	CHECK_INT(m.r.noise_ok, 0, "noise_ok 0 when max_noise = 0");
+	CHECK_INT(m.r.noise_ok, 0, "noise_ok 0 against max_noise 1e-9");
+	CHECK_INT(m.r.precise, 0, "precise 0 against precision 1e-9");
 	/* Stopped by the timeout or as converged, not long after it: the next default stop would be 15 s away. */
 	CHECK(took < 10, "stopped by 0.3 s timeout: %.3f s", took);
 	CHECK(m.r.stop == STOP_TIMEOUT || m.r.stop == STOP_CONVERGED, "stop rule %s",
@@ -133,8 +145,8 @@ static void test_batching(void)
 	mt_release(&m);
 }
 
-/* The issue's cell: launches of nanoseconds one by one and a target out of reach: max_samples ends it, long
- * before its timeout, with exactly that many samples. */
+/* A cell whose precision is out of reach (sleeps of up to 10 us, one a sample, to 1e-6): max_samples ends
+ * it, before its timeout, with exactly that many samples, marked as not precise. */
 static void test_max_samples(void)
 {
 	struct spec_timing t = timing_fast();
@@ -142,16 +154,18 @@ static void test_max_samples(void)
 	struct mt m;
 
 	t.batch = 1;
-	t.max_noise = 0.0001;
-	t.timeout = 3;
+	t.max_noise = 0;
+	t.precision = 1e-6;
+	t.timeout = 10;
 	t.max_samples = 10000;
-	mt_init(&m, "{\"mode\": \"ok\", \"on\": \"\", \"i\": 0, \"ms\": 0}");
+	mt_init(&m, "{\"ms\": 0, \"jitter\": 0.01}");
 	start = now_mono();
-	CHECK_INT(measure_kernel(kernel_find("debug.fail"), &m.ctx, &t, &m.r), 0, "debug.fail ok measures");
+	CHECK_INT(measure_kernel(kernel_find("sleep"), &m.ctx, &t, &m.r), 0, "sleep with jitter measures");
 	took = now_mono() - start;
 	CHECK_INT(m.r.nsamples, 10000, "samples stop at max_samples");
 	CHECK_INT(m.r.stop, STOP_MAX_SAMPLES, "the rule that stopped it");
-	CHECK(took < 3, "within its timeout: %.3f s", took);
+	CHECK_INT(m.r.precise, 0, "short of its precision");
+	CHECK(took < 10, "within its timeout: %.3f s", took);
 	mt_release(&m);
 }
 
@@ -377,6 +391,96 @@ static void test_throttle(void)
 	mt_release(&m);
 }
 
+/* A fake device timer whose SM clock follows a curve of the seconds since init: each sample sleeps 0.5 ms
+ * and takes 1 ms. */
+static double (*clock_curve)(double t);
+static double curve_start;
+
+static int fc_init(struct kctx *ctx, const struct spec_timing *t, void **state)
+{
+	curve_start = now_mono();
+	*state = &fake_timer_state;
+	return 0;
+}
+
+static int fc_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
+		     double *clock_mhz)
+{
+	struct timespec nap = { 0, 500000 };
+
+	nanosleep(&nap, NULL);
+	*seconds = 1e-3;
+	*clock_mhz = clock_curve(now_mono() - curve_start);
+	return k->launch(ctx);
+}
+
+static double fc_max_clock(void *state)
+{
+	return 1980;
+}
+
+static const struct timer_ops curve_timer = {
+	.init = fc_init, .sample = fc_sample, .max_clock = fc_max_clock, .resolution = ft_resolution,
+	.fini = ft_fini,
+};
+
+static double clock_pinned(double t)
+{
+	return 1980;
+}
+
+/* The power limit: the clock holds 1980 MHz for 0.1 s, falls to 1500 MHz by 0.4 s, then holds. */
+static double clock_falls(double t)
+{
+	return t < 0.1 ? 1980 : t < 0.4 ? 1980 - 480 * (t - 0.1) / 0.3 : 1500;
+}
+
+/* Still falling, 400 MHz a second, for as long as it runs. */
+static double clock_sinks(double t)
+{
+	return 1980 - 400 * t;
+}
+
+/* Warm-up lasts until the SM clock has settled: at `warmup` for a clock that never moved, after the fall
+ * for a power-limited one (which holds its maximum at first: the fall shows during sampling, whose samples
+ * are then dropped), at max_warmup (recorded as not settled) for one that keeps falling. */
+static void test_settle(void)
+{
+	struct spec_timing t = timing_fast();
+	struct mt m;
+
+	t.warmup = 0.05;
+	t.max_warmup = 1;
+	clock_curve = clock_pinned;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "pinned clock measures");
+	CHECK_INT(m.r.settled, 1, "a clock that held still: settled");
+	CHECK(m.r.warmup >= 0.05 && m.r.warmup < 0.15, "after warmup only: %.3f s", m.r.warmup);
+	mt_release(&m);
+
+	/* Sampling for 0.2 s meets the fall at 0.1 s (a cell done before it measures the burst state). */
+	clock_curve = clock_falls;
+	t.min_time = 0.2;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "falling clock measures");
+	CHECK_INT(m.r.settled, 1, "a clock that fell and held: settled");
+	/* two 0.1 s windows agree once the older one starts after the fall (0.4 s), within a quarter window */
+	CHECK(m.r.warmup >= 0.5 && m.r.warmup < 0.95, "after the fall: %.3f s", m.r.warmup);
+	CHECK(m.r.clocks[0] == 1500, "the samples see the held clock: %g MHz", m.r.clocks[0]);
+	mt_release(&m);
+
+	/* Still within 1 % over the second half of warmup, so sampling starts; the clock leaves the settled
+	 * one by 3 % at about 0.15 s, the samples are dropped and warm-up goes on, to its bound. */
+	clock_curve = clock_sinks;
+	t.max_warmup = 0.3;
+	t.min_time = 0.5;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "sinking clock measures");
+	CHECK_INT(m.r.settled, 0, "a clock still falling at max_warmup: not settled, and said so");
+	CHECK(m.r.warmup >= 0.3 && m.r.warmup < 0.5, "bounded by max_warmup 0.3: %.3f s", m.r.warmup);
+	mt_release(&m);
+}
+
 static void worker_spec(struct spec *s, const char *kernel)
 {
 	memset(s, 0, sizeof(*s));
@@ -488,6 +592,7 @@ int main(void)
 	test_throughput();
 	test_failures();
 	test_throttle();
+	test_settle();
 	test_worker();
 	return test_done();
 }

@@ -247,7 +247,7 @@ static void put_ok(struct store *st, int64_t run, int64_t cell, int rank, double
 		result_add_sample(&r, samples[i], 1500);
 		result_set_usage(&r, &u);
 	}
-	result_summarize(&r, INFINITY);
+	result_summarize(&r, INFINITY, NAN);
 	result_set_metric(&r, "gflops", gflops);
 	if (item)
 		result_add_item(&r, item, "t", 1.5);
@@ -505,7 +505,7 @@ static void test_duplicates(void)
 	r.worker = 1;
 	r.started = 1700000102;
 	result_add_sample(&r, 2, 0);
-	result_summarize(&r, INFINITY);
+	result_summarize(&r, INFINITY, NAN);
 	CHECK_INT(store_put_control(st, run, "s", "{\"n\":0}", &r, NULL), 0, "control");
 	result_release(&r);
 	store_close(st);

@@ -83,7 +83,7 @@ static void test_result(void)
 	result_add_sample(&r, 1e-3, 1980);
 	result_add_sample(&r, 2e-3, 1965);
 	result_add_sample(&r, 6e-3, 1960);
-	result_summarize(&r, 0.9);
+	result_summarize(&r, 0.9, NAN);
 	r.throttled = 4;
 	result_set_metric(&r, "gflops", 123.5);
 	result_add_item(&r, "p1", "tok_s", 88.5);
@@ -115,6 +115,30 @@ static void test_result(void)
 		CHECK(msg_get_result(sb.buf, n, &u) == -1, "truncated result (%zu bytes) is refused", n);
 	sb.buf[12] = 9;   /* an impossible status (after cell i64 and worker u32) */
 	CHECK(msg_get_result(sb.buf, sb.len, &u) == -1, "bad status is refused");
+	result_release(&r);
+
+	/* The median's interval, the precision verdict and the warm-up's end travel too: 1..7 ms, whose
+	 * interval is [1, 7] ms (l = 0 at n = 7), a relative half-width of 0.75. */
+	sb_reset(&sb);
+	result_init(&r);
+	for (int i = 7; i >= 1; i--)
+		result_add_sample(&r, i * 1e-3, 0);
+	result_summarize(&r, INFINITY, 0.8);
+	r.settled = 0;
+	r.stop = STOP_PRECISION;
+	msg_put_result(&sb, &r);
+	CHECK(!msg_get_result(sb.buf, sb.len, &u), "result with an interval decodes");
+	CHECK(u.sum.ci_lo == 1e-3 && u.sum.ci_hi == 7e-3, "interval as sent: [%g, %g]", u.sum.ci_lo, u.sum.ci_hi);
+	CHECK_INT(u.precise, 1, "precise as sent (0.75 <= 0.8)");
+	CHECK_INT(u.settled, 0, "settled 0 as sent: max_warmup came first");
+	CHECK_INT(u.stop, STOP_PRECISION, "stop rule precision as sent");
+	result_release(&u);
+	r.precise = 0;
+	r.settled = -1;
+	sb_reset(&sb);
+	msg_put_result(&sb, &r);
+	CHECK(!msg_get_result(sb.buf, sb.len, &u) && !u.precise && u.settled == -1, "precise 0, settled -1");
+	result_release(&u);
 	result_release(&r);
 	sb_release(&sb);
 }
@@ -152,6 +176,33 @@ static void test_result_usage(void)
 	sb_release(&sb);
 }
 
+/* The one precision rule: the median's 95 % interval within +-precision of it; no interval under 6
+ * samples is never precise, unless nothing was asked (NaN: command cells). */
+static void test_precision_rule(void)
+{
+	struct result r;
+
+	result_init(&r);
+	for (int i = 0; i < 10; i++)
+		result_add_sample(&r, 100 + i, 0);   /* n = 10: l = 1, interval [101, 108], median 104.5 */
+	result_summarize(&r, INFINITY, 3.5 / 104.5);
+	CHECK(r.sum.ci_lo == 101 && r.sum.ci_hi == 108, "interval of 100..109: [%g, %g]", r.sum.ci_lo,
+	      r.sum.ci_hi);
+	CHECK_INT(r.precise, 1, "half-width 3.5 of 104.5 meets 3.5 / 104.5");
+	result_summarize(&r, INFINITY, 3.4 / 104.5);
+	CHECK_INT(r.precise, 0, "but not 3.4 / 104.5");
+	CHECK_INT(r.noise_ok, 1, "no noise target: noise_ok");
+	result_release(&r);
+	for (int i = 0; i < 5; i++)
+		result_add_sample(&r, 1, 0);
+	result_summarize(&r, INFINITY, 0.5);
+	CHECK(isnan(r.sum.ci_lo) && r.sum.median == 1, "5 equal samples: median 1, no interval");
+	CHECK_INT(r.precise, 0, "no interval: not precise, however equal the samples");
+	result_summarize(&r, INFINITY, NAN);
+	CHECK_INT(r.precise, 1, "nothing asked (a command cell): precise");
+	result_release(&r);
+}
+
 /* The one noise rule: noise <= target; NaN noise (one sample) meets only an infinite target. */
 static void test_noise_rule(void)
 {
@@ -160,17 +211,17 @@ static void test_noise_rule(void)
 	result_init(&r);
 	result_add_sample(&r, 1, 0);
 	result_add_sample(&r, 3, 0);
-	result_summarize(&r, 0.8);
+	result_summarize(&r, 0.8, NAN);
 	CHECK_NEAR(r.sum.noise, 0.70710678118654757, 1e-15, "noise of {1, 3}: sqrt(2) / 2");
 	CHECK_INT(r.noise_ok, 1, "0.707 <= 0.8");
-	result_summarize(&r, 0.7);
+	result_summarize(&r, 0.7, NAN);
 	CHECK_INT(r.noise_ok, 0, "0.707 > 0.7");
 	result_release(&r);
 	result_add_sample(&r, 1, 0);
-	result_summarize(&r, 0.8);
+	result_summarize(&r, 0.8, NAN);
 	CHECK(isnan(r.sum.noise) && r.sum.median == 1, "one sample: median 1, noise NaN");
 	CHECK_INT(r.noise_ok, 0, "NaN noise does not meet a finite target");
-	result_summarize(&r, INFINITY);
+	result_summarize(&r, INFINITY, NAN);
 	CHECK_INT(r.noise_ok, 1, "but meets no target at all (command cells)");
 	result_release(&r);
 	CHECK(isnan(r.sum.median) && isnan(r.sum.noise), "a fresh result's summary is all NaN (stored NULL)");
@@ -283,6 +334,7 @@ int main(void)
 	test_result();
 	test_result_usage();
 	test_noise_rule();
+	test_precision_rule();
 	test_json();
 	test_util();
 	return test_done();

@@ -277,7 +277,7 @@ static char *table_sql(const struct report_plan *p)
 	return shown(&q);
 }
 
-/* --metric noise reads the results' noise; --strict keeps results within their noise target; the
+/* --metric noise reads the results' noise; --strict keeps results not marked (STORE_IMPRECISE); the
  * statement of a table, whole; a title of a pooled report names what was pooled. */
 static void test_noise_and_pool(void)
 {
@@ -291,13 +291,24 @@ static void test_noise_and_pool(void)
 	o.metric = "noise";
 	CHECK(!report_opts_split("--rows", "M", &o.rows, &o.nrows), "--rows M");
 	report_plan_init(&p, &o, &c);
-	CHECK(!report_plan_metric(&p) && p.metric_noise, "noise is a metric of every result");
+	CHECK(!report_plan_metric(&p) && p.metric_own, "noise is a metric of every result");
 	sql = table_sql(&p);
-	CHECK_STR(sql, "SELECT json_extract(c.params, ?1), median(m.value), count(m.value), sum(NOT r.noise_ok)"
+	CHECK_STR(sql, "SELECT json_extract(c.params, ?1), median(m.value), count(m.value), sum(NOT r.precise)"
 		  " FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w ON w.id = r.worker"
-		  " LEFT JOIN hosts h ON h.id = w.host JOIN (SELECT id AS result, noise AS value FROM results"
-		  " WHERE noise IS NOT NULL) m ON m.result = r.id WHERE r.status = 'ok' AND c.state <> 'retired'"
+		  " LEFT JOIN hosts h ON h.id = w.host JOIN (SELECT id AS result, value FROM (SELECT id, noise AS value"
+		  " FROM results) WHERE value IS NOT NULL) m ON m.result = r.id WHERE r.status = 'ok'"
+		  " AND c.state <> 'retired'"
 		  " AND c.sweep = ?2 GROUP BY 1 ORDER BY 1 | ?1=$.\"M\" ?2=s", "noise joined as m.value, every result");
+	free(sql);
+	report_plan_release(&p);
+	o.metric = "precision";
+	report_plan_init(&p, &o, &c);
+	CHECK(!report_plan_metric(&p) && p.metric_own && !strcmp(p.metric_base, "precision"),
+	      "precision is a metric of every result");
+	sql = table_sql(&p);
+	CHECK(strstr(sql, " JOIN (SELECT id AS result, value FROM (SELECT id, ci_rel(ci_lo, ci_hi, median) AS"
+		     " value FROM results) WHERE value IS NOT NULL) m ON m.result = r.id") != NULL,
+	      "precision: the interval's half-width over the median, as m.value: %s", sql);
 	free(sql);
 	report_plan_release(&p);
 
@@ -306,13 +317,13 @@ static void test_noise_and_pool(void)
 	o.stat = "mean";
 	o.where = "K > 2";
 	report_plan_init(&p, &o, &c);
-	CHECK(!report_plan_metric(&p) && !p.metric_noise && !strcmp(p.metric_base, "gflops"), "tflops is gflops");
+	CHECK(!report_plan_metric(&p) && !p.metric_own && !strcmp(p.metric_base, "gflops"), "tflops is gflops");
 	sql = table_sql(&p);
 	CHECK_STR(sql, "SELECT json_extract(c.params, ?1), avg((m.value * 0.001)), count(m.value),"
-		  " sum(NOT r.noise_ok) FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w"
+		  " sum(NOT r.precise) FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w"
 		  " ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host JOIN metrics m ON m.result = r.id"
 		  " AND m.name = ?2 WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ?3"
-		  " AND NOT (NOT r.noise_ok) AND (json_extract(c.params, ?4) > 2) GROUP BY 1 ORDER BY 1 |"
+		  " AND NOT (NOT r.precise) AND (json_extract(c.params, ?4) > 2) GROUP BY 1 ORDER BY 1 |"
 		  " ?1=$.\"M\" ?2=gflops ?3=s ?4=$.\"K\"", "--strict leaves out the marked results; --where");
 	free(sql);
 	report_plan_release(&p);

@@ -50,7 +50,7 @@ static void test_pairs(void)
 	CHECK_NEAR(report_rows_num(&t, 0, 3), 5.5, 0, "m1: mean of B");
 	CHECK_NEAR(report_rows_num(&t, 0, 4), 2, 0, "m1: ratio");
 	CHECK(report_rows_num(&t, 0, 5) == 2 && report_rows_num(&t, 0, 6) == 2, "m1: every resample is 2");
-	CHECK((t.mark[0 * 7 + 2] & MARK_NOISE) && (t.mark[0 * 7 + 4] & MARK_NOISE) && !t.mark[0 * 7 + 3],
+	CHECK((t.mark[0 * 7 + 2] & MARK_IMPRECISE) && (t.mark[0 * 7 + 4] & MARK_IMPRECISE) && !t.mark[0 * 7 + 3],
 	      "a marked unit of A: A and the ratio");
 	CHECK(report_rows_num(&t, 1, 1) == 0 && isnan(report_rows_num(&t, 1, 4)), "m2: nothing to compare");
 	CHECK_INT(nt.n, 3, "two notes and a warning");

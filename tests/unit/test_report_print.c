@@ -62,8 +62,8 @@ static void compare_rows(struct report_rows *r)
 		for (c = 0; c < 6; c++)
 			report_rows_set_num(r, at, c + 1, v[j][c]);
 	}
-	report_rows_mark(r, 0, 2, MARK_NOISE);
-	report_rows_mark(r, 0, 4, MARK_NOISE);
+	report_rows_mark(r, 0, 2, MARK_IMPRECISE);
+	report_rows_mark(r, 0, 4, MARK_IMPRECISE);
 }
 
 static void test_compare_formats(void)
@@ -79,27 +79,27 @@ static void test_compare_formats(void)
 		   "|:----- | ---:| -------:| -------:|:------------------ |\n"
 		   "| m1    |   4 |  12.50\xe2\x80\xa0 |    7.50 | 1.67 [1.59, 1.77]\xe2\x80\xa0 |\n"
 		   "| \" m2\" |   3 |  12.00  |    7.00 | 1.71 [1.62, 1.83]  |\n"
-		   "\n\xe2\x80\xa0 holds results above their noise target; --strict leaves them out\n",
+		   "\n\xe2\x80\xa0 holds medians not known to the precision asked; --strict leaves them out\n",
 		   "Markdown: the method above, the interval in one cell, A and B to 2 decimals, marks, the footnote");
 	free(s);
 	s = printed(&table_csv, 0, &d);
-	CHECK_TEXT(s, "model,n,tok_s_a,tok_s_b,ratio,ci_lo,ci_hi,noise_ok\n"
+	CHECK_TEXT(s, "model,n,tok_s_a,tok_s_b,ratio,ci_lo,ci_hi,precise\n"
 		   "m1,4,12.5,7.5,1.66667,1.58824,1.76923,0\n"
-		   " m2,3,12,7,1.71429,1.62,1.83,1\n", "CSV: every column, 6 digits, noise_ok for the marks");
+		   " m2,3,12,7,1.71429,1.62,1.83,1\n", "CSV: every column, 6 digits, precise for the marks");
 	free(s);
 	s = printed(&table_json, 0, &d);
 	CHECK_TEXT(s, "[{\"model\":\"m1\",\"n\":4,\"tok_s_a\":12.5,\"tok_s_b\":7.5,\"ratio\":1.66667,"
-		   "\"ci_lo\":1.58824,\"ci_hi\":1.76923,\"noise_ok\":0},\n"
+		   "\"ci_lo\":1.58824,\"ci_hi\":1.76923,\"precise\":0},\n"
 		   " {\"model\":\" m2\",\"n\":3,\"tok_s_a\":12,\"tok_s_b\":7,\"ratio\":1.71429,\"ci_lo\":1.62,"
-		   "\"ci_hi\":1.83,\"noise_ok\":1}]\n", "JSON: numbers as numbers");
+		   "\"ci_hi\":1.83,\"precise\":1}]\n", "JSON: numbers as numbers");
 	free(s);
 	s = printed(&table_latex, 0, &d);
 	CHECK_TEXT(s, "% CAP\n\\begin{tabular}{lrrrl}\n\\toprule\n"
 		   "model & n & tok\\_s\\_a & tok\\_s\\_b & a/b [95\\% CI] \\\\\n\\midrule\n"
 		   "m1 & 4 & 12.50\\rlap{$^\\dagger$} & 7.50 & 1.67 [1.59, 1.77]\\rlap{$^\\dagger$} \\\\\n"
 		   "\" m2\" & 3 & 12.00 & 7.00 & 1.71 [1.62, 1.83] \\\\\n\\bottomrule\n\\end{tabular}\n"
-		   "% $^\\dagger$: holds results above their noise target; --strict leaves them out\n"
-		   "\\par{\\footnotesize $^\\dagger$ holds results above their noise target.}\n",
+		   "% $^\\dagger$: holds medians not known to the precision asked; --strict leaves them out\n"
+		   "\\par{\\footnotesize $^\\dagger$ holds medians not known to the precision asked.}\n",
 		   "LaTeX: the method as a comment, the footnote as a paragraph");
 	free(s);
 	d.marked = 2;
@@ -108,14 +108,14 @@ static void test_compare_formats(void)
 	CHECK_TEXT(s, "CAP\n\nmodel  n  tok_s_a  tok_s_b  a/b [95% CI]   \n"
 		   "m1     4      12\xe2\x80\xa0      7.5  1.7 [1.6, 1.8]\xe2\x80\xa0\n"
 		   "\" m2\"  3      12       7.0  1.7 [1.6, 1.8] \n"
-		   "\n\xe2\x80\xa0 holds results above their noise target (2 results); --strict leaves them out\n",
+		   "\n\xe2\x80\xa0 holds medians not known to the precision asked (2 results); --strict leaves them out\n",
 		   "text with --digits 2, the marked results counted");
 	free(s);
 	report_rows_release(&r);
 }
 
 /* Summary rows under the table: the statistic and its group in the first cell, the count left empty, the
- * table's decimals, n as an integer; for programs no noise_ok. The t interval of 1 and 4 with scipy:
+ * table's decimals, n as an integer; for programs no precise. The t interval of 1 and 4 with scipy:
  * stats.t.interval(0.95, 1, loc=2.5, scale=stats.sem([1, 4])) = (-16.5593..., 21.5593...). */
 static void test_summary_print(void)
 {
@@ -138,21 +138,21 @@ static void test_summary_print(void)
 		report_rows_set_num(&r, j, 2, 1);
 		report_rows_set_num(&r, j, 3, v[j]);
 	}
-	report_rows_mark(&r, 1, 3, MARK_NOISE);
+	report_rows_mark(&r, 1, 3, MARK_IMPRECISE);
 	report_agg_summary(&r, NULL, &s, &nt);
 	d.caveat = caveat = report_notes_caveats(&nt);
 	p = printed(&table_csv, 0, &d);
-	CHECK_TEXT(p, "stat,host,label.class,n,v,noise_ok\n,a,g1,1,1,1\n,c,g1,1,4,0\n,b,g2,1,10,1\n"
+	CHECK_TEXT(p, "stat,host,label.class,n,v,precise\n,a,g1,1,1,1\n,c,g1,1,4,0\n,b,g2,1,10,1\n"
 		   "median,,g1,,2.5,\nmin,,g1,,1,\nmax,,g1,,4,\nmean,,g1,,2.5,\nci95 lo,,g1,,-16.5593,\n"
 		   "ci95 hi,,g1,,21.5593,\nn,,g1,,2,\n"
 		   "median,,g2,,10,\nmin,,g2,,10,\nmax,,g2,,10,\nmean,,g2,,10,\nci95 lo,,g2,,,\n"
 		   "ci95 hi,,g2,,,\nn,,g2,,1,\n", "CSV summary: the statistic in a column of its own, the group in "
-		   "its, no noise_ok");
+		   "its, no precise");
 	free(p);
 	p = printed(&table_json, 0, &d);
-	CHECK(strstr(p, "[{\"stat\":null,\"host\":\"a\",\"label.class\":\"g1\",\"n\":1,\"v\":1,\"noise_ok\":1},") &&
+	CHECK(strstr(p, "[{\"stat\":null,\"host\":\"a\",\"label.class\":\"g1\",\"n\":1,\"v\":1,\"precise\":1},") &&
 	      strstr(p, "{\"stat\":\"ci95 lo\",\"host\":null,\"label.class\":\"g1\",\"n\":null,\"v\":-16.5593,"
-		     "\"noise_ok\":null}"), "JSON: the statistic a member of its own");
+		     "\"precise\":null}"), "JSON: the statistic a member of its own");
 	free(p);
 	p = printed(&table_md, 0, &d);
 	CHECK_TEXT(p, "| host         | label.class | n   | v       |\n"
@@ -174,7 +174,7 @@ static void test_summary_print(void)
 		   "| ci95 lo (g2) |             |     |      -  |\n"
 		   "| ci95 hi (g2) |             |     |      -  |\n"
 		   "| n (g2)       |             |     |      1  |\n"
-		   "\n\xe2\x80\xa0 holds results above their noise target; --strict leaves them out\n"
+		   "\n\xe2\x80\xa0 holds medians not known to the precision asked; --strict leaves them out\n"
 		   "\n\xe2\x80\xa1 a summary's interval rests on fewer than 5 units (see the warnings)\n",
 		   "Markdown summary: the table's 2 decimals, n an integer, no interval of one value, an interval "
 		   "of 2 units marked");

@@ -71,7 +71,7 @@ static const char full[] =
 	"repeat: 2\n"
 	"order: interleave\n"
 	"seed: 7\n"
-	"timing: {min_time: 0.2, max_noise: 0.01, timeout: 5, max_samples: 40}\n"
+	"timing: {precision: 0.002, min_time: 0.2, max_noise: 0.01, timeout: 5, max_samples: 40}\n"
 	"runs: 3\n"
 	"warmup: 2\n"
 	"prepare: [sync, \"{M}\"]\n"
@@ -170,6 +170,7 @@ static void test_full(void)
 	CHECK_INT(s.repeat, 2, "repeat");
 	CHECK_INT(s.order, ORDER_INTERLEAVE, "order");
 	CHECK_INT(s.seed, 7, "seed");
+	CHECK_NEAR(s.timing.precision, 0.002, 1e-12, "a command's precision");
 	CHECK_NEAR(s.timing.min_time, 0.2, 1e-12, "min_time");
 	CHECK_NEAR(s.timing.max_noise, 0.01, 1e-12, "max_noise");
 	CHECK_NEAR(s.timing.timeout, 5, 1e-12, "timing timeout");
@@ -215,17 +216,20 @@ static void test_full(void)
 static void test_kernel_timing(void)
 {
 	struct spec s;
-	int rc = parse("sweep: k\nkernel: sleep\ntiming: {min_samples: 3, min_time: 0.2, max_noise: 0.01, "
-		       "timeout: 5, warmup: 0.1, l2: hot, throttle: 0.5, batch: 4}\n", &s);
+	int rc = parse("sweep: k\nkernel: sleep\ntiming: {precision: 0.002, min_samples: 3, min_time: 0.2, "
+		       "max_noise: 0.01, timeout: 5, warmup: 0.1, max_warmup: 2, l2: hot, throttle: 0.5, "
+		       "batch: 4}\n", &s);
 
 	CHECK_INT(rc, 0, "kernel timing parses");
 	if (rc)
 		return;
+	CHECK_NEAR(s.timing.precision, 0.002, 1e-12, "precision");
 	CHECK_INT(s.timing.min_samples, 3, "min_samples");
 	CHECK_NEAR(s.timing.min_time, 0.2, 1e-12, "min_time");
 	CHECK_NEAR(s.timing.max_noise, 0.01, 1e-12, "max_noise");
 	CHECK_NEAR(s.timing.timeout, 5, 1e-12, "timing timeout");
 	CHECK_NEAR(s.timing.warmup, 0.1, 1e-12, "warmup");
+	CHECK_NEAR(s.timing.max_warmup, 2, 1e-12, "max_warmup");
 	CHECK_INT(s.timing.l2_hot, 1, "l2 hot");
 	CHECK_NEAR(s.timing.throttle, 0.5, 1e-12, "throttle");
 	CHECK_INT(s.timing.batch, 4, "batch");
@@ -322,11 +326,14 @@ static void test_defaults(void)
 	CHECK_INT(s.repeat, 1, "repeat default");
 	CHECK_INT(s.order, ORDER_SEQUENTIAL, "order default");
 	CHECK_INT(s.seed, 1, "seed default");
+	CHECK_NEAR(s.timing.precision, 0.005, 1e-12, "precision default: the median to +-0.5 %");
 	CHECK_INT(s.timing.min_samples, 10, "min_samples default");
-	CHECK_NEAR(s.timing.min_time, 0.5, 1e-12, "min_time default");
-	CHECK_NEAR(s.timing.max_noise, 0.005, 1e-12, "max_noise default");
+	CHECK_NEAR(s.timing.min_time, 0.02, 1e-12, "min_time default");
+	CHECK_NEAR(s.timing.max_noise, 0, 0, "max_noise default: NVBench's rule off");
+	CHECK(isinf(spec_noise_target(&s.timing)), "no noise target to miss by default");
 	CHECK_NEAR(s.timing.timeout, 15, 1e-12, "timing timeout default");
 	CHECK_NEAR(s.timing.warmup, 0.05, 1e-12, "warmup default");
+	CHECK_NEAR(s.timing.max_warmup, 1, 1e-12, "max_warmup default");
 	CHECK_INT(s.timing.l2_hot, 0, "l2 cold default");
 	CHECK_NEAR(s.timing.throttle, 0.75, 1e-12, "throttle default");
 	CHECK_INT(s.timing.batch, 0, "batch default: measure.c sizes batches");
@@ -339,6 +346,12 @@ static void test_defaults(void)
 	CHECK_INT(s.max_attempts, 3, "max_attempts default");
 	CHECK_INT((long long)s.control.n, 0, "no control");
 	CHECK_INT(s.control_every, 20, "control every default");
+	spec_release(&s);
+
+	/* A warm-up asked for longer than the default bound raises the bound: defaults never conflict. */
+	CHECK_INT(parse("sweep: a\nkernel: sleep\ntiming: {warmup: 2, min_time: 0.5}\n", &s), 0,
+		  "warmup 2 without max_warmup");
+	CHECK_NEAR(s.timing.max_warmup, 2, 0, "max_warmup follows warmup up");
 	spec_release(&s);
 }
 
@@ -514,6 +527,20 @@ static void test_errors(void)
 		  "3:7: invalid value 'gpu' for 'gang' (expected host|any)");
 	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {l2: warm}\n",
 		  "3:14: invalid value 'warm' for 'l2' (expected cold|hot)");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {precision: 0}\n",
+		  "3:21: 'precision' must be greater than 0, got 0");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {max_noise: 0}\n",
+		  "3:21: 'max_noise' must be greater than 0, got 0");
+	/* Timing keys whose values cannot both hold: at the later one, naming both. */
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming:\n  timeout: 2\n  min_time: 2\n",
+		  "5:13: 'min_time' 2 conflicts with 'timeout' 2 (line 4): no cell could take its min_time of "
+		  "samples before its timeout");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {warmup: 3, timeout: 2.5}\n",
+		  "3:30: 'timeout' 2.5 conflicts with 'warmup' 3 (line 3): a warm-up that long leaves no time for "
+		  "samples");
+	CHECK_ERR("sweep: a\nkernel: sleep\ntiming: {max_warmup: 0.01, warmup: 0.1}\n",
+		  "3:36: 'warmup' 0.1 conflicts with 'max_warmup' 0.01 (line 3): max_warmup bounds the whole "
+		  "warm-up, warmup included");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: jsn\n",
 		  "3:10: invalid value 'jsn' for 'metrics' (did you mean 'json'?)");
 	CHECK_ERR("sweep: a\ncommand: [x]\nitems: 0\n", "3:8: 'items' must be at least 1, got 0");

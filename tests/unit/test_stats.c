@@ -1,6 +1,7 @@
 /* test_stats.c: unit tests of src/stats.c against values computed independently (sources in comments). */
 #include "stats.h"
 #include "test.h"
+#include "util.h"
 
 #include <float.h>
 #include <stdint.h>
@@ -127,6 +128,106 @@ static void test_summary(void)
 	stats_summary(x, 0, &s);
 	CHECK(s.n == 0 && isnan(s.min) && isnan(s.max) && isnan(s.median) && isnan(s.mean) && isnan(s.q1) &&
 	      isnan(s.q3) && isnan(s.stdev) && isnan(s.noise), "summary n=0: every field NaN");
+}
+
+/*
+ * The median's interval against exact order statistics. The ranks are scipy 1.17's: for each n, the largest
+ * 0-based l with 2 * scipy.stats.binom.cdf(l, n, 0.5) <= 0.05, and for n up to 100000 the same ends from
+ * scipy.stats.quantile_test(x, p=0.5).confidence_interval(0.95) on x = 0..n-1 (both agreed everywhere).
+ * The coverage column is 1 - 2 * binom.cdf(l, n, 0.5).
+ */
+static void test_median_ci_ranks(void)
+{
+	static const struct { size_t n; long l; double coverage; } want[] = {
+		{ 5, -1, NAN }, { 6, 0, 0.968750 }, { 7, 0, 0.984375 }, { 8, 0, 0.992188 }, { 9, 1, 0.960938 },
+		{ 10, 1, 0.978516 }, { 11, 1, 0.988281 }, { 12, 2, 0.961426 }, { 13, 2, 0.977539 },
+		{ 15, 3, 0.964844 }, { 20, 5, 0.958611 }, { 25, 7, 0.956715 }, { 30, 9, 0.957226 },
+		{ 50, 17, 0.967161 }, { 99, 39, 0.956125 }, { 100, 39, 0.964800 }, { 101, 40, 0.953956 },
+		{ 200, 85, 0.959963 }, { 500, 227, 0.955937 }, { 1000, 468, 0.953709 },
+		{ 1001, 469, 0.950015 }, { 10000, 4901, 0.951167 }, { 100000, 49689, 0.950444 },
+		{ 1000000, 499019, 0.950121 },
+	};
+	char name[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		snprintf(name, sizeof(name), "rank of the 95 %% interval for n = %zu", want[i].n);
+		CHECK_INT(stats_median_ci_rank(want[i].n, 0.95), want[i].l, name);
+	}
+	for (size_t n = 0; n < 6; n++)
+		CHECK_INT(stats_median_ci_rank(n, 0.95), -1, "no 95 % interval under 6 samples");
+	/* Hand: [min, max] of 5 holds the median with probability 1 - 2/32 = 0.9375, so at 90 % it exists. */
+	CHECK_INT(stats_median_ci_rank(5, 0.90), 0, "n = 5 at 90 %: [min, max]");
+	CHECK_INT(stats_median_ci_rank(10, 0), -1, "level 0 is refused");
+	CHECK_INT(stats_median_ci_rank(10, 1), -1, "level 1 is refused");
+}
+
+/* stats_summary's interval (from a sorted copy) and stats_median_ci's (by selection) are the same order
+ * statistics, on data with ties, both parities, sorted, reversed and shuffled. */
+static void test_median_ci_values(void)
+{
+	double x[12] = { 9, 3, 7, 1, 11, 5, 0, 10, 2, 8, 4, 6 }, med, lo, hi;
+	struct summary s;
+	struct rng g;
+	int agree = 1;
+
+	/* 0..11: l = 2, so [2, 9], median 5.5 */
+	stats_summary(x, 12, &s);
+	CHECK(s.ci_lo == 2 && s.ci_hi == 9, "summary interval of 0..11: [%g, %g], want [2, 9]", s.ci_lo, s.ci_hi);
+	stats_median_ci(x, 12, 0.95, &med, &lo, &hi);
+	CHECK(med == 5.5 && lo == 2 && hi == 9, "selection of 0..11: %g [%g, %g]", med, lo, hi);
+	stats_summary(x, 5, &s);
+	CHECK(isnan(s.ci_lo) && isnan(s.ci_hi) && !isnan(s.median), "5 samples: a median, no interval");
+	stats_median_ci(x, 0, 0.95, &med, &lo, &hi);
+	CHECK(isnan(med) && isnan(lo) && isnan(hi), "no samples: all NaN");
+
+	rng_seed(&g, 42);
+	for (int round = 0; round < 400 && agree; round++) {
+		size_t n = 1 + rng_below(&g, round < 200 ? 40 : 3000);
+		double *a = xmalloc(n * sizeof(*a)), *b = xmalloc(n * sizeof(*b));
+		int shape = round % 4;
+
+		for (size_t i = 0; i < n; i++) {
+			/* ties on purpose: a few distinct values in every other round */
+			a[i] = round % 2 ? (double)rng_below(&g, 7) : rng_uniform(&g);
+			if (shape == 1)
+				a[i] = (double)i;
+			else if (shape == 2)
+				a[i] = (double)(n - i);
+		}
+		memcpy(b, a, n * sizeof(*a));
+		stats_summary(a, n, &s);
+		stats_median_ci(b, n, 0.95, &med, &lo, &hi);
+		agree = med == s.median && ((isnan(lo) && isnan(s.ci_lo)) || lo == s.ci_lo) &&
+			((isnan(hi) && isnan(s.ci_hi)) || hi == s.ci_hi);
+		if (!agree)
+			printf("# n %zu: summary %g [%g, %g], selection %g [%g, %g]\n", n, s.median, s.ci_lo,
+			       s.ci_hi, med, lo, hi);
+		free(a);
+		free(b);
+	}
+	CHECK(agree, "selection and sort give the same median and interval on 400 data sets");
+	CHECK_NEAR(stats_ci_rel(99, 103, 100), 0.02, 1e-15, "relative half-width (103 - 99) / 200");
+	CHECK(isnan(stats_ci_rel(NAN, 103, 100)) && isnan(stats_ci_rel(1, 2, 0)), "no width without both ends");
+}
+
+/* Coverage, by simulation: of 4000 samples of 25 exponential values, the interval holds the true median
+ * (ln 2) in at least the exact coverage's share less three standard errors (0.9567 - 0.0096). */
+static void test_median_ci_coverage(void)
+{
+	struct rng g;
+	int hit = 0, trials = 4000;
+
+	rng_seed(&g, 7);
+	for (int t = 0; t < trials; t++) {
+		double x[25], med, lo, hi;
+
+		for (int i = 0; i < 25; i++)
+			x[i] = -log1p(-rng_uniform(&g));
+		stats_median_ci(x, 25, 0.95, &med, &lo, &hi);
+		hit += lo <= log(2) && log(2) <= hi;
+	}
+	CHECK((double)hit / trials >= 0.947, "coverage %.4f of the true median (exact 0.9567)",
+	      (double)hit / trials);
 }
 
 static void test_rng_reference(void)
@@ -507,6 +608,9 @@ static void test_paired_ci(void)
 
 int main(void)
 {
+	test_median_ci_ranks();
+	test_median_ci_values();
+	test_median_ci_coverage();
 	test_median();
 	test_quantile();
 	test_mean_stdev_geomean();

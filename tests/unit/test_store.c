@@ -97,6 +97,16 @@ static void test_open(void)
 			 "'hosts', 'workers', 'cells', 'results', 'samples', 'metrics', 'items', 'controls', "
 			 "'probes', 'predictions', 'v_results', 'results_one_ok', 'cells_key')"), 15,
 		  "tables, view and indexes");
+	/* Every migration ran on a schema it had read again: version 3 edits results' text, and a later
+	 * ALTER TABLE ADD COLUMN wrote into it at the old text's offsets before the cookie was bumped after
+	 * each script (the column names came out cut and spliced). */
+	check_q1(st, "SELECT group_concat(name, ' ') FROM pragma_table_info('results')",
+		 "id cell run worker status attempt started wall n median mean min max stdev q1 q3 noise noise_ok "
+		 "throttled sm_clock error stdout stderr stop launches warmup cpu_user cpu_sys peak_rss ci_lo ci_hi precise "
+		 "settled");
+	check_q1(st, "SELECT group_concat(name, ' ') FROM pragma_table_info('v_results') WHERE cid >= 30",
+		 "cpu_user cpu_sys peak_rss ci_lo ci_hi precise settled");
+	check_q1(st, "PRAGMA integrity_check", "ok");
 	store_close(st);
 	store_close(NULL);
 
@@ -509,7 +519,7 @@ static void test_results(void)
 	result_add_sample(&r, 3, 1400);
 	result_add_sample(&r, 4, 1600);
 	result_add_sample(&r, 10, 1700);
-	result_summarize(&r, 0.5);   /* noise 0.88: over the target, noise_ok 0 */
+	result_summarize(&r, 0.5, NAN);   /* noise 0.88: over the target, noise_ok 0 */
 	result_set_metric(&r, "gflops", 12.5);
 	result_set_metric(&r, "gbs", 3);
 	result_add_item(&r, "a", "t", 1.5);
@@ -534,6 +544,9 @@ static void test_results(void)
 		 "(SELECT * FROM items ORDER BY item)",
 		 "at1.5 bt2.5");
 	check_q1(st, "SELECT state || coalesce(error, '-') FROM cells WHERE key = 'c1'", "ok-");
+	/* 5 samples: no interval; nothing asked of it (NaN): precise; no clock read: settled NULL. */
+	check_q1(st, "SELECT coalesce(ci_lo, '-') || coalesce(ci_hi, '-') || precise || coalesce(settled, '-')"
+		 " FROM v_results", "--1-");
 	check_q1(st, "SELECT key || '|' || host || '|' || gpu || '|' || params || '|' || replica || '|' ||"
 		 " run || '|' || median FROM v_results", "c1|node1|1|{\"n\":1}||1|3.0");
 
@@ -581,7 +594,7 @@ static void test_results(void)
 	r.cell = c2;
 	r.worker = 1;
 	result_add_sample(&r, 0.5, 0);
-	result_summarize(&r, 0.5);
+	result_summarize(&r, 0.5, NAN);
 	result_fail(&r, RESULT_TIMEOUT, "timed out after 15 s");
 	CHECK_INT(store_put_result(st, run, &r, 2, &id, &again), 0, "put timeout");
 	CHECK_INT(again, 0, "attempt 2 of 2 failed: quarantined");
@@ -651,7 +664,7 @@ static void test_results(void)
 	result_add_sample(&r, 2, 0);
 	result_add_sample(&r, 4, 0);
 	result_add_sample(&r, 3, 0);
-	result_summarize(&r, 0.5);
+	result_summarize(&r, 0.5, NAN);
 	CHECK_INT(store_put_control(st, run, "s", "{\"n\":0}", &r, &id), 0, "control");
 	check_q1(st, "SELECT sweep || params || median || n || worker || coalesce(error, '-') || started "
 		 "FROM controls", "s{\"n\":0}3.031-2023-11-14T22:13:20.000Z");
@@ -692,7 +705,7 @@ static void test_command_results(void)
 		result_add_sample(&r, 0.05 + i * 0.01, 0);
 		result_set_usage(&r, &u[i]);
 	}
-	result_summarize(&r, INFINITY);
+	result_summarize(&r, INFINITY, NAN);
 	test_capture_start();
 	CHECK_INT(store_put_result(st, run, &r, 3, NULL, NULL), 0, "put a command's result");
 	free(test_capture_end());
@@ -784,6 +797,14 @@ static void test_functions(void)
 	CHECK_NEAR(q1_num(st, "SELECT stdev(column1) FROM (VALUES (2), (4), (4), (4), (5), (5), (7), (9))"),
 		   sqrt(32.0 / 7), 1e-15, "stdev");
 	check_q1(st, "SELECT stdev(column1) FROM (VALUES (2))", "NULL");
+	/* The median's interval: 0..11 gives ranks 2 and 9 (l = 2 at n = 12, test_stats.c); under 6 rows none;
+	 * at 90 % five rows give [min, max]. */
+	check_q1(st, "SELECT median_ci(column1) FROM (VALUES (5), (0), (11), (1), (10), (2), (9), (3), (8), (4),"
+		 " (7), (6))", "[2,9]");
+	check_q1(st, "SELECT median_ci(column1) FROM (VALUES (1), (2), (3), (4), (5))", "NULL");
+	check_q1(st, "SELECT median_ci(column1, 0.9) FROM (VALUES (1), (2), (3), (4), (5))", "[1,5]");
+	check_q1(st, "SELECT ci_rel(99, 103, 100)", "0.02");
+	check_q1(st, "SELECT coalesce(ci_rel(NULL, 103, 100), 'none')", "none");
 	/* Per group, as reports use them. */
 	check_q1(st, "SELECT group_concat(g || '=' || m, ' ') FROM (SELECT column1 AS g, median(column2) AS m"
 		 " FROM (VALUES ('a', 1), ('a', 3), ('b', 5)) GROUP BY column1 ORDER BY column1)",
@@ -990,7 +1011,7 @@ static void bench(void)
 
 	result_init(&r);
 	result_add_sample(&r, 0.001, 1500);
-	result_summarize(&r, 0.5);
+	result_summarize(&r, 0.5, NAN);
 	result_set_metric(&r, "gflops", 100);
 	r.started = now_wall();
 	r.wall = 0.01;

@@ -1,0 +1,145 @@
+# precision.py: the table and the checks of tests/gpu/precision.sh, from the databases `sweep run` left and
+# the reference lines of refs.py (or of `precision.py cpuref`, the CPU twin's stand-in).
+#   python3 precision.py table REFS GRID.db... PASSES.db   the table, then the checks; exit 1 when one fails
+#   python3 precision.py cpuref MS...                      time.sleep(MS) timed as do_bench times a call
+# A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]", and
+# "refpass I us X mhz Y wall_s Z" for each of do_bench's passes of the six-pass cell.
+import json
+import sqlite3
+import statistics
+import sys
+import time
+
+# The issue's bars: a cell's median wall at most do_bench's, no cell over 2.5 s, six passes within 0.5 %,
+# shapes of 0.5 ms and more within 1 % of do_bench at the same clock, decode within 1.15x of SDPA.
+MAX_WALL = 2.5
+MAX_SPREAD = 0.005
+LONG = 0.5e-3
+AGREE = 0.01
+DECODE = 1.15
+
+
+def cell_name(params):
+    """The reference's name of a cell: the shape refs.py (or cpuref) timed."""
+    p = json.loads(params)
+    if "kv_len" in p:
+        return f"decode {p['batch']}x{p['kv_len']}"
+    if "M" in p:
+        return f"gemm {p['M']}x{p['N']}x{p['K']}"
+    if "bytes" in p:
+        return f"copy {int(p['bytes']) >> 20}MiB"
+    return f"sleep {p['ms']:g}ms"
+
+
+def read_refs(path):
+    refs, passes = {}, []
+    for line in open(path):
+        w = line.split()
+        if w[:1] == ["ref"]:
+            name = " ".join(w[1:3])
+            kv = dict(zip(w[3::2], (float(v) for v in w[4::2])))
+            refs[name] = {m: (kv[m + "_us"] * 1e-6, kv.get(m + "_mhz", 0), kv.get(m + "_wall_s"))
+                          for m in ("burst", "matched", "sustained") if m + "_us" in kv}
+        elif w[:1] == ["refpass"]:
+            passes.append(float(w[3]) * 1e-6)
+    return refs, passes
+
+
+def read_results(path):
+    db = sqlite3.connect(path)
+    return [dict(zip(("params", "pass", "wall", "n", "launches", "stop", "median", "lo", "hi", "mhz", "warmup",
+                      "settled", "precise"), row)) for row in db.execute(
+        "SELECT params, pass, wall, n, launches, stop, median, ci_lo, ci_hi, sm_clock, warmup, settled, precise"
+        " FROM v_results WHERE status = 'ok' ORDER BY id")]
+
+
+def same_clock(ref, mhz):
+    """The reference run at the clock nearest the cell's (burst without a clock)."""
+    if not mhz:
+        return ref["burst"]
+    return min(ref.values(), key=lambda r: abs(r[1] - mhz))
+
+
+def table(refs_path, dbs):
+    refs, ref_passes = read_refs(refs_path)
+    grid = [r for db in dbs[:-1] for r in read_results(db)]
+    passes = read_results(dbs[-1])
+    print("| cell | wall s | samples | stop | median us [95 % interval] | +-% | SM MHz | warm-up s | settled "
+          "| do_bench us | MHz | do_bench wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in grid + passes:
+        name = cell_name(r["params"]) + (f" pass {r['pass']}" if r in passes else "")
+        b = refs.get(cell_name(r["params"]), {}).get("burst", (float("nan"), 0, float("nan")))
+        rel = (r["hi"] - r["lo"]) / 2 / r["median"] * 100 if r["lo"] is not None else float("nan")
+        print(f"| {name} | {r['wall']:.3f} | {r['n']} x {r['launches'] or 1} | {r['stop']}"
+              f"{'' if r['precise'] else ' (marked)'} | {r['median'] * 1e6:.2f} [{(r['lo'] or 0) * 1e6:.2f},"
+              f" {(r['hi'] or 0) * 1e6:.2f}] | {rel:.2f} | {r['mhz'] or 0:.0f} | {r['warmup'] or 0:.3f} |"
+              f" {'-' if r['settled'] is None else r['settled']} | {b[0] * 1e6:.2f} | {b[1]:.0f} | {b[2]:.3f} |")
+    if not grid or len(passes) < 2:
+        print(f"\nchecks:\nFAILED: {len(grid)} cells of the grid and {len(passes)} passes came back")
+        return 1
+    checks = []
+    walls = [r["wall"] for r in grid]
+    ref_walls = [v["burst"][2] for v in refs.values() if v["burst"][2] is not None]
+    med, ref_med = statistics.median(walls), statistics.median(ref_walls) if ref_walls else float("nan")
+    checks.append((med <= ref_med, f"median wall per cell {med:.3f} s, do_bench's {ref_med:.3f} s"))
+    worst = max(grid, key=lambda r: r["wall"])
+    checks.append((worst["wall"] <= MAX_WALL, f"longest cell {cell_name(worst['params'])} {worst['wall']:.3f} s"
+                   f" (at most {MAX_WALL} s)"))
+    m = [r["median"] for r in passes]
+    spread = (max(m) - min(m)) / min(m)
+    ref_spread = (max(ref_passes) - min(ref_passes)) / min(ref_passes) if ref_passes else float("nan")
+    checks.append((spread <= MAX_SPREAD, f"{len(m)} passes of {cell_name(passes[0]['params'])}: spread"
+                   f" {spread * 100:.3f} % (at most {MAX_SPREAD * 100:g} %; do_bench's {ref_spread * 100:.3f} %)"))
+    far = []
+    for r in grid:
+        name = cell_name(r["params"])
+        if r["median"] >= LONG and name in refs and not name.startswith("decode"):
+            ref = same_clock(refs[name], r["mhz"])
+            far.append((abs(r["median"] / ref[0] - 1), f"{name} {r['median'] / ref[0]:.4f} at {r['mhz'] or 0:.0f}"
+                        f"/{ref[1]:.0f} MHz"))
+    worst_far = max(far) if far else (0, "none")
+    checks.append((worst_far[0] <= AGREE, f"shapes of {LONG * 1e3:g} ms and more over do_bench at the same clock:"
+                   f" worst {worst_far[1]} ({len(far)} shapes, within {AGREE * 100:g} %)"))
+    dec = [(r["median"] / refs[n]["burst"][0], n) for r in grid
+           for n in [cell_name(r["params"])] if n.startswith("decode") and n in refs]
+    worst_dec = max(dec) if dec else (0, "none")
+    checks.append((worst_dec[0] <= DECODE, f"decode over SDPA: worst {worst_dec[0]:.3f} ({worst_dec[1]}; at most"
+                   f" {DECODE:g})"))
+    print("\nchecks:")
+    for ok, what in checks:
+        print(f"{'ok' if ok else 'FAILED'}: {what}")
+    return 0 if all(ok for ok, _ in checks) else 1
+
+
+def cpuref(values):
+    """The CPU twin's do_bench: 25 ms of warm-up calls, then 100 ms of timed ones, their median."""
+    for ms in values:
+        def call():
+            time.sleep(float(ms) * 1e-3)
+        start = time.monotonic()
+        end = start + 0.025
+        while time.monotonic() < end:
+            call()
+        times, end = [], time.monotonic() + 0.1
+        while time.monotonic() < end or len(times) < 10:
+            t = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t)
+        wall = time.monotonic() - start
+        print(f"ref sleep {float(ms):g}ms burst_us {statistics.median(times) * 1e6:.2f} burst_mhz 0 burst_wall_s"
+              f" {wall:.3f}")
+    for i in range(6):
+        times = []
+        for _ in range(20):
+            t = time.perf_counter()
+            time.sleep(float(values[0]) * 1e-3)
+            times.append(time.perf_counter() - t)
+        print(f"refpass {i + 1} us {statistics.median(times) * 1e6:.3f} mhz 0 wall_s 0")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "table":
+        sys.exit(table(sys.argv[2], sys.argv[3:]))
+    sys.exit(cpuref(sys.argv[2:]))
