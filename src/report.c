@@ -1,5 +1,6 @@
 /* report.c: the options every report starts from: their defaults, and the values the commands parse with
  * the reports' knowledge (the statistics there are, KEY=A/B, lists of keys). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,12 @@ int report_opts_compare(struct report_opts *o, const char *arg)
 	o->cmp_key = xstrndup(arg, (size_t)(eq - arg));
 	o->cmp_a = xstrndup(eq + 1, (size_t)(slash - eq - 1));
 	o->cmp_b = xstrdup(slash + 1);
+	for (int i = 0; i < o->nrows; i++)
+		if (!strcmp(o->rows[i], o->cmp_key))
+			return fail_usage("the compared key '%s' cannot also be a row key", o->cmp_key);
+	if (o->paired_by && strcmp(o->paired_by, "item") && !strcmp(o->paired_by, o->cmp_key))
+		return fail_usage("--paired-by %s: the pairs cannot be made by the compared key itself",
+				  o->paired_by);
 	return FAIL_OK;
 }
 
@@ -114,6 +121,26 @@ int report_opts_stat(const char *stat, enum report_mode mode)
 			  mode == REPORT_DRIFT ? "drift" : "score");
 }
 
+int report_opts_errors(struct report_opts *o, const char *arg)
+{
+	static const char *const words[] = { [ERRORS_SPREAD] = "spread", [ERRORS_NONE] = "none", [ERRORS_CI] = "ci" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcmp(arg, words[i])) {
+			o->errors = (int)i;
+			return FAIL_OK;
+		}
+	return fail_usage("--errors is none, spread or ci, not '%s'", arg);
+}
+
+int report_opts_interval(struct report_opts *o, const char *arg)
+{
+	if (strcmp(arg, "percentile") && strcmp(arg, "bca"))
+		return fail_usage("--interval is percentile or bca, not '%s'", arg);
+	o->interval = !strcmp(arg, "bca") ? STATS_BCA : STATS_PERCENTILE;
+	return FAIL_OK;
+}
+
 void report_opts_out_format(struct report_opts *o, int fmt_given)
 {
 	if (o->out && !fmt_given && table_format_of_path(o->out))
@@ -137,4 +164,22 @@ int report_opts_number(const char *arg, long min, long max, const char *takes, l
 	if (parse_long(arg, out) || *out < min || *out > max)
 		return fail_usage("%s, not '%s'", takes, arg);
 	return FAIL_OK;
+}
+
+int report_opts_bootstrap(struct report_opts *o, const char *name, const char *arg)
+{
+	long l;
+	int ret;
+
+	if (!strcmp(name, "ci"))
+		return report_opts_level("--ci", arg, &o->ci);
+	if (!strcmp(name, "boot")) {
+		/* fewer than 100 resamples put the bounds on a handful of them; under 1000 is warned of */
+		if (!(ret = report_opts_number(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
+			o->boot = (int)l;
+		return ret;
+	}
+	if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
+		o->seed = (uint64_t)l;
+	return ret;
 }

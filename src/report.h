@@ -78,13 +78,20 @@ struct report_opts {
 	/* sweep plot */
 	const char *x, *series, *facet, *title, *xlabel, *ylabel;
 	int logx, logy;
+	int errors;                /* enum report_errors: the interval drawn on each point */
+	double spread;             /* --spread PCT as a fraction: the central range of the values; 0: min-max */
+	int figure;                /* sweep plot --compare or --limit: the report's table drawn as a figure */
 };
+/* The interval on each point of a plot (--errors): the spread of the values the point aggregates (min-max,
+ * or a central percentile range), none, or the interval of the median that results keep (ci_lo, ci_hi). */
+enum report_errors { ERRORS_SPREAD, ERRORS_NONE, ERRORS_CI };
 /* ---- report.c: the options ---- */
 
 /* The defaults: median, Markdown, a 95 % interval of 10000 resamples with seed 1, threshold 3 %. */
 void report_opts_init(struct report_opts *o);
 void report_opts_release(struct report_opts *o);
-/* --compare KEY=A/B into cmp_key, cmp_a, cmp_b; FAIL_USAGE after error() for another shape. */
+/* --compare KEY=A/B into cmp_key, cmp_a, cmp_b, after the other options; FAIL_USAGE after error() for
+ * another shape, or a compared key that is a row key or --paired-by. */
 int report_opts_compare(struct report_opts *o, const char *arg);
 /* Split "a,b,c" into owned strings; FAIL_USAGE after error() for an empty element. */
 int report_opts_split(const char *what, const char *list, char ***out, int *n);
@@ -97,13 +104,21 @@ int report_opts_split(const char *what, const char *list, char ***out, int *n);
 int report_opts_stat(const char *stat, enum report_mode mode);
 /* The percentile of a --stat pNN as a fraction in [0, 1], or NaN for another statistic. */
 double report_opts_percentile(const char *stat);
-
-/* --out's extension says its format (.md, .csv, .tex, .json, .txt), unless --format was given. */
-void report_opts_out_format(struct report_opts *o, int fmt_given);
-/* A level given as 95 or 0.95 (--ci), as a fraction in (0, 1); FAIL_USAGE after error() naming opt. */
+/* A percentage given as 95 or 0.95, as a fraction in (0, 1) (--ci, --spread); FAIL_USAGE after error(). */
 int report_opts_level(const char *opt, const char *s, double *out);
-/* A number option in [min, max]; FAIL_USAGE after error() saying what it takes ("--boot takes 1 to ..."). */
+/* A number option: parsed, in [min, max], or FAIL_USAGE after error() saying what it takes ("--boot takes
+ * 100 to 10000000 resamples"). */
 int report_opts_number(const char *arg, long min, long max, const char *takes, long *out);
+/* The bootstrap's options, name "ci" (a level), "boot" (100 to 10000000 resamples) or "seed" (an integer),
+ * into o. FAIL_USAGE after error() for a bad value. */
+int report_opts_bootstrap(struct report_opts *o, const char *name, const char *arg);
+/* --interval percentile|bca into o->interval; FAIL_USAGE after error() for another word. */
+int report_opts_interval(struct report_opts *o, const char *arg);
+/* --errors none|spread|ci into o->errors; FAIL_USAGE after error() for another word. */
+int report_opts_errors(struct report_opts *o, const char *arg);
+
+/* --out's extension says its format (.md, .csv, .tex, .json, .txt, .html), unless --format was given. */
+void report_opts_out_format(struct report_opts *o, int fmt_given);
 
 /* ---- report_print.c, report_run.c: the report ---- */
 
@@ -159,6 +174,8 @@ struct report_ctx {
 	char **probes;             /* the probe names of the database (any host) */
 	size_t nparams, nmetrics, nprobes;
 	int materialize;           /* SQLite knows "AS MATERIALIZED" (3.35) */
+	char *kernel;              /* the sweep's kernel, NULL for a command sweep */
+	int median_ci;             /* results keep the interval of their median (results.ci_lo, ci_hi) */
 };
 /* Open db read-only and choose the sweep: sweep when given, else the only one with results (or the only
  * one). Says on stderr how many of its cells are retired (left out of reports). An enum fail: FAIL_USAGE

@@ -657,7 +657,7 @@ void report_agg_score(const struct report_rows *in, const char *const *keys, int
 
 void report_agg_points(const struct report_rows *in, struct report_rows *out)
 {
-	static const char *const names[] = { "facet", "series", "x", "y", "n" };
+	static const char *const names[] = { "facet", "series", "x", "y", "n", "lo", "hi" };
 
 	report_rows_init(out);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
@@ -668,7 +668,7 @@ void report_agg_points(const struct report_rows *in, struct report_rows *out)
 		if (!report_rows_text(in, j, 2) || isnan(report_rows_num(in, j, 3)))
 			continue;
 		at = report_rows_add(out);
-		for (int c = 0; c < 5; c++) {
+		for (int c = 0; c < (int)ARRAY_SIZE(names); c++) {
 			report_rows_set_text(out, at, c, report_rows_text(in, j, c));
 			report_rows_set_num(out, at, c, report_rows_num(in, j, c));
 		}

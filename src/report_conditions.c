@@ -156,7 +156,7 @@ static int same_row(const struct report_rows *in, int nkey, size_t i, size_t j)
 static int common_block(const struct report_plan *p, const struct report_conds *c, char ***varying, int *nvar)
 {
 	struct report_rows out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	char *cap;
 	int ret;
@@ -194,7 +194,7 @@ static int varying_block(const struct report_plan *p, const struct report_rows *
 {
 	int nkey = p->nrows, ret;
 	struct report_rows out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	char *cap;
 

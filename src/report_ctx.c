@@ -183,6 +183,26 @@ static int spec_order(struct report_ctx *c)
 	return FAIL_OK;
 }
 
+/* The sweep's kernel (its declarations type the parameters: a size is in bytes), and whether results keep
+ * the interval of their median (a database of a version that has results.ci_lo). */
+static int kernel_and_ci(struct report_ctx *c)
+{
+	char **v;
+	size_t n;
+	int ret;
+
+	if ((ret = query_names(c, "SELECT kernel FROM sweeps WHERE name = ?1", c->sweep, &v, &n)))
+		return ret;
+	c->kernel = n ? xstrdup(v[0]) : NULL;
+	free_list(v);
+	if ((ret = query_names(c, "SELECT name FROM pragma_table_info('results') WHERE name = 'ci_lo'", NULL, &v,
+			       &n)))
+		return ret;
+	c->median_ci = n > 0;
+	free_list(v);
+	return FAIL_OK;
+}
+
 int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep)
 {
 	int ret;
@@ -207,7 +227,7 @@ int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep)
 		return ret;
 	if (store_query(c->st, "SELECT sqlite_version()", NULL, 0, 1, read_version, &c->materialize))
 		return FAIL_IO;
-	if ((ret = note_retired(c)) || (ret = spec_order(c)))
+	if ((ret = note_retired(c)) || (ret = spec_order(c)) || (ret = kernel_and_ci(c)))
 		return ret;
 	return FAIL_OK;
 }
@@ -216,6 +236,7 @@ void report_ctx_release(struct report_ctx *c)
 {
 	store_close(c->st);
 	free(c->sweep);
+	free(c->kernel);
 	free_list(c->params);
 	free_list(c->spec_order);
 	free_list(c->metrics);

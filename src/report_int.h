@@ -148,8 +148,14 @@ int report_query_drift(const struct report_plan *p, struct report_query *q);
 /* Whether a summary's rows share hosts: the distinct (row keys, group, host) of the table's results, and
  * the distinct (group, host); more of the first than the second means a host in two rows of a group. */
 int report_query_shared(const struct report_plan *p, struct report_query *q);
-/* A plot: facet, series, x, stat(metric), count. */
+/* A plot: facet, series, x, stat(metric), count, and the point's interval (--errors): low, high; an
+ * interval of the median (ci) FAIL_USAGE where results keep none or the metric does not follow the time. */
 int report_query_plot(const struct report_plan *p, struct report_query *q);
+/* The conditions the report's numbers were measured under, as what the database knows: host (NULL for
+ * the sweep's own), what, value; the sweep, its versions and runs, then per host its facts (CPU, GPU,
+ * driver, clocks, ...), labels and the median SM clock of the results the report reads. The one place
+ * that says which conditions a page shows. */
+int report_query_conditions(const struct report_plan *p, struct report_query *q);
 /* What sweep compare pairs within a cell: its items (averaged over passes), its passes, or its samples. */
 enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
 /* sweep compare, one side: the nkey keys (key: names report_expr_key knows), the unit (item name, pass or
@@ -322,7 +328,7 @@ struct report_score_counts {
 void report_agg_score(const struct report_rows *in, const char *const *keys, int nkey, double bar,
 		      struct report_rows *out, struct report_score_counts *counts);
 
-/* A plot's points: report_query_plot's rows that have an x and a value. */
+/* A plot's points: report_query_plot's rows that have an x and a value: facet, series, x, y, n, lo, hi. */
 void report_agg_points(const struct report_rows *in, struct report_rows *out);
 
 /* --compare: how units are paired and the ratio computed. Two arms of rows paired by a key: nothing here
@@ -404,19 +410,68 @@ struct report_doc {
 	long marked;               /* results marked (STORE_IMPRECISE), for the footnote; -1: not counted */
 	const char *caveat;        /* why values carry MARK_CAVEAT (report_notes_caveats), for its footnote */
 	int append;                /* added after another table of the same report (--out not emptied) */
+	const struct report_notes *notes;  /* the notes and warnings stderr had, which a page shows too; or NULL */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);
+/* The same into f: the caption (or method), the table and the footnote. */
+void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f);
+/* o->out opened for writing (append: after what it holds) after report_out_check, or stdout; closed
+ * (stdout flushed) with the error of any write. FAIL_UNSAFE or FAIL_IO after error(). */
+int report_out_open(const struct report_opts *o, int append, FILE **f);
+int report_out_close(const struct report_opts *o, FILE *f);
 /* v as the report prints it: with o->digits (or sig when 0) significant digits for reading, %.6g and
  * empty for unknown for programs; a count (sig 0) as an integer. */
 void report_print_num(const struct report_opts *o, double v, int sig, char *buf, size_t n);
 /* " and N, K" (the --pool keys, for a title: "median over passes and N"), or "". Owned. */
 char *report_print_pooled(const struct report_opts *o);
 
-/* ---- report_plot.c ---- */
+/* ---- report_plot.c: figures through gnuplot ---- */
 
 /* The points of report_agg_points as a data file and a gnuplot script beside o->out, rendered by gnuplot
- * (when installed; else the command to render them is printed). FAIL_IO after error(). */
+ * (when installed; else the command to render them is printed), each point with its interval (--errors)
+ * and the legend saying what it is. FAIL_IO after error(). */
 int report_plot_print(const struct report_plan *p, const struct report_rows *points);
+/* s as a gnuplot single-quoted string: a quote doubled, and a newline (which would end the command and
+ * start another, such as system("...")) or any control character '?', bytes that are not UTF-8 U+FFFD.
+ * Single quotes keep gnuplot from expanding backquotes, @macros and escapes inside. */
+void report_plot_str(struct strbuf *sb, const char *s);
+/* v as a table prints it for programs (--format csv: 6 significant digits, empty for unknown): a figure's
+ * data file holds the numbers its table holds. */
+void report_plot_num(const struct report_opts *o, double v, int sig, struct strbuf *sb);
+/* The terminal of a picture at out (png, svg or pdf, from its extension), w x h times 900 x 560 pixels,
+ * its output, and tab-separated data. */
+void report_plot_terminal(struct strbuf *gp, const char *out, double w, double h);
+/* out with its extension replaced by ext (".dat"). Owned. */
+char *report_plot_beside(const char *out, const char *ext);
+/* "set xtics (...)" (axis "x" or "y") on the n sorted grid values (on a log axis or when there are 10 or
+ * fewer; else steps of 1, 2, 5 x 10^k, or of powers of two for sizes), labelled in binary prefixes when
+ * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). */
+void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale);
+/* Write the data and the script beside out (.dat, .gp) and render out with gnuplot; say: print what was
+ * written (or, without gnuplot, how to render it) on stdout. None of the three is written over db, its side
+ * files or another SQLite file (report_out_check). 0 when rendered, 1 when gnuplot is not installed,
+ * FAIL_UNSAFE or FAIL_IO after error(). */
+int report_plot_render(const char *db, const char *out, const char *dat, const char *gp, int say);
+
+/* ---- report_figure.c ---- */
+
+/*
+ * d's table drawn as a figure at out (png, svg or pdf), its data and script beside it: a row per table row
+ * from the top, labelled by its keys; the value as a point: the column with an interval (--compare's
+ * ratio) with its bounds as a horizontal bar and a line at 1, else the last column (--limit's share) with
+ * each --summary group's mean and 95 % t interval (d->summary's) as a band, else every number column but
+ * counts. The data file holds the numbers as the table prints them for programs. say: as
+ * report_plot_render, whose value it returns; 2 (nothing written) when no row has a value to draw.
+ */
+int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say);
+
+/* ---- report_html.c ---- */
+
+/* d as one self-contained HTML page at o->out or stdout: the table with its caption, marks and footnotes,
+ * its figure inline as SVG (when it has one and gnuplot is installed) with the figure's data, d's notes
+ * and warnings, the method and the conditions the numbers were measured under (report_query_conditions).
+ * FAIL_UNSAFE or FAIL_IO after error(). */
+int report_html_page(const struct report_plan *p, const struct report_doc *d);
 
 #endif

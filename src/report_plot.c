@@ -1,10 +1,13 @@
-/* report_plot.c: a metric against a parameter, as data and a gnuplot script, rendered by gnuplot. */
+/* report_plot.c: a metric against a parameter, as data and a gnuplot script, rendered by gnuplot; and what
+ * every figure's script shares (report_figure.c's too): quoted text, the terminal, numbers as the tables
+ * print them, axis ticks in the unit of the values, rendering. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "../kernels/kernel.h"
 #include "report_int.h"
 #include "spawn.h"
 
@@ -28,42 +31,9 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The points of a plot (report_agg_points' rows: facet, series, x, y, n) and what the script needs. */
-struct plot {
-	const struct report_plan *p;
-	const struct report_opts *o;
-	const struct report_rows *pt;
-	int x_text;            /* some x is not a number: categories in order of first appearance */
-	size_t nfacet;
-	int cols, rows;        /* panels */
-};
+/* ---- what every figure shares ---- */
 
-/* Point i's facet and series: NULL when the plot has none, "-" for an unknown value. */
-static const char *facet_of(const struct plot *pl, size_t i)
-{
-	const char *s = report_rows_text(pl->pt, i, 0);
-
-	return !pl->o->facet ? NULL : s ? s : "-";
-}
-
-static const char *series_of(const struct plot *pl, size_t i)
-{
-	const char *s = report_rows_text(pl->pt, i, 1);
-
-	return !pl->o->series ? NULL : s ? s : "-";
-}
-
-static double x_of(const struct plot *pl, size_t i)
-{
-	return report_rows_num(pl->pt, i, 2);
-}
-
-/*
- * A gnuplot single-quoted string: a quote is doubled, and a newline (which would end the command and
- * start another, such as system("...")) or any control character becomes '?', bytes that are not UTF-8
- * U+FFFD. Single quotes keep gnuplot from expanding backquotes, @macros and escapes inside.
- */
-static void gp_str(struct strbuf *sb, const char *s)
+void report_plot_str(struct strbuf *sb, const char *s)
 {
 	struct strbuf safe = STRBUF_INIT;
 
@@ -79,10 +49,116 @@ static void gp_str(struct strbuf *sb, const char *s)
 	sb_release(&safe);
 }
 
-/* Text in the data file: no tab or newline may split its columns or lines. */
-static void dat_str(struct strbuf *sb, const char *s)
+void report_plot_num(const struct report_opts *o, double v, int sig, struct strbuf *sb)
 {
-	table_add_safe(sb, s);
+	struct report_opts csv = *o;
+	char buf[64];
+
+	csv.fmt = &table_csv;
+	report_print_num(&csv, v, sig, buf, sizeof(buf));
+	sb_adds(sb, buf);
+}
+
+void report_plot_terminal(struct strbuf *gp, const char *out, double w, double h)
+{
+	const char *ext = strrchr(out, '.') + 1;
+
+	if (!strcmp(ext, "png"))
+		sb_addf(gp, "set terminal pngcairo noenhanced size %d,%d font 'Sans,11'\n", (int)(900 * w),
+			(int)(560 * h));
+	else if (!strcmp(ext, "svg"))
+		sb_addf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'Sans,11'\n", (int)(900 * w),
+			(int)(560 * h));
+	else
+		sb_addf(gp, "set terminal pdfcairo noenhanced size %gin,%gin font 'Sans,10'\n", 7.5 * w, 4.6 * h);
+	sb_adds(gp, "set output ");
+	report_plot_str(gp, out);
+	sb_adds(gp, "\nset datafile separator '\\t'\n");
+}
+
+char *report_plot_beside(const char *out, const char *ext)
+{
+	const char *dot = strrchr(out, '.');
+
+	return xasprintf("%.*s%s", (int)(dot ? dot - out : (long)strlen(out)), out, ext);
+}
+
+/* A size as people read one: 512 B, 64 KiB, 1.5 MiB, 2 GiB. */
+static void label_bytes(double v, char *buf, size_t n)
+{
+	static const char *const prefix[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	int k = 0;
+
+	while (k + 1 < (int)ARRAY_SIZE(prefix) && fabs(v) >= 1024) {
+		v /= 1024;
+		k++;
+	}
+	snprintf(buf, n, v == floor(v) ? "%.0f %s" : "%.3g %s", v, prefix[k]);
+}
+
+/* A count in SI: as it is below 10000, else 16.4k, 1M, 2.5G. */
+static void label_si(double v, char *buf, size_t n)
+{
+	static const char *const prefix[] = { "", "k", "M", "G", "T", "P" };
+	int k = 0;
+
+	if (fabs(v) < 10000) {
+		snprintf(buf, n, "%g", v);
+		return;
+	}
+	while (k + 1 < (int)ARRAY_SIZE(prefix) && fabs(v) >= 1000) {
+		v /= 1000;
+		k++;
+	}
+	snprintf(buf, n, "%.3g%s", v, prefix[k]);
+}
+
+/* Ticks at "nice" places of [min, max]: steps of 1, 2 or 5 times a power of ten, or of two for sizes. */
+static double nice_step(double min, double max, int bytes)
+{
+	double raw = (max - min) / 6, step;
+
+	if (!(raw > 0))
+		return 1;
+	if (bytes)
+		return exp2(ceil(log2(raw)));
+	step = pow(10, floor(log10(raw)));
+	return raw <= step ? step : raw <= 2 * step ? 2 * step : raw <= 5 * step ? 5 * step : 10 * step;
+}
+
+void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale)
+{
+	double min = INFINITY, max = -INFINITY, step;
+	char buf[48];
+	int first = 1;
+	size_t every;
+
+	for (size_t i = 0; i < n; i++) {
+		min = grid[i] < min ? grid[i] : min;
+		max = grid[i] > max ? grid[i] : max;
+	}
+	if (!n)
+		return;
+	sb_addf(gp, "set %stics (", axis);
+	if (logscale || n <= 10) {
+		/* the values the grid holds; on a long log axis every k-th, the first and last kept */
+		every = n > 16 ? (n + 15) / 16 : 1;
+		for (size_t i = 0; i < n; i++) {
+			if (i % every && i + 1 < n)
+				continue;
+			(bytes ? label_bytes : label_si)(grid[i], buf, sizeof(buf));
+			sb_addf(gp, "%s'%s' %.17g", first ? "" : ", ", buf, grid[i]);
+			first = 0;
+		}
+	} else {
+		step = nice_step(min, max, bytes);
+		for (double v = ceil(min / step) * step; v <= max + step / 2; v += step) {
+			(bytes ? label_bytes : label_si)(v, buf, sizeof(buf));
+			sb_addf(gp, "%s'%s' %.17g", first ? "" : ", ", buf, v);
+			first = 0;
+		}
+	}
+	sb_adds(gp, ")\n");
 }
 
 static int write_file(const char *path, const char *text)
@@ -120,6 +196,61 @@ static int run_gnuplot(const char *script)
 	return ret;
 }
 
+int report_plot_render(const char *db, const char *out, const char *dat, const char *gp, int say)
+{
+	char *datpath = report_plot_beside(out, ".dat"), *gppath = report_plot_beside(out, ".gp");
+	int rc = -1;
+
+	if (report_out_check("--out", out, db) || report_out_check("the plot's data", datpath, db) ||
+	    report_out_check("the plot's script", gppath, db))
+		rc = FAIL_UNSAFE;
+	else if (!write_file(datpath, dat) && !write_file(gppath, gp) && (rc = run_gnuplot(gppath)) >= 0 && say) {
+		if (rc > 0)
+			printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
+			       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);
+		else
+			printf("wrote %s (data %s, script %s)\n", out, datpath, gppath);
+	}
+	free(datpath);
+	free(gppath);
+	return rc == -1 ? FAIL_IO : rc;
+}
+
+/* ---- a metric against a key ---- */
+
+/* The points of a plot (report_agg_points' rows: facet, series, x, y, n, lo, hi) and what the script
+ * needs. */
+struct plot {
+	const struct report_plan *p;
+	const struct report_opts *o;
+	const struct report_rows *pt;
+	int x_text;            /* some x is not a number: categories in order of first appearance */
+	size_t nfacet;
+	int cols, rows;        /* panels */
+	double yscale;         /* seconds drawn in the unit that suits them */
+	const char *yunit;
+};
+
+/* Point i's facet and series: NULL when the plot has none, "-" for an unknown value. */
+static const char *facet_of(const struct plot *pl, size_t i)
+{
+	const char *s = report_rows_text(pl->pt, i, 0);
+
+	return !pl->o->facet ? NULL : s ? s : "-";
+}
+
+static const char *series_of(const struct plot *pl, size_t i)
+{
+	const char *s = report_rows_text(pl->pt, i, 1);
+
+	return !pl->o->series ? NULL : s ? s : "-";
+}
+
+static double x_of(const struct plot *pl, size_t i)
+{
+	return report_rows_num(pl->pt, i, 2);
+}
+
 static int all_pow2(const struct plot *pl)
 {
 	for (size_t i = 0; i < pl->pt->n; i++) {
@@ -131,40 +262,86 @@ static int all_pow2(const struct plot *pl)
 	return 1;
 }
 
+/* Whether the key holds sizes in bytes: a parameter the sweep's kernel declares as a size, or one a
+ * command sweep calls bytes (or NAME_bytes). */
+static int key_bytes(const struct report_ctx *c, const char *key)
+{
+	const struct kernel_ops *k = c->kernel ? kernel_find(c->kernel) : NULL;
+	size_t n = strlen(key);
+
+	if (!strncmp(key, "param.", 6))
+		key += 6;
+	for (const struct param_def *d = k ? k->params : NULL; d && d->name; d++)
+		if (!strcmp(d->name, key))
+			return d->type == PARAM_BYTES;
+	return !strcmp(key, "bytes") || (n > 6 && !strcmp(key + n - 6, "_bytes"));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The x axis: its ticks on the grid's values, sizes in binary prefixes, counts in SI. */
+static void x_ticks(const struct plot *pl, struct strbuf *gp)
+{
+	double *grid = xmalloc((pl->pt->n + 1) * sizeof(*grid));
+	size_t n = 0;
+
+	for (size_t i = 0; i < pl->pt->n; i++)
+		grid[n++] = x_of(pl, i);
+	qsort(grid, n, sizeof(*grid), cmp_double);
+	for (size_t i = 1, k = 1; i <= n; i++)
+		if (i == n)
+			n = k;
+		else if (grid[i] != grid[k - 1])
+			grid[k++] = grid[i];
+	report_plot_ticks(gp, "x", grid, n, key_bytes(pl->p->c, pl->o->x), pl->o->logx);
+	free(grid);
+}
+
+/* What the bars on the points are, for the legend. Owned. */
+static char *bars_text(const struct report_opts *o)
+{
+	char *pooled = report_print_pooled(o), *s;
+
+	if (o->errors == ERRORS_CI)
+		s = xasprintf("bars: 95%% interval of each result's median, %s over passes%s", o->stat, pooled);
+	else if (o->spread)
+		s = xasprintf("bars: %g-%g percentile over passes%s", (1 - o->spread) / 2 * 100,
+			      (1 + o->spread) / 2 * 100, pooled);
+	else
+		s = xasprintf("bars: min-max over passes%s", pooled);
+	free(pooled);
+	return s;
+}
+
 /* The script's settings: terminal and size from out's extension, labels (with units), scales. */
 static void script_head(const struct plot *pl, const char *out, struct strbuf *gp)
 {
 	const struct report_opts *o = pl->o;
-	const char *ext = strrchr(out, '.') + 1, *yu = unit_of(o->metric), *xu = unit_of(o->x);
+	const char *xu = unit_of(o->x);
 	char *label, *pooled = report_print_pooled(o);
 
 	sb_addf(gp, "# sweep plot of %s against %s, sweep ", o->metric, o->x);
 	table_add_safe(gp, pl->p->c->sweep);     /* a comment ends at a newline: none may be in it */
 	sb_adds(gp, ": render with 'gnuplot THIS_FILE'\n");
-	if (!strcmp(ext, "png"))
-		sb_addf(gp, "set terminal pngcairo noenhanced size %d,%d font 'Sans,11'\n", 900 * pl->cols,
-			560 * pl->rows);
-	else if (!strcmp(ext, "svg"))
-		sb_addf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'Sans,11'\n", 900 * pl->cols,
-			560 * pl->rows);
-	else
-		sb_addf(gp, "set terminal pdfcairo noenhanced size %gin,%gin font 'Sans,10'\n", 7.5 * pl->cols,
-			4.6 * pl->rows);
-	sb_adds(gp, "set output ");
-	gp_str(gp, out);
-	sb_adds(gp, "\nset datafile separator '\\t'\nset grid\nset key outside right top box\n");
+	report_plot_terminal(gp, out, pl->cols, pl->rows);
+	sb_adds(gp, "set grid\nset key outside right top box\n");
 	sb_adds(gp, "set xlabel ");
 	label = o->xlabel ? xstrdup(o->xlabel) : xu ? xasprintf("%s (%s)", o->x, xu) : xstrdup(o->x);
-	gp_str(gp, label);
+	report_plot_str(gp, label);
 	free(label);
 	sb_adds(gp, "\nset ylabel ");
 	if (o->ylabel)
 		label = xstrdup(o->ylabel);
-	else if (yu)
-		label = xasprintf("%s (%s), %s over passes%s", o->metric, yu, o->stat, pooled);
+	else if (pl->yunit)
+		label = xasprintf("%s (%s), %s over passes%s", o->metric, pl->yunit, o->stat, pooled);
 	else
 		label = xasprintf("%s, %s over passes%s", o->metric, o->stat, pooled);
-	gp_str(gp, label);
+	report_plot_str(gp, label);
 	free(label);
 	free(pooled);
 	sb_adds(gp, "\n");
@@ -172,22 +349,37 @@ static void script_head(const struct plot *pl, const char *out, struct strbuf *g
 		sb_adds(gp, "set offsets 0.4, 0.4, 0, 0\n");
 	if (o->logx && !pl->x_text)
 		sb_addf(gp, "set logscale x %d\n", all_pow2(pl) ? 2 : 10);
+	if (!pl->x_text) {
+		/* a margin, so that the ticks and bars at the ends of the grid are drawn whole */
+		sb_adds(gp, "set offsets graph 0.03, graph 0.03, 0, 0\n");
+		x_ticks(pl, gp);
+	}
 	sb_adds(gp, o->logy ? "set logscale y\n" : "set yrange [0:*]\n");
 }
 
+/* A column of the data file in the script's unit: "2" or "($2*1000)". */
+static void ycol(const struct plot *pl, int col, struct strbuf *gp)
+{
+	if (pl->yscale == 1)
+		sb_addf(gp, "%d", col);
+	else
+		sb_addf(gp, "($%d*%g)", col, pl->yscale);
+}
+
 /* One panel's plot command: a line (or points, for categories) per series, from the data file's blocks
- * (*block counts them). Returns the first point after the panel. */
+ * (*block counts them), with its bars in the same colour. Returns the first point after the panel. */
 static size_t script_panel(const struct plot *pl, size_t i, const char *dat, size_t *block, struct strbuf *gp)
 {
 	const struct report_opts *o = pl->o;
 	size_t e = i;
+	int lt = 1;
 
 	if (pl->nfacet > 1 || o->title || pl->nfacet == 1) {
 		char *t = pl->nfacet > 1 ? xasprintf("%s=%s", o->facet, facet_of(pl, i))
 			: xstrdup(o->title ? o->title : pl->p->c->sweep);
 
 		sb_adds(gp, "set title ");
-		gp_str(gp, t);
+		report_plot_str(gp, t);
 		sb_adds(gp, "\n");
 		free(t);
 	}
@@ -199,30 +391,61 @@ static size_t script_panel(const struct plot *pl, size_t i, const char *dat, siz
 		       same(series_of(pl, e), series_of(pl, s)))
 			e++;
 		sb_addf(gp, "%s ", s == i ? "" : ",");
-		gp_str(gp, dat);
+		report_plot_str(gp, dat);
 		/* categories are not a scale: points, not lines between them */
-		sb_addf(gp, " index %zu using 1:2%s with %s title ", (*block)++, pl->x_text ? ":xtic(3)" : "",
-			pl->x_text ? "points pt 7 ps 1.3" : "linespoints pt 7 ps 0.8 lw 1.5");
-		gp_str(gp, o->series ? series_of(pl, s) : o->metric);
+		sb_addf(gp, " index %zu using 1:", *block);
+		ycol(pl, 2, gp);
+		sb_addf(gp, "%s with %s lt %d title ", pl->x_text ? ":xtic(3)" : "",
+			pl->x_text ? "points pt 7 ps 1.3" : "linespoints pt 7 ps 0.8 lw 1.5", lt);
+		report_plot_str(gp, o->series ? series_of(pl, s) : o->metric);
+		if (o->errors != ERRORS_NONE) {
+			/* a point without an interval (an empty field) has no bar, and keeps its point */
+			sb_adds(gp, ", ");
+			report_plot_str(gp, dat);
+			sb_addf(gp, " index %zu using 1:", *block);
+			ycol(pl, 2, gp);
+			sb_adds(gp, ":");
+			ycol(pl, 5, gp);
+			sb_adds(gp, ":");
+			ycol(pl, 6, gp);
+			sb_addf(gp, " with yerrorbars lt %d pt 0 notitle", lt);
+		}
+		(*block)++;
+		lt++;
 	}
 	sb_adds(gp, "\n");
 	return e;
+}
+
+/* The legend's title: the series key, and what the bars are (NULL for neither). Owned. */
+static char *key_title(const struct plot *pl)
+{
+	const struct report_opts *o = pl->o;
+	char *bars = o->errors != ERRORS_NONE ? bars_text(o) : NULL, *s;
+
+	if (!o->series)
+		return bars;
+	s = bars ? xasprintf("%s; %s", o->series, bars) : xstrdup(o->series);
+	free(bars);
+	return s;
 }
 
 /* The gnuplot script: one panel per facet, one line per series, into out. */
 static void plot_script(const struct plot *pl, const char *out, const char *dat, struct strbuf *gp)
 {
 	size_t block = 0;
+	char *key = key_title(pl);
 
 	script_head(pl, out, gp);
-	if (pl->o->series) {
+	if (key) {
 		sb_adds(gp, "set key title ");
-		gp_str(gp, pl->o->series);
+		report_plot_str(gp, key);
 		sb_adds(gp, "\n");
+		free(key);
 	}
 	if (pl->nfacet > 1) {
 		sb_addf(gp, "set multiplot layout %d,%d title ", pl->rows, pl->cols);
-		gp_str(gp, pl->o->title ? pl->o->title : pl->p->c->sweep);
+		report_plot_str(gp, pl->o->title ? pl->o->title : pl->p->c->sweep);
 		sb_adds(gp, "\n");
 	}
 	for (size_t i = 0; i < pl->pt->n;)
@@ -233,7 +456,8 @@ static void plot_script(const struct plot *pl, const char *out, const char *dat,
 
 /* The data file: a block per facet and series ("# facet=v series"), a point a line: x (or, for text on
  * the x axis, the category's number in order of first appearance, the same in every series), y, x as
- * text, n. */
+ * text, n, and the interval (empty when unknown or --errors none); y and its interval as the table prints
+ * them for programs (sweep report --format csv), so that the figure can be checked against the table. */
 static void plot_data(const struct plot *pl, struct strbuf *dat)
 {
 	const struct report_opts *o = pl->o;
@@ -241,7 +465,7 @@ static void plot_data(const struct plot *pl, struct strbuf *dat)
 	const char **xcat = xcalloc(pt->n + 1, sizeof(*xcat));
 	size_t nxcat = 0;
 
-	sb_addf(dat, "# %s\t%s (%s)\t%s\tn\n", o->x, o->metric, o->stat, o->x);
+	sb_addf(dat, "# %s\t%s (%s)\t%s\tn\tlow\thigh\n", o->x, o->metric, o->stat, o->x);
 	for (size_t i = 0; i < pt->n; i++) {
 		const char *x = report_rows_text(pt, i, 2);
 		int block = !i || !same(facet_of(pl, i), facet_of(pl, i - 1)) ||
@@ -258,32 +482,57 @@ static void plot_data(const struct plot *pl, struct strbuf *dat)
 			sb_adds(dat, "# ");
 			if (o->facet) {
 				sb_addf(dat, "%s=", o->facet);
-				dat_str(dat, facet_of(pl, i));
+				table_add_safe(dat, facet_of(pl, i));
 			}
 			if (o->series) {
 				sb_adds(dat, o->facet ? " " : "");
-				dat_str(dat, series_of(pl, i));
+				table_add_safe(dat, series_of(pl, i));
 			}
 			sb_adds(dat, "\n");
 		}
 		if (pl->x_text)
-			sb_addf(dat, "%zu\t%.17g\t", k, report_rows_num(pt, i, 3));
+			sb_addf(dat, "%zu\t", k);
 		else
-			sb_addf(dat, "%.17g\t%.17g\t", x_of(pl, i), report_rows_num(pt, i, 3));
-		dat_str(dat, x);
-		sb_addf(dat, "\t%.0f\n", report_rows_num(pt, i, 4));
+			sb_addf(dat, "%.17g\t", x_of(pl, i));
+		report_plot_num(o, report_rows_num(pt, i, 3), 4, dat);
+		sb_adds(dat, "\t");
+		table_add_safe(dat, x);       /* no tab or newline may split its columns or lines */
+		sb_addf(dat, "\t%.0f", report_rows_num(pt, i, 4));
+		for (int c = 5; c < 7; c++) {
+			sb_adds(dat, "\t");
+			report_plot_num(o, report_rows_num(pt, i, c), 4, dat);
+		}
+		sb_adds(dat, "\n");
 	}
 	free(xcat);
+}
+
+/* Seconds are drawn in the unit that suits the largest value: s, ms or µs. */
+static void time_unit(struct plot *pl)
+{
+	double max = 0;
+
+	pl->yscale = 1;
+	pl->yunit = unit_of(pl->o->metric);
+	if (strcmp(pl->o->metric, "seconds"))
+		return;
+	for (size_t i = 0; i < pl->pt->n; i++)
+		for (int c = 3; c < 7; c += c == 3 ? 2 : 1)
+			if (fabs(report_rows_num(pl->pt, i, c)) > max)
+				max = fabs(report_rows_num(pl->pt, i, c));
+	if (max > 0 && max < 1e-3)
+		pl->yscale = 1e6, pl->yunit = "µs";
+	else if (max > 0 && max < 1)
+		pl->yscale = 1e3, pl->yunit = "ms";
 }
 
 int report_plot_print(const struct report_plan *p, const struct report_rows *points)
 {
 	const struct report_opts *o = p->o;
-	struct plot pl = { p, o, points, 0, 0, 0, 0 };
+	struct plot pl = { p, o, points, 0, 0, 0, 0, 1, NULL };
 	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
-	char *base = xstrndup(o->out, (size_t)(strrchr(o->out, '.') - o->out));
-	char *datpath = xasprintf("%s.dat", base), *gppath = xasprintf("%s.gp", base);
-	int ret = FAIL_IO, rc;
+	char *datpath = report_plot_beside(o->out, ".dat");
+	int ret;
 
 	for (size_t i = 0; i < points->n; i++) {
 		pl.x_text |= isnan(x_of(&pl, i));
@@ -291,29 +540,12 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 	}
 	pl.cols = (int)ceil(sqrt((double)pl.nfacet));
 	pl.rows = (int)((pl.nfacet + (size_t)pl.cols - 1) / (size_t)pl.cols);
+	time_unit(&pl);
 	plot_data(&pl, &dat);
 	plot_script(&pl, o->out, datpath, &gp);
-	if ((ret = report_out_check("--out", o->out, o->db)) ||
-	    (ret = report_out_check("the plot's data", datpath, o->db)) ||
-	    (ret = report_out_check("the plot's script", gppath, o->db))) {
-		free(base);
-		free(datpath);
-		free(gppath);
-		return ret;
-	}
-	ret = FAIL_IO;
-	if (!write_file(datpath, dat.buf) && !write_file(gppath, gp.buf) && (rc = run_gnuplot(gppath)) >= 0) {
-		if (rc > 0)
-			printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
-			       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);
-		else
-			printf("wrote %s (data %s, script %s)\n", o->out, datpath, gppath);
-		ret = FAIL_OK;
-	}
-	free(base);
+	ret = report_plot_render(o->db, o->out, dat.buf, gp.buf, 1);
 	free(datpath);
-	free(gppath);
 	sb_release(&gp);
 	sb_release(&dat);
-	return ret;
+	return ret < 0 ? ret : FAIL_OK;
 }

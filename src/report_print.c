@@ -14,7 +14,7 @@ int report_out_check(const char *what, const char *path, const char *db)
 	return path && store_output_check(what, path, db, 0) ? FAIL_UNSAFE : FAIL_OK;
 }
 
-static int out_open(const struct report_opts *o, int append, FILE **f)
+int report_out_open(const struct report_opts *o, int append, FILE **f)
 {
 	int ret;
 
@@ -26,7 +26,7 @@ static int out_open(const struct report_opts *o, int append, FILE **f)
 	return FAIL_OK;
 }
 
-static int out_close(const struct report_opts *o, FILE *f)
+int report_out_close(const struct report_opts *o, FILE *f)
 {
 	if (f == stdout)
 		return fflush(f) ? error("cannot write the report: %m") : FAIL_OK;
@@ -359,16 +359,13 @@ static void add_summary(const struct report_opts *o, const struct report_doc *d,
 	free(cell);
 }
 
-/* Caption, table and footnotes into the file. */
-static int print_table(const struct report_opts *o, const struct report_doc *d, const struct table *t)
+/* Caption, table and footnotes into f. */
+static void print_table(const struct report_opts *o, const struct report_doc *d, const struct table *t,
+			FILE *f)
 {
 	unsigned marks = any_mark(d->rows) | any_mark(d->summary);
 	char n[40] = "", *meaning;
-	FILE *f;
-	int ret;
 
-	if ((ret = out_open(o, d->append, &f)))
-		return ret;
 	/* a blank line ends the table before (Markdown would read a line right after it as a row) */
 	if (d->append)
 		fputc('\n', f);
@@ -386,15 +383,14 @@ static int print_table(const struct report_opts *o, const struct report_doc *d, 
 	}
 	if ((marks & MARK_CAVEAT) && o->fmt->footnote)
 		o->fmt->footnote(1, d->caveat ? d->caveat : "to read with care", " (see the warnings)", f);
-	return out_close(o, f);
 }
 
-int report_print(const struct report_opts *o, const struct report_doc *d)
+void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f)
 {
 	const struct report_rows *r = d->rows;
 	const char **head = xcalloc((size_t)r->ncol + 3, sizeof(*head));
 	struct prec *pr = xcalloc((size_t)r->ncol + 1, sizeof(*pr));
-	int nh = head_cells(o, d, head), ret;
+	int nh = head_cells(o, d, head);
 	struct table t;
 
 	column_prec(o, r, pr);
@@ -403,9 +399,19 @@ int report_print(const struct report_opts *o, const struct report_doc *d)
 		add_row(o, d, pr, j, &t);
 	if (d->summary)
 		add_summary(o, d, pr, nh, &t);
-	ret = print_table(o, d, &t);
+	print_table(o, d, &t, f);
 	table_release(&t);
 	free(head);
 	free(pr);
-	return ret;
+}
+
+int report_print(const struct report_opts *o, const struct report_doc *d)
+{
+	FILE *f;
+	int ret;
+
+	if ((ret = report_out_open(o, d->append, &f)))
+		return ret;
+	report_print_to(o, d, f);
+	return report_out_close(o, f);
 }

@@ -443,6 +443,69 @@ int report_query_drift(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
+/*
+ * How a metric follows the median time, for the interval of the median (results.ci_lo, ci_hi, in seconds):
+ * 1 when it is the time itself (seconds, and ms and us derived from it), -1 when it is work over the time
+ * (gflops, gbs and their derived tflops, tbs), 0 for a command's own metric, which the median's interval
+ * says nothing about.
+ */
+static int time_direction(const char *base)
+{
+	return !strcmp(base, "seconds") ? 1 : !strcmp(base, "gflops") || !strcmp(base, "gbs") ? -1 : 0;
+}
+
+/* The bound of the median's interval of each result, in the metric: metric * ci_lo / median (a time) or
+ * metric * median / ci_hi (a rate) for the lower one. */
+static void ci_bound(const struct report_plan *p, struct report_query *q, int upper)
+{
+	int dir = time_direction(p->metric_base);
+
+	report_expr_metric(p, q);
+	if (dir > 0)
+		sb_addf(&q->sql, " * r.%s / r.median", upper ? "ci_hi" : "ci_lo");
+	else
+		sb_addf(&q->sql, " * r.median / r.%s", upper ? "ci_lo" : "ci_hi");
+}
+
+/*
+ * A plot point's interval (--errors), two columns: the spread of the values it aggregates (min and max, or
+ * the quantiles of a central range), the --stat of its results' median intervals (unknown unless every
+ * result has one), or NULL, NULL.
+ */
+static int plot_interval(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	const char *stat = stat_sql(o->stat);
+
+	if (o->errors == ERRORS_NONE) {
+		sb_adds(&q->sql, ", NULL, NULL");
+		return FAIL_OK;
+	}
+	if (o->errors == ERRORS_SPREAD) {
+		for (int hi = 0; hi < 2; hi++) {
+			sb_adds(&q->sql, !o->spread ? (hi ? ", max(" : ", min(") : ", quantile(");
+			report_expr_metric(p, q);
+			if (o->spread)
+				sb_addf(&q->sql, ", %.17g", hi ? (1 + o->spread) / 2 : (1 - o->spread) / 2);
+			sb_addc(&q->sql, ')');
+		}
+		return FAIL_OK;
+	}
+	if (!p->c->median_ci)
+		return fail_usage("--errors ci: the results of '%s' keep no interval of their median (a database "
+				  "of an older sweep); --errors spread draws the spread of the values", p->c->db);
+	if (p->metric_own || !time_direction(p->metric_base))
+		return fail_usage("--errors ci: the interval of the median is of the time, and '%s' is not "
+				  "seconds, ms, us or a rate of a kernel (gflops, gbs, tflops, tbs); --errors spread "
+				  "draws the spread of the values", o->metric);
+	for (int hi = 0; hi < 2; hi++) {
+		sb_addf(&q->sql, ", CASE WHEN count(r.ci_lo) = count(m.value) THEN %s(", stat);
+		ci_bound(p, q, hi);
+		sb_adds(&q->sql, ") END");
+	}
+	return FAIL_OK;
+}
+
 /* The distinct (row keys, group, host) of the statement's results, then the distinct (group, host). */
 int report_query_shared(const struct report_plan *p, struct report_query *q)
 {
@@ -480,7 +543,7 @@ int report_query_plot(const struct report_plan *p, struct report_query *q)
 	sb_addf(&q->sql, "%s(", stat_sql(o->stat));
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
-	if ((ret = from(p, q, JOIN_METRIC, o->strict)))
+	if ((ret = plot_interval(p, q)) || (ret = from(p, q, JOIN_METRIC, o->strict)))
 		return ret;
 	sb_adds(&q->sql, " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
 	return FAIL_OK;
@@ -511,5 +574,41 @@ int report_query_varying(const struct report_plan *p, const char *const *key, in
 			return ret;
 	}
 	sb_addc(&q->sql, ')');
+	return FAIL_OK;
+}
+
+/* The hosts of the sweep's runs: "h.id IN (...)". */
+static void sweep_hosts(const struct report_plan *p, struct report_query *q)
+{
+	sb_adds(&q->sql, "h.id IN (SELECT w.host FROM workers w JOIN runs ru ON ru.id = w.run WHERE ru.sweep = ");
+	report_expr_bind(q, p->c->sweep);
+	sb_adds(&q->sql, ")");
+}
+
+int report_query_conditions(const struct report_plan *p, struct report_query *q)
+{
+	int ret;
+
+	/* the sweep's own lines first (host NULL), then per host its facts, its labels and its clocks */
+	sb_adds(&q->sql, "SELECT host, what, value FROM (SELECT NULL AS host, 0 AS ord, 'sweep' AS what, ");
+	report_expr_bind(q, p->c->sweep);
+	sb_adds(&q->sql, " AS value UNION ALL SELECT NULL, 1, 'sweep version', group_concat(DISTINCT version)"
+		" FROM runs WHERE sweep = ");
+	report_expr_bind(q, p->c->sweep);
+	sb_adds(&q->sql, " UNION ALL SELECT NULL, 2, 'runs', count(*) || ', from ' || min(started) || ' to '"
+		" || max(coalesce(finished, started)) FROM runs WHERE sweep = ");
+	report_expr_bind(q, p->c->sweep);
+	sb_adds(&q->sql, " UNION ALL SELECT hostname, 3, key, group_concat(DISTINCT value) FROM (SELECT h.hostname,"
+		" j.key AS key, j.value AS value FROM hosts h, json_each(h.facts) j WHERE j.type NOT IN ('object',"
+		" 'array') AND j.key <> 'hostname' AND ");
+	sweep_hosts(p, q);
+	sb_adds(&q->sql, " UNION ALL SELECT h.hostname, 'label.' || j.key, j.value FROM hosts h,"
+		" json_each(h.facts, '$.labels') j WHERE ");
+	sweep_hosts(p, q);
+	sb_adds(&q->sql, ") GROUP BY 1, 3 UNION ALL SELECT coalesce(h.hostname, '(unknown host)'), 4,"
+		" 'SM clock while measuring, median of the results (MHz)', round(median(r.sm_clock))");
+	if ((ret = from(p, q, JOIN_NONE, p->o->strict)))
+		return ret;
+	sb_adds(&q->sql, " AND r.sm_clock IS NOT NULL GROUP BY 1) ORDER BY host IS NOT NULL, host, ord, what");
 	return FAIL_OK;
 }

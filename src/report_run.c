@@ -79,6 +79,22 @@ static char *summary_caption(const struct report_plan *p)
 			 "min, max, mean and its 95%% Student t interval", by ? " per " : "", by ? by : "", u, u);
 }
 
+/* A report's output: its table, or the table as a figure (sweep plot --compare, --limit), or a page (HTML:
+ * the table, its figure, the method and the conditions). */
+static int emit(const struct report_plan *p, const struct report_doc *d)
+{
+	int ret;
+
+	if (p->o->figure) {
+		ret = report_figure_print(p, d, p->o->out, 1);
+		return ret == 2 ? fail_usage("nothing to plot: no row of the table has a value") :
+		       ret < 0 ? ret : FAIL_OK;
+	}
+	if (p->o->fmt->page)
+		return report_html_page(p, d);
+	return report_print(p->o, d);
+}
+
 /* Print a table of rows under the caption of its method, with the --summary rows (which order the rows by
  * their group) and what the stage said in nt: marked counts the results behind the marks (-1: not
  * counted). */
@@ -86,7 +102,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0 };
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL };
 	char *cap = NULL, *words, *caveat;
 	int ret = FAIL_OK;
 
@@ -103,8 +119,9 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 	}
 	report_notes_print(nt);
 	d.caveat = caveat = report_notes_caveats(nt);
+	d.notes = nt;
 	if (!ret)
-		ret = report_print(p->o, &d);
+		ret = emit(p, &d);
 	if (d.summary)
 		report_rows_release(&sum);
 	free(caveat);
@@ -285,7 +302,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL };
 	char *cap;
 	int ret, nunstable;
 
@@ -305,7 +322,7 @@ static int drift(struct report_plan *p)
 				    "its runs%s; noise: the largest of a run, or for runs of one sample their spread; "
 				    "unstable when drift or noise passes %g%%", p->c->sweep,
 				    o->drop_first ? " (the first left out)" : "", o->threshold * 100);
-	if (!(ret = report_print(o, &d)) && nunstable)
+	if (!(ret = emit(p, &d)) && nunstable)
 		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their hosts out",
 			    nunstable, w.n);
 	free(cap);
@@ -320,7 +337,7 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL };
 	char bar[64] = "", *cap;
 	int ret;
 
@@ -344,7 +361,7 @@ static int score(struct report_plan *p)
 		snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", o->bar);
 	d.caption = cap = xasprintf("predictions of sweep %s: error = 100 (measured - predicted) / predicted%s",
 				    p->c->sweep, bar);
-	ret = report_print(o, &d);
+	ret = emit(p, &d);
 	if (n.pending)
 		report_note("%d predicted %s not measured yet", n.pending,
 			    n.pending == 1 ? "result is" : "results are");

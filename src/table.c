@@ -409,6 +409,88 @@ static void latex_footnote(int k, const char *meaning, const char *hint, FILE *f
 		meaning);
 }
 
+void table_add_html(struct strbuf *sb, const char *s)
+{
+	struct strbuf safe = STRBUF_INIT;
+
+	sb_add(&safe, "", 0);
+	table_add_safe(&safe, s);
+	for (const char *p = safe.buf; *p; p++) {
+		switch (*p) {
+		case '&': sb_adds(sb, "&amp;"); break;
+		case '<': sb_adds(sb, "&lt;"); break;
+		case '>': sb_adds(sb, "&gt;"); break;
+		case '"': sb_adds(sb, "&quot;"); break;
+		case '\'': sb_adds(sb, "&#39;"); break;
+		default: sb_addc(sb, *p);
+		}
+	}
+	sb_release(&safe);
+}
+
+static void html_cell(FILE *f, const char *tag, int num, const char *s, unsigned mark)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "<%s%s>", tag, num ? " class=\"num\"" : "");
+	table_add_html(&sb, s);
+	for (int k = 0; k < TABLE_NMARKS; k++)
+		if ((mark >> k) & 1)
+			sb_addf(&sb, "<sup class=\"mark\">%s</sup>", mark_text[k]);
+	sb_addf(&sb, "</%s>", tag);
+	fputs(sb.buf, f);
+	sb_release(&sb);
+}
+
+static void print_html(const struct table *t, FILE *f)
+{
+	fputs("<table>\n<thead><tr>", f);
+	for (int c = 0; c < t->ncol; c++)
+		html_cell(f, "th", t->numeric[c], t->head[c], 0);
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs("<tr>", f);
+		for (int c = 0; c < t->ncol; c++)
+			html_cell(f, "td", t->numeric[c], at(t, r, c), marked(t, r, c));
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
+/* A paragraph of class cls holding text. */
+static void html_par(const char *cls, const char *text, FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "<p class=\"%s\">", cls);
+	table_add_html(&sb, text);
+	sb_adds(&sb, "</p>\n");
+	fputs(sb.buf, f);
+	sb_release(&sb);
+}
+
+static void html_heading(const char *text, FILE *f)
+{
+	html_par("caption", text, f);
+}
+
+static void html_method(const char *text, FILE *f)
+{
+	html_par("method", text, f);
+}
+
+static void html_footnote(int k, const char *meaning, const char *hint, FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "<p class=\"footnote\"><sup>%s</sup> ", mark_text[k]);
+	table_add_html(&sb, meaning);
+	table_add_html(&sb, hint);
+	sb_adds(&sb, "</p>\n");
+	fputs(sb.buf, f);
+	sb_release(&sb);
+}
+
 const struct table_format table_text = {
 	.name = "text", .ext = ".txt", .reading = 1, .print = print_text,
 	.heading = heading_line, .method = heading_line, .footnote = footnote_line,
@@ -423,9 +505,13 @@ const struct table_format table_latex = {
 	.method = latex_comment, .footnote = latex_footnote,
 };
 const struct table_format table_json = { .name = "json", .ext = ".json", .print = print_json };
+const struct table_format table_html = {
+	.name = "html", .ext = ".html", .reading = 1, .page = 1, .print = print_html,
+	.heading = html_heading, .method = html_method, .footnote = html_footnote,
+};
 
 const struct table_format *const table_formats[] = {
-	&table_text, &table_md, &table_csv, &table_latex, &table_json, NULL,
+	&table_text, &table_md, &table_csv, &table_latex, &table_json, &table_html, NULL,
 };
 
 const struct table_format *table_format_find(const char *name)

@@ -1,4 +1,4 @@
-/* table.h: a table of text cells printed aligned, or as Markdown, CSV, LaTeX (booktabs) or JSON. */
+/* table.h: a table of text cells printed aligned, or as Markdown, CSV, LaTeX (booktabs), JSON or HTML. */
 #ifndef SWEEP_TABLE_H
 #define SWEEP_TABLE_H
 
@@ -32,6 +32,8 @@ void table_release(struct table *t);
  * byte that is not UTF-8 as U+FFFD. */
 struct strbuf;
 void table_add_safe(struct strbuf *sb, const char *s);
+/* Append s as HTML text: made safe as table_add_safe does, then & < > " ' as character references. */
+void table_add_html(struct strbuf *sb, const char *s);
 
 /*
  * A format tables print in: one struct of methods per format, in the NULL-terminated table_formats (a new
@@ -45,6 +47,8 @@ struct table_format {
 				* empty (null), a mark as a column of its own */
 	int equal_decimals;    /* numbers line up only with equal decimals (LaTeX's right-aligned columns), so
 				* a column spanning orders of magnitude keeps its smallest value's decimals */
+	int page;              /* a whole document, which the report fills around the table (HTML: its figure,
+				* method and conditions) */
 	void (*print)(const struct table *t, FILE *f);
 	/* A line above the table that titles it (text and Markdown). */
 	void (*heading)(const char *text, FILE *f);
@@ -54,11 +58,11 @@ struct table_format {
 	/* After the table: what mark k means ("holds ...") and how to do without it ("; --strict ..."). */
 	void (*footnote)(int k, const char *meaning, const char *hint, FILE *f);
 };
-extern const struct table_format table_text, table_md, table_csv, table_latex, table_json;
+extern const struct table_format table_text, table_md, table_csv, table_latex, table_json, table_html;
 extern const struct table_format *const table_formats[];
 /* The format of that name; NULL after error() naming the formats there are. */
 const struct table_format *table_format_find(const char *name);
-/* The format a file name's extension asks for (.md, .csv, .tex, .json, .txt, any case), or NULL (no
+/* The format a file name's extension asks for (.md, .csv, .tex, .json, .txt, .html, any case), or NULL (no
  * message). */
 const struct table_format *table_format_of_path(const char *path);
 void table_print(const struct table *t, FILE *f, const struct table_format *fmt);

@@ -10,9 +10,11 @@ libssl-dev
 openmpi-bin"
 run="python3 gnuplot-nox procps"
 # The programs the command-cell examples run (examples/tools): Google Benchmark (built with g++), hyperfine,
-# fio, sysbench, pytest-benchmark; GNU time checks what a run cost.
+# fio, sysbench, pytest-benchmark; GNU time checks what a run cost; chromium (headless) opens a report's
+# HTML page.
 tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client
-g++ libbenchmark-dev hyperfine fio sysbench python3-pytest-benchmark time"
+g++ libbenchmark-dev hyperfine fio sysbench python3-pytest-benchmark time
+chromium"
 list=
 [ "$1" = list ] && { list=1; shift; }
 case ${1:-all} in

@@ -60,15 +60,9 @@ static int compare_opt(struct report_opts *o, int opt, const char *arg)
 		o->better = !strcmp(arg, "lower") ? BETTER_LOWER : BETTER_HIGHER;
 		break;
 	case 'U': o->superseded = 1; break;
-	case 'i': return report_opts_level("--ci", arg, &o->ci);
-	case 'b':
-		if (!(ret = report_opts_number(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
-			o->boot = (int)l;
-		break;
-	case 'e':
-		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
-			o->seed = (uint64_t)l;
-		break;
+	case 'i': return report_opts_bootstrap(o, "ci", arg);
+	case 'b': return report_opts_bootstrap(o, "boot", arg);
+	case 'e': return report_opts_bootstrap(o, "seed", arg);
 	case 'Z': o->strict = 1; break;
 	default: return SHOW_USAGE;
 	}
@@ -119,7 +113,11 @@ static int compare_fn(int argc, char **argv)
 	}
 	if (!ret) {
 		report_opts_out_format(&o, fmt_given);
-		if (!(ret = report_out_check("--out", o.out, o.base_db)) &&
+		/* a page holds one report's table, figure, method and conditions: a comparison has none yet */
+		if (o.fmt->page)
+			ret = fail_usage("sweep compare prints md, text, csv, latex or json, not a page (%s); "
+					 "'sweep report --format html' makes one", o.fmt->name);
+		else if (!(ret = report_out_check("--out", o.out, o.base_db)) &&
 		    !(ret = report_out_check("--out", o.out, o.db)))
 			ret = report_compare(&o);
 	}

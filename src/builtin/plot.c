@@ -1,4 +1,5 @@
-/* plot.c: `sweep plot DB`: a metric against a key, through gnuplot. */
+/* plot.c: `sweep plot DB`: a metric against a key, or a comparison or the shares of a limit as a figure,
+ * through gnuplot. */
 #include <getopt.h>
 #include <string.h>
 
@@ -20,12 +21,38 @@ static const struct option plot_long_opts[] = {
 	{ "title", required_argument, NULL, 'T' },
 	{ "xlabel", required_argument, NULL, 'X' },
 	{ "ylabel", required_argument, NULL, 'V' },
+	{ "errors", required_argument, NULL, 'E' },
+	{ "spread", required_argument, NULL, 'R' },
+	{ "compare", required_argument, NULL, 'C' },
+	{ "limit", required_argument, NULL, 'l' },
+	{ "rows", required_argument, NULL, 'r' },
+	{ "summary", optional_argument, NULL, 'u' },
+	{ "paired-by", required_argument, NULL, 'p' },
+	{ "ci", required_argument, NULL, 'i' },
+	{ "boot", required_argument, NULL, 'b' },
+	{ "seed", required_argument, NULL, 'e' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "unit", required_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* One option into o. FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed command line. */
-static int plot_opt(struct report_opts *o, int opt, const char *arg)
+/* A list option given once. SHOW_USAGE when given twice or with an empty name. */
+static int list_opt(const char *what, const char *arg, char ***v, int *n)
+{
+	return *v || report_opts_split(what, arg, v, n) ? SHOW_USAGE : FAIL_OK;
+}
+
+/* What the options say before the figure is known: --compare's argument, --stat (checked against the
+ * figure's mode), and whether --compare and --limit were both given. */
+struct plot_args {
+	const char *compare, *stat;
+	int both, interval;
+};
+
+/* One option into o (and a). FAIL_USAGE after error() for a bad value; SHOW_USAGE for a malformed
+ * command line. */
+static int plot_opt(struct report_opts *o, struct plot_args *a, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'x': o->x = arg; break;
@@ -40,21 +67,76 @@ static int plot_opt(struct report_opts *o, int opt, const char *arg)
 	case 'T': o->title = arg; break;
 	case 'X': o->xlabel = arg; break;
 	case 'V': o->ylabel = arg; break;
-	case 'P':
-		return o->pool || report_opts_split("--pool", arg, &o->pool, &o->npool) ? SHOW_USAGE : FAIL_OK;
-	case 't':
-		if (report_opts_stat(arg, REPORT_PLOT))
-			return FAIL_USAGE;
-		o->stat = arg;
+	case 'P': return list_opt("--pool", arg, &o->pool, &o->npool);
+	case 'r': return list_opt("--rows", arg, &o->rows, &o->nrows);
+	case 't': a->stat = arg; break;
+	case 'E': return report_opts_errors(o, arg);
+	case 'R': return report_opts_level("--spread", arg, &o->spread);
+	case 'C':
+		a->both |= !!o->limit;
+		a->compare = arg;
+		o->mode = REPORT_COMPARE;
 		break;
+	case 'l':
+		a->both |= !!a->compare;
+		o->limit = arg;
+		o->mode = REPORT_LIMIT;
+		break;
+	case 'U': o->unit = arg; break;
+	case 'I':
+		a->interval = 1;
+		return report_opts_interval(o, arg);
+	case 'u':
+		o->summary = 1;
+		o->summary_by = arg && *arg ? arg : NULL;
+		break;
+	case 'p': o->paired_by = arg; break;
+	case 'i': return report_opts_bootstrap(o, "ci", arg);
+	case 'b': return report_opts_bootstrap(o, "boot", arg);
+	case 'e': return report_opts_bootstrap(o, "seed", arg);
 	default: return SHOW_USAGE;
 	}
 	return FAIL_OK;
 }
 
+/*
+ * What cannot go together: a line plot takes --x and the options of its points; a figure of --compare or
+ * --limit takes --rows (--limit: host unless given), --summary and --unit, and draws the table's own
+ * interval. --stat as the figure's mode takes it (--compare: mean unless given).
+ */
+static int plot_check(struct report_opts *o, const struct plot_args *a)
+{
+	int ret;
+
+	if (a->both)
+		return fail_usage("--compare and --limit are separate figures: give one");
+	if (a->stat && (ret = report_opts_stat(a->stat, o->mode)))
+		return ret;
+	o->stat = a->stat ? a->stat : a->compare ? "mean" : "median";
+	if (o->unit && !o->summary)
+		return fail_usage("--unit goes with --summary");
+	if (a->interval && !a->compare)
+		return fail_usage("--interval goes with --compare");
+	if (o->mode == REPORT_PLOT) {
+		if (o->nrows || o->summary || o->paired_by)
+			return fail_usage("--rows, --summary and --paired-by go with --compare or --limit");
+		if (o->spread && o->errors != ERRORS_SPREAD)
+			return fail_usage("--spread goes with --errors spread");
+		return FAIL_OK;
+	}
+	o->figure = 1;
+	if (o->x || o->series || o->facet || o->logx || o->errors != ERRORS_SPREAD || o->spread)
+		return fail_usage("--%s draws its table's rows with the table's interval: --x, --series, --facet, "
+				  "--logx, --errors and --spread go with a line plot", a->compare ? "compare" : "limit");
+	if (o->mode == REPORT_LIMIT && !o->nrows && report_opts_split("--rows", "host", &o->rows, &o->nrows))
+		return FAIL_USAGE;
+	return a->compare ? report_opts_compare(o, a->compare) : FAIL_OK;
+}
+
 static int plot_fn(int argc, char **argv)
 {
 	struct report_opts o;
+	struct plot_args a = { NULL, NULL, 0, 0 };
 	const char *ext;
 	int opt, ret = FAIL_OK;
 
@@ -67,11 +149,12 @@ static int plot_fn(int argc, char **argv)
 			report_opts_release(&o);
 			return EXIT_OK;
 		}
-		ret = plot_opt(&o, opt, optarg);
+		ret = plot_opt(&o, &a, opt, optarg);
 	}
-	if (!ret && (optind != argc - 1 || !o.x || !o.metric || !o.out)) {
+	if (!ret && (optind != argc - 1 || (!o.x && o.mode == REPORT_PLOT) || !o.metric || !o.out)) {
 		if (optind == argc - 1)
-			error("plot needs --x KEY, --y METRIC and --out FILE.png|svg|pdf");
+			error("plot needs --x KEY, --y METRIC and --out FILE.png|svg|pdf (--compare or --limit "
+			      "in place of --x)");
 		ret = SHOW_USAGE;
 	}
 	if (ret == SHOW_USAGE) {
@@ -84,7 +167,7 @@ static int plot_fn(int argc, char **argv)
 		if (!ext || strchr(ext, '/') || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf")))
 			ret = fail_usage("--out '%s': the picture is made from the name's extension: .png, .svg or "
 					 ".pdf", o.out);
-		else
+		else if (!(ret = plot_check(&o, &a)))
 			ret = report_run(&o);
 	}
 	report_opts_release(&o);
@@ -93,12 +176,26 @@ static int plot_fn(int argc, char **argv)
 
 const struct cmd cmd_plot = { "plot", plot_fn,
 	"sweep plot DB --x KEY --y METRIC [--series KEY] [--facet KEY] [--logx] [--logy]\n"
-	"                --out FILE.png|svg|pdf [OPTIONS]",
+	"                [--errors none|spread|ci] --out FILE.png|svg|pdf [OPTIONS]\n"
+	"       sweep plot DB --compare KEY=A/B --y METRIC [--rows KEYS] --out FILE [OPTIONS]\n"
+	"       sweep plot DB --limit EXPR --y METRIC [--rows KEYS] [--summary[=KEY]] --out FILE [OPTIONS]",
 	"Plot a metric (aggregated over passes with --stat) against a key, one line per --series value\n"
 	"and one panel per --facet value, through gnuplot. A parameter that varies inside a point must be\n"
 	"named: as --series or --facet, or with --pool KEYS to aggregate over it (the y label says so).\n"
-	"FILE.dat and FILE.gp are written beside the picture; without gnuplot they are all that is\n"
-	"written, and the command says how to render them. Text in the script is escaped (control\n"
-	"characters shown as '?').\n"
+	"Each point carries an interval, named in the legend: --errors spread (the default) the min-max of\n"
+	"the values it aggregates (passes, hosts, pooled keys), or with --spread PCT their central PCT %\n"
+	"(--spread 90: 5th to 95th percentile); --errors ci the 95 % interval of each result's median\n"
+	"(databases that keep one; a time or a kernel's rate), --stat over the point's results; none.\n"
+	"Sizes in bytes are labelled 64 KiB, 1 MiB; counts in SI from 10000 (16.4k); seconds in s, ms or\n"
+	"us; ticks on a log axis fall on the values the grid holds.\n"
+	"--compare KEY=A/B draws 'sweep report --compare' as a figure: a row per table row, labelled by its\n"
+	"keys, the ratio A/B with its paired bootstrap interval as a bar, a line at 1 (--paired-by, --ci,\n"
+	"--boot, --seed, --interval, --stat mean|geomean as for the report). --limit EXPR draws each row's\n"
+	"share of its limit (--rows host unless given), grouped by --summary=KEY (e.g. label.class; --unit\n"
+	"KEY as for the report), each group's mean and 95 % t interval as a band: the rows and summary\n"
+	"'sweep report --limit' prints.\n"
+	"FILE.dat (the numbers as 'sweep report --format csv' prints them) and FILE.gp are written beside\n"
+	"the picture; without gnuplot they are all that is written, and the command says how to render\n"
+	"them. Text in the script is escaped (control characters shown as '?').\n"
 	"options: --sweep NAME, --where EXPR, --stat S, --pool KEYS, --title T, --xlabel L, --ylabel L\n"
 	"(the defaults name the key and the metric with its unit)." };

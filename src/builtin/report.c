@@ -1,6 +1,5 @@
 /* report.c: `sweep report DB`: tables of one sweep's results (pivots, compare, limit, drift, score). */
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -69,6 +68,10 @@ static int report_check(struct report_opts *o, const struct modes *m)
 		return fail_usage("--bar goes with --score");
 	if ((o->conditions || o->ledger) && (m->compare || m->limit || m->drift || m->score))
 		return fail_usage("--conditions and --ledger go with a table");
+	/* --conditions appends tables after the report's; a page is whole, with a conditions section */
+	if (o->conditions && o->fmt->page)
+		return fail_usage("--conditions goes with md, text, csv, latex or json: the page (%s) has its "
+				  "conditions section", o->fmt->name);
 	if (o->summary && (m->drift || m->score))
 		return fail_usage("--summary goes with a table, --limit or --compare");
 	if (o->unit && !o->summary)
@@ -84,15 +87,7 @@ static int report_check(struct report_opts *o, const struct modes *m)
 	o->stat = m->stat ? m->stat : m->compare ? "mean" : "median";
 	if (!m->compare)
 		return FAIL_OK;
-	if ((ret = report_opts_compare(o, m->compare)))
-		return ret;
-	for (int i = 0; i < o->nrows; i++)
-		if (!strcmp(o->rows[i], o->cmp_key))
-			return fail_usage("the compared key '%s' cannot also be a row key", o->cmp_key);
-	if (o->paired_by && strcmp(o->paired_by, "item") && !strcmp(o->paired_by, o->cmp_key))
-		return fail_usage("--paired-by %s: the pairs cannot be made by the compared key itself",
-				  o->paired_by);
-	return FAIL_OK;
+	return report_opts_compare(o, m->compare);
 }
 
 /* A list option given once. SHOW_USAGE when given twice or with an empty name. */
@@ -122,11 +117,7 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 	case 'F': o->drop_first = 1; break;
 	case 'I':
 		m->interval = 1;
-		if (!strcmp(arg, "percentile") || !strcmp(arg, "bca"))
-			o->interval = !strcmp(arg, "bca") ? STATS_BCA : STATS_PERCENTILE;
-		else
-			ret = fail_usage("--interval is percentile or bca, not '%s'", arg);
-		break;
+		return report_opts_interval(o, arg);
 	case 'w': o->where = arg; break;
 	case 'f': return (o->fmt = table_format_find(arg)) ? FAIL_OK : FAIL_USAGE;
 	case 'o': o->out = arg; break;
@@ -136,16 +127,9 @@ static int report_opt(struct report_opts *o, struct modes *m, int opt, const cha
 		break;
 	case 'C': m->compare = arg; break;
 	case 'p': o->paired_by = arg; break;
-	case 'i': return report_opts_level("--ci", arg, &o->ci);
-	case 'b':
-		/* fewer than 100 resamples put the bounds on a handful of them; under 1000 is warned of */
-		if (!(ret = report_opts_number(arg, 100, 10000000, "--boot takes 100 to 10000000 resamples", &l)))
-			o->boot = (int)l;
-		break;
-	case 'e':
-		if (!(ret = report_opts_number(arg, LONG_MIN, LONG_MAX, "--seed takes an integer", &l)))
-			o->seed = (uint64_t)l;
-		break;
+	case 'i': return report_opts_bootstrap(o, "ci", arg);
+	case 'b': return report_opts_bootstrap(o, "boot", arg);
+	case 'e': return report_opts_bootstrap(o, "seed", arg);
 	case 'l': o->limit = arg; m->limit = 1; break;
 	case 'u':
 		o->summary = 1;
@@ -235,17 +219,20 @@ const struct cmd cmd_report = { "report", report_fn,
 	"database, sweep, cell key, result id, params, value and conditions (CSV for a .csv name, else JSON\n"
 	"lines); it never writes over an SQLite file (exit 1).\n"
 	"\n"
-	"options: --sweep NAME, --stat S, --where EXPR, --digits N, --format md|text|csv|latex|json,\n"
+	"options: --sweep NAME, --stat S, --where EXPR, --digits N, --format md|text|csv|latex|json|html,\n"
 	"  --out FILE, --summary[=KEY], --unit KEY, --exclude-unstable, --threshold PCT (3), --drop-first,\n"
 	"  --paired-by item|KEY, --ci PCT (95), --boot N (10000, at least 100), --seed S (1), --interval\n"
 	"  percentile|bca, --bar PCT, --pool KEYS, --strict, --conditions, --ledger FILE. Notes (unpaired\n"
 	"  items, excluded hosts, missing probes) and warnings go to stderr. --out FILE takes its format from\n"
-	"  .md, .csv, .tex, .json or .txt unless --format says; it never writes over an SQLite file or DB\n"
-	"  itself (exit 1).\n"
+	"  .md, .csv, .tex, .json, .txt or .html unless --format says; it never writes over an SQLite file or\n"
+	"  DB itself (exit 1).\n"
 	"A parameter that varies inside a row and is not in --rows, --cols, --compare or --pool KEYS\n"
 	"becomes a row key; --pool aggregates over it and the title says so. A value holding a median not\n"
 	"known to the precision its spec asked (its 95 % interval wider, or none) is marked (a column precise\n"
 	"in csv and json); --strict leaves those results out and says how many of how many; when that is\n"
 	"every one, it says so and exits 2, as a report with nothing to show does. --metric noise reports the\n"
 	"samples' noise, --metric precision how well each median is known (its interval's half-width\n"
-	"over the median)." };
+	"over the median).\n"
+	"html: one self-contained page (nothing loaded from anywhere): the table with its marks, its figure\n"
+	"inline as SVG (a table, --compare, --limit; with gnuplot) with the numbers drawn, the notes and\n"
+	"warnings, the method and the conditions the database knows (hosts, GPU, driver, clocks, versions)." };

@@ -413,19 +413,21 @@ static void test_score(void)
 
 static void test_points(void)
 {
-	/* facet, series, x, y, n */
+	/* facet, series, x, y, n, lo, hi */
 	static const char *const in[] = {
-		NULL, "a", "1", "2", "3",
-		NULL, "a", NULL, "2", "1",
-		NULL, "b", "'big", NULL, "0",
-		NULL, "b", "'small", "4", "1",
+		NULL, "a", "1", "2", "3", "1", "5",
+		NULL, "a", NULL, "2", "1", "2", "2",
+		NULL, "b", "'big", NULL, "0", NULL, NULL,
+		NULL, "b", "'small", "4", "1", NULL, NULL,
 	};
 	struct report_rows r, p;
 
-	test_rows(&r, 5, in, 4);
+	test_rows(&r, 7, in, 4);
 	report_agg_points(&r, &p);
 	CHECK_INT(p.n, 2, "points without an x or a value are left out");
 	CHECK(!strcmp(test_cell(&p, 1, 2), "small|-") && report_rows_num(&p, 1, 3) == 4, "x as text, its y");
+	CHECK(report_rows_num(&p, 0, 5) == 1 && report_rows_num(&p, 0, 6) == 5, "the interval's bounds kept");
+	CHECK(isnan(report_rows_num(&p, 1, 5)) && isnan(report_rows_num(&p, 1, 6)), "no interval: unknown");
 	report_rows_release(&p);
 	report_rows_release(&r);
 }

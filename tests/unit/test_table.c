@@ -308,9 +308,9 @@ static void test_empty(void)
 /* The formats by name: the registry, and one message naming them for another name. */
 static void test_format_parse(void)
 {
-	static const char *const names[] = { "text", "md", "csv", "latex", "json" };
+	static const char *const names[] = { "text", "md", "csv", "latex", "json", "html" };
 	static const struct table_format *const want[] = { &table_text, &table_md, &table_csv, &table_latex,
-							    &table_json };
+							    &table_json, &table_html };
 	const struct table_format *f;
 	char errs[512];
 	int n = 0;
@@ -321,13 +321,13 @@ static void test_format_parse(void)
 	}
 	while (table_formats[n])
 		n++;
-	CHECK_INT(n, 5, "five formats in the registry");
+	CHECK_INT(n, 6, "six formats in the registry");
 	test_capture_start();
 	f = table_format_find("JSON");
 	CHECK(!f && !table_format_find(""), "unknown names (case counts) are not found");
 	capture_into(errs, sizeof(errs));
-	CHECK_TEXT(errs, "sweep: unknown format 'JSON' (expected text, md, csv, latex or json)\n"
-		   "sweep: unknown format '' (expected text, md, csv, latex or json)\n", "the message");
+	CHECK_TEXT(errs, "sweep: unknown format 'JSON' (expected text, md, csv, latex, json or html)\n"
+		   "sweep: unknown format '' (expected text, md, csv, latex, json or html)\n", "the message");
 }
 
 /* The methods around a table: the reading formats title it, LaTeX keeps a method as a comment, and the
@@ -344,6 +344,8 @@ static void test_format_methods(void)
 		  "% $^\\dagger$: holds x; hint\n\\par{\\footnotesize $^\\dagger$ holds x.}\n" },
 		{ &table_csv, "", "", "" },
 		{ &table_json, "", "", "" },
+		{ &table_html, "<p class=\"caption\">T</p>\n", "<p class=\"method\">M</p>\n",
+		  "<p class=\"footnote\"><sup>\xe2\x80\xa0</sup> holds x; hint</p>\n" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
@@ -370,6 +372,7 @@ static void test_format_methods(void)
 			free(buf[k]);
 	}
 	CHECK(table_latex.equal_decimals && !table_md.equal_decimals, "only LaTeX lines up by decimals");
+	CHECK(table_html.page && !table_md.page && !table_latex.page, "only HTML is a page");
 }
 
 /* Terminal text: an escape sequence and bytes that are not UTF-8 never reach the output raw; marks. */
@@ -404,7 +407,50 @@ static void test_safe(void)
 		     " {\"k\":\"bad\xef\xbf\xbd\xef\xbf\xbd(\",\"v\":null},\n"
 		     " {\"k\":\"\xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\",\"v\":12.25}]\n",
 		     "JSON: Inf is null");
+	check_format(&t, &table_html,
+		     "<table>\n<thead><tr><th>k</th><th class=\"num\">v</th></tr></thead>\n<tbody>\n"
+		     "<tr><td>?[31mred?[0m</td><td class=\"num\">1.5<sup class=\"mark\">\xe2\x80\xa0</sup></td></tr>\n"
+		     "<tr><td>bad\xef\xbf\xbd\xef\xbf\xbd(</td><td class=\"num\">Inf</td></tr>\n"
+		     "<tr><td>\xe2\x82\xac ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd</td><td class=\"num\">12.25</td></tr>\n"
+		     "</tbody>\n</table>\n",
+		     "HTML: the same text, a mark after its value");
 	table_release(&t);
+	/* both kinds of mark on one cell, and the footnote of the second */
+	{
+		static const char *const a[] = { "x", "2" };
+		char *buf = NULL;
+		size_t len;
+		FILE *m;
+
+		table_init(&t, 2, h);
+		table_add(&t, a);
+		table_mark(&t, 1, 0);
+		table_mark(&t, 1, 1);
+		check_format(&t, &table_html,
+			     "<table>\n<thead><tr><th>k</th><th class=\"num\">v</th></tr></thead>\n<tbody>\n"
+			     "<tr><td>x</td><td class=\"num\">2<sup class=\"mark\">\xe2\x80\xa0</sup>"
+			     "<sup class=\"mark\">\xe2\x80\xa1</sup></td></tr>\n</tbody>\n</table>\n",
+			     "HTML: a cell's two marks, \u2020 then \u2021");
+		table_release(&t);
+		m = open_memstream(&buf, &len);
+		table_html.footnote(1, "rests on few", " (see)", m);
+		fclose(m);
+		CHECK_TEXT(buf, "<p class=\"footnote\"><sup>\xe2\x80\xa1</sup> rests on few (see)</p>\n",
+			   "HTML: the footnote of mark 1");
+		free(buf);
+	}
+	/* HTML's own characters are text */
+	{
+		static const char *const a[] = { "<b>&\"'", "1" };
+
+		table_init(&t, 2, h);
+		table_add(&t, a);
+		check_format(&t, &table_html,
+			     "<table>\n<thead><tr><th>k</th><th class=\"num\">v</th></tr></thead>\n<tbody>\n"
+			     "<tr><td>&lt;b&gt;&amp;&quot;&#39;</td><td class=\"num\">1</td></tr>\n</tbody>\n</table>\n",
+			     "HTML: markup in a value is escaped");
+		table_release(&t);
+	}
 	/* an infinity in a text column is null too */
 	{
 		static const char *const a[] = { "Inf", "x" }, *const b[] = { "y", "2" };
@@ -421,6 +467,7 @@ static void test_safe(void)
 	CHECK(table_format_of_path("t.txt") == &table_text, "t.txt is text");
 	CHECK(table_format_of_path("r.md") == &table_md && table_format_of_path("r.json") == &table_json,
 	      "t.md is md, t.json is json");
+	CHECK(table_format_of_path("r.HTML") == &table_html, "r.HTML is html");
 	CHECK(!table_format_of_path("t.db") && !table_format_of_path("dir.md/t"), "other names have no format");
 }
 

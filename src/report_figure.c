@@ -1,0 +1,295 @@
+/* report_figure.c: a report's table drawn as a figure through gnuplot: a row per table row, labelled by its
+ * keys, its value as a point with the table's interval as a horizontal bar (--compare: the ratio and its
+ * paired interval, a line at 1), and each --summary group's mean and t interval as a band (--limit). The
+ * data file holds the numbers the table prints. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+/* A figure of rows: the table, what is drawn of it, and where. */
+struct fig {
+	const struct report_plan *p;
+	const struct report_opts *o;
+	const struct report_doc *d;
+	const struct report_rows *r;
+	int val[64];           /* the columns drawn, one series each */
+	int nval;
+	int ci;                /* the series' columns are followed by their interval's bounds */
+	int sum_col;           /* the first series' column among the summary's number columns */
+};
+
+/* What is drawn: the column with an interval (the ratio of --compare), else the last number column (the
+ * share of --limit), else (a table) every number column that is not a count. */
+static void fig_columns(struct fig *f)
+{
+	const struct report_rows *r = f->r;
+
+	for (int c = 0; c < r->ncol && !f->nval; c++)
+		if (r->col[c].kind == RCOL_NUM && r->col[c].ci) {
+			f->val[f->nval++] = c;
+			f->ci = 1;
+		}
+	if (!f->nval && f->o->mode == REPORT_LIMIT)
+		f->val[f->nval++] = r->ncol - 1;
+	for (int c = 0; c < r->ncol && !f->ci && f->o->mode != REPORT_LIMIT && f->nval < 64; c++)
+		if (r->col[c].kind == RCOL_NUM && !r->col[c].nosum)
+			f->val[f->nval++] = c;
+}
+
+/* Row j's label: its keys' values, as the table prints them for reading ("-" for unknown). Owned. */
+static char *row_label(const struct report_rows *r, size_t j)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_add(&sb, "", 0);
+	for (int c = 0; c < r->ncol; c++) {
+		const char *s = report_rows_text(r, j, c);
+		char *q;
+
+		if ((r->col[c].kind != RCOL_KEY && r->col[c].kind != RCOL_LABEL) || c == r->group)
+			continue;
+		q = s ? report_rows_quote(s) : xstrdup("-");
+		sb_addf(&sb, "%s%s", sb.len ? " " : "", q);
+		free(q);
+	}
+	return sb_detach(&sb);
+}
+
+/* The keys of the rows, for the y axis's label. Owned. */
+static char *keys_label(const struct report_rows *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_add(&sb, "", 0);
+	for (int c = 0; c < r->ncol; c++)
+		if ((r->col[c].kind == RCOL_KEY || r->col[c].kind == RCOL_LABEL) && c != r->group)
+			sb_addf(&sb, "%s%s", sb.len ? ", " : "", r->col[c].name);
+	return sb_detach(&sb);
+}
+
+/* The data of the rows: a block per series, a row a line (y, label, value and, with an interval, its
+ * bounds), the numbers as the table prints them for programs. */
+static void fig_rows(const struct fig *f, struct strbuf *dat)
+{
+	const struct report_rows *r = f->r;
+
+	for (int s = 0; s < f->nval; s++) {
+		int c = f->val[s];
+
+		sb_addf(dat, "%s# %s\n", s ? "\n\n" : "", r->col[c].name);
+		for (size_t j = 0; j < r->n; j++) {
+			char *label = row_label(r, j);
+
+			sb_addf(dat, "%zu\t", r->n - 1 - j);
+			table_add_safe(dat, label);
+			for (int k = 0; k < (f->ci ? 3 : 1); k++) {
+				sb_adds(dat, "\t");
+				report_plot_num(f->o, report_rows_num(r, j, c + k), r->col[c].sig, dat);
+			}
+			sb_adds(dat, "\n");
+			free(label);
+		}
+	}
+}
+
+/* The summary's value of statistic stat for group g (NULL: all rows) in the first series' column. */
+static double sum_value(const struct fig *f, const char *g, enum report_sum stat)
+{
+	const struct report_rows *s = f->d->summary;
+	int sc = 2 + f->sum_col;
+
+	for (size_t j = 0; j < s->n; j++) {
+		const char *sg = report_rows_text(s, j, 1);
+
+		if (!strcmp(report_rows_text(s, j, 0), report_sum_name[stat]) &&
+		    ((!g && !sg) || (g && sg && !strcmp(g, sg))))
+			return report_rows_num(s, j, sc);
+	}
+	return NAN;
+}
+
+/* The bands of the --summary groups (the rows come ordered by group): a line each, the rows' extent in y,
+ * the group, its mean and the bounds of its t interval, as the summary prints them. Returns how many. */
+static int fig_bands(const struct fig *f, struct strbuf *dat)
+{
+	const struct report_rows *r = f->r;
+	int c = f->val[0], n = 0;
+
+	if (!f->d->summary || f->ci)
+		return 0;
+	sb_adds(dat, "\n\n# y from\ty to\tgroup\tmean\tci95 lo\tci95 hi\n");
+	for (size_t j = 0, e; j < r->n; j = e) {
+		const char *g = r->group >= 0 ? report_rows_text(r, j, r->group) : NULL;
+
+		for (e = j + 1; e < r->n && r->group >= 0; e++) {
+			const char *ge = report_rows_text(r, e, r->group);
+
+			if (!g || !ge || strcmp(g, ge))
+				break;
+		}
+		if (r->group >= 0 && !g)
+			continue;      /* a row of an unknown group is in no summary */
+		if (r->group < 0)
+			e = r->n;
+		sb_addf(dat, "%g\t%g\t", (double)(r->n - e) - 0.4, (double)(r->n - 1 - j) + 0.4);
+		table_add_safe(dat, g ? g : "all");
+		for (enum report_sum k = SUM_MEAN; k <= SUM_HI; k++) {
+			sb_adds(dat, "\t");
+			report_plot_num(f->o, sum_value(f, g, k), f->r->col[c].sig, dat);
+		}
+		sb_adds(dat, "\n");
+		n++;
+	}
+	return n;
+}
+
+/* The label of the value axis. Owned. */
+static char *value_label(const struct fig *f)
+{
+	const struct report_opts *o = f->o;
+	char *pooled = report_print_pooled(o), *s;
+
+	if (o->mode == REPORT_COMPARE)
+		s = xasprintf("%s %s/%s, %s over paired units", o->metric, o->cmp_a, o->cmp_b,
+			      !strcmp(o->stat, "geomean") ? "geometric mean of the ratios" : "ratio of means");
+	else if (o->mode == REPORT_LIMIT)
+		s = xasprintf("share of the limit: %s / limit, %s over passes%s", o->metric, o->stat, pooled);
+	else
+		s = xasprintf("%s, %s over passes%s", o->metric, o->stat, pooled);
+	free(pooled);
+	return s;
+}
+
+/* The value axis's range: every value, bound and band drawn, and 1 for a ratio, with a margin. */
+static void value_range(const struct fig *f, struct strbuf *gp)
+{
+	const struct report_rows *r = f->r;
+	double min = f->o->mode == REPORT_COMPARE ? 1 : INFINITY, max = -min, v;
+
+	for (int s = 0; s < f->nval; s++)
+		for (size_t j = 0; j < r->n; j++)
+			for (int k = 0; k < (f->ci ? 3 : 1); k++)
+				if (isfinite(v = report_rows_num(r, j, f->val[s] + k))) {
+					min = v < min ? v : min;
+					max = v > max ? v : max;
+				}
+	for (enum report_sum k = SUM_MEAN; f->d->summary && k <= SUM_HI; k++)
+		for (size_t j = 0; j < f->d->summary->n; j++)
+			if (!strcmp(report_rows_text(f->d->summary, j, 0), report_sum_name[k]) &&
+			    isfinite(v = report_rows_num(f->d->summary, j, 2 + f->sum_col))) {
+			min = v < min ? v : min;
+			max = v > max ? v : max;
+		}
+	if (min <= max)
+		sb_addf(gp, "set xrange [%.17g:%.17g]\n", min - (max - min) * 0.05 - (min == max),
+			max + (max - min) * 0.12 + (min == max));
+}
+
+/* The script: rows from the top down, labelled on the y axis; bands under the points; a line at 1 for a
+ * ratio. */
+static void fig_script(const struct fig *f, const char *out, const char *datpath, int nbands, struct strbuf *gp)
+{
+	const struct report_rows *r = f->r;
+	double h = (100.0 + 24.0 * (double)r->n) / 560;
+	char *label;
+
+	sb_addf(gp, "# sweep figure: %s\n", f->o->mode == REPORT_COMPARE ? "comparison" : f->o->mode ==
+		REPORT_LIMIT ? "shares of a limit" : "table");
+	if (f->d->caption) {
+		sb_adds(gp, "# ");
+		table_add_safe(gp, f->d->caption);
+		sb_adds(gp, "\n");
+	}
+	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
+	sb_adds(gp, "set grid xtics\nset key outside top center horizontal box\n");
+	sb_addf(gp, "set yrange [-0.6:%g]\nset ytics (", (double)r->n - 0.4);
+	for (size_t j = 0; j < r->n; j++) {
+		sb_adds(gp, j ? ", " : "");
+		label = row_label(r, j);
+		report_plot_str(gp, label);
+		sb_addf(gp, " %zu", r->n - 1 - j);
+		free(label);
+	}
+	sb_adds(gp, ")\nset title ");
+	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+	sb_adds(gp, "\nset ylabel ");
+	label = keys_label(r);
+	report_plot_str(gp, f->o->ylabel ? f->o->ylabel : label);
+	free(label);
+	sb_adds(gp, "\nset xlabel ");
+	label = value_label(f);
+	report_plot_str(gp, f->o->xlabel ? f->o->xlabel : label);
+	free(label);
+	sb_adds(gp, "\n");
+	value_range(f, gp);
+	if (f->o->mode == REPORT_COMPARE)
+		sb_adds(gp, "set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lw 1.5 lc rgb 'black'\n");
+	sb_adds(gp, "plot");
+	if (nbands) {
+		/* the band of each group: its t interval shaded, its mean a line, its name at the right */
+		sb_adds(gp, " ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using (($5+$6)/2):(($1+$2)/2):5:6:1:2 with boxxyerror fs transparent solid 0.2 "
+			"noborder lc rgb '#4477aa' title '95%% t interval of the mean over %s%s', ", f->nval,
+			f->p->unit ? f->p->unit : "the rows", f->r->group >= 0 ? ", per group" : "");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using 4:1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title 'mean', ",
+			f->nval);
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using 6:(($1+$2)/2):3 with labels left offset 1,0 notitle,", f->nval);
+	}
+	for (int s = 0; s < f->nval; s++) {
+		sb_adds(gp, s ? ", " : " ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using 3:1 with points pt 7 ps 1.2 lt %d title ", s, s + 1);
+		report_plot_str(gp, r->ci_head && f->ci ? r->ci_head : r->col[f->val[s]].name);
+		if (f->ci) {
+			char *t = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu",
+					    f->o->ci * 100, f->o->interval == STATS_BCA ? "BCa" : "percentile",
+					    f->o->boot, (unsigned long long)f->o->seed);
+
+			sb_adds(gp, ", ");
+			report_plot_str(gp, datpath);
+			sb_addf(gp, " index %d using 3:1:4:5 with xerrorbars pt 0 lw 1.5 lt %d title ", s, s + 1);
+			report_plot_str(gp, t);
+			free(t);
+		}
+	}
+	sb_adds(gp, "\n");
+}
+
+/* Whether some row has a value to draw: gnuplot refuses a plot with none. */
+static int fig_drawable(const struct fig *f)
+{
+	for (int s = 0; s < f->nval; s++)
+		for (size_t j = 0; j < f->r->n; j++)
+			if (isfinite(report_rows_num(f->r, j, f->val[s])))
+				return 1;
+	return 0;
+}
+
+int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say)
+{
+	struct fig f = { p, p->o, d, d->rows, { 0 }, 0, 0, 0 };
+	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
+	char *datpath = report_plot_beside(out, ".dat");
+	int nbands, ret;
+
+	fig_columns(&f);
+	if (!fig_drawable(&f)) {
+		free(datpath);
+		return 2;
+	}
+	for (int k = 0; k < f.val[0]; k++)
+		f.sum_col += f.r->col[k].kind == RCOL_NUM;
+	fig_rows(&f, &dat);
+	nbands = fig_bands(&f, &dat);
+	fig_script(&f, out, datpath, nbands, &gp);
+	ret = report_plot_render(p->o->db, out, dat.buf, gp.buf, say);
+	free(datpath);
+	sb_release(&gp);
+	sb_release(&dat);
+	return ret;
+}

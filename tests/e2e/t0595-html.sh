@@ -1,0 +1,183 @@
+#!/bin/bash
+# t0595-html: `sweep report --format html` (or --out FILE.html) writes one self-contained page, opened here
+# in a real browser (chromium, headless, names unresolvable): every row and value of the table with its marks
+# and footnote, the figure inline with the numbers behind it, the method and the conditions, and no request
+# leaving the page (its Content-Security-Policy forbids one; a planted image proves that both checks see it).
+. tests/e2e/lib.sh
+export SWEEP
+
+# The browser is Debian's chromium, which `make deps` installs (tools/deps.sh); a chromium that cannot render
+# a page headless here (no user namespaces, no shared memory) counts as missing.
+chromium_renders() {
+	echo '<p id="probe">x</p>' >"$T/probe.html" &&
+		timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+			--user-data-dir="$T/chromium-probe" --dump-dom "file://$T/probe.html" 2>"$T/probe.err" |
+		grep -q 'id="probe"'
+}
+test_needs "chromium" command -v chromium
+test_needs "a chromium that renders a page headless" chromium_renders
+
+# browse PAGE NAME: the DOM chromium renders of PAGE into NAME.dom, its console into NAME.err and its
+# network log into NAME.net
+browse() {
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+		--host-resolver-rules="MAP * ~NOTFOUND" --user-data-dir="$T/chromium" --enable-logging=stderr \
+		--log-net-log="$T/$2.net" --dump-dom "file://$T/$1" >"$2.dom" 2>"$2.err"
+}
+
+# page_requests NAME: the URLs the page itself asked for (the browser's own update checks are not the
+# page's: those requests have no file:// isolation key)
+page_requests() {
+	python3 - "$1.net" <<'EOF'
+import json, sys
+for e in json.load(open(sys.argv[1]))["events"]:
+    p = e.get("params", {})
+    if "url" in p and "file://" in p.get("network_isolation_key", "") and not p["url"].startswith("file:"):
+        print(p["url"])
+EOF
+}
+
+# The page's sections as text: python3 dom.py DOM prints "table|cell|cell..." per row of each table, the
+# paragraphs of the table section, the notes, the figures and the figure data lines.
+cat >"$T/dom.py" <<'EOF'
+import sys
+from html.parser import HTMLParser
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.section, self.rows, self.row, self.cell, self.par = None, [], None, None, None
+        self.out, self.svg, self.data, self.in_pre = [], 0, "", False
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.section = a.get("id")
+        elif tag == "tr":
+            self.row = []
+        elif tag in ("td", "th"):
+            self.cell = ""
+        elif tag == "p" and self.section == "table":
+            self.par = ""
+        elif tag == "svg" and self.section == "figures":
+            self.svg += 1
+        elif tag == "pre" and a.get("class") == "figure-data":
+            self.in_pre = True
+        elif tag == "li" and self.section == "notes":
+            self.par = ""
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.row is not None:
+            self.row.append(self.cell.strip())
+            self.cell = None
+        elif tag == "tr":
+            self.out.append("%s|%s" % (self.section, "|".join(self.row)))
+            self.row = None
+        elif tag == "p" and self.par is not None:
+            self.out.append("%s-p|%s" % (self.section, self.par.strip()))
+            self.par = None
+        elif tag == "li" and self.par is not None:
+            self.out.append("%s|%s" % (self.section, self.par.strip()))
+            self.par = None
+        elif tag == "pre":
+            self.in_pre = False
+    def handle_data(self, d):
+        if self.cell is not None:
+            self.cell += d
+        if self.par is not None:
+            self.par += d
+        if self.in_pre:
+            self.data += d
+
+p = Page()
+p.feed(open(sys.argv[1]).read())
+print("\n".join(p.out))
+print("svg|%d" % p.svg)
+for line in p.data.splitlines():
+    if line and line[0].isdigit():
+        print("data|" + line)
+EOF
+
+# md_rows MD: "table|cell|cell..." per row of a Markdown table (the separator line left out), and the
+# caption and footnote as "table-p|text"
+md_rows() {
+	awk '/^\| *:?-/ { next } /^\|/ { sub(/^\| /, ""); sub(/ \|$/, ""); n = split($0, c, / \| /); s = "table"
+		for (i = 1; i <= n; i++) { gsub(/^ +| +$/, "", c[i]); s = s "|" c[i] } print s; next }
+		/^(† |‡ )/ || (NR == 1 && NF) { print "table-p|" $0 }' "$1"
+}
+
+test_expect_success 'setup: the decode grid, one result short of its precision' '
+	"$ROOT/examples/decode-grid.sh" "$T/dg.db" >/dev/null 2>&1 &&
+	sql dg.db "UPDATE results SET precise = 0 WHERE id = (SELECT min(r.id) FROM v_results r
+		WHERE r.host = '\''node-a'\'' AND json_extract(r.params, '\''$.system'\'') = '\''cache'\'')"
+'
+
+test_expect_success 'a page by extension: self-contained, the table as Markdown prints it, marks and footnote' '
+	"$SWEEP" report dg.db --rows host,model,budget --metric tok_s --compare system=cache/baseline \
+		--out page.html >out 2>err &&
+	test ! -s out &&
+	grep -q "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src '\''none'\''; img-src data:; style-src '\''unsafe-inline'\''\">" page.html &&
+	! grep -v "xmlns" page.html | grep -qi "https\?://\|<script\|<link\|src=" &&
+	"$SWEEP" report dg.db --rows host,model,budget --metric tok_s --compare system=cache/baseline >md &&
+	md_rows md >want && grep -q "^table-p|† holds medians not known to the precision asked" want &&
+	test "$(grep -c "^table|node-" want)" = 12 && grep -q "^table|node-a|.*†" want &&
+	browse page.html page &&
+	python3 dom.py page.dom >got &&
+	grep "^table" got >got.table && cmp want got.table
+'
+
+test_expect_success 'the figure is there, inline, with the numbers the table prints for programs' '
+	test "$(grep "^svg|" got)" = "svg|1" &&
+	"$SWEEP" plot dg.db --rows host,model,budget --y tok_s --compare system=cache/baseline --out g.svg >/dev/null &&
+	grep "^[0-9]" g.dat | sed "s/^/data|/" >want.data &&
+	grep "^data|" got | cmp want.data - &&
+	test "$(grep -c "^data|" got)" = 12 &&
+	grep -q "node-b qwen-14b 4096" page.dom && grep -q "<svg" page.dom
+'
+
+test_expect_success 'the method and the conditions the numbers were measured under' '
+	grep -qx "method|statistic|each unit'\''s mean over passes, then the ratio of the means of the paired units" got &&
+	grep -qx "method|interval|95% percentile bootstrap of the ratio of means, resampling paired units (item)" got &&
+	grep -qx "method|resamples|10000" got && grep -qx "method|seed|1" got &&
+	grep -qx "conditions||sweep|decode-grid" got &&
+	grep -qx "conditions||runs|2, from .* to .*" got &&
+	grep -qx "conditions|node-a|cores|$(nproc)" got && grep -q "^conditions|node-b|os|" got
+'
+
+test_expect_success 'nothing leaves the page; a planted image is seen by both checks' '
+	page_requests page >req && test ! -s req && ! grep -q "Content Security Policy" page.err &&
+	sed "s|</h1>|</h1><img src=\"http://192.0.2.1/x.png\">|" page.html >csp.html &&
+	browse csp.html csp && grep -q "Content Security Policy" csp.err && page_requests csp >req && test ! -s req &&
+	sed "/Content-Security-Policy/d" csp.html >open.html &&
+	browse open.html open && page_requests open >req && test "$(cat req)" = "http://192.0.2.1/x.png"
+'
+
+test_expect_success 'shares of a limit: rows, summary and the band figure; --format html to stdout' '
+	"$ROOT/examples/roofline.sh" "$T/rl.db" >/dev/null 2>&1 &&
+	"$SWEEP" report rl.db --rows host,model --metric tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
+		--summary=label.class --format html >rl.html 2>rl.stderr &&
+	"$SWEEP" report rl.db --rows host,model --metric tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
+		--summary=label.class >rl.md &&
+	browse rl.html rl && python3 dom.py rl.dom >rl.got &&
+	md_rows rl.md >rl.want && test "$(grep -c "^table|" rl.want)" = 30 &&
+	grep -q "^table-p|‡ a summary'\''s interval rests on fewer than 5 units" rl.want &&
+	grep "^table" rl.got | cmp rl.want - &&
+	# the warnings the footnote points to are on the page, as stderr says them
+	sed "s/^sweep: //; s/^/notes|/" rl.stderr >rl.notes && grep -q "^notes|warning: the summary of '\''consumer'\''" rl.notes &&
+	test "$(wc -l <rl.notes)" = 2 && grep "^notes|" rl.got | cmp rl.notes - &&
+	test "$(grep "^svg|" rl.got)" = "svg|1" && grep -qP "^data\|.*\tconsumer\t" rl.got &&
+	grep -qx "method|summary interval|95% Student t interval of the mean over units: one value per host, the mean of its rows" rl.got &&
+	page_requests rl >req && test ! -s req
+'
+
+test_expect_success 'sweep compare makes no page: --format html and .html are refused, nothing written' '
+	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --format html >out 2>err &&
+	grep -qx "sweep: sweep compare prints md, text, csv, latex or json, not a page (html); '\''sweep report --format html'\'' makes one" err &&
+	test ! -s out &&
+	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --out cmp.html 2>err &&
+	test ! -e cmp.html
+'
+
+test_expect_success '--conditions adds tables after a table: a page, which has its own section, refuses it' '
+	test_expect_code 2 "$SWEEP" report dg.db --rows host --metric tok_s --conditions --out c.html 2>err &&
+	grep -qx "sweep: --conditions goes with md, text, csv, latex or json: the page (html) has its conditions section" err &&
+	test ! -e c.html
+'
