@@ -183,7 +183,7 @@ static int report_fn(int argc, char **argv)
 }
 
 const struct cmd cmd_report = { "report", report_fn,
-	"sweep report DB --rows KEYS [--cols KEYS] --metric NAME [--compare KEY=A/B |\n"
+	"sweep report DB [--rows KEYS] [--cols KEYS] --metric NAME [--compare KEY=A/B |\n"
 	"                  --limit EXPR | --drift | --score] [OPTIONS]",
 	"Tables of the ok results of one sweep (the only one with results unless --sweep). A key is a\n"
 	"parameter, host, gpu, pass, replica, label.NAME (an inventory label of the host) or item (the items\n"

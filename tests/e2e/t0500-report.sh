@@ -293,7 +293,7 @@ test_expect_success 'several sweeps: --sweep chooses, without it the error names
 
 test_expect_success 'report --help, and conflicting options are usage errors' '
 	"$SWEEP" report --help >help &&
-	grep -q "^usage: sweep report DB --rows KEYS \[--cols KEYS\] --metric NAME" help &&
+	grep -q "^usage: sweep report DB \[--rows KEYS\] \[--cols KEYS\] --metric NAME" help &&
 	test_expect_code 2 "$SWEEP" report g.db --drift --rows x 2>err &&
 	grep -q "^sweep: --drift takes only --sweep, --threshold, --drop-first, --format and --out$" err &&
 	test_expect_code 2 "$SWEEP" report g.db --sweep grid --rows x --cols y --metric v --compare x=1/2 2>err &&
