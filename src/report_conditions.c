@@ -8,7 +8,8 @@
 #include <string.h>
 
 /* The columns of report_query_ledger after its row keys. */
-enum { L_ID, L_KEY, L_PARAMS, L_VALUE, L_VERSION, L_COMMIT, L_INPUTS, L_HOST, L_GPU, L_COND, NLEDGER };
+enum { L_ID, L_KEY, L_PARAMS, L_VALUE, L_VERSION, L_COMMIT, L_INPUTS, L_HOST, L_GPU, L_COND, L_FACTS, L_LABELS,
+       NLEDGER };
 
 void report_conds_init(struct report_conds *c)
 {
@@ -51,7 +52,11 @@ static void put_json(struct report_conds *c, struct json_obj *o, const char *pre
 	if (!text || json_parse_flat(text, &in, 1, err, sizeof(err)))
 		return;
 	for (size_t i = 0; i < in.n; i++) {
-		char *name = xasprintf("%s%s", prefix, in.v[i].key);
+		char *name;
+
+		if (!strcmp(in.v[i].key, "hostname"))
+			continue;   /* a host's facts name it: the condition host says it */
+		name = xasprintf("%s%s", prefix, in.v[i].key);
 
 		if (in.v[i].type != JSON_NULL)
 			put(c, o, name, in.v[i].val, in.v[i].type);
@@ -74,6 +79,9 @@ void report_conds_read(const struct report_rows *in, int nkey, struct report_con
 		put(c, o, "gpu", report_rows_text(in, r, nkey + L_GPU), JSON_NUM);
 		put_json(c, o, "file ", report_rows_text(in, r, nkey + L_INPUTS));
 		put_json(c, o, "", report_rows_text(in, r, nkey + L_COND));
+		/* the host's facts after the worker's own (a fact both give is the worker's) and its labels */
+		put_json(c, o, "", report_rows_text(in, r, nkey + L_FACTS));
+		put_json(c, o, "label.", report_rows_text(in, r, nkey + L_LABELS));
 	}
 }
 
@@ -152,8 +160,18 @@ static int same_row(const struct report_rows *in, int nkey, size_t i, size_t j)
 	return 1;
 }
 
+/* A block after the report's table: appended to --out or stdout, or into to (a page's section). */
+static int print_block(const struct report_plan *p, const struct report_doc *d, FILE *to)
+{
+	if (!to)
+		return report_print(p->o, d);
+	report_print_to(p->o, d, to);
+	return FAIL_OK;
+}
+
 /* The block of the conditions every number shares: condition, value. *varying: those that vary. */
-static int common_block(const struct report_plan *p, const struct report_conds *c, char ***varying, int *nvar)
+static int common_block(const struct report_plan *p, const struct report_conds *c, char ***varying, int *nvar,
+			FILE *to)
 {
 	struct report_rows out;
 	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL };
@@ -181,7 +199,7 @@ static int common_block(const struct report_plan *p, const struct report_conds *
 	}
 	d.caption = cap = xasprintf("measured under: conditions common to all %zu results of sweep %s in %s "
 				    "(unknown ones left out)", c->n, p->c->sweep, p->c->db);
-	ret = report_print(p->o, &d);
+	ret = print_block(p, &d, to);
 	free(cap);
 	sb_release(&sb);
 	report_rows_release(&out);
@@ -190,7 +208,7 @@ static int common_block(const struct report_plan *p, const struct report_conds *
 
 /* The rows of the table with the conditions that vary, the results behind each and how to read them. */
 static int varying_block(const struct report_plan *p, const struct report_rows *in,
-			 const struct report_conds *c, char *const *varying, int nvar)
+			 const struct report_conds *c, char *const *varying, int nvar, FILE *to)
 {
 	int nkey = p->nrows, ret;
 	struct report_rows out;
@@ -224,7 +242,7 @@ static int varying_block(const struct report_plan *p, const struct report_rows *
 	d.caption = cap = xasprintf("each row's results (ids) and the conditions that vary; a result's value: "
 				    "sweep sql %s \"SELECT value FROM metrics WHERE name = '%s' AND result = ID\"",
 				    p->c->db, p->metric_base);
-	ret = report_print(p->o, &d);
+	ret = print_block(p, &d, to);
 	free(cap);
 	sb_release(&sb);
 	report_rows_release(&out);
@@ -320,7 +338,8 @@ static int ledger(const struct report_plan *p, const struct report_rows *in, con
 	return ret;
 }
 
-int report_conditions(const struct report_plan *p)
+/* The conditions blocks (to: NULL after the report, else into a page) and the ledger (ledger: --ledger). */
+static int conditions(const struct report_plan *p, int blocks, int ledger_too, FILE *to)
 {
 	struct report_conds c;
 	struct report_rows in;
@@ -331,13 +350,23 @@ int report_conditions(const struct report_plan *p)
 	if ((ret = report_plan_query(p, report_query_ledger, &in)))
 		goto out;
 	report_conds_read(&in, p->nrows, &c);
-	if (p->o->conditions && !(ret = common_block(p, &c, &varying, &nvar)))
-		ret = varying_block(p, &in, &c, varying, nvar);
-	if (!ret && p->o->ledger)
+	if (blocks && !(ret = common_block(p, &c, &varying, &nvar, to)))
+		ret = varying_block(p, &in, &c, varying, nvar, to);
+	if (!ret && ledger_too)
 		ret = ledger(p, &in, &c);
 out:
 	free(varying);
 	report_conds_release(&c);
 	report_rows_release(&in);
 	return ret;
+}
+
+int report_conditions(const struct report_plan *p)
+{
+	return conditions(p, p->o->conditions, p->o->ledger != NULL, NULL);
+}
+
+int report_conditions_to(const struct report_plan *p, FILE *to)
+{
+	return conditions(p, 1, 0, to);
 }

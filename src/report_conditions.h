@@ -3,6 +3,8 @@
 #ifndef SWEEP_REPORT_CONDITIONS_H
 #define SWEEP_REPORT_CONDITIONS_H
 
+#include <stdio.h>
+
 #include "json.h"
 #include "report_int.h"
 
@@ -43,5 +45,8 @@ int report_conds_diff(const struct report_conds *a, const struct report_conds *b
  * .csv name, else JSON lines). An enum fail.
  */
 int report_conditions(const struct report_plan *p);
+/* The same two blocks of conditions written into to in the report's format (a page's conditions
+ * section). An enum fail. */
+int report_conditions_to(const struct report_plan *p, FILE *to);
 
 #endif

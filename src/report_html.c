@@ -1,11 +1,13 @@
 /* report_html.c: a report as one self-contained HTML page: the table (table.c's HTML format), its figure
  * inline as SVG with the numbers behind it, the method, and the conditions the numbers were measured under.
  * The page loads nothing: no script, no external file, and a Content-Security-Policy that forbids it. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "report_conditions.h"
 #include "report_int.h"
 
 /* The policy that proves the page self-contained: a browser refuses any fetch (and says so). */
@@ -110,25 +112,25 @@ static void page_notes(const struct report_doc *d, struct strbuf *sb)
 	sb_adds(sb, "</ul>\n</section>\n");
 }
 
-/* The conditions: report_query_conditions' rows as a table of host, what and value. */
+/* The conditions: report_conditions.c's blocks (those common to every number, then those that vary by
+ * row), as `report --conditions` prints them after a table. */
 static int page_conditions(const struct report_plan *p, struct strbuf *sb)
 {
-	struct report_rows c;
-	int ret = report_plan_query(p, report_query_conditions, &c);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ret;
 
-	sb_adds(sb, "<section id=\"conditions\">\n<h2>Conditions</h2>\n<table>\n<thead><tr><th>host</th>"
-		"<th>what</th><th>value</th></tr></thead>\n<tbody>\n");
-	for (size_t j = 0; !ret && j < c.n; j++) {
-		const char *v = report_rows_text(&c, j, 2);
-
-		sb_adds(sb, "<tr>");
-		html_elem(sb, "td", report_rows_text(&c, j, 0) ? report_rows_text(&c, j, 0) : "");
-		html_elem(sb, "td", report_rows_text(&c, j, 1));
-		html_elem(sb, "td", v ? v : "-");
-		sb_adds(sb, "</tr>\n");
-	}
-	sb_adds(sb, "</tbody>\n</table>\n</section>\n");
-	report_rows_release(&c);
+	if (!m)
+		return error("cannot make the page's conditions: %s", strerror(errno));
+	ret = report_conditions_to(p, m);
+	if (fclose(m))
+		ret = ret ? ret : error("cannot make the page's conditions: %s", strerror(errno));
+	sb_adds(sb, "<section id=\"conditions\">\n<h2>Conditions</h2>\n");
+	if (!ret)
+		sb_add(sb, buf, len);
+	sb_adds(sb, "</section>\n");
+	free(buf);
 	return ret;
 }
 

@@ -151,11 +151,6 @@ int report_query_shared(const struct report_plan *p, struct report_query *q);
 /* A plot: facet, series, x, stat(metric), count, and the point's interval (--errors): low, high; an
  * interval of the median (ci) FAIL_USAGE where results keep none or the metric does not follow the time. */
 int report_query_plot(const struct report_plan *p, struct report_query *q);
-/* The conditions the report's numbers were measured under, as what the database knows: host (NULL for
- * the sweep's own), what, value; the sweep, its versions and runs, then per host its facts (CPU, GPU,
- * driver, clocks, ...), labels and the median SM clock of the results the report reads. The one place
- * that says which conditions a page shows. */
-int report_query_conditions(const struct report_plan *p, struct report_query *q);
 /* What sweep compare pairs within a cell: its items (averaged over passes), its passes, or its samples. */
 enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
 /* sweep compare, one side: the nkey keys (key: names report_expr_key knows), the unit (item name, pass or
@@ -470,7 +465,7 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 
 /* d as one self-contained HTML page at o->out or stdout: the table with its caption, marks and footnotes,
  * its figure inline as SVG (when it has one and gnuplot is installed) with the figure's data, d's notes
- * and warnings, the method and the conditions the numbers were measured under (report_query_conditions).
+ * and warnings, the method and the conditions the numbers were measured under (report_conditions_to).
  * FAIL_UNSAFE or FAIL_IO after error(). */
 int report_html_page(const struct report_plan *p, const struct report_doc *d);
 

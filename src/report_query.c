@@ -186,7 +186,8 @@ int report_query_ledger(const struct report_plan *p, struct report_query *q)
 	sb_adds(&q->sql, "r.id, c.key, c.params, ");
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, ", (SELECT version FROM runs WHERE id = r.run), (SELECT revision FROM runs WHERE id = r.run),"
-		" (SELECT inputs FROM runs WHERE id = r.run), h.hostname, w.gpu, w.conditions");
+		" (SELECT inputs FROM runs WHERE id = r.run), h.hostname, w.gpu, w.conditions, h.facts,"
+		" json_extract(h.facts, '$.labels')");
 	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
 		return ret;
 	by(q, "ORDER BY", nr, nr + 1, 0);
@@ -577,38 +578,3 @@ int report_query_varying(const struct report_plan *p, const char *const *key, in
 	return FAIL_OK;
 }
 
-/* The hosts of the sweep's runs: "h.id IN (...)". */
-static void sweep_hosts(const struct report_plan *p, struct report_query *q)
-{
-	sb_adds(&q->sql, "h.id IN (SELECT w.host FROM workers w JOIN runs ru ON ru.id = w.run WHERE ru.sweep = ");
-	report_expr_bind(q, p->c->sweep);
-	sb_adds(&q->sql, ")");
-}
-
-int report_query_conditions(const struct report_plan *p, struct report_query *q)
-{
-	int ret;
-
-	/* the sweep's own lines first (host NULL), then per host its facts, its labels and its clocks */
-	sb_adds(&q->sql, "SELECT host, what, value FROM (SELECT NULL AS host, 0 AS ord, 'sweep' AS what, ");
-	report_expr_bind(q, p->c->sweep);
-	sb_adds(&q->sql, " AS value UNION ALL SELECT NULL, 1, 'sweep version', group_concat(DISTINCT version)"
-		" FROM runs WHERE sweep = ");
-	report_expr_bind(q, p->c->sweep);
-	sb_adds(&q->sql, " UNION ALL SELECT NULL, 2, 'runs', count(*) || ', from ' || min(started) || ' to '"
-		" || max(coalesce(finished, started)) FROM runs WHERE sweep = ");
-	report_expr_bind(q, p->c->sweep);
-	sb_adds(&q->sql, " UNION ALL SELECT hostname, 3, key, group_concat(DISTINCT value) FROM (SELECT h.hostname,"
-		" j.key AS key, j.value AS value FROM hosts h, json_each(h.facts) j WHERE j.type NOT IN ('object',"
-		" 'array') AND j.key <> 'hostname' AND ");
-	sweep_hosts(p, q);
-	sb_adds(&q->sql, " UNION ALL SELECT h.hostname, 'label.' || j.key, j.value FROM hosts h,"
-		" json_each(h.facts, '$.labels') j WHERE ");
-	sweep_hosts(p, q);
-	sb_adds(&q->sql, ") GROUP BY 1, 3 UNION ALL SELECT coalesce(h.hostname, '(unknown host)'), 4,"
-		" 'SM clock while measuring, median of the results (MHz)', round(median(r.sm_clock))");
-	if ((ret = from(p, q, JOIN_NONE, p->o->strict)))
-		return ret;
-	sb_adds(&q->sql, " AND r.sm_clock IS NOT NULL GROUP BY 1) ORDER BY host IS NOT NULL, host, ord, what");
-	return FAIL_OK;
-}

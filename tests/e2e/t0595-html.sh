@@ -137,9 +137,15 @@ test_expect_success 'the method and the conditions the numbers were measured und
 	grep -qx "method|statistic|each unit'\''s mean over passes, then the ratio of the means of the paired units" got &&
 	grep -qx "method|interval|95% percentile bootstrap of the ratio of means, resampling paired units (item)" got &&
 	grep -qx "method|resamples|10000" got && grep -qx "method|seed|1" got &&
-	grep -qx "conditions||sweep|decode-grid" got &&
-	grep -qx "conditions||runs|2, from .* to .*" got &&
-	grep -qx "conditions|node-a|cores|$(nproc)" got && grep -q "^conditions|node-b|os|" got
+	# the blocks report --conditions prints: what every number shares, then the results of each row and what varies
+	grep -qx "conditions|condition|value" got &&
+	grep -qx "conditions|sweep_version|$("$SWEEP" --version | sed -n "s/^sweep \([^ ]*\).*/\1/p")" got &&
+	grep -qx "conditions|cores|$(nproc)" got && grep -q "^conditions|os|" got &&
+	grep -q "^conditions|file examples/decode_sim.py|sha256:[0-9a-f]*$" got &&
+	grep -q "^conditions|host|model|budget|results|" got &&
+	test "$(grep -c "^conditions|node-[ab]|" got)" = 12 &&
+	"$SWEEP" report dg.db --rows host,model,budget --metric tok_s --conditions --format csv >cond.csv &&
+	grep -q "^cores,$(nproc)$" cond.csv
 '
 
 test_expect_success 'nothing leaves the page; a planted image is seen by both checks' '
