@@ -119,31 +119,38 @@ static void test_conds_diff(void)
 	static const char *const a_rows[] = {
 		"1", "'k1", "'{}", "1.5", "'0.1.0", "'abc", "'{\"p\":\"sha256:1\"}", "'h1", NULL,
 		"'{\"aslr\":2,\"loadavg\":0.5,\"driver\":\"580\"}",
+		"'{\"hostname\":\"h1\",\"cores\":8,\"driver\":\"570\",\"labels\":{\"class\":\"server\"}}",
+		"'{\"class\":\"server\"}",
 		"2", "'k2", "'{}", "2.5", "'0.1.0", "'abc", "'{\"p\":\"sha256:1\"}", "'h1", NULL,
 		"'{\"aslr\":2,\"loadavg\":0.7,\"driver\":\"580\"}",
+		"'{\"hostname\":\"h1\",\"cores\":8,\"driver\":\"570\",\"labels\":{\"class\":\"server\"}}",
+		"'{\"class\":\"server\"}",
 	};
 	static const char *const b_rows[] = {
 		"3", "'k1", "'{}", "1.6", "'0.1.0", "'def", "'{\"p\":\"sha256:2\"}", "'h1", NULL,
-		"'{\"aslr\":2,\"loadavg\":0.5}",
+		"'{\"aslr\":2,\"loadavg\":0.5}", "'{\"hostname\":\"h1\",\"cores\":8}", NULL,
 	};
 	struct report_rows ra, rb;
 	struct report_conds a, b;
 	struct strbuf sb = STRBUF_INIT;
 
-	test_rows(&ra, 10, a_rows, 2);
-	test_rows(&rb, 10, b_rows, 1);
+	test_rows(&ra, 12, a_rows, 2);
+	test_rows(&rb, 12, b_rows, 1);
 	report_conds_init(&a);
 	report_conds_init(&b);
 	report_conds_read(&ra, 0, &a);
 	report_conds_read(&rb, 0, &b);
-	CHECK_INT(a.nnames, 7, "names of a: version, commit, host, file p, aslr, loadavg, driver (no gpu: NULL)");
+	/* the host's facts after the worker's conditions: its driver is the worker's; hostname is host's */
+	CHECK_INT(a.nnames, 9, "names of a: version, commit, host, file p, aslr, loadavg, driver, cores, "
+		  "label.class (no gpu: NULL)");
+	CHECK_STR(json_obj_get(&a.res[0], "driver"), "580", "the worker's driver, not the host fact's");
 	CHECK_INT(report_conds_values(&a, "loadavg", 0, 2, &sb), 2, "two load averages in a");
 	CHECK_STR(sb.buf, "0.5, 0.7", "in the order met");
 	sb_reset(&sb);
 	CHECK_INT(report_conds_diff(&a, &a, &sb), 0, "a set has the conditions of itself");
-	CHECK_INT(report_conds_diff(&a, &b, &sb), 4, "four differ");
+	CHECK_INT(report_conds_diff(&a, &b, &sb), 5, "five differ");
 	CHECK_TEXT(sb.buf, "sweep_commit: abc -> def\nfile p: sha256:1 -> sha256:2\nloadavg: 0.5, 0.7 -> 0.5\n"
-		   "driver: 580 -> -\n", "a line each, unknown as -");
+		   "driver: 580 -> -\nlabel.class: server -> -\n", "a line each, unknown as -");
 	report_conds_release(&a);
 	report_conds_release(&b);
 	report_rows_release(&ra);
