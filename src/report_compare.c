@@ -52,28 +52,26 @@ static int cmp_text(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The known values of name over every result of c, sorted, joined by ", " ("-" when none is known). */
+/* The distinct known values of name over every result of c, sorted, joined by ", " ("-" when none is
+ * known). Read from the results themselves: a value may hold a comma (isolated cpus "2,3"). */
 static char *known_values(const struct report_conds *c, const char *name)
 {
-	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
-	char **v = NULL;
+	struct strbuf out = STRBUF_INIT;
+	const char **v = xcalloc(c->n + 1, sizeof(*v));
 	size_t n = 0;
 
-	report_conds_values(c, name, 0, c->n, &sb);
-	for (char *tok = strtok(sb.buf, ","); tok; tok = strtok(NULL, ",")) {
-		tok += *tok == ' ';
-		if (strcmp(tok, "-")) {
-			v = xrealloc(v, (n + 1) * sizeof(*v));
-			v[n++] = tok;
-		}
+	for (size_t i = 0; i < c->n; i++) {
+		const char *x = json_obj_get(&c->res[i], name);
+
+		if (x)
+			v[n++] = x;
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_text);
+	qsort(v, n, sizeof(*v), cmp_text);
 	for (size_t i = 0; i < n; i++)
-		sb_addf(&out, "%s%s", i ? ", " : "", v[i]);
+		if (!i || strcmp(v[i], v[i - 1]))
+			sb_addf(&out, "%s%s", out.len ? ", " : "", v[i]);
 	sb_adds(&out, n ? "" : "-");
 	free(v);
-	sb_release(&sb);
 	return sb_detach(&out);
 }
 
