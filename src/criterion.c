@@ -78,6 +78,7 @@ static int precise(struct criterion *c)
 		return 0;
 	c->next_check = c->n + (c->n / CRITERION_STEP > 1 ? c->n / CRITERION_STEP : 1);
 	c->checks++;
+	c->checked = c->n;
 	stats_median_ci(c->x, (size_t)c->n, STATS_CI, &c->median, &c->lo, &c->hi);
 	return stats_ci_rel(c->lo, c->hi, c->median) <= c->t->precision;
 }
@@ -97,6 +98,17 @@ enum stop_rule criterion_check(struct criterion *c, double elapsed, double left)
 			return STOP_CONVERGED;
 	}
 	return left <= 0 ? STOP_TIMEOUT : STOP_NONE;
+}
+
+int criterion_grow(const struct criterion *c)
+{
+	const struct spec_timing *t = c->t;
+	double ratio;
+
+	if (t->batch > 0 || t->max_noise > 0 || c->n < CRITERION_GROW_AFTER || c->checked != c->n)
+		return 0;
+	ratio = stats_ci_rel(c->lo, c->hi, c->median) / t->precision;
+	return c->n * ratio * ratio > CRITERION_GROW_SAMPLES;
 }
 
 void criterion_settle_init(struct criterion_settle *s, double max_clock)

@@ -33,7 +33,24 @@ struct criterion {
 	long next_check;                /* n at which the interval is computed next */
 	double median, lo, hi;          /* at the last check; NaN before the first */
 	long checks;                    /* intervals computed so far */
+	long checked;                   /* n at the last check */
 };
+
+/*
+ * When a sample should hold more launches: once CRITERION_GROW_AFTER samples are in and, at the check just
+ * made, the median's interval projects (its width falling as 1 / sqrt(n)) that the precision needs over
+ * CRITERION_GROW_SAMPLES samples, a batch CRITERION_GROW times larger gets there sooner. For independent launches the launches needed stay the
+ * same and fewer samples cost less of the timer's overhead; for launches whose times repeat in a cycle
+ * (an H200 decode step of 12.7 us: every fourth launch differs) a sample of 9 holds one phase once more
+ * than the others, the samples fall in four modes with the median between two of them, and the interval
+ * narrows only as the square root of the samples (3185 samples, 3.35 s), while 36 launches hold every
+ * phase alike. Only on timers that read the device's time (timer_ops.grows: a CPU thread's wall time
+ * varies by what interrupts it, which longer samples catch more often); never when the spec fixes `batch`
+ * or asks for max_noise (NVBench's rule is about the noise of the samples as they are).
+ */
+#define CRITERION_GROW_AFTER 64
+#define CRITERION_GROW_SAMPLES 256
+#define CRITERION_GROW 4
 
 /*
  * When warm-up may end: the SM clock has settled. Every clock reading of the warm-up (and of the samples, in
@@ -81,5 +98,8 @@ double criterion_target(const struct criterion *c);
  * left: seconds to the cell's deadline. May compute the interval (reordering c's own copy of the
  * samples, never the caller's). */
 enum stop_rule criterion_check(struct criterion *c, double elapsed, double left);
+/* After a criterion_check that did not stop: 1 when the next samples should hold CRITERION_GROW times
+ * the launches (and the samples so far be dropped), else 0. */
+int criterion_grow(const struct criterion *c);
 
 #endif

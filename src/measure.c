@@ -56,6 +56,7 @@ const struct timer_ops timer_cpu = {
 	.max_clock = cpu_max_clock,
 	.resolution = cpu_resolution,
 	.fini = cpu_fini,
+	.grows = 0,
 };
 
 /* A hook failed: a timeout when the watchdog cancelled the cell, an error otherwise. */
@@ -150,10 +151,20 @@ static int measure_size_batch(const struct timer_ops *tm, void *state, const str
 	return 0;
 }
 
+/* What measure_samples ends with, besides -1 after a failure. */
+enum sampled { SAMPLED, WARM_AGAIN, GROW_BATCH };
+
+/* A batch CRITERION_GROW times larger still leaves time for CRITERION_GROW_AFTER samples twice over. */
+static int measure_grow_fits(int batch, double elapsed, long n, double left)
+{
+	return batch <= BATCH_MAX / CRITERION_GROW &&
+	       2.0 * CRITERION_GROW_AFTER * CRITERION_GROW * elapsed / (double)n <= left;
+}
+
 /*
- * Samples until the criterion stops them: 0 when it did (r->stop), 1 when the SM clock left where the
- * warm-up settled it while max_warmup has not passed (the samples are dropped: warm up on), -1 after a
- * failure.
+ * Samples until the criterion stops them: SAMPLED when it did (r->stop); WARM_AGAIN when the SM clock
+ * left where the warm-up settled it while max_warmup has not passed (warm up on), GROW_BATCH when the
+ * criterion asks for larger batches (criterion_grow), both with the samples dropped; -1 after a failure.
  */
 static int measure_samples(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			   const struct spec_timing *t, struct result *r, struct criterion *c,
@@ -171,7 +182,7 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 			if (now - warm_start < t->max_warmup && now < deadline) {
 				r->nsamples = 0;
 				r->throttled = 0;
-				return 1;
+				return WARM_AGAIN;
 			}
 			r->settled = 0;   /* it moved after the bound: kept, and said */
 		}
@@ -184,14 +195,21 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 		if (r->settled == 1 && clk > 0)
 			criterion_settle_add(s, now - warm_start, clk);
 		r->stop = criterion_check(c, now - sampling, deadline - now);
+		if (!r->stop && tm->grows && criterion_grow(c) &&
+		    measure_grow_fits(batch, now - sampling, c->n, deadline - now)) {
+			r->nsamples = 0;
+			r->throttled = 0;
+			return GROW_BATCH;
+		}
 	}
-	return 0;
+	return SAMPLED;
 }
 
 /*
  * The timeout counts from the start of the cell (setup included), the same start the worker's watchdog
  * counts from, so the loop always stops on its own before the watchdog cancels a healthy cell. r->warmup
- * is everything before the samples kept: warm-up, batch sizing and samples dropped for a moving clock.
+ * is everything before the samples kept: warm-up, batch sizing and samples dropped for a moving clock or
+ * a batch grown.
  */
 static int measure_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			const struct spec_timing *t, struct result *r, double deadline)
@@ -199,7 +217,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	double sec, clk, per, warm_start, warmup = 0;
 	struct criterion_settle s;
 	struct criterion c;
-	int batch = 1, ret;
+	int batch = 1, ret = WARM_AGAIN;
 
 	/* The first launch warms up and leaves the output check() looks at. */
 	if (tm->sample(state, k, ctx, 1, &sec, &clk))
@@ -211,16 +229,21 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	warm_start = now_mono();
 	criterion_settle_init(&s, tm->max_clock(state));
 	criterion_init(&c, t);
-	do {
+	while (ret == WARM_AGAIN || ret == GROW_BATCH) {
 		criterion_release(&c);
 		criterion_init(&c, t);
-		ret = measure_warmup(tm, state, k, ctx, t, r, &s, warm_start, deadline, &per);
-		if (!ret)
-			ret = measure_size_batch(tm, state, k, ctx, t, r, per, &batch);
+		if (ret == GROW_BATCH) {
+			batch *= CRITERION_GROW;
+			ret = 0;
+		} else {
+			ret = measure_warmup(tm, state, k, ctx, t, r, &s, warm_start, deadline, &per);
+			if (!ret)
+				ret = measure_size_batch(tm, state, k, ctx, t, r, per, &batch);
+		}
 		warmup = now_mono() - warm_start;
 		if (!ret)
 			ret = measure_samples(tm, state, k, ctx, t, r, &c, &s, warm_start, deadline, batch);
-	} while (ret == 1);
+	}
 	if (!ret && !r->nsamples)
 		ret = result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",
 				  r->throttled, t->throttle * s.max_clock);

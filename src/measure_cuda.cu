@@ -328,6 +328,7 @@ static struct timer_ops cuda_timer_ops(void)
 	t.max_clock = cuda_max_clock;
 	t.resolution = cuda_resolution;
 	t.fini = cuda_fini;
+	t.grows = 1;
 	return t;
 }
 

@@ -5,7 +5,10 @@
 # warm-up and 500 ms of repetitions: the clock path of a sweep cell with default timing) and "sustained"
 # (1 s of the same work first, then 500 ms). The median SM clock during each is read through NVML, and the
 # wall seconds each do_bench call took. Prints one line per shape; with --passes N, then N do_bench calls
-# back to back on the 67 us GEMM (1024x6144x4096), one "refpass" line each. Reads the card's state only.
+# back to back on the 67 us GEMM (1024x6144x4096), one "refpass" line each. Shapes of 0.5 ms and more,
+# whose clock a power limit moves, also get a "ladder" line: from an idle second, LADDER seconds of the
+# same work, then do_bench's 100 ms, at each rung a lower clock; (MHz, us) pairs, so that a median taken
+# at any clock in between can be compared with do_bench at that clock. Reads the card's state only.
 import statistics
 import sys
 import threading
@@ -41,19 +44,38 @@ def clocked(fn):
     return out, statistics.median(seen) if seen else 0, wall
 
 
+LADDER = (0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
+
+
+def heat(fn, seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        fn()
+    torch.cuda.synchronize()
+
+
+def ladder(name, fn):
+    rungs = []
+    for h in LADDER:
+        time.sleep(1.0)
+        heat(fn, h)
+        t, c, _ = clocked(lambda: do_bench(fn, warmup=1, rep=100, return_mode="median"))
+        rungs.append((c, t * 1e3))
+    print(f"ladder {name} " + " ".join(f"{c:.0f} {us:.2f}" for c, us in rungs), flush=True)
+
+
 def bench(name, fn):
     out = []
     time.sleep(1.0)
     out.append(("burst",) + clocked(lambda: do_bench(fn, return_mode="median")))
     time.sleep(1.0)
     out.append(("matched",) + clocked(lambda: do_bench(fn, warmup=50, rep=500, return_mode="median")))
-    end = time.time() + 1.0
-    while time.time() < end:
-        fn()
-    torch.cuda.synchronize()
+    heat(fn, 1.0)
     out.append(("sustained",) + clocked(lambda: do_bench(fn, warmup=100, rep=500, return_mode="median")))
     print(f"ref {name} " + " ".join(f"{m}_us {t * 1e3:.2f} {m}_mhz {c:.0f} {m}_wall_s {w:.3f}"
                                     for m, t, c, w in out), flush=True)
+    if out[0][1] >= 0.5:
+        ladder(name, fn)
 
 
 dev = torch.device("cuda")

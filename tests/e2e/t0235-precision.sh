@@ -175,10 +175,26 @@ test_expect_success 'tests/gpu/precision.py: the checks judge the figures as the
 	FAILED: median wall per cell 0.200 s, do_bench'\''s 0.125 s
 	FAILED: longest cell sleep 2ms 3.000 s (at most 2.5 s)
 	ok: 6 passes of sleep 0.5ms: spread 0.400 % (at most 0.5 %; do_bench'\''s 5.000 %)
-	FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms 1.0250 at 0/0 MHz (3 shapes, within 1 %)
+	FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms 1.0250 (no clock) (3 shapes, within 1 %)
 	ok: decode over SDPA: worst 0.000 (none; at most 1.15)
 	EOF
 	cmp want got
+'
+
+# At a clock: do_bench's time at the cell's SM clock, from its runs at several clocks (a ladder line),
+# linear in 1/MHz between the nearest below and above (1590 MHz between 1500 and 1980: 2044.93 us, so the
+# worst is the 1 ms cell's 0.9951 without a clock); none
+# when no run lies on both sides.
+test_expect_success 'tests/gpu/precision.py: shapes compared with do_bench at the clock they ran at' '
+	sql g.db "UPDATE results SET sm_clock = 1590 WHERE json_extract((SELECT params FROM cells
+		WHERE id = cell), '\''$.ms'\'') = 2" &&
+	echo "ladder sleep 2ms 1980 1700.00 1500 2150.00" >>refs &&
+	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
+	grep -Fx "sleep 2ms at 1590 MHz: 2050.00 us, do_bench 2044.93 us (between 1500 and 1980 MHz): 1.0025" t &&
+	grep -Fx "ok: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 1ms 0.9951 (no clock) (3 shapes, within 1 %)" t &&
+	sql g.db "UPDATE results SET sm_clock = 2100 WHERE sm_clock = 1590" &&
+	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
+	grep -Fx "FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms: no do_bench run on both sides of 2100 MHz (1500, 1980) (3 shapes, within 1 %)" t
 '
 
 # The demo with its own timing: on an idle machine every cell stops on its precision and nothing is

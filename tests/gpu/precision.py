@@ -2,8 +2,9 @@
 # the reference lines of refs.py (or of `precision.py cpuref`, the CPU twin's stand-in).
 #   python3 precision.py table REFS GRID.db... PASSES.db   the table, then the checks; exit 1 when one fails
 #   python3 precision.py cpuref MS...                      time.sleep(MS) timed as do_bench times a call
-# A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]", and
-# "refpass I us X mhz Y wall_s Z" for each of do_bench's passes of the six-pass cell.
+# A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]",
+# "ladder NAME MHZ US MHZ US..." for a shape timed at several clocks, and "refpass I us X mhz Y wall_s Z" for
+# each of do_bench's passes of the six-pass cell.
 import json
 import sqlite3
 import statistics
@@ -32,7 +33,7 @@ def cell_name(params):
 
 
 def read_refs(path):
-    refs, passes = {}, []
+    refs, passes, ladders = {}, [], {}
     for line in open(path):
         w = line.split()
         if w[:1] == ["ref"]:
@@ -40,9 +41,33 @@ def read_refs(path):
             kv = dict(zip(w[3::2], (float(v) for v in w[4::2])))
             refs[name] = {m: (kv[m + "_us"] * 1e-6, kv.get(m + "_mhz", 0), kv.get(m + "_wall_s"))
                           for m in ("burst", "matched", "sustained") if m + "_us" in kv}
+        elif w[:1] == ["ladder"]:
+            v = [float(x) for x in w[3:]]
+            ladders[" ".join(w[1:3])] = list(zip(v[0::2], (us * 1e-6 for us in v[1::2])))
         elif w[:1] == ["refpass"]:
             passes.append(float(w[3]) * 1e-6)
-    return refs, passes
+    return refs, passes, ladders
+
+
+def at_clock(points, mhz):
+    """do_bench's seconds at `mhz` from (MHz, seconds) points: the mean of those at that clock, else linear
+    in 1/MHz (a compute-bound time's law) between the nearest clocks below and above; (seconds, how) or
+    (None, why) when no point lies on both sides."""
+    by = {}
+    for c, t in points:
+        if c > 0:
+            by.setdefault(c, []).append(t)
+    clocks = sorted(by)
+    mean = {c: statistics.mean(by[c]) for c in clocks}
+    if mhz in mean:
+        return mean[mhz], f"{len(by[mhz])} at {mhz:.0f} MHz"
+    lo = [c for c in clocks if c < mhz]
+    hi = [c for c in clocks if c > mhz]
+    if not lo or not hi:
+        return None, f"no do_bench run on both sides of {mhz:.0f} MHz ({', '.join(f'{c:.0f}' for c in clocks)})"
+    a, b = lo[-1], hi[0]
+    w = (1 / mhz - 1 / b) / (1 / a - 1 / b)
+    return w * mean[a] + (1 - w) * mean[b], f"between {a:.0f} and {b:.0f} MHz"
 
 
 def read_results(path):
@@ -53,15 +78,8 @@ def read_results(path):
         " FROM v_results WHERE status = 'ok' ORDER BY id")]
 
 
-def same_clock(ref, mhz):
-    """The reference run at the clock nearest the cell's (burst without a clock)."""
-    if not mhz:
-        return ref["burst"]
-    return min(ref.values(), key=lambda r: abs(r[1] - mhz))
-
-
 def table(refs_path, dbs):
-    refs, ref_passes = read_refs(refs_path)
+    refs, ref_passes, ladders = read_refs(refs_path)
     grid = [r for db in dbs[:-1] for r in read_results(db)]
     passes = read_results(dbs[-1])
     print("| cell | wall s | samples | stop | median us [95 % interval] | +-% | SM MHz | warm-up s | settled "
@@ -95,9 +113,12 @@ def table(refs_path, dbs):
     for r in grid:
         name = cell_name(r["params"])
         if r["median"] >= LONG and name in refs and not name.startswith("decode"):
-            ref = same_clock(refs[name], r["mhz"])
-            far.append((abs(r["median"] / ref[0] - 1), f"{name} {r['median'] / ref[0]:.4f} at {r['mhz'] or 0:.0f}"
-                        f"/{ref[1]:.0f} MHz"))
+            points = [(c, t) for t, c, _ in refs[name].values()] + ladders.get(name, [])
+            ref, how = at_clock(points, r["mhz"]) if r["mhz"] else (refs[name]["burst"][0], "no clock")
+            print(f"{name} at {r['mhz'] or 0:.0f} MHz: {r['median'] * 1e6:.2f} us, do_bench "
+                  + (f"{ref * 1e6:.2f} us ({how}): {r['median'] / ref:.4f}" if ref else how))
+            far.append((abs(r["median"] / ref - 1) if ref else float("inf"),
+                        f"{name} {r['median'] / ref:.4f} ({how})" if ref else f"{name}: {how}"))
     worst_far = max(far) if far else (0, "none")
     checks.append((worst_far[0] <= AGREE, f"shapes of {LONG * 1e3:g} ms and more over do_bench at the same clock:"
                    f" worst {worst_far[1]} ({len(far)} shapes, within {AGREE * 100:g} %)"))

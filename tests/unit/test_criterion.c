@@ -302,6 +302,56 @@ static void test_settle(void)
 	criterion_settle_release(&s);
 }
 
+/* criterion_grow: first at the check made at CRITERION_GROW_AFTER samples when the median's interval
+ * projects more than CRITERION_GROW_SAMPLES samples (8 % uniform noise: +-2 % at 64 samples, about 1000
+ * samples to +-0.5 %), only right after a check, never for a stream that is nearly there (2 %: +-0.6 % at
+ * 64, about 90 samples), a fixed batch or max_noise. */
+static void test_grow(void)
+{
+	struct spec_timing t = timing(), fixed = timing(), noise = timing_noise();
+	struct criterion c, cf, cn;
+	unsigned seed = 3;
+	long first = 0, n, grew = 0;
+	double x;
+
+	fixed.batch = 2;
+	noise.precision = t.precision;
+	criterion_init(&c, &t);
+	criterion_init(&cf, &fixed);
+	criterion_init(&cn, &noise);
+	for (n = 1; n <= 200 && !first; n++) {
+		x = stream(&seed, 0.08);
+		criterion_add(&c, x, 0);
+		criterion_add(&cf, x, 0);
+		criterion_add(&cn, x, 0);
+		grew += criterion_check(&c, 1.0, 10) != STOP_NONE;   /* never precise yet */
+		criterion_check(&cf, 1.0, 10);
+		criterion_check(&cn, 1.0, 10);
+		if (criterion_grow(&c))
+			first = n;
+		grew += criterion_grow(&cf) + criterion_grow(&cn);
+	}
+	CHECK_INT(grew, 0, "8 % noise: not precise, and no growth with a fixed batch or max_noise");
+	CHECK_INT(first, CRITERION_GROW_AFTER, "the batch grows at the check made at 64 samples");
+	CHECK(64 * pow(rel_width(c.x, c.n) / t.precision, 2) > CRITERION_GROW_SAMPLES,
+	      "where the interval is +-%.2f %%", 100 * rel_width(c.x, c.n));
+	criterion_add(&c, stream(&seed, 0.08), 0);
+	CHECK_INT(criterion_check(&c, 1.0, 10), STOP_NONE, "65 samples: no check due");
+	CHECK_INT(criterion_grow(&c), 0, "and no growth between checks");
+	criterion_release(&c);
+	criterion_release(&cf);
+	criterion_release(&cn);
+
+	criterion_init(&c, &t);
+	for (n = 1; n <= 64; n++) {
+		criterion_add(&c, stream(&seed, 0.02), 0);
+		criterion_check(&c, 1.0, 10);
+		grew += criterion_grow(&c);
+	}
+	CHECK_INT(grew, 0, "2 % noise (+-0.6 % at 64): no growth");
+	criterion_release(&c);
+}
+
 int main(void)
 {
 	test_settle();
@@ -313,5 +363,6 @@ int main(void)
 	test_max_samples();
 	test_converged();
 	test_resolution();
+	test_grow();
 	return test_done();
 }

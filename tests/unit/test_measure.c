@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../../kernels/kernel.h"
+#include "criterion.h"
 #include "hostinfo.h"
 #include "measure.h"
 #include "stats.h"
@@ -481,6 +482,78 @@ static void test_settle(void)
 	mt_release(&m);
 }
 
+/* A fake timer whose launches repeat in a cycle of four (100, 110, 120, 130 us): a sample of one launch
+ * falls in four modes whose median lies between two of them, one of four launches holds each phase once.
+ * Each sample sleeps 50 us. */
+static long cycle_launches;
+
+static int cy_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
+		     double *clock_mhz)
+{
+	struct timespec nap = { 0, 50000 };
+	double sum = 0;
+
+	nanosleep(&nap, NULL);
+	for (int i = 0; i < batch; i++)
+		sum += 100e-6 * (1 + 0.1 * (double)(cycle_launches++ % 4));
+	*seconds = sum / batch;
+	*clock_mhz = 0;
+	return k->launch(ctx);
+}
+
+static double cy_max_clock(void *state)
+{
+	return 0;
+}
+
+static const struct timer_ops cycle_timer = {
+	.init = ft_init, .sample = cy_sample, .max_clock = cy_max_clock, .resolution = ft_resolution,
+	.fini = ft_fini, .grows = 1,
+};
+
+/* Launches in a cycle: one at a time the median's interval stays [110, 120] us (+-4.3 %), so the batch
+ * grows to four and the median, 115 us, is known exactly; with the spec's batch of 1 it never is. */
+static void test_grow(void)
+{
+	struct spec_timing t = timing_fast();
+	struct timer_ops wall_timer = cycle_timer;
+	struct mt m;
+	int i, ok = 1;
+
+	t.max_noise = 0;
+	t.timeout = 1;
+	cycle_launches = 0;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "cycling launches measure");
+	CHECK_INT(m.r.launches, CRITERION_GROW, "the batch grew from 1");
+	CHECK_INT(m.r.stop, STOP_PRECISION, "then the median's precision stopped it");
+	CHECK_INT(m.r.precise, 1, "precise");
+	CHECK_NEAR(metric(&m.r, "seconds"), 115e-6, 1e-12, "the median is the cycle's mean");
+	for (i = 0; i < m.r.nsamples; i++)
+		ok &= fabs(m.r.samples[i] - 115e-6) < 1e-12;
+	CHECK(ok && m.r.nsamples >= t.min_samples, "only the grown batches' samples kept (%d, each 115 us)",
+	      m.r.nsamples);
+	mt_release(&m);
+
+	t.batch = 1;
+	t.timeout = 0.3;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "a fixed batch measures");
+	CHECK_INT(m.r.launches, 1, "the spec's batch is kept");
+	CHECK_INT(m.r.stop, STOP_TIMEOUT, "its median never known to 0.5 % : timeout");
+	CHECK_INT(m.r.precise, 0, "not precise, and said so");
+	mt_release(&m);
+
+	/* A thread's wall time (timer_cpu's kind) never grows its batch. */
+	t.batch = 0;
+	wall_timer.grows = 0;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&wall_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "a wall timer measures");
+	CHECK_INT(m.r.launches, 1, "its batch stays 1");
+	CHECK_INT(m.r.stop, STOP_TIMEOUT, "and its median is never known: timeout");
+	mt_release(&m);
+}
+
 static void worker_spec(struct spec *s, const char *kernel)
 {
 	memset(s, 0, sizeof(*s));
@@ -593,6 +666,7 @@ int main(void)
 	test_failures();
 	test_throttle();
 	test_settle();
+	test_grow();
 	test_worker();
 	return test_done();
 }
