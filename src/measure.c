@@ -152,25 +152,27 @@ static int measure_size_batch(const struct timer_ops *tm, void *state, const str
 }
 
 /* What measure_samples ends with, besides -1 after a failure. */
-enum sampled { SAMPLED, WARM_AGAIN, GROW_BATCH };
+enum sampled { SAMPLED, WARM_AGAIN, GROW_GROUP };
 
-/* A batch CRITERION_GROW times larger still leaves time for CRITERION_GROW_AFTER samples twice over. */
-static int measure_grow_fits(int batch, double elapsed, long n, double left)
+/* Groups CRITERION_GROW times larger still leave time for CRITERION_GROW_AFTER samples twice over. */
+static int measure_grow_fits(int launches, double elapsed, long n, double left)
 {
-	return batch <= BATCH_MAX / CRITERION_GROW &&
+	return launches <= BATCH_MAX / CRITERION_GROW &&
 	       2.0 * CRITERION_GROW_AFTER * CRITERION_GROW * elapsed / (double)n <= left;
 }
 
 /*
- * Samples until the criterion stops them: SAMPLED when it did (r->stop); WARM_AGAIN when the SM clock
- * left where the warm-up settled it while max_warmup has not passed (warm up on), GROW_BATCH when the
- * criterion asks for larger batches (criterion_grow), both with the samples dropped; -1 after a failure.
+ * Samples until the criterion stops them, each the mean of `group` consecutive timed samples of `batch`
+ * launches (throttled ones left out): SAMPLED when it did (r->stop); WARM_AGAIN when the SM clock left
+ * where the warm-up settled it while max_warmup has not passed (warm up on), GROW_GROUP when the criterion
+ * asks for larger groups (criterion_grow), both with the samples dropped; -1 after a failure.
  */
 static int measure_samples(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			   const struct spec_timing *t, struct result *r, struct criterion *c,
-			   struct criterion_settle *s, double warm_start, double deadline, int batch)
+			   struct criterion_settle *s, double warm_start, double deadline, int batch, int group)
 {
-	double sec, clk, now, sampling = now_mono(), max_clock = s->max_clock;
+	double sec, clk, now, sampling = now_mono(), max_clock = s->max_clock, gsec = 0, gclk = 0;
+	int got = 0;
 
 	while (!r->stop) {
 		if (*ctx->cancel)
@@ -189,17 +191,25 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 		if (max_clock > 0 && clk > 0 && clk < t->throttle * max_clock) {
 			r->throttled++;
 		} else {
-			result_add_sample(r, sec, clk);
-			criterion_add(c, sec, tm->resolution(state, batch));
+			gsec += sec;
+			gclk += clk;
+			got++;
 		}
 		if (r->settled == 1 && clk > 0)
 			criterion_settle_add(s, now - warm_start, clk);
+		if (got < group && now < deadline)
+			continue;
+		if (got == group) {
+			result_add_sample(r, gsec / group, gclk / group);
+			criterion_add(c, gsec / group, tm->resolution(state, batch));
+			gsec = gclk = got = 0;
+		}
 		r->stop = criterion_check(c, now - sampling, deadline - now);
 		if (!r->stop && tm->grows && criterion_grow(c) &&
-		    measure_grow_fits(batch, now - sampling, c->n, deadline - now)) {
+		    measure_grow_fits(batch * group, now - sampling, c->n, deadline - now)) {
 			r->nsamples = 0;
 			r->throttled = 0;
-			return GROW_BATCH;
+			return GROW_GROUP;
 		}
 	}
 	return SAMPLED;
@@ -209,7 +219,7 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
  * The timeout counts from the start of the cell (setup included), the same start the worker's watchdog
  * counts from, so the loop always stops on its own before the watchdog cancels a healthy cell. r->warmup
  * is everything before the samples kept: warm-up, batch sizing and samples dropped for a moving clock or
- * a batch grown.
+ * for larger groups.
  */
 static int measure_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			const struct spec_timing *t, struct result *r, double deadline)
@@ -217,7 +227,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	double sec, clk, per, warm_start, warmup = 0;
 	struct criterion_settle s;
 	struct criterion c;
-	int batch = 1, ret = WARM_AGAIN;
+	int batch = 1, group = 1, ret = WARM_AGAIN;
 
 	/* The first launch warms up and leaves the output check() looks at. */
 	if (tm->sample(state, k, ctx, 1, &sec, &clk))
@@ -229,11 +239,11 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	warm_start = now_mono();
 	criterion_settle_init(&s, tm->max_clock(state));
 	criterion_init(&c, t);
-	while (ret == WARM_AGAIN || ret == GROW_BATCH) {
+	while (ret == WARM_AGAIN || ret == GROW_GROUP) {
 		criterion_release(&c);
 		criterion_init(&c, t);
-		if (ret == GROW_BATCH) {
-			batch *= CRITERION_GROW;
+		if (ret == GROW_GROUP) {
+			group *= CRITERION_GROW;
 			ret = 0;
 		} else {
 			ret = measure_warmup(tm, state, k, ctx, t, r, &s, warm_start, deadline, &per);
@@ -242,14 +252,14 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 		}
 		warmup = now_mono() - warm_start;
 		if (!ret)
-			ret = measure_samples(tm, state, k, ctx, t, r, &c, &s, warm_start, deadline, batch);
+			ret = measure_samples(tm, state, k, ctx, t, r, &c, &s, warm_start, deadline, batch, group);
 	}
 	if (!ret && !r->nsamples)
 		ret = result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",
 				  r->throttled, t->throttle * s.max_clock);
 	if (!ret) {
 		result_summarize(r, criterion_target(&c), t->precision);
-		measure_metrics(k, ctx, r, batch, warmup);
+		measure_metrics(k, ctx, r, batch * group, warmup);
 	}
 	criterion_release(&c);
 	criterion_settle_release(&s);

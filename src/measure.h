@@ -23,9 +23,10 @@ struct timer_ops {
 	 * launches: the noise target is never below what the timer can resolve (criterion.h). */
 	double (*resolution)(void *state, int batch);
 	void (*fini)(void *state);
-	/* 1: the batch may grow when the median's interval narrows too slowly (criterion_grow): the timer
-	 * reads the device's time, whose variation comes from the launches. 0 for a thread's wall time, whose
-	 * variation comes from what interrupts the thread: a longer sample is hit more often, not less. */
+	/* 1: samples may average more launches when the median's interval narrows too slowly
+	 * (criterion_grow): the timer reads the device's time, whose variation comes from the launches. 0 for
+	 * a thread's wall time, whose variation comes from what interrupts the thread: a longer sample is hit
+	 * more often, not less. */
 	int grows;
 };
 extern const struct timer_ops timer_cpu;

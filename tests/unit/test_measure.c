@@ -483,9 +483,10 @@ static void test_settle(void)
 }
 
 /* A fake timer whose launches repeat in a cycle of four (100, 110, 120, 130 us): a sample of one launch
- * falls in four modes whose median lies between two of them, one of four launches holds each phase once.
- * Each sample sleeps 50 us. */
+ * falls in four modes whose median lies between two of them, a mean of four holds each phase once.
+ * Each sample sleeps 50 us; cycle_batch is the largest batch it was asked to time. */
 static long cycle_launches;
+static int cycle_batch;
 
 static int cy_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
 		     double *clock_mhz)
@@ -494,6 +495,8 @@ static int cy_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, 
 	double sum = 0;
 
 	nanosleep(&nap, NULL);
+	if (batch > cycle_batch)
+		cycle_batch = batch;
 	for (int i = 0; i < batch; i++)
 		sum += 100e-6 * (1 + 0.1 * (double)(cycle_launches++ % 4));
 	*seconds = sum / batch;
@@ -511,8 +514,9 @@ static const struct timer_ops cycle_timer = {
 	.fini = ft_fini, .grows = 1,
 };
 
-/* Launches in a cycle: one at a time the median's interval stays [110, 120] us (+-4.3 %), so the batch
- * grows to four and the median, 115 us, is known exactly; with the spec's batch of 1 it never is. */
+/* Launches in a cycle: one at a time the median's interval stays [110, 120] us (+-4.3 %), so each sample
+ * becomes the mean of four consecutive timed samples (the timer still times one launch at a time) and the
+ * median, 115 us, is known exactly; with the spec's batch of 1 it never is. */
 static void test_grow(void)
 {
 	struct spec_timing t = timing_fast();
@@ -522,16 +526,17 @@ static void test_grow(void)
 
 	t.max_noise = 0;
 	t.timeout = 1;
-	cycle_launches = 0;
+	cycle_launches = cycle_batch = 0;
 	mt_init(&m, "{\"fail\": \"none\"}");
 	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "cycling launches measure");
-	CHECK_INT(m.r.launches, CRITERION_GROW, "the batch grew from 1");
+	CHECK_INT(m.r.launches, CRITERION_GROW, "a sample grew from 1 launch");
+	CHECK_INT(cycle_batch, 1, "the timer still timed one launch at a time");
 	CHECK_INT(m.r.stop, STOP_PRECISION, "then the median's precision stopped it");
 	CHECK_INT(m.r.precise, 1, "precise");
 	CHECK_NEAR(metric(&m.r, "seconds"), 115e-6, 1e-12, "the median is the cycle's mean");
 	for (i = 0; i < m.r.nsamples; i++)
 		ok &= fabs(m.r.samples[i] - 115e-6) < 1e-12;
-	CHECK(ok && m.r.nsamples >= t.min_samples, "only the grown batches' samples kept (%d, each 115 us)",
+	CHECK(ok && m.r.nsamples >= t.min_samples, "only the grown samples kept (%d, each 115 us)",
 	      m.r.nsamples);
 	mt_release(&m);
 
