@@ -7,8 +7,9 @@
 # wall seconds each do_bench call took. Prints one line per shape; with --passes N, then N do_bench calls
 # back to back on the 67 us GEMM (1024x6144x4096), one "refpass" line each. Shapes of 0.5 ms and more,
 # whose clock a power limit moves, also get a "ladder" line: from an idle second, LADDER seconds of the
-# same work, then do_bench's 100 ms, at each rung a lower clock; (MHz, us) pairs, so that a median taken
-# at any clock in between can be compared with do_bench at that clock. Reads the card's state only.
+# same work, then do_bench over 20 ms (short, so that the clock moves little meanwhile), at each rung a
+# lower clock; (MHz, us) pairs, so that a median taken at any clock in between can be compared with
+# do_bench at that clock. Reads the card's state only.
 import statistics
 import sys
 import threading
@@ -44,7 +45,7 @@ def clocked(fn):
     return out, statistics.median(seen) if seen else 0, wall
 
 
-LADDER = (0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
+LADDER = (0, 0.02, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
 
 
 def heat(fn, seconds):
@@ -59,7 +60,7 @@ def ladder(name, fn):
     for h in LADDER:
         time.sleep(1.0)
         heat(fn, h)
-        t, c, _ = clocked(lambda: do_bench(fn, warmup=1, rep=100, return_mode="median"))
+        t, c, _ = clocked(lambda: do_bench(fn, warmup=1, rep=20, return_mode="median"))
         rungs.append((c, t * 1e3))
     print(f"ladder {name} " + " ".join(f"{c:.0f} {us:.2f}" for c, us in rungs), flush=True)
 
