@@ -459,79 +459,117 @@ static double attn_half(uint16_t x, int bf16)
 	return __half2float(__half(r));
 }
 
-/* softmax(q K^T / sqrt(dim)) V in double for one (sequence, head), from the device's own inputs. */
-static void attn_reference(const struct attn_state *s, const uint16_t *q, const uint16_t *k,
+/*
+ * softmax(q K^T / sqrt(dim)) V for the r query heads that share one kv head (q: r rows of dim; k, v: kv_len
+ * rows of dim, as the device holds them), into o (r rows of dim): one pass over the keys for all r heads,
+ * each key row converted once; products in float (128 terms), weights and sums in double.
+ */
+static void attn_reference(const struct attn_state *s, long r, const uint16_t *q, const uint16_t *k,
 			   const uint16_t *v, double *o)
 {
 	int bf = s->dtype == CUDA_BF16;
-	long d, j, dim = s->dim;
-	double *w = (double *)xmalloc(s->kv_len * sizeof(double)), mx = -INFINITY, sum = 0,
-	       scale = 1 / sqrt(dim);
+	long d, j, h, dim = s->dim, n = s->kv_len;
+	float *qf = (float *)xmalloc(r * dim * sizeof(float)), *row = (float *)xmalloc(dim * sizeof(float));
+	double *w = (double *)xmalloc(r * n * sizeof(double)), *mx = (double *)xmalloc(r * sizeof(double)),
+	       *sum = (double *)xcalloc(r, sizeof(double)), scale = 1 / sqrt((double)dim);
 
-	for (j = 0; j < s->kv_len; j++) {
-		double x = 0;
-
+	for (d = 0; d < r * dim; d++)
+		qf[d] = (float)attn_half(q[d], bf);
+	for (h = 0; h < r; h++)
+		mx[h] = -INFINITY;
+	for (j = 0; j < n; j++) {
 		for (d = 0; d < dim; d++)
-			x += attn_half(q[d], bf) * attn_half(k[j * dim + d], bf);
-		w[j] = x * scale;
-		mx = fmax(mx, w[j]);
+			row[d] = (float)attn_half(k[j * dim + d], bf);
+		for (h = 0; h < r; h++) {
+			float x = 0;
+
+			for (d = 0; d < dim; d++)
+				x += qf[h * dim + d] * row[d];
+			w[h * n + j] = x * scale;
+			mx[h] = fmax(mx[h], w[h * n + j]);
+		}
 	}
-	for (j = 0; j < s->kv_len; j++)
-		sum += (w[j] = exp(w[j] - mx));
-	for (d = 0; d < dim; d++)
+	for (h = 0; h < r; h++)
+		for (j = 0; j < n; j++)
+			sum[h] += (w[h * n + j] = exp(w[h * n + j] - mx[h]));
+	for (d = 0; d < r * dim; d++)
 		o[d] = 0;
-	for (j = 0; j < s->kv_len; j++)
+	for (j = 0; j < n; j++) {
 		for (d = 0; d < dim; d++)
-			o[d] += w[j] / sum * attn_half(v[j * dim + d], bf);
+			row[d] = (float)attn_half(v[j * dim + d], bf);
+		for (h = 0; h < r; h++) {
+			double p = w[h * n + j] / sum[h];
+
+			for (d = 0; d < dim; d++)
+				o[h * dim + d] += p * row[d];
+		}
+	}
+	free(qf);
+	free(row);
 	free(w);
+	free(mx);
+	free(sum);
+}
+
+/* The device's q and output of the r heads of (sequence b, kv head g), and that kv head's keys and values,
+ * copied back. */
+static cudaError_t attn_copy_group(const struct attn_state *s, long b, long g, long r, uint16_t *q, uint16_t *o,
+				   uint16_t *k, uint16_t *v)
+{
+	size_t rows = (size_t)s->kv_len * s->dim, first = ((size_t)b * s->heads + g * r) * s->dim;
+	size_t kv = ((size_t)b * s->kv_heads + g) * rows;
+	cudaError_t e = cudaMemcpy(q, (uint16_t *)s->q + first, r * s->dim * 2, cudaMemcpyDeviceToHost);
+
+	if (e == cudaSuccess)
+		e = cudaMemcpy(o, (uint16_t *)s->out.data + first, r * s->dim * 2, cudaMemcpyDeviceToHost);
+	if (e == cudaSuccess)
+		e = cudaMemcpy(k, (uint16_t *)s->k + kv, rows * 2, cudaMemcpyDeviceToHost);
+	if (e == cudaSuccess)
+		e = cudaMemcpy(v, (uint16_t *)s->v + kv, rows * 2, cudaMemcpyDeviceToHost);
+	return e;
 }
 
 /*
- * Recompute up to ATTN_CHECK_HEADS (sequence, head) outputs on the host from the inputs copied back, and
- * compare ||out - ref|| / ||ref|| with the output type's rounding (bf16 keeps 8 bits, f16 11).
+ * Recompute on the host the outputs of ATTN_CHECK_HEADS (sequence, head) pairs at most, from the inputs
+ * copied back, a kv head's query heads together (the first and the last kv head, then random ones: all when
+ * there are few), and compare ||out - ref|| / ||ref|| with the output type's rounding (bf16 keeps 8 bits,
+ * f16 11).
  */
 static int attn_check(struct kctx *ctx)
 {
 	struct attn_state *s = (struct attn_state *)ctx->priv;
-	long pairs = s->batch * s->heads, n = pairs < ATTN_CHECK_HEADS ? pairs : ATTN_CHECK_HEADS, i, d;
-	size_t rows = (size_t)s->kv_len * s->dim, g;
-	uint16_t *q = (uint16_t *)xmalloc(s->dim * 2), *o = (uint16_t *)xmalloc(s->dim * 2);
+	long r = s->heads / s->kv_heads, groups = s->batch * s->kv_heads, i, d, h;
+	long n = groups < (ATTN_CHECK_HEADS + r - 1) / r ? groups : (ATTN_CHECK_HEADS + r - 1) / r;
+	size_t rows = (size_t)s->kv_len * s->dim;
+	uint16_t *q = (uint16_t *)xmalloc(r * s->dim * 2), *o = (uint16_t *)xmalloc(r * s->dim * 2);
 	uint16_t *k = (uint16_t *)xmalloc(rows * 2), *v = (uint16_t *)xmalloc(rows * 2);
-	double *ref = (double *)xmalloc(s->dim * sizeof(double)), err = 0, norm = 0, tol;
+	double *ref = (double *)xmalloc(r * s->dim * sizeof(double)), err = 0, norm = 0, tol;
 	uint64_t seed = 7;
 	cudaError_t e = cudaStreamSynchronize(cuda_stream(ctx));
 	int ret = 0, bf = s->dtype == CUDA_BF16;
 
 	tol = bf ? 1e-2 : 5e-3;
 	for (i = 0; i < n && e == cudaSuccess && !ret; i++) {
-		/* The first and last pairs, then random ones (all of them when there are few). */
-		long p = i, b, h;
+		long p = i, b, g;
 
-		if (n < pairs)
-			p = i == 0 ? 0 : i == 1 ? pairs - 1 : (long)(krand(&seed) % (uint64_t)pairs);
-		b = p / s->heads;
-		h = p % s->heads;
-		g = ((size_t)b * s->kv_heads + h / (s->heads / s->kv_heads)) * rows;
-		e = cudaMemcpy(q, (uint16_t *)s->q + p * s->dim, s->dim * 2, cudaMemcpyDeviceToHost);
-		if (e == cudaSuccess)
-			e = cudaMemcpy(o, (uint16_t *)s->out.data + p * s->dim, s->dim * 2,
-				       cudaMemcpyDeviceToHost);
-		if (e == cudaSuccess)
-			e = cudaMemcpy(k, (uint16_t *)s->k + g, rows * 2, cudaMemcpyDeviceToHost);
-		if (e == cudaSuccess)
-			e = cudaMemcpy(v, (uint16_t *)s->v + g, rows * 2, cudaMemcpyDeviceToHost);
-		if (e != cudaSuccess)
+		if (n < groups)
+			p = i == 0 ? 0 : i == 1 ? groups - 1 : (long)(krand(&seed) % (uint64_t)groups);
+		b = p / s->kv_heads;
+		g = p % s->kv_heads;
+		if ((e = attn_copy_group(s, b, g, r, q, o, k, v)) != cudaSuccess)
 			break;
-		attn_reference(s, q, k, v, ref);
-		for (d = 0; d < s->dim; d++) {
-			double x = attn_half(o[d], bf);
+		attn_reference(s, r, q, k, v, ref);
+		for (h = 0; h < r && !ret; h++) {
+			for (d = 0; d < s->dim; d++) {
+				double x = attn_half(o[h * s->dim + d], bf), want = ref[h * s->dim + d];
 
-			if (isnan(x)) {
-				ret = kfail(ctx, "out[%ld][%ld][%ld] is NaN, want %g", b, h, d, ref[d]);
-				break;
+				if (isnan(x)) {
+					ret = kfail(ctx, "out[%ld][%ld][%ld] is NaN, want %g", b, g * r + h, d, want);
+					break;
+				}
+				err += (x - want) * (x - want);
+				norm += want * want;
 			}
-			err += (x - ref[d]) * (x - ref[d]);
-			norm += ref[d] * ref[d];
 		}
 	}
 	free(q);
@@ -544,7 +582,7 @@ static int attn_check(struct kctx *ctx)
 		return ret;
 	if (!(norm > 0) || sqrt(err / norm) > tol)
 		return kfail(ctx, "relative error %.3g over %ld heads, tolerance %g",
-			     norm > 0 ? sqrt(err / norm) : INFINITY, n, tol);
+			     norm > 0 ? sqrt(err / norm) : INFINITY, n * r, tol);
 	return 0;
 }
 
