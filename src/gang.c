@@ -99,15 +99,20 @@ static int set_id(struct master *m, const int *ranks, int n)
 	return s->id;
 }
 
-/* After a failed gang cell its communicators may be broken: the next gang of these workers opens anew. */
-static void retire_set(struct master *m, int id)
+void gang_forget(struct master *m, int rank)
 {
-	for (size_t i = 0; i < m->nsets; i++)
-		if (m->sets[i].id == id) {
+	for (size_t i = 0; i < m->nsets;) {
+		int has = 0;
+
+		for (int j = 0; j < m->sets[i].size; j++)
+			has |= m->sets[i].ranks[j] == rank;
+		if (has) {
 			free(m->sets[i].ranks);
 			m->sets[i] = m->sets[--m->nsets];
-			return;
+		} else {
+			i++;
 		}
+	}
 }
 
 static int dispatch_gang(struct master *m, const struct task *g, const int *chosen)
@@ -325,8 +330,6 @@ int gang_result(struct master *m, struct wstate *w, struct task *t, struct resul
 	if (++a->ngot < a->t.gang_size)
 		return 0;
 	gang_combine(m->kernel, &a->t, a->r, &m->o->spec->timing, &c);
-	if (c.status != RESULT_OK)
-		retire_set(m, a->t.gang_id);
 	ret = queue_store_result(m, &m->w[a->t.gang_ranks[0]], &a->t, &c);
 	result_release(&c);
 	acc_release(m, a);

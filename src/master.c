@@ -264,6 +264,8 @@ static int handle_result(struct master *m, int peer, struct result *res)
 	if (interrupt_signal() && r.status != RESULT_OK)
 		goto out;
 	r.worker = peer;
+	if (r.status != RESULT_OK)
+		gang_forget(m, peer);
 	w->avg_wall = w->avg_wall > 0 ? 0.8 * w->avg_wall + 0.2 * r.wall : r.wall;
 	w->depth = w->avg_wall > 0 ? (int)(PREFETCH_SECONDS / w->avg_wall) + 1 : MIN_INFLIGHT;
 	w->depth = w->depth < MIN_INFLIGHT ? MIN_INFLIGHT : w->depth > MAX_INFLIGHT ? MAX_INFLIGHT : w->depth;

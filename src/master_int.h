@@ -130,6 +130,13 @@ int gang_form(struct master *m);
 int gang_result(struct master *m, struct wstate *w, struct task *t, struct result *r);
 /* The leader's bootstrap blob: forwarded to the other members of its gang. */
 int gang_forward_blob(struct master *m, int peer, const char *buf, size_t len);
+/*
+ * A cell that failed on worker `rank` (a gang's or its own) may have broken its communicators or cost it
+ * its executor, and with it every communicator it held: every set of members with that worker opens anew.
+ * A set kept would send its other members to a communicator only they still hold, while the new executor
+ * waited for them in vain (a gang cell errored after a minute instead of running).
+ */
+void gang_forget(struct master *m, int rank);
 void gang_release(struct master *m);
 /*
  * One result for gang cell t (the leader's copy: t->gang_size members, world ranks in t->gang_ranks)

@@ -365,8 +365,35 @@ static void test_no_derive(void)
 	gang_release_test(&g);
 }
 
+/* gang_forget: a worker's failed cell retires every set of members with that worker, and only those. */
+static void test_forget(void)
+{
+	static int r01[] = { 0, 1 }, r02[] = { 0, 2 }, r12[] = { 1, 2 }, r012[] = { 0, 1, 2 };
+	struct gang_set sets[] = { { 2, 1, NULL }, { 2, 2, NULL }, { 2, 3, NULL }, { 3, 4, NULL } };
+	int *ranks[] = { r01, r02, r12, r012 };
+	struct master m;
+
+	memset(&m, 0, sizeof(m));
+	for (int i = 0; i < 4; i++) {
+		ALLOC_GROW(m.sets, m.nsets + 1, m.alloc_sets);
+		m.sets[m.nsets] = sets[i];
+		m.sets[m.nsets].ranks = xmalloc((size_t)sets[i].size * sizeof(int));
+		memcpy(m.sets[m.nsets].ranks, ranks[i], (size_t)sets[i].size * sizeof(int));
+		m.nsets++;
+	}
+	gang_forget(&m, 5);
+	CHECK_INT(m.nsets, 4, "a worker in no set retires none");
+	gang_forget(&m, 0);
+	CHECK_INT(m.nsets, 1, "worker 0's failure retires its three sets");
+	CHECK(m.nsets == 1 && m.sets[0].id == 3, "the set of 1 and 2 is kept (id %d)", m.nsets ? m.sets[0].id : -1);
+	gang_forget(&m, 2);
+	CHECK_INT(m.nsets, 0, "then worker 2's retires the last");
+	free(m.sets);
+}
+
 int main(void)
 {
+	test_forget();
 	test_slowest_per_launch();
 	test_unequal_counts();
 	test_failed_member();
