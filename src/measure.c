@@ -165,7 +165,8 @@ static int measure_grow_fits(int launches, double elapsed, long n, double left)
  * Samples until the criterion stops them, each the mean of `group` consecutive timed samples of `batch`
  * launches (throttled ones left out): SAMPLED when it did (r->stop); WARM_AGAIN when the SM clock left
  * where the warm-up settled it while max_warmup has not passed (warm up on), GROW_GROUP when the criterion
- * asks for larger groups (criterion_grow), both with the samples dropped; -1 after a failure.
+ * asks for larger groups (criterion_grow), both to be sampled again (measure_loop drops these samples);
+ * -1 after a failure.
  */
 static int measure_samples(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			   const struct spec_timing *t, struct result *r, struct criterion *c,
@@ -181,11 +182,8 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 			return measure_fail(r, ctx, "launch");
 		now = now_mono();
 		if (r->settled == 1 && clk > 0 && criterion_settle_left(s, clk)) {
-			if (now - warm_start < t->max_warmup && now < deadline) {
-				r->nsamples = 0;
-				r->throttled = 0;
+			if (now - warm_start < t->max_warmup && now < deadline)
 				return WARM_AGAIN;
-			}
 			r->settled = 0;   /* it moved after the bound: kept, and said */
 		}
 		if (max_clock > 0 && clk > 0 && clk < t->throttle * max_clock) {
@@ -206,11 +204,8 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 		}
 		r->stop = criterion_check(c, now - sampling, deadline - now);
 		if (!r->stop && tm->grows && criterion_grow(c) &&
-		    measure_grow_fits(batch * group, now - sampling, c->n, deadline - now)) {
-			r->nsamples = 0;
-			r->throttled = 0;
+		    measure_grow_fits(batch * group, now - sampling, c->n, deadline - now))
 			return GROW_GROUP;
-		}
 	}
 	return SAMPLED;
 }
@@ -242,6 +237,8 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	while (ret == WARM_AGAIN || ret == GROW_GROUP) {
 		criterion_release(&c);
 		criterion_init(&c, t);
+		r->nsamples = 0;   /* a round that did not stop: its samples are dropped */
+		r->throttled = 0;
 		if (ret == GROW_GROUP) {
 			group *= CRITERION_GROW;
 			ret = 0;
