@@ -343,6 +343,7 @@ static void test_grow(void)
 	criterion_release(&cn);
 
 	criterion_init(&c, &t);
+	grew = 0;
 	for (n = 1; n <= 64; n++) {
 		criterion_add(&c, stream(&seed, 0.02), 0);
 		criterion_check(&c, 1.0, 10);
