@@ -153,16 +153,12 @@ int criterion_settled(struct criterion_settle *s, double t, double warmup)
 	double tol = CRITERION_SETTLE_TOL * s->max_clock, a, b;
 
 	if (!s->moved) {
-		double lo = INFINITY, hi = -INFINITY;
+		double half = warmup / 2 - 1e-9, mid = (warmup / 2 + t) / 2;
 
-		for (size_t i = 0; i < s->n; i++) {
-			if (s->t[i] >= warmup / 2) {
-				lo = fmin(lo, s->mhz[i]);
-				hi = fmax(hi, s->mhz[i]);
-			}
-		}
-		if (hi - lo <= tol) {
-			s->ref = settle_median(s, warmup / 2 - 1e-9, t);
+		a = settle_median(s, half, mid);
+		b = settle_median(s, mid, t);
+		if (isnan(a) || isnan(b) || fabs(a - b) <= tol) {
+			s->ref = settle_median(s, half, t);
 			return 1;
 		}
 		s->moved = 1;
@@ -185,9 +181,14 @@ int criterion_settled(struct criterion_settle *s, double t, double warmup)
 
 int criterion_settle_left(struct criterion_settle *s, double mhz)
 {
-	if (!(fabs(mhz - s->ref) > CRITERION_SETTLE_LEAVE * s->max_clock))
+	if (!(fabs(mhz - s->ref) > CRITERION_SETTLE_LEAVE * s->max_clock)) {
+		s->away = 0;
+		return 0;
+	}
+	if (++s->away < CRITERION_SETTLE_RUN)
 		return 0;
 	s->moved = 1;
+	s->away = 0;
 	s->ref = NAN;
 	return 1;
 }

@@ -58,17 +58,20 @@ struct criterion {
 /*
  * When warm-up may end: the SM clock has settled. Every clock reading of the warm-up (and of the samples, in
  * case the clock moves again) is added with its time in seconds since warm-up began. A clock that held
- * still over the second half of `warmup` has settled then: most cells, whose clock never leaves its
- * maximum. One that moved (a card drawn to its power limit: an H200 holds its maximum for about 0.1 s,
- * then falls for up to a second) has settled once the median clocks of the last two CRITERION_SETTLE_WINDOW
- * seconds agree, looked at every quarter window. "Still" and "agree" are within CRITERION_SETTLE_TOL of the
- * maximum clock (an H200 moves in steps of 15 MHz of 1980). A clock still when warm-up ends can start to
- * fall later, during sampling: a sample more than CRITERION_SETTLE_LEAVE of the maximum away from the
- * settled clock says so (measure.c then drops the samples and warms up on, within max_warmup).
+ * still over the second half of `warmup` (the medians of that half's two quarters agree) has settled then:
+ * most cells, whose clock never moves. One that moved (a card drawn to its power limit: an H200 holds its
+ * maximum for about 0.1 s, then falls for up to a second) has settled once the median clocks of the last
+ * two CRITERION_SETTLE_WINDOW seconds agree, looked at every quarter window. "Agree" is within
+ * CRITERION_SETTLE_TOL of the maximum clock. Medians, because a clock measured before each sample scatters
+ * (an H200 under a 68 us GEMM: 1650-1990 MHz from one sample to the next about a median that holds within
+ * 0.3 % for seconds). A clock still when warm-up ends can start to fall later, during sampling:
+ * CRITERION_SETTLE_RUN readings in a row more than CRITERION_SETTLE_LEAVE of the maximum away from the
+ * settled clock say so (measure.c then drops the samples and warms up on, within max_warmup).
  */
 #define CRITERION_SETTLE_WINDOW 0.1
 #define CRITERION_SETTLE_TOL 0.01
 #define CRITERION_SETTLE_LEAVE 0.03
+#define CRITERION_SETTLE_RUN 4
 
 struct criterion_settle {
 	double max_clock;      /* MHz */
@@ -77,6 +80,7 @@ struct criterion_settle {
 	int moved;             /* the clock was not still in the second half of warmup */
 	double next;           /* when to compare the windows next */
 	double ref;            /* the clock it settled at; NaN before */
+	int away;              /* readings in a row away from ref */
 };
 /* criterion_settle_release frees the readings. max_clock > 0. */
 void criterion_settle_init(struct criterion_settle *s, double max_clock);
@@ -85,8 +89,8 @@ void criterion_settle_add(struct criterion_settle *s, double t, double mhz);
 /* At t (seconds since warm-up began, at least warmup, after a reading at t): 1 once the clock has
  * settled (s->ref is then its clock), else 0. */
 int criterion_settled(struct criterion_settle *s, double t, double warmup);
-/* A reading far from the settled clock: 1, and the clock is no longer settled (only two windows that
- * agree will say it is again). */
+/* The CRITERION_SETTLE_RUN-th reading in a row far from the settled clock: 1, and the clock is no longer
+ * settled (only two windows that agree will say it is again); else 0. */
 int criterion_settle_left(struct criterion_settle *s, double mhz);
 
 /* criterion_release frees what criterion_add allocated. */

@@ -24,6 +24,12 @@ extern "C" {
  * cancel is seen and a long kernel does not burn a core. */
 #define SPIN_SECONDS 2e-3
 
+/* The gate's page: the host opens it; the kernel writes the cycles and nanoseconds it spun. */
+struct gate {
+	int open;
+	unsigned long long cycles, ns;
+};
+
 struct cuda_timer {
 	int gpu;
 	cudaStream_t stream;
@@ -37,27 +43,64 @@ struct cuda_timer {
 	cudaEvent_t marks[2 * COLD_MAX_LAUNCHES];   /* a cold batch's pairs, created on first use */
 	int nmarks;
 	int graph_launches;
-	volatile int *gate;             /* pinned, mapped: the host opens it once a sample is enqueued */
-	int *gate_dev;
+	volatile struct gate *gate;     /* pinned, mapped: the host opens it once a sample is enqueued */
+	struct gate *gate_dev;
 	int sampled;                    /* a sample was taken: the kernel's code is loaded */
 };
 
 /* How long the blocking kernel waits for the host before it gives up (a host that died, say). */
 #define GATE_TIMEOUT_NS 10000000000ULL
+/* A sample's first gate holds at least this long, so that its count of SM cycles over nanoseconds reads
+ * the clock to 0.3 % (the global timer steps by 32 ns on an H200, as the events do). */
+#define GATE_CLOCK_NS 10000ULL
 
 /*
  * NVBench's blocking kernel: it holds the stream until the host has enqueued the whole sample, so the
  * timed region never includes the CPU's launch latency (the GPU would otherwise run each launch as soon
- * as it arrives, and idle between them).
+ * as it arrives, and idle between them). Meanwhile it counts its multiprocessor's cycles against the
+ * global timer: the SM clock right before the sample, measured where it runs. NVML's clock is not that:
+ * on a power-limited H200 it still read 1980 MHz while a GEMM slowed by 18 %, and one of its readings
+ * can lag a falling clock by tens of milliseconds.
  */
-static __global__ void gate_kernel(volatile int *gate, unsigned long long timeout_ns)
+static __global__ void gate_kernel(volatile struct gate *gate, unsigned long long min_ns,
+				   unsigned long long timeout_ns)
 {
-	unsigned long long t0, t;
+	unsigned long long t0, t, c0;
 
+	/* The timer and the cycles read together at each end: a read of the host's page takes about a
+	 * microsecond, which one of them alone would count. */
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	c0 = clock64();
 	do
 		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	while (!*gate && t - t0 < timeout_ns);
+	while ((!gate->open || t - t0 < min_ns) && t - t0 < timeout_ns);
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	gate->cycles += clock64() - c0;
+	gate->ns += t - t0;
+}
+
+/* Close the gate and clear its count of cycles, before the first gate of a sample. */
+static void gate_close(struct cuda_timer *s)
+{
+	s->gate->open = 0;
+	s->gate->cycles = s->gate->ns = 0;
+}
+
+/* Open the gate: what was enqueued behind it runs. */
+static void gate_open(struct cuda_timer *s)
+{
+	__sync_synchronize();
+	s->gate->open = 1;
+}
+
+/* The SM clock over the sample's gates in MHz, else NVML's reading now, else 0. */
+static double gate_clock(struct cuda_timer *s)
+{
+	unsigned mhz;
+
+	if (s->gate->ns >= GATE_CLOCK_NS)
+		return 1e3 * (double)s->gate->cycles / (double)s->gate->ns;
+	return s->nvml && !nvml_clock(s->nvml, NVML_SM, 0, &mhz) ? mhz : 0;
 }
 
 static void cuda_timer_free(struct cuda_timer *s)
@@ -103,7 +146,7 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 	    (e = cudaEventCreate(&s->start)) != cudaSuccess ||
 	    (e = cudaEventCreate(&s->stop)) != cudaSuccess ||
 	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess ||
-	    (e = cudaHostAlloc((void **)&s->gate, sizeof(int), cudaHostAllocMapped)) != cudaSuccess ||
+	    (e = cudaHostAlloc((void **)&s->gate, sizeof(*s->gate), cudaHostAllocMapped)) != cudaSuccess ||
 	    (e = cudaHostGetDevicePointer((void **)&s->gate_dev, (void *)s->gate, 0)) != cudaSuccess)
 		goto fail;
 	/* Cold by default: twice the L2 written, then read, before each sample evicts whatever the last
@@ -232,16 +275,16 @@ static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, st
 		CUDA_CHECK(ctx, cudaEventCreate(&s->marks[s->nmarks]));
 		s->nmarks++;
 	}
+	gate_close(s);
 	for (int done = 0, n; done < batch; done += n) {
 		int rc;
 
 		n = batch - done < COLD_MAX_LAUNCHES ? batch - done : COLD_MAX_LAUNCHES;
-		*s->gate = 0;
-		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, GATE_TIMEOUT_NS);
+		s->gate->open = 0;
+		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, done ? 0 : GATE_CLOCK_NS, GATE_TIMEOUT_NS);
 		LAUNCH_CHECK(ctx);
 		rc = cuda_enqueue_cold(s, k, ctx, n);
-		__sync_synchronize();
-		*s->gate = 1;
+		gate_open(s);
 		if (rc || cuda_wait(ctx, s->marks[2 * n - 1]))
 			return -1;
 		for (int i = 0; i < n; i++) {
@@ -258,13 +301,12 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 {
 	struct cuda_timer *s = (struct cuda_timer *)state;
 	int reps = 1, per_graph = batch < GRAPH_MAX_LAUNCHES ? batch : GRAPH_MAX_LAUNCHES, rc;
-	unsigned mhz;
 	float ms;
 
 	if (batch > 1 && s->flush && !k->gang_open) {
 		if (cuda_sample_cold(s, k, ctx, batch, seconds))
 			return -1;
-		*clock_mhz = s->nvml && !nvml_clock(s->nvml, NVML_SM, 0, &mhz) ? mhz : 0;
+		*clock_mhz = gate_clock(s);
 		return 0;
 	}
 	if (batch > 1) {
@@ -278,19 +320,18 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 	 * first sample is the launch measure.c checks, never a timed one. Not for collectives either: NCCL may
 	 * synchronise while it enqueues (its first operation on a communicator connects the peers).
 	 */
-	*s->gate = 0;
+	gate_close(s);
 	if (s->sampled++ && !k->gang_open) {
-		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, GATE_TIMEOUT_NS);
+		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, GATE_CLOCK_NS, GATE_TIMEOUT_NS);
 		LAUNCH_CHECK(ctx);
 	}
 	rc = cuda_enqueue(s, k, ctx, batch, reps);
-	__sync_synchronize();
-	*s->gate = 1;   /* open even after an error, so that nothing waits behind the gate */
+	gate_open(s);   /* even after an error, so that nothing waits behind the gate */
 	if (rc || cuda_wait(ctx, s->stop))
 		return -1;
 	CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, s->start, s->stop));
 	*seconds = ms * 1e-3 / (batch > 1 ? (double)reps * per_graph : 1.0);
-	*clock_mhz = s->nvml && !nvml_clock(s->nvml, NVML_SM, 0, &mhz) ? mhz : 0;
+	*clock_mhz = gate_clock(s);
 	return 0;
 }
 

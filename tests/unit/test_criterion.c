@@ -251,14 +251,14 @@ static void test_resolution(void)
 	criterion_release(&c);
 }
 
-/* When warm-up's clock has settled, on made-up readings every 2 ms: still (one 15 MHz step of jitter) at
- * warmup; after a fall, once two 0.1 s windows agree; never while it keeps falling; and a reading 3 % off
- * the settled clock unsettles it. */
+/* When warm-up's clock has settled, on made-up readings every 2 ms: still (one 15 MHz step of jitter, or
+ * readings scattered 10 % about their median) at warmup; after a fall, once two 0.1 s windows agree;
+ * never while it keeps falling; and four readings in a row 3 % off the settled clock unsettle it. */
 static void test_settle(void)
 {
 	struct criterion_settle s;
 	double t;
-	int done = 0;
+	int done = 0, i;
 
 	criterion_settle_init(&s, 1980);
 	for (t = 0.002; t < 0.05; t += 0.002)
@@ -267,7 +267,24 @@ static void test_settle(void)
 	CHECK_INT(criterion_settled(&s, 0.05, 0.05), 1, "a clock within a step over the warm-up's second half");
 	CHECK(s.ref == 1980 || s.ref == 1965 || s.ref == 1972.5, "settled at %g MHz", s.ref);
 	CHECK_INT(criterion_settle_left(&s, 1950), 0, "a reading 1.5 % off stays settled");
-	CHECK_INT(criterion_settle_left(&s, 1900), 1, "one 4 % off does not");
+	CHECK_INT(criterion_settle_left(&s, 1900) + criterion_settle_left(&s, 1900) +
+			  criterion_settle_left(&s, 1900), 0, "so do three 4 % off");
+	CHECK_INT(criterion_settle_left(&s, 1975), 0, "and a fourth at the clock starts the count again");
+	for (i = 0; i < 3; i++)
+		CHECK_INT(criterion_settle_left(&s, 2100), 0, "three 6 % above: still settled");
+	CHECK_INT(criterion_settle_left(&s, 2100), 1, "the fourth in a row is not");
+	CHECK(isnan(s.ref), "no clock settled any more: %g", s.ref);
+	criterion_settle_release(&s);
+
+	/* a 68 us GEMM's readings: 1725 MHz, every third 1980 and every fifth 1650 */
+	criterion_settle_init(&s, 1980);
+	for (i = 1; i <= 25; i++)
+		criterion_settle_add(&s, 0.002 * i, i % 3 ? i % 5 ? 1725 : 1650 : 1980);
+	CHECK_INT(criterion_settled(&s, 0.05, 0.05), 1, "scattered readings about a median that holds: still");
+	CHECK_NEAR(s.ref, 1725, 0, "settled at their median");
+	for (i = 1, done = 0; i <= 25; i++)
+		done += criterion_settle_left(&s, i % 3 ? i % 5 ? 1725 : 1650 : 1980);
+	CHECK_INT(done, 0, "none of them unsettles it");
 	criterion_settle_release(&s);
 
 	/* 1980 MHz until 0.03 s, down to 1500 by 0.33 s, then still */
@@ -282,10 +299,11 @@ static void test_settle(void)
 	CHECK_NEAR(s.ref, 1500, 0, "at the clock it held");
 	criterion_settle_release(&s);
 
-	/* falling 1000 MHz a second: neither still over 25 ms nor two windows within 19.8 MHz */
+	/* falling 2000 MHz a second: neither still over 25 ms (its quarters' medians 25 MHz apart) nor two
+	 * windows within 19.8 MHz */
 	criterion_settle_init(&s, 1980);
 	for (t = 0.002, done = 0; t < 1.2 && !done; t += 0.002) {
-		criterion_settle_add(&s, t, 1980 - 1000 * t);
+		criterion_settle_add(&s, t, 1980 - 2000 * t);
 		if (t >= 0.05)
 			done = criterion_settled(&s, t, 0.05);
 	}
