@@ -4,8 +4,11 @@
  * n/n, fp32 compute), same heuristic and 32 MiB workspace. The SM clock is read through NVML after each
  * sample (as the cell does), so that times taken at different clocks of a power-limited card can be
  * compared as cycles (time x clock). With FLUSH = 1, the L2 is flushed before each sample as the cell's
- * cold L2 is (cuda_l2_flush). Build: nvcc ... gemm_direct.cu ../../src/nvml.c -lcublasLt -ldl.
- * Usage: gemm_direct [M N K [GPU [WARM [FLUSH]]]] (default 8192 8192 8192 0 0 0). */
+ * cold L2 is (cuda_l2_flush). With TRACE = s > 0, it samples for s seconds instead, each sample behind a
+ * gate as sweep's (a kernel that spins at least 10 us, counting its SM's cycles against the global timer),
+ * and prints a line per sample: seconds since the first, microseconds, the gate's clock and NVML's, in MHz;
+ * and first the global timer's smallest step. Build: nvcc ... gemm_direct.cu ../../src/nvml.c -lcublasLt
+ * -ldl. Usage: gemm_direct [M N K [GPU [WARM [FLUSH [TRACE]]]]] (default 8192 8192 8192 0 0 0 0). */
 #include <algorithm>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,7 +41,82 @@ static double wall_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush)
+/* Reads the global timer 4096 times back to back: its smallest and largest steps, and how many it took. */
+static __global__ void timer_step(unsigned long long *out)
+{
+	unsigned long long prev, t, lo = ~0ULL, hi = 0, steps = 0;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(prev));
+	for (int i = 0; i < 4096; i++) {
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+		if (t != prev) {
+			lo = t - prev < lo ? t - prev : lo;
+			hi = t - prev > hi ? t - prev : hi;
+			steps++;
+		}
+		prev = t;
+	}
+	out[0] = lo;
+	out[1] = hi;
+	out[2] = steps;
+}
+
+/* Sweep's gate (src/measure_cuda.cu), opened at once: spins 10 us, counting cycles and nanoseconds. */
+static __global__ void gate_spin(unsigned long long *out)
+{
+	unsigned long long t0, t, c0;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	c0 = clock64();
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < 10000);
+	out[0] = clock64() - c0;
+	out[1] = t - t0;
+}
+
+/* The trace: samples for `seconds`, each behind a gate, a line each. */
+static int trace(struct kctx *ctx, cublasLtHandle_t lt, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
+		 cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t ld, cublasLtMatmulHeuristicResult_t *h,
+		 void *a, void *b, void *d, void *ws, uint64_t wsb, void *fl, size_t fl_bytes, void *nv,
+		 double seconds)
+{
+	cudaStream_t st = cuda_stream(ctx);
+	unsigned long long *g, *gd;
+	const float alpha = 1, beta = 0;
+	cudaEvent_t e0, e1;
+	double t0 = wall_now();
+
+	CUDA_CHECK(ctx, cudaHostAlloc((void **)&g, 3 * sizeof(*g), cudaHostAllocMapped));
+	CUDA_CHECK(ctx, cudaHostGetDevicePointer((void **)&gd, g, 0));
+	CUDA_CHECK(ctx, cudaEventCreate(&e0));
+	CUDA_CHECK(ctx, cudaEventCreate(&e1));
+	timer_step<<<1, 1, 0, st>>>(gd);
+	CUDA_CHECK(ctx, cudaStreamSynchronize(st));
+	printf("global timer: steps of %llu to %llu ns, %llu steps in 4096 reads\n", g[0], g[1], g[2]);
+	for (unsigned i = 0; wall_now() - t0 < seconds; i++) {
+		unsigned mhz = 0;
+		float ms;
+
+		gate_spin<<<1, 1, 0, st>>>(gd);
+		if (fl)
+			CUDA_CHECK(ctx, cuda_l2_flush(fl, fl_bytes, i, 528, st));
+		CUDA_CHECK(ctx, cudaEventRecord(e0, st));
+		CUBLAS_CHECK(ctx, cublasLtMatmul(lt, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &h->algo,
+						 ws, wsb, st));
+		CUDA_CHECK(ctx, cudaEventRecord(e1, st));
+		CUDA_CHECK(ctx, cudaEventSynchronize(e1));
+		CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, e0, e1));
+		if (nv)
+			nvml_clock(nv, NVML_SM, 0, &mhz);
+		printf("trace %.4f %.2f %.1f %u\n", wall_now() - t0, ms * 1e3, 1e3 * (double)g[0] / (double)g[1],
+		       mhz);
+	}
+	cudaFreeHost(g);
+	return 0;
+}
+
+static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush, double tr)
 {
 	cublasLtHandle_t lt;
 	cublasLtMatmulDesc_t op;
@@ -100,6 +178,8 @@ static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush)
 			CUDA_CHECK(ctx, cudaStreamSynchronize(st));
 	}
 	warmed = wall_now() - t0;
+	if (tr > 0)
+		return trace(ctx, lt, op, la, lb, ld, &h, a, b, d, ws, wsb, fl, fl_bytes, nv, tr);
 	for (int i = 0; i < SAMPLES; i++) {
 		float t;
 		unsigned mhz = 0;
@@ -136,6 +216,7 @@ int main(int argc, char **argv)
 	int gpu = argc > 4 ? atoi(argv[4]) : 0;
 	double warm = argc > 5 ? atof(argv[5]) : 0;
 	int flush = argc > 6 ? atoi(argv[6]) : 0;
+	double tr = argc > 7 ? atof(argv[7]) : 0;
 	struct kctx ctx;
 	cudaStream_t st;
 
@@ -146,7 +227,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ctx.stream = st;
-	if (run(&ctx, m, n, k, warm, flush)) {
+	if (run(&ctx, m, n, k, warm, flush, tr)) {
 		fprintf(stderr, "gemm_direct: %s\n", ctx.err);
 		return 1;
 	}

@@ -9,7 +9,10 @@
 # whose clock a power limit moves, also get a "ladder" line: from an idle second, LADDER seconds of the
 # same work, then do_bench over 20 ms (short, so that the clock moves little meanwhile), at each rung a
 # lower clock; (MHz, us) pairs, so that a median taken at any clock in between can be compared with
-# do_bench at that clock. Reads the card's state only.
+# do_bench at that clock. A rung's clock is measured on the GPU right before and right after do_bench
+# (kclock: cycles over event time, as sweep's gate counts them), not read through NVML, whose reading lags
+# a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. Reads the card's
+# state only.
 import statistics
 import sys
 import threading
@@ -45,6 +48,25 @@ def clocked(fn):
     return out, statistics.median(seen) if seen else 0, wall
 
 
+def kclock(fn):
+    """The SM clock in MHz measured on the GPU now, behind one call of fn (which keeps the GPU busy while
+    the probes are enqueued, so that no launch gap falls inside them): torch.cuda._sleep spins a given
+    count of its SM's cycles; two spins of different lengths, timed by events, cancel a launch's own time."""
+    ev = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+    fn()
+    ev[0].record()
+    torch.cuda._sleep(20000)
+    ev[1].record()
+    torch.cuda._sleep(220000)
+    ev[2].record()
+    ev[2].synchronize()
+    return 200000 / ((ev[1].elapsed_time(ev[2]) - ev[0].elapsed_time(ev[1])) * 1e3)
+
+
+# A rung whose clock moved more than this between its two probes is left out of the ladder.
+RUNG_MOVED = 0.01
+
+
 LADDER = (0, 0.02, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
 
 
@@ -62,9 +84,14 @@ def ladder(name, fn):
     for h in LADDER:
         time.sleep(1.0)
         heat(fn, h)
+        before = kclock(fn)
         t, c, _ = clocked(lambda: do_bench(fn, warmup=1, rep=20, return_mode="median"))
-        rungs.append((c, t * 1e3))
-    print(f"ladder {name} " + " ".join(f"{c:.0f} {us:.2f}" for c, us in rungs), flush=True)
+        after = kclock(fn)
+        if abs(after - before) <= RUNG_MOVED * before:
+            rungs.append(((before + after) / 2, t * 1e3))
+        print(f"rung {name} heat_s {h} nvml_mhz {c:.0f} kclock_before {before:.1f} kclock_after {after:.1f}"
+              f" us {t * 1e3:.2f}", flush=True)
+    print(f"ladder {name} " + " ".join(f"{c:.1f} {us:.2f}" for c, us in rungs), flush=True)
 
 
 def bench(name, fn):

@@ -181,10 +181,10 @@ test_expect_success 'tests/gpu/precision.py: the checks judge the figures as the
 	cmp want got
 '
 
-# At a clock: do_bench's time at the cell's SM clock, from its runs at several clocks (a ladder line),
-# linear in 1/MHz between the nearest below and above (1590 MHz between 1500 and 1980: 2044.93 us, so the
-# worst is the 1 ms cell's 0.9951 without a clock); none
-# when no run lies on both sides.
+# At a clock: do_bench's time at the cell's SM clock, from its runs at several clocks (a ladder line): the
+# mean of those within 0.5 % of it (1975 MHz: the run at 1980), else linear in 1/MHz between the nearest
+# below and above (1590 MHz between 1500 and 1980: 2044.93 us, so the worst is the 1 ms cell's 0.9951
+# without a clock); none when no run lies on both sides.
 test_expect_success 'tests/gpu/precision.py: shapes compared with do_bench at the clock they ran at' '
 	sql g.db "UPDATE results SET sm_clock = 1590 WHERE json_extract((SELECT params FROM cells
 		WHERE id = cell), '\''$.ms'\'') = 2" &&
@@ -192,7 +192,10 @@ test_expect_success 'tests/gpu/precision.py: shapes compared with do_bench at th
 	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
 	grep -Fx "sleep 2ms at 1590 MHz: 2050.00 us, do_bench 2044.93 us (between 1500 and 1980 MHz): 1.0025" t &&
 	grep -Fx "ok: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 1ms 0.9951 (no clock) (3 shapes, within 1 %)" t &&
-	sql g.db "UPDATE results SET sm_clock = 2100 WHERE sm_clock = 1590" &&
+	sql g.db "UPDATE results SET sm_clock = 1975 WHERE sm_clock = 1590" &&
+	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
+	grep -Fx "sleep 2ms at 1975 MHz: 2050.00 us, do_bench 1700.00 us (1 within 0.5 % of 1975 MHz): 1.2059" t &&
+	sql g.db "UPDATE results SET sm_clock = 2100 WHERE sm_clock = 1975" &&
 	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
 	grep -Fx "FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms: no do_bench run on both sides of 2100 MHz (1500, 1980) (3 shapes, within 1 %)" t
 '
@@ -203,7 +206,7 @@ test_expect_success 'the demo: a value is marked only when a result it holds is 
 	"$SWEEP" run "$ROOT/sweeps/demo.yaml" --db demo.db 2>err &&
 	imprecise=$(sql demo.db "SELECT count(*) FROM results WHERE NOT precise") &&
 	test "$("$SWEEP" sql demo.db "SELECT count(*) FROM results WHERE (stop = '\''precision'\'' AND NOT precise)
-		OR precise <> coalesce(ci_rel(ci_lo, ci_hi, median) <= 0.01, 0)" --csv | tail -1)" = 0 &&
+		OR precise <> coalesce(ci_rel(ci_lo, ci_hi, median) <= 0.03, 0)" --csv | tail -1)" = 0 &&
 	if test "$imprecise" = 0; then ! grep -q "short of their precision" err; else
 		grep -q "; $imprecise cells ok short of their precision$" err; fi &&
 	"$SWEEP" report demo.db --rows dtype,M,N --metric gflops --format csv >d.csv 2>/dev/null &&
