@@ -200,7 +200,7 @@ static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush,
 	std::sort(clk.begin(), clk.end());
 	double med = (ms[SAMPLES / 2 - 1] + ms[SAMPLES / 2]) / 2, flops = 2.0 * m * n * k;
 	unsigned mhz = clk.empty() ? 0 : clk[clk.size() / 2];
-	printf("gemm_direct bf16 %ldx%ldx%ld algo %d%s: median %.4f ms = %.1f TFLOP/s (min %.4f, max %.4f ms), "
+	printf("gemm_direct bf16 %ldx%ldx%ld algo %d%s: median %.5f ms = %.1f TFLOP/s (min %.5f, max %.5f ms), "
 	       "%d samples after %.1f s of warm-up, SM clock median %u MHz: %.3f Mcycles\n", m, n, k, id,
 	       flush ? " (cold L2)" : "", med, flops / med / 1e9, ms[0], ms[SAMPLES - 1], SAMPLES, warmed, mhz,
 	       med * 1e-3 * mhz);
