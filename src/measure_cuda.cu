@@ -24,10 +24,11 @@ extern "C" {
  * cancel is seen and a long kernel does not burn a core. */
 #define SPIN_SECONDS 2e-3
 
-/* The gate's page: the host opens it; the kernel writes the cycles and nanoseconds it spun. */
+/* The gate's page: the host opens it; the kernel writes the cycles and nanoseconds it spun, and the
+ * largest step of the global timer it saw. */
 struct gate {
 	int open;
-	unsigned long long cycles, ns;
+	unsigned long long cycles, ns, step;
 };
 
 struct cuda_timer {
@@ -51,8 +52,10 @@ struct cuda_timer {
 /* How long the blocking kernel waits for the host before it gives up (a host that died, say). */
 #define GATE_TIMEOUT_NS 10000000000ULL
 /* A sample's first gate holds at least this long, so that its count of SM cycles over nanoseconds reads
- * the clock to 0.3 % (the global timer steps by 32 ns on an H200, as the events do). */
+ * the clock to 0.3 % (the global timer steps by 32 ns on an H200, as the events do). A timer that steps
+ * by more than GATE_STEP_NS would read it to worse than 1 %: NVML's clock is read instead. */
 #define GATE_CLOCK_NS 10000ULL
+#define GATE_STEP_NS 100ULL
 
 /*
  * NVBench's blocking kernel: it holds the stream until the host has enqueued the whole sample, so the
@@ -67,6 +70,16 @@ static __global__ void gate_kernel(volatile struct gate *gate, unsigned long lon
 {
 	unsigned long long t0, t, c0;
 
+	/* One step of the timer, from one change to the next. */
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	while (t0 == t);
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t == t0);
+	if (t - t0 > gate->step)
+		gate->step = t - t0;
 	/* The timer and the cycles read together at each end: a read of the host's page takes about a
 	 * microsecond, which one of them alone would count. */
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
@@ -83,7 +96,7 @@ static __global__ void gate_kernel(volatile struct gate *gate, unsigned long lon
 static void gate_close(struct cuda_timer *s)
 {
 	s->gate->open = 0;
-	s->gate->cycles = s->gate->ns = 0;
+	s->gate->cycles = s->gate->ns = s->gate->step = 0;
 }
 
 /* Open the gate: what was enqueued behind it runs. */
@@ -98,7 +111,7 @@ static double gate_clock(struct cuda_timer *s)
 {
 	unsigned mhz;
 
-	if (s->gate->ns >= GATE_CLOCK_NS)
+	if (s->gate->ns >= GATE_CLOCK_NS && s->gate->step <= GATE_STEP_NS)
 		return 1e3 * (double)s->gate->cycles / (double)s->gate->ns;
 	return s->nvml && !nvml_clock(s->nvml, NVML_SM, 0, &mhz) ? mhz : 0;
 }
