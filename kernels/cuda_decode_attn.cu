@@ -562,14 +562,14 @@ static int attn_check(struct kctx *ctx)
 		attn_reference(s, r, q, k, v, ref);
 		for (h = 0; h < r && !ret; h++) {
 			for (d = 0; d < s->dim; d++) {
-				double x = attn_half(o[h * s->dim + d], bf), want = ref[h * s->dim + d];
+				double x = attn_half(o[h * s->dim + d], bf), y = ref[h * s->dim + d];
 
 				if (isnan(x)) {
-					ret = kfail(ctx, "out[%ld][%ld][%ld] is NaN, want %g", b, g * r + h, d, want);
+					ret = kfail(ctx, "out[%ld][%ld][%ld] is NaN, want %g", b, g * r + h, d, y);
 					break;
 				}
-				err += (x - want) * (x - want);
-				norm += want * want;
+				err += (x - y) * (x - y);
+				norm += y * y;
 			}
 		}
 	}
