@@ -347,6 +347,8 @@ int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, s
 		ret = measure_gang_loop(tm, state, k, ctx, t, r, deadline);
 	else
 		ret = measure_loop(tm, state, k, ctx, t, r, deadline);
+	if (tm->idle && tm->idle(state, ctx) && !ret)
+		ret = measure_fail(r, ctx, "launch");
 	if (k->teardown)
 		k->teardown(ctx);
 	tm->fini(state);

@@ -22,6 +22,9 @@ struct timer_ops {
 	/* How far off one sample's seconds per launch can be from the timer alone, for a sample of `batch`
 	 * launches: the noise target is never below what the timer can resolve (criterion.h). */
 	double (*resolution)(void *state, int batch);
+	/* Wait for work the timer enqueued ahead of the samples asked for (NULL: none), before the kernel's
+	 * teardown: 0, or -1 with the error in ctx->err. */
+	int (*idle)(void *state, struct kctx *ctx);
 	void (*fini)(void *state);
 	/* 1: samples may average more launches when the median's interval narrows too slowly
 	 * (criterion_grow): the timer reads the device's time, whose variation comes from the launches. 0 for

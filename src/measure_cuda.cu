@@ -31,10 +31,20 @@ struct gate {
 	unsigned long long cycles, ns, step;
 };
 
+/* Where one sample is timed: its gate's page and its pair of events. A timer has two, so that the next
+ * sample can be enqueued while one runs (cuda_sample says why). */
+struct slot {
+	cudaEvent_t start, stop;
+	volatile struct gate *gate;     /* pinned, mapped: the host opens it once a sample is enqueued */
+	struct gate *gate_dev;
+};
+
 struct cuda_timer {
 	int gpu;
 	cudaStream_t stream;
-	cudaEvent_t start, stop;
+	struct slot slot[2];
+	int cur;                        /* the slot of the sample read next */
+	int ahead;                      /* the batch of the sample already enqueued in slot cur, or 0 */
 	void *flush;                    /* NULL when the L2 stays hot */
 	size_t flush_bytes;
 	unsigned flush_value;
@@ -44,8 +54,6 @@ struct cuda_timer {
 	cudaEvent_t marks[2 * COLD_MAX_LAUNCHES];   /* a cold batch's pairs, created on first use */
 	int nmarks;
 	int graph_launches;
-	volatile struct gate *gate;     /* pinned, mapped: the host opens it once a sample is enqueued */
-	struct gate *gate_dev;
 	int sampled;                    /* a sample was taken: the kernel's code is loaded */
 };
 
@@ -92,27 +100,27 @@ static __global__ void gate_kernel(volatile struct gate *gate, unsigned long lon
 	gate->ns += t - t0;
 }
 
-/* Close the gate and clear its count of cycles, before the first gate of a sample. */
-static void gate_close(struct cuda_timer *s)
+/* Close the slot's gate and clear its count of cycles, before the first gate of a sample. */
+static void gate_close(struct slot *p)
 {
-	s->gate->open = 0;
-	s->gate->cycles = s->gate->ns = s->gate->step = 0;
+	p->gate->open = 0;
+	p->gate->cycles = p->gate->ns = p->gate->step = 0;
 }
 
 /* Open the gate: what was enqueued behind it runs. */
-static void gate_open(struct cuda_timer *s)
+static void gate_open(struct slot *p)
 {
 	__sync_synchronize();
-	s->gate->open = 1;
+	p->gate->open = 1;
 }
 
-/* The SM clock over the sample's gates in MHz, else NVML's reading now, else 0. */
-static double gate_clock(struct cuda_timer *s)
+/* The SM clock over the slot's gates in MHz, else NVML's reading now, else 0. */
+static double gate_clock(struct cuda_timer *s, struct slot *p)
 {
 	unsigned mhz;
 
-	if (s->gate->ns >= GATE_CLOCK_NS && s->gate->step <= GATE_STEP_NS)
-		return 1e3 * (double)s->gate->cycles / (double)s->gate->ns;
+	if (p->gate->ns >= GATE_CLOCK_NS && p->gate->step <= GATE_STEP_NS)
+		return 1e3 * (double)p->gate->cycles / (double)p->gate->ns;
 	return s->nvml && !nvml_clock(s->nvml, NVML_SM, 0, &mhz) ? mhz : 0;
 }
 
@@ -122,16 +130,18 @@ static void cuda_timer_free(struct cuda_timer *s)
 		cudaGraphExecDestroy(s->graph);
 	if (s->flush)
 		cudaFree(s->flush);
-	if (s->start)
-		cudaEventDestroy(s->start);
-	if (s->stop)
-		cudaEventDestroy(s->stop);
+	for (int i = 0; i < 2; i++) {
+		if (s->slot[i].start)
+			cudaEventDestroy(s->slot[i].start);
+		if (s->slot[i].stop)
+			cudaEventDestroy(s->slot[i].stop);
+	}
 	for (int i = 0; i < s->nmarks; i++)
 		cudaEventDestroy(s->marks[i]);
 	if (s->stream)
 		cudaStreamDestroy(s->stream);
-	if (s->gate)
-		cudaFreeHost((void *)s->gate);
+	if (s->slot[0].gate)
+		cudaFreeHost((void *)s->slot[0].gate);   /* both slots' pages */
 	free(s);
 }
 
@@ -141,6 +151,7 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 	char pci[32] = "", uuid[48];
 	cudaDeviceProp prop;
 	int n = 0, l2 = 0;
+	struct gate *pages = NULL, *pages_dev = NULL;
 	cudaError_t e;
 
 	*state = NULL;
@@ -156,12 +167,17 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 	s->gpu = ctx->gpu;
 	if ((e = cudaSetDevice(s->gpu)) != cudaSuccess ||
 	    (e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaEventCreate(&s->start)) != cudaSuccess ||
-	    (e = cudaEventCreate(&s->stop)) != cudaSuccess ||
 	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess ||
-	    (e = cudaHostAlloc((void **)&s->gate, sizeof(*s->gate), cudaHostAllocMapped)) != cudaSuccess ||
-	    (e = cudaHostGetDevicePointer((void **)&s->gate_dev, (void *)s->gate, 0)) != cudaSuccess)
+	    (e = cudaHostAlloc((void **)&pages, 2 * sizeof(*pages), cudaHostAllocMapped)) != cudaSuccess)
 		goto fail;
+	for (int i = 0; i < 2; i++) {
+		s->slot[i].gate = pages + i;
+		if ((e = cudaEventCreate(&s->slot[i].start)) != cudaSuccess ||
+		    (e = cudaEventCreate(&s->slot[i].stop)) != cudaSuccess ||
+		    (e = cudaHostGetDevicePointer((void **)&pages_dev, pages, 0)) != cudaSuccess)
+			goto fail;
+		s->slot[i].gate_dev = pages_dev + i;
+	}
 	/* Cold by default: twice the L2 written, then read, before each sample evicts whatever the last
 	 * launch left (cuda_l2_flush, kernels/cuda_common.h, says why the read and the 16 more bytes). */
 	if (!t->l2_hot && l2 > 0) {
@@ -241,22 +257,60 @@ static int cuda_capture(struct cuda_timer *s, const struct kernel_ops *k, struct
 	return 0;
 }
 
-/* Behind the gate: the L2 flush, the start event, the launches (one, or graphs of a batch), the stop. */
-static int cuda_enqueue(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int batch, int reps)
+/* The launches of a sample of `batch`: one, or graphs of GRAPH_MAX_LAUNCHES at most, replayed `reps` times. */
+static int cuda_per_graph(int batch, int *reps)
 {
+	int per_graph = batch < GRAPH_MAX_LAUNCHES ? batch : GRAPH_MAX_LAUNCHES;
+
+	*reps = batch > 1 ? (batch + per_graph - 1) / per_graph : 1;
+	return per_graph;
+}
+
+/* Behind the gate: the L2 flush, the start event, the launches (one, or graphs of a batch), the stop. */
+static int cuda_enqueue(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int batch,
+			struct slot *p)
+{
+	int reps;
+
+	cuda_per_graph(batch, &reps);
 	/* Outside the timed region: a different value each time, so no layer can skip a repeated fill. */
 	if (s->flush)
 		CUDA_CHECK(ctx,
 			   cuda_l2_flush(s->flush, s->flush_bytes, ++s->flush_value, s->flush_blocks, s->stream));
-	CUDA_CHECK(ctx, cudaEventRecord(s->start, s->stream));
+	CUDA_CHECK(ctx, cudaEventRecord(p->start, s->stream));
 	if (batch > 1) {
 		for (int i = 0; i < reps; i++)
 			CUDA_CHECK(ctx, cudaGraphLaunch(s->graph, s->stream));
 	} else if (k->launch(ctx)) {
 		return -1;
 	}
-	CUDA_CHECK(ctx, cudaEventRecord(s->stop, s->stream));
+	CUDA_CHECK(ctx, cudaEventRecord(p->stop, s->stream));
 	return 0;
+}
+
+/* Enqueue a sample in slot p, behind a gate when `gated`, and open the gate. */
+static int cuda_put(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int batch, struct slot *p,
+		    int gated)
+{
+	int rc;
+
+	gate_close(p);
+	if (gated) {
+		gate_kernel<<<1, 1, 0, s->stream>>>(p->gate_dev, GATE_CLOCK_NS, GATE_TIMEOUT_NS);
+		LAUNCH_CHECK(ctx);
+	}
+	rc = cuda_enqueue(s, k, ctx, batch, p);
+	gate_open(p);   /* even after an error, so that nothing waits behind the gate */
+	return rc;
+}
+
+/* Wait for the sample enqueued ahead, if any, and forget it. */
+static int cuda_drain(struct cuda_timer *s, struct kctx *ctx)
+{
+	if (!s->ahead)
+		return 0;
+	s->ahead = 0;
+	return cuda_wait(ctx, s->slot[s->cur].stop);
 }
 
 /* Behind the gate, n launches of a cold batch: before each the flush, around each a pair of events. */
@@ -281,6 +335,7 @@ static int cuda_enqueue_cold(struct cuda_timer *s, const struct kernel_ops *k, s
 static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, struct kctx *ctx, int batch,
 			    double *seconds)
 {
+	struct slot *p = &s->slot[s->cur];
 	double total = 0;
 	float ms;
 
@@ -288,16 +343,16 @@ static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, st
 		CUDA_CHECK(ctx, cudaEventCreate(&s->marks[s->nmarks]));
 		s->nmarks++;
 	}
-	gate_close(s);
+	gate_close(p);
 	for (int done = 0, n; done < batch; done += n) {
 		int rc;
 
 		n = batch - done < COLD_MAX_LAUNCHES ? batch - done : COLD_MAX_LAUNCHES;
-		s->gate->open = 0;
-		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, done ? 0 : GATE_CLOCK_NS, GATE_TIMEOUT_NS);
+		p->gate->open = 0;
+		gate_kernel<<<1, 1, 0, s->stream>>>(p->gate_dev, done ? 0 : GATE_CLOCK_NS, GATE_TIMEOUT_NS);
 		LAUNCH_CHECK(ctx);
 		rc = cuda_enqueue_cold(s, k, ctx, n);
-		gate_open(s);
+		gate_open(p);
 		if (rc || cuda_wait(ctx, s->marks[2 * n - 1]))
 			return -1;
 		for (int i = 0; i < n; i++) {
@@ -309,43 +364,65 @@ static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, st
 	return 0;
 }
 
+/*
+ * Samples are enqueued one ahead: the next (same batch) goes in behind this one before the host waits for
+ * it, so its gate starts as this sample ends and the GPU idles the gate's GATE_CLOCK_NS between samples,
+ * whatever the host's latency. Serially (the host waking, reading the events, enqueueing the next) the idle
+ * time between samples followed the host, and the kernel's time followed it: on an H200 a 68 us GEMM took
+ * 0.6 % longer with 50 us more idle before each sample, and its medians over 20 ms moved by 0.3-1.2 % in
+ * 0.5 s, against 0.14-0.28 % one ahead (docs/measured.md). A sample of another batch drops the one ahead
+ * (batch sizing, warm-up again). Not for the first sample (the check reads its output next) nor for
+ * collectives (each member must launch exactly as often as the others).
+ */
 static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
 		       double *clock_mhz)
 {
 	struct cuda_timer *s = (struct cuda_timer *)state;
-	int reps = 1, per_graph = batch < GRAPH_MAX_LAUNCHES ? batch : GRAPH_MAX_LAUNCHES, rc;
+	int reps, per_graph = cuda_per_graph(batch, &reps), gated = s->sampled && !k->gang_open;
+	struct slot *p;
 	float ms;
 
+	if ((s->ahead != batch || (batch > 1 && s->flush && !k->gang_open)) && cuda_drain(s, ctx))
+		return -1;
 	if (batch > 1 && s->flush && !k->gang_open) {
 		if (cuda_sample_cold(s, k, ctx, batch, seconds))
 			return -1;
-		*clock_mhz = gate_clock(s);
+		*clock_mhz = gate_clock(s, &s->slot[s->cur]);
 		return 0;
 	}
-	if (batch > 1) {
-		reps = (batch + per_graph - 1) / per_graph;
-		if ((!s->graph || s->graph_launches != per_graph) && cuda_capture(s, k, ctx, per_graph))
-			return -1;
-	}
-	/*
-	 * Not for the first sample: the first launch of a library's kernel loads its code (CUDA loads modules
-	 * lazily), which synchronises the device and would wait for a gate that opens only afterwards. The
-	 * first sample is the launch measure.c checks, never a timed one. Not for collectives either: NCCL may
-	 * synchronise while it enqueues (its first operation on a communicator connects the peers).
-	 */
-	gate_close(s);
-	if (s->sampled++ && !k->gang_open) {
-		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, GATE_CLOCK_NS, GATE_TIMEOUT_NS);
-		LAUNCH_CHECK(ctx);
-	}
-	rc = cuda_enqueue(s, k, ctx, batch, reps);
-	gate_open(s);   /* even after an error, so that nothing waits behind the gate */
-	if (rc || cuda_wait(ctx, s->stop))
+	if (batch > 1 && (!s->graph || s->graph_launches != per_graph) && cuda_capture(s, k, ctx, per_graph))
 		return -1;
-	CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, s->start, s->stop));
+	/*
+	 * Not behind a gate for the first sample: the first launch of a library's kernel loads its code (CUDA
+	 * loads modules lazily), which synchronises the device and would wait for a gate that opens only
+	 * afterwards. The first sample is the launch measure.c checks, never a timed one. Not for collectives
+	 * either: NCCL may synchronise while it enqueues (its first operation on a communicator connects the
+	 * peers).
+	 */
+	p = &s->slot[s->cur];
+	s->sampled = 1;
+	if (!s->ahead && cuda_put(s, k, ctx, batch, p, gated))
+		return -1;
+	s->ahead = 0;
+	if (gated) {
+		if (cuda_put(s, k, ctx, batch, &s->slot[1 - s->cur], 1))
+			return -1;
+		s->ahead = batch;
+	}
+	if (cuda_wait(ctx, p->stop))
+		return -1;
+	CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, p->start, p->stop));
 	*seconds = ms * 1e-3 / (batch > 1 ? (double)reps * per_graph : 1.0);
-	*clock_mhz = gate_clock(s);
+	*clock_mhz = gate_clock(s, p);
+	if (s->ahead)
+		s->cur = 1 - s->cur;
 	return 0;
+}
+
+/* Wait for what is enqueued ahead, before the kernel's teardown frees what it uses. */
+static int cuda_idle(void *state, struct kctx *ctx)
+{
+	return cuda_drain((struct cuda_timer *)state, ctx);
 }
 
 /* A graph's batch is one timed region; a cold batch is `batch` regions whose errors partly cancel. */
@@ -382,6 +459,7 @@ static struct timer_ops cuda_timer_ops(void)
 	t.sample = cuda_sample;
 	t.max_clock = cuda_max_clock;
 	t.resolution = cuda_resolution;
+	t.idle = cuda_idle;
 	t.fini = cuda_fini;
 	t.grows = 1;
 	return t;

@@ -7,13 +7,15 @@
  * cold L2 is (cuda_l2_flush). With TRACE = s > 0, it samples for s seconds instead, each sample behind a
  * gate as sweep's (a kernel that spins at least 10 us, counting its SM's cycles against the global timer),
  * and prints a line per sample: seconds since the first, microseconds, the gate's clock and NVML's, in MHz;
- * and first the global timer's smallest step. Build: nvcc ... gemm_direct.cu ../../src/nvml.c -lcublasLt
+ * and first the global timer's smallest step; with MODES set, it compares the idle time between samples
+ * instead (modes()). Build: nvcc ... gemm_direct.cu ../../src/nvml.c -lcublasLt
  * -ldl. Usage: gemm_direct [M N K [GPU [WARM [FLUSH [TRACE]]]]] (default 8192 8192 8192 0 0 0 0). */
 #include <algorithm>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <string>
 #include <vector>
 #include <cublasLt.h>
 #include "../../kernels/cuda_common.h"
@@ -116,6 +118,123 @@ static int trace(struct kctx *ctx, cublasLtHandle_t lt, cublasLtMatmulDesc_t op,
 	return 0;
 }
 
+/* A gate whose page the host opens, as sweep's: spins at least min_ns and until opened; its cycles and ns. */
+struct page {
+	volatile unsigned open;
+	unsigned long long cycles, ns;
+};
+
+static __global__ void gate_wait(volatile struct page *p, unsigned long long min_ns)
+{
+	unsigned long long t0, t, c0 = clock64();
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while ((!p->open || t - t0 < min_ns) && t - t0 < 2000000000ULL);
+	p->cycles = clock64() - c0;
+	p->ns = t - t0;
+}
+
+/*
+ * The idle time between samples against the kernel's time: each mode of MODES (space-separated) samples for
+ * `seconds`, ROUNDS times in turn: "s<X>" as sweep did (the host waits for a sample, idles X us more, then
+ * enqueues the next behind a 10 us gate), "g<X>" the same with the gate held X us, "p" one sample enqueued
+ * ahead (sweep's now: the next gate starts as a sample ends). A line each: median, gate clock, samples, and
+ * the range of the medians of consecutive 20 ms windows after the first 0.1 s.
+ */
+static int modes(struct kctx *ctx, cublasLtHandle_t lt, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
+		 cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t ld, cublasLtMatmulHeuristicResult_t *h,
+		 void *a, void *b, void *d, void *ws, uint64_t wsb, void *fl, size_t fl_bytes, double seconds)
+{
+	cudaStream_t st = cuda_stream(ctx);
+	struct page *pg, *pgd;
+	const float alpha = 1, beta = 0;
+	cudaEvent_t e0[2], e1[2];
+	int rounds = getenv("ROUNDS") ? atoi(getenv("ROUNDS")) : 3;
+	unsigned flushv = 0;
+
+	CUDA_CHECK(ctx, cudaHostAlloc((void **)&pg, 2 * sizeof(*pg), cudaHostAllocMapped));
+	CUDA_CHECK(ctx, cudaHostGetDevicePointer((void **)&pgd, pg, 0));
+	for (int i = 0; i < 2; i++) {
+		CUDA_CHECK(ctx, cudaEventCreate(&e0[i]));
+		CUDA_CHECK(ctx, cudaEventCreate(&e1[i]));
+	}
+	auto put = [&](int p, double gate_us) -> int {
+		pg[p].open = 0;
+		gate_wait<<<1, 1, 0, st>>>(pgd + p, (unsigned long long)(gate_us * 1e3));
+		if (fl)
+			CUDA_CHECK(ctx, cuda_l2_flush(fl, fl_bytes, ++flushv, 528, st));
+		CUDA_CHECK(ctx, cudaEventRecord(e0[p], st));
+		CUBLAS_CHECK(ctx, cublasLtMatmul(lt, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &h->algo, ws,
+						 wsb, st));
+		CUDA_CHECK(ctx, cudaEventRecord(e1[p], st));
+		__sync_synchronize();
+		pg[p].open = 1;
+		return 0;
+	};
+	for (int round = 0; round < rounds; round++) {
+		std::string all = getenv("MODES");
+		size_t at = 0;
+
+		while (at < all.size()) {
+			size_t end = all.find(' ', at);
+			std::string m = all.substr(at, end == std::string::npos ? std::string::npos : end - at);
+			at = end == std::string::npos ? all.size() : end + 1;
+			if (m.empty())
+				continue;
+			std::vector<double> us, when, mhz, win, part;
+			double x = atof(m.c_str() + 1), t0 = wall_now(), start = 0.1, gate = m[0] == 'g' ? x : 10;
+			int ahead = m[0] == 'p';
+			float ms;
+
+			if (put(0, gate))
+				return -1;
+			for (unsigned i = 0; wall_now() - t0 < seconds; i++) {
+				int p = i % 2;
+
+				if (ahead && put(1 - p, gate))
+					return -1;
+				CUDA_CHECK(ctx, cudaEventSynchronize(e1[p]));
+				CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, e0[p], e1[p]));
+				us.push_back(ms * 1e3);
+				when.push_back(wall_now() - t0);
+				mhz.push_back(1e3 * (double)pg[p].cycles / (double)pg[p].ns);
+				for (double w = wall_now(); m[0] == 's' && (wall_now() - w) * 1e6 < x;)
+					;
+				if (!ahead && put(1 - p, gate))
+					return -1;
+			}
+			CUDA_CHECK(ctx, cudaStreamSynchronize(st));
+			for (size_t i = 0; i < us.size(); i++) {
+				if (when[i] < 0.1)
+					continue;
+				if (when[i] - start >= 0.02) {
+					std::sort(part.begin(), part.end());
+					if (part.size() > 5)
+						win.push_back(part[part.size() / 2]);
+					part.clear();
+					start = when[i];
+				}
+				part.push_back(us[i]);
+			}
+			std::sort(win.begin(), win.end());
+			std::sort(mhz.begin(), mhz.end());
+			part = us;
+			std::sort(part.begin(), part.end());
+			if (win.empty())
+				continue;
+			printf("mode %-5s round %d: median %.3f us, gate %.0f MHz, %zu samples, %zu windows of 20 ms: "
+			       "medians %.3f-%.3f us (%.2f %%)\n", m.c_str(), round, part[part.size() / 2],
+			       mhz[mhz.size() / 2], us.size(), win.size(), win.front(), win.back(),
+			       (win.back() / win.front() - 1) * 100);
+			fflush(stdout);
+		}
+	}
+	cudaFreeHost(pg);
+	return 0;
+}
+
 static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush, double tr)
 {
 	cublasLtHandle_t lt;
@@ -178,6 +297,8 @@ static int run(struct kctx *ctx, long m, long n, long k, double warm, int flush,
 			CUDA_CHECK(ctx, cudaStreamSynchronize(st));
 	}
 	warmed = wall_now() - t0;
+	if (tr > 0 && getenv("MODES"))
+		return modes(ctx, lt, op, la, lb, ld, &h, a, b, d, ws, wsb, fl, fl_bytes, tr);
 	if (tr > 0)
 		return trace(ctx, lt, op, la, lb, ld, &h, a, b, d, ws, wsb, fl, fl_bytes, nv, tr);
 	for (int i = 0; i < SAMPLES; i++) {

@@ -318,6 +318,7 @@ static void test_failures(void)
 struct fake_timer {
 	int calls, inits, finis;
 	double max;
+	int idles, teardowns_at_idle, idle_fails;   /* idle's calls, the teardowns before it; fail it */
 };
 static struct fake_timer fake_timer_state;
 
@@ -344,6 +345,15 @@ static double ft_max_clock(void *state)
 	return ((struct fake_timer *)state)->max;
 }
 
+static int ft_idle(void *state, struct kctx *ctx)
+{
+	struct fake_timer *f = state;
+
+	f->idles++;
+	f->teardowns_at_idle = fake_teardowns;
+	return f->idle_fails ? kfail(ctx, "the sample enqueued ahead failed") : 0;
+}
+
 static void ft_fini(void *state)
 {
 	((struct fake_timer *)state)->finis++;
@@ -356,7 +366,7 @@ static double ft_resolution(void *state, int batch)
 
 static const struct timer_ops fake_timer = {
 	.init = ft_init, .sample = ft_sample, .max_clock = ft_max_clock, .resolution = ft_resolution,
-	.fini = ft_fini,
+	.idle = ft_idle, .fini = ft_fini,
 };
 
 static void test_throttle(void)
@@ -379,6 +389,18 @@ static void test_throttle(void)
 	CHECK(m.r.nsamples >= 10, "min_samples counts kept samples only: %d", m.r.nsamples);
 	CHECK_INT(fake_timer_state.inits, 1, "timer init once");
 	CHECK_INT(fake_timer_state.finis, 1, "timer fini once");
+	CHECK_INT(fake_timer_state.idles, 1, "timer idle once");
+	CHECK_INT(fake_timer_state.teardowns_at_idle, fake_teardowns - 1, "idle before the kernel's teardown");
+	mt_release(&m);
+
+	/* What was enqueued ahead failed: the result is that error, not ok. */
+	memset(&fake_timer_state, 0, sizeof(fake_timer_state));
+	fake_timer_state.max = 1980;
+	fake_timer_state.idle_fails = 1;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &m.r), -1, "a failed idle fails");
+	CHECK(m.r.error && !strcmp(m.r.error, "launch: the sample enqueued ahead failed"), "error: '%s'",
+	      m.r.error);
 	mt_release(&m);
 
 	/* Every sample throttled: nothing to report, an error once the timeout passes. */
