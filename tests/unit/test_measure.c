@@ -458,6 +458,12 @@ static double clock_falls(double t)
 	return t < 0.1 ? 1980 : t < 0.4 ? 1980 - 480 * (t - 0.1) / 0.3 : 1500;
 }
 
+/* The power limit holds it under 75 % of the maximum after 0.1 s. */
+static double clock_held_low(double t)
+{
+	return t < 0.1 ? 1980 : 1480;
+}
+
 /* Still falling, 400 MHz a second, for as long as it runs. */
 static double clock_sinks(double t)
 {
@@ -490,6 +496,20 @@ static void test_settle(void)
 	/* two 0.1 s windows agree once the older one starts after the fall (0.4 s), within a quarter window */
 	CHECK(m.r.warmup >= 0.5 && m.r.warmup < 0.95, "after the fall: %.3f s", m.r.warmup);
 	CHECK(m.r.clocks[0] == 1500, "the samples see the held clock: %g MHz", m.r.clocks[0]);
+	mt_release(&m);
+
+	/* Held under 75 % of the maximum once settled: measured there, no sample counted as throttled (the
+	 * filter compares with the settled clock; against the maximum every sample was dropped until the
+	 * timeout). */
+	clock_curve = clock_held_low;
+	t.min_time = 0.05;
+	t.timeout = 3;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "held clock measures");
+	CHECK_INT(m.r.settled, 1, "a clock held low: settled");
+	CHECK_INT(m.r.throttled, 0, "its samples are not throttled");
+	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1480, "the samples see the held clock: %d, %g MHz",
+	      m.r.nsamples, m.r.nsamples ? m.r.clocks[0] : 0);
 	mt_release(&m);
 
 	/* Still within 1 % over the second half of warmup, so sampling starts; the clock leaves the settled
