@@ -23,6 +23,9 @@
  * 64 keys 21.3, in 16 of 256 keys 17.2 but 1K keys then 15.3). */
 #define ATTN_SMALL_CHUNK 128
 #endif
+#ifndef ATTN_ONE_WAVE
+#define ATTN_ONE_WAVE 1        /* splits making between one wave of blocks and two make one (attn_setup) */
+#endif
 #ifndef ATTN_WAVES
 #define ATTN_WAVES 4           /* blocks per SM slot the splits aim at */
 #endif
@@ -388,7 +391,11 @@ static int attn_setup(struct kctx *ctx)
 	 * Splits: about ATTN_WAVES times as many blocks as fit on the GPU at once, never more (rounding up
 	 * to one block over a full wave would run that block alone, doubling the time), none shorter than
 	 * ATTN_MIN_CHUNK keys. Several waves keep the share lost to a partial last wave small. A cache too
-	 * short for that still fills one wave, with splits of at least ATTN_SMALL_CHUNK keys.
+	 * short for that still fills one wave, with splits of at least ATTN_SMALL_CHUNK keys. Where the splits
+	 * of ATTN_MIN_CHUNK keys make between one wave and two, one wave of longer splits instead: batch 1 at
+	 * 64K keys on an H200 (64 splits, 1.3 waves) took 89.9 us, in one wave (49 splits) 85.4, in 0.85
+	 * (42) 85.5, in 1.5 and 1.9 waves 97.2 and 95.0; batch 8 at 16K keys at 2.6 waves 151.2 us, at 2.1
+	 * 162.5 (bench/gpu/README.md).
 	 */
 	s->threads = ATTN_WARPS * 32;
 	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
@@ -402,6 +409,8 @@ static int attn_setup(struct kctx *ctx)
 	many = fmin(fmax(ATTN_WAVES * target / (s->batch * s->kv_heads), 1), most);
 	most = (s->kv_len + ATTN_SMALL_CHUNK - 1) / ATTN_SMALL_CHUNK;
 	wave = fmin(fmax(target / (s->batch * s->kv_heads), 1), most);
+	if (ATTN_ONE_WAVE && many > wave && many < 2 * wave)
+		many = wave;
 	s->splits = (int)fmin(fmax(many, wave), ATTN_MAX_SPLITS);
 	s->chunk = (int)((s->kv_len + s->splits - 1) / s->splits);
 	s->splits = (int)((s->kv_len + s->chunk - 1) / s->chunk);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # decode_tune.sh: decode_attn's tuning constants side by side through `sweep run` with default timing: each
 # variant's kernel object is linked ahead of libsweep.a into a sweep binary of its own, which runs
-# tests/gpu/specs/decode-tune.yaml. Then do_bench's SDPA on the same shapes (refs.py decode). Run after
+# tests/gpu/specs/decode-tune.yaml; then decode_attn's check over odd shapes (decode-check.yaml). Run after
 # vendor.sh with vendor/ copied along; reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,9 +17,11 @@ obj() { # NAME DEFINES...: compile a variant's object (in the background)
 	nvcc -std=c++17 -O3 -arch=sm_90 -DSWEEP_CUDA "$@" -c kernels/cuda_decode_attn.cu -o "$R/attn-$n.o" &&
 		cc -o "$R/sweep-$n" build/cuda/src/main.o "$R/attn-$n.o" $LINK
 }
-VARIANTS=(base before tile8s3 tile4s4 small64)
-DEFS=("" "-DATTN_TILE=4 -DATTN_STAGES=3 -DATTN_SMALL_CHUNK=64" "-DATTN_STAGES=3" "-DATTN_TILE=4 -DATTN_STAGES=4"
-	"-DATTN_SMALL_CHUNK=64")
+# The splits: "before" without the one-wave rule (1.3 waves at batch 1, 64K keys); at least 1560, 880 and
+# 683 keys a split (0.85, 1.5 and 1.9 waves there).
+VARIANTS=(base before chunk1560 chunk880 chunk683)
+DEFS=("" "-DATTN_ONE_WAVE=0" "-DATTN_ONE_WAVE=0 -DATTN_MIN_CHUNK=1560" "-DATTN_ONE_WAVE=0 -DATTN_MIN_CHUNK=880"
+	"-DATTN_ONE_WAVE=0 -DATTN_MIN_CHUNK=683")
 step "compile ${#VARIANTS[@]} variants"
 # Waiting on the pids alone: a bare `wait` would also wait for lib.sh's tee, which never ends.
 pids=()
