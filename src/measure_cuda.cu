@@ -170,13 +170,15 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess ||
 	    (e = cudaHostAlloc((void **)&pages, 2 * sizeof(*pages), cudaHostAllocMapped)) != cudaSuccess)
 		goto fail;
+	s->slot[0].gate = pages;   /* freed through slot 0 from here on */
+	if ((e = cudaHostGetDevicePointer((void **)&pages_dev, pages, 0)) != cudaSuccess)
+		goto fail;
 	for (int i = 0; i < 2; i++) {
 		s->slot[i].gate = pages + i;
-		if ((e = cudaEventCreate(&s->slot[i].start)) != cudaSuccess ||
-		    (e = cudaEventCreate(&s->slot[i].stop)) != cudaSuccess ||
-		    (e = cudaHostGetDevicePointer((void **)&pages_dev, pages, 0)) != cudaSuccess)
-			goto fail;
 		s->slot[i].gate_dev = pages_dev + i;
+		if ((e = cudaEventCreate(&s->slot[i].start)) != cudaSuccess ||
+		    (e = cudaEventCreate(&s->slot[i].stop)) != cudaSuccess)
+			goto fail;
 	}
 	/* Cold by default: twice the L2 written, then read, before each sample evicts whatever the last
 	 * launch left (cuda_l2_flush, kernels/cuda_common.h, says why the read and the 16 more bytes). */
@@ -369,8 +371,8 @@ static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, st
  * it, so its gate starts as this sample ends and the GPU idles the gate's GATE_CLOCK_NS between samples,
  * whatever the host's latency. Serially (the host waking, reading the events, enqueueing the next) the idle
  * time between samples followed the host, and the kernel's time followed it: on an H200 a 68 us GEMM took
- * 0.6 % longer with 50 us more idle before each sample, and its medians over 20 ms moved by 0.3-1.2 % in
- * 0.5 s, against 0.14-0.28 % one ahead (docs/measured.md). A sample of another batch drops the one ahead
+ * 0.6-1.5 % longer with 50 us more idle before each sample, and the medians of 0.6 s of its samples moved
+ * by 0.4-0.65 % from one run to the next, one ahead by 0.05-0.09 % (docs/measured.md). A sample of another batch drops the one ahead
  * (batch sizing, warm-up again). Not for the first sample (the check reads its output next) nor for
  * collectives (each member must launch exactly as often as the others).
  */
@@ -408,14 +410,13 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 		if (cuda_put(s, k, ctx, batch, &s->slot[1 - s->cur], 1))
 			return -1;
 		s->ahead = batch;
+		s->cur = 1 - s->cur;   /* the one ahead is read next, or waited for by cuda_drain */
 	}
 	if (cuda_wait(ctx, p->stop))
 		return -1;
 	CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, p->start, p->stop));
 	*seconds = ms * 1e-3 / (batch > 1 ? (double)reps * per_graph : 1.0);
 	*clock_mhz = gate_clock(s, p);
-	if (s->ahead)
-		s->cur = 1 - s->cur;
 	return 0;
 }
 
