@@ -372,21 +372,23 @@ static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, st
  * whatever the host's latency. Serially (the host waking, reading the events, enqueueing the next) the idle
  * time between samples followed the host, and the kernel's time followed it: on an H200 a 68 us GEMM took
  * 0.6-1.5 % longer with 50 us more idle before each sample, and the medians of 0.6 s of its samples moved
- * by 0.4-0.65 % from one run to the next, one ahead by 0.05-0.09 % (docs/measured.md). A sample of another batch drops the one ahead
- * (batch sizing, warm-up again). Not for the first sample (the check reads its output next) nor for
- * collectives (each member must launch exactly as often as the others).
+ * by 0.4-0.65 % from one run to the next, one ahead by 0.05-0.09 % (docs/measured.md). A sample of
+ * another batch drops the one ahead (batch sizing, warm-up again). Not for the first sample (the check
+ * reads its output next), nor for collectives (each member must launch exactly as often as the others),
+ * nor for cold batches (cuda_sample_cold).
  */
 static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
 		       double *clock_mhz)
 {
 	struct cuda_timer *s = (struct cuda_timer *)state;
 	int reps, per_graph = cuda_per_graph(batch, &reps), gated = s->sampled && !k->gang_open;
+	int cold = batch > 1 && s->flush && !k->gang_open;
 	struct slot *p;
 	float ms;
 
-	if ((s->ahead != batch || (batch > 1 && s->flush && !k->gang_open)) && cuda_drain(s, ctx))
+	if ((s->ahead != batch || cold) && cuda_drain(s, ctx))
 		return -1;
-	if (batch > 1 && s->flush && !k->gang_open) {
+	if (cold) {
 		if (cuda_sample_cold(s, k, ctx, batch, seconds))
 			return -1;
 		*clock_mhz = gate_clock(s, &s->slot[s->cur]);

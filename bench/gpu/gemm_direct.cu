@@ -63,61 +63,6 @@ static __global__ void timer_step(unsigned long long *out)
 	out[2] = steps;
 }
 
-/* Sweep's gate (src/measure_cuda.cu), opened at once: spins 10 us, counting cycles and nanoseconds. */
-static __global__ void gate_spin(unsigned long long *out)
-{
-	unsigned long long t0, t, c0;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-	c0 = clock64();
-	do
-		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	while (t - t0 < 10000);
-	out[0] = clock64() - c0;
-	out[1] = t - t0;
-}
-
-/* The trace: samples for `seconds`, each behind a gate, a line each. */
-static int trace(struct kctx *ctx, cublasLtHandle_t lt, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
-		 cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t ld, cublasLtMatmulHeuristicResult_t *h,
-		 void *a, void *b, void *d, void *ws, uint64_t wsb, void *fl, size_t fl_bytes, void *nv,
-		 double seconds)
-{
-	cudaStream_t st = cuda_stream(ctx);
-	unsigned long long *g, *gd;
-	const float alpha = 1, beta = 0;
-	cudaEvent_t e0, e1;
-	double t0 = wall_now();
-
-	CUDA_CHECK(ctx, cudaHostAlloc((void **)&g, 3 * sizeof(*g), cudaHostAllocMapped));
-	CUDA_CHECK(ctx, cudaHostGetDevicePointer((void **)&gd, g, 0));
-	CUDA_CHECK(ctx, cudaEventCreate(&e0));
-	CUDA_CHECK(ctx, cudaEventCreate(&e1));
-	timer_step<<<1, 1, 0, st>>>(gd);
-	CUDA_CHECK(ctx, cudaStreamSynchronize(st));
-	printf("global timer: steps of %llu to %llu ns, %llu steps in 4096 reads\n", g[0], g[1], g[2]);
-	for (unsigned i = 0; wall_now() - t0 < seconds; i++) {
-		unsigned mhz = 0;
-		float ms;
-
-		gate_spin<<<1, 1, 0, st>>>(gd);
-		if (fl)
-			CUDA_CHECK(ctx, cuda_l2_flush(fl, fl_bytes, i, 528, st));
-		CUDA_CHECK(ctx, cudaEventRecord(e0, st));
-		CUBLAS_CHECK(ctx, cublasLtMatmul(lt, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &h->algo,
-						 ws, wsb, st));
-		CUDA_CHECK(ctx, cudaEventRecord(e1, st));
-		CUDA_CHECK(ctx, cudaEventSynchronize(e1));
-		CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, e0, e1));
-		if (nv)
-			nvml_clock(nv, NVML_SM, 0, &mhz);
-		printf("trace %.4f %.2f %.1f %u\n", wall_now() - t0, ms * 1e3, 1e3 * (double)g[0] / (double)g[1],
-		       mhz);
-	}
-	cudaFreeHost(g);
-	return 0;
-}
-
 /* A gate whose page the host opens, as sweep's: spins at least min_ns and until opened; its cycles and ns. */
 struct page {
 	volatile unsigned open;
@@ -134,6 +79,52 @@ static __global__ void gate_wait(volatile struct page *p, unsigned long long min
 	while ((!p->open || t - t0 < min_ns) && t - t0 < 2000000000ULL);
 	p->cycles = clock64() - c0;
 	p->ns = t - t0;
+}
+
+/* The trace: samples for `seconds`, each behind a gate, a line each. */
+static int trace(struct kctx *ctx, cublasLtHandle_t lt, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
+		 cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t ld, cublasLtMatmulHeuristicResult_t *h,
+		 void *a, void *b, void *d, void *ws, uint64_t wsb, void *fl, size_t fl_bytes, void *nv,
+		 double seconds)
+{
+	cudaStream_t st = cuda_stream(ctx);
+	unsigned long long *g, *gd;
+	struct page *pg, *pgd;
+	const float alpha = 1, beta = 0;
+	cudaEvent_t e0, e1;
+	double t0 = wall_now();
+
+	CUDA_CHECK(ctx, cudaHostAlloc((void **)&g, 3 * sizeof(*g), cudaHostAllocMapped));
+	CUDA_CHECK(ctx, cudaHostGetDevicePointer((void **)&gd, g, 0));
+	CUDA_CHECK(ctx, cudaHostAlloc((void **)&pg, sizeof(*pg), cudaHostAllocMapped));
+	CUDA_CHECK(ctx, cudaHostGetDevicePointer((void **)&pgd, pg, 0));
+	pg->open = 1;   /* opened at once: each gate spins its 10 us */
+	CUDA_CHECK(ctx, cudaEventCreate(&e0));
+	CUDA_CHECK(ctx, cudaEventCreate(&e1));
+	timer_step<<<1, 1, 0, st>>>(gd);
+	CUDA_CHECK(ctx, cudaStreamSynchronize(st));
+	printf("global timer: steps of %llu to %llu ns, %llu steps in 4096 reads\n", g[0], g[1], g[2]);
+	for (unsigned i = 0; wall_now() - t0 < seconds; i++) {
+		unsigned mhz = 0;
+		float ms;
+
+		gate_wait<<<1, 1, 0, st>>>(pgd, 10000);
+		if (fl)
+			CUDA_CHECK(ctx, cuda_l2_flush(fl, fl_bytes, i, 528, st));
+		CUDA_CHECK(ctx, cudaEventRecord(e0, st));
+		CUBLAS_CHECK(ctx, cublasLtMatmul(lt, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &h->algo,
+						 ws, wsb, st));
+		CUDA_CHECK(ctx, cudaEventRecord(e1, st));
+		CUDA_CHECK(ctx, cudaEventSynchronize(e1));
+		CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, e0, e1));
+		if (nv)
+			nvml_clock(nv, NVML_SM, 0, &mhz);
+		printf("trace %.4f %.2f %.1f %u\n", wall_now() - t0, ms * 1e3,
+		       1e3 * (double)pg->cycles / (double)pg->ns, mhz);
+	}
+	cudaFreeHost(g);
+	cudaFreeHost(pg);
+	return 0;
 }
 
 /*
