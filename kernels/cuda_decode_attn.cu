@@ -5,22 +5,21 @@
 /* Tuning constants; -D on the compiler's command line overrides them (bench/gpu/decode_tune.sh, whose
  * figures bench/gpu/README.md keeps: times through `sweep run` with default timing on an H200). */
 #ifndef ATTN_WARPS
-#define ATTN_WARPS 4
+#define ATTN_WARPS 4           /* warps of a split block, each over its own tiles of 16 keys (dim 256: half) */
 #endif
-#ifndef ATTN_TILE
-/* Keys each lane group loads before it computes. 8 keys with 2 stages against 4 with 3 (the same bytes in
- * flight): batch 1 at 64K keys 90.5 against 93.3 us, batch 8 561 against 572 us. */
-#define ATTN_TILE 8
+#ifndef ATTN_STAGES
+#define ATTN_STAGES 3          /* tiles of K and V each warp has in flight (cp.async; dim 256: 2) */
 #endif
 #ifndef ATTN_MIN_CHUNK
 /* Keys of one split at least: more, shorter splits cost more in the combine than they gain (batch 1 at 64K
- * keys on an H200: 92.3 us with 1024, 99.7 with 512; bench/gpu/decode_variants.sh and bench/gpu/README.md). */
+ * keys on an H200, with the CUDA-core kernel before this one: 92.3 us with 1024, 99.7 with 512;
+ * bench/gpu/decode_variants.sh and bench/gpu/README.md). */
 #define ATTN_MIN_CHUNK 1024
 #endif
 #ifndef ATTN_SMALL_CHUNK
 /* Short caches: one wave of blocks with splits of at least this many keys, rather than few long splits
- * (batch 1: 1K keys in one split took 33 us, in 8 splits 12.8; 4K keys in 32 splits 17.6 us, in 64 of
- * 64 keys 21.3, in 16 of 256 keys 17.2 but 1K keys then 15.3). */
+ * (the kernel before this one, batch 1: 1K keys in one split took 33 us, in 8 splits 12.8; 4K keys in 32
+ * splits 17.6 us, in 64 of 64 keys 21.3, in 16 of 256 keys 17.2 but 1K keys then 15.3). */
 #define ATTN_SMALL_CHUNK 128
 #endif
 #ifndef ATTN_ONE_WAVE
@@ -29,9 +28,6 @@
 #ifndef ATTN_WAVES
 #define ATTN_WAVES 4           /* blocks per SM slot the splits aim at */
 #endif
-#ifndef ATTN_STAGES
-#define ATTN_STAGES 2          /* tiles of K and V in flight per thread (cp.async into shared memory) */
-#endif
 #define ATTN_MAX_SPLITS 8192   /* the combine keeps a weight per split in shared memory */
 #define ATTN_CHECK_HEADS 8     /* (batch, head) pairs the host reference recomputes, about */
 #define ATTN_NEG (-1e30f)      /* "minus infinity" that keeps exp2(m - m') finite when both are empty */
@@ -39,7 +35,7 @@
 /*
  * Layouts (row-major): q and out [batch][heads][dim]; k and v [batch][kv_heads][kv_len][dim]; the partial
  * results of split s: po [batch][heads][splits][dim] (unnormalised), pm and pl [batch][heads][splits]
- * (running max and sum of exp2 of the scores, which are in log2 units: q is prescaled by log2(e)/sqrt(dim)).
+ * (running max and sum of exp2 of the scores, which are in log2 units: scaled by log2(e)/sqrt(dim)).
  */
 struct attn_state {
 	struct kout out;       /* first: out, for tests (cuda_common.h) */
@@ -64,30 +60,19 @@ static const struct param_def attn_params[] = {
 	{},
 };
 
-__device__ __forceinline__ void attn_to_float8(const uint4 &u, float *f, const __nv_bfloat16 *)
+/* Warps of a split block and tiles in flight per warp, by head dimension: a tile of dim 256 is twice the
+ * bytes, so half the warps and two stages keep a block's shared memory within what every GPU from sm_80
+ * on grants one block (64 KiB at dim 256, 96 KiB at 128). */
+__host__ __device__ constexpr int attn_warps(int d) { return d >= 256 ? (ATTN_WARPS + 1) / 2 : ATTN_WARPS; }
+__host__ __device__ constexpr int attn_stages(int d) { return d >= 256 ? 2 : ATTN_STAGES; }
+
+/* Shared memory of a split block: each warp's stages of 16 keys of K and of V, then the merge of its warps. */
+__host__ __device__ constexpr size_t attn_smem_bytes(int d, int r)
 {
-	const __nv_bfloat162 *p = reinterpret_cast<const __nv_bfloat162 *>(&u);
+	size_t stages = (size_t)attn_warps(d) * attn_stages(d) * 2 * 16 * d * 2;
+	size_t merge = (size_t)attn_warps(d) * r * (d + 2) * sizeof(float);   /* W x R x (D + 2) */
 
-#pragma unroll
-	for (int j = 0; j < 4; j++) {
-		float2 x = __bfloat1622float2(p[j]);
-
-		f[2 * j] = x.x;
-		f[2 * j + 1] = x.y;
-	}
-}
-
-__device__ __forceinline__ void attn_to_float8(const uint4 &u, float *f, const __half *)
-{
-	const __half2 *p = reinterpret_cast<const __half2 *>(&u);
-
-#pragma unroll
-	for (int j = 0; j < 4; j++) {
-		float2 x = __half22float2(p[j]);
-
-		f[2 * j] = x.x;
-		f[2 * j + 1] = x.y;
-	}
+	return stages > merge ? stages : merge;
 }
 
 /* One 16-byte asynchronous copy to shared memory (cp.async, sm_80 on), zero-filled past bytes (0 or 16). */
@@ -98,160 +83,195 @@ __device__ __forceinline__ void attn_cp_async16(void *dst, const void *src, int 
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(bytes) : "memory");
 }
 
-/* Shared memory of a split block: the copy stages during the loop, then the merge of its lane groups. */
-static constexpr size_t attn_smem_bytes(int d, int r)
+/* Four 8x8 matrices of 16-bit elements from shared memory, each lane giving one row's address (ldmatrix);
+ * trans: each matrix transposed on the way. */
+template <bool TRANS>
+__device__ __forceinline__ void attn_ldsm4(uint32_t (&a)[4], const void *row)
 {
-	size_t stages = (size_t)ATTN_STAGES * 2 * ATTN_TILE * ATTN_WARPS * 32 * sizeof(uint4);
-	size_t merge = (size_t)ATTN_WARPS * (256 / d) * r * (d + 2) * sizeof(float);   /* NG x R x (D + 2) */
+	unsigned p = (unsigned)__cvta_generic_to_shared(row);
 
-	return stages > merge ? stages : merge;
+	if (TRANS)
+		asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+			     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3]) : "r"(p));
+	else
+		asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+			     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3]) : "r"(p));
+}
+
+/* c += a b on the tensor cores: a 16x16 (row-major fragments), b 16x8, c 16x8 in fp32. */
+__device__ __forceinline__ void attn_mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+					 const __nv_bfloat16 *)
+{
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+		     "{%8, %9}, {%0, %1, %2, %3};"
+		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void attn_mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+					 const __half *)
+{
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+		     "{%8, %9}, {%0, %1, %2, %3};"
+		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* Two floats as a pair of the element type, the first in the low half. */
+__device__ __forceinline__ uint32_t attn_pack(float x, float y, const __nv_bfloat16 *)
+{
+	__nv_bfloat162 h = __floats2bfloat162_rn(x, y);
+
+	return *reinterpret_cast<uint32_t *>(&h);
+}
+
+__device__ __forceinline__ uint32_t attn_pack(float x, float y, const __half *)
+{
+	__half2 h = __floats2half2_rn(x, y);
+
+	return *reinterpret_cast<uint32_t *>(&h);
+}
+
+/* The lane's part of the transpose of the 8x8 matrix of 16-bit elements whose part a is (movmatrix). */
+__device__ __forceinline__ uint32_t attn_transpose(uint32_t a)
+{
+	uint32_t d;
+
+	asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(d) : "r"(a));
+	return d;
 }
 
 /*
- * One block per (split, kv head, sequence). A lane group of D/8 lanes takes one key at a time, each lane
- * 8 elements (one 16-byte load) of it, so a warp reads 32 / (D/8) whole consecutive rows per load. Every
- * lane group keeps its own online softmax (max m, sum l, unnormalised output acc) for the R query heads of
- * the group: K and V are read once for all of them. At the end the block merges its lane groups through
- * shared memory and writes one partial result per head.
+ * One block per (split, kv head, sequence); each warp takes every W-th tile of 16 keys of the split and
+ * keeps its own online softmax for the R query heads that share the kv head, on the tensor cores
+ * (mma.m16n8k16, fp32 accumulation): the scores transposed, S^T = K Q^T (16 keys x 8 head columns, R of
+ * them used), then O^T += V^T P^T (16 dims x 8 heads a step), P^T being S^T's probabilities rounded to the
+ * element type and moved into place by movmatrix. Lane t holds the scores of keys t/4 and t/4 + 8 for
+ * heads 2(t%4) and 2(t%4)+1, and the output of those heads for dims t/4 and t/4 + 8 of every 16; so the
+ * maxima and the rescaling stay within lanes of the same t%4. K and V come by cp.async into the warp's
+ * stages, rows swizzled (16-byte chunk c of row r at c ^ (r % 8)) so that ldmatrix reads 8 rows without bank
+ * conflicts. At the end the block merges its warps through shared memory, one partial result per head.
+ * Against the CUDA-core loop it replaces (a lane group per key, 16-lane shuffles for each dot product),
+ * about 12 times fewer instructions a key, which bounded that loop at 3.9 TB/s where the cache's reads
+ * alone reach 4.4.
  */
 template <typename T, int D, int R>
-__global__ void __launch_bounds__(ATTN_WARPS * 32)
+__global__ void __launch_bounds__(attn_warps(D) * 32)
 attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v,
 		  float *__restrict__ po, float *__restrict__ pm, float *__restrict__ pl, int kv_len,
 		  int chunk, int splits, int heads, int kv_heads, float qscale)
 {
-	constexpr int LANES = D / 8, KPW = 32 / LANES, NG = ATTN_WARPS * KPW, STEP = NG * ATTN_TILE;
-	extern __shared__ __align__(16) unsigned char attn_smem[];
-	uint4 *stage = reinterpret_cast<uint4 *>(attn_smem);
-	const int lane = threadIdx.x % 32, li = lane % LANES, group = (threadIdx.x / 32) * KPW + lane / LANES;
+	constexpr int W = attn_warps(D), S = attn_stages(D), KS = D / 16, CH = D / 8, PER = 16 * CH / 32;
+	extern __shared__ __align__(128) unsigned char attn_smem[];
+	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, quad = lane % 4, row4 = lane / 4;
 	const int s = blockIdx.x, g = blockIdx.y, b = blockIdx.z;
 	const int k0 = s * chunk, k1 = min(kv_len, k0 + chunk);
-	const size_t cache = ((size_t)b * kv_heads + g) * kv_len * D + li * 8;
-	float qf[R][8], acc[R][8], m[R], l[R];
+	const size_t cache = ((size_t)b * kv_heads + g) * kv_len * D;
+	uint4 *stage = reinterpret_cast<uint4 *>(attn_smem) + (size_t)warp * S * 2 * 16 * CH;
+	uint32_t qb[KS][2];
+	float acc[KS][4], m[2] = { ATTN_NEG, ATTN_NEG }, l[2] = { 0, 0 };
 
+	/* Q^T as the b operand: lane t holds head t/4 (zero past R), dims 2(t%4), +1 and those + 8. */
 #pragma unroll
-	for (int r = 0; r < R; r++) {
-		uint4 u = *(const uint4 *)(q + ((size_t)b * heads + g * R + r) * D + li * 8);
+	for (int j = 0; j < KS; j++) {
+		const T *qh = q + ((size_t)b * heads + g * R + row4) * D + 16 * j + 2 * quad;
 
-		attn_to_float8(u, qf[r], q);
+		qb[j][0] = row4 < R ? *reinterpret_cast<const uint32_t *>(qh) : 0;
+		qb[j][1] = row4 < R ? *reinterpret_cast<const uint32_t *>(qh + 8) : 0;
 #pragma unroll
-		for (int e = 0; e < 8; e++) {
-			qf[r][e] *= qscale;
-			acc[r][e] = 0;
-		}
-		m[r] = ATTN_NEG;
-		l[r] = 0;
+		for (int e = 0; e < 4; e++)
+			acc[j][e] = 0;
 	}
-	/*
-	 * Each thread copies the 16 bytes of K and of V it will use itself into its own slots of shared
-	 * memory, ATTN_STAGES tiles ahead: the loads stay in flight without holding registers, and since no
-	 * thread reads another's slots the stages need no barrier. Keys past the split are zero-filled.
-	 */
-	const int ntiles = (k1 - k0 + STEP - 1) / STEP;
-	auto slot = [&](int st, int which, int t) -> uint4 * {
-		return &stage[((st * 2 + which) * ATTN_TILE + t) * (ATTN_WARPS * 32) + threadIdx.x];
+	const int ntiles = (k1 - k0 + 15) / 16, mine = ntiles > warp ? (ntiles - warp + W - 1) / W : 0;
+	auto at = [&](int st, int which, int r, int c) -> uint4 * {
+		return stage + ((st * 2 + which) * 16 + r) * CH + (c ^ (r % 8));
 	};
-	auto issue = [&](int it) {
-		if (it < ntiles) {
+	auto issue = [&](int it) {   /* the warp's it-th tile into stage it % S; keys past the split zero-filled */
+		if (it < mine) {
+			const int base = k0 + (warp + it * W) * 16;
 #pragma unroll
-			for (int t = 0; t < ATTN_TILE; t++) {
-				int key = k0 + it * STEP + t * NG + group, ok = key < k1;
-				size_t row = (size_t)(ok ? key : k0) * D;
+			for (int j = 0; j < PER; j++) {
+				int i = lane + 32 * j, r = i / CH, c = i % CH, key = base + r, ok = key < k1;
+				size_t at_row = cache + (size_t)(ok ? key : k0) * D + c * 8;
 
-				attn_cp_async16(slot(it % ATTN_STAGES, 0, t), k + cache + row, ok ? 16 : 0);
-				attn_cp_async16(slot(it % ATTN_STAGES, 1, t), v + cache + row, ok ? 16 : 0);
+				attn_cp_async16(at(it % S, 0, r, c), k + at_row, ok ? 16 : 0);
+				attn_cp_async16(at(it % S, 1, r, c), v + at_row, ok ? 16 : 0);
 			}
 		}
 		asm volatile("cp.async.commit_group;" ::: "memory");   /* empty groups keep the count even */
 	};
-	for (int it = 0; it < ATTN_STAGES - 1; it++)
+	for (int it = 0; it < S - 1; it++)
 		issue(it);
-	for (int it = 0; it < ntiles; it++) {
-		const int base = k0 + it * STEP;
-		uint4 kv[ATTN_TILE], vv[ATTN_TILE];
-		float sc[ATTN_TILE][R];
+	for (int it = 0; it < mine; it++) {
+		const int base = k0 + (warp + it * W) * 16, st = it % S;
+		float sc[4] = { 0, 0, 0, 0 };
+		uint32_t a[4];
 
-		issue(it + ATTN_STAGES - 1);   /* into the stage this thread read last time round */
-		asm volatile("cp.async.wait_group %0;" ::"n"(ATTN_STAGES - 1) : "memory");
+		__syncwarp();                  /* every lane is done with the stage read last time round */
+		issue(it + S - 1);
+		asm volatile("cp.async.wait_group %0;" ::"n"(S - 1) : "memory");
+		__syncwarp();                  /* and every lane's copies of this tile have landed */
 #pragma unroll
-		for (int t = 0; t < ATTN_TILE; t++) {
-			kv[t] = *slot(it % ATTN_STAGES, 0, t);
-			vv[t] = *slot(it % ATTN_STAGES, 1, t);
+		for (int j = 0; j < KS; j++) {   /* S^T: rows lane%16, chunk 2j + lane/16 of K */
+			attn_ldsm4<false>(a, at(st, 0, lane % 16, 2 * j + lane / 16));
+			attn_mma(sc, a, qb[j][0], qb[j][1], k);
 		}
-#pragma unroll
-		for (int t = 0; t < ATTN_TILE; t++) {
-			float kf[8];
+		/* Keys row4 (sc 0, 1) and row4 + 8 (sc 2, 3); heads 2 quad (sc 0, 2) and 2 quad + 1 (sc 1, 3). */
+		const bool ok0 = base + row4 < k1, ok1 = base + row4 + 8 < k1;
+		float p[4];
 
-			attn_to_float8(kv[t], kf, k);
 #pragma unroll
-			for (int r = 0; r < R; r++) {
-				float x = 0;
+		for (int h = 0; h < 2; h++) {
+			float x0 = ok0 ? sc[h] * qscale : ATTN_NEG, x1 = ok1 ? sc[h + 2] * qscale : ATTN_NEG;
+			float mn = fmaxf(x0, x1), corr;
+
 #pragma unroll
-				for (int e = 0; e < 8; e++)
-					x = fmaf(qf[r][e], kf[e], x);
-				sc[t][r] = x;
+			for (int off = 4; off < 32; off *= 2)
+				mn = fmaxf(mn, __shfl_xor_sync(0xffffffffu, mn, off));
+			mn = fmaxf(mn, m[h]);
+			corr = exp2f(m[h] - mn);
+			m[h] = mn;
+			p[h] = ok0 ? exp2f(x0 - mn) : 0.0f;
+			p[h + 2] = ok1 ? exp2f(x1 - mn) : 0.0f;
+			l[h] = l[h] * corr + p[h] + p[h + 2];
+#pragma unroll
+			for (int j = 0; j < KS; j++) {
+				acc[j][h] *= corr;
+				acc[j][h + 2] *= corr;
 			}
 		}
-		/* Sum over the lane group: xor partners stay inside it, as LANES is a power of two. */
+		/* P^T as the b operand: keys 2(t%4), +1 (and + 8) of head t/4, the transposes of S^T's parts. */
+		const uint32_t pb0 = attn_transpose(attn_pack(p[0], p[1], k));
+		const uint32_t pb1 = attn_transpose(attn_pack(p[2], p[3], k));
 #pragma unroll
-		for (int off = LANES / 2; off > 0; off /= 2)
-#pragma unroll
-			for (int t = 0; t < ATTN_TILE; t++)
-#pragma unroll
-				for (int r = 0; r < R; r++)
-					sc[t][r] += __shfl_xor_sync(0xffffffffu, sc[t][r], off);
-#pragma unroll
-		for (int t = 0; t < ATTN_TILE; t++)
-			if (base + t * NG + group >= k1)
-#pragma unroll
-				for (int r = 0; r < R; r++)
-					sc[t][r] = ATTN_NEG;
-		/* Online softmax, rescaling acc once per tile rather than once per key. */
-#pragma unroll
-		for (int r = 0; r < R; r++) {
-			float mn = m[r], corr;
-
-#pragma unroll
-			for (int t = 0; t < ATTN_TILE; t++)
-				mn = fmaxf(mn, sc[t][r]);
-			corr = exp2f(m[r] - mn);
-			m[r] = mn;
-			l[r] *= corr;
-#pragma unroll
-			for (int e = 0; e < 8; e++)
-				acc[r][e] *= corr;
-		}
-#pragma unroll
-		for (int t = 0; t < ATTN_TILE; t++) {
-			float vf[8];
-			bool valid = base + t * NG + group < k1;
-
-			attn_to_float8(vv[t], vf, v);
-#pragma unroll
-			for (int r = 0; r < R; r++) {
-				float p = valid ? exp2f(sc[t][r] - m[r]) : 0.0f;
-
-				l[r] += p;
-#pragma unroll
-				for (int e = 0; e < 8; e++)
-					acc[r][e] = fmaf(p, vf[e], acc[r][e]);
-			}
+		for (int j = 0; j < KS; j++) {   /* V^T, dims 16j on: keys lane%8 + 8 (lane/16), chunk 2j + lane/8%2 */
+			attn_ldsm4<true>(a, at(st, 1, lane % 8 + 8 * (lane / 16), 2 * j + (lane / 8) % 2));
+			attn_mma(acc[j], a, pb0, pb1, k);
 		}
 	}
 	/* The stages are done with: the merge reuses their shared memory once every thread is past them. */
 	asm volatile("cp.async.wait_all;" ::: "memory");
 	__syncthreads();
 	float(*sm_acc)[R][D] = reinterpret_cast<float(*)[R][D]>(attn_smem);
-	float(*sm_m)[R] = reinterpret_cast<float(*)[R]>(attn_smem + sizeof(float) * NG * R * D);
-	float(*sm_l)[R] = reinterpret_cast<float(*)[R]>(attn_smem + sizeof(float) * NG * R * (D + 1));
+	float(*sm_m)[R] = reinterpret_cast<float(*)[R]>(attn_smem + sizeof(float) * W * R * D);
+	float(*sm_l)[R] = reinterpret_cast<float(*)[R]>(attn_smem + sizeof(float) * W * R * (D + 1));
 #pragma unroll
-	for (int r = 0; r < R; r++) {
+	for (int h = 0; h < 2; h++) {
+		const int head = 2 * quad + h;
+
 #pragma unroll
-		for (int e = 0; e < 8; e++)
-			sm_acc[group][r][li * 8 + e] = acc[r][e];
-		if (li == 0) {
-			sm_m[group][r] = m[r];
-			sm_l[group][r] = l[r];
+		for (int off = 4; off < 32; off *= 2)   /* each lane summed its own keys */
+			l[h] += __shfl_xor_sync(0xffffffffu, l[h], off);
+		if (head < R) {
+#pragma unroll
+			for (int j = 0; j < KS; j++) {
+				sm_acc[warp][head][16 * j + row4] = acc[j][h];
+				sm_acc[warp][head][16 * j + row4 + 8] = acc[j][h + 2];
+			}
+			if (row4 == 0) {
+				sm_m[warp][head] = m[h];
+				sm_l[warp][head] = l[h];
+			}
 		}
 	}
 	__syncthreads();
@@ -260,9 +280,9 @@ attn_split_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__r
 		float mx = ATTN_NEG, sum = 0, o = 0;
 		size_t h = (size_t)b * heads + g * R + r;
 
-		for (int j = 0; j < NG; j++)
+		for (int j = 0; j < W; j++)
 			mx = fmaxf(mx, sm_m[j][r]);
-		for (int j = 0; j < NG; j++) {
+		for (int j = 0; j < W; j++) {
 			float w = exp2f(sm_m[j][r] - mx);
 
 			sum += sm_l[j][r] * w;
@@ -393,11 +413,10 @@ static int attn_setup(struct kctx *ctx)
 	 * ATTN_MIN_CHUNK keys. Several waves keep the share lost to a partial last wave small. A cache too
 	 * short for that still fills one wave, with splits of at least ATTN_SMALL_CHUNK keys. Where the splits
 	 * of ATTN_MIN_CHUNK keys make between one wave and two, one wave of longer splits instead: batch 1 at
-	 * 64K keys on an H200 (64 splits, 1.3 waves) took 89.9 us, in one wave (49 splits) 85.4, in 0.85
-	 * (42) 85.5, in 1.5 and 1.9 waves 97.2 and 95.0; batch 8 at 16K keys at 2.6 waves 151.2 us, at 2.1
-	 * 162.5 (bench/gpu/README.md).
+	 * 64K keys on an H200 (two blocks an SM) took 80.1 us in 64 splits (1.9 waves) and 73.0 in one wave
+	 * of 33 (bench/gpu/README.md; the kernel before this one: 89.9 us in 1.3 waves, 85.4 in one).
 	 */
-	s->threads = ATTN_WARPS * 32;
+	s->threads = attn_warps((int)s->dim) * 32;
 	CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu));
 	s->smem = attn_smem_bytes((int)s->dim, (int)r);
 	CUDA_CHECK(ctx, cudaFuncSetAttribute(s->split_fn, cudaFuncAttributeMaxDynamicSharedMemorySize,

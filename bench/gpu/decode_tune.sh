@@ -1,8 +1,10 @@
 #!/bin/bash
 # decode_tune.sh: decode_attn's tuning constants side by side through `sweep run` with default timing: each
 # variant's kernel object is linked ahead of libsweep.a into a sweep binary of its own, which runs
-# tests/gpu/specs/decode-tune.yaml; then decode_attn's check over odd shapes (decode-check.yaml). Run after
-# vendor.sh with vendor/ copied along; reads the card's state only.
+# tests/gpu/specs/decode-tune.yaml; then decode_attn's check over odd shapes (decode-check.yaml). With
+# OLD=FILE, FILE (another version of kernels/cuda_decode_attn.cu, e.g. `git show REV:kernels/...`) is one
+# more variant, "old", run before and after the others. Run after vendor.sh with vendor/ copied along; reads
+# the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=decode_tune
@@ -12,31 +14,38 @@ CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
 LINK="build/cuda/libsweep.a -L$V/lib -Wl,-rpath,$V/lib -lyaml -l:libsqlite3.so.0 -ljansson -lcrypto -lhwloc
 	-lopenblas $(mpicc --showme:link) -lpthread -ldl -lm -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64
 	-lcudart_static -lnccl -lrt -lstdc++"
-obj() { # NAME DEFINES...: compile a variant's object (in the background)
-	local n=$1; shift
-	nvcc -std=c++17 -O3 -arch=sm_90 -DSWEEP_CUDA "$@" -c kernels/cuda_decode_attn.cu -o "$R/attn-$n.o" &&
+obj() { # NAME SOURCE DEFINES...: compile a variant's object (in the background)
+	local n=$1 src=$2; shift 2
+	nvcc -std=c++17 -O3 -arch=sm_90 -DSWEEP_CUDA -Ikernels -Isrc "$@" -c "$src" -o "$R/attn-$n.o" &&
 		cc -o "$R/sweep-$n" build/cuda/src/main.o "$R/attn-$n.o" $LINK
 }
-# The splits: "before" without the one-wave rule (1.3 waves at batch 1, 64K keys); at least 1560, 880 and
-# 683 keys a split (0.85, 1.5 and 1.9 waves there).
-VARIANTS=(base before chunk1560 chunk880 chunk683)
-DEFS=("" "-DATTN_ONE_WAVE=0" "-DATTN_ONE_WAVE=0 -DATTN_MIN_CHUNK=1560" "-DATTN_ONE_WAVE=0 -DATTN_MIN_CHUNK=880"
-	"-DATTN_ONE_WAVE=0 -DATTN_MIN_CHUNK=683")
+# "one_wave0" without the rule that makes one wave of splits where there would be between one and two;
+# two and four stages of 16 keys in flight per warp; 2 and 8 warps a block (8 with two stages: 128 KiB).
+VARIANTS=(base one_wave0 stages2 stages4 warps2 warps8)
+DEFS=("" "-DATTN_ONE_WAVE=0" "-DATTN_STAGES=2" "-DATTN_STAGES=4" "-DATTN_WARPS=2" "-DATTN_WARPS=8 -DATTN_STAGES=2")
+SRCS=()
+for _ in "${VARIANTS[@]}"; do SRCS+=(kernels/cuda_decode_attn.cu); done
+RUNS=("${VARIANTS[@]}")
+if [ -n "${OLD:-}" ]; then
+	VARIANTS+=(old) DEFS+=("") SRCS+=("$OLD") RUNS=(old "${RUNS[@]}" old)
+fi
 step "compile ${#VARIANTS[@]} variants"
 # Waiting on the pids alone: a bare `wait` would also wait for lib.sh's tee, which never ends.
 pids=()
 for i in "${!VARIANTS[@]}"; do
-	obj "${VARIANTS[$i]}" ${DEFS[$i]} >"$R/obj-${VARIANTS[$i]}.log" 2>&1 &
+	obj "${VARIANTS[$i]}" "${SRCS[$i]}" ${DEFS[$i]} >"$R/obj-${VARIANTS[$i]}.log" 2>&1 &
 	pids+=($!)
 done
 wait "${pids[@]}"
 step "run"
-for n in "${VARIANTS[@]}"; do
+for n in "${RUNS[@]}"; do
 	[ -x "$R/sweep-$n" ] || { echo "$n: no binary"; tail -5 "$R/obj-$n.log"; continue; }
+	rm -f "$R/$n.db"
 	timeout 120 "$R/sweep-$n" run tests/gpu/specs/decode-tune.yaml --db "$R/$n.db" 2>&1 | tail -1
-	q "$R/$n.db" "SELECT '$n' AS variant, group_concat(printf('%d/%d:%.2f', json_extract(params, '\$.batch'),
-		json_extract(params, '\$.kv_len') / 1024, median * 1e6), '  ') AS us FROM (SELECT * FROM v_results
-		ORDER BY id)"
+	q "$R/$n.db" "SELECT '$n' AS variant, group_concat(printf('%d/%d:%.2f@%d', json_extract(params, '\$.batch'),
+		json_extract(params, '\$.kv_len') / 1024, median * 1e6, sm_clock), '  ') AS us,
+		group_concat((SELECT value FROM metrics m WHERE m.result = v.id AND m.name = 'splits'), ',') AS splits
+		FROM (SELECT * FROM v_results ORDER BY id) v"
 done
 step "decode_attn's check over odd lengths, dims, group sizes and types (the defaults)"
 timeout 200 $S run tests/gpu/specs/decode-check.yaml --db "$R/check.db" 2>&1 | tail -1

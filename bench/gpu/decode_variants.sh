@@ -24,8 +24,8 @@ variant() { # NAME DEFINES...
 variant base
 variant stages2 -DATTN_STAGES=2
 variant stages4 -DATTN_STAGES=4
-variant tile2-stages4 -DATTN_TILE=2 -DATTN_STAGES=4
-variant tile2-stages6 -DATTN_TILE=2 -DATTN_STAGES=6
+variant warps2 -DATTN_WARPS=2
+variant warps8-stages2 -DATTN_WARPS=8 -DATTN_STAGES=2
 variant chunk512 -DATTN_MIN_CHUNK=512
 variant waves8 -DATTN_WAVES=8
 step "every kernel's check with the default constants"
