@@ -97,24 +97,19 @@ __device__ __forceinline__ void attn_ldsm4(uint32_t (&a)[4], const void *row)
 			     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3]) : "r"(p));
 }
 
-/* c += a b on the tensor cores: a 16x16 (row-major fragments), b 16x8, c 16x8 in fp32. */
-__device__ __forceinline__ void attn_mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
-					 const __nv_bfloat16 *)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-		     "{%8, %9}, {%0, %1, %2, %3};"
-		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ __forceinline__ void attn_mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
-					 const __half *)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-		     "{%8, %9}, {%0, %1, %2, %3};"
-		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+/* c += a b on the tensor cores: a 16x16 (row-major fragments), b 16x8, c 16x8 in fp32; one per type. */
+#define ATTN_MMA(T, PTX) \
+	__device__ __forceinline__ void attn_mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1, \
+						 const T *) \
+	{ \
+		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." PTX "." PTX ".f32 {%0, %1, %2, %3}, " \
+			     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" \
+			     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]) \
+			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1)); \
+	}
+ATTN_MMA(__nv_bfloat16, "bf16")
+ATTN_MMA(__half, "f16")
+#undef ATTN_MMA
 
 /* Two floats as a pair of the element type, the first in the low half. */
 __device__ __forceinline__ uint32_t attn_pack(float x, float y, const __nv_bfloat16 *)
