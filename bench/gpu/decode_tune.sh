@@ -1,10 +1,10 @@
 #!/bin/bash
 # decode_tune.sh: decode_attn's tuning constants side by side through `sweep run` with default timing: each
 # variant's kernel object is linked ahead of libsweep.a into a sweep binary of its own, which runs
-# tests/gpu/specs/decode-tune.yaml; then decode_attn's check over odd shapes (decode-check.yaml). With
-# OLD=FILE, FILE (another version of kernels/cuda_decode_attn.cu, e.g. `git show REV:kernels/...`) is one
-# more variant, "old", run before and after the others. Run after vendor.sh with vendor/ copied along; reads
-# the card's state only.
+# tests/gpu/specs/decode-tune.yaml (SPEC=FILE another spec, e.g. decode-dims.yaml); then decode_attn's check
+# over odd shapes (decode-check.yaml). With OLD=FILE, FILE (another version of kernels/cuda_decode_attn.cu,
+# e.g. `git show REV:kernels/...`) is one more variant, "old", run before and after the others. Run after
+# vendor.sh with vendor/ copied along; reads the card's state only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=decode_tune
@@ -41,8 +41,9 @@ step "run"
 for n in "${RUNS[@]}"; do
 	[ -x "$R/sweep-$n" ] || { echo "$n: no binary"; tail -5 "$R/obj-$n.log"; continue; }
 	rm -f "$R/$n.db"
-	timeout 120 "$R/sweep-$n" run tests/gpu/specs/decode-tune.yaml --db "$R/$n.db" 2>&1 | tail -1
-	q "$R/$n.db" "SELECT '$n' AS variant, group_concat(printf('%d/%d:%.2f@%d', json_extract(params, '\$.batch'),
+	timeout 120 "$R/sweep-$n" run "${SPEC:-tests/gpu/specs/decode-tune.yaml}" --db "$R/$n.db" 2>&1 | tail -1
+	q "$R/$n.db" "SELECT '$n' AS variant, group_concat(printf('%s%d/%d:%.2f@%d',
+		ifnull('d' || json_extract(params, '\$.dim') || ' ', ''), json_extract(params, '\$.batch'),
 		json_extract(params, '\$.kv_len') / 1024, median * 1e6, sm_clock), '  ') AS us,
 		group_concat((SELECT value FROM metrics m WHERE m.result = v.id AND m.name = 'splits'), ',') AS splits
 		FROM (SELECT * FROM v_results ORDER BY id) v"
