@@ -145,9 +145,9 @@ __device__ __forceinline__ uint32_t attn_transpose(uint32_t a)
  * maxima and the rescaling stay within lanes of the same t%4. K and V come by cp.async into the warp's
  * stages, rows swizzled (16-byte chunk c of row r at c ^ (r % 8)) so that ldmatrix reads 8 rows without bank
  * conflicts. At the end the block merges its warps through shared memory, one partial result per head.
- * The CUDA-core loop it replaces (a lane group per key, 16-lane shuffles for each dot product) issued 1592
- * instructions a warp for 16 keys, this one 409 (sm_90), and the issue rate bounded that loop at 3.9 TB/s
- * where the cache's reads alone reach 4.4 (bench/gpu/README.md).
+ * The CUDA-core loop it replaces (a lane group per key, 16-lane shuffles for each dot product) had a body of
+ * 1592 instructions for a warp's 16 keys, this one 409 (sm_90), and the issue rate bounded that loop at
+ * 3.9 TB/s where the cache's reads alone reach 4.4 (bench/gpu/README.md).
  */
 template <typename T, int D, int R>
 __global__ void __launch_bounds__(attn_warps(D) * 32)
