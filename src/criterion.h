@@ -37,19 +37,19 @@ struct criterion {
 };
 
 /*
- * When a sample should average more launches: once CRITERION_GROW_AFTER samples are in and, at the check
- * just made, the median's interval projects (its width falling as 1 / sqrt(n)) that the precision needs
- * over CRITERION_GROW_SAMPLES samples, each sample becomes the mean of CRITERION_GROW times as many
- * consecutive timed samples (measure.c; the samples so far are dropped). For independent samples the
- * launches needed stay the same and fewer, longer samples cost no more; for samples whose times repeat in a
- * cycle it is what makes the median known at all: an H200 decode step of 12.5 us under a cold L2 takes
- * four levels between 11.7 and 12.9 us in turn, one per timed sample, the median falls between two of them
- * and stays as wide as they are apart (3185 samples, 3.35 s), while a mean of four consecutive samples holds
- * each level once. Consecutive samples, not more launches behind one gate: the same step timed 16 to 576
- * launches to a gate read 12.8-13.4 us against 12.2-12.7 at 1 to 9 (docs/measured.md). Only on timers
- * that read the device's time (timer_ops.grows: a CPU thread's wall time varies by what interrupts it,
- * which longer samples catch more often); never when the spec fixes `batch` or asks for max_noise
- * (NVBench's rule is about the noise of the samples as they are).
+ * When a sample should average more launches: once CRITERION_GROW_AFTER samples are in and, at the check just
+ * made, the median's interval projects (its width falling as 1 / sqrt(n)) that the precision needs over
+ * CRITERION_GROW_SAMPLES samples, each sample becomes the mean of CRITERION_GROW times as many consecutive
+ * timed samples (measure.c; the samples so far are kept, CRITERION_GROW averaged into one). For independent
+ * samples the launches needed stay the same and fewer, longer samples cost no more; for samples whose times
+ * repeat in a cycle it is what makes the median known at all: an H200 decode step of 12.5 us under a cold L2
+ * takes four levels between 11.7 and 12.9 us in turn, one per timed sample, the median falls between two of
+ * them and stays as wide as they are apart (3185 samples, 3.35 s), while a mean of four consecutive samples
+ * holds each level once. Consecutive samples, not more launches behind one gate: the same step timed 16 to 576
+ * launches to a gate read 12.8-13.4 us against 12.2-12.7 at 1 to 9 (docs/measured.md). Only on timers that
+ * read the device's time (timer_ops.grows: a CPU thread's wall time varies by what interrupts it, which longer
+ * samples catch more often); never when the spec fixes `batch` or asks for max_noise (NVBench's rule is about
+ * the noise of the samples as they are).
  */
 #define CRITERION_GROW_AFTER 64
 #define CRITERION_GROW_SAMPLES 256

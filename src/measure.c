@@ -175,16 +175,17 @@ static int measure_grow_fits(int launches, double elapsed, long n, double left)
 
 /*
  * Samples until the criterion stops them, each the mean of `group` consecutive timed samples of `batch`
- * launches (throttled ones left out): SAMPLED when it did (r->stop); WARM_AGAIN when the SM clock left
- * where the warm-up settled it while max_warmup has not passed (warm up on), GROW_GROUP when the criterion
- * asks for larger groups (criterion_grow), both to be sampled again (measure_loop drops these samples);
- * -1 after a failure.
+ * launches (throttled ones left out), sampling since `sampling`: SAMPLED when it did (r->stop); WARM_AGAIN
+ * when the SM clock left where the warm-up settled it while max_warmup has not passed (warm up on; the
+ * samples are dropped), GROW_GROUP when the criterion asks for larger groups (criterion_grow; measure_loop
+ * averages the samples so far into them); -1 after a failure.
  */
 static int measure_samples(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			   const struct spec_timing *t, struct result *r, struct criterion *c,
-			   struct criterion_settle *s, double warm_start, double deadline, int batch, int group)
+			   struct criterion_settle *s, double warm_start, double sampling, double deadline, int batch,
+			   int group)
 {
-	double sec, clk, now, sampling = now_mono(), max_clock = s->max_clock, gsec = 0, gclk = 0;
+	double sec, clk, now, max_clock = s->max_clock, gsec = 0, gclk = 0;
 	int got = 0;
 
 	while (!r->stop) {
@@ -225,13 +226,14 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 /*
  * The timeout counts from the start of the cell (setup included), the same start the worker's watchdog
  * counts from, so the loop always stops on its own before the watchdog cancels a healthy cell. r->warmup
- * is everything before the samples kept: warm-up, batch sizing and samples dropped for a moving clock or
- * for larger groups.
+ * is everything before the samples kept: warm-up, batch sizing and samples dropped for a moving clock.
+ * Samples taken before the groups grew are kept, CRITERION_GROW of them averaged into one, as the larger
+ * groups average consecutive timed samples: dropping them cost a short decode step 0.05-0.1 s a cell.
  */
 static int measure_loop(const struct timer_ops *tm, void *state, const struct kernel_ops *k, struct kctx *ctx,
 			const struct spec_timing *t, struct result *r, double deadline)
 {
-	double sec, clk, per, warm_start, warmup = 0;
+	double sec, clk, per, warm_start, warmup = 0, sampling = 0;
 	struct criterion_settle s;
 	struct criterion c;
 	int batch = 1, group = 1, ret = WARM_AGAIN;
@@ -249,19 +251,24 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	while (ret == WARM_AGAIN || ret == GROW_GROUP) {
 		criterion_release(&c);
 		criterion_init(&c, t);
-		r->nsamples = 0;   /* a round that did not stop: its samples are dropped */
-		r->throttled = 0;
 		if (ret == GROW_GROUP) {
 			group *= CRITERION_GROW;
+			result_regroup(r, CRITERION_GROW);
+			for (int i = 0; i < r->nsamples; i++)
+				criterion_add(&c, r->samples[i], tm->resolution(state, batch));
 			ret = 0;
 		} else {
+			r->nsamples = 0;   /* the clock moved: the samples so far are dropped */
+			r->throttled = 0;
 			ret = measure_warmup(tm, state, k, ctx, t, r, &s, warm_start, deadline, &per);
 			if (!ret)
 				ret = measure_size_batch(tm, state, k, ctx, t, r, per, &batch);
+			sampling = now_mono();
+			warmup = sampling - warm_start;
 		}
-		warmup = now_mono() - warm_start;
 		if (!ret)
-			ret = measure_samples(tm, state, k, ctx, t, r, &c, &s, warm_start, deadline, batch, group);
+			ret = measure_samples(tm, state, k, ctx, t, r, &c, &s, warm_start, sampling, deadline, batch,
+					      group);
 	}
 	if (!ret && !r->nsamples)
 		ret = result_fail(r, RESULT_ERROR, "no samples: all %d were throttled (clock under %g MHz)",

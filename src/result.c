@@ -66,6 +66,23 @@ void result_add_sample(struct result *r, double seconds, double clock_mhz)
 	r->nsamples++;
 }
 
+void result_regroup(struct result *r, int k)
+{
+	int i, j, n = r->nsamples / k;
+
+	for (i = 0; i < n; i++) {   /* reads i*k.. before writing i <= i*k */
+		double sec = 0, clk = 0;
+
+		for (j = 0; j < k; j++) {
+			sec += r->samples[i * k + j];
+			clk += r->clocks[i * k + j];
+		}
+		r->samples[i] = sec / k;
+		r->clocks[i] = clk / k;
+	}
+	r->nsamples = n;
+}
+
 void result_set_usage(struct result *r, const struct run_usage *u)
 {
 	if (!r->nsamples)

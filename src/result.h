@@ -85,6 +85,9 @@ struct result {
 void result_init(struct result *r);
 void result_release(struct result *r);
 void result_add_sample(struct result *r, double seconds, double clock_mhz);
+/* Each k consecutive samples (and their clocks) become their mean, in order; a remainder short of k is
+ * dropped. For samples without usage (kernel cells). */
+void result_regroup(struct result *r, int k);
 /* The usage of the sample just added (a command's run); earlier samples without one get zeros. */
 void result_set_usage(struct result *r, const struct run_usage *u);
 void result_add_item(struct result *r, const char *item, const char *metric, double value);

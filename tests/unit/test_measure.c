@@ -556,9 +556,27 @@ static const struct timer_ops cycle_timer = {
 	.fini = ft_fini, .grows = 1,
 };
 
+/* result_regroup: each 4 consecutive samples and clocks become their mean; the remainder is dropped. */
+static void test_regroup(void)
+{
+	struct result r;
+	int i;
+
+	result_init(&r);
+	for (i = 1; i <= 10; i++)
+		result_add_sample(&r, i, 10.0 * i);
+	result_regroup(&r, 4);
+	CHECK_INT(r.nsamples, 2, "10 samples, 4 to one: 2, the last 2 dropped");
+	CHECK_NEAR(r.samples[0], 2.5, 1e-12, "the first four's mean");
+	CHECK_NEAR(r.samples[1], 6.5, 1e-12, "the next four's mean");
+	CHECK_NEAR(r.clocks[1], 65, 1e-12, "their clocks' mean");
+	result_release(&r);
+}
+
 /* Launches in a cycle: one at a time the median's interval stays [110, 120] us (+-4.3 %), so each sample
- * becomes the mean of four consecutive timed samples (the timer still times one launch at a time) and the
- * median, 115 us, is known exactly; with the spec's batch of 1 it never is. */
+ * becomes the mean of four consecutive timed samples (the timer still times one launch at a time; the
+ * samples taken before, averaged four to one) and the median, 115 us, is known exactly; with the spec's
+ * batch of 1 it never is. */
 static void test_grow(void)
 {
 	struct spec_timing t = timing_fast();
@@ -580,6 +598,9 @@ static void test_grow(void)
 		ok &= fabs(m.r.samples[i] - 115e-6) < 1e-12;
 	CHECK(ok && m.r.nsamples >= t.min_samples, "only the grown samples kept (%d, each 115 us)",
 	      m.r.nsamples);
+	/* The growth came at a check after min_time of sampling; those samples, four to one, are kept. */
+	CHECK(m.r.warmup < t.min_time, "the samples before the growth kept: warm-up %.3f s, under min_time",
+	      m.r.warmup);
 	mt_release(&m);
 
 	t.batch = 1;
@@ -713,6 +734,7 @@ int main(void)
 	test_failures();
 	test_throttle();
 	test_settle();
+	test_regroup();
 	test_grow();
 	test_worker();
 	return test_done();
