@@ -567,6 +567,16 @@ __global__ void attn_out_kernel(const T *__restrict__ out, float *got, size_t n)
 		got[i] = cuda_to_float(out[i]);
 }
 
+/* The reference of every head into ref (zeroed first) and the output as floats into got: n values each. */
+template <typename T>
+static void attn_ref_launch(const struct attn_state *s, double *ref, float *got, size_t n, cudaStream_t st)
+{
+	attn_ref_kernel<<<dim3((unsigned)s->kv_heads, (unsigned)s->batch), ATTN_REF_THREADS, 0, st>>>(
+		(const T *)s->q, (const T *)s->k, (const T *)s->v, ref, (int)s->kv_len, (int)s->heads,
+		(int)s->kv_heads, (int)s->dim, (int)(s->heads / s->kv_heads));
+	attn_out_kernel<<<(unsigned)((n + 255) / 256), 256, 0, st>>>((const T *)s->out.data, got, n);
+}
+
 /*
  * Every output against the reference computed on the GPU (attn_ref_kernel), head by head: the worst
  * ||out - ref|| / ||ref|| of a head, against the output type's rounding (bf16 keeps 8 bits, f16 11), so
@@ -580,25 +590,15 @@ static int attn_check(struct kctx *ctx)
 	double tol = s->dtype == CUDA_BF16 ? 1e-2 : 5e-3;
 	float *got = (float *)xmalloc(n * sizeof(float)), *d_got = NULL;
 	cudaStream_t st = cuda_stream(ctx);
-	dim3 grid((unsigned)s->kv_heads, (unsigned)s->batch);
-	int r = (int)(s->heads / s->kv_heads), kv_len = (int)s->kv_len, heads = (int)s->heads;
-	int kv_heads = (int)s->kv_heads, dim = (int)s->dim, ret = 0;
-	unsigned blocks = (unsigned)((n + 255) / 256);
+	int ret = 0;
 	cudaError_t e = cudaMalloc(&d_ref, n * sizeof(double));
 
 	if (e == cudaSuccess && (e = cudaMalloc(&d_got, n * sizeof(float))) == cudaSuccess &&
 	    (e = cudaMemsetAsync(d_ref, 0, n * sizeof(double), st)) == cudaSuccess) {
-		if (s->dtype == CUDA_BF16) {
-			attn_ref_kernel<<<grid, ATTN_REF_THREADS, 0, st>>>(
-				(const __nv_bfloat16 *)s->q, (const __nv_bfloat16 *)s->k,
-				(const __nv_bfloat16 *)s->v, d_ref, kv_len, heads, kv_heads, dim, r);
-			attn_out_kernel<<<blocks, 256, 0, st>>>((const __nv_bfloat16 *)s->out.data, d_got, n);
-		} else {
-			attn_ref_kernel<<<grid, ATTN_REF_THREADS, 0, st>>>(
-				(const __half *)s->q, (const __half *)s->k, (const __half *)s->v, d_ref, kv_len,
-				heads, kv_heads, dim, r);
-			attn_out_kernel<<<blocks, 256, 0, st>>>((const __half *)s->out.data, d_got, n);
-		}
+		if (s->dtype == CUDA_BF16)
+			attn_ref_launch<__nv_bfloat16>(s, d_ref, d_got, n, st);
+		else
+			attn_ref_launch<__half>(s, d_ref, d_got, n, st);
 		if ((e = cudaGetLastError()) == cudaSuccess &&
 		    (e = cudaMemcpyAsync(ref, d_ref, n * sizeof(double), cudaMemcpyDeviceToHost, st)) ==
 			    cudaSuccess &&

@@ -470,6 +470,14 @@ static double clock_sinks(double t)
 	return 1980 - 400 * t;
 }
 
+/* measure_with_timer on curve_timer with its clock following curve; m to be released. */
+static int curve_measure(struct mt *m, double (*curve)(double), const struct spec_timing *t)
+{
+	clock_curve = curve;
+	mt_init(m, "{\"fail\": \"none\"}");
+	return measure_with_timer(&curve_timer, &fake_kernel, &m->ctx, t, &m->r);
+}
+
 /* Warm-up lasts until the SM clock has settled: at `warmup` for a clock that never moved, after the fall
  * for a power-limited one (which holds its maximum at first: the fall shows during sampling, whose samples
  * are then dropped), at max_warmup (recorded as not settled) for one that keeps falling. */
@@ -480,18 +488,14 @@ static void test_settle(void)
 
 	t.warmup = 0.05;
 	t.max_warmup = 1;
-	clock_curve = clock_pinned;
-	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "pinned clock measures");
+	CHECK_INT(curve_measure(&m, clock_pinned, &t), 0, "pinned clock measures");
 	CHECK_INT(m.r.settled, 1, "a clock that held still: settled");
 	CHECK(m.r.warmup >= 0.05 && m.r.warmup < 0.15, "after warmup only: %.3f s", m.r.warmup);
 	mt_release(&m);
 
 	/* Sampling for 0.2 s meets the fall at 0.1 s (a cell done before it measures the burst state). */
-	clock_curve = clock_falls;
 	t.min_time = 0.2;
-	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "falling clock measures");
+	CHECK_INT(curve_measure(&m, clock_falls, &t), 0, "falling clock measures");
 	CHECK_INT(m.r.settled, 1, "a clock that fell and held: settled");
 	/* two 0.1 s windows agree once the older one starts after the fall (0.4 s), within a quarter window */
 	CHECK(m.r.warmup >= 0.5 && m.r.warmup < 0.95, "after the fall: %.3f s", m.r.warmup);
@@ -501,11 +505,9 @@ static void test_settle(void)
 	/* Held under 75 % of the maximum once settled: measured there, no sample counted as throttled (the
 	 * filter compares with the settled clock; against the maximum every sample was dropped until the
 	 * timeout). */
-	clock_curve = clock_held_low;
 	t.min_time = 0.05;
 	t.timeout = 3;
-	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "held clock measures");
+	CHECK_INT(curve_measure(&m, clock_held_low, &t), 0, "held clock measures");
 	CHECK_INT(m.r.settled, 1, "a clock held low: settled");
 	CHECK_INT(m.r.throttled, 0, "its samples are not throttled");
 	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1480, "the samples see the held clock: %d, %g MHz",
@@ -514,11 +516,9 @@ static void test_settle(void)
 
 	/* Still within 1 % over the second half of warmup, so sampling starts; the clock leaves the settled
 	 * one by 3 % at about 0.15 s, the samples are dropped and warm-up goes on, to its bound. */
-	clock_curve = clock_sinks;
 	t.max_warmup = 0.3;
 	t.min_time = 0.5;
-	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&curve_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "sinking clock measures");
+	CHECK_INT(curve_measure(&m, clock_sinks, &t), 0, "sinking clock measures");
 	CHECK_INT(m.r.settled, 0, "a clock still falling at max_warmup: not settled, and said so");
 	CHECK(m.r.warmup >= 0.3 && m.r.warmup < 0.5, "bounded by max_warmup 0.3: %.3f s", m.r.warmup);
 	mt_release(&m);
