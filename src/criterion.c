@@ -116,6 +116,7 @@ void criterion_settle_init(struct criterion_settle *s, double max_clock)
 	memset(s, 0, sizeof(*s));
 	s->max_clock = max_clock;
 	s->ref = NAN;
+	s->power = POWER_PENDING;
 }
 
 void criterion_settle_release(struct criterion_settle *s)
@@ -152,7 +153,7 @@ int criterion_settled(struct criterion_settle *s, double t, double warmup)
 {
 	double tol = CRITERION_SETTLE_TOL * s->max_clock, a, b;
 
-	if (!s->moved) {
+	if (!s->moved && s->power != POWER_BOUND) {
 		double half = warmup / 2 - 1e-9, mid = (warmup / 2 + t) / 2;
 
 		a = settle_median(s, half, mid);
@@ -191,4 +192,22 @@ int criterion_settle_left(struct criterion_settle *s, double mhz)
 	s->away = 0;
 	s->ref = NAN;
 	return 1;
+}
+
+int criterion_settle_power(struct criterion_settle *s, enum power_verdict v)
+{
+	if (s->power != POWER_PENDING || v == POWER_PENDING)
+		return 0;
+	s->power = v;
+	if (v != POWER_BOUND || s->moved || isnan(s->ref))
+		return 0;
+	s->ref = NAN;   /* settled by the quarters: no longer */
+	s->away = 0;
+	return 1;
+}
+
+int criterion_power_holds(const struct criterion_settle *s, enum stop_rule stop, double t)
+{
+	return s->power == POWER_PENDING && t < CRITERION_POWER_WAIT &&
+	       (stop == STOP_PRECISION || stop == STOP_NOISE || stop == STOP_CONVERGED);
 }

@@ -67,11 +67,26 @@ struct criterion {
  * 0.3 % for seconds). A clock still when warm-up ends can start to fall later, during sampling:
  * CRITERION_SETTLE_RUN readings in a row more than CRITERION_SETTLE_LEAVE of the maximum away from the
  * settled clock say so (measure.c then drops the samples and warms up on, within max_warmup).
+ *
+ * A clock still over the quarters can also be one that has not yet started to fall: an H200's power
+ * controller reads the power and sets the clock every 100 ms, and a GEMM ran its first 40-200 ms at the
+ * maximum clock before the controller lowered it by up to 25 %. So the timer also says whether the card is
+ * held at a power or thermal limit (timer_ops.power), judged from a reading taken at least
+ * CRITERION_POWER_RAMP after warm-up began (a reading 13-27 ms in had seen a third to four fifths of the
+ * load's power): a cell does not stop sampling while that verdict is pending, up to CRITERION_POWER_WAIT
+ * after warm-up began, and a card at its limit (POWER_BOUND) settles by the windows only, whatever the
+ * quarters said.
  */
 #define CRITERION_SETTLE_WINDOW 0.1
 #define CRITERION_SETTLE_TOL 0.01
 #define CRITERION_SETTLE_LEAVE 0.03
 #define CRITERION_SETTLE_RUN 4
+#define CRITERION_POWER_RAMP 0.04
+#define CRITERION_POWER_WAIT 0.25
+
+/* What a timer says of the card's power (timer_ops.power): no reading to judge by (the CPU, a card
+ * without it), none taken late enough yet, not at a limit, held at a power or thermal limit. */
+enum power_verdict { POWER_NONE = -1, POWER_PENDING, POWER_FREE, POWER_BOUND };
 
 struct criterion_settle {
 	double max_clock;      /* MHz */
@@ -81,6 +96,7 @@ struct criterion_settle {
 	double next;           /* when to compare the windows next */
 	double ref;            /* the clock it settled at; NaN before */
 	int away;              /* readings in a row away from ref */
+	enum power_verdict power;   /* POWER_PENDING until the timer says */
 };
 /* criterion_settle_release frees the readings. max_clock > 0. */
 void criterion_settle_init(struct criterion_settle *s, double max_clock);
@@ -92,6 +108,12 @@ int criterion_settled(struct criterion_settle *s, double t, double warmup);
 /* The CRITERION_SETTLE_RUN-th reading in a row far from the settled clock: 1, and the clock is no longer
  * settled (only two windows that agree will say it is again); else 0. */
 int criterion_settle_left(struct criterion_settle *s, double mhz);
+/* The timer's power verdict, kept once it is no longer pending. POWER_BOUND: the clock settles by the
+ * windows only; 1 when it had settled by the quarters (it is no longer settled), else 0. */
+int criterion_settle_power(struct criterion_settle *s, enum power_verdict v);
+/* 1 when a stop by precision, noise or convergence waits for the power verdict: it is pending and t
+ * (seconds since warm-up began) is under CRITERION_POWER_WAIT; else 0. */
+int criterion_power_holds(const struct criterion_settle *s, enum stop_rule stop, double t);
 
 /* criterion_release frees what criterion_add allocated. */
 void criterion_init(struct criterion *c, const struct spec_timing *t);

@@ -98,6 +98,15 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 			result_set_metric(r, ctx->metrics->v[i].key, v);
 }
 
+/* The timer's power verdict (criterion.h), asked while it is pending: 1 when it has just unsettled a clock the
+ * quarters had settled (a card at its power limit). */
+static int measure_power(const struct timer_ops *tm, void *state, struct criterion_settle *s, double warm_start)
+{
+	if (s->power != POWER_PENDING)
+		return 0;
+	return criterion_settle_power(s, tm->power ? tm->power(state, warm_start + CRITERION_POWER_RAMP) : POWER_NONE);
+}
+
 /*
  * Warm-up: launches for `warmup` seconds, then, where the timer reads a clock, on until it has settled
  * (criterion_settled; r->settled 1) or max_warmup has passed since warm_start (0); never past the
@@ -119,6 +128,7 @@ static int measure_warmup(const struct timer_ops *tm, void *state, const struct 
 		now = now_mono() - warm_start;
 		if (s->max_clock > 0 && clk > 0)
 			criterion_settle_add(s, now, clk);
+		measure_power(tm, state, s, warm_start);
 		if (now < t->warmup && warm_start + now < deadline)
 			continue;
 		if (!s->n)
@@ -174,9 +184,10 @@ static int measure_grow_fits(int launches, double elapsed, long n, double left)
 }
 
 /*
- * Samples until the criterion stops them, each the mean of `group` consecutive timed samples of `batch`
- * launches (throttled ones left out), sampling since `sampling`: SAMPLED when it did (r->stop); WARM_AGAIN
- * when the SM clock left where the warm-up settled it while max_warmup has not passed (warm up on; the
+ * Samples until the criterion stops them (and the power verdict no longer holds the stop back), each the
+ * mean of `group` consecutive timed samples of `batch` launches (throttled ones left out), sampling since
+ * `sampling`: SAMPLED when it did (r->stop); WARM_AGAIN when the SM clock left where the warm-up settled it,
+ * or the card turned out to be at its power limit, while max_warmup has not passed (warm up on; the
  * samples are dropped), GROW_GROUP when the criterion asks for larger groups (criterion_grow; measure_loop
  * averages the samples so far into them); -1 after a failure.
  */
@@ -186,7 +197,7 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 			   int group)
 {
 	double sec, clk, now, max_clock = s->max_clock, gsec = 0, gclk = 0;
-	int got = 0;
+	int got = 0, bound;
 
 	while (!r->stop) {
 		if (*ctx->cancel)
@@ -194,7 +205,8 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 		if (tm->sample(state, k, ctx, batch, &sec, &clk))
 			return measure_fail(r, ctx, "launch");
 		now = now_mono();
-		if (r->settled == 1 && clk > 0 && criterion_settle_left(s, clk)) {
+		bound = measure_power(tm, state, s, warm_start);
+		if (r->settled == 1 && (bound || (clk > 0 && criterion_settle_left(s, clk)))) {
 			if (now - warm_start < t->max_warmup && now < deadline)
 				return WARM_AGAIN;
 			r->settled = 0;   /* it moved after the bound: kept, and said */
@@ -216,6 +228,8 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 			gsec = gclk = got = 0;
 		}
 		r->stop = criterion_check(c, now - sampling, deadline - now);
+		if (now < deadline && criterion_power_holds(s, r->stop, now - warm_start))
+			r->stop = STOP_NONE;
 		if (!r->stop && tm->grows && criterion_grow(c) &&
 		    measure_grow_fits(batch * group, now - sampling, c->n, deadline - now))
 			return GROW_GROUP;
@@ -276,6 +290,8 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	if (!ret) {
 		result_summarize(r, criterion_target(&c), t->precision);
 		measure_metrics(k, ctx, r, batch * group, warmup);
+		if (s.power == POWER_BOUND || s.power == POWER_FREE)
+			result_set_metric(r, "power_limited", s.power == POWER_BOUND);
 	}
 	criterion_release(&c);
 	criterion_settle_release(&s);

@@ -9,6 +9,7 @@
 #include "nvml.h"
 
 extern "C" {
+#include "criterion.h"
 #include "measure.h"
 }
 
@@ -39,6 +40,16 @@ struct slot {
 	struct gate *gate_dev;
 };
 
+/* The card's power readings, for cuda_power. */
+struct power_watch {
+	double limit;                   /* W, 0 when NVML gives no limit */
+	double polled;                  /* now_mono of the last reading */
+	double watts;                   /* the last reading, NaN before the first */
+	double fresh;                   /* when a reading other than the one before was first seen */
+	int capped;                     /* a limit held the clocks back at the last reading */
+	void *nvml;
+};
+
 struct cuda_timer {
 	int gpu;
 	cudaStream_t stream;
@@ -55,6 +66,7 @@ struct cuda_timer {
 	int nmarks;
 	int graph_launches;
 	int sampled;                    /* a sample was taken: the kernel's code is loaded */
+	struct power_watch power;
 };
 
 /* How long the blocking kernel waits for the host before it gives up (a host that died, say). */
@@ -198,6 +210,11 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 		uuid[0] = '\0';
 	if (nvml_device(pci, uuid, &s->nvml))
 		s->nvml = NULL;
+	if (!s->nvml || nvml_power_limit(s->nvml, &s->power.limit))
+		s->power.limit = 0;
+	s->power.nvml = s->nvml;
+	s->power.watts = NAN;
+	s->power.fresh = -INFINITY;
 	ctx->stream = s->stream;
 	*state = s;
 	return 0;
@@ -444,6 +461,44 @@ static double cuda_max_clock(void *state)
 	return s->nvml && !nvml_clock(s->nvml, NVML_SM, 1, &mhz) ? mhz : 0;
 }
 
+/* NVML's readings are asked for at most this often: a query is a call into the driver, which answers
+ * it from the card's firmware. */
+#define POWER_POLL 5e-3
+/* A reading of at least POWER_NEAR of the power limit is a card at its limit, one under POWER_FAR a card
+ * that is not: an H200 read 696-900 W of its 700 under the GEMMs its controller then slowed, 580-640 W
+ * under a 2 GiB copy and a decode step it did not. In between, the next reading decides. */
+#define POWER_NEAR 0.95
+#define POWER_FAR 0.85
+
+/*
+ * A reading is the controller's own (an H200's refreshes every 100 ms, when the controller sets the
+ * clock), so a new one shows as a change of the value: the verdict comes from the last one seen after
+ * `since`, its power against the limit and the clock event reasons with it.
+ */
+static int cuda_power(void *state, double since)
+{
+	struct power_watch *w = &((struct cuda_timer *)state)->power;
+	double now = now_mono(), watts;
+
+	if (w->limit <= 0)
+		return POWER_NONE;
+	if (now - w->polled >= POWER_POLL) {
+		w->polled = now;
+		if (nvml_power(w->nvml, &watts))
+			return POWER_NONE;
+		if (!isnan(w->watts) && watts != w->watts)
+			w->fresh = now;
+		w->watts = watts;
+		if (nvml_capped(w->nvml, &w->capped))
+			w->capped = 0;
+	}
+	if (w->fresh < since)
+		return POWER_PENDING;
+	if (w->watts >= POWER_NEAR * w->limit || w->capped)
+		return POWER_BOUND;
+	return w->watts < POWER_FAR * w->limit ? POWER_FREE : POWER_PENDING;
+}
+
 /* Teardown has run by now (measure.c), so nothing is queued on the stream any more that needs it. */
 static void cuda_fini(void *state)
 {
@@ -464,6 +519,7 @@ static struct timer_ops cuda_timer_ops(void)
 	t.resolution = cuda_resolution;
 	t.idle = cuda_idle;
 	t.fini = cuda_fini;
+	t.power = cuda_power;
 	t.grows = 1;
 	return t;
 }

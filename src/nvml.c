@@ -1,4 +1,5 @@
-/* nvml.c: NVML through dlopen("libnvidia-ml.so.1"): clocks, power limit, ECC, PCIe link, driver version. */
+/* nvml.c: NVML through dlopen("libnvidia-ml.so.1"): clocks, power and its limit, ECC, PCIe link, driver
+ * version. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +18,24 @@ typedef int (*nvml_clock_fn)(void *dev, int type, unsigned *mhz);
 typedef int (*nvml_uint_fn)(void *dev, unsigned *v);
 typedef int (*nvml_ecc_fn)(void *dev, int *current, int *pending);
 typedef int (*nvml_driver_fn)(char *buf, unsigned len);
+typedef int (*nvml_reasons_fn)(void *dev, unsigned long long *reasons);
+/* nvmlFieldValue_t: the field, its scope, two timestamps, the value's type and the query's return, the
+ * value (a union of 8 bytes). */
+struct nvml_field {
+	unsigned field, scope;
+	long long timestamp, latency_us;
+	int type, ret;
+	union {
+		double d;
+		unsigned u;
+		unsigned long long ull;
+	} value;
+};
+typedef int (*nvml_fields_fn)(void *dev, int n, struct nvml_field *values);
+#define NVML_FI_DEV_POWER_INSTANT 186
+/* The clock event reasons that are a limit at work: SW power cap, HW slowdown, SW thermal, HW thermal,
+ * HW power brake. */
+#define NVML_REASONS_CAPPED 0xecULL
 
 static struct {
 	int ok;
@@ -26,6 +45,8 @@ static struct {
 	nvml_uint_fn power_limit, pcie_gen, pcie_width;
 	nvml_ecc_fn ecc;
 	nvml_driver_fn driver;
+	nvml_reasons_fn reasons;
+	nvml_fields_fn fields;
 } nvml;
 
 static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
@@ -50,6 +71,10 @@ static void nvml_load(void)
 	nvml.pcie_width = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkWidth");
 	nvml.ecc = (nvml_ecc_fn)dlsym(lib, "nvmlDeviceGetEccMode");
 	nvml.driver = (nvml_driver_fn)dlsym(lib, "nvmlSystemGetDriverVersion");
+	nvml.fields = (nvml_fields_fn)dlsym(lib, "nvmlDeviceGetFieldValues");
+	nvml.reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons");
+	if (!nvml.reasons)   /* its name before NVML 12.2 */
+		nvml.reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
 	/* Init and the handle lookups are what everything else needs; the rest may be missing one by one. */
 	if (!init || (!nvml.by_pci && !nvml.by_uuid) || init() != 0) {
 		dlclose(lib);
@@ -108,6 +133,26 @@ int nvml_power_limit(void *dev, double *watts)
 	if (!nvml.ok || !dev || !nvml.power_limit || nvml.power_limit(dev, &mw) != 0)
 		return -1;
 	*watts = mw / 1000.0;
+	return 0;
+}
+
+int nvml_power(void *dev, double *watts)
+{
+	struct nvml_field f = { .field = NVML_FI_DEV_POWER_INSTANT };
+
+	if (!nvml.ok || !dev || !nvml.fields || nvml.fields(dev, 1, &f) != 0 || f.ret != 0)
+		return -1;
+	*watts = f.value.u / 1000.0;
+	return 0;
+}
+
+int nvml_capped(void *dev, int *capped)
+{
+	unsigned long long r;
+
+	if (!nvml.ok || !dev || !nvml.reasons || nvml.reasons(dev, &r) != 0)
+		return -1;
+	*capped = (r & NVML_REASONS_CAPPED) != 0;
 	return 0;
 }
 

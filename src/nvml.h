@@ -29,6 +29,12 @@ int nvml_clock(void *dev, enum nvml_clock which, int max, unsigned *mhz);
 int nvml_app_clock(void *dev, enum nvml_clock which, int deflt, unsigned *mhz);
 /* The power limit in force, in watts. */
 int nvml_power_limit(void *dev, double *watts);
+/* The power the card's controller last read (NVML's instant power field, which an H200 refreshes every
+ * 100 ms, when its controller also sets the clock), in watts. */
+int nvml_power(void *dev, double *watts);
+/* Whether a power or thermal limit holds the clocks back now (the clock event reasons software power
+ * cap, hardware slowdown, software and hardware thermal slowdown, power brake): *capped 1 or 0. */
+int nvml_capped(void *dev, int *capped);
 /* ECC mode now: *on is 1 or 0. */
 int nvml_ecc(void *dev, int *on);
 /* The PCIe link now: generation and width (lanes). */

@@ -320,6 +320,69 @@ static void test_settle(void)
 	criterion_settle_release(&s);
 }
 
+/* s initialised with a clock still at 1980 MHz, read every 2 ms up to 0.05 s; the time of the next reading. */
+static double settle_still(struct criterion_settle *s)
+{
+	double t;
+
+	criterion_settle_init(s, 1980);
+	for (t = 0.002; t < 0.051; t += 0.002)
+		criterion_settle_add(s, t, 1980);
+	return t;
+}
+
+/* The power verdict: a card at its limit settles by the windows only, even with a clock the quarters
+ * call still (one not yet fallen), and a quarters' settling is undone; a card not at its limit, or one
+ * judged already, changes nothing. A stop by precision, noise or convergence waits while the verdict is
+ * pending, up to CRITERION_POWER_WAIT; a timeout or max_samples never. */
+static void test_settle_power(void)
+{
+	struct criterion_settle s;
+	double t;
+
+	t = settle_still(&s);
+	CHECK_INT(criterion_settle_power(&s, POWER_BOUND), 0, "bound before settling: nothing to undo");
+	CHECK_INT(criterion_settled(&s, 0.05, 0.05), 0, "a still clock at 0.05 s: bound, so windows only");
+	for (; t < 0.19; t += 0.002)
+		criterion_settle_add(&s, t, 1980);
+	CHECK_INT(criterion_settled(&s, 0.19, 0.05), 0, "not before two windows (0.2 s)");
+	for (; t < 0.211; t += 0.002)
+		criterion_settle_add(&s, t, 1980);
+	CHECK_INT(criterion_settled(&s, 0.21, 0.05), 1, "two windows that agree: settled");
+	CHECK_NEAR(s.ref, 1980, 0, "at the clock they agree on");
+	CHECK_INT(criterion_settle_power(&s, POWER_FREE), 0, "a verdict once given stays");
+	CHECK_INT(s.power, POWER_BOUND, "bound it is");
+	criterion_settle_release(&s);
+
+	settle_still(&s);
+	CHECK_INT(criterion_settled(&s, 0.05, 0.05), 1, "the quarters settle a still clock");
+	CHECK_INT(criterion_settle_power(&s, POWER_PENDING), 0, "pending: nothing yet");
+	CHECK_INT(s.power, POWER_PENDING, "still pending");
+	CHECK_INT(criterion_settle_power(&s, POWER_FREE), 0, "free: the settling stands");
+	CHECK_NEAR(s.ref, 1980, 0, "settled at 1980 MHz");
+	criterion_settle_release(&s);
+
+	settle_still(&s);
+	CHECK_INT(criterion_settled(&s, 0.05, 0.05), 1, "the quarters settle a still clock");
+	CHECK_INT(criterion_settle_power(&s, POWER_BOUND), 1, "bound after that: the settling is undone");
+	CHECK(isnan(s.ref), "no settled clock: %g", s.ref);
+	CHECK_INT(criterion_settled(&s, 0.06, 0.05), 0, "and the quarters no longer settle it");
+	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, 0.06), 0, "nothing held once judged");
+	criterion_settle_release(&s);
+
+	criterion_settle_init(&s, 1980);
+	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, 0.06), 1, "pending: a precise stop waits");
+	CHECK_INT(criterion_power_holds(&s, STOP_NOISE, 0.2), 1, "so does a noise stop");
+	CHECK_INT(criterion_power_holds(&s, STOP_CONVERGED, 0.249), 1, "and a converged one");
+	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, CRITERION_POWER_WAIT), 0, "not past the wait");
+	CHECK_INT(criterion_power_holds(&s, STOP_TIMEOUT, 0.06), 0, "a timeout never waits");
+	CHECK_INT(criterion_power_holds(&s, STOP_MAX_SAMPLES, 0.06), 0, "nor max_samples");
+	CHECK_INT(criterion_power_holds(&s, STOP_NONE, 0.06), 0, "no stop: nothing to hold");
+	criterion_settle_power(&s, POWER_NONE);
+	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, 0.06), 0, "no power reading: nothing held");
+	criterion_settle_release(&s);
+}
+
 /* criterion_grow: first at the check made at CRITERION_GROW_AFTER samples when the median's interval
  * projects more than CRITERION_GROW_SAMPLES samples (8 % uniform noise: +-2 % at 64 samples, about 1000
  * samples to +-0.5 %), only right after a check, never for a stream that is nearly there (2 %: +-0.6 % at
@@ -374,6 +437,7 @@ static void test_grow(void)
 int main(void)
 {
 	test_settle();
+	test_settle_power();
 	test_precision_stops();
 	test_precision_cheap();
 	test_precision_few();

@@ -524,6 +524,95 @@ static void test_settle(void)
 	mt_release(&m);
 }
 
+/* A fake power controller beside curve_timer's clock: a reading every 0.1 s from 0.03 s after init (an
+ * H200's refreshes every 100 ms), each judged by power_reading at its time. */
+static enum power_verdict (*power_reading)(double t);
+
+static int fp_power(void *state, double since)
+{
+	double now = now_mono() - curve_start, tick = 0.03 + 0.1 * floor((now - 0.03) / 0.1);
+
+	if (now < 0.03 || curve_start + tick < since)
+		return POWER_PENDING;
+	return power_reading(tick);
+}
+
+static const struct timer_ops power_timer = {
+	.init = fc_init, .sample = fc_sample, .max_clock = fc_max_clock, .resolution = ft_resolution,
+	.fini = ft_fini, .power = fp_power,
+};
+
+static enum power_verdict power_bound(double t)
+{
+	return POWER_BOUND;
+}
+
+static enum power_verdict power_free(double t)
+{
+	return POWER_FREE;
+}
+
+static enum power_verdict power_between(double t)
+{
+	return POWER_PENDING;
+}
+
+/* The controller lowers the clock only at its second reading: 1980 MHz until 0.15 s, then 1500 by 0.35. */
+static double clock_late(double t)
+{
+	return t < 0.15 ? 1980 : t < 0.35 ? 1980 - 480 * (t - 0.15) / 0.2 : 1500;
+}
+
+/* measure_with_timer on power_timer; m to be released; *seconds: how long it took. */
+static int power_measure(struct mt *m, double (*curve)(double), enum power_verdict (*reading)(double),
+			 const struct spec_timing *t, double *seconds)
+{
+	int ret;
+
+	clock_curve = curve;
+	power_reading = reading;
+	mt_init(m, "{\"fail\": \"none\"}");
+	*seconds = now_mono();
+	ret = measure_with_timer(&power_timer, &fake_kernel, &m->ctx, t, &m->r);
+	*seconds = now_mono() - *seconds;
+	return ret;
+}
+
+/* A card at its power limit measures its held state though its clock was still when warm-up ended (its
+ * samples are dropped once the reading 40 ms in says so, and it settles by the windows) and says so
+ * (power_limited 1); one not at it stops after that reading (power_limited 0); one whose readings never
+ * decide stops at CRITERION_POWER_WAIT, and says nothing. */
+static void test_settle_power(void)
+{
+	struct spec_timing t = timing_fast();
+	struct mt m;
+	double took;
+
+	t.warmup = 0.05;
+	t.max_warmup = 1;
+	CHECK_INT(power_measure(&m, clock_late, power_bound, &t, &took), 0, "a card at its limit measures");
+	CHECK_INT(m.r.settled, 1, "settled");
+	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1500, "the samples see the held clock: %d, %g MHz",
+	      m.r.nsamples, m.r.nsamples ? m.r.clocks[0] : 0);
+	CHECK(m.r.warmup >= 0.45 && m.r.warmup < 0.8, "warmed up past the fall: %.3f s", m.r.warmup);
+	CHECK_NEAR(metric(&m.r, "power_limited"), 1, 0, "and says it was at its limit");
+	mt_release(&m);
+
+	CHECK_INT(power_measure(&m, clock_pinned, power_free, &t, &took), 0, "a card under its limit measures");
+	CHECK(m.r.warmup >= 0.05 && m.r.warmup < 0.1, "warm-up 0.05 s: %.3f s", m.r.warmup);
+	CHECK(took >= 0.13 && took < 0.3, "it stops after the reading at 0.13 s: %.3f s", took);
+	CHECK_NEAR(metric(&m.r, "power_limited"), 0, 0, "and says it was not at its limit");
+	mt_release(&m);
+
+	CHECK_INT(power_measure(&m, clock_pinned, power_between, &t, &took), 0, "an undecided card measures");
+	CHECK(took >= CRITERION_POWER_WAIT && took < CRITERION_POWER_WAIT + 0.15, "until the wait: %.3f s", took);
+	CHECK(isnan(metric(&m.r, "power_limited")), "and says nothing of its limit: %g",
+	      metric(&m.r, "power_limited"));
+	CHECK(m.r.stop == STOP_PRECISION || m.r.stop == STOP_NOISE, "stopped by its rule, not a timeout: %d",
+	      m.r.stop);
+	mt_release(&m);
+}
+
 /* A fake timer whose launches repeat in a cycle of four (100, 110, 120, 130 us): a sample of one launch
  * falls in four modes whose median lies between two of them, a mean of four holds each phase once.
  * Each sample sleeps 50 us; cycle_batch is the largest batch it was asked to time. */
@@ -734,6 +823,7 @@ int main(void)
 	test_failures();
 	test_throttle();
 	test_settle();
+	test_settle_power();
 	test_regroup();
 	test_grow();
 	test_worker();
