@@ -11,8 +11,12 @@
 # lower clock; (MHz, us) pairs, so that a median taken at any clock in between can be compared with
 # do_bench at that clock. A rung's clock is measured on the GPU right before and right after do_bench
 # (kclock: cycles over event time, as sweep's gate counts them), not read through NVML, whose reading lags
-# a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. Reads the card's
-# state only.
+# a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. With --pairs SWEEP
+# DIR, such shapes also get three "pair" rounds (tests/gpu/precision.py's pair_round): from an idle second,
+# the shape's cell through SWEEP alone (its spec and database in DIR), then from another idle second as
+# many seconds of the same work as that cell warmed up and do_bench over 20 ms, between two clock probes:
+# the two tools in the same state of the card, whatever cells ran before. Reads the card's state only.
+import os
 import statistics
 import sys
 import threading
@@ -22,6 +26,9 @@ import pynvml
 import torch
 import torch.nn.functional as F
 from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../tests/gpu"))
+from precision import pair_round  # noqa: E402
 
 pynvml.nvmlInit()
 NV = pynvml.nvmlDeviceGetHandleByIndex(0)
@@ -94,7 +101,22 @@ def ladder(name, fn):
     print(f"ladder {name} " + " ".join(f"{c:.1f} {us:.2f}" for c, us in rungs), flush=True)
 
 
-def bench(name, fn):
+PAIRS = sys.argv[sys.argv.index("--pairs") + 1:sys.argv.index("--pairs") + 3] if "--pairs" in sys.argv else None
+
+
+def pair(name, fn, spec):
+    def reference(warmup):
+        time.sleep(1.0)
+        heat(fn, warmup)
+        before = kclock(fn)
+        t = do_bench(fn, warmup=1, rep=20, return_mode="median")
+        return t * 1e-3, before, kclock(fn)
+    for i in range(3):
+        time.sleep(1.0)
+        pair_round(name, i, PAIRS[0], spec, f"{PAIRS[1]}/pair-{name.replace(' ', '-')}-{i}.db", reference)
+
+
+def bench(name, fn, spec):
     out = []
     time.sleep(1.0)
     out.append(("burst",) + clocked(lambda: do_bench(fn, return_mode="median")))
@@ -106,6 +128,8 @@ def bench(name, fn):
                                     for m, t, c, w in out), flush=True)
     if out[0][1] >= 0.5:
         ladder(name, fn)
+        if PAIRS:
+            pair(name, fn, spec)
 
 
 dev = torch.device("cuda")
@@ -114,17 +138,19 @@ for m, n, k in [(1, 6144, 4096), (32, 6144, 4096), (128, 6144, 4096), (1024, 614
     # Row-major B (n x k) times A (k x m) is column-major A (m x k) times B (k x n): cuBLAS sees m, n, k.
     a = torch.randn(k, m, device=dev, dtype=torch.bfloat16)
     b = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
-    bench(f"gemm {m}x{n}x{k}", lambda: torch.matmul(b, a))
+    bench(f"gemm {m}x{n}x{k}", lambda: torch.matmul(b, a),
+          f"sweep: pair\nkernel: gemm\nparams: {{dtype: bf16, M: {m}, N: {n}, K: {k}}}\n")
 for batch in (1, 8):
     for keys in (1024, 4096, 16384, 65536):
         q = torch.randn(batch, 32, 1, 128, device=dev, dtype=torch.bfloat16)
         kc = torch.randn(batch, 8, keys, 128, device=dev, dtype=torch.bfloat16)
         vc = torch.randn(batch, 8, keys, 128, device=dev, dtype=torch.bfloat16)
-        bench(f"decode {batch}x{keys}", lambda: F.scaled_dot_product_attention(q, kc, vc, enable_gqa=True))
+        bench(f"decode {batch}x{keys}", lambda: F.scaled_dot_product_attention(q, kc, vc, enable_gqa=True),
+              f"sweep: pair\nkernel: decode_attn\nparams: {{batch: {batch}, kv_len: {keys}}}\n")
 for mib in (256, 2048):
     src = torch.empty(mib << 20, device=dev, dtype=torch.uint8).random_()
     dst = torch.empty_like(src)
-    bench(f"copy {mib}MiB", lambda: dst.copy_(src))
+    bench(f"copy {mib}MiB", lambda: dst.copy_(src), f"sweep: pair\nkernel: copy\nparams: {{bytes: {mib}M}}\n")
 passes = int(sys.argv[sys.argv.index("--passes") + 1]) if "--passes" in sys.argv else 0
 if passes:
     a = torch.randn(4096, 1024, device=dev, dtype=torch.bfloat16)

@@ -154,6 +154,8 @@ test_expect_success 'tests/gpu/precision.sh: its CPU twin runs the grid, the ref
 	test "$(grep -c "^| sleep 0.5ms pass [0-5] | [0-9.]* | [0-9]* x 1 | [a-z_]*" log)" = 6 &&
 	test "$(grep -c "^ref sleep [0-9.]*ms burst_us [0-9.]* burst_mhz 0 burst_wall_s [0-9.]*$" gout/refs.txt)" = 3 &&
 	test "$(grep -c "^refpass [1-6] us [0-9.]* mhz 0" gout/refs.txt)" = 6 &&
+	test "$(grep -c "^pair sleep [0-9.]*ms round [01] sweep_us [0-9.]* sweep_mhz 0.0 sweep_warmup_s [0-9.]* dobench_us [0-9.]* mhz_before 0.0 mhz_after 0.0$" gout/refs.txt)" = 6 &&
+	test "$(grep -c "^sleep [0-9.]*ms paired with do_bench in the same state: [0-9.]* (median of 2 of 2 paired rounds: [0-9.]* [0-9.]*)$" log)" = 3 &&
 	test "$(sed -n "/^checks:$/,\$p" log | grep -Ec "^(ok|FAILED): ")" = 5 &&
 	test -s gout/precision-cpu.db && test -s gout/precision-cpu-passes.db
 '
@@ -198,6 +200,23 @@ test_expect_success 'tests/gpu/precision.py: shapes compared with do_bench at th
 	sql g.db "UPDATE results SET sm_clock = 2100 WHERE sm_clock = 1975" &&
 	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
 	grep -Fx "FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms: no do_bench run within 5 % of 2100 MHz (1500, 1540, 1980) (3 shapes, within 1 %)" t
+'
+
+# Paired rounds, where refs has them, are what the shape is judged on: each round sweep's median over
+# do_bench's at sweep's clock (within 0.5 % as it is, within 5 % scaled as cycles), a round whose
+# do_bench clock moved by more than 1 % or lies farther than 5 % left out, the median of the rest.
+# Rounds: 2040/2000 = 1.0200; 2050 over 2000 x 1560 / 1600 = 1950 = 1.0513; moved (1600 -> 1500); far
+# (1800 MHz against 1600); 2010 over 2000 x 1601 / 1600 (within 0.5 %: as it is) = 1.0050: median 1.0200.
+test_expect_success 'tests/gpu/precision.py: a shape with paired rounds is judged on them' '
+	sql g.db "UPDATE results SET sm_clock = 1600 WHERE sm_clock = 2100" &&
+	fmt="pair sleep 2ms round %s sweep_us %s sweep_mhz 1600 sweep_warmup_s 0.3 dobench_us 2000 mhz_before %s mhz_after %s\n" &&
+	printf "$fmt" 0 2040 1600 1600 1 2050 1560 1560 2 2000 1600 1500 3 2000 1800 1800 4 2010 1601 1601 >>refs &&
+	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
+	grep -Fx "sleep 2ms paired with do_bench in the same state: 1.0200 (median of 3 of 5 paired rounds: 1.0200 1.0513 1.0050)" t &&
+	grep -Fx "FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms 1.0200 (median of 3 of 5 paired rounds: 1.0200 1.0513 1.0050) (3 shapes, within 1 %)" t &&
+	grep -v "^pair" refs >r2 && printf "$fmt" 0 2000 1600 1500 >>r2 &&
+	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table r2 g.db ps.db >t &&
+	grep -Fx "FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms: none of 1 paired rounds left (do_bench'\''s clock moved or far from sweep'\''s) (3 shapes, within 1 %)" t
 '
 
 # The demo with its own timing: on an idle machine every cell stops on its precision and nothing is

@@ -2,12 +2,16 @@
 # the reference lines of refs.py (or of `precision.py cpuref`, the CPU twin's stand-in).
 #   python3 precision.py table REFS GRID.db... PASSES.db   the table, then the checks; exit 1 when one fails
 #   python3 precision.py cpuref MS...                      time.sleep(MS) timed as do_bench times a call
+#   python3 precision.py cpuref [--pairs SWEEP DIR] MS...  time.sleep(MS) timed as do_bench times a call
 # A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]",
-# "ladder NAME MHZ US MHZ US..." for a shape timed at several clocks, and "refpass I us X mhz Y wall_s Z" for
-# each of do_bench's passes of the six-pass cell.
+# "ladder NAME MHZ US MHZ US..." for a shape timed at several clocks, "refpass I us X mhz Y wall_s Z" for
+# each of do_bench's passes of the six-pass cell, and "pair NAME round I sweep_us X sweep_mhz Y
+# sweep_warmup_s W dobench_us Z mhz_before A mhz_after B" for a round of a shape timed by sweep alone and
+# then by do_bench in the same state (pair_round).
 import json
 import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 
@@ -20,6 +24,8 @@ AGREE = 0.01
 NEAR = 0.005
 LOCAL = 0.05
 DECODE = 1.15
+# A do_bench run whose clock moved more than this between its two probes is left out (refs.py's RUNG_MOVED).
+MOVED = 0.01
 
 
 def cell_name(params):
@@ -35,9 +41,12 @@ def cell_name(params):
 
 
 def read_refs(path):
-    refs, passes, ladders = {}, [], {}
+    refs, passes, ladders, pairs = {}, [], {}, {}
     for line in open(path):
         w = line.split()
+        if w[:1] == ["pair"]:
+            kv = dict(zip(w[5::2], (float(v) for v in w[6::2])))
+            pairs.setdefault(" ".join(w[1:3]), []).append(kv)
         if w[:1] == ["ref"]:
             name = " ".join(w[1:3])
             kv = dict(zip(w[3::2], (float(v) for v in w[4::2])))
@@ -48,7 +57,7 @@ def read_refs(path):
             ladders[" ".join(w[1:3])] = list(zip(v[0::2], (us * 1e-6 for us in v[1::2])))
         elif w[:1] == ["refpass"]:
             passes.append(float(w[3]) * 1e-6)
-    return refs, passes, ladders
+    return refs, passes, ladders, pairs
 
 
 def at_clock(points, mhz):
@@ -68,6 +77,28 @@ def at_clock(points, mhz):
     return None, f"no do_bench run within {LOCAL * 100:g} % of {mhz:.0f} MHz ({clocks})"
 
 
+def paired(rounds):
+    """A shape's ratio of sweep's median to do_bench's in the same state: the median over its rounds of
+    sweep's time over do_bench's at sweep's clock (as at_clock: within NEAR as it is, within LOCAL scaled as
+    cycles), leaving out rounds whose do_bench clock moved by more than MOVED or lies farther than LOCAL;
+    (ratio, how), or (None, why) when no round is left."""
+    ratios = []
+    for r in rounds:
+        mhz, before, after = r["sweep_mhz"], r["mhz_before"], r["mhz_after"]
+        if before > 0 and abs(after - before) > MOVED * before:
+            continue
+        clock, ref = (before + after) / 2, r["dobench_us"]
+        if mhz > 0 and clock > 0 and abs(clock - mhz) > NEAR * mhz:
+            if abs(clock - mhz) > LOCAL * mhz:
+                continue
+            ref *= clock / mhz
+        ratios.append(r["sweep_us"] / ref)
+    if not ratios:
+        return None, f"none of {len(rounds)} paired rounds left (do_bench's clock moved or far from sweep's)"
+    return statistics.median(ratios), (f"median of {len(ratios)} of {len(rounds)} paired rounds: "
+                                       + " ".join(f"{x:.4f}" for x in ratios))
+
+
 def read_results(path):
     db = sqlite3.connect(path)
     return [dict(zip(("params", "pass", "wall", "n", "launches", "stop", "median", "lo", "hi", "mhz", "warmup",
@@ -77,7 +108,7 @@ def read_results(path):
 
 
 def table(refs_path, dbs):
-    refs, ref_passes, ladders = read_refs(refs_path)
+    refs, ref_passes, ladders, pairs = read_refs(refs_path)
     grid = [r for db in dbs[:-1] for r in read_results(db)]
     passes = read_results(dbs[-1])
     print("| cell | wall s | samples | stop | median us [95 % interval] | +-% | SM MHz | warm-up s | settled "
@@ -116,8 +147,13 @@ def table(refs_path, dbs):
             ref, how = at_clock(points, r["mhz"]) if r["mhz"] else (refs[name]["burst"][0], "no clock")
             print(f"{name} at {r['mhz'] or 0:.0f} MHz: {r['median'] * 1e6:.2f} us, do_bench "
                   + (f"{ref * 1e6:.2f} us ({how}): {r['median'] / ref:.4f}" if ref else how))
-            far.append((abs(r["median"] / ref - 1) if ref else float("inf"),
-                        f"{name} {r['median'] / ref:.4f} ({how})" if ref else f"{name}: {how}"))
+            ratio = r["median"] / ref if ref else None
+            if name in pairs:
+                # The shape alone, from the same idle, against do_bench after as long a warm-up: judged so.
+                ratio, how = paired(pairs[name])
+                print(f"{name} paired with do_bench in the same state: " + (f"{ratio:.4f} ({how})" if ratio else how))
+            far.append((abs(ratio - 1) if ratio else float("inf"),
+                        f"{name} {ratio:.4f} ({how})" if ratio else f"{name}: {how}"))
     worst_far = max(far) if far else (0, "none")
     checks.append((worst_far[0] <= AGREE, f"shapes of {LONG * 1e3:g} ms and more over do_bench at the same clock:"
                    f" worst {worst_far[1]} ({len(far)} shapes, within {AGREE * 100:g} %)"))
@@ -132,23 +168,58 @@ def table(refs_path, dbs):
     return 0 if all(ok for ok, _ in checks) else 1
 
 
+def sweep_cell(sweep, spec_text, db):
+    """One cell through `sweep run` with default timing (spec_text its spec, written beside db): its ok
+    result's (median seconds, SM MHz or 0, warm-up seconds), else None."""
+    spec = db.rsplit(".", 1)[0] + ".yaml"
+    with open(spec, "w") as f:
+        f.write(spec_text)
+    subprocess.run([sweep, "run", spec, "--db", db], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=120)
+    row = sqlite3.connect(db).execute("SELECT median, coalesce(sm_clock, 0), coalesce(warmup, 0) FROM v_results"
+                                      " WHERE status = 'ok'").fetchone()
+    return row
+
+
+def pair_round(name, i, sweep, spec_text, db, reference):
+    """Round i of a pair: the shape's cell through sweep alone (sweep_cell), then reference(warm-up seconds)
+    -> (seconds, MHz before, MHz after), do_bench's run after as long a warm-up; its "pair" line."""
+    got = sweep_cell(sweep, spec_text, db)
+    if not got:
+        print(f"pair-failed {name} round {i}: no ok result in {db}", flush=True)
+        return
+    t, before, after = reference(got[2])
+    print(f"pair {name} round {i} sweep_us {got[0] * 1e6:.2f} sweep_mhz {got[1]:.1f} sweep_warmup_s {got[2]:.3f}"
+          f" dobench_us {t * 1e6:.2f} mhz_before {before:.1f} mhz_after {after:.1f}", flush=True)
+
+
+def sleep_median(ms, warmup, rep):
+    """time.sleep(ms) called for `warmup` seconds, then timed for `rep` seconds (10 calls at least): the
+    median seconds, and the wall seconds of it all."""
+    start = time.monotonic()
+    while time.monotonic() < start + warmup:
+        time.sleep(ms * 1e-3)
+    times, end = [], time.monotonic() + rep
+    while time.monotonic() < end or len(times) < 10:
+        t = time.perf_counter()
+        time.sleep(ms * 1e-3)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), time.monotonic() - start
+
+
 def cpuref(values):
-    """The CPU twin's do_bench: 25 ms of warm-up calls, then 100 ms of timed ones, their median."""
+    """The CPU twin's do_bench: 25 ms of warm-up calls, then 100 ms of timed ones, their median. With
+    --pairs SWEEP DIR, two paired rounds of each (its cell through SWEEP, then 20 ms timed so)."""
+    pairs = values[1:3] if values[:1] == ["--pairs"] else None
+    values = values[3:] if pairs else values
     for ms in values:
-        def call():
-            time.sleep(float(ms) * 1e-3)
-        start = time.monotonic()
-        end = start + 0.025
-        while time.monotonic() < end:
-            call()
-        times, end = [], time.monotonic() + 0.1
-        while time.monotonic() < end or len(times) < 10:
-            t = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - t)
-        wall = time.monotonic() - start
-        print(f"ref sleep {float(ms):g}ms burst_us {statistics.median(times) * 1e6:.2f} burst_mhz 0 burst_wall_s"
-              f" {wall:.3f}")
+        med, wall = sleep_median(float(ms), 0.025, 0.1)
+        print(f"ref sleep {float(ms):g}ms burst_us {med * 1e6:.2f} burst_mhz 0 burst_wall_s {wall:.3f}")
+        for i in range(2 if pairs and float(ms) * 1e-3 >= LONG else 0):
+            pair_round(f"sleep {float(ms):g}ms", i, pairs[0],
+                       f"sweep: pair\nkernel: sleep\nparams: {{ms: {ms}}}\ntiming: {{timeout: 3}}\n",
+                       f"{pairs[1]}/pair-{ms}-{i}.db",
+                       lambda w: (sleep_median(float(ms), w, 0.02)[0], 0, 0))
     for i in range(6):
         times = []
         for _ in range(20):

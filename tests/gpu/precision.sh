@@ -5,9 +5,12 @@
 # (refs.py), then the table (cell, wall, samples, stop rule, median and its 95 % interval, do_bench) and
 # the checks (precision.py): median wall per cell at most do_bench's, no cell over 2.5 s, six passes
 # within 0.5 %, shapes of 0.5 ms and more within 1 % of do_bench at the same clock, decode within 1.15x of
-# SDPA; exit 1 when one fails. Fits one 10-minute command: about 5 minutes (build 1-2, sweeps under one,
-# do_bench about 2), at most 10 (each sweep cut at 75 s, do_bench at 180 s; the checks then say which
-# cells ran long). Run after bench/gpu/vendor.sh here, with vendor/ copied along. Reads the card's state
+# SDPA; exit 1 when one fails. The same-clock check is judged on paired rounds (refs.py --pairs: each such
+# shape through sweep alone, then do_bench in the same state of the card), since a grid cell runs in a
+# state no do_bench run repeats (after the larger GEMMs before it: 8192x28672x4096 at 1392 MHz, where
+# do_bench's runs from an idle second reached 1524-1540); the grid cells' own comparison is printed too.
+# Fits one 10-minute command: about 5 minutes (build 1-2, sweeps under one, do_bench and the pairs about
+# 3), at most 10 (each sweep cut at 75 s, do_bench at 270 s; the checks then say which cells ran long). Run after bench/gpu/vendor.sh here, with vendor/ copied along. Reads the card's state
 # only.
 # `precision.sh cpu` is its CPU twin, which make check runs: sleep cells with default timing and
 # time.sleep timed the do_bench way, through the same steps and the same table and checks (their verdicts
@@ -36,9 +39,9 @@ done
 
 step "do_bench on the same shapes"
 if [ "${1:-gpu}" = cpu ]; then
-	python3 tests/gpu/precision.py cpuref 0.5 1 2 | tee "$R/refs.txt"
+	python3 tests/gpu/precision.py cpuref --pairs $S "$R" 0.5 1 2 | tee "$R/refs.txt"
 else
-	PYTHONUNBUFFERED=1 timeout 180 python3 bench/gpu/refs.py --passes 6 2>&1 | grep -v Warning |
+	PYTHONUNBUFFERED=1 timeout 270 python3 bench/gpu/refs.py --passes 6 --pairs $S "$R" 2>&1 | grep -v Warning |
 		tee "$R/refs.txt"
 	nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv
 fi
