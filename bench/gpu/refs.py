@@ -12,7 +12,7 @@
 # do_bench at that clock. A rung's clock is measured on the GPU right before and right after do_bench
 # (kclock: cycles over event time, as sweep's gate counts them), not read through NVML, whose reading lags
 # a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. With --pairs SWEEP
-# DIR, such shapes also get three "pair" rounds (tests/gpu/precision.py's pair_round): from an idle second,
+# DIR, such shapes also get five "pair" rounds (tests/gpu/precision.py's pair_round): from an idle second,
 # the shape's cell through SWEEP alone (its spec and database in DIR), then from another idle second as
 # many seconds of the same work as that cell warmed up and do_bench over 20 ms, between two clock probes:
 # the two tools in the same state of the card, whatever cells ran before. Reads the card's state only.
@@ -111,7 +111,7 @@ def pair(name, fn, spec):
         before = kclock(fn)
         t = do_bench(fn, warmup=1, rep=20, return_mode="median")
         return t * 1e-3, before, kclock(fn)
-    for i in range(3):
+    for i in range(5):
         time.sleep(1.0)
         pair_round(name, i, PAIRS[0], spec, f"{PAIRS[1]}/pair-{name.replace(' ', '-')}-{i}.db", reference)
 
