@@ -98,13 +98,15 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 			result_set_metric(r, ctx->metrics->v[i].key, v);
 }
 
-/* The timer's power verdict (criterion.h), asked while it is pending: 1 when it has just unsettled a clock the
- * quarters had settled (a card at its power limit). */
-static int measure_power(const struct timer_ops *tm, void *state, struct criterion_settle *s, double warm_start)
+/* The timer's power verdict (criterion.h), asked while it is pending: 1 when it has just unsettled a
+ * clock the quarters had settled (a card at its power limit). */
+static int measure_power(const struct timer_ops *tm, void *state, struct criterion_settle *s,
+			 double warm_start)
 {
 	if (s->power != POWER_PENDING)
 		return 0;
-	return criterion_settle_power(s, tm->power ? tm->power(state, warm_start + CRITERION_POWER_RAMP) : POWER_NONE);
+	return criterion_settle_power(s, tm->power ? tm->power(state, warm_start + CRITERION_POWER_RAMP) :
+						     POWER_NONE);
 }
 
 /*

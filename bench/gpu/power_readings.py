@@ -8,11 +8,13 @@ import pynvml, torch
 import torch.nn.functional as F
 pynvml.nvmlInit()
 NV = pynvml.nvmlDeviceGetHandleByIndex(0)
-REASONS = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
+REASONS = (getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or
+           pynvml.nvmlDeviceGetCurrentClocksThrottleReasons)
 
 def read():
     v = pynvml.nvmlDeviceGetFieldValues(NV, [186, 185])
-    return (v[0].value.uiVal if v[0].nvmlReturn == 0 else -1, v[1].value.uiVal if v[1].nvmlReturn == 0 else -1,
+    watts = [f.value.uiVal if f.nvmlReturn == 0 else -1 for f in v]
+    return (watts[0], watts[1],
             REASONS(NV), pynvml.nvmlDeviceGetClockInfo(NV, pynvml.NVML_CLOCK_SM))
 
 def sample(stop, out):
@@ -36,11 +38,13 @@ def run(name, fn, secs=0.45):
     t1 = time.monotonic()
     stop.set(); th.join()
     print(f"== {name}: {n} launches, {(t1-t0)/n*1e3:.3f} ms each", flush=True)
-    print("   " + "  ".join(f"{(t-t0)*1e3:.0f}:{r[0]/1e3:.0f}W/{r[1]/1e3:.0f}W/{r[2]:#x}/{r[3]}" for t, r in out), flush=True)
+    print("   " + "  ".join(f"{(t - t0) * 1e3:.0f}:{r[0] / 1e3:.0f}W/{r[1] / 1e3:.0f}W/{r[2]:#x}/{r[3]}"
+                          for t, r in out), flush=True)
 
 dev = torch.device("cuda")
 def gemm(m, n, k):
-    a = torch.randn(k, m, device=dev, dtype=torch.bfloat16); b = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
+    a = torch.randn(k, m, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
     return lambda: torch.matmul(b, a)
 run("gemm 8192x28672x4096", gemm(8192, 28672, 4096))
 run("gemm 8192x8192x4096", gemm(8192, 8192, 4096))

@@ -101,7 +101,7 @@ def ladder(name, fn):
     print(f"ladder {name} " + " ".join(f"{c:.1f} {us:.2f}" for c, us in rungs), flush=True)
 
 
-PAIRS = sys.argv[sys.argv.index("--pairs") + 1:sys.argv.index("--pairs") + 3] if "--pairs" in sys.argv else None
+PAIRS = sys.argv[sys.argv.index("--pairs") + 1:][:2] if "--pairs" in sys.argv else None
 
 
 def pair(name, fn, spec):

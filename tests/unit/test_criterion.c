@@ -320,7 +320,8 @@ static void test_settle(void)
 	criterion_settle_release(&s);
 }
 
-/* s initialised with a clock still at 1980 MHz, read every 2 ms up to 0.05 s; the time of the next reading. */
+/* s initialised with a clock still at 1980 MHz, read every 2 ms up to 0.05 s; returns the time of the
+ * next reading. */
 static double settle_still(struct criterion_settle *s)
 {
 	double t;
