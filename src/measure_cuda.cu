@@ -484,8 +484,8 @@ static int cuda_power(void *state, double since)
 		return POWER_NONE;
 	if (now - w->polled >= POWER_POLL) {
 		w->polled = now;
-		if (nvml_power(w->nvml, &watts))
-			return POWER_NONE;
+		if (nvml_power(w->nvml, &watts) || watts <= 0)
+			return POWER_NONE;   /* no reading, or none worth the name: no verdict to wait for */
 		if (!isnan(w->watts) && watts != w->watts)
 			w->fresh = now;
 		w->watts = watts;
