@@ -274,7 +274,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 				criterion_add(&c, r->samples[i], tm->resolution(state, batch));
 			ret = 0;
 		} else {
-			r->nsamples = 0;   /* the clock moved: the samples so far are dropped */
+			r->nsamples = 0;   /* the clock moved, or the card is at its limit: the samples are dropped */
 			r->throttled = 0;
 			ret = measure_warmup(tm, state, k, ctx, t, r, &s, warm_start, deadline, &per);
 			if (!ret)

@@ -47,7 +47,6 @@ struct power_watch {
 	double watts;                   /* the last reading, NaN before the first */
 	double fresh;                   /* when a reading other than the one before was first seen */
 	int capped;                     /* a limit held the clocks back at the last reading */
-	void *nvml;
 };
 
 struct cuda_timer {
@@ -212,7 +211,6 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 		s->nvml = NULL;
 	if (!s->nvml || nvml_power_limit(s->nvml, &s->power.limit))
 		s->power.limit = 0;
-	s->power.nvml = s->nvml;
 	s->power.watts = NAN;
 	s->power.fresh = -INFINITY;
 	ctx->stream = s->stream;
@@ -477,19 +475,20 @@ static double cuda_max_clock(void *state)
  */
 static int cuda_power(void *state, double since)
 {
-	struct power_watch *w = &((struct cuda_timer *)state)->power;
+	struct cuda_timer *s = (struct cuda_timer *)state;
+	struct power_watch *w = &s->power;
 	double now = now_mono(), watts;
 
 	if (w->limit <= 0)
 		return POWER_NONE;
 	if (now - w->polled >= POWER_POLL) {
 		w->polled = now;
-		if (nvml_power(w->nvml, &watts) || watts <= 0)
+		if (nvml_power(s->nvml, &watts) || watts <= 0)
 			return POWER_NONE;   /* no reading, or none worth the name: no verdict to wait for */
 		if (!isnan(w->watts) && watts != w->watts)
 			w->fresh = now;
 		w->watts = watts;
-		if (nvml_capped(w->nvml, &w->capped))
+		if (nvml_capped(s->nvml, &w->capped))
 			w->capped = 0;
 	}
 	if (w->fresh < since)

@@ -1,7 +1,6 @@
 # precision.py: the table and the checks of tests/gpu/precision.sh, from the databases `sweep run` left and
 # the reference lines of refs.py (or of `precision.py cpuref`, the CPU twin's stand-in).
 #   python3 precision.py table REFS GRID.db... PASSES.db   the table, then the checks; exit 1 when one fails
-#   python3 precision.py cpuref MS...                      time.sleep(MS) timed as do_bench times a call
 #   python3 precision.py cpuref [--pairs SWEEP DIR] MS...  time.sleep(MS) timed as do_bench times a call
 # A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]",
 # "ladder NAME MHZ US MHZ US..." for a shape timed at several clocks, "refpass I us X mhz Y wall_s Z" for
@@ -47,7 +46,7 @@ def read_refs(path):
         if w[:1] == ["pair"]:
             kv = dict(zip(w[5::2], (float(v) for v in w[6::2])))
             pairs.setdefault(" ".join(w[1:3]), []).append(kv)
-        if w[:1] == ["ref"]:
+        elif w[:1] == ["ref"]:
             name = " ".join(w[1:3])
             kv = dict(zip(w[3::2], (float(v) for v in w[4::2])))
             refs[name] = {m: (kv[m + "_us"] * 1e-6, kv.get(m + "_mhz", 0), kv.get(m + "_wall_s"))
@@ -79,20 +78,19 @@ def at_clock(points, mhz):
 
 def paired(rounds):
     """A shape's ratio of sweep's median to do_bench's in the same state: the median over its rounds of
-    sweep's time over do_bench's at sweep's clock (as at_clock: within NEAR as it is, within LOCAL scaled as
-    cycles), leaving out rounds whose do_bench clock moved by more than MOVED or lies farther than LOCAL;
-    (ratio, how), or (None, why) when no round is left."""
+    sweep's time over do_bench's at sweep's clock (at_clock of that one run: within NEAR as it is, within
+    LOCAL scaled as cycles), leaving out rounds whose do_bench clock moved by more than MOVED or lies farther
+    than LOCAL; (ratio, how), or (None, why) when no round is left."""
     ratios = []
     for r in rounds:
         mhz, before, after = r["sweep_mhz"], r["mhz_before"], r["mhz_after"]
         if before > 0 and abs(after - before) > MOVED * before:
             continue
-        clock, ref = (before + after) / 2, r["dobench_us"]
-        if mhz > 0 and clock > 0 and abs(clock - mhz) > NEAR * mhz:
-            if abs(clock - mhz) > LOCAL * mhz:
-                continue
-            ref *= clock / mhz
-        ratios.append(r["sweep_us"] / ref)
+        ref = r["dobench_us"]
+        if mhz > 0 and before > 0:
+            ref = at_clock([((before + after) / 2, ref)], mhz)[0]
+        if ref:
+            ratios.append(r["sweep_us"] / ref)
     if not ratios:
         return None, f"none of {len(rounds)} paired rounds left (do_bench's clock moved or far from sweep's)"
     return statistics.median(ratios), (f"median of {len(ratios)} of {len(rounds)} paired rounds: "
