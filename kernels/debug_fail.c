@@ -1,5 +1,6 @@
 /* debug_fail.c: a kernel that fails on purpose (error, crash, hang, exit) to test retries and quarantine. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,8 +47,21 @@ static int fail_match(const struct kctx *ctx, const char *cond)
 	return ok;
 }
 
+/* Calls of open in this process, which every cell reports as its metric "opened": 1 when the process was
+ * opened once, before its first cell, whatever cells it ran. */
+static int fail_opened;
+
+static int fail_open(struct kctx *ctx)
+{
+	(void)ctx;
+	fail_opened++;
+	return 0;
+}
+
 static int fail_setup(struct kctx *ctx)
 {
+	char num[16];
+
 	struct fail_state *s = xcalloc(1, sizeof(*s));
 	const char *mode = kparam_str(ctx, "mode"), *on = kparam_str(ctx, "on");
 	int i;
@@ -63,6 +77,8 @@ static int fail_setup(struct kctx *ctx)
 	if (s->match < 0)
 		return kfail(ctx, "on: '%s' is not name=value", on);
 	s->ms = kparam_double(ctx, "ms");
+	snprintf(num, sizeof(num), "%d", fail_opened);
+	json_obj_add(ctx->metrics, "opened", num, JSON_NUM);
 	return 0;
 }
 
@@ -123,4 +139,5 @@ const struct kernel_ops kernel_debug_fail = {
 	.setup = fail_setup,
 	.launch = fail_launch,
 	.teardown = fail_teardown,
+	.open = fail_open,
 };

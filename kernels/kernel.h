@@ -40,7 +40,10 @@ struct kctx {
  * times launch() identically for every kernel. setup() allocates and fills inputs with random data;
  * check() compares one launch's output with a reference; counts() gives the work of one launch so that
  * throughput (GFLOP/s, GB/s) is derived the same way everywhere. teardown() frees what setup made and is
- * called even when setup failed halfway (priv may be partly filled).
+ * called even when setup failed halfway (priv may be partly filled). open(), when a kernel has one, runs
+ * once in each process that will run its cells, before the first one (measure_open): what every process
+ * would otherwise pay in its first cell, such as a library to load; a failure there is left for the cells
+ * to report (ctx has only gpu set).
  */
 struct kernel_ops {
 	const char *name;               /* "cpu.gemm", "copy", "nccl.all_reduce", ... */
@@ -53,6 +56,7 @@ struct kernel_ops {
 	int (*check)(struct kctx *);    /* may be NULL: nothing to check (sleep) */
 	void (*counts)(const struct kctx *, double *flops, double *bytes);   /* may be NULL */
 	void (*teardown)(struct kctx *);                                      /* may be NULL */
+	int (*open)(struct kctx *);                                           /* may be NULL */
 
 	/*
 	 * Gang kernels only (collectives: a cell runs on gang_size workers in lockstep; the size is the cell's

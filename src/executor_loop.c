@@ -14,6 +14,7 @@
 #include "executor.h"
 #include "hostinfo.h"
 #include "link.h"
+#include "measure.h"
 #include "msg.h"
 #include "topo.h"
 
@@ -185,6 +186,9 @@ static int init(struct loop *l, int *have_spec)
 	hostinfo_collect(&facts);
 	if (l->ex.gpu >= 0)
 		hostinfo_gpu(&facts, l->ex.gpu);
+	/* Once bound (the context's host memory near its cores), what the kernel costs a process once. */
+	if (l->spec.kernel && kernel_find(l->spec.kernel))
+		measure_open(kernel_find(l->spec.kernel), l->ex.gpu);
 	h.rank = l->ex.rank;
 	h.local_rank = x.local_rank;
 	h.gpu = l->ex.gpu;

@@ -1,6 +1,7 @@
 /* measure.c: the timing loop every kernel shares: warm-up (until the clock settles), batching, stopping
  * rule, throttle filter. */
 #include <math.h>
+#include <string.h>
 #include <time.h>
 #include "criterion.h"
 #include "measure.h"
@@ -396,17 +397,37 @@ out:
 	return ret;
 }
 
+/* The timer for k's cells: NULL for a CUDA kernel in a build without CUDA. */
+static const struct timer_ops *measure_timer(const struct kernel_ops *k)
+{
+	if (k->place != KERNEL_CUDA)
+		return &timer_cpu;
+#ifdef SWEEP_CUDA
+	return &timer_cuda;
+#else
+	return NULL;
+#endif
+}
+
+void measure_open(const struct kernel_ops *k, int gpu)
+{
+	const struct timer_ops *tm = measure_timer(k);
+	struct kctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.gpu = k->place == KERNEL_CUDA ? gpu : -1;
+	if (!tm || (tm->open && tm->open(&ctx)))
+		return;
+	if (k->open)
+		k->open(&ctx);
+}
+
 int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
 		   struct result *r)
 {
-	const struct timer_ops *tm = &timer_cpu;
+	const struct timer_ops *tm = measure_timer(k);
 
-	if (k->place == KERNEL_CUDA) {
-#ifdef SWEEP_CUDA
-		tm = &timer_cuda;
-#else
+	if (!tm)
 		return result_fail(r, RESULT_ERROR, "kernel '%s' needs CUDA: built without CUDA", k->name);
-#endif
-	}
 	return measure_with_timer(tm, k, ctx, t, r);
 }

@@ -35,6 +35,9 @@ struct timer_ops {
 	 * a thread's wall time, whose variation comes from what interrupts the thread: a longer sample is hit
 	 * more often, not less. */
 	int grows;
+	/* Once per process, before its first cell (NULL: nothing): what the device costs a process once,
+	 * such as a CUDA context (measure_open). ctx has only gpu set. 0, or -1 with why in ctx->err. */
+	int (*open)(struct kctx *ctx);
 };
 extern const struct timer_ops timer_cpu;
 #ifdef SWEEP_CUDA
@@ -56,6 +59,13 @@ int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct sp
 		   struct result *r);
 /* measure_kernel with the timer given: measure_kernel picks timer_cpu or timer_cuda by k->place (a CUDA
  * kernel in a build without CUDA is an error result); tests pass a fake timer to drive clocks. */
+/*
+ * Before a process's first cell of k on GPU gpu (-1: none): the timer's open, then k's (a CUDA context, a
+ * library), so that what a process pays once is not in the wall time of its first cell: on an H200 the
+ * first cell of a process took 0.21-0.71 s where the same work took 0.10 later. A failure is left for the
+ * cells, which meet it again and fail saying why.
+ */
+void measure_open(const struct kernel_ops *k, int gpu);
 int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
 		       const struct spec_timing *t, struct result *r);
 

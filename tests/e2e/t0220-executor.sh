@@ -29,6 +29,9 @@ hang:2:timeout: hung: cancelled after timeout" &&
 		(SELECT cell, attempt FROM results WHERE status != 'ok' ORDER BY cell, attempt) GROUP BY cell)")" = \
 		"1,2 1,2 1,2 1,2" &&
 	test "$(sql "$1" "SELECT DISTINCT attempt FROM results WHERE status = 'ok'")" = 1 &&
+	# every executor, the fresh ones after a crash too, ran the kernel's open once, before its first cell
+	test "$(sql "$1" "SELECT group_concat(DISTINCT printf('%g', m.value)) || ':' || count(*) FROM metrics m
+		JOIN results r ON r.id = m.result WHERE m.name = 'opened' AND r.status = 'ok'")" = "1:200" &&
 	db_sound "$1"
 }
 
