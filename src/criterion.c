@@ -196,7 +196,7 @@ int criterion_settle_left(struct criterion_settle *s, double mhz)
 
 int criterion_settle_power(struct criterion_settle *s, enum power_verdict v)
 {
-	if (s->power != POWER_PENDING || v == POWER_PENDING)
+	if (!(s->power == POWER_PENDING && v != POWER_PENDING) && !(s->power == POWER_FREE && v == POWER_BOUND))
 		return 0;
 	s->power = v;
 	if (v != POWER_BOUND || s->moved || isnan(s->ref))
@@ -206,8 +206,19 @@ int criterion_settle_power(struct criterion_settle *s, enum power_verdict v)
 	return 1;
 }
 
-int criterion_power_holds(const struct criterion_settle *s, enum stop_rule stop, double t)
+/* The card manages the clock: held at a limit, not settled, or settled under the maximum. */
+static int managed(const struct criterion_settle *s)
 {
-	return s->power == POWER_PENDING && t < CRITERION_POWER_WAIT &&
-	       (stop == STOP_PRECISION || stop == STOP_NOISE || stop == STOP_CONVERGED);
+	if (!(s->max_clock > 0) || !s->n)
+		return 0;   /* no clock read */
+	return s->power == POWER_BOUND || !(s->ref >= (1 - CRITERION_SETTLE_TOL) * s->max_clock);
+}
+
+int criterion_stop_holds(const struct criterion_settle *s, enum stop_rule stop, double warm, double sampled)
+{
+	if (stop != STOP_PRECISION && stop != STOP_NOISE && stop != STOP_CONVERGED)
+		return 0;
+	if (s->power == POWER_PENDING && warm < CRITERION_POWER_WAIT)
+		return 1;
+	return sampled < CRITERION_MANAGED_SPAN && managed(s);
 }

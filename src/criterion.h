@@ -76,7 +76,20 @@ struct criterion {
  * load's power; waiting for one 60 ms in, the issue grid's median cell took 0.160 s in one job, against
  * 0.114 with 40 ms in another): a cell does not stop sampling while that verdict is pending, up to
  * CRITERION_POWER_WAIT after warm-up began, and a card at its limit (POWER_BOUND) settles by the windows
- * only, whatever the quarters said.
+ * only, whatever the quarters said. A card found free of its limit is watched on: one coming from idle can
+ * reach the limit only later (an H200's first cell of the 67 us GEMM after an idle second read free 40 ms
+ * in, then its clock fell from 1685 to 1672 MHz over its samples, 68.39 to 68.72 us, while the five cells
+ * after it were at the limit from the start), and once a reading says so the cell warms up on as above.
+ *
+ * A clock the card manages also wanders from one tick of its controller to the next, and samples taken
+ * within one tick cannot show it, so neither can their median's interval: under the 67 us GEMM
+ * (1024x6144x4096) an H200's gate clock sat at 1768-1790 MHz while NVML read 1980 MHz and no cap, each of six
+ * cells of it back to back stopped by precision after 0.05 s of samples, and their medians followed their
+ * clocks, 68.16-68.51 us (0.52 %); cells that sampled 0.2 s read 68.67-68.80 (four in one job) and
+ * 68.03-68.19 us (six in another). So a cell whose clock is managed (it settled more than
+ * CRITERION_SETTLE_TOL under the maximum, or has not settled, or the card is at its limit) stops by
+ * precision, noise or convergence only after CRITERION_MANAGED_SPAN seconds of samples. A cell at the
+ * maximum clock, most cells, is not held.
  */
 #define CRITERION_SETTLE_WINDOW 0.1
 #define CRITERION_SETTLE_TOL 0.01
@@ -84,6 +97,7 @@ struct criterion {
 #define CRITERION_SETTLE_RUN 4
 #define CRITERION_POWER_RAMP 0.04
 #define CRITERION_POWER_WAIT 0.25
+#define CRITERION_MANAGED_SPAN 0.2
 
 /* What a timer says of the card's power (timer_ops.power): no reading to judge by (the CPU, a card
  * without it), none taken late enough yet, not at a limit, held at a power or thermal limit. */
@@ -109,12 +123,15 @@ int criterion_settled(struct criterion_settle *s, double t, double warmup);
 /* The CRITERION_SETTLE_RUN-th reading in a row far from the settled clock: 1, and the clock is no longer
  * settled (only two windows that agree will say it is again); else 0. */
 int criterion_settle_left(struct criterion_settle *s, double mhz);
-/* The timer's power verdict, kept once it is no longer pending. POWER_BOUND: the clock settles by the
- * windows only; 1 when it had settled by the quarters (it is no longer settled), else 0. */
+/* The timer's power verdict: a first one once it is no longer pending, then POWER_BOUND after
+ * POWER_FREE (a card that reached its limit later); POWER_BOUND and POWER_NONE are kept. POWER_BOUND: the
+ * clock settles by the windows only; 1 when it had settled by the quarters (it is no longer settled),
+ * else 0. */
 int criterion_settle_power(struct criterion_settle *s, enum power_verdict v);
-/* 1 when a stop by precision, noise or convergence waits for the power verdict: it is pending and t
- * (seconds since warm-up began) is under CRITERION_POWER_WAIT; else 0. */
-int criterion_power_holds(const struct criterion_settle *s, enum stop_rule stop, double t);
+/* 1 when a stop by precision, noise or convergence waits: for the power verdict while it is pending and
+ * warm (seconds since warm-up began) is under CRITERION_POWER_WAIT, or for more samples while the clock is
+ * managed and sampled (seconds since sampling began) is under CRITERION_MANAGED_SPAN; else 0. */
+int criterion_stop_holds(const struct criterion_settle *s, enum stop_rule stop, double warm, double sampled);
 
 /* criterion_release frees what criterion_add allocated. */
 void criterion_init(struct criterion *c, const struct spec_timing *t);

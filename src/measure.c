@@ -99,12 +99,12 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 			result_set_metric(r, ctx->metrics->v[i].key, v);
 }
 
-/* The timer's power verdict (criterion.h), asked while it is pending: 1 when it has just unsettled a
- * clock the quarters had settled (a card at its power limit). */
+/* The timer's power verdict (criterion.h), asked while it is pending or free: 1 when it has just unsettled
+ * a clock the quarters had settled (a card at its power limit). */
 static int measure_power(const struct timer_ops *tm, void *state, struct criterion_settle *s,
 			 double warm_start)
 {
-	if (s->power != POWER_PENDING)
+	if (s->power == POWER_BOUND || s->power == POWER_NONE)
 		return 0;
 	return criterion_settle_power(s, tm->power ? tm->power(state, warm_start + CRITERION_POWER_RAMP) :
 						     POWER_NONE);
@@ -187,7 +187,7 @@ static int measure_grow_fits(int launches, double elapsed, long n, double left)
 }
 
 /*
- * Samples until the criterion stops them (and the power verdict no longer holds the stop back), each the
+ * Samples until the criterion stops them (and criterion_stop_holds no longer holds the stop back), each the
  * mean of `group` consecutive timed samples of `batch` launches (throttled ones left out), sampling since
  * `sampling`: SAMPLED when it did (r->stop); WARM_AGAIN when the SM clock left where the warm-up settled it,
  * or the card turned out to be at its power limit, while max_warmup has not passed (warm up on; the
@@ -231,7 +231,7 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 			gsec = gclk = got = 0;
 		}
 		r->stop = criterion_check(c, now - sampling, deadline - now);
-		if (now < deadline && criterion_power_holds(s, r->stop, now - warm_start))
+		if (now < deadline && criterion_stop_holds(s, r->stop, now - warm_start, now - sampling))
 			r->stop = STOP_NONE;
 		if (!r->stop && tm->grows && criterion_grow(c) &&
 		    measure_grow_fits(batch * group, now - sampling, c->n, deadline - now))

@@ -470,8 +470,8 @@ static double cuda_max_clock(void *state)
 
 /*
  * A reading is the controller's own (an H200's refreshes every 100 ms, when the controller sets the
- * clock), so a new one shows as a change of the value: the verdict comes from the first one seen after
- * `since`, its power against the limit and the clock event reasons with it.
+ * clock), so a new one shows as a change of the value: the verdict comes from the latest one, once one has
+ * been seen after `since`, its power against the limit and the clock event reasons with it.
  */
 static int cuda_power(void *state, double since)
 {

@@ -335,7 +335,8 @@ static double settle_still(struct criterion_settle *s)
 /* The power verdict: a card at its limit settles by the windows only, even with a clock the quarters
  * call still (one not yet fallen), and a quarters' settling is undone; a card not at its limit, or one
  * judged already, changes nothing. A stop by precision, noise or convergence waits while the verdict is
- * pending, up to CRITERION_POWER_WAIT; a timeout or max_samples never. */
+ * pending, up to CRITERION_POWER_WAIT; a timeout or max_samples never. A card at its limit also holds
+ * such a stop for CRITERION_MANAGED_SPAN of samples (test_managed_span). */
 static void test_settle_power(void)
 {
 	struct criterion_settle s;
@@ -368,19 +369,83 @@ static void test_settle_power(void)
 	CHECK_INT(criterion_settle_power(&s, POWER_BOUND), 1, "bound after that: the settling is undone");
 	CHECK(isnan(s.ref), "no settled clock: %g", s.ref);
 	CHECK_INT(criterion_settled(&s, 0.06, 0.05), 0, "and the quarters no longer settle it");
-	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, 0.06), 0, "nothing held once judged");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.06, CRITERION_MANAGED_SPAN), 0,
+		  "judged, and past the span: nothing held");
 	criterion_settle_release(&s);
 
 	criterion_settle_init(&s, 1980);
-	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, 0.06), 1, "pending: a precise stop waits");
-	CHECK_INT(criterion_power_holds(&s, STOP_NOISE, 0.2), 1, "so does a noise stop");
-	CHECK_INT(criterion_power_holds(&s, STOP_CONVERGED, 0.249), 1, "and a converged one");
-	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, CRITERION_POWER_WAIT), 0, "not past the wait");
-	CHECK_INT(criterion_power_holds(&s, STOP_TIMEOUT, 0.06), 0, "a timeout never waits");
-	CHECK_INT(criterion_power_holds(&s, STOP_MAX_SAMPLES, 0.06), 0, "nor max_samples");
-	CHECK_INT(criterion_power_holds(&s, STOP_NONE, 0.06), 0, "no stop: nothing to hold");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.06, 0), 1, "pending: a precise stop waits");
+	CHECK_INT(criterion_stop_holds(&s, STOP_NOISE, 0.2, 0), 1, "so does a noise stop");
+	CHECK_INT(criterion_stop_holds(&s, STOP_CONVERGED, 0.249, 0), 1, "and a converged one");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, CRITERION_POWER_WAIT, 0), 0, "not past the wait");
+	CHECK_INT(criterion_stop_holds(&s, STOP_TIMEOUT, 0.06, 0), 0, "a timeout never waits");
+	CHECK_INT(criterion_stop_holds(&s, STOP_MAX_SAMPLES, 0.06, 0), 0, "nor max_samples");
+	CHECK_INT(criterion_stop_holds(&s, STOP_NONE, 0.06, 0), 0, "no stop: nothing to hold");
 	criterion_settle_power(&s, POWER_NONE);
-	CHECK_INT(criterion_power_holds(&s, STOP_PRECISION, 0.06), 0, "no power reading: nothing held");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.06, 0), 0, "no power reading: nothing held");
+	criterion_settle_release(&s);
+}
+
+/* s settled by the quarters at mhz (read every 2 ms to 0.05 s, maximum 1980), judged free of a limit. */
+static void settle_at(struct criterion_settle *s, double mhz)
+{
+	criterion_settle_init(s, 1980);
+	for (double t = 0.002; t < 0.051; t += 0.002)
+		criterion_settle_add(s, t, mhz);
+	CHECK(criterion_settled(s, 0.05, 0.05) == 1, "the quarters settle a still clock at %g MHz", mhz);
+	criterion_settle_power(s, POWER_FREE);
+}
+
+/* A managed clock (settled over 1 % under the maximum, not settled, or held at a power limit, reached at
+ * once or after a free verdict) holds a stop by precision, noise or convergence until
+ * CRITERION_MANAGED_SPAN seconds of samples; a clock settled at the maximum, or within 1 % of it, or a
+ * timer without clocks, never. */
+static void test_managed_span(void)
+{
+	struct criterion_settle s;
+
+	settle_at(&s, 1770);
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.1, 0.05), 1, "1770 of 1980 MHz: a precise stop waits");
+	CHECK_INT(criterion_stop_holds(&s, STOP_NOISE, 0.2, 0.199), 1, "so does a noise stop");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.3, CRITERION_MANAGED_SPAN), 0, "not past the span");
+	CHECK_INT(criterion_stop_holds(&s, STOP_TIMEOUT, 0.1, 0.05), 0, "a timeout never waits");
+	CHECK_INT(criterion_stop_holds(&s, STOP_MAX_SAMPLES, 0.1, 0.05), 0, "nor max_samples");
+	criterion_settle_release(&s);
+
+	settle_at(&s, 1961);
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.1, 0.01), 0, "1961 MHz, within 1 %: not held");
+	criterion_settle_release(&s);
+	settle_at(&s, 1959);
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.1, 0.01), 1, "1959 MHz, over 1 % under: held");
+	criterion_settle_release(&s);
+
+	settle_at(&s, 1980);
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.1, 0.01), 0, "free at 1980 MHz: not held");
+	CHECK_INT(criterion_settle_power(&s, POWER_NONE), 0, "a free card that gives no reading later");
+	CHECK_INT(s.power, POWER_FREE, "stays free");
+	CHECK_INT(criterion_settle_power(&s, POWER_BOUND), 1, "one that reaches its limit later: unsettled");
+	CHECK_INT(s.power, POWER_BOUND, "and bound");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.5, 0.1), 1, "at its power limit: held");
+	criterion_settle_release(&s);
+
+	criterion_settle_init(&s, 1980);
+	for (double t = 0.002; t < 0.051; t += 0.002)
+		criterion_settle_add(&s, t, t < 0.038 ? 1980 : 1700);
+	CHECK_INT(criterion_settled(&s, 0.05, 0.05), 0, "a clock that moved in warm-up is not settled yet");
+	criterion_settle_power(&s, POWER_FREE);
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.5, 0.1), 1, "not settled: held");
+	s.ref = 1975;
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.5, 0.1), 0, "settled at 1975 MHz after it: not held");
+	criterion_settle_release(&s);
+
+	criterion_settle_init(&s, 1980);
+	criterion_settle_power(&s, POWER_FREE);
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.1, 0.01), 0, "no clock read: not held");
+	criterion_settle_release(&s);
+
+	criterion_settle_init(&s, 0);
+	criterion_settle_power(&s, POWER_NONE);
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.1, 0.01), 0, "no clock (a CPU timer): never held");
 	criterion_settle_release(&s);
 }
 
@@ -439,6 +504,7 @@ int main(void)
 {
 	test_settle();
 	test_settle_power();
+	test_managed_span();
 	test_precision_stops();
 	test_precision_cheap();
 	test_precision_few();

@@ -613,6 +613,65 @@ static void test_settle_power(void)
 	mt_release(&m);
 }
 
+/* A clock the card holds still but under its maximum, the card not at its limit (an H200 under the 67 us GEMM:
+ * 1770 of 1980 MHz, NVML saying 1980 and no cap). */
+static double clock_managed(double t)
+{
+	return 1770;
+}
+
+/* A managed clock's cell samples CRITERION_MANAGED_SPAN, though its median (and noise) were known long
+ * before; one at the maximum stops once the power reading allows (test_settle_power). */
+static void test_managed_span(void)
+{
+	struct spec_timing t = timing_fast();
+	struct mt m;
+	double took;
+
+	t.warmup = 0.05;
+	t.max_warmup = 1;
+	CHECK_INT(power_measure(&m, clock_managed, power_free, &t, &took), 0, "a managed clock measures");
+	CHECK(m.r.warmup >= 0.05 && m.r.warmup < 0.1, "warm-up 0.05 s: %.3f s", m.r.warmup);
+	CHECK(took >= 0.05 + CRITERION_MANAGED_SPAN && took < 0.4, "it samples the span: %.3f s", took);
+	CHECK(m.r.stop == STOP_PRECISION || m.r.stop == STOP_NOISE, "stopped by its rule, not a timeout: %d",
+	      m.r.stop);
+	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1770, "at the clock held: %g MHz", m.r.nsamples ? m.r.clocks[0] : 0);
+	mt_release(&m);
+}
+
+/* A card coming from idle: free of its limit at first, at it from 0.2 s, its clock 1.5 % lower from then
+ * (too little for the clock test, CRITERION_SETTLE_LEAVE). */
+static double clock_creeps(double t)
+{
+	return t < 0.2 ? 1770 : 1740;
+}
+
+static enum power_verdict power_later(double t)
+{
+	return t < 0.2 ? POWER_FREE : POWER_BOUND;
+}
+
+/* Found free 0.13 s in, it samples (its managed clock holds it) until the reading at 0.23 s says it is at
+ * its limit: its samples are dropped, it warms up on until two windows agree (at once here: their medians
+ * are still the earlier clock's) and samples the span in the state the limit holds it in, and says it was
+ * at its limit. */
+static void test_limit_later(void)
+{
+	struct spec_timing t = timing_fast();
+	struct mt m;
+	double took;
+
+	t.warmup = 0.05;
+	t.max_warmup = 1;
+	CHECK_INT(power_measure(&m, clock_creeps, power_later, &t, &took), 0, "a card limited later measures");
+	CHECK_NEAR(metric(&m.r, "power_limited"), 1, 0, "says it was at its limit");
+	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1740, "its samples see the held clock: %g MHz",
+	      m.r.nsamples ? m.r.clocks[0] : 0);
+	CHECK(m.r.warmup >= 0.23 && m.r.warmup < 0.7, "warmed up past the reading at 0.23 s: %.3f s", m.r.warmup);
+	CHECK(took >= m.r.warmup + CRITERION_MANAGED_SPAN && took < 1, "then sampled the span: %.3f s", took);
+	mt_release(&m);
+}
+
 /* A fake timer whose launches repeat in a cycle of four (100, 110, 120, 130 us): a sample of one launch
  * falls in four modes whose median lies between two of them, a mean of four holds each phase once.
  * Each sample sleeps 50 us; cycle_batch is the largest batch it was asked to time. */
@@ -824,6 +883,8 @@ int main(void)
 	test_throttle();
 	test_settle();
 	test_settle_power();
+	test_managed_span();
+	test_limit_later();
 	test_regroup();
 	test_grow();
 	test_worker();
