@@ -14,8 +14,8 @@
 # a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. With --pairs SWEEP
 # DIR, such shapes also get five "pair" rounds (tests/gpu/precision.py's pair_round): from an idle second,
 # the shape's cell through SWEEP alone (its spec and database in DIR), then from another idle second as
-# many seconds of the same work as that cell warmed up and do_bench over 20 ms, between two clock probes:
-# the two tools in the same state of the card, whatever cells ran before. Reads the card's state only.
+# many seconds of the same work as that cell ran to the middle of its samples and do_bench over 20 ms,
+# between two clock probes: the two tools in the same state of the card, whatever cells ran before. Reads the card's state only.
 import os
 import statistics
 import sys
@@ -105,9 +105,9 @@ PAIRS = sys.argv[sys.argv.index("--pairs") + 1:][:2] if "--pairs" in sys.argv el
 
 
 def pair(name, fn, spec):
-    def reference(warmup):
+    def reference(seconds):
         time.sleep(1.0)
-        heat(fn, warmup)
+        heat(fn, seconds)
         before = kclock(fn)
         t = do_bench(fn, warmup=1, rep=20, return_mode="median")
         return t * 1e-3, before, kclock(fn)

@@ -154,8 +154,11 @@ test_expect_success 'tests/gpu/precision.sh: its CPU twin runs the grid, the ref
 	test "$(grep -c "^| sleep 0.5ms pass [0-5] | [0-9.]* | [0-9]* x 1 | [a-z_]*" log)" = 6 &&
 	test "$(grep -c "^ref sleep [0-9.]*ms burst_us [0-9.]* burst_mhz 0 burst_wall_s [0-9.]*$" gout/refs.txt)" = 3 &&
 	test "$(grep -c "^refpass [1-6] us [0-9.]* mhz 0" gout/refs.txt)" = 6 &&
-	test "$(grep -c "^pair sleep [0-9.]*ms round [01] sweep_us [0-9.]* sweep_mhz 0.0 sweep_warmup_s [0-9.]* dobench_us [0-9.]* mhz_before 0.0 mhz_after 0.0$" gout/refs.txt)" = 6 &&
+	test "$(grep -c "^pair sleep [0-9.]*ms round [01] sweep_us [0-9.]* sweep_mhz 0.0 sweep_warmup_s [0-9.]* heat_s [0-9.]* dobench_us [0-9.]* mhz_before 0.0 mhz_after 0.0$" gout/refs.txt)" = 6 &&
 	test "$(grep -c "^sleep [0-9.]*ms paired with do_bench in the same state: [0-9.]* (median of 2 of 2 paired rounds: [0-9.]* [0-9.]*)$" log)" = 3 &&
+	# do_bench runs at the middle of the cell'\''s samples: its warm-up and half the rest of its wall
+	test "$(sed -n "s/^pair sleep 2ms round 1 .* heat_s \([0-9.]*\) .*/\1/p" gout/refs.txt)" = \
+		"$(sql r/pair-2-1.db "SELECT printf('\''%.3f'\'', warmup + (wall - warmup) / 2) FROM v_results")" &&
 	test "$(sed -n "/^checks:$/,\$p" log | grep -Ec "^(ok|FAILED): ")" = 5 &&
 	test -s gout/precision-cpu.db && test -s gout/precision-cpu-passes.db
 '
@@ -209,7 +212,7 @@ test_expect_success 'tests/gpu/precision.py: shapes compared with do_bench at th
 # (1800 MHz against 1600); 2010 over 2000 x 1601 / 1600 (within 0.5 %: as it is) = 1.0050: median 1.0200.
 test_expect_success 'tests/gpu/precision.py: a shape with paired rounds is judged on them' '
 	sql g.db "UPDATE results SET sm_clock = 1600 WHERE sm_clock = 2100" &&
-	fmt="pair sleep 2ms round %s sweep_us %s sweep_mhz 1600 sweep_warmup_s 0.3 dobench_us 2000 mhz_before %s mhz_after %s\n" &&
+	fmt="pair sleep 2ms round %s sweep_us %s sweep_mhz 1600 sweep_warmup_s 0.3 heat_s 0.4 dobench_us 2000 mhz_before %s mhz_after %s\n" &&
 	printf "$fmt" 0 2040 1600 1600 1 2050 1560 1560 2 2000 1600 1500 3 2000 1800 1800 4 2010 1601 1601 >>refs &&
 	test_expect_code 1 python3 "$ROOT/tests/gpu/precision.py" table refs g.db ps.db >t &&
 	grep -Fx "sleep 2ms paired with do_bench in the same state: 1.0200 (median of 3 of 5 paired rounds: 1.0200 1.0513 1.0050)" t &&

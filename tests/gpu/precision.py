@@ -5,7 +5,7 @@
 # A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]",
 # "ladder NAME MHZ US MHZ US..." for a shape timed at several clocks, "refpass I us X mhz Y wall_s Z" for
 # each of do_bench's passes of the six-pass cell, and "pair NAME round I sweep_us X sweep_mhz Y
-# sweep_warmup_s W dobench_us Z mhz_before A mhz_after B" for a round of a shape timed by sweep alone and
+# sweep_warmup_s W heat_s H dobench_us Z mhz_before A mhz_after B" for a round of a shape timed by sweep alone and
 # then by do_bench in the same state (pair_round).
 import json
 import sqlite3
@@ -168,27 +168,32 @@ def table(refs_path, dbs):
 
 def sweep_cell(sweep, spec_text, db):
     """One cell through `sweep run` with default timing (spec_text its spec, written beside db): its ok
-    result's (median seconds, SM MHz or 0, warm-up seconds), else None."""
+    result's (median seconds, SM MHz or 0, warm-up seconds, wall seconds), else None."""
     spec = db.rsplit(".", 1)[0] + ".yaml"
     with open(spec, "w") as f:
         f.write(spec_text)
     subprocess.run([sweep, "run", spec, "--db", db], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    timeout=120)
-    row = sqlite3.connect(db).execute("SELECT median, coalesce(sm_clock, 0), coalesce(warmup, 0) FROM v_results"
-                                      " WHERE status = 'ok'").fetchone()
+    row = sqlite3.connect(db).execute("SELECT median, coalesce(sm_clock, 0), coalesce(warmup, 0), wall"
+                                      " FROM v_results WHERE status = 'ok'").fetchone()
     return row
 
 
 def pair_round(name, i, sweep, spec_text, db, reference):
-    """Round i of a pair: the shape's cell through sweep alone (sweep_cell), then reference(warm-up seconds)
-    -> (seconds, MHz before, MHz after), do_bench's run after as long a warm-up; its "pair" line."""
+    """Round i of a pair: the shape's cell through sweep alone (sweep_cell), then reference(seconds of the
+    same work first) -> (seconds, MHz before, MHz after), do_bench's run at the middle of the cell's samples:
+    after its warm-up and half the rest of its wall (setup counted in: a few hundredths). The middle, since
+    a power-limited clock still moves after warm-up (an H200's rose from 1453 to 1542 MHz over the 0.2 s of
+    a 8192x8192x4096 cell's samples), and do_bench right after the warm-up ran 1.5-3.5 % under the cell's
+    median clock; its "pair" line."""
     got = sweep_cell(sweep, spec_text, db)
     if not got:
         print(f"pair-failed {name} round {i}: no ok result in {db}", flush=True)
         return
-    t, before, after = reference(got[2])
+    heat = got[2] + (got[3] - got[2]) / 2
+    t, before, after = reference(heat)
     print(f"pair {name} round {i} sweep_us {got[0] * 1e6:.2f} sweep_mhz {got[1]:.1f} sweep_warmup_s {got[2]:.3f}"
-          f" dobench_us {t * 1e6:.2f} mhz_before {before:.1f} mhz_after {after:.1f}", flush=True)
+          f" heat_s {heat:.3f} dobench_us {t * 1e6:.2f} mhz_before {before:.1f} mhz_after {after:.1f}", flush=True)
 
 
 def sleep_median(ms, warmup, rep):
