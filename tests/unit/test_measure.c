@@ -563,6 +563,22 @@ static double clock_late(double t)
 	return t < 0.15 ? 1980 : t < 0.35 ? 1980 - 480 * (t - 0.15) / 0.2 : 1500;
 }
 
+/* timing_fast with 0.05 s of warm-up, up to 1 s. */
+static struct spec_timing timing_power(void)
+{
+	struct spec_timing t = timing_fast();
+
+	t.warmup = 0.05;
+	t.max_warmup = 1;
+	return t;
+}
+
+/* r stopped by its rule (precision, or timing_fast's noise target), not a timeout. */
+static void check_stopped_by_rule(const struct result *r)
+{
+	CHECK(r->stop == STOP_PRECISION || r->stop == STOP_NOISE, "stopped by its rule, not a timeout: %d", r->stop);
+}
+
 /* measure_with_timer on power_timer; m to be released; *seconds: how long it took. */
 static int power_measure(struct mt *m, double (*curve)(double), enum power_verdict (*reading)(double),
 			 const struct spec_timing *t, double *seconds)
@@ -584,12 +600,10 @@ static int power_measure(struct mt *m, double (*curve)(double), enum power_verdi
  * decide stops at CRITERION_POWER_WAIT, and says nothing. */
 static void test_settle_power(void)
 {
-	struct spec_timing t = timing_fast();
+	struct spec_timing t = timing_power();
 	struct mt m;
 	double took;
 
-	t.warmup = 0.05;
-	t.max_warmup = 1;
 	CHECK_INT(power_measure(&m, clock_late, power_bound, &t, &took), 0, "a card at its limit measures");
 	CHECK_INT(m.r.settled, 1, "settled");
 	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1500, "the samples see the held clock: %d, %g MHz",
@@ -608,8 +622,7 @@ static void test_settle_power(void)
 	CHECK(took >= CRITERION_POWER_WAIT && took < CRITERION_POWER_WAIT + 0.15, "until the wait: %.3f s", took);
 	CHECK(isnan(metric(&m.r, "power_limited")), "and says nothing of its limit: %g",
 	      metric(&m.r, "power_limited"));
-	CHECK(m.r.stop == STOP_PRECISION || m.r.stop == STOP_NOISE, "stopped by its rule, not a timeout: %d",
-	      m.r.stop);
+	check_stopped_by_rule(&m.r);
 	mt_release(&m);
 }
 
@@ -624,17 +637,14 @@ static double clock_managed(double t)
  * before; one at the maximum stops once the power reading allows (test_settle_power). */
 static void test_managed_span(void)
 {
-	struct spec_timing t = timing_fast();
+	struct spec_timing t = timing_power();
 	struct mt m;
 	double took;
 
-	t.warmup = 0.05;
-	t.max_warmup = 1;
 	CHECK_INT(power_measure(&m, clock_managed, power_free, &t, &took), 0, "a managed clock measures");
 	CHECK(m.r.warmup >= 0.05 && m.r.warmup < 0.1, "warm-up 0.05 s: %.3f s", m.r.warmup);
 	CHECK(took >= 0.05 + CRITERION_MANAGED_SPAN && took < 0.4, "it samples the span: %.3f s", took);
-	CHECK(m.r.stop == STOP_PRECISION || m.r.stop == STOP_NOISE, "stopped by its rule, not a timeout: %d",
-	      m.r.stop);
+	check_stopped_by_rule(&m.r);
 	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1770, "at the clock held: %g MHz", m.r.nsamples ? m.r.clocks[0] : 0);
 	mt_release(&m);
 }
@@ -657,12 +667,10 @@ static enum power_verdict power_later(double t)
  * at its limit. */
 static void test_limit_later(void)
 {
-	struct spec_timing t = timing_fast();
+	struct spec_timing t = timing_power();
 	struct mt m;
 	double took;
 
-	t.warmup = 0.05;
-	t.max_warmup = 1;
 	CHECK_INT(power_measure(&m, clock_creeps, power_later, &t, &took), 0, "a card limited later measures");
 	CHECK_NEAR(metric(&m.r, "power_limited"), 1, 0, "says it was at its limit");
 	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1740, "its samples see the held clock: %g MHz",
