@@ -7,9 +7,9 @@
 #include "cuda_common.h"
 
 /*
- * cuBLASLt is loaded (dlopen) where gemm cells run, before the first (the kernel's open), not linked: loading its 540 MB library cost every
- * sweep process, plan and report included, 210 MB of memory and 80 ms, and a host without it could not
- * start sweep at all; now only its gemm cells fail, saying why.
+ * cuBLASLt is loaded (dlopen) where gemm cells run, before the first (the kernel's open), not linked:
+ * loading its 540 MB library cost every sweep process, plan and report included, 210 MB of memory and
+ * 80 ms, and a host without it could not start sweep at all; now only its gemm cells fail, saying why.
  */
 #define GEMM_LT_FUNCS(X) \
 	X(Create) \

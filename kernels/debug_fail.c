@@ -60,10 +60,9 @@ static int fail_open(struct kctx *ctx)
 
 static int fail_setup(struct kctx *ctx)
 {
-	char num[16];
-
 	struct fail_state *s = xcalloc(1, sizeof(*s));
 	const char *mode = kparam_str(ctx, "mode"), *on = kparam_str(ctx, "on");
+	char num[16];
 	int i;
 
 	ctx->priv = s;
