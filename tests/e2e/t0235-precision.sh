@@ -177,7 +177,7 @@ test_expect_success 'tests/gpu/precision.py: the checks judge the figures as the
 	sed -n "/^checks:$/,\$p" t >got &&
 	cat >want <<-\EOF &&
 	checks:
-	FAILED: median wall per cell 0.200 s, do_bench'\''s 0.125 s
+	FAILED: median wall per cell 0.200 s (sleep 1ms), do_bench'\''s 0.125 s
 	FAILED: longest cell sleep 2ms 3.000 s (at most 2.5 s)
 	ok: 6 passes of sleep 0.5ms: spread 0.400 % (at most 0.5 %; do_bench'\''s 5.000 %)
 	FAILED: shapes of 0.5 ms and more over do_bench at the same clock: worst sleep 2ms 1.0250 (no clock) (3 shapes, within 1 %)
