@@ -196,7 +196,9 @@ int criterion_settle_left(struct criterion_settle *s, double mhz)
 
 int criterion_settle_power(struct criterion_settle *s, enum power_verdict v)
 {
-	if (!(s->power == POWER_PENDING && v != POWER_PENDING) && !(s->power == POWER_FREE && v == POWER_BOUND))
+	int takes = s->power == POWER_PENDING ? v != POWER_PENDING : s->power == POWER_FREE && v == POWER_BOUND;
+
+	if (!takes)
 		return 0;
 	s->power = v;
 	if (v != POWER_BOUND || s->moved || isnan(s->ref))

@@ -160,6 +160,7 @@ static int init(struct loop *l, int *have_spec)
 	struct json_obj facts = JSON_OBJ_INIT, cond = JSON_OBJ_INIT;
 	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT, cj = STRBUF_INIT;
 	struct hello h = { 0 };
+	const struct kernel_ops *k;
 	int tag, ngpu, ret = -1;
 
 	if (link_recv(l->fd, &tag, &l->buf, -1) != 1 || tag != LINK_INIT ||
@@ -187,8 +188,8 @@ static int init(struct loop *l, int *have_spec)
 	if (l->ex.gpu >= 0)
 		hostinfo_gpu(&facts, l->ex.gpu);
 	/* Once bound (the context's host memory near its cores), what the kernel costs a process once. */
-	if (l->spec.kernel && kernel_find(l->spec.kernel))
-		measure_open(kernel_find(l->spec.kernel), l->ex.gpu);
+	if ((k = l->spec.kernel ? kernel_find(l->spec.kernel) : NULL))
+		measure_open(k, l->ex.gpu);
 	h.rank = l->ex.rank;
 	h.local_rank = x.local_rank;
 	h.gpu = l->ex.gpu;

@@ -59,6 +59,8 @@ int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct sp
 		   struct result *r);
 /* measure_kernel with the timer given: measure_kernel picks timer_cpu or timer_cuda by k->place (a CUDA
  * kernel in a build without CUDA is an error result); tests pass a fake timer to drive clocks. */
+int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
+		       const struct spec_timing *t, struct result *r);
 /*
  * Before a process's first cell of k on GPU gpu (-1: none): the timer's open, then k's (a CUDA context, a
  * library), so that what a process pays once is not in the wall time of its first cell: on an H200 the
@@ -66,7 +68,5 @@ int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct sp
  * cells, which meet it again and fail saying why.
  */
 void measure_open(const struct kernel_ops *k, int gpu);
-int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
-		       const struct spec_timing *t, struct result *r);
 
 #endif

@@ -15,7 +15,8 @@
 # DIR, such shapes also get five "pair" rounds (tests/gpu/precision.py's pair_round): from an idle second,
 # the shape's cell through SWEEP alone (its spec and database in DIR), then from another idle second as
 # many seconds of the same work as that cell ran to the middle of its samples and do_bench over 20 ms,
-# between two clock probes: the two tools in the same state of the card, whatever cells ran before. Reads the card's state only.
+# between two clock probes: the two tools in the same state of the card, whatever cells ran before. Reads
+# the card's state only.
 import os
 import statistics
 import sys

@@ -5,8 +5,8 @@
 # A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]",
 # "ladder NAME MHZ US MHZ US..." for a shape timed at several clocks, "refpass I us X mhz Y wall_s Z" for
 # each of do_bench's passes of the six-pass cell, and "pair NAME round I sweep_us X sweep_mhz Y
-# sweep_warmup_s W heat_s H dobench_us Z mhz_before A mhz_after B" for a round of a shape timed by sweep alone and
-# then by do_bench in the same state (pair_round).
+# sweep_warmup_s W heat_s H dobench_us Z mhz_before A mhz_after B" for a round of a shape timed by sweep
+# alone and then by do_bench in the same state (pair_round).
 import json
 import sqlite3
 import statistics
@@ -129,7 +129,8 @@ def table(refs_path, dbs):
     med, ref_med = statistics.median(walls), statistics.median(ref_walls) if ref_walls else float("nan")
     by_wall = sorted(grid, key=lambda r: r["wall"])
     middle = " and ".join(cell_name(r["params"]) for r in by_wall[(len(grid) - 1) // 2:len(grid) // 2 + 1])
-    checks.append((med <= ref_med, f"median wall per cell {med:.3f} s ({middle}), do_bench's {ref_med:.3f} s"))
+    checks.append((med <= ref_med,
+                   f"median wall per cell {med:.3f} s ({middle}), do_bench's {ref_med:.3f} s"))
     worst = max(grid, key=lambda r: r["wall"])
     checks.append((worst["wall"] <= MAX_WALL, f"longest cell {cell_name(worst['params'])} {worst['wall']:.3f} s"
                    f" (at most {MAX_WALL} s)"))
@@ -149,9 +150,10 @@ def table(refs_path, dbs):
                   + (f"{ref * 1e6:.2f} us ({how}): {r['median'] / ref:.4f}" if ref else how))
             ratio = r["median"] / ref if ref else None
             if name in pairs:
-                # The shape alone, from the same idle, against do_bench after as long a warm-up: judged so.
+                # The shape alone, from the same idle, against do_bench at the middle of its samples.
                 ratio, how = paired(pairs[name])
-                print(f"{name} paired with do_bench in the same state: " + (f"{ratio:.4f} ({how})" if ratio else how))
+                print(f"{name} paired with do_bench in the same state: "
+                      + (f"{ratio:.4f} ({how})" if ratio else how))
             far.append((abs(ratio - 1) if ratio else float("inf"),
                         f"{name} {ratio:.4f} ({how})" if ratio else f"{name}: {how}"))
     worst_far = max(far) if far else (0, "none")
@@ -194,8 +196,9 @@ def pair_round(name, i, sweep, spec_text, db, reference):
         return
     heat = got[2] + (got[3] - got[2]) / 2
     t, before, after = reference(heat)
-    print(f"pair {name} round {i} sweep_us {got[0] * 1e6:.2f} sweep_mhz {got[1]:.1f} sweep_warmup_s {got[2]:.3f}"
-          f" heat_s {heat:.3f} dobench_us {t * 1e6:.2f} mhz_before {before:.1f} mhz_after {after:.1f}", flush=True)
+    print(f"pair {name} round {i} sweep_us {got[0] * 1e6:.2f} sweep_mhz {got[1]:.1f}"
+          f" sweep_warmup_s {got[2]:.3f} heat_s {heat:.3f} dobench_us {t * 1e6:.2f} mhz_before {before:.1f}"
+          f" mhz_after {after:.1f}", flush=True)
 
 
 def sleep_median(ms, warmup, rep):

@@ -10,8 +10,8 @@
 # state no do_bench run repeats (after the larger GEMMs before it: 8192x28672x4096 at 1392 MHz, where
 # do_bench's runs from an idle second reached 1524-1540); the grid cells' own comparison is printed too.
 # Fits one 10-minute command: about 5 minutes (build 1-2, sweeps under one, do_bench and the pairs about
-# 3), at most 10 (each sweep cut at 75 s, do_bench at 270 s; the checks then say which cells ran long). Run after bench/gpu/vendor.sh here, with vendor/ copied along. Reads the card's state
-# only.
+# 3), at most 10 (each sweep cut at 75 s, do_bench at 270 s; the checks then say which cells ran long).
+# Run after bench/gpu/vendor.sh here, with vendor/ copied along. Reads the card's state only.
 # `precision.sh cpu` is its CPU twin, which make check runs: sleep cells with default timing and
 # time.sleep timed the do_bench way, through the same steps and the same table and checks (their verdicts
 # shown, not enforced: a shared CPU is not the card), with build/sweep as built.

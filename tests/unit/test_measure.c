@@ -626,8 +626,8 @@ static void test_settle_power(void)
 	mt_release(&m);
 }
 
-/* A clock the card holds still but under its maximum, the card not at its limit (an H200 under the 67 us GEMM:
- * 1770 of 1980 MHz, NVML saying 1980 and no cap). */
+/* A clock the card holds still but under its maximum, the card not at its limit (an H200 under the 67 us
+ * GEMM: 1770 of 1980 MHz, NVML saying 1980 and no cap). */
 static double clock_managed(double t)
 {
 	return 1770;
@@ -645,7 +645,8 @@ static void test_managed_span(void)
 	CHECK(m.r.warmup >= 0.05 && m.r.warmup < 0.1, "warm-up 0.05 s: %.3f s", m.r.warmup);
 	CHECK(took >= 0.05 + CRITERION_MANAGED_SPAN && took < 0.4, "it samples the span: %.3f s", took);
 	check_stopped_by_rule(&m.r);
-	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1770, "at the clock held: %g MHz", m.r.nsamples ? m.r.clocks[0] : 0);
+	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1770, "at the clock held: %g MHz",
+	      m.r.nsamples ? m.r.clocks[0] : 0);
 	mt_release(&m);
 }
 
