@@ -208,6 +208,14 @@ int criterion_settle_power(struct criterion_settle *s, enum power_verdict v)
 	return 1;
 }
 
+/* Before CRITERION_POWER_RAMP nothing: a reading that early may show the cell before as well (criterion.h). */
+enum power_verdict criterion_power_judge(double watts, double limit, int capped, double at)
+{
+	if (at < CRITERION_POWER_RAMP)
+		return POWER_PENDING;
+	return capped || watts >= CRITERION_POWER_NEAR * limit ? POWER_BOUND : POWER_FREE;
+}
+
 /* The card manages the clock: held at a limit, not settled, or settled under the maximum. */
 static int managed(const struct criterion_settle *s)
 {

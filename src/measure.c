@@ -106,8 +106,7 @@ static int measure_power(const struct timer_ops *tm, void *state, struct criteri
 {
 	if (s->power == POWER_BOUND || s->power == POWER_NONE)
 		return 0;
-	return criterion_settle_power(s, tm->power ? tm->power(state, warm_start + CRITERION_POWER_RAMP) :
-						     POWER_NONE);
+	return criterion_settle_power(s, tm->power ? tm->power(state, warm_start) : POWER_NONE);
 }
 
 /*

@@ -26,10 +26,11 @@ struct timer_ops {
 	 * teardown: 0, or -1 with the error in ctx->err. */
 	int (*idle)(void *state, struct kctx *ctx);
 	void (*fini)(void *state);
-	/* Whether the card is held at a power or thermal limit, judged from a reading taken after `since`
-	 * (seconds on now_mono's clock): POWER_BOUND or POWER_FREE, POWER_PENDING while no such reading has
-	 * come, POWER_NONE when the card gives none (criterion.h; NULL: POWER_NONE). Cheap to ask often. */
-	int (*power)(void *state, double since);
+	/* Whether the card is held at a power or thermal limit, judged by criterion_power_judge from its
+	 * latest reading taken after warm-up began at `warm_start` (seconds on now_mono's clock):
+	 * POWER_BOUND or POWER_FREE, POWER_PENDING while none has said, POWER_NONE when the card gives none
+	 * (criterion.h; NULL: POWER_NONE). Cheap to ask often. */
+	int (*power)(void *state, double warm_start);
 	/* 1: samples may average more launches when the median's interval narrows too slowly
 	 * (criterion_grow): the timer reads the device's time, whose variation comes from the launches. 0 for
 	 * a thread's wall time, whose variation comes from what interrupts the thread: a longer sample is hit

@@ -462,18 +462,14 @@ static double cuda_max_clock(void *state)
 /* NVML's readings are asked for at most this often: a query is a call into the driver, which answers
  * it from the card's firmware. */
 #define POWER_POLL 5e-3
-/* A reading of at least POWER_NEAR of the power limit is a card at its limit: an H200 read 696-900 W of
- * its 700 under the GEMMs its controller then slowed, 580-640 W under a 2 GiB copy and a decode step it
- * did not. (Waiting, where the first reading lay between 85 and 95 %, for the next or up to 0.25 s raised
- * the issue grid's median wall per cell to 0.194 s in one job, against do_bench's 0.147.) */
-#define POWER_NEAR 0.95
 
 /*
  * A reading is the controller's own (an H200's refreshes every 100 ms, when the controller sets the
  * clock), so a new one shows as a change of the value: the verdict comes from the latest one, once one has
- * been seen after `since`, its power against the limit and the clock event reasons with it.
+ * been seen after warm-up began, its power against the limit and the clock event reasons with it, judged
+ * by when it was first seen.
  */
-static int cuda_power(void *state, double since)
+static int cuda_power(void *state, double warm_start)
 {
 	struct cuda_timer *s = (struct cuda_timer *)state;
 	struct power_watch *w = &s->power;
@@ -491,9 +487,9 @@ static int cuda_power(void *state, double since)
 		if (nvml_capped(s->nvml, &w->capped))
 			w->capped = 0;
 	}
-	if (w->fresh < since)
+	if (w->fresh < warm_start)
 		return POWER_PENDING;
-	return w->watts >= POWER_NEAR * w->limit || w->capped ? POWER_BOUND : POWER_FREE;
+	return criterion_power_judge(w->watts, w->limit, w->capped, w->fresh - warm_start);
 }
 
 /* Teardown has run by now (measure.c), so nothing is queued on the stream any more that needs it. */

@@ -386,6 +386,21 @@ static void test_settle_power(void)
 	criterion_settle_release(&s);
 }
 
+/* A reading judged by when it came: none before CRITERION_POWER_RAMP (even one far under the limit may not
+ * have seen the load), then at the limit (95 % of it, or capped) or free of it. An H200's limit, 700 W. */
+static void test_power_judge(void)
+{
+	CHECK_INT(criterion_power_judge(665, 700, 0, 0.04), POWER_BOUND, "665 W of 700, 40 ms in: bound");
+	CHECK_INT(criterion_power_judge(664, 700, 0, 0.04), POWER_FREE, "664 W, 40 ms in: free");
+	CHECK_INT(criterion_power_judge(300, 700, 1, 0.2), POWER_BOUND, "capped, 0.2 s in: bound");
+	CHECK_INT(criterion_power_judge(124, 700, 0, 0.013), POWER_PENDING,
+		  "124 W 13 ms in (700 W a tick later): pending");
+	CHECK_INT(criterion_power_judge(198, 700, 0, 0.0399), POWER_PENDING, "198 W 39.9 ms in: pending");
+	CHECK_INT(criterion_power_judge(690, 700, 0, 0.022), POWER_PENDING,
+		  "at the limit 22 ms in: pending (it may be the cell before's)");
+	CHECK_INT(criterion_power_judge(100, 700, 1, 0.02), POWER_PENDING, "capped 20 ms in: pending");
+}
+
 /* s settled by the quarters at mhz (read every 2 ms to 0.05 s, maximum 1980), judged free of a limit. */
 static void settle_at(struct criterion_settle *s, double mhz)
 {
@@ -504,6 +519,7 @@ int main(void)
 {
 	test_settle();
 	test_settle_power();
+	test_power_judge();
 	test_managed_span();
 	test_precision_stops();
 	test_precision_cheap();

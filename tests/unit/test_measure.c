@@ -525,14 +525,15 @@ static void test_settle(void)
 }
 
 /* A fake power controller beside curve_timer's clock: a reading every 0.1 s from 0.03 s after init (an
- * H200's refreshes every 100 ms), each judged by power_reading at its time. */
+ * H200's refreshes every 100 ms), each judged by power_reading at its time once it comes
+ * CRITERION_POWER_RAMP after warm-up began (test_criterion's test_power_judge has the earlier ones). */
 static enum power_verdict (*power_reading)(double t);
 
-static int fp_power(void *state, double since)
+static int fp_power(void *state, double warm_start)
 {
 	double now = now_mono() - curve_start, tick = 0.03 + 0.1 * floor((now - 0.03) / 0.1);
 
-	if (now < 0.03 || curve_start + tick < since)
+	if (now < 0.03 || curve_start + tick < warm_start + CRITERION_POWER_RAMP)
 		return POWER_PENDING;
 	return power_reading(tick);
 }
