@@ -208,7 +208,7 @@ int criterion_settle_power(struct criterion_settle *s, enum power_verdict v)
 	return 1;
 }
 
-/* Before CRITERION_POWER_RAMP nothing: a reading that early may show the cell before as well (criterion.h). */
+/* Before CRITERION_POWER_RAMP nothing: a reading that early may show the cell before (criterion.h). */
 enum power_verdict criterion_power_judge(double watts, double limit, int capped, double at)
 {
 	if (at < CRITERION_POWER_RAMP)

@@ -75,20 +75,20 @@ struct criterion {
  * least CRITERION_POWER_RAMP after warm-up began (waiting for one 60 ms in, the issue grid's median cell took
  * 0.160 s in one job, against 0.114 with 40 ms in another). An earlier reading cannot say even that a card is
  * free: readings 13-27 ms in saw from a fifth to four fifths of the load's power (an H200: 124 W 13 ms into a
- * cell that read 700 W a tick later, 198 W 13 ms into a 2 GiB copy of 580-640 W, 157 W into the 18 us GEMM of
- * 223-245 W), as much of what ran before as of the cell. The controller reads once a tick, so a light cell
- * waits 40-140 ms for its verdict, beyond its warm-up and samples where the tick comes late (a decode step
- * over 16K keys held 68 ms after it had its precision); an H200's energy counter moved only with the ticks,
- * so what the cell draws is known no sooner. A card reads at its limit from CRITERION_POWER_NEAR of it (an H200
- * read 696-900 W of its 700 under the GEMMs its controller then slowed, 580-640 W under a 2 GiB copy and a
- * decode step it did not; waiting, where the first reading lay between 85 and 95 %, for the next or up to
- * 0.25 s raised the issue grid's median wall per cell to 0.194 s in one job, against do_bench's 0.147). A
- * cell does not stop sampling while the verdict is pending, up to CRITERION_POWER_WAIT after warm-up began,
- * and a card at its limit (POWER_BOUND) settles by the windows only, whatever the quarters said. A card found
- * free of its limit is watched on: one coming from idle can reach the limit only later (an H200's first cell
- * of the 67 us GEMM after an idle second read free 40 ms in, then its clock fell from 1685 to 1672 MHz over
- * its samples, 68.39 to 68.72 us, while the five cells after it were at the limit from the start), and once a
- * reading says so the cell warms up on as above.
+ * cell that read 700 W a tick later, 157 W into the 18 us GEMM of 223-245 W), as much of what ran before as
+ * of the cell. The controller reads once a tick, so a light cell waits 40-140 ms for its verdict, beyond its
+ * warm-up and samples where the tick comes late (a decode step over 16K keys held 68 ms after it had its
+ * precision); an H200's energy counter moved only with the ticks, so what the cell draws is known no sooner.
+ * A card reads at its limit from CRITERION_POWER_NEAR of it (an H200 read 696-900 W of its 700 under the
+ * GEMMs its controller then slowed, 580-640 W under a 2 GiB copy and a decode step it did not; waiting, where
+ * the first reading lay between 85 and 95 %, for the next or up to 0.25 s raised the issue grid's median wall
+ * per cell to 0.194 s in one job, against do_bench's 0.147). A cell does not stop sampling while the verdict
+ * is pending, up to CRITERION_POWER_WAIT after warm-up began, and a card at its limit (POWER_BOUND) settles
+ * by the windows only, whatever the quarters said. A card found free of its limit is watched on: one coming
+ * from idle can reach the limit only later (an H200's first cell of the 67 us GEMM after an idle second read
+ * free 40 ms in, then its clock fell from 1685 to 1672 MHz over its samples, 68.39 to 68.72 us, while the
+ * five cells after it were at the limit from the start), and once a reading says so the cell warms up on as
+ * above.
  *
  * A clock the card manages also wanders from one tick of its controller to the next, and samples taken
  * within one tick cannot show it, so neither can their median's interval: under the 67 us GEMM
