@@ -465,9 +465,9 @@ static double cuda_max_clock(void *state)
 
 /*
  * A reading is the controller's own (an H200's refreshes every 100 ms, when the controller sets the
- * clock), so a new one shows as a change of the value: the verdict comes from the latest one, once one has
- * been seen after warm-up began, its power against the limit and the clock event reasons with it, judged
- * by when it was first seen.
+ * clock), so a new one shows as a change of the value: the verdict comes from the latest one, its power against the limit and the
+ * clock event reasons with it, judged by when it was first seen (none yet, or one from before warm-up
+ * began: criterion_power_judge says pending).
  */
 static int cuda_power(void *state, double warm_start)
 {
@@ -487,8 +487,6 @@ static int cuda_power(void *state, double warm_start)
 		if (nvml_capped(s->nvml, &w->capped))
 			w->capped = 0;
 	}
-	if (w->fresh < warm_start)
-		return POWER_PENDING;
 	return criterion_power_judge(w->watts, w->limit, w->capped, w->fresh - warm_start);
 }
 

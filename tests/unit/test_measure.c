@@ -525,17 +525,18 @@ static void test_settle(void)
 }
 
 /* A fake power controller beside curve_timer's clock: a reading every 0.1 s from 0.03 s after init (an
- * H200's refreshes every 100 ms), each judged by power_reading at its time once it comes
- * CRITERION_POWER_RAMP after warm-up began (test_criterion's test_power_judge has the earlier ones). */
+ * H200's refreshes every 100 ms), at a 700 W limit or under it as power_reading says at its time (pending:
+ * no reading that decides), judged by criterion_power_judge as the CUDA timer's are. */
 static enum power_verdict (*power_reading)(double t);
 
 static int fp_power(void *state, double warm_start)
 {
 	double now = now_mono() - curve_start, tick = 0.03 + 0.1 * floor((now - 0.03) / 0.1);
+	enum power_verdict v;
 
-	if (now < 0.03 || curve_start + tick < warm_start + CRITERION_POWER_RAMP)
+	if (now < 0.03 || (v = power_reading(tick)) == POWER_PENDING)
 		return POWER_PENDING;
-	return power_reading(tick);
+	return criterion_power_judge(v == POWER_BOUND ? 700 : 300, 700, 0, curve_start + tick - warm_start);
 }
 
 static const struct timer_ops power_timer = {
