@@ -491,36 +491,55 @@ __device__ __forceinline__ double attn_ref_score(const float *qs, const T *kr, i
 }
 
 /*
- * The check's reference, plain and apart from the split kernel: one block of ATTN_REF_THREADS per (kv head,
- * sequence), its r query heads together. First each thread's running maximum and sum of exp(score - max)
- * over every ATTN_REF_THREADS-th key, merged over the block; then the keys a chunk at a time, one a thread:
- * its r weights into shared memory, and each thread's (dim, slice) share of the weighted sum of V over the
- * chunk, added into ref (zeroed; [batch][heads][dim], double) already divided by the sum. A block reads K
- * twice and V once. A cell at 64K keys took 0.13 s in all on an H200, against 0.21 when 8 of its heads were
- * copied back and recomputed on the host.
+ * The check's reference, plain and apart from the split kernel, in two passes over chunks of ATTN_REF_CHUNK
+ * keys, each a block of ATTN_REF_THREADS per (kv head, sequence, chunk) with its r query heads together:
+ * attn_ref_max_kernel writes each chunk's maximum score and sum of exp(score - max) per head into part
+ * ([batch][kv_heads][chunks][8]); attn_ref_kernel merges every chunk's pair, then adds its own chunk's share
+ * of the weighted sum of V, divided by the merged sum, into ref (zeroed; [batch][heads][dim], double). K is
+ * read twice and V once. One block per (kv head, sequence) walking all keys left 8 blocks on a 132-SM card
+ * for a batch-1 cell at 64K keys, 60 ms of check before its warm-up; split, the issue grid's cells at 64K
+ * keys took 0.079 and 0.104 s in all on an H200, against 0.199-0.201 (docs/measured.md).
  */
 #define ATTN_REF_THREADS 256
-template <typename T>
-__global__ void __launch_bounds__(ATTN_REF_THREADS)
-attn_ref_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v, double *ref,
-		int kv_len, int heads, int kv_heads, int dim, int r)
-{
-	__shared__ float qs[8 * 256], ps[8][ATTN_REF_THREADS];
-	__shared__ double wm[ATTN_REF_THREADS / 32][8], wl[ATTN_REF_THREADS / 32][8];
-	const int g = blockIdx.x, b = blockIdx.y, t = threadIdx.x, slices = ATTN_REF_THREADS / dim;
-	const size_t first = ((size_t)b * heads + g * r) * dim, cache = ((size_t)b * kv_heads + g) * kv_len * dim;
-	const double scale = 1 / sqrt((double)dim);
-	double m[8], l[8], o[8];
+#define ATTN_REF_CHUNK 4096
 
-	for (int i = t; i < r * dim; i += ATTN_REF_THREADS)
+/* The number of chunks of kv_len keys: the third dimension of both passes' grids. */
+static unsigned attn_ref_chunks(size_t kv_len)
+{
+	return (unsigned)((kv_len + ATTN_REF_CHUNK - 1) / ATTN_REF_CHUNK);
+}
+
+/* The block's r query heads (dim each) as floats into qs; returns where the first of them is in q. */
+template <typename T>
+__device__ __forceinline__ size_t attn_ref_query(const T *q, float *qs, int heads, int dim, int r)
+{
+	const size_t first = ((size_t)blockIdx.y * heads + blockIdx.x * r) * dim;
+
+	for (int i = threadIdx.x; i < r * dim; i += ATTN_REF_THREADS)
 		qs[i] = cuda_to_float(q[first + i]);
 	__syncthreads();
+	return first;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(ATTN_REF_THREADS)
+attn_ref_max_kernel(const T *__restrict__ q, const T *__restrict__ k, double2 *part, int kv_len, int heads,
+		    int kv_heads, int dim, int r)
+{
+	__shared__ float qs[8 * 256];
+	__shared__ double wm[ATTN_REF_THREADS / 32][8], wl[ATTN_REF_THREADS / 32][8];
+	const int g = blockIdx.x, b = blockIdx.y, t = threadIdx.x, c0 = blockIdx.z * ATTN_REF_CHUNK;
+	const int c1 = min(kv_len, c0 + ATTN_REF_CHUNK);
+	const size_t cache = ((size_t)b * kv_heads + g) * kv_len * dim;
+	const double scale = 1 / sqrt((double)dim);
+	double m[8], l[8];
+
+	attn_ref_query(q, qs, heads, dim, r);
 	for (int h = 0; h < r; h++) {
 		m[h] = -INFINITY;
 		l[h] = 0;
-		o[h] = 0;
 	}
-	for (int j = t; j < kv_len; j += ATTN_REF_THREADS)
+	for (int j = c0 + t; j < c1; j += ATTN_REF_THREADS)
 		for (int h = 0; h < r; h++)
 			attn_ref_merge(m[h], l[h], attn_ref_score(qs, k + cache + (size_t)j * dim, dim, h, scale), 1);
 	for (int h = 0; h < r; h++) {
@@ -535,16 +554,43 @@ attn_ref_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__res
 		}
 	}
 	__syncthreads();
-	for (int h = 0; h < r; h++)
-		for (int w = 0; w < ATTN_REF_THREADS / 32; w++)
-			if (w != t / 32)
-				attn_ref_merge(m[h], l[h], wm[w][h], wl[w][h]);
-	for (int c = 0; c < kv_len; c += ATTN_REF_THREADS) {
+	if (t < r) {
+		const size_t at = (((size_t)b * kv_heads + g) * gridDim.z + blockIdx.z) * 8 + t;
+
+		for (int w = 1; w < ATTN_REF_THREADS / 32; w++)
+			attn_ref_merge(wm[0][t], wl[0][t], wm[w][t], wl[w][t]);
+		part[at] = make_double2(wm[0][t], wl[0][t]);
+	}
+}
+
+template <typename T>
+__global__ void __launch_bounds__(ATTN_REF_THREADS)
+attn_ref_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v,
+		const double2 *__restrict__ part, double *ref, int kv_len, int heads, int kv_heads, int dim,
+		int r)
+{
+	__shared__ float qs[8 * 256], ps[8][ATTN_REF_THREADS];
+	const int g = blockIdx.x, b = blockIdx.y, t = threadIdx.x, slices = ATTN_REF_THREADS / dim;
+	const int c0 = blockIdx.z * ATTN_REF_CHUNK, c1 = min(kv_len, c0 + ATTN_REF_CHUNK);
+	const size_t cache = ((size_t)b * kv_heads + g) * kv_len * dim;
+	const double2 *mine = part + ((size_t)b * kv_heads + g) * gridDim.z * 8;
+	const double scale = 1 / sqrt((double)dim);
+	const size_t first = attn_ref_query(q, qs, heads, dim, r);
+	double m[8], l[8], o[8];
+
+	for (int h = 0; h < r; h++) {
+		m[h] = -INFINITY;
+		l[h] = 0;
+		o[h] = 0;
+		for (unsigned c = 0; c < gridDim.z; c++)
+			attn_ref_merge(m[h], l[h], mine[c * 8 + h].x, mine[c * 8 + h].y);
+	}
+	for (int c = c0; c < c1; c += ATTN_REF_THREADS) {
 		for (int h = 0; h < r; h++)
-			ps[h][t] = c + t < kv_len ? (float)exp(attn_ref_score(qs, k + cache + (size_t)(c + t) * dim,
+			ps[h][t] = c + t < c1 ? (float)exp(attn_ref_score(qs, k + cache + (size_t)(c + t) * dim,
 									dim, h, scale) - m[h]) : 0.0f;
 		__syncthreads();
-		for (int i = t / dim; i < ATTN_REF_THREADS && c + i < kv_len; i += slices) {
+		for (int i = t / dim; i < ATTN_REF_THREADS && c + i < c1; i += slices) {
 			double x = cuda_to_float(v[cache + (size_t)(c + i) * dim + t % dim]);
 
 			for (int h = 0; h < r; h++)
@@ -567,18 +613,25 @@ __global__ void attn_out_kernel(const T *__restrict__ out, float *got, size_t n)
 		got[i] = cuda_to_float(out[i]);
 }
 
-/* The reference of every head into ref (zeroed first) and the output as floats into got: n values each. */
+/* The reference of every head into ref (zeroed first; part holds the chunks' pairs) and the output as floats
+ * into got: n values each. */
 template <typename T>
-static void attn_ref_launch(const struct attn_state *s, double *ref, float *got, size_t n, cudaStream_t st)
+static void attn_ref_launch(const struct attn_state *s, double2 *part, double *ref, float *got, size_t n,
+			    cudaStream_t st)
 {
-	attn_ref_kernel<<<dim3((unsigned)s->kv_heads, (unsigned)s->batch), ATTN_REF_THREADS, 0, st>>>(
-		(const T *)s->q, (const T *)s->k, (const T *)s->v, ref, (int)s->kv_len, (int)s->heads,
-		(int)s->kv_heads, (int)s->dim, (int)(s->heads / s->kv_heads));
+	const dim3 grid((unsigned)s->kv_heads, (unsigned)s->batch, attn_ref_chunks(s->kv_len));
+	const int kv_len = (int)s->kv_len, heads = (int)s->heads, kv_heads = (int)s->kv_heads;
+	const int dim = (int)s->dim, r = heads / kv_heads;
+
+	attn_ref_max_kernel<<<grid, ATTN_REF_THREADS, 0, st>>>((const T *)s->q, (const T *)s->k, part, kv_len,
+							       heads, kv_heads, dim, r);
+	attn_ref_kernel<<<grid, ATTN_REF_THREADS, 0, st>>>((const T *)s->q, (const T *)s->k, (const T *)s->v,
+							   part, ref, kv_len, heads, kv_heads, dim, r);
 	attn_out_kernel<<<(unsigned)((n + 255) / 256), 256, 0, st>>>((const T *)s->out.data, got, n);
 }
 
 /*
- * Every output against the reference computed on the GPU (attn_ref_kernel), head by head: the worst
+ * Every output against the reference computed on the GPU (attn_ref_launch), head by head: the worst
  * ||out - ref|| / ||ref|| of a head, against the output type's rounding (bf16 keeps 8 bits, f16 11), so
  * that one wrong element of 128 stands out however many heads there are; the first NaN by name.
  */
@@ -589,16 +642,19 @@ static int attn_check(struct kctx *ctx)
 	double *ref = (double *)xmalloc(n * sizeof(double)), *d_ref = NULL, rel = 0;
 	double tol = s->dtype == CUDA_BF16 ? 1e-2 : 5e-3;
 	float *got = (float *)xmalloc(n * sizeof(float)), *d_got = NULL;
+	double2 *d_part = NULL;
+	size_t parts = (size_t)s->batch * s->kv_heads * attn_ref_chunks(s->kv_len) * 8;
 	cudaStream_t st = cuda_stream(ctx);
 	int ret = 0;
 	cudaError_t e = cudaMalloc(&d_ref, n * sizeof(double));
 
 	if (e == cudaSuccess && (e = cudaMalloc(&d_got, n * sizeof(float))) == cudaSuccess &&
+	    (e = cudaMalloc(&d_part, parts * sizeof(double2))) == cudaSuccess &&
 	    (e = cudaMemsetAsync(d_ref, 0, n * sizeof(double), st)) == cudaSuccess) {
 		if (s->dtype == CUDA_BF16)
-			attn_ref_launch<__nv_bfloat16>(s, d_ref, d_got, n, st);
+			attn_ref_launch<__nv_bfloat16>(s, d_part, d_ref, d_got, n, st);
 		else
-			attn_ref_launch<__half>(s, d_ref, d_got, n, st);
+			attn_ref_launch<__half>(s, d_part, d_ref, d_got, n, st);
 		if ((e = cudaGetLastError()) == cudaSuccess &&
 		    (e = cudaMemcpyAsync(ref, d_ref, n * sizeof(double), cudaMemcpyDeviceToHost, st)) ==
 			    cudaSuccess &&
@@ -607,6 +663,7 @@ static int attn_check(struct kctx *ctx)
 	}
 	cudaFree(d_ref);
 	cudaFree(d_got);
+	cudaFree(d_part);
 	for (h = 0; h < n / s->dim && e == cudaSuccess && !ret; h++) {
 		double err = 0, norm = 0, x;
 
