@@ -95,10 +95,13 @@ struct criterion {
  * (1024x6144x4096) an H200's gate clock sat at 1768-1790 MHz while NVML read 1980 MHz and no cap, each of six
  * cells of it back to back stopped by precision after 0.05 s of samples, and their medians followed their
  * clocks, 68.16-68.51 us (0.52 %); cells that sampled 0.2 s read 68.67-68.80 (four in one job) and
- * 68.03-68.19 us (six in another). So a cell whose clock is managed (it settled more than
- * CRITERION_SETTLE_TOL under the maximum, or has not settled, or the card is at its limit) stops by
- * precision, noise or convergence only after CRITERION_MANAGED_SPAN seconds of samples. A cell at the
- * maximum clock, most cells, is not held.
+ * 68.03-68.19 us (six in another). The controller's clock also swings over several ticks (1716-1760 MHz
+ * from one 0.4 s cell to the next at the limit): six such cells back to back, eight runs of each span in
+ * turn on one card, spread 0.37-1.30 % (median 0.70, 2 of 8 within 0.5 %) with 0.2 s of samples, 0.42-0.93
+ * (0.58, 3 of 8) with 0.4 s and 0.23-0.88 (0.47, 5 of 8) with 0.6 s. So a cell whose clock is managed (it
+ * settled more than CRITERION_SETTLE_TOL under the maximum, or has not settled, or the card is at its
+ * limit) stops by precision, noise or convergence only after CRITERION_MANAGED_SPAN seconds of samples. A
+ * cell at the maximum clock, most cells, is not held.
  */
 #define CRITERION_SETTLE_WINDOW 0.1
 #define CRITERION_SETTLE_TOL 0.01
@@ -107,7 +110,7 @@ struct criterion {
 #define CRITERION_POWER_RAMP 0.04
 #define CRITERION_POWER_NEAR 0.95
 #define CRITERION_POWER_WAIT 0.25
-#define CRITERION_MANAGED_SPAN 0.2
+#define CRITERION_MANAGED_SPAN 0.6
 
 /* What a timer says of the card's power (timer_ops.power): no reading to judge by (the CPU, a card
  * without it), none taken late enough yet, not at a limit, held at a power or thermal limit. */

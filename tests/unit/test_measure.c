@@ -645,7 +645,8 @@ static void test_managed_span(void)
 
 	CHECK_INT(power_measure(&m, clock_managed, power_free, &t, &took), 0, "a managed clock measures");
 	CHECK(m.r.warmup >= 0.05 && m.r.warmup < 0.1, "warm-up 0.05 s: %.3f s", m.r.warmup);
-	CHECK(took >= 0.05 + CRITERION_MANAGED_SPAN && took < 0.4, "it samples the span: %.3f s", took);
+	CHECK(took >= 0.05 + CRITERION_MANAGED_SPAN && took < 0.25 + CRITERION_MANAGED_SPAN,
+	      "it samples the span: %.3f s", took);
 	check_stopped_by_rule(&m.r);
 	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1770, "at the clock held: %g MHz",
 	      m.r.nsamples ? m.r.clocks[0] : 0);
@@ -679,7 +680,8 @@ static void test_limit_later(void)
 	CHECK(m.r.nsamples > 0 && m.r.clocks[0] == 1740, "its samples see the held clock: %g MHz",
 	      m.r.nsamples ? m.r.clocks[0] : 0);
 	CHECK(m.r.warmup >= 0.23 && m.r.warmup < 0.7, "warmed up past the reading at 0.23 s: %.3f s", m.r.warmup);
-	CHECK(took >= m.r.warmup + CRITERION_MANAGED_SPAN && took < 1, "then sampled the span: %.3f s", took);
+	CHECK(took >= m.r.warmup + CRITERION_MANAGED_SPAN && took < m.r.warmup + CRITERION_MANAGED_SPAN + 0.3,
+	      "then sampled the span: %.3f s", took);
 	mt_release(&m);
 }
 
