@@ -135,8 +135,8 @@ void criterion_settle_add(struct criterion_settle *s, double t, double mhz)
 	s->mhz[s->n++] = mhz;
 }
 
-/* The median clock of the readings in (from, to]; NaN when there are none. */
-static double settle_median(const struct criterion_settle *s, double from, double to)
+/* The q-quantile of the clock readings in (from, to]; NaN when there are none. */
+static double settle_quantile(const struct criterion_settle *s, double from, double to, double q)
 {
 	double *w = xmalloc((s->n + 1) * sizeof(*w)), m;
 	size_t k = 0;
@@ -144,9 +144,14 @@ static double settle_median(const struct criterion_settle *s, double from, doubl
 	for (size_t i = 0; i < s->n; i++)
 		if (s->t[i] > from && s->t[i] <= to)
 			w[k++] = s->mhz[i];
-	m = k ? stats_median(w, k) : NAN;
+	m = k ? stats_quantile(w, k, q) : NAN;
 	free(w);
 	return m;
+}
+
+static double settle_median(const struct criterion_settle *s, double from, double to)
+{
+	return settle_quantile(s, from, to, 0.5);
 }
 
 int criterion_settled(struct criterion_settle *s, double t, double warmup)
@@ -178,6 +183,16 @@ int criterion_settled(struct criterion_settle *s, double t, double warmup)
 		return 0;
 	s->ref = b;
 	return 1;
+}
+
+void criterion_settle_end(struct criterion_settle *s)
+{
+	double last;
+
+	if (!s->n)
+		return;
+	last = s->t[s->n - 1];
+	s->ended = settle_quantile(s, last - CRITERION_SETTLE_WINDOW, last, 0.75);
 }
 
 int criterion_settle_left(struct criterion_settle *s, double mhz)

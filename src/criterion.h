@@ -123,6 +123,7 @@ struct criterion_settle {
 	int moved;             /* the clock was not still in the second half of warmup */
 	double next;           /* when to compare the windows next */
 	double ref;            /* the clock it settled at; NaN before */
+	double ended;          /* where a clock that did not settle was (criterion_settle_end); 0 before */
 	int away;              /* readings in a row away from ref */
 	enum power_verdict power;   /* POWER_PENDING until the timer says */
 };
@@ -139,6 +140,10 @@ int criterion_settled(struct criterion_settle *s, double t, double warmup);
 /* The CRITERION_SETTLE_RUN-th reading in a row far from the settled clock: 1, and the clock is no longer
  * settled (only two windows that agree will say it is again); else 0. */
 int criterion_settle_left(struct criterion_settle *s, double mhz);
+/* Warm-up gave up on the clock settling (max_warmup), or it moved after: s->ended takes the upper quartile
+ * of the readings of the last CRITERION_SETTLE_WINDOW, the state the samples that follow are taken in (the
+ * quartile, not the median: a clock that dips in every other reading is held at the higher one). */
+void criterion_settle_end(struct criterion_settle *s);
 /* The timer's power verdict: a first one once it is no longer pending, then POWER_BOUND after
  * POWER_FREE (a card that reached its limit later); POWER_BOUND and POWER_NONE are kept. POWER_BOUND: the
  * clock settles by the windows only; 1 when it had settled by the quarters (it is no longer settled),

@@ -141,6 +141,7 @@ static int measure_warmup(const struct timer_ops *tm, void *state, const struct 
 		}
 		if (now >= t->max_warmup || warm_start + now >= deadline) {
 			r->settled = 0;
+			criterion_settle_end(s);
 			return 0;
 		}
 	}
@@ -164,15 +165,19 @@ static int measure_size_batch(const struct timer_ops *tm, void *state, const str
 }
 
 /*
- * What the throttle filter compares a sample's clock with: the clock warm-up settled at, else the maximum.
- * A power limit can hold a kernel at 75 % of the maximum: an H200 ran a 8192x28672x4096 GEMM at 1484-1487
- * MHz (the gate's clock, which reads fractions), and against 0.75 x 1980 the filter dropped 4786 of its
- * samples as throttled and kept 9 by the 15 s timeout. Its held state is what the cell measures (and its
- * sm_clock says); the filter drops the dips below it.
+ * What the throttle filter compares a sample's clock with: the clock warm-up settled at; where it did not
+ * settle, where it was when warm-up ended (criterion_settle_end); else the maximum. A power limit can hold
+ * a kernel at 75 % of the maximum: an H200 ran a 8192x28672x4096 GEMM at 1484-1487 MHz (the gate's clock,
+ * which reads fractions), and against 0.75 x 1980 the filter dropped 4786 of its samples as throttled and
+ * kept 9 by the 15 s timeout; another, whose clock had not settled by max_warmup, at 1500 MHz: 1462 dropped,
+ * 10 s. Its held state is what the cell measures (and its sm_clock says); the filter drops the dips below
+ * it.
  */
 static double measure_clock_ref(const struct result *r, const struct criterion_settle *s, double max_clock)
 {
-	return r->settled == 1 && s->ref > 0 ? fmin(s->ref, max_clock) : max_clock;
+	if (r->settled == 1 && s->ref > 0)
+		return fmin(s->ref, max_clock);
+	return s->ended > 0 ? fmin(s->ended, max_clock) : max_clock;
 }
 
 /* What measure_samples ends with, besides -1 after a failure. */
@@ -212,6 +217,7 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 			if (now - warm_start < t->max_warmup && now < deadline)
 				return WARM_AGAIN;
 			r->settled = 0;   /* it moved after the bound: kept, and said */
+			criterion_settle_end(s);
 		}
 		if (max_clock > 0 && clk > 0 && clk < t->throttle * measure_clock_ref(r, s, max_clock)) {
 			r->throttled++;

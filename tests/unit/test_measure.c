@@ -628,6 +628,34 @@ static void test_settle_power(void)
 	mt_release(&m);
 }
 
+/* Under 75 % of the maximum after 0.1 s and falling 300 MHz a second: its 0.1 s windows never agree. */
+static double clock_sinks_low(double t)
+{
+	return t < 0.1 ? 1980 : 1470 - 300 * t;
+}
+
+/* A card at its limit whose clock has not settled by max_warmup, already under 75 % of the maximum: its
+ * samples are kept, the throttle filter comparing them with where warm-up ended (about 1390 MHz), not with
+ * the maximum, against which every one was dropped until the timeout (an H200's 8192x28672x4096 GEMM at
+ * 1500 MHz: 1462 dropped, 10 s). */
+static void test_unsettled_low(void)
+{
+	struct spec_timing t = timing_power();
+	struct mt m;
+	double took;
+
+	t.max_warmup = 0.3;
+	t.timeout = 3;
+	CHECK_INT(power_measure(&m, clock_sinks_low, power_bound, &t, &took), 0, "an unsettled low clock measures");
+	CHECK_INT(m.r.settled, 0, "not settled, and said so");
+	CHECK_INT(m.r.throttled, 0, "no sample throttled");
+	CHECK(m.r.nsamples > 0 && m.r.clocks[0] < 1400, "the samples see the low clock: %d, %g MHz", m.r.nsamples,
+	      m.r.nsamples ? m.r.clocks[0] : 0);
+	CHECK(took < 0.3 + CRITERION_MANAGED_SPAN + 0.3, "stopped by its rule after the span: %.3f s", took);
+	check_stopped_by_rule(&m.r);
+	mt_release(&m);
+}
+
 /* A clock the card holds still but under its maximum, the card not at its limit (an H200 under the 67 us
  * GEMM: 1770 of 1980 MHz, NVML saying 1980 and no cap). */
 static double clock_managed(double t)
@@ -897,6 +925,7 @@ int main(void)
 	test_settle();
 	test_settle_power();
 	test_managed_span();
+	test_unsettled_low();
 	test_limit_later();
 	test_regroup();
 	test_grow();
