@@ -108,7 +108,7 @@ int criterion_grow(const struct criterion *c)
 	if (t->batch > 0 || t->max_noise > 0 || c->n < CRITERION_GROW_AFTER || c->checked != c->n)
 		return 0;
 	ratio = stats_ci_rel(c->lo, c->hi, c->median) / t->precision;
-	return c->n * ratio * ratio > CRITERION_GROW_SAMPLES;
+	return ratio > 1 && c->n * ratio * ratio > CRITERION_GROW_SAMPLES;
 }
 
 void criterion_settle_init(struct criterion_settle *s, double max_clock)

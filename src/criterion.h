@@ -49,7 +49,8 @@ struct criterion {
  * launches to a gate read 12.8-13.4 us against 12.2-12.7 at 1 to 9 (docs/measured.md). Only on timers that
  * read the device's time (timer_ops.grows: a CPU thread's wall time varies by what interrupts it, which longer
  * samples catch more often); never when the spec fixes `batch` or asks for max_noise (NVBench's rule is about
- * the noise of the samples as they are).
+ * the noise of the samples as they are). Nor once the precision is met, while a stop is held back (for the
+ * power verdict, or the span of a managed clock): there is nothing left for larger samples to reach.
  */
 #define CRITERION_GROW_AFTER 64
 #define CRITERION_GROW_SAMPLES 256

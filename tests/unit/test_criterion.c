@@ -513,6 +513,17 @@ static void test_grow(void)
 	}
 	CHECK_INT(grew, 0, "2 % noise (+-0.6 % at 64): no growth");
 	criterion_release(&c);
+
+	/* Met late, past CRITERION_GROW_SAMPLES: the check that finds it precise (a stop a managed clock may
+	 * hold back) asks for no growth, though n * ratio^2 is still over CRITERION_GROW_SAMPLES. */
+	criterion_init(&c, &t);
+	for (n = 1; n <= 5000 && criterion_check(&c, 1.0, 10) != STOP_PRECISION; n++)
+		criterion_add(&c, stream(&seed, 0.08), 0);
+	x = rel_width(c.x, c.n) / t.precision;
+	CHECK(c.n > CRITERION_GROW_SAMPLES && c.n * x * x > CRITERION_GROW_SAMPLES && x <= 1,
+	      "precise at %ld samples, +-%.3f %%", c.n, 100 * rel_width(c.x, c.n));
+	CHECK_INT(criterion_grow(&c), 0, "precise: no growth");
+	criterion_release(&c);
 }
 
 int main(void)
