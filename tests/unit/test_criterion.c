@@ -254,6 +254,29 @@ static void test_resolution(void)
 /* When warm-up's clock has settled, on made-up readings every 2 ms: still (one 15 MHz step of jitter, or
  * readings scattered 10 % about their median) at warmup; after a fall, once two 0.1 s windows agree;
  * never while it keeps falling; and four readings in a row 3 % off the settled clock unsettle it. */
+/* Where a clock that did not settle ended: the upper quartile of the last CRITERION_SETTLE_WINDOW's
+ * readings, older ones left out; a clock dipping to half in every other reading ends at the higher. */
+static void test_settle_end(void)
+{
+	struct criterion_settle s;
+	int i;
+
+	criterion_settle_init(&s, 1980);
+	criterion_settle_end(&s);
+	CHECK_NEAR(s.ended, 0, 0, "no readings: nothing");
+	for (i = 0; i < 10; i++)
+		criterion_settle_add(&s, 0.005 * i, 1900);   /* before the last window */
+	for (i = 0; i < 20; i++)
+		criterion_settle_add(&s, 0.1 + 0.004 * (i + 1), i % 2 ? 1480 : 740);
+	criterion_settle_end(&s);
+	CHECK_NEAR(s.ended, 1480, 0, "dips to half every other reading: at the higher");
+	for (i = 0; i < 20; i++)
+		criterion_settle_add(&s, 0.2 + 0.005 * (i + 1), 1400 + i);
+	criterion_settle_end(&s);
+	CHECK_NEAR(s.ended, 1414.25, 1e-9, "1400-1419 MHz over the last window: its upper quartile");
+	criterion_settle_release(&s);
+}
+
 static void test_settle(void)
 {
 	struct criterion_settle s;
@@ -529,6 +552,7 @@ static void test_grow(void)
 int main(void)
 {
 	test_settle();
+	test_settle_end();
 	test_settle_power();
 	test_power_judge();
 	test_managed_span();
