@@ -1,0 +1,51 @@
+#!/bin/bash
+# spans.sh: the managed span (CRITERION_MANAGED_SPAN, the seconds of samples a cell on a clock the card
+# manages takes at least) against the six passes' spread: one build per span in SPANS (default "0.2 0.6"),
+# each a copy of the tree with the constant changed, then ROUNDS (default 8) rounds of tests/gpu/specs/
+# timing-passes.yaml through each build in turn (the order rotating), after one run of the GEMM grid so
+# that the card starts warm, as the passes do in tests/gpu/precision.sh. Prints each run's medians, clocks
+# and walls, then each span's spreads. Reads the card's state only.
+set -u
+cd "$(dirname "$0")/../.."
+NAME=spans
+. tests/gpu/lib.sh
+SPANS=${SPANS:-0.2 0.6} ROUNDS=${ROUNDS:-8}
+step build
+build
+for v in $SPANS; do
+	rm -rf "/tmp/span-$v" && mkdir "/tmp/span-$v"
+	tar cf - --exclude=./build --exclude=./vendor . | tar xf - -C "/tmp/span-$v"
+	sed -i "s/^#define CRITERION_MANAGED_SPAN .*/#define CRITERION_MANAGED_SPAN $v/" \
+		"/tmp/span-$v/src/criterion.h"
+	(cd "/tmp/span-$v" && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
+		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep \
+		>"$R/build-$v.log" 2>&1) || { tail -20 "$R/build-$v.log"; exit 1; }
+done
+step "the GEMM grid, to start warm"
+timeout 60 $S run tests/gpu/specs/timing-gemm.yaml --db "$R/warm.db" 2>&1 | tail -1
+step "$ROUNDS rounds of the six passes with each span in turn"
+read -ra spans <<<"$SPANS"
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((i = 0; i < ${#spans[@]}; i++)); do
+		v=${spans[(i + r) % ${#spans[@]}]}
+		timeout 60 "/tmp/span-$v/build/sweep" run tests/gpu/specs/timing-passes.yaml --db "$R/p-$v-$r.db" \
+			>/dev/null 2>&1
+	done
+done
+python3 - "$R" <<'PY'
+import glob, os, sqlite3, statistics, sys
+by = {}
+for p in sorted(glob.glob(sys.argv[1] + "/p-*.db")):
+    v, r = os.path.basename(p)[2:-3].split("-")
+    rows = sqlite3.connect(p).execute("SELECT median, sm_clock, wall FROM v_results WHERE status = 'ok'"
+                                      " ORDER BY pass").fetchall()
+    m = [x[0] for x in rows]
+    s = (max(m) - min(m)) / min(m) * 100 if len(m) > 1 else float("nan")
+    by.setdefault(v, []).append(s)
+    print(f"span {v} round {r}: spread {s:.3f} %  medians " + " ".join(f"{x[0] * 1e6:.2f}" for x in rows)
+          + "  MHz " + " ".join(f"{x[1] or 0:.0f}" for x in rows)
+          + "  wall " + " ".join(f"{x[2]:.2f}" for x in rows))
+for v, ss in sorted(by.items()):
+    print(f"span {v}: spread {min(ss):.2f}-{max(ss):.2f} % (median {statistics.median(ss):.3f}),"
+          f" {sum(s <= 0.5 for s in ss)} of {len(ss)} within 0.5 %")
+PY
