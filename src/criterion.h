@@ -99,7 +99,8 @@ struct criterion {
  * 68.03-68.19 us (six in another). The controller's clock also swings over several ticks (1716-1760 MHz
  * from one 0.4 s cell to the next at the limit): six such cells back to back, eight runs of each span in
  * turn on one card, spread 0.37-1.30 % (median 0.70, 2 of 8 within 0.5 %) with 0.2 s of samples, 0.42-0.93
- * (0.58, 3 of 8) with 0.4 s and 0.23-0.88 (0.47, 5 of 8) with 0.6 s. So a cell whose clock is managed (it
+ * (0.58, 3 of 8) with 0.4 s and 0.23-0.88 (0.47, 5 of 8) with 0.6 s; on a second card 0.19-0.52 % with
+ * 0.2 s (0.33) and 0.19-0.52 with 0.6 s (0.28), 7 of 8 each. So a cell whose clock is managed (it
  * settled more than CRITERION_SETTLE_TOL under the maximum, or has not settled, or the card is at its
  * limit) stops by precision, noise or convergence only after CRITERION_MANAGED_SPAN seconds of samples. A
  * cell at the maximum clock, most cells, is not held.
