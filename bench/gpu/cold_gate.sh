@@ -21,9 +21,7 @@ old = """		gate_kernel<<<1, 1, 0, s->stream>>>(s->gate_dev, GATE_TIMEOUT_NS);
 assert old in s
 open(p, 'w').write(s.replace(old, "		rc = cuda_enqueue_cold(s, k, ctx, n);"))
 P
-(cd /tmp/nogate && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
-	EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/nogate.log" 2>&1) ||
-	{ tail "$R/nogate.log"; exit 1; }
+make_sweep /tmp/nogate "$R/nogate.log" || { tail "$R/nogate.log"; exit 1; }
 for v in gate nogate; do
 	bin=$S
 	[ $v = nogate ] && bin=/tmp/nogate/build/sweep

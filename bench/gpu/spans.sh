@@ -17,9 +17,7 @@ for v in $SPANS; do
 	tar cf - --exclude=./build --exclude=./vendor . | tar xf - -C "/tmp/span-$v"
 	sed -i "s/^#define CRITERION_MANAGED_SPAN .*/#define CRITERION_MANAGED_SPAN $v/" \
 		"/tmp/span-$v/src/criterion.h"
-	(cd "/tmp/span-$v" && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
-		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep \
-		>"$R/build-$v.log" 2>&1) || { tail -20 "$R/build-$v.log"; exit 1; }
+	make_sweep "/tmp/span-$v" "$R/build-$v.log" || { tail -20 "$R/build-$v.log"; exit 1; }
 done
 step "the GEMM grid, to start warm"
 timeout 60 $S run tests/gpu/specs/timing-gemm.yaml --db "$R/warm.db" 2>&1 | tail -1

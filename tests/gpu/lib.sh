@@ -11,10 +11,15 @@ V=$PWD/vendor R=${R:-/tmp/ev} S=build/sweep
 rm -rf "$R" && mkdir -p "$R"
 step() { echo; echo "=== $* ($(date +%T))"; }
 q() { $S sql "$1" "$2" --md; }
-# build: build/sweep, build/gemm_direct and build/copy_variants for sm_90 against vendor/ (bench/gpu/vendor.sh).
+# make_sweep DIR LOG: DIR/build/sweep (DIR a copy of the tree) for sm_90 against vendor/
+# (bench/gpu/vendor.sh), make's output in LOG; make's status.
+make_sweep() {
+	(cd "$1" && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
+		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep) >"$2" 2>&1
+}
+# build: build/sweep, build/gemm_direct and build/copy_variants for sm_90 against vendor/.
 build() {
-	make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" \
-		SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
+	make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
 	nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA bench/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
 		-lcublasLt -ldl || exit 1
 	nvcc -std=c++17 -O3 -arch=sm_90 bench/gpu/copy_variants.cu -o build/copy_variants || exit 1
@@ -22,9 +27,7 @@ build() {
 # build_old: old/build/sweep the same way, when old/ (`git archive` of an earlier commit) was carried along.
 build_old() {
 	[ -d old ] || return 0
-	(cd old && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
-		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep >"$R/old.log" 2>&1) ||
-		tail -20 "$R/old.log"
+	make_sweep old "$R/old.log" || tail -20 "$R/old.log"
 }
 # debug_gpu: GPU cells that fail on purpose (an illegal address, a trap) among good ones, through the
 # executor: each bad one quarantined after its attempts with the CUDA error, the good ones ok, exit 3.
