@@ -14,9 +14,9 @@
 # a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. With --pairs SWEEP
 # DIR, such shapes also get five "pair" rounds (tests/gpu/precision.py's pair_round): from an idle second,
 # the shape's cell through SWEEP alone (its spec and database in DIR), then from another idle second as
-# many seconds of the same work as that cell ran to the middle of its samples and do_bench over 20 ms,
-# between two clock probes: the two tools in the same state of the card, whatever cells ran before. Reads
-# the card's state only.
+# many seconds of the same work as that cell ran to the middle of its samples and do_bench over 20 ms (or
+# PAIR_LAUNCHES launches, if longer), between two clock probes: the two tools in the same state of the card,
+# whatever cells ran before. Reads the card's state only.
 import os
 import statistics
 import sys
@@ -57,20 +57,27 @@ def clocked(fn):
 
 
 def kclock(fn):
-    """The SM clock in MHz measured on the GPU now, behind one call of fn (which keeps the GPU busy while
-    the probes are enqueued, so that no launch gap falls inside them): torch.cuda._sleep spins a given
-    count of its SM's cycles; two spins of different lengths, timed by events, cancel a launch's own time."""
+    """The SM clock in MHz measured on the GPU now: the median of PROBES probes, each behind one call of fn
+    (which keeps the GPU busy while the probe is enqueued, so that no launch gap falls inside it). A probe:
+    torch.cuda._sleep spins a given count of its SM's cycles; two spins of different lengths, timed by
+    events, cancel a launch's own time. One probe of a power-limited GEMM's clock scatters by about 1 %
+    (0.13 ms of spinning, where the controller moves the clock at millisecond scale: rungs at 1485 and
+    1515 MHz gave the same 2781 us for 8192x28672x4096), and a process's first read 35919 MHz once."""
     ev = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
-    fn()
-    ev[0].record()
-    torch.cuda._sleep(20000)
-    ev[1].record()
-    torch.cuda._sleep(220000)
-    ev[2].record()
-    ev[2].synchronize()
-    return 200000 / ((ev[1].elapsed_time(ev[2]) - ev[0].elapsed_time(ev[1])) * 1e3)
+    seen = []
+    for _ in range(PROBES):
+        fn()
+        ev[0].record()
+        torch.cuda._sleep(20000)
+        ev[1].record()
+        torch.cuda._sleep(220000)
+        ev[2].record()
+        ev[2].synchronize()
+        seen.append(200000 / ((ev[1].elapsed_time(ev[2]) - ev[0].elapsed_time(ev[1])) * 1e3))
+    return statistics.median(seen)
 
 
+PROBES = 3
 # A rung whose clock moved more than this between its two probes is left out of the ladder.
 RUNG_MOVED = 0.01
 
@@ -103,14 +110,17 @@ def ladder(name, fn):
 
 
 PAIRS = sys.argv[sys.argv.index("--pairs") + 1:][:2] if "--pairs" in sys.argv else None
+# A pair's do_bench times 20 ms or this many launches, whichever is longer: 20 ms held 7 launches of
+# 8192x28672x4096, whose medians then scattered by 1.6 % between rounds at the same clock (2753-2799 us).
+PAIR_LAUNCHES = 16
 
 
 def pair(name, fn, spec):
-    def reference(seconds):
+    def reference(seconds, median):
         time.sleep(1.0)
         heat(fn, seconds)
         before = kclock(fn)
-        t = do_bench(fn, warmup=1, rep=20, return_mode="median")
+        t = do_bench(fn, warmup=1, rep=max(20, PAIR_LAUNCHES * median * 1e3), return_mode="median")
         return t * 1e-3, before, kclock(fn)
     for i in range(5):
         time.sleep(1.0)

@@ -185,7 +185,8 @@ def sweep_cell(sweep, spec_text, db):
 
 def pair_round(name, i, sweep, spec_text, db, reference):
     """Round i of a pair: the shape's cell through sweep alone (sweep_cell), then reference(seconds of the
-    same work first) -> (seconds, MHz before, MHz after), do_bench's run at the middle of the cell's samples:
+    same work first, the cell's median seconds) -> (seconds, MHz before, MHz after), do_bench's run at the
+    middle of the cell's samples:
     after its warm-up and half the rest of its wall (setup counted in: a few hundredths). The middle, since
     a power-limited clock still moves after warm-up (an H200's rose from 1453 to 1542 MHz over the 0.2 s of
     a 8192x8192x4096 cell's samples), and do_bench right after the warm-up ran 1.5-3.5 % under the cell's
@@ -195,7 +196,7 @@ def pair_round(name, i, sweep, spec_text, db, reference):
         print(f"pair-failed {name} round {i}: no ok result in {db}", flush=True)
         return
     heat = got[2] + (got[3] - got[2]) / 2
-    t, before, after = reference(heat)
+    t, before, after = reference(heat, got[0])
     print(f"pair {name} round {i} sweep_us {got[0] * 1e6:.2f} sweep_mhz {got[1]:.1f}"
           f" sweep_warmup_s {got[2]:.3f} heat_s {heat:.3f} dobench_us {t * 1e6:.2f} mhz_before {before:.1f}"
           f" mhz_after {after:.1f}", flush=True)
@@ -227,7 +228,7 @@ def cpuref(values):
             pair_round(f"sleep {float(ms):g}ms", i, pairs[0],
                        f"sweep: pair\nkernel: sleep\nparams: {{ms: {ms}}}\ntiming: {{timeout: 3}}\n",
                        f"{pairs[1]}/pair-{ms}-{i}.db",
-                       lambda w: (sleep_median(float(ms), w, 0.02)[0], 0, 0))
+                       lambda w, _: (sleep_median(float(ms), w, 0.02)[0], 0, 0))
     for i in range(6):
         times = []
         for _ in range(20):
