@@ -183,11 +183,12 @@ static double measure_clock_ref(const struct result *r, const struct criterion_s
 /* What measure_samples ends with, besides -1 after a failure. */
 enum sampled { SAMPLED, WARM_AGAIN, GROW_GROUP };
 
-/* Groups CRITERION_GROW times larger still leave time for CRITERION_GROW_AFTER samples twice over. */
-static int measure_grow_fits(int launches, double elapsed, long n, double left)
+/* Groups CRITERION_GROW times larger still leave time for CRITERION_GROW_AFTER samples twice over, and a
+ * sample (`launches` of the criterion's median each) lasts less than CRITERION_GROW_MAX_S. */
+static int measure_grow_fits(const struct criterion *c, int launches, double elapsed, double left)
 {
-	return launches <= BATCH_MAX / CRITERION_GROW &&
-	       2.0 * CRITERION_GROW_AFTER * CRITERION_GROW * elapsed / (double)n <= left;
+	return launches <= BATCH_MAX / CRITERION_GROW && launches * c->median < CRITERION_GROW_MAX_S &&
+	       2.0 * CRITERION_GROW_AFTER * CRITERION_GROW * elapsed / (double)c->n <= left;
 }
 
 /*
@@ -239,7 +240,7 @@ static int measure_samples(const struct timer_ops *tm, void *state, const struct
 		if (now < deadline && criterion_stop_holds(s, r->stop, now - warm_start, now - sampling))
 			r->stop = STOP_NONE;
 		if (!r->stop && tm->grows && criterion_grow(c) &&
-		    measure_grow_fits(batch * group, now - sampling, c->n, deadline - now))
+		    measure_grow_fits(c, batch * group, now - sampling, deadline - now))
 			return GROW_GROUP;
 	}
 	return SAMPLED;

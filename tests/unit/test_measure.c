@@ -718,6 +718,7 @@ static void test_limit_later(void)
  * Each sample sleeps 50 us; cycle_batch is the largest batch it was asked to time. */
 static long cycle_launches;
 static int cycle_batch;
+static double cycle_scale = 1;   /* the launches' times, scaled */
 
 static int cy_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, int batch, double *seconds,
 		     double *clock_mhz)
@@ -729,7 +730,7 @@ static int cy_sample(void *state, const struct kernel_ops *k, struct kctx *ctx, 
 	if (batch > cycle_batch)
 		cycle_batch = batch;
 	for (int i = 0; i < batch; i++)
-		sum += 100e-6 * (1 + 0.1 * (double)(cycle_launches++ % 4));
+		sum += cycle_scale * 100e-6 * (1 + 0.1 * (double)(cycle_launches++ % 4));
 	*seconds = sum / batch;
 	*clock_mhz = 0;
 	return k->launch(ctx);
@@ -801,8 +802,17 @@ static void test_grow(void)
 	CHECK_INT(m.r.precise, 0, "not precise, and said so");
 	mt_release(&m);
 
-	/* A thread's wall time (timer_cpu's kind) never grows its batch. */
+	/* Launches of 1.0-1.3 ms: a sample that long does not grow (CRITERION_GROW_MAX_S). */
 	t.batch = 0;
+	cycle_scale = 10;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "long launches measure");
+	CHECK_INT(m.r.launches, 1, "a sample of a millisecond and more stays one launch");
+	CHECK_INT(m.r.stop, STOP_TIMEOUT, "its median never known: timeout");
+	mt_release(&m);
+	cycle_scale = 1;
+
+	/* A thread's wall time (timer_cpu's kind) never grows its batch. */
 	wall_timer.grows = 0;
 	mt_init(&m, "{\"fail\": \"none\"}");
 	CHECK_INT(measure_with_timer(&wall_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "a wall timer measures");
