@@ -186,11 +186,10 @@ def sweep_cell(sweep, spec_text, db):
 def pair_round(name, i, sweep, spec_text, db, reference):
     """Round i of a pair: the shape's cell through sweep alone (sweep_cell), then reference(seconds of the
     same work first, the cell's median seconds) -> (seconds, MHz before, MHz after), do_bench's run at the
-    middle of the cell's samples:
-    after its warm-up and half the rest of its wall (setup counted in: a few hundredths). The middle, since
-    a power-limited clock still moves after warm-up (an H200's rose from 1453 to 1542 MHz over the 0.2 s of
-    a 8192x8192x4096 cell's samples), and do_bench right after the warm-up ran 1.5-3.5 % under the cell's
-    median clock; its "pair" line."""
+    middle of the cell's samples: after its warm-up and half the rest of its wall (setup counted in: a few
+    hundredths). The middle, since a power-limited clock still moves after warm-up (an H200's rose from 1453
+    to 1542 MHz over the 0.2 s of a 8192x8192x4096 cell's samples), and do_bench right after the warm-up ran
+    1.5-3.5 % under the cell's median clock; its "pair" line."""
     got = sweep_cell(sweep, spec_text, db)
     if not got:
         print(f"pair-failed {name} round {i}: no ok result in {db}", flush=True)
