@@ -11,7 +11,7 @@ NAME=cold_gate
 . tests/gpu/lib.sh
 step build
 build
-rm -rf /tmp/nogate && mkdir /tmp/nogate && git ls-files -z | xargs -0 cp --parents -t /tmp/nogate
+copy_tree /tmp/nogate
 python3 - <<'P'
 p = '/tmp/nogate/src/measure_cuda.cu'
 s = open(p).read()

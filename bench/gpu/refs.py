@@ -56,6 +56,10 @@ def clocked(fn):
     return out, statistics.median(seen) if seen else 0, wall
 
 
+# The probes a clock reading takes the median of (kclock).
+PROBES = 3
+
+
 def kclock(fn):
     """The SM clock in MHz measured on the GPU now: the median of PROBES probes, each behind one call of fn
     (which keeps the GPU busy while the probe is enqueued, so that no launch gap falls inside it). A probe:
@@ -77,7 +81,6 @@ def kclock(fn):
     return statistics.median(seen)
 
 
-PROBES = 3
 # A rung whose clock moved more than this between its two probes is left out of the ladder.
 RUNG_MOVED = 0.01
 

@@ -13,8 +13,7 @@ SPANS=${SPANS:-0.2 0.6} ROUNDS=${ROUNDS:-8}
 step build
 build
 for v in $SPANS; do
-	rm -rf "/tmp/span-$v" && mkdir "/tmp/span-$v"
-	tar cf - --exclude=./build --exclude=./vendor . | tar xf - -C "/tmp/span-$v"
+	copy_tree "/tmp/span-$v"
 	sed -i "s/^#define CRITERION_MANAGED_SPAN .*/#define CRITERION_MANAGED_SPAN $v/" \
 		"/tmp/span-$v/src/criterion.h"
 	make_sweep "/tmp/span-$v" "$R/build-$v.log" || { tail -20 "$R/build-$v.log"; exit 1; }

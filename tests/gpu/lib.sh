@@ -17,6 +17,11 @@ make_sweep() {
 	(cd "$1" && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
 		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep) >"$2" 2>&1
 }
+# copy_tree DIR: DIR afresh, a copy of the tree without its builds and vendor/ (for a variant to build).
+copy_tree() {
+	rm -rf "$1" && mkdir -p "$1" &&
+		tar cf - --exclude=./build --exclude=./vendor --exclude=./.git . | tar xf - -C "$1"
+}
 # build: build/sweep, build/gemm_direct and build/copy_variants for sm_90 against vendor/.
 build() {
 	make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }

@@ -251,9 +251,6 @@ static void test_resolution(void)
 	criterion_release(&c);
 }
 
-/* When warm-up's clock has settled, on made-up readings every 2 ms: still (one 15 MHz step of jitter, or
- * readings scattered 10 % about their median) at warmup; after a fall, once two 0.1 s windows agree;
- * never while it keeps falling; and four readings in a row 3 % off the settled clock unsettle it. */
 /* Where a clock that did not settle ended: the upper quartile of the last CRITERION_SETTLE_WINDOW's
  * readings, older ones left out; a clock dipping to half in every other reading ends at the higher. */
 static void test_settle_end(void)
@@ -277,6 +274,9 @@ static void test_settle_end(void)
 	criterion_settle_release(&s);
 }
 
+/* When warm-up's clock has settled, on made-up readings every 2 ms: still (one 15 MHz step of jitter, or
+ * readings scattered 10 % about their median) at warmup; after a fall, once two 0.1 s windows agree;
+ * never while it keeps falling; and four readings in a row 3 % off the settled clock unsettle it. */
 static void test_settle(void)
 {
 	struct criterion_settle s;
