@@ -7,16 +7,17 @@
 # wall seconds each do_bench call took. Prints one line per shape; with --passes N, then N do_bench calls
 # back to back on the 67 us GEMM (1024x6144x4096), one "refpass" line each. Shapes of 0.5 ms and more,
 # whose clock a power limit moves, also get a "ladder" line: from an idle second, LADDER seconds of the
-# same work, then do_bench over 20 ms (short, so that the clock moves little meanwhile), at each rung a
-# lower clock; (MHz, us) pairs, so that a median taken at any clock in between can be compared with
-# do_bench at that clock. A rung's clock is measured on the GPU right before and right after do_bench
-# (kclock: cycles over event time, as sweep's gate counts them), not read through NVML, whose reading lags
-# a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. With --pairs SWEEP
-# DIR, such shapes also get five "pair" rounds (tests/gpu/precision.py's pair_round): from an idle second,
-# the shape's cell through SWEEP alone (its spec and database in DIR), then from another idle second as
-# many seconds of the same work as that cell ran to the middle of its samples and do_bench over 20 ms (or
-# PAIR_LAUNCHES launches, if longer), between two clock probes: the two tools in the same state of the card,
-# whatever cells ran before. Reads the card's state only.
+# same work, then do_bench over 20 ms or RUNG_LAUNCHES launches (short, so that the clock moves little
+# meanwhile), at each rung a lower clock; (MHz, us) pairs, so that a median taken at any clock in between
+# can be compared with do_bench at that clock. A rung's clock is measured on the GPU right before and right
+# after do_bench (kclock: cycles over event time, as sweep's gate counts them), not read through NVML, whose
+# reading lags a falling clock; rungs whose clock moved meanwhile are printed ("rung") but left out. With
+# --pairs SWEEP DIR, such shapes also get five "pair" rounds (tests/gpu/precision.py's pair_round): from an
+# idle second, the shape's cell through SWEEP alone (its spec and database in DIR), which precision.py
+# compares with the ladder at the cell's clock (the grid's cell, after the cells before it, may run at a
+# clock no rung reaches from idle); then from another idle second do_bench along the same timeline (its
+# timed loop as long as the cell's warm-up, then timed for the rest of the cell's wall) and a clock probe:
+# how the two tools' own loops lead the clock, printed. Reads the card's state only.
 import os
 import statistics
 import sys
@@ -97,13 +98,19 @@ def heat(fn, seconds):
         torch.cuda.synchronize()
 
 
-def ladder(name, fn):
+# A rung's do_bench times 20 ms or this many launches, whichever is longer: 20 ms held 7 launches of
+# 8192x28672x4096, whose rungs then read 2696-2752 us at 1508-1517 MHz (2 %).
+RUNG_LAUNCHES = 16
+
+
+def ladder(name, fn, burst_ms):
     rungs = []
     for h in LADDER:
         time.sleep(1.0)
         heat(fn, h)
         before = kclock(fn)
-        t, c, _ = clocked(lambda: do_bench(fn, warmup=1, rep=20, return_mode="median"))
+        rep = max(20, RUNG_LAUNCHES * burst_ms)
+        t, c, _ = clocked(lambda: do_bench(fn, warmup=1, rep=rep, return_mode="median"))
         after = kclock(fn)
         if abs(after - before) <= RUNG_MOVED * before:
             rungs.append(((before + after) / 2, t * 1e3))
@@ -113,18 +120,17 @@ def ladder(name, fn):
 
 
 PAIRS = sys.argv[sys.argv.index("--pairs") + 1:][:2] if "--pairs" in sys.argv else None
-# A pair's do_bench times 20 ms or this many launches, whichever is longer: 20 ms held 7 launches of
-# 8192x28672x4096, whose medians then scattered by 1.6 % between rounds at the same clock (2753-2799 us).
-PAIR_LAUNCHES = 16
 
 
 def pair(name, fn, spec):
-    def reference(seconds, median):
+    def reference(warmup, span):
+        # The cell's warm-up is samples too (each behind an L2 flush, waited for): do_bench's timed loop
+        # stands for it, not its warm-up, whose calls run back to back (heavier: after the same seconds of
+        # back-to-back calls 8192x8192x4096 ran 1.5-3 % under the cell's clock).
         time.sleep(1.0)
-        heat(fn, seconds)
-        before = kclock(fn)
-        t = do_bench(fn, warmup=1, rep=max(20, PAIR_LAUNCHES * median * 1e3), return_mode="median")
-        return t * 1e-3, before, kclock(fn)
+        do_bench(fn, warmup=1, rep=max(1, warmup * 1e3))
+        t = do_bench(fn, warmup=1, rep=max(20, span * 1e3), return_mode="median")
+        return t * 1e-3, kclock(fn)
     for i in range(5):
         time.sleep(1.0)
         pair_round(name, i, PAIRS[0], spec, f"{PAIRS[1]}/pair-{name.replace(' ', '-')}-{i}.db", reference)
@@ -141,7 +147,7 @@ def bench(name, fn, spec):
     print(f"ref {name} " + " ".join(f"{m}_us {t * 1e3:.2f} {m}_mhz {c:.0f} {m}_wall_s {w:.3f}"
                                     for m, t, c, w in out), flush=True)
     if out[0][1] >= 0.5:
-        ladder(name, fn)
+        ladder(name, fn, out[0][1])
         if PAIRS:
             pair(name, fn, spec)
 

@@ -5,10 +5,11 @@
 # (refs.py), then the table (cell, wall, samples, stop rule, median and its 95 % interval, do_bench) and
 # the checks (precision.py): median wall per cell at most do_bench's, no cell over 2.5 s, six passes
 # within 0.5 %, shapes of 0.5 ms and more within 1 % of do_bench at the same clock, decode within 1.15x of
-# SDPA; exit 1 when one fails. The same-clock check is judged on paired rounds (refs.py --pairs: each such
-# shape through sweep alone, then do_bench in the same state of the card), since a grid cell runs in a
-# state no do_bench run repeats (after the larger GEMMs before it: 8192x28672x4096 at 1392 MHz, where
-# do_bench's runs from an idle second reached 1524-1540); the grid cells' own comparison is printed too.
+# SDPA; exit 1 when one fails. The same-clock check takes each such shape's grid cell and the cells of
+# its paired rounds (refs.py --pairs: the shape through sweep alone from an idle second, as do_bench's
+# ladder runs), each against do_bench's ladder at its own clock, and judges their median: a grid cell runs
+# in a state the ladder may not reach (after the larger GEMMs before it: 8192x28672x4096 at 1392 MHz, where
+# the rungs from an idle second reached 1524-1540). do_bench timed along each round's timeline is printed.
 # Fits one 10-minute command: about 5 minutes (build 1-2, sweeps under one, do_bench and the pairs about
 # 3), at most 10 (each sweep cut at 75 s, do_bench at 270 s; the checks then say which cells ran long).
 # Run after bench/gpu/vendor.sh here, with vendor/ copied along. Reads the card's state only.
