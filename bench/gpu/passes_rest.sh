@@ -25,29 +25,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		timeout 60 $S run "$R/one.yaml" --db "$R/s-$r-$i.db" >/dev/null 2>&1
 	done
 done
-python3 - "$R" <<'PY'
-import glob, sqlite3, statistics, sys
-R = sys.argv[1]
-def rows(paths):
-    out = []
-    for p in paths:
-        out += sqlite3.connect(p).execute("SELECT median, sm_clock, wall FROM v_results WHERE status = 'ok'"
-                                          " ORDER BY pass").fetchall()
-    return out
-by = {}
-for r in range(1, 100):
-    ways = (("back-to-back", [f"{R}/b-{r}.db"]), ("rested", [f"{R}/s-{r}-{i}.db" for i in range(1, 7)]))
-    for way, paths in ways:
-        if not glob.glob(paths[0]):
-            continue
-        x = rows(paths)
-        m = [v[0] for v in x]
-        s = (max(m) - min(m)) / min(m) * 100 if len(m) > 1 else float("nan")
-        by.setdefault(way, []).append(s)
-        print(f"{way} round {r}: spread {s:.3f} %  medians " + " ".join(f"{v[0] * 1e6:.2f}" for v in x)
-              + "  MHz " + " ".join(f"{v[1] or 0:.0f}" for v in x)
-              + "  wall " + " ".join(f"{v[2]:.2f}" for v in x))
-for way, ss in by.items():
-    print(f"{way}: spread {min(ss):.2f}-{max(ss):.2f} % (median {statistics.median(ss):.3f}),"
-          f" {sum(s <= 0.5 for s in ss)} of {len(ss)} within 0.5 %")
-PY
+runs=()
+for ((r = 1; r <= ROUNDS; r++)); do
+	runs+=("back-to-back:$r:$R/b-$r.db" "rested:$r:$(printf "$R/s-$r-%s.db," 1 2 3 4 5 6)")
+done
+python3 bench/gpu/spreads.py "${runs[@]%,}"

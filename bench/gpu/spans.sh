@@ -29,20 +29,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			>/dev/null 2>&1
 	done
 done
-python3 - "$R" <<'PY'
-import glob, os, sqlite3, statistics, sys
-by = {}
-for p in sorted(glob.glob(sys.argv[1] + "/p-*.db")):
-    v, r = os.path.basename(p)[2:-3].split("-")
-    rows = sqlite3.connect(p).execute("SELECT median, sm_clock, wall FROM v_results WHERE status = 'ok'"
-                                      " ORDER BY pass").fetchall()
-    m = [x[0] for x in rows]
-    s = (max(m) - min(m)) / min(m) * 100 if len(m) > 1 else float("nan")
-    by.setdefault(v, []).append(s)
-    print(f"span {v} round {r}: spread {s:.3f} %  medians " + " ".join(f"{x[0] * 1e6:.2f}" for x in rows)
-          + "  MHz " + " ".join(f"{x[1] or 0:.0f}" for x in rows)
-          + "  wall " + " ".join(f"{x[2]:.2f}" for x in rows))
-for v, ss in sorted(by.items()):
-    print(f"span {v}: spread {min(ss):.2f}-{max(ss):.2f} % (median {statistics.median(ss):.3f}),"
-          f" {sum(s <= 0.5 for s in ss)} of {len(ss)} within 0.5 %")
-PY
+runs=()
+for ((r = 1; r <= ROUNDS; r++)); do
+	for v in $SPANS; do runs+=("span $v:$r:$R/p-$v-$r.db"); done
+done
+python3 bench/gpu/spreads.py "${runs[@]}"
