@@ -5,8 +5,8 @@
 # A reference line is "ref NAME burst_us X burst_mhz Y burst_wall_s Z [matched_... sustained_...]",
 # "ladder NAME MHZ US MHZ US..." for a shape timed at several clocks, "refpass I us X mhz Y wall_s Z" for
 # each of do_bench's passes of the six-pass cell, and "pair NAME round I sweep_us X sweep_mhz Y
-# sweep_warmup_s W span_s S dobench_us Z mhz_after B" for a round of a shape timed by sweep alone and then
-# by do_bench along the same timeline (pair_round).
+# sweep_warmup_s W span_s S dobench_us Z dobench_wall_s V mhz_after B" for a round of a shape timed by sweep
+# alone and then by do_bench along the same timeline (pair_round; V: the seconds do_bench itself ran).
 import json
 import sqlite3
 import statistics
@@ -181,9 +181,9 @@ def sweep_cell(sweep, spec_text, db):
 
 def pair_round(name, i, sweep, spec_text, db, reference):
     """Round i of a pair: the shape's cell through sweep alone (sweep_cell), then reference(the cell's
-    warm-up seconds, the rest of its wall) -> (seconds, MHz after), do_bench along the same timeline: as
-    long as the cell's warm-up first, then timed for the rest of the cell's wall (setup counted in: a few
-    hundredths). The whole span, since a power-limited clock still moves after warm-up (an H200's rose from
+    warm-up seconds, the rest of its wall) -> (seconds, the wall seconds it ran, MHz after), do_bench along
+    the same timeline: as long as the cell's warm-up first, then timed for the rest of the cell's wall (setup
+    counted in: a few hundredths). The whole span, since a power-limited clock still moves after warm-up (an H200's rose from
     1453 to 1542 MHz over the 0.2 s of a 8192x8192x4096 cell's samples): do_bench for 20 ms at one point of
     it ran with its clock moving 1-10 % in that time (docs/measured.md); its "pair" line."""
     got = sweep_cell(sweep, spec_text, db)
@@ -191,15 +191,15 @@ def pair_round(name, i, sweep, spec_text, db, reference):
         print(f"pair-failed {name} round {i}: no ok result in {db}", flush=True)
         return
     span = got[3] - got[2]
-    t, after = reference(got[2], span)
+    t, wall, after = reference(got[2], span)
     print(f"pair {name} round {i} sweep_us {got[0] * 1e6:.2f} sweep_mhz {got[1]:.1f}"
-          f" sweep_warmup_s {got[2]:.3f} span_s {span:.3f} dobench_us {t * 1e6:.2f} mhz_after {after:.1f}",
-          flush=True)
+          f" sweep_warmup_s {got[2]:.3f} span_s {span:.3f} dobench_us {t * 1e6:.2f} dobench_wall_s {wall:.3f}"
+          f" mhz_after {after:.1f}", flush=True)
 
 
 def sleep_median(ms, warmup, rep):
     """time.sleep(ms) called for `warmup` seconds, then timed for `rep` seconds (10 calls at least): the
-    median seconds, and the wall seconds of it all."""
+    median seconds and the wall seconds of it all."""
     start = time.monotonic()
     while time.monotonic() < start + warmup:
         time.sleep(ms * 1e-3)
@@ -223,7 +223,7 @@ def cpuref(values):
             pair_round(f"sleep {float(ms):g}ms", i, pairs[0],
                        f"sweep: pair\nkernel: sleep\nparams: {{ms: {ms}}}\ntiming: {{timeout: 3}}\n",
                        f"{pairs[1]}/pair-{ms}-{i}.db",
-                       lambda w, span: (sleep_median(float(ms), w, span)[0], 0))
+                       lambda w, span: sleep_median(float(ms), w, span) + (0,))  # no clock
     for i in range(6):
         times = []
         for _ in range(20):
