@@ -231,12 +231,13 @@ enum power_verdict criterion_power_judge(double watts, double limit, int capped,
 	return capped || watts >= CRITERION_POWER_NEAR * limit ? POWER_BOUND : POWER_FREE;
 }
 
-/* The card manages the clock: held at a limit, not settled, or settled under the maximum. */
+/* The card manages the clock: not settled, or settled under the maximum (a card at its power limit settles
+ * by the windows only, so it is managed until they agree, and after that if they agree under the maximum). */
 static int managed(const struct criterion_settle *s)
 {
 	if (!(s->max_clock > 0) || !s->n)
 		return 0;   /* no clock read */
-	return s->power == POWER_BOUND || !(s->ref >= (1 - CRITERION_SETTLE_TOL) * s->max_clock);
+	return !(s->ref >= (1 - CRITERION_SETTLE_TOL) * s->max_clock);
 }
 
 int criterion_stop_holds(const struct criterion_settle *s, enum stop_rule stop, double warm, double sampled)

@@ -106,10 +106,15 @@ struct criterion {
  * from one 0.4 s cell to the next at the limit): six such cells back to back, eight runs of each span in
  * turn on one card, spread 0.37-1.30 % (median 0.70, 2 of 8 within 0.5 %) with 0.2 s of samples, 0.42-0.93
  * (0.58, 3 of 8) with 0.4 s and 0.23-0.88 (0.47, 5 of 8) with 0.6 s; on a second card 0.19-0.52 % with
- * 0.2 s (0.33) and 0.19-0.52 with 0.6 s (0.28), 7 of 8 each. So a cell whose clock is managed (it
- * settled more than CRITERION_SETTLE_TOL under the maximum, or has not settled, or the card is at its
- * limit) stops by precision, noise or convergence only after CRITERION_MANAGED_SPAN seconds of samples. A
- * cell at the maximum clock, most cells, is not held.
+ * 0.2 s (0.33) and 0.19-0.52 with 0.6 s (0.28), 7 of 8 each; on a third 0.28-0.38 % (0.28) with 0.6 s,
+ * 0.14-0.42 (0.31) with 1.0 s and 0.14-0.42 (0.28) with 1.5 s, 6 of 6 each: longer spans do not help. So
+ * a cell whose clock is managed (it settled more than CRITERION_SETTLE_TOL under the maximum, or has not
+ * settled, which a card at its limit does by the windows only) stops by precision, noise or convergence
+ * only after CRITERION_MANAGED_SPAN seconds of samples. A cell at the maximum clock, most cells, is not
+ * held, not even on a card read at its limit: a clock that stays at the maximum is one the controller does
+ * not move (an H200's 2 GiB copy, read at the limit, held 1980 MHz; its median over 0.63 s of samples was
+ * 1002.40-1002.66 us in four cells, over 0.03 s 1002.27 in a fifth read free, while the span made it and a
+ * decode step over 64K keys 0.83 s cells, against 0.10 s in a job that read them free).
  */
 #define CRITERION_SETTLE_WINDOW 0.1
 #define CRITERION_SETTLE_TOL 0.01

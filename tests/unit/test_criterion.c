@@ -434,10 +434,10 @@ static void settle_at(struct criterion_settle *s, double mhz)
 	criterion_settle_power(s, POWER_FREE);
 }
 
-/* A managed clock (settled over 1 % under the maximum, not settled, or held at a power limit, reached at
- * once or after a free verdict) holds a stop by precision, noise or convergence until
- * CRITERION_MANAGED_SPAN seconds of samples; a clock settled at the maximum, or within 1 % of it, or a
- * timer without clocks, never. */
+/* A managed clock (settled over 1 % under the maximum, or not settled: a card held at a power limit,
+ * reached at once or after a free verdict, until its windows agree) holds a stop by precision, noise or
+ * convergence until CRITERION_MANAGED_SPAN seconds of samples; a clock settled at the maximum, or within
+ * 1 % of it, at a power limit or not, or a timer without clocks, never. */
 static void test_managed_span(void)
 {
 	struct criterion_settle s;
@@ -463,7 +463,19 @@ static void test_managed_span(void)
 	CHECK_INT(s.power, POWER_FREE, "stays free");
 	CHECK_INT(criterion_settle_power(&s, POWER_BOUND), 1, "one that reaches its limit later: unsettled");
 	CHECK_INT(s.power, POWER_BOUND, "and bound");
-	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.5, 0.1), 1, "at its power limit: held");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.5, 0.1), 1, "at its power limit, unsettled: held");
+	for (double t = 0.5; t < 0.711; t += 0.002)
+		criterion_settle_add(&s, t, 1980);
+	CHECK_INT(criterion_settled(&s, 0.71, 0.05), 1, "then two windows agree at 1980 MHz");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.71, 0.1), 0, "at its limit, the maximum clock: not held");
+	criterion_settle_release(&s);
+
+	settle_at(&s, 1980);
+	criterion_settle_power(&s, POWER_BOUND);
+	for (double t = 0.1; t < 0.311; t += 0.002)
+		criterion_settle_add(&s, t, 1900);
+	CHECK_INT(criterion_settled(&s, 0.31, 0.05), 1, "at its limit, two windows agree at 1900 MHz");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.31, 0.1), 1, "4 % under the maximum: held");
 	criterion_settle_release(&s);
 
 	criterion_settle_init(&s, 1980);

@@ -681,6 +681,25 @@ static void test_managed_span(void)
 	mt_release(&m);
 }
 
+/* A card read at its limit whose clock stays at the maximum (an H200's 2 GiB copy: 1980 MHz at 665-700 W):
+ * it settles by the windows (0.2 s), and its stop is not held for the span, since the controller does not
+ * move that clock. */
+static void test_bound_at_maximum(void)
+{
+	struct spec_timing t = timing_power();
+	struct mt m;
+	double took;
+
+	CHECK_INT(power_measure(&m, clock_pinned, power_bound, &t, &took), 0, "a card at its limit measures");
+	CHECK_INT(m.r.settled, 1, "settled");
+	CHECK(m.r.warmup >= 2 * CRITERION_SETTLE_WINDOW && m.r.warmup < 0.35, "by the windows: %.3f s",
+	      m.r.warmup);
+	CHECK(took < m.r.warmup + 0.2, "then stopped without the span: %.3f s", took);
+	CHECK_NEAR(metric(&m.r, "power_limited"), 1, 0, "and says it was at its limit");
+	check_stopped_by_rule(&m.r);
+	mt_release(&m);
+}
+
 /* A card coming from idle: free of its limit at first, at it from 0.2 s, its clock 1.5 % lower from then
  * (too little for the clock test, CRITERION_SETTLE_LEAVE). */
 static double clock_creeps(double t)
@@ -937,6 +956,7 @@ int main(void)
 	test_settle();
 	test_settle_power();
 	test_managed_span();
+	test_bound_at_maximum();
 	test_unsettled_low();
 	test_limit_later();
 	test_regroup();
