@@ -463,11 +463,12 @@ static void test_managed_span(void)
 	CHECK_INT(s.power, POWER_FREE, "stays free");
 	CHECK_INT(criterion_settle_power(&s, POWER_BOUND), 1, "one that reaches its limit later: unsettled");
 	CHECK_INT(s.power, POWER_BOUND, "and bound");
-	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.5, 0.1), 1, "at its power limit, unsettled: held");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.5, 0.1), 1, "at its limit, unsettled: held");
 	for (double t = 0.5; t < 0.711; t += 0.002)
 		criterion_settle_add(&s, t, 1980);
 	CHECK_INT(criterion_settled(&s, 0.71, 0.05), 1, "then two windows agree at 1980 MHz");
-	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.71, 0.1), 0, "at its limit, the maximum clock: not held");
+	CHECK_INT(criterion_stop_holds(&s, STOP_PRECISION, 0.71, 0.1), 0,
+		  "at its limit, at the maximum: not held");
 	criterion_settle_release(&s);
 
 	settle_at(&s, 1980);
