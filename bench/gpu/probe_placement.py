@@ -1,5 +1,5 @@
 # probe_placement.py: where a clock probe sits under a power-limited GEMM, whether it changes the clock it
-# reads: right after the GEMM or after an L2 flush (as sweep's gate sits), long spins (refs.py's kclock,
+# reads: right after the GEMM or after an L2 flush (as sweep's gate sits), long spins (gpuclock.kclock's,
 # 0.13 ms) or short (27 us, nearer the gate's 10 us); 30 interleaved rounds of each after 0.5 s of
 # do_bench's loop, for 8192x28672x4096, 8192x8192x4096 and 1024x6144x4096 (bf16). Prints each placement's
 # median and range. Reads the card's state only.
@@ -9,20 +9,10 @@ import time
 import torch
 from triton.testing import do_bench
 
+from gpuclock import probe
+
 dev = torch.device("cuda")
 buf = torch.empty(256 << 20, device=dev, dtype=torch.uint8)
-ev = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
-
-
-def probe(a, b):
-    """MHz from spins of a and b cycles timed by events (kclock's probe, refs.py)."""
-    ev[0].record()
-    torch.cuda._sleep(a)
-    ev[1].record()
-    torch.cuda._sleep(b)
-    ev[2].record()
-    ev[2].synchronize()
-    return (b - a) / ((ev[1].elapsed_time(ev[2]) - ev[0].elapsed_time(ev[1])) * 1e3)
 
 
 def flush():

@@ -31,6 +31,7 @@ from triton.testing import do_bench
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../tests/gpu"))
 from precision import pair_round  # noqa: E402
+from gpuclock import heat, kclock  # noqa: E402
 
 pynvml.nvmlInit()
 NV = pynvml.nvmlDeviceGetHandleByIndex(0)
@@ -57,45 +58,11 @@ def clocked(fn):
     return out, statistics.median(seen) if seen else 0, wall
 
 
-# The probes a clock reading takes the median of (kclock).
-PROBES = 3
-
-
-def kclock(fn):
-    """The SM clock in MHz measured on the GPU now: the median of PROBES probes, each behind one call of fn
-    (which keeps the GPU busy while the probe is enqueued, so that no launch gap falls inside it). A probe:
-    torch.cuda._sleep spins a given count of its SM's cycles; two spins of different lengths, timed by
-    events, cancel a launch's own time. One probe of a power-limited GEMM's clock scatters by about 1 %
-    (0.13 ms of spinning, where the controller moves the clock at millisecond scale: rungs at 1485 and
-    1515 MHz gave the same 2781 us for 8192x28672x4096), and a process's first read 35919 MHz once."""
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
-    seen = []
-    for _ in range(PROBES):
-        fn()
-        ev[0].record()
-        torch.cuda._sleep(20000)
-        ev[1].record()
-        torch.cuda._sleep(220000)
-        ev[2].record()
-        ev[2].synchronize()
-        seen.append(200000 / ((ev[1].elapsed_time(ev[2]) - ev[0].elapsed_time(ev[1])) * 1e3))
-    return statistics.median(seen)
-
-
 # A rung whose clock moved more than this between its two probes is left out of the ladder.
 RUNG_MOVED = 0.01
 
 
 LADDER = (0, 0.02, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
-
-
-def heat(fn, seconds):
-    """fn() back to back for `seconds` of GPU time: waited for each time, or the CPU would queue far more
-    work than `seconds` before the loop ends (0.02 s of launches held 1.5 s of an 8192^2 GEMM)."""
-    end = time.time() + seconds
-    while time.time() < end:
-        fn()
-        torch.cuda.synchronize()
 
 
 # A rung's do_bench times 20 ms or this many launches, whichever is longer: 20 ms held 7 launches of

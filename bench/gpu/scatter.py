@@ -1,40 +1,18 @@
 # scatter.py: how far do_bench's time per probed clock scatters in one sustained power-limited state, against
 # sweep's passes of the same shape: for 8192x28672x4096 and 8192x8192x4096 (bf16), after 1 s idle and 2 s of
 # the GEMM back to back, eight do_bench runs of 45 ms (a ladder rung's length) back to back, each between two
-# clock probes (refs.py's kclock), then the same with 200 ms runs; then after 1 s idle and 2 s of load six
-# passes through build/sweep with default timing. Prints each run's clocks, microseconds and cycles
-# (microseconds x the probed clock) and each pass's median, gate clock and cycles. Run after build/sweep is
-# built for sm_90 (tests/gpu/lib.sh's make_sweep). Reads the card's state only.
+# clock probes (gpuclock.kclock, as refs.py's rungs), then the same with 200 ms runs; then after 1 s idle
+# and 2 s of load six passes through build/sweep with default timing. Prints each run's clocks,
+# microseconds and cycles (microseconds x the probed clock) and each pass's median, gate clock and cycles.
+# Run after build/sweep is built for sm_90 (tests/gpu/lib.sh's make_sweep). Reads the card's state only.
 import sqlite3
-import statistics
 import subprocess
 import time
 
 import torch
 from triton.testing import do_bench
 
-
-def kclock(fn):
-    """refs.py's kclock: the median of three probes, each two spins behind one call of fn."""
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
-    seen = []
-    for _ in range(3):
-        fn()
-        ev[0].record()
-        torch.cuda._sleep(20000)
-        ev[1].record()
-        torch.cuda._sleep(220000)
-        ev[2].record()
-        ev[2].synchronize()
-        seen.append(200000 / ((ev[1].elapsed_time(ev[2]) - ev[0].elapsed_time(ev[1])) * 1e3))
-    return statistics.median(seen)
-
-
-def heat(fn, s):
-    end = time.time() + s
-    while time.time() < end:
-        fn()
-        torch.cuda.synchronize()
+from gpuclock import heat, kclock
 
 
 dev = torch.device("cuda")

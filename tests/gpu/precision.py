@@ -183,9 +183,10 @@ def pair_round(name, i, sweep, spec_text, db, reference):
     """Round i of a pair: the shape's cell through sweep alone (sweep_cell), then reference(the cell's
     warm-up seconds, the rest of its wall) -> (seconds, the wall seconds it ran, MHz after), do_bench along
     the same timeline: as long as the cell's warm-up first, then timed for the rest of the cell's wall (setup
-    counted in: a few hundredths). The whole span, since a power-limited clock still moves after warm-up (an H200's rose from
-    1453 to 1542 MHz over the 0.2 s of a 8192x8192x4096 cell's samples): do_bench for 20 ms at one point of
-    it ran with its clock moving 1-10 % in that time (docs/measured.md); its "pair" line."""
+    counted in: a few hundredths). The whole span, since a power-limited clock still moves after warm-up
+    (an H200's rose from 1453 to 1542 MHz over the 0.2 s of a 8192x8192x4096 cell's samples): do_bench for
+    20 ms at one point of it ran with its clock moving 1-10 % in that time (docs/measured.md); its "pair"
+    line."""
     got = sweep_cell(sweep, spec_text, db)
     if not got:
         print(f"pair-failed {name} round {i}: no ok result in {db}", flush=True)
