@@ -153,6 +153,15 @@ static void gang_cache_free(struct loop *l)
 	}
 }
 
+static int enter_folder(const struct spec *s)
+{
+	char *dir = spec_folder(s);
+	int ret = !dir ? -1 : chdir(dir) ? error("cannot enter '%s': %s", dir, strerror(errno)) : 0;
+
+	free(dir);
+	return ret;
+}
+
 /* INIT: the spec, the GPU this worker drives, the pinning, the facts; answered by the hello. */
 static int init(struct loop *l, int *have_spec)
 {
@@ -173,6 +182,10 @@ static int init(struct loop *l, int *have_spec)
 	if (spec_parse(x.spec_path, x.spec_text, strlen(x.spec_text), &l->spec))
 		goto out;
 	*have_spec = 1;
+	/* A command runs in the spec's folder (or its workdir:), where its relative paths mean what they
+	 * mean to the spec's author, whatever folder the run was started from. */
+	if (l->spec.command && enter_folder(&l->spec))
+		goto out;
 	l->ex.rank = x.rank;
 	l->ex.spec = &l->spec;
 	ngpu = hostinfo_gpu_count();

@@ -19,6 +19,7 @@ void identity_release(struct identity *id)
 		free(id->f[i].hash);
 	}
 	free(id->f);
+	free(id->folder);
 	memset(id, 0, sizeof(*id));
 }
 
@@ -98,6 +99,13 @@ static int add(struct identity *id, const struct spec *s, const char *name, cons
 static void add_word(struct identity *id, const struct spec *s, const char *word, int program)
 {
 	char *path = program ? identity_program(word) : xstrdup(word);
+
+	if (path && path[0] != '/' && id->folder) {
+		char *in = xasprintf("%s/%s", id->folder, path);
+
+		free(path);
+		path = in;
+	}
 	if (path && add(id, s, word, path))
 		fprintf(stderr, "sweep: %s: '%s' is left out of the sweep's identity\n", s->name, word);
 	free(path);
@@ -198,20 +206,21 @@ static int cmp_file(const void *a, const void *b)
 
 int identity_collect(const struct spec *s, struct identity *out)
 {
-	const char *slash = s->path ? strrchr(s->path, '/') : NULL;
-
 	memset(out, 0, sizeof(*out));
+	if ((s->command || s->ninputs) && !(out->folder = spec_folder(s)))
+		return -1;
 	for (int i = 0; i < s->ninputs; i++) {
-		char *path = s->inputs[i][0] == '/' || !slash ? xstrdup(s->inputs[i]) :
-			     xasprintf("%.*s/%s", (int)(slash - s->path), s->path, s->inputs[i]);
+		char *path = s->inputs[i][0] == '/' || !out->folder ? xstrdup(s->inputs[i]) :
+			     xasprintf("%s/%s", out->folder, s->inputs[i]);
 		struct stat st;
 		int rc = regular(path, &st) ? add(out, s, s->inputs[i], path) : -1;
 
 		free(path);
 		if (rc) {
 			identity_release(out);
-			return error("%s: inputs: '%s' is not a file that can be read (paths are relative to the "
-				     "spec's folder)", s->path, s->inputs[i]);
+			return error("%s: inputs: '%s' is not a file that can be read in '%s' (the folder commands "
+				     "run in: the spec's, or its workdir:)", s->path, s->inputs[i],
+				     out->folder ? out->folder : ".");
 		}
 	}
 	add_argv(out, s, s->command, s->ncommand);

@@ -24,16 +24,19 @@ struct identity_file {
 struct identity {
 	struct identity_file *f;
 	size_t n, alloc;
+	char *folder;          /* where relative names were found: spec_folder() (NULL: the working folder) */
 };
 
 /*
  * The files of s's measurement, each hashed once: for a command sweep, the first word of command, prepare
- * and cleanup resolved as spawn resolves it (a name without '/' on PATH, else the path from the working
- * directory) and every other word that names an existing regular file, placeholders filled with each
+ * and cleanup resolved as spawn resolves it (a name without '/' on PATH, else the path from the folder the
+ * commands run in, spec_folder) and every other word that names an existing regular file there,
+ * placeholders filled with each
  * value of the axes (and items) they name (a word with {gpu}, {host} or {cell} is known only on its
  * worker, and a word that is a metrics from: file is the command's output: both left out); and every path
- * of inputs:, relative to the spec's folder. A file over
- * IDENTITY_BIG is said on stderr (as "sweep: NAME: ..."). 0, or -1 after error() when an inputs file is
+ * of inputs:, relative to that folder too. A file over
+ * IDENTITY_BIG is said on stderr (as "sweep: NAME: ..."). 0, or -1 after error() when the folder or an
+ * inputs file is
  * missing or unreadable (the spec must change: exit 2). identity_release frees *out.
  */
 int identity_collect(const struct spec *s, struct identity *out);

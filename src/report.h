@@ -164,6 +164,15 @@ int report_csv_record(const char *text, size_t *pos, char ***fields, char *err, 
 
 /* The database and the sweep a report reads, resolved once by report_ctx_open and read-only after. The
  * lists are sorted, NULL-terminated and owned (report_ctx_release). */
+/* A text parameter in its spec's order: its key expression sorts through the collation (store_order_text),
+ * and a pivot's columns by the values' places. */
+struct report_order {
+	char *param;
+	char *collation;
+	char **values;             /* as the spec lists them, each once */
+	size_t n;
+};
+
 struct report_ctx {
 	struct store *st;
 	const char *db;
@@ -176,7 +185,11 @@ struct report_ctx {
 	int materialize;           /* SQLite knows "AS MATERIALIZED" (3.35) */
 	char *kernel;              /* the sweep's kernel, NULL for a command sweep */
 	int median_ci;             /* results keep the interval of their median (results.ci_lo, ci_hi) */
+	struct report_order *orders;   /* the parameters with text values, in their spec's order */
+	size_t norders;
 };
+/* The order of param (NULL: none, it sorts as SQLite sorts values). */
+const struct report_order *report_ctx_order(const struct report_ctx *c, const char *param);
 /* Open db read-only and choose the sweep: sweep when given, else the only one with results (or the only
  * one). Says on stderr how many of its cells are retired (left out of reports). An enum fail: FAIL_USAGE
  * for a path that is no sweep database (missing, another file), a sweep that is not there or a choice to

@@ -53,9 +53,24 @@ static size_t add_keyed(struct report_rows *out, const struct report_rows *in, s
 struct pcol {
 	char **text;           /* NULL for NULL */
 	double *num;           /* NaN for text and NULL */
+	size_t *rank;          /* text: its place in its key's spec order (report_order), past the end if none */
 };
 
-/* SQLite's order: NULL, then numbers by value, then text by bytes. */
+/* The place of text v in key's order among the rows' orders (the collation's order in SQL). */
+static size_t text_rank(const struct report_rows *in, const char *key, const char *v)
+{
+	for (size_t i = 0; v && i < in->norders; i++)
+		if (!strcmp(in->orders[i].param, key)) {
+			size_t r = 0;
+
+			while (r < in->orders[i].n && strcmp(in->orders[i].values[r], v))
+				r++;
+			return r;
+		}
+	return SIZE_MAX;
+}
+
+/* SQLite's order: NULL, then numbers by value, then text by its spec order (the collation) and bytes. */
 static int pcol_cmp_n;
 static int pcol_cmp(const void *pa, const void *pb)
 {
@@ -70,6 +85,8 @@ static int pcol_cmp(const void *pa, const void *pb)
 			return ta - tb;
 		if (ta == 1 && a->num[k] != b->num[k])
 			return a->num[k] < b->num[k] ? -1 : 1;
+		if (ta == 2 && a->rank[k] != b->rank[k])
+			return a->rank[k] < b->rank[k] ? -1 : 1;
 		if (ta == 2 && (c = strcmp(a->text[k], b->text[k])))
 			return c;
 	}
@@ -79,8 +96,8 @@ static int pcol_cmp(const void *pa, const void *pb)
 /* The pivot's columns in order of first appearance (col[i] of each row in *of), then sorted: *where maps
  * a first-appearance index to its sorted place. Returns the sorted columns (the caller frees each text
  * and num, then the array). */
-static struct pcol *pivot_cols(const struct report_rows *in, int at, int nc, size_t **of, size_t **where,
-			       size_t *ncol)
+static struct pcol *pivot_cols(const struct report_rows *in, int at, const char *const *colkeys, int nc,
+			       size_t **of, size_t **where, size_t *ncol)
 {
 	struct pcol *col = NULL, *sorted;
 	size_t n = 0;
@@ -101,11 +118,13 @@ static struct pcol *pivot_cols(const struct report_rows *in, int at, int nc, siz
 			col = xrealloc(col, (n + 1) * sizeof(*col));
 			col[n].text = xcalloc((size_t)nc + 1, sizeof(char *));
 			col[n].num = xcalloc((size_t)nc + 1, sizeof(double));
+			col[n].rank = xcalloc((size_t)nc + 1, sizeof(size_t));
 			for (int k = 0; k < nc; k++) {
 				const char *s = report_rows_text(in, j, at + k);
 
 				col[n].text[k] = s ? xstrdup(s) : NULL;
 				col[n].num[k] = report_rows_num(in, j, at + k);
+				col[n].rank[k] = text_rank(in, colkeys[k], s);
 			}
 			n++;
 		}
@@ -145,7 +164,7 @@ static void pivot(const struct report_rows *in, int nr, const char *const *colke
 		  struct report_rows *out)
 {
 	size_t *of, *where, ncol, first;
-	struct pcol *col = pivot_cols(in, nr, nc, &of, &where, &ncol);
+	struct pcol *col = pivot_cols(in, nr, colkeys, nc, &of, &where, &ncol);
 	int v0 = out->ncol;
 
 	for (size_t i = 0; i < ncol; i++) {
@@ -177,6 +196,7 @@ static void pivot(const struct report_rows *in, int nr, const char *const *colke
 			free(col[i].text[k]);
 		free(col[i].text);
 		free(col[i].num);
+		free(col[i].rank);
 	}
 	free(col);
 	free(of);

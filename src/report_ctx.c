@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "spec.h"
 
 struct names {
 	char **v;
@@ -203,6 +204,71 @@ static int kernel_and_ci(struct report_ctx *c)
 	return FAIL_OK;
 }
 
+/* Each value of key once, in the order the axis lists them, when one of them is text; else n = 0. */
+static void axis_text_values(const struct spec_axis *ax, int k, struct report_order *o)
+{
+	int text = 0;
+
+	for (int pt = 0; pt < ax->npoints; pt++)
+		text |= !ax->vals[(size_t)pt * (size_t)ax->nkeys + (size_t)k].is_num;
+	for (int pt = 0; text && pt < ax->npoints; pt++) {
+		const char *v = ax->vals[(size_t)pt * (size_t)ax->nkeys + (size_t)k].text;
+		size_t i;
+
+		for (i = 0; i < o->n && strcmp(o->values[i], v); i++)
+			;
+		if (i == o->n) {
+			o->values = xrealloc(o->values, (o->n + 1) * sizeof(*o->values));
+			o->values[o->n++] = xstrdup(v);
+		}
+	}
+}
+
+/* Text axes keep the spec's order (small, medium, large; 1M, 4M, 16M) wherever a report sorts by them:
+ * read from the spec the sweep stored, leniently (this build may lack its kernel). */
+static int text_orders(struct report_ctx *c)
+{
+	struct spec s;
+	char **text;
+	size_t n;
+	int ret;
+
+	if ((ret = query_names(c, "SELECT spec FROM sweeps WHERE name = ?1", c->sweep, &text, &n)))
+		return ret;
+	if (n)
+		spec_read_leniently(text[0], strlen(text[0]), &s);
+	free_list(text);
+	for (int a = 0; n && a < s.naxes; a++)
+		for (int k = 0; k < s.axes[a].nkeys; k++) {
+			struct report_order o = { NULL, NULL, NULL, 0 };
+
+			if (!in_list(c->params, s.axes[a].keys[k]) || report_ctx_order(c, s.axes[a].keys[k]))
+				continue;
+			axis_text_values(&s.axes[a], k, &o);
+			if (!o.n)
+				continue;
+			o.param = xstrdup(s.axes[a].keys[k]);
+			o.collation = xasprintf("sweep_order_%zu", c->norders);
+			c->orders = xrealloc(c->orders, (c->norders + 1) * sizeof(*c->orders));
+			c->orders[c->norders++] = o;
+			if (store_order_text(c->st, o.collation, (const char *const *)o.values, o.n)) {
+				ret = FAIL_IO;
+				break;
+			}
+		}
+	if (n)
+		spec_release(&s);
+	return ret;
+}
+
+const struct report_order *report_ctx_order(const struct report_ctx *c, const char *param)
+{
+	for (size_t i = 0; i < c->norders; i++)
+		if (!strcmp(c->orders[i].param, param))
+			return &c->orders[i];
+	return NULL;
+}
+
 int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep)
 {
 	int ret;
@@ -227,7 +293,7 @@ int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep)
 		return ret;
 	if (store_query(c->st, "SELECT sqlite_version()", NULL, 0, 1, read_version, &c->materialize))
 		return FAIL_IO;
-	if ((ret = note_retired(c)) || (ret = spec_order(c)) || (ret = kernel_and_ci(c)))
+	if ((ret = note_retired(c)) || (ret = spec_order(c)) || (ret = kernel_and_ci(c)) || (ret = text_orders(c)))
 		return ret;
 	return FAIL_OK;
 }
@@ -241,5 +307,13 @@ void report_ctx_release(struct report_ctx *c)
 	free_list(c->spec_order);
 	free_list(c->metrics);
 	free_list(c->probes);
+	for (size_t i = 0; i < c->norders; i++) {
+		free(c->orders[i].param);
+		free(c->orders[i].collation);
+		for (size_t k = 0; k < c->orders[i].n; k++)
+			free(c->orders[i].values[k]);
+		free(c->orders[i].values);
+	}
+	free(c->orders);
 	memset(c, 0, sizeof(*c));
 }

@@ -98,8 +98,14 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 		return json_extract(q, "h.facts", "$.labels.", key + 6);
 	if (!strncmp(key, "param.", 6) && key[6])
 		name = key + 6;
-	if (in_names(c->params, name))
-		return json_extract(q, "c.params", "$.", name);
+	if (in_names(c->params, name)) {
+		const struct report_order *o = report_ctx_order(c, name);
+		int ret = json_extract(q, "c.params", "$.", name);
+
+		if (!ret && o)
+			sb_addf(&q->sql, " COLLATE %s", o->collation);
+		return ret;
+	}
 	report_ctx_join(&known, c->params, c->nparams);
 	near = c->nparams ? closest_name(name, (const char *const *)c->params) : NULL;
 	error("unknown key '%s'%s%s%s: not a parameter of sweep '%s' (%s), nor host, gpu, pass, replica or "

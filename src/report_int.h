@@ -193,6 +193,9 @@ struct report_rows {
 	unsigned char *mark;       /* n * ncol: its marks (enum report_mark) */
 	int group;                 /* the column of the --summary group, or -1 */
 	char *ci_head;             /* the heading of an interval's cell for reading ("a/b [95% CI]") */
+	const struct report_order *orders;   /* fetched rows: the context's text orders (borrowed), by which a
+					      * pivot sorts its columns as SQL sorted the rows */
+	size_t norders;
 };
 void report_rows_init(struct report_rows *r);
 void report_rows_release(struct report_rows *r);

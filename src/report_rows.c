@@ -203,6 +203,8 @@ static int fetch_row(const struct store_row *row, void *data)
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r)
 {
 	report_rows_init(r);
+	r->orders = c->orders;
+	r->norders = c->norders;
 	if (store_query(c->st, q->sql.buf, (const char *const *)q->binds, (int)q->nbind, 1, fetch_row, r))
 		return FAIL_IO;
 	return FAIL_OK;

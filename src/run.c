@@ -326,6 +326,8 @@ static int start(struct store *st, const struct spec *s, const struct run_extra 
 	/* The files the measurement runs and reads, hashed once each: part of what the plan stands for. */
 	if (identity_collect(s, &id))
 		return FAIL_USAGE;
+	if (id.folder && !o->quiet)   /* where relative paths of the spec mean something: said first */
+		fprintf(stderr, "sweep: %s: commands run in %s\n", s->name, id.folder);
 	identity_json(&id, &inputs);
 	identity_release(&id);
 	po.inputs = inputs.buf;

@@ -1,6 +1,7 @@
 /* spec.c: a sweep spec read from YAML into struct spec, every problem reported as path:line:col. */
 #include "spec_int.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,12 +16,12 @@
 enum top_key {
 	K_SWEEP, K_DB, K_KERNEL, K_COMMAND, K_PARAMS, K_EXCLUDE, K_REPEAT, K_ORDER, K_SEED, K_TIMING, K_PER,
 	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP,
-	K_PREPARE, K_CLEANUP, K_INPUTS, NTOP
+	K_PREPARE, K_CLEANUP, K_INPUTS, K_WORKDIR, NTOP
 };
 static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", "runs", "warmup",
-	"prepare", "cleanup", "inputs", NULL
+	"prepare", "cleanup", "inputs", "workdir", NULL
 };
 enum timing_key {
 	T_PRECISION, T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_MAX_WARMUP, T_L2, T_THROTTLE,
@@ -214,7 +215,7 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 {
 	const struct ynode *v[NTOP + 1] = { 0 }, *k[NTOP + 1] = { 0 };
 	static const int command_only[] = { K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP, K_PREPARE,
-					    K_CLEANUP };
+					    K_CLEANUP, K_WORKDIR };
 	struct spec *s = p->s;
 	int e;
 
@@ -234,7 +235,7 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 		if (t && !*t)
 			spec_node_problem(p, v[K_DB], "empty 'db'");
 		else if (t)
-			s->db = xstrdup(t);
+			s->db = spec_beside(p->path, t);
 	} else if (s->name) {
 		s->db = xasprintf("results/%s.db", s->name);
 	}
@@ -271,6 +272,14 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 
 	parse_command_keys(p, v);
 
+	if (v[K_WORKDIR]) {
+		const char *t = spec_node_scalar(p, v[K_WORKDIR], "workdir");
+
+		if (t && !*t)
+			spec_node_problem(p, v[K_WORKDIR], "empty 'workdir'");
+		else if (t)
+			s->workdir = xstrdup(t);
+	}
 	if (v[K_INPUTS] && (s->inputs = spec_node_strings(p, v[K_INPUTS], "inputs", &s->ninputs)))
 		for (int i = 0; i < s->ninputs; i++)
 			if (!*s->inputs[i])
@@ -341,7 +350,29 @@ static void parse_text(struct sp *p, const char *text, size_t len)
 	ydoc_release(&d);
 }
 
-int spec_parse(const char *path, const char *text, size_t len, struct spec *out)
+char *spec_beside(const char *spec_path, const char *rel)
+{
+	const char *slash = spec_path ? strrchr(spec_path, '/') : NULL;
+
+	if (rel[0] == '/' || !slash)
+		return xstrdup(rel);
+	return xasprintf("%.*s%s", (int)(slash - spec_path + 1), spec_path, rel);
+}
+
+char *spec_folder(const struct spec *s)
+{
+	char *dir = spec_beside(s->path, s->workdir ? s->workdir : "."), *abs = realpath(dir, NULL);
+
+	if (!abs)
+		error("%s: the folder %s commands run in, '%s': %s", s->path, s->workdir ? "'workdir' names as the" :
+		      "of the spec, where", dir, strerror(errno));
+	free(dir);
+	return abs;
+}
+
+/* Parse text into out; problems are printed (and the spec released: -1) unless quiet, when they are
+ * dropped and out kept as far as it was read. */
+static int parse(const char *path, const char *text, size_t len, struct spec *out, int quiet)
 {
 	struct sp p;
 	int ret;
@@ -362,10 +393,22 @@ int spec_parse(const char *path, const char *text, size_t len, struct spec *out)
 	free(p.phnames);
 	free(p.sorted);
 	free(p.knames);
-	ret = spec_node_flush(&p);
+	ret = spec_node_flush(&p, quiet);
+	if (quiet)
+		return 0;
 	if (ret)
 		spec_release(out);
 	return ret;
+}
+
+int spec_parse(const char *path, const char *text, size_t len, struct spec *out)
+{
+	return parse(path, text, len, out, 0);
+}
+
+void spec_read_leniently(const char *text, size_t len, struct spec *out)
+{
+	parse("(stored spec)", text, len, out, 1);
 }
 
 int spec_load(const char *path, struct spec *out)
@@ -435,6 +478,7 @@ void spec_release(struct spec *s)
 	free_strings(s->inputs, s->ninputs);
 	json_obj_release(&s->control);
 	free(s->path);
+	free(s->workdir);
 	free(s->text);
 	free(s->name);
 	free(s->db);

@@ -137,6 +137,8 @@ struct spec {
 	char **inputs;         /* inputs: files the measurement reads, part of the sweep's identity (identity.h);
 				* relative to the spec's folder; NULL: none */
 	int ninputs;
+	char *workdir;         /* workdir: the folder commands run in, relative to the spec's folder; NULL: the
+				* spec's own folder (spec_folder) */
 
 	enum spec_per per;     /* default any */
 	char **hosts;          /* hosts: run only on these hostnames (NULL: all) */
@@ -156,9 +158,21 @@ struct spec {
  * On success *out is filled; spec_release frees it.
  */
 int spec_load(const char *path, struct spec *out);
-/* The same from text already in memory; path is used in messages only. */
+/* The same from text already in memory; path is used in messages and for the spec's folder (a relative
+ * db: means a file beside the spec). */
 int spec_parse(const char *path, const char *text, size_t len, struct spec *out);
 void spec_release(struct spec *s);
+/* As far as text reads, problems dropped unsaid: for what a report wants of a stored spec (its axes'
+ * order) where the spec may name a kernel this build lacks. spec_release frees *out. */
+void spec_read_leniently(const char *text, size_t len, struct spec *out);
+
+/* rel as a path beside the spec at spec_path (its folder joined, unless rel is absolute or spec_path has no
+ * folder): a new string. */
+char *spec_beside(const char *spec_path, const char *rel);
+/* The folder a command sweep's commands run in, and against which the paths they use resolve: workdir:
+ * against the spec's folder, or the spec's folder itself, made absolute (realpath). Caller frees; NULL
+ * after error() when it does not exist here. */
+char *spec_folder(const struct spec *s);
 
 /* Which way the command metric name improves: its better:, else its declared unit (a time lower, a rate
  * per second higher); 0 when neither says (or no such metric is declared). */

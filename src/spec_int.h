@@ -66,7 +66,8 @@ void spec_node_problem(struct sp *p, const struct ynode *n, const char *fmt, ...
 __attribute__((format(printf, 4, 5)))
 void spec_node_problem_at(struct sp *p, int line, int col, const char *fmt, ...);
 /* Print the problems in file order and free them; -1 when there was any. */
-int spec_node_flush(struct sp *p);
+/* quiet: the problems are dropped unsaid (spec_read_leniently); the return value is the same. */
+int spec_node_flush(struct sp *p, int quiet);
 /* " (did you mean 'x'?)" when a candidate (NULL-terminated; cands may be NULL) is close to s, else "". */
 const char *spec_node_hint(struct sp *p, char buf[HINT_BUF], const char *s, const char *const *cands);
 /* What n is, for messages: "a scalar", "a list", "a mapping". */

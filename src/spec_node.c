@@ -61,15 +61,16 @@ static int cmp_problems(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int spec_node_flush(struct sp *p)
+int spec_node_flush(struct sp *p, int quiet)
 {
 	if (p->nprobs)
 		qsort(p->probs, p->nprobs, sizeof(*p->probs), cmp_problems);
 	for (size_t i = 0; i < p->nprobs; i++) {
-		error("%s:%d:%d: %s", p->path, p->probs[i].line, p->probs[i].col, p->probs[i].msg);
+		if (!quiet)
+			error("%s:%d:%d: %s", p->path, p->probs[i].line, p->probs[i].col, p->probs[i].msg);
 		free(p->probs[i].msg);
 	}
-	if ((size_t)p->nproblems > p->nprobs)
+	if (!quiet && (size_t)p->nproblems > p->nprobs)
 		error("%s: %d more problems not shown", p->path, p->nproblems - (int)p->nprobs);
 	free(p->probs);
 	return p->nproblems ? -1 : 0;

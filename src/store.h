@@ -295,6 +295,11 @@ struct store_row {
 	const double *num;         /* numeric value of INT/FLOAT columns, NaN otherwise */
 };
 
+/* A collation called name on st's connection: the n values in their order first, any other text after
+ * them by bytes. A report orders a text parameter as its spec lists it (small, medium, large) this way.
+ * The values are copied. -1 after error(). */
+int store_order_text(struct store *st, const char *name, const char *const *values, size_t n);
+
 /*
  * Run one SQL statement with text parameters bound in order (?1..?n; nbind must equal the statement's
  * parameter count), calling fn for each row (fn may be NULL). fn returns non-zero to stop early, and

@@ -333,6 +333,57 @@ int store_functions_register(sqlite3 *db)
 	return 0;
 }
 
+/* ---- a collation that orders text as a spec lists it (store_order_text) ---- */
+
+struct text_order {
+	char **v;              /* the listed values, in their order */
+	size_t n;
+};
+
+static size_t text_rank(const struct text_order *o, int len, const void *s)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (strlen(o->v[i]) == (size_t)len && !memcmp(o->v[i], s, (size_t)len))
+			return i;
+	return o->n;
+}
+
+/* Listed values by their place, before any other; others by bytes (SQLite's BINARY), so that only equal
+ * text compares equal and GROUP BY groups exactly as without the collation. */
+static int text_order_cmp(void *arg, int na, const void *a, int nb, const void *b)
+{
+	size_t ra = text_rank(arg, na, a), rb = text_rank(arg, nb, b);
+	int c;
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	c = memcmp(a, b, (size_t)(na < nb ? na : nb));
+	return c ? c : na - nb;
+}
+
+static void text_order_free(void *arg)
+{
+	struct text_order *o = arg;
+
+	for (size_t i = 0; i < o->n; i++)
+		free(o->v[i]);
+	free(o->v);
+	free(o);
+}
+
+int store_order_text(struct store *st, const char *name, const char *const *values, size_t n)
+{
+	struct text_order *o = xcalloc(1, sizeof(*o));
+
+	o->v = xcalloc(n + 1, sizeof(*o->v));
+	for (; o->n < n; o->n++)
+		o->v[o->n] = xstrdup(values[o->n]);
+	/* On failure SQLite calls text_order_free itself. */
+	if (sqlite3_create_collation_v2(st->db, name, SQLITE_UTF8, o, text_order_cmp, text_order_free))
+		return error("sql error: %s", sqlite3_errmsg(st->db));
+	return 0;
+}
+
 /* ---- the guard of typed SQL (sweep sql) ---- */
 
 /*

@@ -7,10 +7,10 @@
 . tests/e2e/lib.sh
 export SWEEP
 
-# example NAME: examples/tools/NAME.yaml, run from the repository root (its paths are relative to it)
-# into $T/NAME.db; every cell ok. The files the tools write go to build/tools.
+# example NAME: examples/tools/NAME.yaml, run as shipped from another folder (its workdir: is the
+# repository root, where its paths point) into $T/NAME.db; every cell ok. The tools write to build/tools.
 example() {
-	(cd "$ROOT" && mkdir -p build/tools && "$SWEEP" run "examples/tools/$1.yaml" --db "$T/$1.db" --quiet) &&
+	mkdir -p "$ROOT/build/tools" && "$SWEEP" run "$ROOT/examples/tools/$1.yaml" --db "$T/$1.db" --quiet &&
 	test "$(sql "$1.db" "SELECT count(*) FROM cells WHERE state <> 'ok'")" = 0
 }
 # check NAME: tests/tools_check.py NAME on $T/NAME.db

@@ -16,7 +16,7 @@ printf '%s\n' "sweep: id" "command: [sh, prog.sh, '{n}']" "params: {n: [1, 2]}" 
 	>"$T/id.yaml"
 printf '%s\n' "sweep: each" "command: [sh, 'prog_{v}.sh']" "params: {v: [1, 2]}" 'metrics: {t: "v=([0-9])"}' \
 	>"$T/each.yaml"
-printf '%s\n' "sweep: in" "command: [cat, sub/data.txt]" "inputs: [data.txt, big.bin]" 'metrics: {t: "([0-9]+)"}' \
+printf '%s\n' "sweep: in" "command: [cat, data.txt]" "inputs: [data.txt, big.bin]" 'metrics: {t: "([0-9]+)"}' \
 	>"$T/sub/in.yaml"
 
 test_expect_success 'an edited program stops the run (exit 2) naming it with its old and new hash' '

@@ -1129,6 +1129,26 @@ static void test_writer(void)
 	free(path);
 }
 
+/* store_order_text: listed text in its order, anything else after by bytes; equal only when the same. */
+static void test_order_text(void)
+{
+	static const char *const sizes[] = { "small", "medium", "large", "huge" };
+	char *path = tmp_path("order.db");
+	struct store *st;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_order_text(st, "by_size", sizes, 4), 0, "collation");
+	check_q1(st, "SELECT group_concat(v, ' ') FROM (SELECT column1 AS v FROM (VALUES ('huge'), ('b'), "
+		 "('small'), (2), ('large'), ('a'), ('medium'), ('small')) ORDER BY v COLLATE by_size)",
+		 "2 small small medium large huge a b");
+	check_q1(st, "SELECT count(*) FROM (SELECT column1 COLLATE by_size AS v FROM (VALUES ('huge'), "
+		 "('small'), ('smal'), ('small')) GROUP BY v)", "3");
+	check_q1(st, "SELECT 'large' COLLATE by_size < 'huge' AND 'b' COLLATE by_size > 'huge' AND "
+		 "NOT ('smalll' COLLATE by_size = 'small')", "1");
+	store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -1145,6 +1165,7 @@ int main(void)
 	test_command_results();
 	test_sweep();
 	test_functions();
+	test_order_text();
 	test_query();
 	test_transactions();
 	test_writer();
