@@ -206,19 +206,22 @@ static int find_waiting(struct store *st, const struct spec *s, struct named *w)
 	return ret;
 }
 
+/* How much of a cell's error a closing line shows: its first line, whole up to this many bytes. */
+#define RUN_REASON 300
+
 /* A quarantined cell: its parameters, and its error unless the one before had the same. */
 struct quarantined {
 	struct strbuf sb;
 	uint64_t shown;
-	char why[64];
+	char why[RUN_REASON + 4];
 };
 
 static int add_quarantined(const struct store_row *row, void *data)
 {
 	struct quarantined *q = data;
-	char why[64];
+	char why[RUN_REASON + 4];
 
-	printable(why, row->text[1] ? row->text[1] : "no error", 60);
+	printable_line(why, row->text[1] ? row->text[1] : "no error", RUN_REASON);
 	if (q->shown++)
 		sb_adds(&q->sb, ", ");
 	sb_add_printable(&q->sb, row->text[0] ? row->text[0] : "", 200);

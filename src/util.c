@@ -202,6 +202,28 @@ const char *printable(char *buf, const char *s, size_t max)
 	return buf;
 }
 
+const char *printable_line(char *buf, const char *s, size_t max)
+{
+	size_t n = strcspn(s, "\n"), cut;
+	int more = s[n] && s[n + 1 + strspn(s + n + 1, " \t\r\n")];   /* another line with text */
+
+	while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
+		n--;
+	cut = n;
+	if (n > max) {
+		for (cut = max; cut > max / 2 && s[cut] != ' '; cut--)
+			;
+		if (s[cut] != ' ')
+			cut = max;   /* one long word: cut it rather than lose the line */
+		while (cut && s[cut - 1] == ' ')
+			cut--;
+	}
+	for (size_t i = 0; i < cut; i++)
+		buf[i] = printable_char(s[i]);
+	strcpy(buf + cut, cut < n || more ? "..." : "");
+	return buf;
+}
+
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;

@@ -48,6 +48,9 @@ void sb_addc(struct strbuf *sb, char c);
  * terminal. printable() writes it to buf (max + 4 bytes) with "..." when s was longer, for messages. */
 void sb_add_printable(struct strbuf *sb, const char *s, size_t max);
 const char *printable(char *buf, const char *s, size_t max);
+/* The first line of s made printable into buf (max + 4 bytes), cut at a word's end (not inside one) with
+ * "..." when over max, and "..." when more lines follow: a reason in a closing line, whole where it fits. */
+const char *printable_line(char *buf, const char *s, size_t max);
 /* s as one shell word: bare when it is only safe characters, else in single quotes (for the commands a
  * message tells the user to run, and job scripts). */
 void sb_add_word(struct strbuf *sb, const char *s);
