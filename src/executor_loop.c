@@ -13,6 +13,7 @@
 #include "../kernels/kernel.h"
 #include "executor.h"
 #include "hostinfo.h"
+#include "identity.h"
 #include "link.h"
 #include "measure.h"
 #include "msg.h"
@@ -153,13 +154,28 @@ static void gang_cache_free(struct loop *l)
 	}
 }
 
-static int enter_folder(const struct spec *s)
+/*
+ * Whether this worker can run the sweep's cells (enum hello_cannot, the reason into why): a GPU kernel
+ * needs a GPU; a command runs in the spec's folder (or its workdir:), entered here, where its relative
+ * paths mean what they mean to the spec's author whatever folder the run started from, and its programs
+ * must be there. A worker that cannot takes no cell, so that a cell costs no attempt for it.
+ */
+static int able(struct loop *l, const struct kernel_ops *k, struct strbuf *why)
 {
-	char *dir = spec_folder(s);
-	int ret = !dir ? -1 : chdir(dir) ? error("cannot enter '%s': %s", dir, strerror(errno)) : 0;
+	char *dir;
 
+	if (k && k->place == KERNEL_CUDA && l->ex.gpu < 0) {
+		sb_addf(why, "kernel '%s' runs on a GPU and host '%s' has none", k->name, l->ex.host);
+		return HELLO_NO_GPU;
+	}
+	if (!l->spec.command)
+		return HELLO_CAN;
+	if (!(dir = spec_folder(&l->spec)) || chdir(dir))
+		sb_addf(why, "the folder its commands run in (the spec's, or its workdir:) is not on host '%s'", l->ex.host);
+	else
+		identity_missing(&l->spec, l->ex.host, why);
 	free(dir);
-	return ret;
+	return why->len ? HELLO_NO_PROGRAM : HELLO_CAN;
 }
 
 /* INIT: the spec, the GPU this worker drives, the pinning, the facts; answered by the hello. */
@@ -167,7 +183,7 @@ static int init(struct loop *l, int *have_spec)
 {
 	struct exec_init x;
 	struct json_obj facts = JSON_OBJ_INIT, cond = JSON_OBJ_INIT;
-	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT, cj = STRBUF_INIT;
+	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT, cj = STRBUF_INIT, why = STRBUF_INIT;
 	struct hello h = { 0 };
 	const struct kernel_ops *k;
 	int tag, ngpu, ret = -1;
@@ -182,10 +198,6 @@ static int init(struct loop *l, int *have_spec)
 	if (spec_parse(x.spec_path, x.spec_text, strlen(x.spec_text), &l->spec))
 		goto out;
 	*have_spec = 1;
-	/* A command runs in the spec's folder (or its workdir:), where its relative paths mean what they
-	 * mean to the spec's author, whatever folder the run was started from. */
-	if (l->spec.command && enter_folder(&l->spec))
-		goto out;
 	l->ex.rank = x.rank;
 	l->ex.spec = &l->spec;
 	ngpu = hostinfo_gpu_count();
@@ -200,8 +212,11 @@ static int init(struct loop *l, int *have_spec)
 	hostinfo_collect(&facts);
 	if (l->ex.gpu >= 0)
 		hostinfo_gpu(&facts, l->ex.gpu);
+	k = l->spec.kernel ? kernel_find(l->spec.kernel) : NULL;
+	h.cannot = able(l, k, &why);
+	h.why = why.buf ? why.buf : "";
 	/* Once bound (the context's host memory near its cores), what the kernel costs a process once. */
-	if ((k = l->spec.kernel ? kernel_find(l->spec.kernel) : NULL))
+	if (k && !h.cannot)
 		measure_open(k, l->ex.gpu);
 	h.rank = l->ex.rank;
 	h.local_rank = x.local_rank;
@@ -224,6 +239,7 @@ out:
 	sb_release(&binding);
 	sb_release(&fj);
 	sb_release(&cj);
+	sb_release(&why);
 	return ret;
 }
 

@@ -51,6 +51,38 @@ char *identity_program(const char *name)
 	}
 }
 
+/* One program word: "" when it can be started here, else why not into why. */
+static void missing_program(const char *word, const char *host, struct strbuf *why)
+{
+	char *path, cwd[4096];
+	struct stat st;
+
+	if (strchr(word, '{') || why->len)
+		return;   /* known only once a cell fills it; one reason is enough */
+	path = identity_program(word);
+	if (path && regular(path, &st) && !access(path, X_OK)) {
+		free(path);
+		return;
+	}
+	free(path);
+	if (strchr(word, '/'))
+		sb_addf(why, "program '%s' is not an executable file in '%s' on host '%s'", word,
+			getcwd(cwd, sizeof(cwd)) ? cwd : "?", host);
+	else
+		sb_addf(why, "program '%s' not found on host '%s' (PATH searched: %s)", word, host,
+			getenv("PATH") ? getenv("PATH") : "/bin:/usr/bin");
+}
+
+void identity_missing(const struct spec *s, const char *host, struct strbuf *why)
+{
+	if (s->ncommand)
+		missing_program(s->command[0], host, why);
+	if (s->nprepare)
+		missing_program(s->prepare[0], host, why);
+	if (s->ncleanup)
+		missing_program(s->cleanup[0], host, why);
+}
+
 static struct identity_file *find(struct identity *id, const char *name)
 {
 	for (size_t i = 0; i < id->n; i++)

@@ -50,5 +50,10 @@ int identity_changes(const char *old_json, const char *new_json, struct strbuf *
  * regular file of that name in $PATH's folders (an empty entry is the working directory). A new string,
  * or NULL when nothing is found. */
 char *identity_program(const char *name);
+/* Why this host cannot start s's commands, appended to why (nothing when it can): the first program of
+ * command:, prepare: or cleanup: that is not on PATH or, a relative path, not an executable file in the
+ * working folder (the executor's: the spec's folder). A program with a placeholder is known only when a
+ * cell fills it, and is not looked at. */
+void identity_missing(const struct spec *s, const char *host, struct strbuf *why);
 
 #endif

@@ -122,9 +122,22 @@ static int greet(struct master *m)
 	return master_assign(m);
 }
 
+/* Rank r can run none of the sweep's cells (its hello says why): it gets no queue, and the run says so. */
+static void cannot(struct master *m, int r)
+{
+	const struct hello *h = &m->w[r].hello;
+
+	if (!m->stats->cannot++) {
+		m->stats->cannot_kind = h->cannot;
+		snprintf(m->stats->cannot_why, sizeof(m->stats->cannot_why), "%s", h->why);
+	}
+	warning("rank %d takes no cell: %s", r, h->why);
+}
+
 int master_assign(struct master *m)
 {
 	const struct spec *s = m->o->spec;
+	int able = 0;
 
 	if (store_begin(m->o->store))
 		return -1;
@@ -140,8 +153,13 @@ int master_assign(struct master *m)
 		    store_put_worker(m->o->store, m->o->run, r, host, w->hello.gpu, w->hello.gpu_uuid,
 				     w->hello.binding, w->hello.conditions))
 			goto fail;
+		if (w->hello.cannot) {
+			cannot(m, r);
+			continue;
+		}
 		if (!host_allowed(s, w->hello.host))
 			continue;
+		able++;
 		replica = replica_of(s, &w->hello);
 		if (s->per != PER_ANY && !queue_get(m, replica, 0) &&
 		    store_replicate(m->o->store, s->name, replica, &added)) {
@@ -156,6 +174,11 @@ int master_assign(struct master *m)
 	}
 	if (store_commit(m->o->store))
 		return -1;
+	if (!able && m->stats->cannot) {
+		m->stats->none_can = 1;
+		if (m->stats->cannot_kind == HELLO_NO_PROGRAM)   /* every attempt would fail the same way */
+			return error("no worker of this run can run sweep '%s': %s", s->name, m->stats->cannot_why);
+	}
 	warn_absent(m);
 	return store_each_replica(m->o->store, s->name, count_pending, m);
 fail:

@@ -31,6 +31,10 @@ struct master_stats {
 	char silent_host[64];      /* ... and its host */
 	uint64_t handed_back;      /* cells in flight when the run stopped early, back to planned uncharged */
 	int handback_failed;       /* they could not be (the store failed again): the next run charges them */
+	int cannot;                /* workers that could run none of the sweep's cells (msg.h's hello_cannot) */
+	int cannot_kind;           /* the kind of the first of them: HELLO_NO_PROGRAM or HELLO_NO_GPU */
+	char cannot_why[512];      /* and its reason (naming its host) */
+	int none_can;              /* not one worker could: a missing program stops the run before any attempt */
 };
 
 /*

@@ -106,6 +106,7 @@ void hello_release(struct hello *h)
 	free(h->gpu_uuid);
 	free(h->binding);
 	free(h->conditions);
+	free(h->why);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -119,6 +120,8 @@ void msg_put_hello(struct strbuf *sb, const struct hello *h)
 	put_str(sb, h->gpu_uuid);
 	put_str(sb, h->binding);
 	put_str(sb, h->conditions);
+	put_u32(sb, (uint32_t)h->cannot);
+	put_str(sb, h->why ? h->why : "");
 }
 
 int msg_get_hello(const char *buf, size_t len, struct hello *h)
@@ -134,7 +137,9 @@ int msg_get_hello(const char *buf, size_t len, struct hello *h)
 	h->gpu_uuid = get_str(&c);
 	h->binding = get_str(&c);
 	h->conditions = get_str(&c);
-	if (done(&c) || !h->host || !h->facts) {
+	h->cannot = (int)get_u32(&c);
+	h->why = get_str(&c);
+	if (done(&c) || !h->host || !h->facts || !h->why) {
 		hello_release(h);
 		return -1;
 	}

@@ -34,7 +34,13 @@ struct hello {
 	char *gpu_uuid;        /* "" without GPU */
 	char *binding;         /* cpuset the worker bound itself to, "" when unbound */
 	char *conditions;      /* JSON object: what it measures under at its start (hostinfo_conditions) */
+	int cannot;            /* 0, or why it can run none of the sweep's cells (enum hello_cannot) */
+	char *why;             /* "" or that reason in words, naming the host */
 };
+/* A worker that can run none of its sweep's cells takes none (master_assign): a program its commands
+ * name is missing on its host (no worker having it stops the run before any attempt), or the sweep's
+ * kernel runs on a GPU and it has none (the cells wait for a worker that has one). */
+enum hello_cannot { HELLO_CAN = 0, HELLO_NO_PROGRAM = 1, HELLO_NO_GPU = 2 };
 void hello_release(struct hello *h);
 
 /* What a worker tells its executor process before anything else: the spec and where it runs. Owns its

@@ -234,13 +234,17 @@ static int add_quarantined(const struct store_row *row, void *data)
 /* The closing lines of work left: what the waiting cells wait for, and the quarantined cells (the first
  * few by their parameters) with the command that puts them back. */
 static int say_left(struct store *st, const struct spec *s, const char *db, const struct named *w,
-		    uint64_t quarantined)
+		    uint64_t quarantined, const struct master_stats *ms)
 {
 	const char *bind[] = { s->name };
 	struct quarantined q = { STRBUF_INIT, 0, "" };
 	struct strbuf cmd = STRBUF_INIT;
 
-	if (w->cells)
+	if (w->cells && ms->cannot_kind == HELLO_NO_GPU)
+		fprintf(stderr, "sweep: %s: %" PRIu64 " cells wait for a GPU (%d worker%s of this run had none: %s); "
+			"run again with workers on GPUs to measure them\n", s->name, w->cells, ms->cannot,
+			ms->cannot == 1 ? "" : "s", ms->cannot_why);
+	else if (w->cells)
 		fprintf(stderr, "sweep: %s: %" PRIu64 " cells wait for hosts, GPUs or gangs that were not in this run: "
 			"%s%s; run again with them to measure those\n", s->name, w->cells, w->sb.buf,
 			w->items > RUN_NAMED ? " and others" : "");
@@ -399,6 +403,13 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 	if (master_run(c, o, &stats)) {
 		label_hosts(x->inv, st, path);
 		res->interrupted = stats.interrupted;
+		if (stats.none_can && stats.cannot_kind == HELLO_NO_PROGRAM) {
+			/* said by the master; every attempt would have failed the same way, so none was made */
+			fprintf(stderr, "sweep: %s: nothing was attempted; mend the spec or the host, then run again\n",
+				s->name);
+			ret = FAIL_USAGE;
+			goto out;
+		}
 		say_stopped(s, &stats);
 		goto out;
 	}
@@ -416,7 +427,7 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 			fprintf(stderr, "; %llu cells ok short of their precision", (unsigned long long)n[2]);
 		fputc('\n', stderr);
 	}
-	if (say_left(st, s, path, &waiting, n[1]))
+	if (say_left(st, s, path, &waiting, n[1], &stats))
 		goto out;
 	res->ok = n[0];
 	res->quarantined = n[1];

@@ -231,6 +231,40 @@ static void test_windows(void)
 	fixture_end(&f);
 }
 
+/* Workers that can run none of the sweep's cells (their hellos say why) take none: with one able worker
+ * it gets the cells; with none, a missing program fails the assignment (the run stops before any attempt)
+ * and a missing GPU does not (the cells wait). */
+static void test_assign_cannot(int kind, int able)
+{
+	struct fixture f;
+	struct master *m = &f.m;
+	int active = 0;
+
+	fixture_start(&f, "sweep: c\nkernel: sleep\nparams: {ms: [0, 1]}\n", "planned", 3);
+	for (int r = 0; r < 3; r++) {
+		struct hello *h = &m->w[r].hello;
+
+		m->w[r].rank = h->rank = r;
+		h->gpu = -1;
+		h->host = xasprintf("h%d", r);
+		h->facts = xasprintf("{\"hostname\":\"h%d\"}", r);
+		h->cannot = r < 3 - able ? kind : HELLO_CAN;
+		h->why = xasprintf("why %d", r);
+	}
+	test_capture_start();
+	CHECK_INT(master_assign(m), able || kind == HELLO_NO_GPU ? 0 : -1, "assign");
+	free(test_capture_end());
+	for (int r = 0; r < 3; r++)
+		active += m->w[r].active;
+	CHECK_INT(active, able, "active workers");
+	CHECK_INT(f.stats.cannot, 3 - able, "workers that cannot");
+	CHECK_INT(f.stats.cannot_kind, kind, "kind");
+	CHECK_STR(f.stats.cannot_why, "why 0", "the first reason");
+	CHECK_INT(f.stats.none_can, !able, "none can");
+	CHECK_INT((long long)f.stats.pending, able ? 2 : 0, "pending cells");
+	fixture_end(&f);
+}
+
 int main(void)
 {
 	test_results_due();
@@ -238,5 +272,8 @@ int main(void)
 	test_assign_replicas(3);
 	test_assign_replicas(17);
 	test_assign_replicas(1000);
+	test_assign_cannot(HELLO_NO_PROGRAM, 1);
+	test_assign_cannot(HELLO_NO_PROGRAM, 0);
+	test_assign_cannot(HELLO_NO_GPU, 0);
 	return test_done();
 }
