@@ -111,7 +111,7 @@ demo: deps-run
 check: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN)
 	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
-	SWEEP_CHECK=1 LAYERS_OBJ=$(O) tests/run.sh tests/layers.py tests/docs_links.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
+	SWEEP_CHECK=1 LAYERS_OBJ=$(O) tests/run.sh tests/layers.py tests/layers_planted.py tests/docs_links.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 
 # Debian's python3 has mpi4py (python3-mpi4py), whatever python3 comes first on PATH.
 bench: deps
