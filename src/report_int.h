@@ -359,10 +359,11 @@ void report_pair(const struct report_rows *in, const struct report_pairing *pp, 
 /* ---- report_verdict.c: sweep compare's pairing and verdict, pure ---- */
 
 /*
- * The verdict on a ratio NEW/BASE with its interval [lo, hi]: "slower" when NEW is worse (ratio above 1
- * for a lower-better metric, below for a higher-better one) with the whole interval on that side of 1 and
- * the ratio past threshold (a fraction: 0.02); "faster" the same the other way (past 1/(1 + threshold));
- * else "unchanged". NULL (no verdict) when the direction is unknown or there is no interval.
+ * The verdict on a ratio NEW/BASE with its interval [lo, hi], on the slowdown (the ratio for a metric where
+ * lower is better, its inverse where higher is) and its interval: "slower" when the whole interval lies
+ * above 1 + threshold (a fraction: 0.02), "faster" when it lies wholly below 1 / (1 + threshold),
+ * "unchanged" when it lies wholly within [1 / (1 + threshold), 1 + threshold], else "inconclusive". NULL
+ * (no verdict) when the direction is unknown or there is no interval.
  */
 const char *report_verdict(double ratio, double lo, double hi, int better, double threshold);
 /* Whether NEW is slower by more than above (a fraction; NaN: never) with the whole interval past it. */

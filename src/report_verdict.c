@@ -1,6 +1,6 @@
 /* report_verdict.c: sweep compare's pairing and verdict, pure: the cells of two databases paired by their
  * keys, the units of a cell paired by name, the ratio NEW/BASE with a paired bootstrap interval, and the
- * rule that calls a row faster, slower or unchanged. */
+ * rule that calls a row faster, slower, unchanged or inconclusive. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +33,13 @@ const char *report_verdict(double ratio, double lo, double hi, int better, doubl
 	if (better == BETTER_UNKNOWN || isnan(ratio) || isnan(lo) || isnan(hi))
 		return NULL;
 	slowdown(ratio, lo, hi, better, &s, &slo, &shi);
-	if (slo > 1 && s > 1 + threshold)
+	if (slo > 1 + threshold)
 		return "slower";
-	if (shi < 1 && s < 1 / (1 + threshold))
+	if (shi < 1 / (1 + threshold))
 		return "faster";
-	return "unchanged";
+	if (slo >= 1 / (1 + threshold) && shi <= 1 + threshold)
+		return "unchanged";
+	return "inconclusive";
 }
 
 int report_verdict_worse(double ratio, double lo, double hi, int better, double above)

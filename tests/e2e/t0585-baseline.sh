@@ -84,6 +84,20 @@ test_expect_success 'the same program measured twice: unchanged, exit 0 with --f
 	! grep -q "fail-above" err
 '
 
+# new.db is 15 % slower to the jitter's cycle (the same four values a side): its interval holds 1.15.
+test_expect_success 'four verdicts: past the threshold, within it, or inconclusive; --fail-above only past PCT' '
+	"$SWEEP" compare base.db new.db --metric lat --threshold 15 --fail-above 15 --format csv >t15.csv 2>err &&
+	test "$(cut -d, -f9 t15.csv | sort -u | tr "\n" " ")" = "inconclusive verdict " &&
+	awk -F, "NR > 1 { if (!(\$7 < 1.15 && \$8 > 1.15 && \$7 > 1.1)) exit 1 }" t15.csv &&
+	! grep -q "fail-above" err &&
+	"$SWEEP" compare base.db new.db --metric lat --threshold 30 --fail-above 30 --format csv >t30.csv &&
+	test "$(cut -d, -f9 t30.csv | sort -u | tr "\n" " ")" = "unchanged verdict " &&
+	test_expect_code 4 "$SWEEP" compare base.db new.db --metric lat --threshold 10 --fail-above 10 \
+		--format csv >t10.csv 2>err &&
+	test "$(cut -d, -f9 t10.csv | sort -u | tr "\n" " ")" = "slower verdict " &&
+	grep -q "note: 2 rows are slower by more than --fail-above 10%" err
+'
+
 test_expect_success 'every format: text, latex, json (numbers apart, the verdict as text)' '
 	"$SWEEP" compare base.db new.db --metric lat --format text >t 2>/dev/null &&
 	grep -Eq "^n +host +pairs +lat_base +lat_new +new/base \[95% CI\] +verdict" t &&

@@ -4,19 +4,30 @@
 
 #include "test_report_rows.h"
 
-/* The rule: the interval wholly past 1 and the ratio past the threshold, each way, by direction. */
+/* The rule, on the slowdown's interval: wholly past the threshold (slower or faster), wholly within it
+ * (unchanged), else inconclusive; by direction. */
 static void test_rule(void)
 {
 	CHECK_STR(report_verdict(1.15, 1.10, 1.20, BETTER_LOWER, 0.02), "slower", "a time 15 % up");
 	CHECK_STR(report_verdict(1.15, 1.10, 1.20, BETTER_HIGHER, 0.02), "faster", "a rate 15 % up");
 	CHECK_STR(report_verdict(0.85, 0.80, 0.90, BETTER_LOWER, 0.02), "faster", "a time 15 % down");
 	CHECK_STR(report_verdict(0.85, 0.80, 0.90, BETTER_HIGHER, 0.02), "slower", "a rate 15 % down");
-	CHECK_STR(report_verdict(1.15, 0.99, 1.30, BETTER_LOWER, 0.02), "unchanged", "the interval holds 1");
-	CHECK_STR(report_verdict(1.015, 1.01, 1.02, BETTER_LOWER, 0.02), "unchanged", "sure, but under 2 %");
-	CHECK_STR(report_verdict(1.025, 1.01, 1.04, BETTER_LOWER, 0.02), "slower", "sure, and past 2 %");
-	/* faster past the threshold is below 1 / 1.02 = 0.98039 */
-	CHECK_STR(report_verdict(0.981, 0.97, 0.99, BETTER_LOWER, 0.02), "unchanged", "0.981: under 2 % faster");
-	CHECK_STR(report_verdict(0.979, 0.97, 0.99, BETTER_LOWER, 0.02), "faster", "0.979: past 2 % faster");
+	CHECK_STR(report_verdict(1.15, 0.99, 1.30, BETTER_LOWER, 0.02), "inconclusive", "the interval holds 1");
+	CHECK_STR(report_verdict(1.015, 1.01, 1.02, BETTER_LOWER, 0.02), "unchanged", "sure, and under 2 %");
+	CHECK_STR(report_verdict(1.0, 0.99, 1.01, BETTER_LOWER, 0.02), "unchanged", "1 [0.99, 1.01]");
+	/* the two rows: a change shown, but not shown past 2 % nor within it */
+	CHECK_STR(report_verdict(1.0199, 1.0026, 1.0406, BETTER_LOWER, 0.02), "inconclusive", "1.0199 [1.0026, 1.0406]");
+	CHECK_STR(report_verdict(1.0225, 1.0057, 1.038, BETTER_LOWER, 0.02), "inconclusive", "1.0225 [1.0057, 1.038]");
+	CHECK_STR(report_verdict(1.025, 1.021, 1.04, BETTER_LOWER, 0.02), "slower", "the whole interval past 2 %");
+	CHECK_STR(report_verdict(1.0, 1.0, 1.02, BETTER_LOWER, 0.02), "unchanged", "the bound at 1.02 is within");
+	/* the threshold's faster side is 1 / 1.02 = 0.98039 */
+	CHECK_STR(report_verdict(0.975, 0.97, 0.98, BETTER_LOWER, 0.02), "faster", "0.98 < 0.98039: faster");
+	CHECK_STR(report_verdict(0.975, 0.97, 0.981, BETTER_LOWER, 0.02), "inconclusive", "0.981 reaches in");
+	CHECK_STR(report_verdict(0.99, 0.981, 1.0, BETTER_LOWER, 0.02), "unchanged", "0.981 is within");
+	CHECK_STR(report_verdict(0.99, 0.980, 1.0, BETTER_LOWER, 0.02), "inconclusive", "0.980 is past 2 %");
+	/* higher-better: the slowdown is 1/ratio, its bounds 1/hi and 1/lo */
+	CHECK_STR(report_verdict(0.97, 0.96, 0.979, BETTER_HIGHER, 0.02), "slower", "1/0.979 = 1.0215 > 1.02");
+	CHECK_STR(report_verdict(0.99, 0.981, 1.0, BETTER_HIGHER, 0.02), "unchanged", "1/0.981 = 1.0194");
 	CHECK(report_verdict(1.5, 1.4, 1.6, BETTER_UNKNOWN, 0.02) == NULL, "no direction, no verdict");
 	CHECK(report_verdict(1.5, NAN, NAN, BETTER_LOWER, 0.02) == NULL, "no interval, no verdict");
 
