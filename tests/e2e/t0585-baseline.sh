@@ -147,7 +147,35 @@ test_expect_success 'a host on one side only: each of its cells is named on stde
 	grep -q "note: only in new: n=2 host=elsewhere (lat 115.144 over 4 units)" err &&
 	grep -q "note: only in base: n=2 host=$me (lat 100.125 over 4 units)" err &&
 	grep -q "note: 1 cells only in base, 1 only in new (listed above), left out of the table" err &&
-	grep -q "note: conditions differ: host: base $me, new elsewhere, $me" err
+	grep -q "note: conditions differ: host: base $me, new elsewhere, $me" err &&
+	"$SWEEP" compare base.db hosts.db --metric lat >h.md 2>/dev/null &&
+	head -1 h.md | grep -q "; 1 cell only in base and 1 only in new left out (named on stderr)$"
+'
+
+# This week's rental against last week's: every result of NEW on another host. Nothing pairs by host: an
+# error (exit 2) that says so, never an empty table that passes the gate; --pair-by params pairs them.
+test_expect_success 'no cell pairs: exit 2 naming the keys that differ and --pair-by params, which pairs them' '
+	sqlite3 new.db ".backup moved.db" &&
+	sqlite3 moved.db "INSERT INTO hosts(hostname, facts, hash, seen) VALUES (
+			'\''rental'\'', '\''{\"hostname\": \"rental\"}'\'', '\''h-rental'\'', '\''now'\'');
+		INSERT INTO workers(run, rank, host, gpu) SELECT run, 99, last_insert_rowid(), -1 FROM workers LIMIT 1;
+		UPDATE results SET worker = last_insert_rowid()" &&
+	me=$(sql base.db "SELECT hostname FROM hosts LIMIT 1") &&
+	test_expect_code 2 "$SWEEP" compare base.db moved.db --metric lat --fail-above 5 >none.csv 2>err &&
+	test ! -s none.csv &&
+	grep -qx "sweep: no cell of one side pairs with one of the other: they differ in host (base: $me; new: rental); --pair-by params pairs cells by their parameters alone (the hosts. difference is said among the conditions)" err &&
+	test_expect_code 4 "$SWEEP" compare base.db moved.db --metric lat --fail-above 5 --pair-by params \
+		--format csv >p.csv 2>err &&
+	head -1 p.csv | grep -qx "n,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict" &&
+	test "$(cut -d, -f2,8 p.csv | sed 1d | tr "\n" " ")" = "4,slower 4,slower " &&
+	grep -q "note: conditions differ: host: base $me, new rental$" err &&
+	! grep -q "only in" err &&
+	"$SWEEP" compare base.db moved.db --metric lat --pair-by params >p.md 2>/dev/null &&
+	head -1 p.md | grep -q "cells paired by parameters, units by pass" &&
+	"$SWEEP" compare base.db new.db --metric lat --pair-by params,host >ph.md 2>/dev/null &&
+	head -1 ph.md | grep -q "cells paired by parameters and host, units by pass" &&
+	test_expect_code 2 "$SWEEP" compare base.db new.db --metric lat --pair-by gpu 2>err &&
+	grep -qx "sweep: --pair-by takes params or params,host, not .gpu." err
 '
 
 # Another version of sweep measured NEW: runs.version is edited by hand to say so (this version of sweep
