@@ -202,12 +202,16 @@ differ: {
 static const char *const unit_name[] = { [UNIT_ITEM] = "items", [UNIT_PASS] = "passes",
 					 [UNIT_SAMPLE] = "samples" };
 
-/* Whether rows hold more than one unit of some cell (nkey keys): something to resample. */
+/* Whether rows hold more than one unit of some cell (nkey keys; a row per unit and replicate, the unit
+ * after the keys): something to resample. */
 static int several_units(const struct report_rows *r, int nkey)
 {
-	for (size_t j = 1; j < r->n; j++)
-		if (report_rows_same_keys(r, j - 1, r, j, nkey))
+	for (size_t j = 1; j < r->n; j++) {
+		const char *u0 = report_rows_text(r, j - 1, nkey), *u1 = report_rows_text(r, j, nkey);
+
+		if (report_rows_same_keys(r, j - 1, r, j, nkey) && strcmp(u0 ? u0 : "", u1 ? u1 : ""))
 			return 1;
+	}
 	return 0;
 }
 
@@ -259,11 +263,12 @@ static char *caption(const struct side *nw, enum report_unit unit, int better)
 	const struct report_opts *o = nw->p.o;
 
 	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters%s, units by %s (ratio "
-			 "of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu); %s, verdict "
+			 "of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu%s); %s, verdict "
 			 "past %g%%", o->metric, nw->c.sweep, o->db, o->superseded ? "its superseded results" :
 			 o->base_db, o->where ? ", where " : "", o->where ? o->where : "",
 			 o->pair_params ? "" : " and host", by[unit], o->ci * 100,
 			 unit_name[unit], o->boot, (unsigned long long)o->seed,
+			 unit == UNIT_PASS ? "" : ", plus the variation between passes",
 			 better == BETTER_LOWER ? "lower is better" : better == BETTER_HIGHER ? "higher is better" :
 			 "direction unknown", o->threshold * 100);
 }
@@ -339,7 +344,7 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	struct report_rows b, n, out;
 	struct report_doc d = { &out, NULL, NULL, 1, -1, NULL, 0, NULL };
 	enum report_unit unit;
-	char *cap, *left, *full;
+	char *cap, *left, *full, *caveat;
 
 	if ((ret = side_rows(base, nw, keys, nkey, &b, &n, &unit)))
 		goto out;
@@ -365,7 +370,9 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	cap = caption(nw, unit, better);
 	left = unpaired_line(&counts);
 	d.caption = full = xasprintf("%s%s", cap, left);
+	d.caveat = caveat = report_notes_caveats(&nt);
 	ret = report_print(o, &d);
+	free(caveat);
 	free(full);
 	free(left);
 	free(cap);

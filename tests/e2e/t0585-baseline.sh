@@ -211,7 +211,11 @@ test_expect_success 'one value a cell but timed samples: the samples are paired,
 	"$SWEEP" compare r1.db r2.db --metric ms --format csv >r.csv 2>err &&
 	test "$(cut -d, -f3 r.csv | tr "\n" " ")" = "pairs 3 3 " &&
 	"$SWEEP" compare r1.db r2.db --metric ms >r.md 2>/dev/null &&
-	grep -q "units by sample index (ratio of means, 95% paired percentile bootstrap over samples" r.md &&
+	grep -q "units by sample index (ratio of means, 95% paired percentile bootstrap over samples, 10000 resamples, seed 1, plus the variation between passes)" r.md &&
+	# one pass a side: run-to-run variation is not measured, said on stderr and in the table
+	grep -qx "sweep: warning: one pass: n=1 host=[^ ]* (one pass a side); n=2 host=[^ ]* (one pass a side); run-to-run variation is not measured, the interval holds the units. alone: give the sweep .repeat: 2. or more to measure it (marked)" err &&
+	grep -q "^| *1 | [^|]*| *3 | [^|]*| [^|]*| [^|]*\][^|]*$(printf "\342\200\241") |" r.md &&
+	grep -q "^$(printf "\342\200\241") .*one pass a side: run-to-run variation not measured (.repeat: 2. or more measures it) (see the warnings)$" r.md &&
 	"$SWEEP" compare r1.db r2.db --metric lat --format csv >l.csv 2>err &&
 	test "$(cut -d, -f3,7,8,9 l.csv | sed 1d | tr "\n" " ")" = "1,,, 1,,, " &&
 	grep -q "note: n=1 host=[^:]*: 1 pair: no interval, no verdict" err
