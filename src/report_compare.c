@@ -262,11 +262,11 @@ static char *caption(const struct side *nw, enum report_unit unit, int better)
 					  [UNIT_SAMPLE] = "sample index" };
 	const struct report_opts *o = nw->p.o;
 
-	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters%s, units by %s (ratio "
-			 "of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu%s); %s, verdict "
-			 "past %g%%", o->metric, nw->c.sweep, o->db, o->superseded ? "its superseded results" :
-			 o->base_db, o->where ? ", where " : "", o->where ? o->where : "",
-			 o->pair_params ? "" : " and host", by[unit], o->ci * 100,
+	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters%s, units by %s "
+			 "(ratio of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu%s); %s, "
+			 "verdict past %g%%", o->metric, nw->c.sweep, o->db,
+			 o->superseded ? "its superseded results" : o->base_db, o->where ? ", where " : "",
+			 o->where ? o->where : "", o->pair_params ? "" : " and host", by[unit], o->ci * 100,
 			 unit_name[unit], o->boot, (unsigned long long)o->seed,
 			 unit == UNIT_PASS ? "" : ", plus the variation between passes",
 			 better == BETTER_LOWER ? "lower is better" : better == BETTER_HIGHER ? "higher is better" :
@@ -316,9 +316,9 @@ static int none_paired(const struct report_rows *b, const struct report_rows *n,
 	}
 	if (!sb.len)
 		sb_adds(&sb, "the combinations of their values");
-	ret = fail_usage("no cell of one side pairs with one of the other: they differ in %s; %s", sb.buf,
-			 by_host ? "--pair-by params pairs cells by their parameters alone (the hosts' difference "
-			 "is said among the conditions)" : "--where EXPR narrows both sides to the values they share");
+	ret = fail_usage("no cell of one side pairs with one of the other: they differ in %s; %s", sb.buf, by_host ?
+			 "--pair-by params pairs cells by their parameters alone (the hosts' difference is said "
+			 "among the conditions)" : "--where EXPR narrows both sides to the values they share");
 	sb_release(&sb);
 	return ret;
 }

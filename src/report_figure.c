@@ -198,7 +198,8 @@ static void fig_footnotes(const struct fig *f, struct strbuf *gp)
 	if (m & (MARK_CAVEAT | MARK_IMPRECISE))
 		sb_addf(gp, "set bmargin %d\n", (m & MARK_CAVEAT) && (m & MARK_IMPRECISE) ? 7 : 6);
 	if (m & MARK_CAVEAT) {
-		t = xasprintf(TABLE_MARK2 " %s (see the warnings)", f->d->caveat ? f->d->caveat : "to read with care");
+		t = xasprintf(TABLE_MARK2 " %s (see the warnings)",
+			      f->d->caveat ? f->d->caveat : "to read with care");
 		sb_adds(gp, "set label ");
 		report_plot_str(gp, t);
 		sb_adds(gp, " at screen 0.01, screen 0.01 left font ',8'\n");

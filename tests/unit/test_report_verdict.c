@@ -16,8 +16,10 @@ static void test_rule(void)
 	CHECK_STR(report_verdict(1.015, 1.01, 1.02, BETTER_LOWER, 0.02), "unchanged", "sure, and under 2 %");
 	CHECK_STR(report_verdict(1.0, 0.99, 1.01, BETTER_LOWER, 0.02), "unchanged", "1 [0.99, 1.01]");
 	/* the two rows: a change shown, but not shown past 2 % nor within it */
-	CHECK_STR(report_verdict(1.0199, 1.0026, 1.0406, BETTER_LOWER, 0.02), "inconclusive", "1.0199 [1.0026, 1.0406]");
-	CHECK_STR(report_verdict(1.0225, 1.0057, 1.038, BETTER_LOWER, 0.02), "inconclusive", "1.0225 [1.0057, 1.038]");
+	CHECK_STR(report_verdict(1.0199, 1.0026, 1.0406, BETTER_LOWER, 0.02), "inconclusive",
+		  "1.0199 [1.0026, 1.0406]");
+	CHECK_STR(report_verdict(1.0225, 1.0057, 1.038, BETTER_LOWER, 0.02), "inconclusive",
+		  "1.0225 [1.0057, 1.038]");
 	CHECK_STR(report_verdict(1.025, 1.021, 1.04, BETTER_LOWER, 0.02), "slower", "the whole interval past 2 %");
 	CHECK_STR(report_verdict(1.0, 1.0, 1.02, BETTER_LOWER, 0.02), "unchanged", "the bound at 1.02 is within");
 	/* the threshold's faster side is 1 / 1.02 = 0.98039 */
@@ -74,6 +76,7 @@ static void test_pairing(void)
 	struct report_baseline_counts n;
 	struct report_notes nt = { 0 };
 	struct report_rows b, w, t;
+	char *caveats;
 
 	test_rows(&b, 5, base, 6);
 	test_rows(&w, 5, nw, 6);
@@ -106,8 +109,10 @@ static void test_pairing(void)
 		  "'repeat: 2' or more to measure it (marked)", "one pass a side warned of");
 	CHECK(nt.n > 4 && nt.warn[3] && nt.warn[4] && !nt.warn[2], "warnings, not notes");
 	CHECK(t.mark[1 * 9 + 5] & MARK_CAVEAT, "a row warned of is marked");
-	CHECK_STR(report_notes_caveats(&nt), "an interval rests on fewer than 5 pairs; one pass a side: run-to-run "
-		  "variation not measured ('repeat: 2' or more measures it)", "the footnote's caveats");
+	caveats = report_notes_caveats(&nt);
+	CHECK_STR(caveats, "an interval rests on fewer than 5 pairs; one pass a side: run-to-run variation not "
+		  "measured ('repeat: 2' or more measures it)", "the footnote's caveats");
+	free(caveats);
 	report_notes_release(&nt);
 	report_rows_release(&t);
 
