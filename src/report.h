@@ -71,6 +71,7 @@ struct report_opts {
 	int superseded;            /* sweep compare DB DB --superseded: base is the results --force superseded */
 	int better;                /* --better: enum report_better, BETTER_UNKNOWN when not given */
 	double fail_above;         /* --fail-above PCT as a fraction; NaN when not given */
+	int pair_params;           /* --pair-by params: cells paired by their parameters alone, not the host */
 
 	const char *limit;         /* --limit EXPR */
 	double bar;                /* --score --bar PCT as a percentage; NaN when not given */

@@ -161,8 +161,8 @@ static void close_side(struct side *s)
 	report_ctx_release(&s->c);
 }
 
-/* The keys cells are paired by: every parameter, the host, and the GPU of a per: gpu sweep. The two sides
- * must have the same parameters. Owned list of *n. */
+/* The keys cells are paired by: every parameter, the host, and the GPU of a per: gpu sweep; with --pair-by
+ * params the parameters alone. The two sides must have the same parameters. Owned list of *n. */
 static int pair_keys(const struct side *base, const struct side *nw, char ***keys, int *n)
 {
 	char *per = NULL;
@@ -179,9 +179,11 @@ static int pair_keys(const struct side *base, const struct side *nw, char ***key
 	*n = 0;
 	for (size_t i = 0; nw->c.spec_order[i]; i++)
 		(*keys)[(*n)++] = xstrdup(nw->c.spec_order[i]);
-	(*keys)[(*n)++] = xstrdup("host");
-	if (per && !strcmp(per, "gpu"))
-		(*keys)[(*n)++] = xstrdup("gpu");
+	if (!nw->p.o->pair_params) {
+		(*keys)[(*n)++] = xstrdup("host");
+		if (per && !strcmp(per, "gpu"))
+			(*keys)[(*n)++] = xstrdup("gpu");
+	}
 	free(per);
 	return FAIL_OK;
 differ: {
@@ -200,12 +202,16 @@ differ: {
 static const char *const unit_name[] = { [UNIT_ITEM] = "items", [UNIT_PASS] = "passes",
 					 [UNIT_SAMPLE] = "samples" };
 
-/* Whether rows hold more than one unit of some cell (nkey keys): something to resample. */
+/* Whether rows hold more than one unit of some cell (nkey keys; a row per unit and replicate, the unit
+ * after the keys): something to resample. */
 static int several_units(const struct report_rows *r, int nkey)
 {
-	for (size_t j = 1; j < r->n; j++)
-		if (report_rows_same_keys(r, j - 1, r, j, nkey))
+	for (size_t j = 1; j < r->n; j++) {
+		const char *u0 = report_rows_text(r, j - 1, nkey), *u1 = report_rows_text(r, j, nkey);
+
+		if (report_rows_same_keys(r, j - 1, r, j, nkey) && strcmp(u0 ? u0 : "", u1 ? u1 : ""))
 			return 1;
+	}
 	return 0;
 }
 
@@ -256,13 +262,74 @@ static char *caption(const struct side *nw, enum report_unit unit, int better)
 					  [UNIT_SAMPLE] = "sample index" };
 	const struct report_opts *o = nw->p.o;
 
-	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters and host, units by %s (ratio "
-			 "of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu); %s, verdict "
-			 "past %g%%", o->metric, nw->c.sweep, o->db, o->superseded ? "its superseded results" :
-			 o->base_db, o->where ? ", where " : "", o->where ? o->where : "", by[unit], o->ci * 100,
+	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters%s, units by %s "
+			 "(ratio of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu%s); %s, "
+			 "verdict past %g%%", o->metric, nw->c.sweep, o->db,
+			 o->superseded ? "its superseded results" : o->base_db, o->where ? ", where " : "",
+			 o->where ? o->where : "", o->pair_params ? "" : " and host", by[unit], o->ci * 100,
 			 unit_name[unit], o->boot, (unsigned long long)o->seed,
+			 unit == UNIT_PASS ? "" : ", plus the variation between passes",
 			 better == BETTER_LOWER ? "lower is better" : better == BETTER_HIGHER ? "higher is better" :
 			 "direction unknown", o->threshold * 100);
+}
+
+/* The distinct values of key column k over r's rows, sorted, joined by ", " (the first 5, then a count).
+ * Owned. */
+static char *key_values(const struct report_rows *r, int k)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char **v = xcalloc(r->n + 1, sizeof(*v));
+	size_t n = 0, shown = 0;
+
+	for (size_t j = 0; j < r->n; j++)
+		v[j] = report_rows_text(r, j, k) ? report_rows_text(r, j, k) : "-";
+	qsort(v, r->n, sizeof(*v), cmp_text);
+	for (size_t j = 0; j < r->n; j++)
+		if (!j || strcmp(v[j], v[j - 1]))
+			n++;
+	for (size_t j = 0; j < r->n && shown < 5; j++)
+		if (!j || strcmp(v[j], v[j - 1]))
+			sb_addf(&sb, "%s%s", shown++ ? ", " : "", v[j]);
+	if (n > shown)
+		sb_addf(&sb, " and %zu more", n - shown);
+	free(v);
+	return sb_detach(&sb);
+}
+
+/* No cell of one side has a partner on the other: an error naming the keys whose values differ and the
+ * option that pairs them, never an empty table that passes a gate. FAIL_USAGE after error(). */
+static int none_paired(const struct report_rows *b, const struct report_rows *n, const char *const *keys,
+		       int nkey)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int by_host = 0, ret;
+
+	for (int k = 0; k < nkey; k++) {
+		char *vb = key_values(b, k), *vn = key_values(n, k);
+
+		if (strcmp(vb, vn)) {
+			sb_addf(&sb, "%s%s (base: %s; new: %s)", sb.len ? ", " : "", keys[k], vb, vn);
+			by_host |= !strcmp(keys[k], "host") || !strcmp(keys[k], "gpu");
+		}
+		free(vb);
+		free(vn);
+	}
+	if (!sb.len)
+		sb_adds(&sb, "the combinations of their values");
+	ret = fail_usage("no cell of one side pairs with one of the other: they differ in %s; %s", sb.buf, by_host ?
+			 "--pair-by params pairs cells by their parameters alone (the hosts' difference is said "
+			 "among the conditions)" : "--where EXPR narrows both sides to the values they share");
+	sb_release(&sb);
+	return ret;
+}
+
+/* The line under the title that counts the cells left unpaired ("" when none). Owned. */
+static char *unpaired_line(const struct report_baseline_counts *c)
+{
+	if (!c->only_base && !c->only_new)
+		return xstrdup("");
+	return xasprintf("; %zu %s only in base and %zu only in new left out (named on stderr)", c->only_base,
+			 c->only_base == 1 ? "cell" : "cells", c->only_new);
 }
 
 /* Pair, print, and judge: FAIL_WORSE when some row is slower than --fail-above. */
@@ -277,6 +344,7 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	struct report_rows b, n, out;
 	struct report_doc d = { &out, NULL, NULL, 1, -1, NULL, 0, NULL };
 	enum report_unit unit;
+	char *cap, *left, *full, *caveat;
 
 	if ((ret = side_rows(base, nw, keys, nkey, &b, &n, &unit)))
 		goto out;
@@ -289,13 +357,25 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	if ((ret = compare_conditions(base, nw, &nt)))
 		goto out;
 	report_baseline(&b, &n, &bl, &out, &counts, &nt);
+	if (!out.n) {
+		report_notes_print(&nt);
+		report_rows_release(&out);
+		ret = none_paired(&b, &n, keys, nkey);
+		goto out;
+	}
 	if (better == BETTER_UNKNOWN)
 		report_notes_add(&nt, "no verdict: which way is '%s' better? give --better lower|higher, or "
 				 "'better: lower|higher' (or a unit) to the metric in the spec", o->metric);
 	report_notes_print(&nt);
-	d.caption = caption(nw, unit, better);
+	cap = caption(nw, unit, better);
+	left = unpaired_line(&counts);
+	d.caption = full = xasprintf("%s%s", cap, left);
+	d.caveat = caveat = report_notes_caveats(&nt);
 	ret = report_print(o, &d);
-	free((char *)d.caption);
+	free(caveat);
+	free(full);
+	free(left);
+	free(cap);
 	if (!ret && (counts.only_base || counts.only_new))
 		report_note("%zu cells only in base, %zu only in new (listed above), left out of the table",
 			    counts.only_base, counts.only_new);

@@ -187,6 +187,31 @@ static void value_range(const struct fig *f, struct strbuf *gp)
 			max + (max - min) * 0.12 + (min == max));
 }
 
+/* The table's footnotes under the figure, for the marks its rows' labels carry. */
+static void fig_footnotes(const struct fig *f, struct strbuf *gp)
+{
+	unsigned m = 0;
+	char *t;
+
+	for (size_t i = 0; i < f->r->n * (size_t)f->r->ncol; i++)
+		m |= f->r->mark[i];
+	if (m & (MARK_CAVEAT | MARK_IMPRECISE))
+		sb_addf(gp, "set bmargin %d\n", (m & MARK_CAVEAT) && (m & MARK_IMPRECISE) ? 7 : 6);
+	if (m & MARK_CAVEAT) {
+		t = xasprintf(TABLE_MARK2 " %s (see the warnings)",
+			      f->d->caveat ? f->d->caveat : "to read with care");
+		sb_adds(gp, "set label ");
+		report_plot_str(gp, t);
+		sb_adds(gp, " at screen 0.01, screen 0.01 left font ',8'\n");
+		free(t);
+	}
+	if (m & MARK_IMPRECISE) {
+		sb_adds(gp, "set label ");
+		report_plot_str(gp, TABLE_MARK " holds medians not known to the precision asked");
+		sb_addf(gp, " at screen 0.01, screen %s left font ',8'\n", m & MARK_CAVEAT ? "0.04" : "0.01");
+	}
+}
+
 /* The script: rows from the top down, labelled on the y axis; bands under the points; a line at 1 for a
  * ratio. */
 static void fig_script(const struct fig *f, const char *out, const char *datpath, int nbands, struct strbuf *gp)
@@ -206,8 +231,18 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 	sb_adds(gp, "set grid xtics\nset key outside top center horizontal box\n");
 	sb_addf(gp, "set yrange [-0.6:%g]\nset ytics (", (double)r->n - 0.4);
 	for (size_t j = 0; j < r->n; j++) {
+		unsigned m = 0;
+		char *marked;
+
+		for (int c = 0; c < r->ncol; c++)
+			m |= r->mark[j * (size_t)r->ncol + (size_t)c];
 		sb_adds(gp, j ? ", " : "");
 		label = row_label(r, j);
+		/* the table's marks on the row's label: a value to read with care is drawn as one */
+		marked = xasprintf("%s%s%s", label, m & MARK_IMPRECISE ? " " TABLE_MARK : "",
+				   m & MARK_CAVEAT ? " " TABLE_MARK2 : "");
+		free(label);
+		label = marked;
 		report_plot_str(gp, label);
 		sb_addf(gp, " %zu", r->n - 1 - j);
 		free(label);
@@ -226,6 +261,7 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 	value_range(f, gp);
 	if (f->o->mode == REPORT_COMPARE)
 		sb_adds(gp, "set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lw 1.5 lc rgb 'black'\n");
+	fig_footnotes(f, gp);
 	sb_adds(gp, "plot");
 	if (nbands) {
 		/* the band of each group: its t interval shaded, its mean a line, its name at the right */

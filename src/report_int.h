@@ -154,8 +154,9 @@ int report_query_plot(const struct report_plan *p, struct report_query *q);
 /* What sweep compare pairs within a cell: its items (averaged over passes), its passes, or its samples. */
 enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
 /* sweep compare, one side: the nkey keys (key: names report_expr_key knows), the unit (item name, pass or
- * sample index), the mean of the metric over the unit's results, marked results; ordered by keys and unit.
- * The pass is never a key: cells that differ only in pass are one cell of the comparison. */
+ * sample index), the mean of the metric over the unit's results in one replicate, marked results, the
+ * replicate ("pass/run": a pass of a run); a row per unit and replicate, ordered by keys, unit and
+ * replicate. The pass is never a key: cells that differ only in pass are one cell of the comparison. */
 int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
 			  struct report_query *q);
 /* Per candidate parameter, the most values it takes inside one group of keys (NULL keys skipped). */
@@ -359,13 +360,23 @@ int report_pair_cols(struct report_rows *out, const char *count, const char *met
 void report_pair(const struct report_rows *in, const struct report_pairing *pp, struct report_rows *out,
 		 struct report_notes *nt);
 
+/* Rows a warning names: the first ten, then a count. Zeroed to start; sb released by the user. */
+struct report_warned {
+	struct strbuf sb;
+	size_t n;
+};
+void report_warned_add(struct report_warned *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The rows of a warning, "a; b and 3 more". Owned. */
+char *report_warned_list(const struct report_warned *w);
+
 /* ---- report_verdict.c: sweep compare's pairing and verdict, pure ---- */
 
 /*
- * The verdict on a ratio NEW/BASE with its interval [lo, hi]: "slower" when NEW is worse (ratio above 1
- * for a lower-better metric, below for a higher-better one) with the whole interval on that side of 1 and
- * the ratio past threshold (a fraction: 0.02); "faster" the same the other way (past 1/(1 + threshold));
- * else "unchanged". NULL (no verdict) when the direction is unknown or there is no interval.
+ * The verdict on a ratio NEW/BASE with its interval [lo, hi], on the slowdown (the ratio for a metric where
+ * lower is better, its inverse where higher is) and its interval: "slower" when the whole interval lies
+ * above 1 + threshold (a fraction: 0.02), "faster" when it lies wholly below 1 / (1 + threshold),
+ * "unchanged" when it lies wholly within [1 / (1 + threshold), 1 + threshold], else "inconclusive". NULL
+ * (no verdict) when the direction is unknown or there is no interval.
  */
 const char *report_verdict(double ratio, double lo, double hi, int better, double threshold);
 /* Whether NEW is slower by more than above (a fraction; NaN: never) with the whole interval past it. */

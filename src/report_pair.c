@@ -120,17 +120,12 @@ static void note_row(const struct report_pairing *pp, const struct report_rows *
 	sb_release(&sb);
 }
 
-/* Rows a warning names: the first ten, then a count. */
-struct warned {
-	struct strbuf sb;
-	size_t n;
-};
-
-static void warned_add(struct warned *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warned_add(struct warned *w, const char *fmt, ...)
+void report_warned_add(struct report_warned *w, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (!w->sb.buf)
+		sb_add(&w->sb, "", 0);
 	if (w->n++ >= 10)
 		return;
 	if (w->n > 1)
@@ -140,15 +135,16 @@ static void warned_add(struct warned *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The rows of a warning, "a; b and 3 more". Owned. */
-static char *warned_list(const struct warned *w)
+char *report_warned_list(const struct report_warned *w)
 {
-	return w->n > 10 ? xasprintf("%s and %zu more", w->sb.buf, w->n - 10) : xstrdup(w->sb.buf);
+	const char *s = w->sb.buf ? w->sb.buf : "";
+
+	return w->n > 10 ? xasprintf("%s and %zu more", s, w->n - 10) : xstrdup(s);
 }
 
 /* What a comparison warns of, row by row. */
 struct caveats {
-	struct warned few, nonpos, unequal, none;
+	struct report_warned few, nonpos, unequal, none;
 };
 
 /* Row at of out, from the pairs pr of in's row j: whatever makes its ratio one to read with care is
@@ -160,23 +156,23 @@ static void caveat_row(const struct report_pairing *pp, const struct report_rows
 	int care = 0;
 
 	if (pr->n < FEW_PAIRS) {
-		warned_add(&cv->few, "%s (n = %zu)", name, pr->n);
+		report_warned_add(&cv->few, "%s (n = %zu)", name, pr->n);
 		care = 1;
 	}
 	if (pr->nonpos) {
-		warned_add(&cv->nonpos, "%s (%s in %s=%s: %g)", name, pr->nonpos, pp->key,
+		report_warned_add(&cv->nonpos, "%s (%s in %s=%s: %g)", name, pr->nonpos, pp->key,
 			   pr->nonpos_b ? pp->b : pp->a, pr->nonpos_v);
 		care = 1;
 	}
 	if (pr->nunequal) {
-		warned_add(&cv->unequal, "%s (%zu %s, such as %s: %g in %s, %g in %s)", name, pr->nunequal,
+		report_warned_add(&cv->unequal, "%s (%zu %s, such as %s: %g in %s, %g in %s)", name, pr->nunequal,
 			   pr->nunequal == 1 ? "unit" : "units", pr->unequal, pr->passes_a, pp->a, pr->passes_b,
 			   pp->b);
 		care = 1;
 	}
 	if (pr->n >= 2 && pp->boot > 0 && !isnan(report_rows_num(out, at, v0 + 3)) &&
 	    isnan(report_rows_num(out, at, v0 + 4))) {
-		warned_add(&cv->none, "%s", name);
+		report_warned_add(&cv->none, "%s", name);
 		care = 1;
 	}
 	if (care || (pp->boot > 0 && pp->boot < BOOT_FEW && pr->n))
@@ -192,7 +188,7 @@ static void caveat_warn(const struct report_pairing *pp, struct caveats *cv, str
 
 	if (cv->few.n) {
 		report_notes_warn(nt, "fewer than %d pairs: %s; an interval of so few is rough, of one missing "
-				  "(marked)", FEW_PAIRS, v = warned_list(&cv->few));
+				  "(marked)", FEW_PAIRS, v = report_warned_list(&cv->few));
 		report_notes_caveat(nt, "an interval rests on fewer than 5 pairs");
 		free(v);
 	}
@@ -202,7 +198,7 @@ static void caveat_warn(const struct report_pairing *pp, struct caveats *cv, str
 		report_notes_caveat(nt, "fewer than 1000 resamples");
 	}
 	if (cv->nonpos.n) {
-		report_notes_warn(nt, "a value <= 0 in an arm: %s; %s (marked)", v = warned_list(&cv->nonpos),
+		report_notes_warn(nt, "a value <= 0 in an arm: %s; %s (marked)", v = report_warned_list(&cv->nonpos),
 				  pp->stat == STATS_GEOMEAN_RATIO ? "the ratios have no geometric mean" :
 				  "a ratio of means over values of both signs says little");
 		report_notes_caveat(nt, "an arm holds a value <= 0");
@@ -210,17 +206,17 @@ static void caveat_warn(const struct report_pairing *pp, struct caveats *cv, str
 	}
 	if (cv->unequal.n) {
 		report_notes_warn(nt, "units with unequal passes in the two arms: %s; each arm's mean over its "
-				  "passes is paired all the same (marked)", v = warned_list(&cv->unequal));
+				  "passes is paired all the same (marked)", v = report_warned_list(&cv->unequal));
 		report_notes_caveat(nt, "a unit has unequal passes in the two arms");
 		free(v);
 	}
 	if (cv->none.n) {
 		report_notes_warn(nt, "no BCa interval of the %s: %s (the resamples fall on one side of it, or its "
-				  "jackknife has no value)", what, v = warned_list(&cv->none));
+				  "jackknife has no value)", what, v = report_warned_list(&cv->none));
 		report_notes_caveat(nt, "an interval is undefined");
 		free(v);
 	}
-	for (struct warned *w = &cv->few; w <= &cv->none; w++)
+	for (struct report_warned *w = &cv->few; w <= &cv->none; w++)
 		sb_release(&w->sb);
 }
 
@@ -280,7 +276,7 @@ void report_pair(const struct report_rows *in, const struct report_pairing *pp, 
 	struct pairs pr;
 
 	memset(&cv, 0, sizeof(cv));
-	for (struct warned *w = &cv.few; w <= &cv.none; w++)
+	for (struct report_warned *w = &cv.few; w <= &cv.none; w++)
 		sb_add(&w->sb, "", 0);
 	pr.a = xmalloc((in->n + 1) * sizeof(*pr.a));
 	pr.b = xmalloc((in->n + 1) * sizeof(*pr.b));

@@ -139,6 +139,19 @@ static int told_apart(const struct report_opts *o, double a, double b, struct pr
 	return strcmp(x, y) != 0;
 }
 
+/* Whether a and b are one number but for rounding (within 1e-9 of each other, relative): the bounds of an
+ * interval with nothing to resample, which a sum's rounding moves by 1e-16, need not be told apart. */
+static int same_to_rounding(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* Whether a and b print apart at p wherever they are apart beyond rounding. */
+static int shown_apart(const struct report_opts *o, double a, double b, struct prec p)
+{
+	return same_to_rounding(a, b) || told_apart(o, a, b, p);
+}
+
 /*
  * An interval prints what it says: its bounds apart from each other and from 1 wherever the true ones are
  * (an interval of [0.9954, 1.0093] that includes 1 must not print as [1.00, 1.01], nor one of 10,000
@@ -154,7 +167,7 @@ static struct prec interval_prec(const struct report_opts *o, const struct repor
 		for (size_t j = 0; j < r->n && ok; j++) {
 			double lo = report_rows_num(r, j, c + 1), hi = report_rows_num(r, j, c + 2);
 
-			ok = told_apart(o, lo, hi, p) && told_apart(o, lo, 1, p) && told_apart(o, hi, 1, p);
+			ok = shown_apart(o, lo, hi, p) && shown_apart(o, lo, 1, p) && shown_apart(o, hi, 1, p);
 		}
 		if (ok || (p.dec >= 0 ? p.dec >= 15 : p.sig >= 17))
 			return p;
@@ -175,6 +188,19 @@ static void column_prec(const struct report_opts *o, const struct report_rows *r
 	for (int c = 0; c + 2 < r->ncol; c++)
 		if (r->col[c].kind == RCOL_NUM && r->col[c].ci && r->col[c].sig)
 			pr[c] = pr[c + 1] = pr[c + 2] = interval_prec(o, r, c, pr[c]);
+}
+
+/* v at p, or with more decimals (digits) where it differs from 1 but would print as 1 does: a summary's
+ * bound of 0.99965 does not print as 1.000, as an interval's bound does not (interval_prec). */
+static void format_apart_from_1(const struct report_opts *o, double v, struct prec p, char *buf, size_t n)
+{
+	while (p.sig && !shown_apart(o, v, 1, p) && (p.dec >= 0 ? p.dec < 15 : p.sig < 17)) {
+		if (p.dec >= 0)
+			p.dec++;
+		else
+			p.sig++;
+	}
+	format_num(o, v, p, buf, n);
 }
 
 /* A series: each number as the report prints one, separated by spaces. Owned. */
@@ -336,7 +362,7 @@ static void add_summary(const struct report_opts *o, const struct report_doc *d,
 			else if (!strcmp(stat, report_sum_name[SUM_N]))
 				snprintf(a, sizeof(a), "%zu", (size_t)report_rows_num(sum, j, sc));
 			else
-				format_num(o, report_rows_num(sum, j, sc), pr[c], a, sizeof(a));
+				format_apart_from_1(o, report_rows_num(sum, j, sc), pr[c], a, sizeof(a));
 			cell[nc++] = prog && !a[0] ? NULL : xstrdup(a);
 			if (o->fmt->reading && r->col[c].ci) {
 				c += 2;        /* the interval columns are merged into the value's */

@@ -288,11 +288,12 @@ int report_query_baseline(const struct report_plan *p, enum report_unit unit, co
 		/* samples are times: report_compare asks for them only for seconds and what derives from it */
 		sb_addf(&q->sql, "s.i, avg(s.seconds * %.17g)", p->metric_scale);
 	}
-	sb_addf(&q->sql, ", sum(%s)", marked_sql);
+	/* the replicate: a pass of a run (a day's, a host's), whose units may all shift together */
+	sb_addf(&q->sql, ", sum(%s), c.pass || '/' || coalesce(r.run, 0)", marked_sql);
 	if ((ret = from(p, q, join[unit], p->o->strict)))
 		return ret;
-	by(q, "GROUP BY", nkey + 1, 0, 0);
-	by(q, "ORDER BY", nkey + 1, 0, 0);
+	by(q, "GROUP BY", nkey + 1, nkey + 4, 0);
+	by(q, "ORDER BY", nkey + 1, nkey + 4, 0);
 	return FAIL_OK;
 }
 

@@ -1,6 +1,6 @@
 /* report_verdict.c: sweep compare's pairing and verdict, pure: the cells of two databases paired by their
  * keys, the units of a cell paired by name, the ratio NEW/BASE with a paired bootstrap interval, and the
- * rule that calls a row faster, slower or unchanged. */
+ * rule that calls a row faster, slower, unchanged or inconclusive. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,11 @@
 #include "stats.h"
 
 /* The columns of report_query_baseline after the keys. */
-enum { B_UNIT, B_VALUE, B_MARKED };
+enum { B_UNIT, B_VALUE, B_MARKED, B_REP };
+
+/* Fewer pairs than this, or fewer resamples than BOOT_FEW: the interval is marked and warned of. */
+#define FEW_PAIRS 5
+#define BOOT_FEW 1000
 
 /* How much slower NEW is than BASE (above 1: slower), and its interval: the ratio for a metric where lower
  * is better, its inverse where higher is. */
@@ -33,11 +37,13 @@ const char *report_verdict(double ratio, double lo, double hi, int better, doubl
 	if (better == BETTER_UNKNOWN || isnan(ratio) || isnan(lo) || isnan(hi))
 		return NULL;
 	slowdown(ratio, lo, hi, better, &s, &slo, &shi);
-	if (slo > 1 && s > 1 + threshold)
+	if (slo > 1 + threshold)
 		return "slower";
-	if (shi < 1 && s < 1 / (1 + threshold))
+	if (shi < 1 / (1 + threshold))
 		return "faster";
-	return "unchanged";
+	if (slo >= 1 / (1 + threshold) && shi <= 1 + threshold)
+		return "unchanged";
+	return "inconclusive";
 }
 
 int report_verdict_worse(double ratio, double lo, double hi, int better, double above)
@@ -53,6 +59,14 @@ int report_verdict_worse(double ratio, double lo, double hi, int better, double 
 static const char *unit_of(const struct report_rows *r, size_t j, int nkey)
 {
 	const char *u = report_rows_text(r, j, nkey + B_UNIT);
+
+	return u ? u : "";
+}
+
+/* Row j's replicate ("pass/run"; "" where the rows have none). */
+static const char *rep_of(const struct report_rows *r, size_t j, int nkey)
+{
+	const char *u = nkey + B_REP < r->ncol ? report_rows_text(r, j, nkey + B_REP) : NULL;
 
 	return u ? u : "";
 }
@@ -73,6 +87,16 @@ static size_t group_end(const struct report_rows *r, size_t j, int nkey)
 	return e;
 }
 
+/* The end of the rows of the unit at j, before end: a row per replicate. */
+static size_t unit_end(const struct report_rows *r, size_t j, size_t end, int nkey)
+{
+	size_t e = j + 1;
+
+	while (e < end && !strcmp(unit_of(r, e, nkey), unit_of(r, j, nkey)))
+		e++;
+	return e;
+}
+
 /* The first row of base's cell with the keys of nw's row j, or base->n: looked for from the group at next
  * on, then from the start (both sides are ordered by the same keys, so the next group is the usual match). */
 static size_t find_cell(const struct report_rows *base, const struct report_rows *nw, size_t j, int nkey,
@@ -85,33 +109,116 @@ static size_t find_cell(const struct report_rows *base, const struct report_rows
 	return base->n;
 }
 
-/* One cell of both sides: its units paired by name into a (NEW) and b (BASE); *unpaired counts the rest. */
-static size_t pair_cell(const struct report_rows *base, size_t b0, size_t b1, const struct report_rows *nw,
-			size_t n0, size_t n1, int nkey, double *a, double *b, size_t *unpaired, int *marked)
+/* One side of a cell, its values by replicate: what the variation between replicates is read from. */
+struct reps {
+	double *v;
+	size_t *rep, *unit, n;
+	const char **name;     /* the replicates (the rows' strings) */
+	size_t nrep;
+};
+
+/* A cell of both sides, paired: the pairs' values (a: NEW, b: BASE), each side's replicates (0: BASE,
+ * 1: NEW), and what makes the interval one to read with care. Buffers sized for a side's rows. */
+struct cell {
+	double *a, *b;
+	struct reps r[2];
+	size_t n, unpaired;
+	int marked;
+	size_t nunequal;       /* pairs whose units have unequal replicates, the first's name and counts */
+	const char *unequal;
+	size_t unequal_b, unequal_n;
+	const char *nonpos;    /* the first pair with a value <= 0, its side and value */
+	int nonpos_new;
+	double nonpos_v;
+};
+
+static size_t rep_index(struct reps *s, const char *name)
 {
-	size_t n = 0, hint = b0, matched = 0;
+	for (size_t i = 0; i < s->nrep; i++)
+		if (!strcmp(s->name[i], name))
+			return i;
+	s->name[s->nrep] = name;
+	return s->nrep++;
+}
 
-	for (size_t j = n0; j < n1; j++) {
+/* The mean over its replicates of the unit at rows [j, e) of r (NaN without a value), each value kept in
+ * s as pair k. */
+static double unit_mean(const struct report_rows *r, size_t j, size_t e, int nkey, size_t k, struct reps *s,
+			int *marked)
+{
+	double sum = 0;
+	size_t n = 0;
+
+	for (size_t i = j; i < e; i++) {
+		double v = report_rows_num(r, i, nkey + B_VALUE);
+
+		*marked |= report_rows_num(r, i, nkey + B_MARKED) > 0;
+		if (isnan(v))
+			continue;
+		sum += v;
+		n++;
+		s->v[s->n] = v;
+		s->unit[s->n] = k;
+		s->rep[s->n++] = rep_index(s, rep_of(r, i, nkey));
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+/* One pair kept: what it says of unequal replicates and values <= 0. */
+static void pair_caveats(struct cell *c, const char *unit, size_t reps_b, size_t reps_n)
+{
+	double va = c->a[c->n], vb = c->b[c->n];
+
+	if (reps_b != reps_n && !c->nunequal++) {
+		c->unequal = unit;
+		c->unequal_b = reps_b;
+		c->unequal_n = reps_n;
+	}
+	if (!c->nonpos && (!(va > 0) || !(vb > 0))) {
+		c->nonpos = unit;
+		c->nonpos_new = !(va > 0);
+		c->nonpos_v = !(va > 0) ? va : vb;
+	}
+}
+
+/* One cell of both sides: its units paired by name into c (its rows [b0, b1) of base, [n0, n1) of nw). */
+static void pair_cell(const struct report_rows *base, size_t b0, size_t b1, const struct report_rows *nw,
+		      size_t n0, size_t n1, int nkey, struct cell *c)
+{
+	size_t hint = b0, matched = 0, units_b = 0, units_n = 0;
+
+	c->n = c->nunequal = c->r[0].n = c->r[1].n = c->r[0].nrep = c->r[1].nrep = 0;
+	c->marked = 0;
+	c->nonpos = NULL;
+	for (size_t i = b0; i < b1; i = unit_end(base, i, b1, nkey))
+		units_b++;
+	for (size_t j = n0, je; j < n1; j = je) {
 		const char *u = unit_of(nw, j, nkey);
-		size_t i = hint < b1 && !strcmp(unit_of(base, hint, nkey), u) ? hint : b1;
+		size_t i = hint < b1 && !strcmp(unit_of(base, hint, nkey), u) ? hint : b1, ie, keep[2];
 
+		je = unit_end(nw, j, n1, nkey);
+		units_n++;
 		/* both sides list units in the same order, so the hint is the match unless one is missing */
-		for (size_t k = b0; i == b1 && k < b1; k++)
+		for (size_t k = b0; i == b1 && k < b1; k = unit_end(base, k, b1, nkey))
 			if (!strcmp(unit_of(base, k, nkey), u))
 				i = k;
 		if (i == b1)
 			continue;
-		hint = i + 1;
+		ie = hint = unit_end(base, i, b1, nkey);
 		matched++;
-		*marked |= report_rows_num(nw, j, nkey + B_MARKED) > 0 ||
-			   report_rows_num(base, i, nkey + B_MARKED) > 0;
-		a[n] = report_rows_num(nw, j, nkey + B_VALUE);
-		b[n] = report_rows_num(base, i, nkey + B_VALUE);
-		if (!isnan(a[n]) && !isnan(b[n]))
-			n++;
+		keep[0] = c->r[0].n;
+		keep[1] = c->r[1].n;
+		c->a[c->n] = unit_mean(nw, j, je, nkey, c->n, &c->r[1], &c->marked);
+		c->b[c->n] = unit_mean(base, i, ie, nkey, c->n, &c->r[0], &c->marked);
+		if (isnan(c->a[c->n]) || isnan(c->b[c->n])) {
+			c->r[0].n = keep[0];   /* no pair: its values stay out of the replicates' too */
+			c->r[1].n = keep[1];
+			continue;
+		}
+		pair_caveats(c, u, ie - i, je - j);
+		c->n++;
 	}
-	*unpaired = (n1 - n0 - matched) + (b1 - b0 - matched);
-	return n;
+	c->unpaired = (units_n - matched) + (units_b - matched);
 }
 
 /* The columns: keys, pairs (not "n", which a parameter may be called), the metric of each side, the ratio
@@ -127,49 +234,140 @@ static void baseline_cols(const struct report_baseline *bl, struct report_rows *
 	report_rows_col(out, "verdict", RCOL_LABEL);
 }
 
+/* What a comparison warns of, row by row. */
+struct caveats {
+	struct report_warned few, nonpos, unequal, one;
+};
+
+/* The variation between a side's replicates (stats_between_var) over the n pairs; NaN under 2. */
+static double between(const struct reps *s, size_t n)
+{
+	return s->nrep < 2 ? NAN : stats_between_var(s->v, s->rep, s->unit, s->n, s->nrep, n);
+}
+
+/* Row at of out, from cell c of nw's row j: whatever makes its interval one to read with care is marked
+ * and kept for the warnings. */
+static void caveat_row(const struct report_baseline *bl, const struct report_rows *nw, size_t j,
+		       const struct cell *c, struct report_rows *out, size_t at, struct caveats *cv)
+{
+	char *name = cell_name(bl, nw, j);
+	int care = 0, one_b = c->r[0].nrep < 2, one_n = c->r[1].nrep < 2;
+
+	if (c->n < FEW_PAIRS) {
+		report_warned_add(&cv->few, "%s (n = %zu)", name, c->n);
+		care = 1;
+	}
+	if (c->nonpos) {
+		report_warned_add(&cv->nonpos, "%s (%s in %s: %g)", name, c->nonpos, c->nonpos_new ? "new" : "base",
+				  c->nonpos_v);
+		care = 1;
+	}
+	if (c->nunequal) {
+		report_warned_add(&cv->unequal, "%s (%zu %s, such as %s: %zu in base, %zu in new)", name,
+				  c->nunequal, c->nunequal == 1 ? "unit" : "units", c->unequal, c->unequal_b,
+				  c->unequal_n);
+		care = 1;
+	}
+	if (c->n >= 2 && (one_b || one_n)) {
+		report_warned_add(&cv->one, "%s (%s)", name, one_b && one_n ? "one pass a side" :
+				  one_b ? "one pass in base" : "one pass in new");
+		care = 1;
+	}
+	if (care || (bl->boot > 0 && bl->boot < BOOT_FEW && c->n >= 2))
+		report_rows_mark(out, at, bl->nkey + 3, MARK_CAVEAT);
+	free(name);
+}
+
+/* One warning per kind of caveat, naming its rows, and the caveats for the footnote. */
+static void caveat_warn(const struct report_baseline *bl, struct caveats *cv, struct report_notes *nt)
+{
+	char *v;
+
+	if (cv->few.n) {
+		report_notes_warn(nt, "fewer than %d pairs: %s; an interval of so few is rough, of one missing "
+				  "(marked)", FEW_PAIRS, v = report_warned_list(&cv->few));
+		report_notes_caveat(nt, "an interval rests on fewer than 5 pairs");
+		free(v);
+	}
+	if (bl->boot > 0 && bl->boot < BOOT_FEW) {
+		report_notes_warn(nt, "--boot %d: fewer than %d resamples, the bounds move with --seed (marked)",
+				  bl->boot, BOOT_FEW);
+		report_notes_caveat(nt, "fewer than 1000 resamples");
+	}
+	if (cv->nonpos.n) {
+		report_notes_warn(nt, "a value <= 0: %s; a ratio of means over values of both signs says little "
+				  "(marked)", v = report_warned_list(&cv->nonpos));
+		report_notes_caveat(nt, "a side holds a value <= 0");
+		free(v);
+	}
+	if (cv->unequal.n) {
+		report_notes_warn(nt, "units with unequal passes in base and new: %s; each side's mean over its "
+				  "passes is paired all the same (marked)", v = report_warned_list(&cv->unequal));
+		report_notes_caveat(nt, "a unit has unequal passes in base and new");
+		free(v);
+	}
+	if (cv->one.n) {
+		report_notes_warn(nt, "one pass: %s; run-to-run variation is not measured, the interval holds the "
+				  "units' alone: give the sweep 'repeat: 2' or more to measure it (marked)",
+				  v = report_warned_list(&cv->one));
+		report_notes_caveat(nt, "one pass a side: run-to-run variation not measured ('repeat: 2' or more "
+				    "measures it)");
+		free(v);
+	}
+	for (struct report_warned *w = &cv->few; w <= &cv->one; w++)
+		sb_release(&w->sb);
+}
+
 /* A row of out for the cell nw[n0, n1) and base[b0, b1). */
 static void baseline_row(const struct report_baseline *bl, const struct report_rows *base, size_t b0, size_t b1,
 			 const struct report_rows *nw, size_t n0, size_t n1, struct report_rows *out,
-			 struct report_baseline_counts *counts, struct report_notes *nt, double *a, double *b)
+			 struct report_baseline_counts *counts, struct report_notes *nt, struct cell *c,
+			 struct caveats *cv)
 {
-	int nkey = bl->nkey, v0 = nkey, marked = 0;
-	size_t at = report_rows_add(out), unpaired, n;
-	double ratio = NAN, lo = NAN, hi = NAN;
+	int nkey = bl->nkey, v0 = nkey;
+	size_t at = report_rows_add(out), n;
+	double ratio = NAN, lo = NAN, hi = NAN, vb, vn;
 	const char *verdict;
 
-	n = pair_cell(base, b0, b1, nw, n0, n1, nkey, a, b, &unpaired, &marked);
+	pair_cell(base, b0, b1, nw, n0, n1, nkey, c);
+	n = c->n;
 	for (int k = 0; k < nkey; k++)
 		report_rows_set_text(out, at, k, report_rows_text(nw, n0, k));
 	report_rows_set_num(out, at, v0, (double)n);
-	if (unpaired || n < 2) {
+	if (c->unpaired || n < 2) {
 		char *name = cell_name(bl, nw, n0);
 
-		if (unpaired)
+		if (c->unpaired)
 			report_notes_add(nt, "%s: %zu %s without a partner on the other side, left out of the ratio",
-					 name, unpaired, unpaired == 1 ? "unit" : "units");
+					 name, c->unpaired, c->unpaired == 1 ? "unit" : "units");
 		if (n < 2)
 			report_notes_add(nt, "%s: %zu %s: no interval, no verdict", name, n,
 					 n == 1 ? "pair" : "pairs");
 		free(name);
 	}
 	if (n) {
-		report_rows_set_num(out, at, v0 + 2, stats_mean(a, n));
-		report_rows_set_num(out, at, v0 + 1, stats_mean(b, n));
-		/* NEW over BASE, resampling the pairs (the same indices for both sides) */
-		stats_ratio_ci(a, b, n, bl->ci, n < 2 ? 0 : bl->boot, bl->seed, &ratio, &lo, &hi);
+		report_rows_set_num(out, at, v0 + 2, stats_mean(c->a, n));
+		report_rows_set_num(out, at, v0 + 1, stats_mean(c->b, n));
+		/* NEW over BASE, resampling the pairs (the same indices for both sides); then the shifts that
+		 * all units of a pass share, which resampling units cannot see, added for each side */
+		stats_ratio_ci(c->a, c->b, n, bl->ci, n < 2 ? 0 : bl->boot, bl->seed, &ratio, &lo, &hi);
+		vb = between(&c->r[0], n);
+		vn = between(&c->r[1], n);
+		stats_widen(ratio, (isnan(vb) ? 0 : vb) + (isnan(vn) ? 0 : vn), bl->ci, &lo, &hi);
 		report_rows_set_num(out, at, v0 + 3, ratio);
 		report_rows_set_num(out, at, v0 + 4, lo);
 		report_rows_set_num(out, at, v0 + 5, hi);
+		caveat_row(bl, nw, n0, c, out, at, cv);
 	}
 	if ((verdict = report_verdict(ratio, lo, hi, bl->better, bl->threshold)))
 		report_rows_set_text(out, at, v0 + 6, verdict);
 	if (report_verdict_worse(ratio, lo, hi, bl->better, bl->fail_above))
 		counts->worse++;
-	if (marked)
+	if (c->marked)
 		report_rows_mark(out, at, v0 + 3, MARK_IMPRECISE);
 }
 
-/* A cell on one side only, said with its keys and value: never dropped silently. */
+/* A cell on one side only, said with its keys and value (the mean of its units'): never dropped silently. */
 static void note_alone(const struct report_baseline *bl, const struct report_rows *r, size_t j, size_t end,
 		       const char *side, struct report_notes *nt)
 {
@@ -177,14 +375,49 @@ static void note_alone(const struct report_baseline *bl, const struct report_row
 	double sum = 0;
 	size_t n = 0;
 
-	for (size_t i = j; i < end; i++)
-		if (!isnan(report_rows_num(r, i, bl->nkey + B_VALUE))) {
-			sum += report_rows_num(r, i, bl->nkey + B_VALUE);
+	for (size_t i = j, e; i < end; i = e) {
+		double us = 0;
+		size_t un = 0;
+
+		e = unit_end(r, i, end, bl->nkey);
+		for (size_t k = i; k < e; k++)
+			if (!isnan(report_rows_num(r, k, bl->nkey + B_VALUE))) {
+				us += report_rows_num(r, k, bl->nkey + B_VALUE);
+				un++;
+			}
+		if (un) {
+			sum += us / (double)un;
 			n++;
 		}
+	}
 	report_notes_add(nt, "only in %s: %s (%s %.6g over %zu %s)", side, name, bl->metric, n ? sum / n : NAN,
 			 n, n == 1 ? "unit" : "units");
 	free(name);
+}
+
+static void cell_init(struct cell *c, size_t nmax)
+{
+	memset(c, 0, sizeof(*c));
+	c->a = xmalloc(nmax * sizeof(*c->a));
+	c->b = xmalloc(nmax * sizeof(*c->b));
+	for (int i = 0; i < 2; i++) {
+		c->r[i].v = xmalloc(nmax * sizeof(*c->r[i].v));
+		c->r[i].rep = xmalloc(nmax * sizeof(*c->r[i].rep));
+		c->r[i].unit = xmalloc(nmax * sizeof(*c->r[i].unit));
+		c->r[i].name = xmalloc(nmax * sizeof(*c->r[i].name));
+	}
+}
+
+static void cell_release(struct cell *c)
+{
+	free(c->a);
+	free(c->b);
+	for (int i = 0; i < 2; i++) {
+		free(c->r[i].v);
+		free(c->r[i].rep);
+		free(c->r[i].unit);
+		free(c->r[i].name);
+	}
 }
 
 void report_baseline(const struct report_rows *base, const struct report_rows *nw,
@@ -193,9 +426,12 @@ void report_baseline(const struct report_rows *base, const struct report_rows *n
 {
 	size_t nmax = (base->n > nw->n ? base->n : nw->n) + 1;
 	unsigned char *used = xcalloc(base->n + 1, 1);
-	double *a = xmalloc(nmax * sizeof(*a)), *b = xmalloc(nmax * sizeof(*b));
+	struct caveats cv;
+	struct cell c;
 
+	memset(&cv, 0, sizeof(cv));
 	memset(counts, 0, sizeof(*counts));
+	cell_init(&c, nmax);
 	baseline_cols(bl, out);
 	for (size_t j = 0, end, next = 0; j < nw->n; j = end) {
 		size_t b0 = find_cell(base, nw, j, bl->nkey, next), b1;
@@ -208,7 +444,7 @@ void report_baseline(const struct report_rows *base, const struct report_rows *n
 		}
 		next = b1 = group_end(base, b0, bl->nkey);
 		memset(used + b0, 1, b1 - b0);
-		baseline_row(bl, base, b0, b1, nw, j, end, out, counts, nt, a, b);
+		baseline_row(bl, base, b0, b1, nw, j, end, out, counts, nt, &c, &cv);
 	}
 	for (size_t j = 0, end; j < base->n; j = end) {
 		end = group_end(base, j, bl->nkey);
@@ -217,7 +453,7 @@ void report_baseline(const struct report_rows *base, const struct report_rows *n
 			counts->only_base++;
 		}
 	}
+	caveat_warn(bl, &cv, nt);
+	cell_release(&c);
 	free(used);
-	free(a);
-	free(b);
 }

@@ -626,6 +626,70 @@ int stats_ratio_ci(const double *a, const double *b, size_t n, double ci, int bo
 	return paired_boot(a, b, n, STATS_RATIO_OF_MEANS, &bs, ratio, lo, hi);
 }
 
+double stats_between_var(const double *v, const size_t *rep, const size_t *unit, size_t n, size_t nrep,
+			 size_t nunit)
+{
+	double *ubar = xcalloc(nunit + 1, sizeof(*ubar)), *e = xcalloc(nrep + 1, sizeof(*e));
+	size_t *uc = xcalloc(nunit + 1, sizeof(*uc)), *rc = xcalloc(nrep + 1, sizeof(*rc));
+	size_t nr = 0, nu = 0, nv = 0;
+	double s2 = 0, w = 0, emean = 0, var = NAN, df;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i])) {
+			ubar[unit[i]] += v[i];
+			uc[unit[i]]++;
+		}
+	for (size_t u = 0; u < nunit; u++)
+		ubar[u] = uc[u] ? ubar[u] / (double)uc[u] : NAN;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]) && ubar[unit[i]] != 0 && !isnan(ubar[unit[i]])) {
+			e[rep[i]] += v[i] / ubar[unit[i]] - 1;
+			rc[rep[i]]++;
+			nv++;
+		}
+	for (size_t r = 0; r < nrep; r++)
+		if (rc[r]) {
+			e[r] /= (double)rc[r];
+			emean += e[r];
+			nr++;
+		}
+	for (size_t u = 0; u < nunit; u++)
+		nu += uc[u] > 0;
+	if (nr >= 2) {
+		emean /= (double)nr;
+		for (size_t r = 0; r < nrep; r++)
+			s2 += rc[r] ? (e[r] - emean) * (e[r] - emean) : 0;
+		s2 /= (double)(nr - 1);
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(v[i]) && ubar[unit[i]] != 0 && !isnan(ubar[unit[i]])) {
+				double d = v[i] / ubar[unit[i]] - 1 - e[rep[i]];
+
+				w += d * d;
+			}
+		df = (double)nv - (double)nr - (double)nu + 1;
+		w = df > 0 ? w / df : 0;
+		var = s2 - w / ((double)nv / (double)nr);
+		var = (var > 0 ? var : 0) / (double)nr;
+	}
+	free(ubar);
+	free(e);
+	free(uc);
+	free(rc);
+	return var;
+}
+
+void stats_widen(double est, double var, double ci, double *lo, double *hi)
+{
+	double z, add;
+
+	if (!(var > 0) || isnan(*lo) || isnan(*hi) || isnan(est))
+		return;
+	z = stats_normal_quantile((1 + ci) / 2);
+	add = z * z * est * est * var;
+	*lo = est - sqrt((est - *lo) * (est - *lo) + add);
+	*hi = est + sqrt((*hi - est) * (*hi - est) + add);
+}
+
 /*
  * Digits and exponent come from printf's %.*e, so the rounding is the C library's correctly rounded
  * conversion of the binary value (glibc: exact ties go to even, 0.125 -> "0.12"); only the layout is ours.

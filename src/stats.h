@@ -117,6 +117,23 @@ int stats_paired_ci(const double *a, const double *b, size_t n, enum stats_pair_
 int stats_ratio_ci(const double *a, const double *b, size_t n, double ci, int boot, uint64_t seed,
 		   double *ratio, double *lo, double *hi);
 
+/*
+ * The part of a mean's relative variance that comes from replicates (passes, runs) shifting all their units
+ * together, from n values v[i] of unit unit[i] (< nunit) in replicate rep[i] (< nrep): each value relative
+ * to its unit's mean (d = v / mean - 1), a replicate's shift e its mean d, and the between-replicate
+ * component of a random-effects analysis: max(0, s2 - w / m) / R, with s2 the sample variance of the R
+ * replicates' shifts, w the residual variance of d about its replicate's shift (N - R - U + 1 degrees of
+ * freedom) and m = N / R units a replicate; the variance of the mean over R replicates that the units'
+ * own resampling does not see. NaN when fewer than 2 replicates hold a value (not measured); values whose
+ * unit mean is 0 or NaN are left out. Pure; no message.
+ */
+double stats_between_var(const double *v, const size_t *rep, const size_t *unit, size_t n, size_t nrep,
+			 size_t nunit);
+/* [*lo, *hi] about est widened by a relative variance var (a ratio's added component, as est^2 var):
+ * each bound's distance d from est becomes sqrt(d^2 + (z est)^2 var), z the normal quantile at
+ * (1 + ci) / 2. Unchanged for var <= 0 or NaN, or a NaN bound. */
+void stats_widen(double est, double var, double ci, double *lo, double *hi);
+
 /* Format v with sig significant digits (1..17, trailing zeros kept), no exponent when the exponent after
  * rounding is in [-4, 15): 1234.56 -> "1235", 123456 -> "123500", 1.5 -> "1.500", 0.00012345 -> "0.0001234"
  * (sig 4); exponent form otherwise: 1e15 -> "1.000e+15". Rounding is printf's %.*e of the binary value, so

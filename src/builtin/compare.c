@@ -19,6 +19,7 @@ static const struct option compare_long_opts[] = {
 	{ "fail-above", required_argument, NULL, 'F' },
 	{ "better", required_argument, NULL, 'B' },
 	{ "superseded", no_argument, NULL, 'U' },
+	{ "pair-by", required_argument, NULL, 'P' },
 	{ "ci", required_argument, NULL, 'i' },
 	{ "boot", required_argument, NULL, 'b' },
 	{ "seed", required_argument, NULL, 'e' },
@@ -60,6 +61,11 @@ static int compare_opt(struct report_opts *o, int opt, const char *arg)
 		o->better = !strcmp(arg, "lower") ? BETTER_LOWER : BETTER_HIGHER;
 		break;
 	case 'U': o->superseded = 1; break;
+	case 'P':
+		if (strcmp(arg, "params") && strcmp(arg, "params,host"))
+			return fail_usage("--pair-by takes params or params,host, not '%s'", arg);
+		o->pair_params = !strcmp(arg, "params");
+		break;
 	case 'i': return report_opts_bootstrap(o, "ci", arg);
 	case 'b': return report_opts_bootstrap(o, "boot", arg);
 	case 'e': return report_opts_bootstrap(o, "seed", arg);
@@ -129,23 +135,26 @@ const struct cmd cmd_compare = { "compare", compare_fn,
 	"sweep compare BASE NEW --metric NAME [OPTIONS]\n"
 	"       sweep compare DB --superseded --metric NAME [OPTIONS]",
 	"One sweep's ok results in two databases (a branch against main, this week against last), cell by\n"
-	"cell: cells are paired by their parameters and host (and GPU for per: gpu), whatever their pass.\n"
-	"Per cell: n pairs, the metric of BASE and NEW, the ratio NEW/BASE of their means with a paired\n"
-	"percentile bootstrap interval, and a verdict. The units paired within a cell are its items (where\n"
-	"both sides have them; averaged over passes), else its passes, else its timed samples (for seconds,\n"
-	"ms, us); the title names them. With one value a cell there is no interval and no verdict.\n"
-	"Verdict: slower when the interval lies wholly on the worse side of 1 and the ratio is past\n"
-	"--threshold PCT (2); faster the same the other way; else unchanged. Which way is worse: --better\n"
-	"lower|higher, else the metric's 'better:' or unit in the spec (a time is lower-better, a rate per\n"
-	"second higher-better), else sweep's own metrics (seconds lower; gflops, gbs, *_gbs higher). A metric\n"
-	"without one gets ratios and no verdict. Cells of one side only and the conditions that differ (the\n"
-	"sweep version, the host, GPU, driver, CUDA) are said on stderr, one line each.\n"
-	"--superseded: one database's results that --force or --replan superseded (BASE) against its ok\n"
-	"results (NEW). CSV columns: <params>,host[,gpu],pairs,<metric>_base,<metric>_new,ratio,ci_lo,ci_hi,\n"
-	"verdict.\n"
+	"cell: cells are paired by their parameters and host (and GPU for per: gpu), whatever their pass;\n"
+	"--pair-by params pairs them by their parameters alone (another host's results: the host is said\n"
+	"among the conditions that differ). A comparison where no cell pairs is an error naming the keys\n"
+	"that differ. Per cell: n pairs, the metric of BASE and NEW, the ratio NEW/BASE of their means with\n"
+	"a paired percentile bootstrap interval, and a verdict. The units paired within a cell are its items\n"
+	"(where both sides have them; averaged over passes), else its passes, else its timed samples (for\n"
+	"seconds, ms, us); the title names them. With one value a cell there is no interval and no verdict.\n"
+	"Verdict, on the interval: slower when it lies wholly past --threshold PCT (2) on the worse side,\n"
+	"faster the same the other way, unchanged when it lies wholly within +-PCT, else inconclusive.\n"
+	"Which way is worse: --better lower|higher, else the metric's 'better:' or unit in the spec (a time\n"
+	"is lower-better, a rate per second higher-better), else sweep's own metrics (seconds lower; gflops,\n"
+	"gbs, *_gbs higher). A metric without one gets ratios and no verdict. Cells of one side only and the\n"
+	"conditions that differ (the sweep version, the host, GPU, driver, CUDA) are said on stderr, one\n"
+	"line each. --superseded: one database's results that --force or --replan superseded (BASE) against\n"
+	"its ok results (NEW). CSV columns: <params>,host[,gpu],pairs,<metric>_base,<metric>_new,ratio,\n"
+	"ci_lo,ci_hi,verdict.\n"
 	"\n"
 	"options: --sweep NAME, --metric NAME, --where EXPR (as in report), --format md|text|csv|latex|json,\n"
 	"  --out FILE, --digits N, --threshold PCT (2), --fail-above PCT, --better lower|higher,\n"
-	"  --ci PCT (95), --boot N (10000), --seed S (1), --strict.\n"
-	"exit: 0, or 5 with --fail-above PCT when some row is slower by more than PCT with its whole interval\n"
-	"  past it (the table is printed); 2 for bad input, 1 for a failure." };
+	"  --pair-by params|params,host (params,host), --ci PCT (95), --boot N (10000), --seed S (1),\n"
+	"  --strict.\n"
+	"exit: 0, or 4 with --fail-above PCT when some row is shown slower by more than PCT (its whole\n"
+	"  interval past it; the table is printed); 2 for bad input or when no cell pairs, 1 for a failure." };

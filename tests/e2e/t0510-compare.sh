@@ -256,3 +256,11 @@ test_expect_success 'the summary of a comparison summarises the ratio only' '
 	grep -q "^mean,,,,,[0-9.]*,,$" cs.csv && grep -q "^n,,,,,5,,$" cs.csv &&
 	python3 "$ROOT/tests/summary_check.py" cs.csv >check && grep -qx "checked 7 summary cells" check
 '
+
+# The figure of the table: a row the table marks ‡ has the mark on its label, and the footnote is drawn.
+test_expect_success 'plot --compare marks the rows the table marks, with the footnote under the figure' '
+	"$SWEEP" plot c.db --rows model --y tok_s --compare system=a/b --out g.svg >/dev/null 2>&1 &&
+	grep -qx "set ytics ('\''m1 $(printf "\342\200\241")'\'' 1, '\''m2 $(printf "\342\200\241")'\'' 0)" g.gp &&
+	grep -q "^set label '\''$(printf "\342\200\241") an interval rests on fewer than 5 pairs (see the warnings)'\'' at screen" g.gp &&
+	grep -q "$(printf "\342\200\241")" g.svg
+'

@@ -84,6 +84,20 @@ test_expect_success 'the same program measured twice: unchanged, exit 0 with --f
 	! grep -q "fail-above" err
 '
 
+# new.db is 15 % slower to the jitter's cycle (the same four values a side): its interval holds 1.15.
+test_expect_success 'four verdicts: past the threshold, within it, or inconclusive; --fail-above only past PCT' '
+	"$SWEEP" compare base.db new.db --metric lat --threshold 15 --fail-above 15 --format csv >t15.csv 2>err &&
+	test "$(cut -d, -f9 t15.csv | sort -u | tr "\n" " ")" = "inconclusive verdict " &&
+	awk -F, "NR > 1 { if (!(\$7 < 1.15 && \$8 > 1.15 && \$7 > 1.1)) exit 1 }" t15.csv &&
+	! grep -q "fail-above" err &&
+	"$SWEEP" compare base.db new.db --metric lat --threshold 30 --fail-above 30 --format csv >t30.csv &&
+	test "$(cut -d, -f9 t30.csv | sort -u | tr "\n" " ")" = "unchanged verdict " &&
+	test_expect_code 4 "$SWEEP" compare base.db new.db --metric lat --threshold 10 --fail-above 10 \
+		--format csv >t10.csv 2>err &&
+	test "$(cut -d, -f9 t10.csv | sort -u | tr "\n" " ")" = "slower verdict " &&
+	grep -q "note: 2 rows are slower by more than --fail-above 10%" err
+'
+
 test_expect_success 'every format: text, latex, json (numbers apart, the verdict as text)' '
 	"$SWEEP" compare base.db new.db --metric lat --format text >t 2>/dev/null &&
 	grep -Eq "^n +host +pairs +lat_base +lat_new +new/base \[95% CI\] +verdict" t &&
@@ -133,7 +147,35 @@ test_expect_success 'a host on one side only: each of its cells is named on stde
 	grep -q "note: only in new: n=2 host=elsewhere (lat 115.144 over 4 units)" err &&
 	grep -q "note: only in base: n=2 host=$me (lat 100.125 over 4 units)" err &&
 	grep -q "note: 1 cells only in base, 1 only in new (listed above), left out of the table" err &&
-	grep -q "note: conditions differ: host: base $me, new elsewhere, $me" err
+	grep -q "note: conditions differ: host: base $me, new elsewhere, $me" err &&
+	"$SWEEP" compare base.db hosts.db --metric lat >h.md 2>/dev/null &&
+	head -1 h.md | grep -q "; 1 cell only in base and 1 only in new left out (named on stderr)$"
+'
+
+# This week's rental against last week's: every result of NEW on another host. Nothing pairs by host: an
+# error (exit 2) that says so, never an empty table that passes the gate; --pair-by params pairs them.
+test_expect_success 'no cell pairs: exit 2 naming the keys that differ and --pair-by params, which pairs them' '
+	sqlite3 new.db ".backup moved.db" &&
+	sqlite3 moved.db "INSERT INTO hosts(hostname, facts, hash, seen) VALUES (
+			'\''rental'\'', '\''{\"hostname\": \"rental\"}'\'', '\''h-rental'\'', '\''now'\'');
+		INSERT INTO workers(run, rank, host, gpu) SELECT run, 99, last_insert_rowid(), -1 FROM workers LIMIT 1;
+		UPDATE results SET worker = last_insert_rowid()" &&
+	me=$(sql base.db "SELECT hostname FROM hosts LIMIT 1") &&
+	test_expect_code 2 "$SWEEP" compare base.db moved.db --metric lat --fail-above 5 >none.csv 2>err &&
+	test ! -s none.csv &&
+	grep -qx "sweep: no cell of one side pairs with one of the other: they differ in host (base: $me; new: rental); --pair-by params pairs cells by their parameters alone (the hosts. difference is said among the conditions)" err &&
+	test_expect_code 4 "$SWEEP" compare base.db moved.db --metric lat --fail-above 5 --pair-by params \
+		--format csv >p.csv 2>err &&
+	head -1 p.csv | grep -qx "n,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict" &&
+	test "$(cut -d, -f2,8 p.csv | sed 1d | tr "\n" " ")" = "4,slower 4,slower " &&
+	grep -q "note: conditions differ: host: base $me, new rental$" err &&
+	! grep -q "only in" err &&
+	"$SWEEP" compare base.db moved.db --metric lat --pair-by params >p.md 2>/dev/null &&
+	head -1 p.md | grep -q "cells paired by parameters, units by pass" &&
+	"$SWEEP" compare base.db new.db --metric lat --pair-by params,host >ph.md 2>/dev/null &&
+	head -1 ph.md | grep -q "cells paired by parameters and host, units by pass" &&
+	test_expect_code 2 "$SWEEP" compare base.db new.db --metric lat --pair-by gpu 2>err &&
+	grep -qx "sweep: --pair-by takes params or params,host, not .gpu." err
 '
 
 # Another version of sweep measured NEW: runs.version is edited by hand to say so (this version of sweep
@@ -169,7 +211,11 @@ test_expect_success 'one value a cell but timed samples: the samples are paired,
 	"$SWEEP" compare r1.db r2.db --metric ms --format csv >r.csv 2>err &&
 	test "$(cut -d, -f3 r.csv | tr "\n" " ")" = "pairs 3 3 " &&
 	"$SWEEP" compare r1.db r2.db --metric ms >r.md 2>/dev/null &&
-	grep -q "units by sample index (ratio of means, 95% paired percentile bootstrap over samples" r.md &&
+	grep -q "units by sample index (ratio of means, 95% paired percentile bootstrap over samples, 10000 resamples, seed 1, plus the variation between passes)" r.md &&
+	# one pass a side: run-to-run variation is not measured, said on stderr and in the table
+	grep -qx "sweep: warning: one pass: n=1 host=[^ ]* (one pass a side); n=2 host=[^ ]* (one pass a side); run-to-run variation is not measured, the interval holds the units. alone: give the sweep .repeat: 2. or more to measure it (marked)" err &&
+	grep -q "^| *1 | [^|]*| *3 | [^|]*| [^|]*| [^|]*\][^|]*$(printf "\342\200\241") |" r.md &&
+	grep -q "^$(printf "\342\200\241") .*one pass a side: run-to-run variation not measured (.repeat: 2. or more measures it) (see the warnings)$" r.md &&
 	"$SWEEP" compare r1.db r2.db --metric lat --format csv >l.csv 2>err &&
 	test "$(cut -d, -f3,7,8,9 l.csv | sed 1d | tr "\n" " ")" = "1,,, 1,,, " &&
 	grep -q "note: n=1 host=[^:]*: 1 pair: no interval, no verdict" err

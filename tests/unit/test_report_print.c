@@ -185,6 +185,40 @@ static void test_summary_print(void)
 	report_rows_release(&r);
 }
 
+/* A summary's values follow the rule an interval's bounds follow: one that differs from 1 does not print as
+ * 1 (a share of 0.9996 to 0.99985, whose t interval's upper bound is 0.99986: not 1.000); the column's
+ * decimals elsewhere. By hand (python3 statistics): median 0.99975, mean 0.99974, t interval
+ * 0.99974 -+ 2.776 * 0.0001025 / sqrt(5) = [0.999621, 0.999859]. */
+static void test_summary_apart_from_1(void)
+{
+	static const double v[] = { 0.9996, 0.9997, 0.99975, 0.9998, 0.99985 };
+	struct report_notes nt = { 0 };
+	struct report_rows r, s;
+	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL };
+	char *p;
+
+	report_rows_init(&r);
+	report_rows_col(&r, "host", RCOL_KEY);
+	num_col(&r, "share", 3, 0);
+	for (size_t j = 0; j < 5; j++) {
+		report_rows_add(&r);
+		report_rows_set_text(&r, j, 0, (const char *[]){ "a", "b", "c", "d", "e" }[j]);
+		report_rows_set_num(&r, j, 1, v[j]);
+	}
+	report_agg_summary(&r, NULL, &s, &nt);
+	p = printed(&table_md, 0, &d);
+	CHECK(strstr(p, "| e       |  1.000 |\n") != NULL, "the rows: the column's 3 decimals");
+	CHECK(strstr(p, "| min     | 0.9996 |\n") != NULL, "min 0.9996: not 1.000");
+	CHECK(strstr(p, "| ci95 lo | 0.9996 |\n") != NULL, "ci95 lo 0.99962: not 1.000");
+	CHECK(strstr(p, "| ci95 hi | 0.9999 |\n") != NULL, "ci95 hi 0.99986: not 1.000");
+	CHECK(strstr(p, "| mean    | 0.9997 |\n") != NULL, "mean 0.99974: not 1.000");
+	CHECK(strstr(p, "| n       |      5 |\n") != NULL, "n an integer");
+	free(p);
+	report_rows_release(&s);
+	report_notes_release(&nt);
+	report_rows_release(&r);
+}
+
 /* An interval's bounds print apart from each other and from 1 wherever they are apart: the column gains
  * decimals (reading) or digits (programs) until every row shows it; identical bounds stay alike. */
 static void test_interval_precision(void)
@@ -230,6 +264,19 @@ static void test_interval_precision(void)
 	p = printed(&table_csv, 0, &d);
 	CHECK_TEXT(p, "model,ratio,ci_lo,ci_hi\nm1,1.00001,0.99999993,1.0000002\nm2,1.0502,1.0494,1.0511\n"
 		   "m3,1,1.0004,1.02\n", "CSV: 8 digits for the column, so no bound prints as 1");
+	free(p);
+	/* bounds equal to the ratio but for a sum's rounding (4e-16): alike, at the column's precision */
+	for (size_t j = 0; j < 2; j++)
+		for (int k = 0; k < 3; k++)
+			report_rows_set_num(&r, j, 1 + k, v[j][k]);
+	report_rows_set_num(&r, 2, 1, 2);
+	report_rows_set_num(&r, 2, 2, 2 - 4e-16);
+	report_rows_set_num(&r, 2, 3, 2 + 4e-16);
+	p = printed(&table_md, 0, &d);
+	CHECK(strstr(p, "| m3    | 2.000 [2.000, 2.000] |\n") != NULL, "Markdown: rounding noise forces no decimals");
+	free(p);
+	p = printed(&table_csv, 0, &d);
+	CHECK(strstr(p, "\nm3,2,2,2\n") != NULL, "CSV: nor digits");
 	free(p);
 	report_rows_release(&r);
 }
@@ -323,6 +370,7 @@ int main(void)
 	test_compare_formats();
 	test_summary_print();
 	test_interval_precision();
+	test_summary_apart_from_1();
 	test_text_print();
 	test_num_and_out();
 	unlink(out_path);

@@ -606,6 +606,34 @@ static void test_paired_ci(void)
 		  "the ratio of means of the same values is defined");
 }
 
+/* The variation between replicates: the random-effects component by hand (python3, the formula of
+ * stats.h), the floor at 0, one replicate not measured; and the widening of an interval by it. */
+static void test_between(void)
+{
+	/* replicate r, unit u: v[r][u] flattened */
+	static const size_t rep4[] = { 0, 0, 1, 1 }, unit4[] = { 0, 1, 0, 1 };
+	static const size_t rep6[] = { 0, 0, 0, 1, 1, 1, 2, 2, 2 }, unit6[] = { 0, 1, 2, 0, 1, 2, 0, 1, 2 };
+	const double same[] = { 10, 20, 12, 24 }, mixed[] = { 10, 20, 12, 22 };
+	const double noise[] = { 10, 20, 30, 12, 22, 29, 9, 21, 33 }, part[] = { 10, 20, 12, NAN };
+	double lo = 0.9, hi = 1.2;
+
+	/* every unit 20 % up in the second: shifts -1/11, +1/11, no residual: (2/121) / 2 */
+	CHECK_NEAR(stats_between_var(same, rep4, unit4, 4, 2, 2), 0.00826446280991735, 1e-15, "a pure shift");
+	CHECK_NEAR(stats_between_var(mixed, rep4, unit4, 4, 2, 2), 0.0043290043290043325, 1e-15,
+		   "a shift less the residual's share");
+	CHECK(stats_between_var(noise, rep6, unit6, 9, 3, 3) == 0, "noise the units disagree on: floored at 0");
+	CHECK(isnan(stats_between_var(same, rep4, unit4, 2, 1, 2)), "one replicate: not measured");
+	CHECK(stats_between_var(part, rep4, unit4, 4, 2, 2) >= 0, "a missing value is left out");
+	/* est 1, [0.9, 1.2], var 0.01 at 95 %: 1 -+ sqrt(d^2 + 1.96^2 0.01) */
+	stats_widen(1, 0.01, 0.95, &lo, &hi);
+	CHECK_NEAR(lo, 0.779966847482155, 1e-12, "the lower bound widened");
+	CHECK_NEAR(hi, 1.2800260491578261, 1e-12, "the upper bound widened");
+	stats_widen(1, 0, 0.95, &lo, &hi);
+	CHECK_NEAR(lo, 0.779966847482155, 1e-12, "no variance: unchanged");
+	stats_widen(1, NAN, 0.95, &lo, &hi);
+	CHECK_NEAR(hi, 1.2800260491578261, 1e-12, "NaN variance: unchanged");
+}
+
 int main(void)
 {
 	test_median_ci_ranks();
@@ -625,5 +653,6 @@ int main(void)
 	test_t_quantile();
 	test_normal();
 	test_paired_ci();
+	test_between();
 	return test_done();
 }
