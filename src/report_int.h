@@ -170,7 +170,9 @@ enum report_col_kind {
 	RCOL_LABEL,                /* text: for reading "-" for unknown */
 	RCOL_TEXT,                 /* text as it is; unknown empty */
 	RCOL_NUM,                  /* a number */
-	RCOL_SERIES                /* numbers separated by spaces (%.17g), each printed as a number */
+	RCOL_SERIES,               /* numbers separated by spaces (%.17g), each printed as a number */
+	RCOL_NOTE                  /* text for programs only (CSV, JSON): what a footnote says of the row for
+				    * reading, which leaves the column out */
 };
 struct report_col {
 	char *name;

@@ -238,6 +238,7 @@ static char *format_cell(const struct report_opts *o, const struct report_rows *
 			return o->fmt->reading ? xstrdup("-") : NULL;
 		return o->fmt->reading && rc->kind == RCOL_KEY ? report_rows_quote(s) : xstrdup(s);
 	case RCOL_TEXT:
+	case RCOL_NOTE:
 		return s ? xstrdup(s) : NULL;
 	case RCOL_SERIES:
 		return format_series(o, r, j, c);
@@ -254,6 +255,12 @@ static char *format_cell(const struct report_opts *o, const struct report_rows *
 		}
 	}
 	return xstrdup(buf);
+}
+
+/* Whether column c is printed in o's format: a note only for programs. */
+static int shown(const struct report_opts *o, const struct report_col *c)
+{
+	return !(o->fmt->reading && c->kind == RCOL_NOTE);
 }
 
 /* The marks some value of r carries (enum report_mark bits). */
@@ -293,6 +300,8 @@ static int head_cells(const struct report_opts *o, const struct report_doc *d, c
 	for (int c = 0; c < r->ncol; c++) {
 		int merged = o->fmt->reading && r->col[c].kind == RCOL_NUM && r->col[c].ci;
 
+		if (!shown(o, &r->col[c]))
+			continue;
 		head[nh++] = merged ? r->ci_head : r->col[c].name;
 		c += merged ? 2 : 0;
 	}
@@ -310,6 +319,8 @@ static void add_row(const struct report_opts *o, const struct report_doc *d, con
 	int nc = lead_cells(o, d), ok = 1, skip;
 
 	for (int c = 0; c < r->ncol; c++) {
+		if (!shown(o, &r->col[c]))
+			continue;
 		cell[nc++] = format_cell(o, r, pr, j, c, &skip);
 		c += skip;
 	}
@@ -357,7 +368,11 @@ static void add_summary(const struct report_opts *o, const struct report_doc *d,
 		for (int c = lead; c < r->ncol; c++, sc++) {
 			char a[40];
 
-			if (r->col[c].nosum)
+			if (!shown(o, &r->col[c]))
+				continue;
+			if (r->col[c].kind == RCOL_NOTE)
+				a[0] = '\0';
+			else if (r->col[c].nosum)
 				a[0] = '\0';
 			else if (!strcmp(stat, report_sum_name[SUM_N]))
 				snprintf(a, sizeof(a), "%zu", (size_t)report_rows_num(sum, j, sc));

@@ -232,6 +232,7 @@ static void baseline_cols(const struct report_baseline *bl, struct report_rows *
 	free(out->ci_head);
 	out->ci_head = xasprintf("new/base [%g%% CI]", bl->ci * 100);
 	report_rows_col(out, "verdict", RCOL_LABEL);
+	report_rows_col(out, "caveat", RCOL_NOTE);
 }
 
 /* What a comparison warns of, row by row. */
@@ -251,30 +252,37 @@ static void caveat_row(const struct report_baseline *bl, const struct report_row
 		       const struct cell *c, struct report_rows *out, size_t at, struct caveats *cv)
 {
 	char *name = cell_name(bl, nw, j);
-	int care = 0, one_b = c->r[0].nrep < 2, one_n = c->r[1].nrep < 2;
+	int one_b = c->r[0].nrep < 2, one_n = c->r[1].nrep < 2;
+	struct strbuf why = STRBUF_INIT;   /* the row's own caveats, for the caveat column */
 
 	if (c->n < FEW_PAIRS) {
 		report_warned_add(&cv->few, "%s (n = %zu)", name, c->n);
-		care = 1;
+		sb_addf(&why, "; fewer than %d pairs (%zu)", FEW_PAIRS, c->n);
 	}
 	if (c->nonpos) {
 		report_warned_add(&cv->nonpos, "%s (%s in %s: %g)", name, c->nonpos, c->nonpos_new ? "new" : "base",
 				  c->nonpos_v);
-		care = 1;
+		sb_addf(&why, "; a value <= 0 in %s", c->nonpos_new ? "new" : "base");
 	}
 	if (c->nunequal) {
 		report_warned_add(&cv->unequal, "%s (%zu %s, such as %s: %zu in base, %zu in new)", name,
 				  c->nunequal, c->nunequal == 1 ? "unit" : "units", c->unequal, c->unequal_b,
 				  c->unequal_n);
-		care = 1;
+		sb_adds(&why, "; unequal passes in base and new");
 	}
 	if (c->n >= 2 && (one_b || one_n)) {
 		report_warned_add(&cv->one, "%s (%s)", name, one_b && one_n ? "one pass a side" :
 				  one_b ? "one pass in base" : "one pass in new");
-		care = 1;
+		sb_addf(&why, "; %s: run-to-run variation not measured", one_b && one_n ? "one pass a side" :
+			one_b ? "one pass in base" : "one pass in new");
 	}
-	if (care || (bl->boot > 0 && bl->boot < BOOT_FEW && c->n >= 2))
+	if (bl->boot > 0 && bl->boot < BOOT_FEW && c->n >= 2)
+		sb_addf(&why, "; fewer than %d resamples", BOOT_FEW);
+	if (why.len) {
 		report_rows_mark(out, at, bl->nkey + 3, MARK_CAVEAT);
+		report_rows_set_text(out, at, out->ncol - 1, why.buf + 2);
+	}
+	sb_release(&why);
 	free(name);
 }
 

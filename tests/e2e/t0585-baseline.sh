@@ -59,7 +59,8 @@ EOF
 test_expect_success 'a 15 % slower program: slower, the interval above 1, exit 4 with --fail-above 5' '
 	test_expect_code 4 "$SWEEP" compare base.db new.db --metric lat --fail-above 5 --format csv \
 		>slow.csv 2>err &&
-	head -1 slow.csv | grep -qx "n,host,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict" &&
+	head -1 slow.csv | grep -qx "n,host,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict,caveat" &&
+	test "$(cut -d, -f10 slow.csv | sed 1d | sort -u)" = "fewer than 5 pairs (4)" &&
 	python3 ratio.py base.db new.db slow.csv >got &&
 	test "$(cut -d" " -f1 got | sort -u)" = slower &&
 	awk "{ if (!(\$2 > 1.1 && \$2 < 1.2 && \$3 > 1.05)) exit 1 }" got &&
@@ -125,11 +126,11 @@ test_expect_success 'a direction from the spec: better: higher on tput, whose dr
 
 test_expect_success 'a metric without a direction: ratios, no verdict, and how to give one' '
 	"$SWEEP" compare base.db new.db --metric score --fail-above 5 --format csv >sc.csv 2>err &&
-	grep -q "^1,[^,]*,4,10,12,1.2,1.2,1.2,$" sc.csv &&
+	grep -q "^1,[^,]*,4,10,12,1.2,1.2,1.2,," sc.csv &&
 	grep -q "no verdict: which way is .score. better? give --better lower|higher" err &&
 	test_expect_code 4 "$SWEEP" compare base.db new.db --metric score --better lower --fail-above 5 \
 		--format csv >sc.csv 2>err &&
-	grep -q "^2,[^,]*,4,10,12,1.2,1.2,1.2,slower$" sc.csv
+	grep -q "^2,[^,]*,4,10,12,1.2,1.2,1.2,slower," sc.csv
 '
 
 # A host on one side only: in a copy of new.db the results of cell n=2 are moved to a worker of another
@@ -166,7 +167,7 @@ test_expect_success 'no cell pairs: exit 2 naming the keys that differ and --pai
 	grep -qx "sweep: no cell of one side pairs with one of the other: they differ in host (base: $me; new: rental); --pair-by params pairs cells by their parameters alone (the hosts. difference is said among the conditions)" err &&
 	test_expect_code 4 "$SWEEP" compare base.db moved.db --metric lat --fail-above 5 --pair-by params \
 		--format csv >p.csv 2>err &&
-	head -1 p.csv | grep -qx "n,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict" &&
+	head -1 p.csv | grep -qx "n,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict,caveat" &&
 	test "$(cut -d, -f2,8 p.csv | sed 1d | tr "\n" " ")" = "4,slower 4,slower " &&
 	grep -q "note: conditions differ: host: base $me, new rental$" err &&
 	! grep -q "only in" err &&

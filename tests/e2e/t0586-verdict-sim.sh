@@ -49,7 +49,8 @@ test_expect_success 'setup: four databases of 100 rows, 3 passes of 20 items eac
 
 # rate.sh CSV: "slower faster unchanged inconclusive" counts of its verdict column
 cat >"$T/rate.sh" <<'EOF'
-awk -F, 'NR > 1 { n[$NF]++ } END { printf "%d %d %d %d\n", n["slower"], n["faster"], n["unchanged"], n["inconclusive"] }' "$1"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verdict") v = i }
+	NR > 1 { n[$v]++ } END { printf "%d %d %d %d\n", n["slower"], n["faster"], n["unchanged"], n["inconclusive"] }' "$1"
 EOF
 
 test_expect_success 'A/A, 3 % item noise, 2 % run shift: at most 5 of 100 rows faster or slower' '
@@ -57,6 +58,7 @@ test_expect_success 'A/A, 3 % item noise, 2 % run shift: at most 5 of 100 rows f
 	test "$(sed 1d aa.csv | wc -l)" = 100 &&
 	set -- $(sh rate.sh aa.csv) &&
 	echo "A/A: $1 slower, $2 faster, $3 unchanged, $4 inconclusive of 100 rows" &&
+	test $(($1 + $2 + $3 + $4)) = 100 &&
 	test $(($1 + $2)) -le 5
 '
 
@@ -64,5 +66,6 @@ test_expect_success 'a true 5 % slowdown, 0.5 % run shift: at least 90 of 100 ro
 	"$SWEEP" compare slow-base.db slow-new.db --metric t --better lower --format csv >slow.csv 2>err &&
 	set -- $(sh rate.sh slow.csv) &&
 	echo "5 % slower: $1 slower, $2 faster, $3 unchanged, $4 inconclusive of 100 rows" &&
+	test $(($1 + $2 + $3 + $4)) = 100 &&
 	test "$1" -ge 90 && test "$2" = 0
 '

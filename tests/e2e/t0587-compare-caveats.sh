@@ -38,7 +38,7 @@ test_expect_success 'each caveat: a warning naming its rows, the ratio marked, t
 	grep -qx "$dagger an interval rests on fewer than 5 pairs; fewer than 1000 resamples; a side holds a value <= 0; a unit has unequal passes in base and new (see the warnings)" md
 '
 
-test_expect_success 'text and LaTeX carry the mark and the footnote; CSV and JSON keep the warnings on stderr' '
+test_expect_success 'text and LaTeX carry the mark and the footnote; CSV and JSON a caveat column of it' '
 	"$SWEEP" compare base.db new.db --metric t --better lower --format text >t 2>/dev/null &&
 	test "$(grep -c "\\]$dagger " t)" = 2 && grep -q "^$dagger an interval rests on fewer than 5 pairs" t &&
 	"$SWEEP" compare base.db new.db --metric t --better lower --format latex >tex 2>/dev/null &&
@@ -46,7 +46,12 @@ test_expect_success 'text and LaTeX carry the mark and the footnote; CSV and JSO
 	grep -q "ddagger.* an interval rests on fewer than 5 pairs" tex &&
 	"$SWEEP" compare base.db new.db --metric t --better lower --format csv >c 2>err &&
 	grep -q "^sweep: warning: fewer than 5 pairs" err &&
-	head -1 c | grep -qx "n,host,pairs,t_base,t_new,ratio,ci_lo,ci_hi,verdict"
+	head -1 c | grep -qx "n,host,pairs,t_base,t_new,ratio,ci_lo,ci_hi,verdict,caveat" &&
+	test "$(sed 1d c | cut -d, -f1,10)" = "1,a value <= 0 in new; unequal passes in base and new
+2,fewer than 5 pairs (3); unequal passes in base and new" &&
+	"$SWEEP" compare base.db new.db --metric t --better lower --format json >j 2>/dev/null &&
+	test "$(python3 -c "import json; print([r[\"caveat\"] for r in json.load(open(\"j\"))][1])")" = \
+		"fewer than 5 pairs (3); unequal passes in base and new"
 '
 
 # Without i5 at 0, with as many passes and 1000 resamples, only the few pairs of n=2 stay.

@@ -141,7 +141,7 @@ test_expect_success 'the method and the conditions the numbers were measured und
 	grep -qx "conditions|condition|value" got &&
 	grep -qx "conditions|sweep_version|$("$SWEEP" --version | sed -n "s/^sweep \([^ ]*\).*/\1/p")" got &&
 	grep -qx "conditions|cores|$(nproc)" got && grep -q "^conditions|os|" got &&
-	grep -q "^conditions|file examples/decode_sim.py|sha256:[0-9a-f]*$" got &&
+	grep -q "^conditions|file ../examples/decode_sim.py|sha256:[0-9a-f]*$" got &&
 	grep -q "^conditions|host|model|budget|results|" got &&
 	test "$(grep -c "^conditions|node-[ab]|" got)" = 12 &&
 	"$SWEEP" report dg.db --rows host,model,budget --metric tok_s --conditions --format csv >cond.csv &&

@@ -81,7 +81,7 @@ static void test_pairing(void)
 	test_rows(&b, 5, base, 6);
 	test_rows(&w, 5, nw, 6);
 	report_baseline(&b, &w, &bl, &t, &n, &nt);
-	CHECK_STR(test_cols(&t), "n,host,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict", "columns");
+	CHECK_STR(test_cols(&t), "n,host,pairs,lat_base,lat_new,ratio,ci_lo,ci_hi,verdict,caveat", "columns");
 	CHECK_STR(t.ci_head, "new/base [95% CI]", "the interval's heading");
 	CHECK_INT(t.n, 2, "a row per cell of both sides");
 	/* n=1: units 0 and 1 pair (20/10, 24/12: every resample 2); 2 and 3 have no partner */
@@ -92,7 +92,7 @@ static void test_pairing(void)
 	CHECK(report_rows_num(&t, 0, 5) == 2 && report_rows_num(&t, 0, 6) == 2 && report_rows_num(&t, 0, 7) == 2,
 	      "n=1: ratio 2 in every resample");
 	CHECK_STR(report_rows_text(&t, 0, 8), "slower", "n=1: twice the time is slower");
-	CHECK(t.mark[0 * 9 + 5], "a marked unit marks the ratio");
+	CHECK(t.mark[0 * 10 + 5], "a marked unit marks the ratio");
 	CHECK(report_rows_num(&t, 1, 5) == 1 && !strcmp(report_rows_text(&t, 1, 8), "unchanged"), "n=2: unchanged");
 	CHECK_INT(n.only_base, 1, "n=3 on host a: only in base");
 	CHECK_INT(n.only_new, 1, "n=3 on host b: only in new");
@@ -108,7 +108,9 @@ static void test_pairing(void)
 		  "run-to-run variation is not measured, the interval holds the units' alone: give the sweep "
 		  "'repeat: 2' or more to measure it (marked)", "one pass a side warned of");
 	CHECK(nt.n > 4 && nt.warn[3] && nt.warn[4] && !nt.warn[2], "warnings, not notes");
-	CHECK(t.mark[1 * 9 + 5] & MARK_CAVEAT, "a row warned of is marked");
+	CHECK(t.mark[1 * 10 + 5] & MARK_CAVEAT, "a row warned of is marked");
+	CHECK_STR(report_rows_text(&t, 1, 9), "fewer than 5 pairs (2); one pass a side: run-to-run variation not "
+		  "measured", "the row's own caveats, for programs");
 	caveats = report_notes_caveats(&nt);
 	CHECK_STR(caveats, "an interval rests on fewer than 5 pairs; one pass a side: run-to-run variation not "
 		  "measured ('repeat: 2' or more measures it)", "the footnote's caveats");
