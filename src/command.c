@@ -15,9 +15,10 @@
 extern char **environ;
 
 /* After the command exits, how long its pipes may stay open (a background child holding them) before
- * the rest of its group is killed; and how long a timed-out group has between SIGTERM and SIGKILL. */
+ * the rest of its group is killed; and how long a timed-out (or stopped) program and its tree have
+ * between SIGTERM and SIGKILL: the grace of every tree sweep ends, one number for the docs to state. */
 #define COMMAND_DRAIN_GRACE 1.0
-#define COMMAND_TERM_GRACE 2.0
+#define COMMAND_TERM_GRACE SPAWN_TREE_GRACE
 /* What a run's wall time is known to within: spawn.c sees its exit through a pidfd at once. */
 #define COMMAND_RESOLUTION 1e-6
 /* The tail of a prepare or cleanup command's stderr kept for its error message. */
@@ -171,9 +172,10 @@ static int command_ended(struct command_state *st, const char *what, const char 
 /*
  * Run argv in its own process group: stdout and stderr to the capture and the metrics as they come when
  * data is the state, or (helpers) stdout dropped and stderr's tail kept. Ends when the program has exited
- * and its pipes are closed, or COMMAND_DRAIN_GRACE after it exited; at the timeout the group gets
- * SIGTERM, then SIGKILL COMMAND_TERM_GRACE later. Whatever is left of the group is then killed. -1 when it
- * could not be started (end->exec_errno says why).
+ * and its pipes are closed, or COMMAND_DRAIN_GRACE after it exited; at the timeout (or when the executor
+ * must stop: spawn_abort) the group and the program's tree get SIGTERM, then SIGKILL COMMAND_TERM_GRACE
+ * later. Whatever is left of them is then killed. -1 when it could not be started (end->exec_errno says
+ * why).
  */
 static int command_spawn(struct command_state *st, char **argv, char **env, int helper,
 			 struct spawn_result *end)

@@ -17,6 +17,7 @@
 #include "link.h"
 #include "measure.h"
 #include "msg.h"
+#include "spawn.h"
 #include "topo.h"
 
 /* Communicators cached by gang id: the same members reuse theirs from one cell to the next. */
@@ -327,24 +328,56 @@ static int run_tasks(struct loop *l, struct task *tasks, int n)
 	return 0;
 }
 
+/* The worker is gone (SIGHUP, the parent-death signal of a command spec's executor): the command in
+ * progress ends with its tree (spawn_abort: SIGTERM, SIGKILL after the command's grace), then this process
+ * finds the worker's pipe and link closed and leaves; with none in progress, nothing is left to end. */
+static void on_orphaned(int sig)
+{
+	(void)sig;
+	if (!spawn_abort())
+		_exit(1);
+}
+
+/* Once the spec says what this process runs: a command's programs must not outlive the worker, so its
+ * death no longer kills this process at once (SIGKILL would leave them to init) but ends them first.
+ * Whatever they leave behind (a setsid() daemon, a grandchild whose parent died) stays ours to end. */
+static int orphan_rules(const struct spec *s, pid_t parent)
+{
+	struct sigaction sa;
+
+	if (!s->command)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_orphaned;   /* no SA_RESTART: the wait for the program wakes at once */
+	sigaction(SIGHUP, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGHUP);
+	if (getppid() != parent)   /* gone before the change */
+		return -1;
+	return spawn_adopt_orphans();
+}
+
 int executor_loop(int fd)
 {
 	struct loop l = { .fd = fd, .data = -1, .buf = STRBUF_INIT, .out = STRBUF_INIT };
 	int have_spec = 0, ret = 1, tag;
+	pid_t parent;
 
-	/* This process lives for its worker: when the rank dies (killed by mpirun, say), so does it. A
-	 * terminal's Ctrl-C goes to the ranks; this process is in a group of its own and waits for QUIT.
-	 * Slurm (and pkill) signal every process of a job at once: the interrupt is the master's to act on
-	 * (the cell in flight handed back uncharged), so this process does not die of it first, failing its
-	 * cell; its worker ends it (QUIT, or SIGKILL). Programs it starts get the defaults back (spawn.c). */
+	/* This process lives for its worker: when the rank dies (killed by mpirun, say), so does it, ending
+	 * a command's programs first (orphan_rules). A terminal's Ctrl-C, and mpirun's signals to a rank's
+	 * group, go to the ranks; this process is in a group of its own and waits for QUIT. Slurm (and
+	 * pkill) signal every process of a job at once: the interrupt is the master's to act on (the cell
+	 * in flight handed back uncharged), so this process does not die of it first, failing its cell; its
+	 * worker ends it with its programs (QUIT, or spawn_kill). Programs it starts get the defaults back
+	 * (spawn.c). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1)
+	parent = getppid();
+	if (parent == 1)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGUSR1, SIG_IGN);
-	if (init(&l, &have_spec))
+	if (init(&l, &have_spec) || orphan_rules(&l.spec, parent))
 		goto out;
 	for (;;) {
 		struct task *tasks = NULL;

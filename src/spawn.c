@@ -1,6 +1,8 @@
-/* spawn.c: the one module that starts processes: posix_spawn, stdin fed, output read, deadlines, reaping. */
+/* spawn.c: the one module that starts processes: posix_spawn, stdin fed, output read, deadlines, reaping,
+ * and the ending of a child's whole tree (its descendants found under /proc, orphans adopted). */
 #include "spawn.h"   /* ours (src/spawn.h); <spawn.h> below is the C library's */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -8,8 +10,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -17,6 +21,229 @@
 #include <unistd.h>
 
 extern char **environ;
+
+/* The children this process started and has not reaped: a child of ours that is not one of them is an
+ * orphan it adopted as a subreaper (spawn_adopt_orphans). Threads start and reap children at once. */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *spawn_kids;
+static size_t spawn_nkids, spawn_kids_alloc;
+static int spawn_reaper;                      /* orphans come to us: ours to end and reap */
+/* spawn_abort: set from a signal handler; spawn_runs in progress, read there. */
+static volatile sig_atomic_t spawn_aborted;
+static int spawn_running;
+
+/* posix_spawnp, and the child ours at once: under the lock, so that another thread's look at our children
+ * (spawn_owned) never finds it started and not yet ours. posix_spawnp's return. */
+static int spawn_exec(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		      const posix_spawnattr_t *at, char *const *argv, char *const *env)
+{
+	int rc;
+
+	pthread_mutex_lock(&spawn_lock);
+	rc = posix_spawnp(pid, file, fa, at, argv, env);
+	if (!rc) {
+		ALLOC_GROW(spawn_kids, spawn_nkids + 1, spawn_kids_alloc);
+		spawn_kids[spawn_nkids++] = *pid;
+	}
+	pthread_mutex_unlock(&spawn_lock);
+	return rc;
+}
+
+/* pid was reaped: no longer ours. */
+static void spawn_disown(pid_t pid)
+{
+	pthread_mutex_lock(&spawn_lock);
+	for (size_t i = 0; i < spawn_nkids; i++)
+		if (spawn_kids[i] == pid) {
+			spawn_kids[i] = spawn_kids[--spawn_nkids];
+			break;
+		}
+	pthread_mutex_unlock(&spawn_lock);
+}
+
+static int spawn_owned(pid_t pid)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&spawn_lock);
+	for (size_t i = 0; i < spawn_nkids && !found; i++)
+		found = spawn_kids[i] == pid;
+	pthread_mutex_unlock(&spawn_lock);
+	return found;
+}
+
+/* Whether this process has a child spawn did not start (an orphan it adopted): each thread's children
+ * (/proc/self/task/TID/children; an orphan goes to any thread of its reaper). A few reads where a look at
+ * every process (spawn_procs) takes milliseconds: after each run of a command it is the usual answer. 1
+ * when it cannot tell (a kernel without CONFIG_PROC_CHILDREN). */
+static int spawn_adopted(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = !d;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], buf[4096], *p, *end;
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			found = 1;
+			break;
+		}
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		/* A list longer than the buffer is many children: look at them all. */
+		found = len < 0 || len == (ssize_t)sizeof(buf) - 1;
+		buf[len > 0 ? len : 0] = '\0';
+		for (p = buf; !found && *p; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			found = !spawn_owned((pid_t)pid);
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* One process as /proc/PID/stat shows it; mark: it belongs to the tree being ended. */
+struct spawn_proc {
+	pid_t pid, ppid, pgid;
+	int zombie, mark;
+};
+
+/* Every process of the system into *v (freed by the caller); their number. One that ends while we read is
+ * left out. */
+static size_t spawn_procs(struct spawn_proc **v)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0, alloc = 0;
+
+	*v = NULL;
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512], *p, state;
+		int fd, ppid, pgid;
+		ssize_t len;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses. */
+		if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgid) != 3)
+			continue;
+		ALLOC_GROW(*v, n + 1, alloc);
+		(*v)[n++] = (struct spawn_proc){ atoi(e->d_name), ppid, pgid, state == 'Z' || state == 'X', 0 };
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Mark root's descendants (not root) and, in a subreaper, each child of ours that we did not start (an
+ * orphan adopted) with its descendants. */
+static void spawn_mark(struct spawn_proc *v, size_t n, pid_t root)
+{
+	pid_t self = getpid();
+	int more = 1;
+
+	for (size_t i = 0; i < n; i++)
+		v[i].mark = v[i].pid != self && v[i].pid != root &&
+			    ((root > 0 && v[i].ppid == root) ||
+			     (spawn_reaper && v[i].ppid == self && !spawn_owned(v[i].pid)));
+	while (more) {
+		more = 0;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n && !v[i].mark; j++)
+				if (v[j].mark && v[j].pid == v[i].ppid && v[i].pid != self && v[i].pid != root)
+					more = v[i].mark = 1;
+	}
+}
+
+/* The pids and process groups a tree's ending sent SIGTERM already: a program that traps it (a shell's
+ * cleanup) gets it once, not at every look. */
+struct spawn_seen {
+	pid_t *v;
+	size_t n, alloc;
+};
+
+/* Whether id is in seen; added when not. */
+static int spawn_seen_add(struct spawn_seen *seen, pid_t id)
+{
+	for (size_t i = 0; i < seen->n; i++)
+		if (seen->v[i] == id)
+			return 1;
+	ALLOC_GROW(seen->v, seen->n + 1, seen->alloc);
+	seen->v[seen->n++] = id;
+	return 0;
+}
+
+/*
+ * One pass over root's tree (spawn_mark): sig (0: none) to each of its processes alive and to their
+ * process groups but ours and root's (SIGTERM once each, as seen records), and the zombies among our
+ * adopted orphans reaped. The number alive.
+ */
+static size_t spawn_sweep(pid_t root, int sig, struct spawn_seen *seen)
+{
+	struct spawn_proc *v;
+	size_t n = spawn_procs(&v), alive = 0;
+	pid_t self = getpid(), group = getpgrp();
+
+	spawn_mark(v, n, root);
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].mark)
+			continue;
+		if (v[i].zombie) {
+			/* Ours to reap when adopted; a zombie child of another waits for its parent. */
+			if (v[i].ppid == self)
+				waitpid(v[i].pid, NULL, WNOHANG);
+			continue;
+		}
+		alive++;
+		if (!sig)
+			continue;
+		/* A group's id is its leader's pid: -pgid keeps the two apart in seen. */
+		if (v[i].pgid > 1 && v[i].pgid != group && v[i].pgid != root &&
+		    !(sig == SIGTERM && spawn_seen_add(seen, -v[i].pgid)))
+			kill(-v[i].pgid, sig);
+		if (!(sig == SIGTERM && spawn_seen_add(seen, v[i].pid)))
+			kill(v[i].pid, sig);
+	}
+	free(v);
+	return alive;
+}
+
+/*
+ * End root's tree (spawn_mark; root 0: our adopted orphans alone): SIGTERM to each of its processes and
+ * their groups, SIGKILL to what is left grace seconds later (0: at once), and the orphans reaped. A
+ * process that appears meanwhile (a fork) gets SIGTERM at the next look, every 10 ms; one that stays alive
+ * past SIGKILL (a disk wait) is given up on after 5 s.
+ */
+static void spawn_end_tree(pid_t root, double grace)
+{
+	double now = now_mono(), kill_at = now + (grace > 0 ? grace : 0), give_up = kill_at + 5;
+	struct spawn_seen seen = { 0 };
+
+	while (spawn_sweep(root, now < kill_at ? SIGTERM : SIGKILL, &seen) && now < give_up) {
+		usleep(10000);
+		now = now_mono();
+	}
+	spawn_sweep(root, 0, &seen);   /* the last zombies reaped */
+	free(seen.v);
+}
 
 /* Signals a child starts with at their default disposition: the ones a parent of ours may ignore
  * (nohup, a shell's trap, a sender that ignores SIGPIPE), which exec would otherwise pass on. */
@@ -204,12 +431,20 @@ static void spawn_feed(struct spawn_state *s)
  * a pidfd wakes poll() the moment it happens, even while a background child keeps the pipes open: the
  * exit time is the wall time. Without a pidfd (Linux < 5.3) poll wakes every 20 ms.
  */
+/* The deadline's (or spawn_abort's) signal: to the child, or to its group and every descendant. */
+static void spawn_signal(const struct spawn_opts *o, pid_t pid, int sig, struct spawn_seen *seen)
+{
+	kill(o->same_group ? pid : -pid, sig);
+	if (!o->same_group)
+		spawn_sweep(pid, sig, seen);
+}
+
 static void spawn_loop(struct spawn_state *s, pid_t pid, double *exit_at)
 {
 	const struct spawn_opts *o = s->o;
 	double grace = o->term_grace > 0 ? o->term_grace : 0, linger = o->linger > 0 ? o->linger : 0;
 	double deadline = o->deadline > 0 ? o->deadline : INFINITY, now, term_at = 0, wake;
-	pid_t target = o->same_group ? pid : -pid;
+	struct spawn_seen seen = { 0 };
 	int exited = 0, killed = 0, idle_us = 50, pidfd, nfd, ms, i;
 	struct pollfd pfd[4];
 	int which[4];
@@ -235,14 +470,14 @@ static void spawn_loop(struct spawn_state *s, pid_t pid, double *exit_at)
 			spawn_drain(s);
 			break;
 		}
-		if (!exited && !term_at && now >= deadline) {
-			s->res->timed_out = 1;
+		if (!exited && !term_at && (now >= deadline || spawn_aborted)) {
+			s->res->timed_out = now >= deadline;
 			term_at = now;
 			killed = grace <= 0;
-			kill(target, killed ? SIGKILL : SIGTERM);
+			spawn_signal(o, pid, killed ? SIGKILL : SIGTERM, &seen);
 		}
 		if (term_at && !killed && now - term_at >= grace) {
-			kill(target, SIGKILL);
+			spawn_signal(o, pid, SIGKILL, &seen);
 			killed = 1;
 		}
 		if (killed && exited && now - term_at >= grace + linger) {
@@ -253,7 +488,7 @@ static void spawn_loop(struct spawn_state *s, pid_t pid, double *exit_at)
 		/* Sleep until the next of: output, stdin writable, the exit, the next rule's time. */
 		wake = INFINITY;
 		if (!exited && !term_at)
-			wake = deadline;
+			wake = spawn_aborted ? now : deadline;
 		if (term_at && !killed)
 			wake = fmin(wake, term_at + grace);
 		if (exited && !term_at)
@@ -294,6 +529,7 @@ static void spawn_loop(struct spawn_state *s, pid_t pid, double *exit_at)
 	}
 	if (pidfd >= 0)
 		close(pidfd);
+	free(seen.v);
 }
 
 int spawn_run(const struct spawn_opts *o, struct spawn_result *res)
@@ -335,7 +571,10 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *res)
 	spawn_attr(&at, o->same_group);
 	start = now_mono();
 	/* glibc's posix_spawn returns exec's errno itself (its child shares our memory until exec). */
-	rc = posix_spawnp(&pid, o->argv[0], &fa, &at, o->argv, o->env ? o->env : environ);
+	__atomic_add_fetch(&spawn_running, 1, __ATOMIC_SEQ_CST);
+	/* After the count: spawn_abort either sees this run or is seen here. */
+	rc = spawn_aborted ? ECANCELED :
+	     spawn_exec(&pid, o->argv[0], &fa, &at, o->argv, o->env ? o->env : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	spawn_close(&in[0]);
@@ -348,6 +587,7 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *res)
 		res->exec_errno = rc;
 		for (int i = 0; i < 3; i++)
 			spawn_close(&s.fd[i]);
+		__atomic_sub_fetch(&spawn_running, 1, __ATOMIC_SEQ_CST);
 		return -1;
 	}
 	for (int i = 0; i < 3; i++)
@@ -356,8 +596,13 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *res)
 	if (s.fd[0] >= 0 && !o->in_len)
 		spawn_close(&s.fd[0]);
 	spawn_loop(&s, pid, &exit_at);
-	if (!o->same_group && !o->keep_leftovers)
+	__atomic_sub_fetch(&spawn_running, 1, __ATOMIC_SEQ_CST);
+	if (!o->same_group && !o->keep_leftovers) {
 		kill(-pid, SIGKILL);
+		/* The program's children are ours now (its orphans), those that left its group included. */
+		if (spawn_reaper && spawn_adopted())
+			spawn_end_tree(pid, 0);
+	}
 	for (int i = 0; i < 3; i++)
 		spawn_close(&s.fd[i]);
 	while (wait4(pid, &res->status, 0, &ru) < 0) {
@@ -367,6 +612,7 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *res)
 			break;
 		}
 	}
+	spawn_disown(pid);
 	res->user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
 	res->sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 	res->rss = ru.ru_maxrss * 1024.0;
@@ -396,8 +642,10 @@ int spawn_start(char *const *argv, int pass_fd, pid_t *pid)
 		posix_spawn_file_actions_adddup2(&fa, pass_fd, SPAWN_PASSED_FD);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addclosefrom_np(&fa, pass_fd >= 0 ? SPAWN_PASSED_FD + 1 : 3);
-	spawn_attr(&at, 1);
-	rc = posix_spawnp(pid, argv[0], &fa, &at, argv, environ);
+	spawn_attr(&at, 0);
+	/* Before it starts: what it leaves when it dies is ours from its first moment. */
+	spawn_adopt_orphans();
+	rc = spawn_exec(pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	if (rc)
@@ -442,6 +690,10 @@ int spawn_wait(pid_t pid, double deadline, int *status)
 		return 1;
 	if (status)
 		*status = st;
+	spawn_disown(pid);
+	/* What it started and left behind (its orphans, ours now) goes with it. */
+	if (spawn_reaper && spawn_adopted())
+		spawn_end_tree(0, SPAWN_TREE_GRACE);
 	return 0;
 }
 
@@ -455,7 +707,24 @@ int spawn_kill(pid_t pid, double grace, int *status)
 		if (r <= 0)
 			return r;
 	}
+	/* What it started first, while it lives to be their ancestor (an executor, a subreaper, keeps even
+	 * the orphans of its programs): once it is gone they are ours (spawn_wait ends them) or init's. */
+	spawn_end_tree(pid, SPAWN_TREE_GRACE);
 	/* Not reaped yet, so pid cannot have been reused: the signal reaches our child. */
 	kill(pid, SIGKILL);
 	return spawn_wait(pid, INFINITY, status);
+}
+
+int spawn_adopt_orphans(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return error("cannot adopt orphans (PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+	spawn_reaper = 1;
+	return 0;
+}
+
+int spawn_abort(void)
+{
+	spawn_aborted = 1;
+	return __atomic_load_n(&spawn_running, __ATOMIC_SEQ_CST) > 0;
 }

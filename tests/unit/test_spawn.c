@@ -1,7 +1,8 @@
 /* test_spawn.c: spawn_run (exit statuses, signals, deadlines with SIGTERM then SIGKILL to the group,
  * children left holding the pipes, stdin fed, caps, callbacks, env, exec failures, the child's fds,
- * signals and process group, reaping) and spawn_start/spawn_wait/spawn_kill. The test binary is also the
- * child for a few checks: run as "/proc/self/exe --MODE" it reports what it sees. */
+ * signals and process group, reaping), spawn_start/spawn_wait/spawn_kill, and the ending of whole trees
+ * (tests/progs/tree.sh: children, grandchildren, orphans, a setsid() one, all ignoring SIGTERM). The test
+ * binary is also the child for a few checks: run as "/proc/self/exe --MODE" it reports what it sees. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +121,16 @@ static int child_main(const char *mode)
 		signal(SIGTERM, SIG_IGN);
 		put(3, "ready\n");
 		get(3, &sb, 0);
+	} else if (!strcmp(mode, "--tree")) {   /* as an executor: tree.sh run until it ends */
+		char *tree[] = { "sh", "tests/progs/tree.sh", NULL };
+		struct spawn_opts o = { .argv = tree };
+		struct spawn_result res;
+
+		signal(SIGTERM, SIG_IGN);
+		alarm(0);
+		if (spawn_adopt_orphans() || spawn_run(&o, &res))
+			return 98;
+		spawn_result_release(&res);
 	} else {
 		return 99;
 	}
@@ -704,6 +715,126 @@ static void test_stdio(void)
 	spawn_result_release(&res);
 }
 
+/* ---- whole trees ---- */
+
+/* How many processes alive carry TREE_MARK=mark in their environment (a zombie has none); sig (0: none)
+ * sent to each. */
+static int tree_signal(const char *mark, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char want[64];
+	int n = 0;
+
+	snprintf(want, sizeof(want), "TREE_MARK=%s", mark);
+	while (d && (e = readdir(d))) {
+		char path[300], buf[65536];
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
+		if ((fd = open(path, O_RDONLY)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len > 0)
+			buf[len] = '\0';
+		for (ssize_t at = 0; at < len; at += (ssize_t)strlen(buf + at) + 1) {
+			if (!strcmp(buf + at, want)) {
+				if (sig)
+					kill(atoi(e->d_name), sig);
+				n++;
+				break;
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int tree_count(const char *mark)
+{
+	return tree_signal(mark, 0);
+}
+
+/* Until n processes carry the mark (10 s at most); whether they came. */
+static int tree_wait(const char *mark, int n)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (tree_count(mark) == n)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* What a failed check left (tree.sh's processes ignore SIGTERM and sleep 1000 s), killed. */
+static void tree_kill(const char *mark)
+{
+	for (int i = 0; i < 100 && tree_signal(mark, SIGKILL); i++)
+		usleep(10000);
+}
+
+static void test_tree(void)
+{
+	char *tree[] = { "sh", "tests/progs/tree.sh", NULL }, *child[] = { "/proc/self/exe", "--tree", NULL };
+	char *env[] = { "TREE_MARK=run", "PATH=/usr/bin:/bin", NULL };
+	struct spawn_opts o = { .argv = tree, .env = env, .out = { .to = SPAWN_CAPTURE } };
+	struct spawn_result res;
+	double start, took;
+	int st = -1;
+	pid_t pid;
+
+	/* tree.sh: itself, a child, a child and its child, an orphan, a setsid() orphan, all ignoring
+	 * SIGTERM. At the deadline, SIGTERM to them all; the grace later, SIGKILL; nothing is left. */
+	CHECK_INT(spawn_adopt_orphans(), 0, "this process adopts orphans");
+	o.deadline = now_mono() + 1;
+	o.term_grace = 0.5;
+	start = now_mono();
+	CHECK_INT(spawn_run(&o, &res), 0, "tree.sh until its deadline");
+	took = now_mono() - start;
+	CHECK_STR(text(&res.out), "ready\n", "it started its tree");
+	CHECK_INT(res.timed_out, 1, "timed out");
+	CHECK(WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL, "SIGKILL after the grace: 0x%x",
+	      res.status);
+	CHECK(took >= 1.5 && took < 10, "the deadline, then the grace: %.2f s", took);
+	CHECK_INT(tree_count("run"), 0, "none of its tree is left");
+	CHECK(no_children(), "every orphan reaped");
+	spawn_result_release(&res);
+	tree_kill("run");
+
+	/* A child that runs tree.sh (as an executor does) ended by spawn_kill: its whole tree goes first,
+	 * SIGTERM and SPAWN_TREE_GRACE later SIGKILL, then the child itself. */
+	setenv("TREE_MARK", "kill", 1);
+	CHECK_INT(spawn_start(child, -1, &pid), 0, "a child that runs tree.sh");
+	CHECK(tree_wait("kill", 7), "the child and tree.sh's six: %d", tree_count("kill"));
+	start = now_mono();
+	CHECK_INT(spawn_kill(pid, 0, &st), 0, "spawn_kill");
+	took = now_mono() - start;
+	/* Its tree.sh ended, it may have exited before its SIGKILL came. */
+	CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0) || (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL),
+	      "the child ended: 0x%x", st);
+	CHECK(took >= SPAWN_TREE_GRACE && took < SPAWN_TREE_GRACE + 5, "SIGKILL after the grace: %.2f s", took);
+	CHECK_INT(tree_count("kill"), 0, "none of its tree is left");
+	CHECK(no_children(), "every orphan reaped");
+	tree_kill("kill");
+
+	/* The child killed by someone else: what it left is ours (a subreaper), ended when it is reaped. */
+	setenv("TREE_MARK", "dead", 1);
+	CHECK_INT(spawn_start(child, -1, &pid), 0, "a child that runs tree.sh");
+	CHECK(tree_wait("dead", 7), "the child and tree.sh's six: %d", tree_count("dead"));
+	kill(pid, SIGKILL);
+	CHECK_INT(spawn_wait(pid, now_mono() + 30, &st), 0, "spawn_wait");
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "it was killed: 0x%x", st);
+	CHECK_INT(tree_count("dead"), 0, "none of its tree is left");
+	CHECK(no_children(), "every orphan reaped");
+	tree_kill("dead");
+	unsetenv("TREE_MARK");
+}
+
 /* ---- spawn_start ---- */
 
 /* fd moved to the lowest free number >= min (close-on-exec). */
@@ -824,5 +955,6 @@ int main(int argc, char **argv)
 	test_output();
 	test_env();
 	test_start();
+	test_tree();
 	return test_done();
 }
