@@ -581,12 +581,13 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		if (store_check_ro(st) || (mode == STORE_SQL && store_functions_guard(st->db, &st->denied)))
 			goto fail;
 	} else {
-		/* WAL lets reports read while a run writes; NORMAL syncs at checkpoints, so a killed
-		 * process loses nothing committed (a power cut may lose the last commits). 64 MiB of
-		 * page cache (the default is 2) keeps a large plan in memory until its commit. */
+		/* WAL lets reports read while a run writes. FULL syncs the log at every commit: a result
+		 * the run reports as kept is on the disk, and survives a power cut (NORMAL syncs only at
+		 * checkpoints: a cut lost every result since the last). 64 MiB of page cache (the default
+		 * is 2) keeps a large plan in memory until its commit. */
 		if (!journal_mode(st, "WAL"))
 			warning("'%s': cannot use WAL; readers will wait for writers", path);
-		if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536", NULL, NULL,
+		if (sqlite3_exec(st->db, "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536", NULL, NULL,
 				 NULL)) {
 			error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
 			goto fail;
