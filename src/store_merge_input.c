@@ -475,9 +475,6 @@ int store_merge_input_open(struct input *in)
 		return error("'%s' has schema version %" PRId64 " (current %d): let this sweep migrate a copy "
 			     "of it ('sweep plan SPEC --db COPY') and merge the copy", in->path, version,
 			     store_schema_version());
-	/* Views are off on this connection, so a view where a table should be cannot run: it is named. */
-	if (store_schema_check_kinds(in->db, in->path))
-		return -1;
 	return input_check_schema(in);
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t0596-foreign-db: a reader trusts nothing of the file. A database whose 'metrics' is a view that never
 # ends is refused at once by every command that reads one (report, compare, status, plot, sql, merge),
-# naming the view; `sweep sql` stops a query past --timeout and prints its rows as they come (memory
+# naming it; `sweep sql` stops a query past --timeout and prints its rows as they come (memory
 # bounded, not the whole result at once).
 . tests/e2e/lib.sh
 
@@ -38,7 +38,8 @@ test_expect_success 'report, compare, status, plot, sql and merge refuse it at o
 		echo "$cmd: exit $(cat rc) in $s s" &&
 		test "$(cat rc)" = 2 &&
 		test "$s" -lt 5 &&
-		grep -q "^sweep: .f.db. is not a sweep database: its .metrics. is a view, where sweep keeps a table" err ||
+		# merge runs no view of an input (views are off there): it names the table it lacks
+		grep -q "^sweep: .f.db. is not a sweep database: \(its .metrics. is a view, where sweep keeps a table\|it has no table .metrics.$\)" err ||
 		return 1
 	done &&
 	test ! -e p.png &&
