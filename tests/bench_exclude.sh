@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench_exclude.sh: planning 1,000,000 cells with no exclude, with 2,000 and with 20,000 (each naming both
-# keys of a point), and the ratios to none. With BENCH_BASELINE=path/to/another/sweep the same by that build
+# keys of a point): the CPU seconds of `sweep plan` (user and system: a shared machine's load moves its
+# wall time more than the work), its wall seconds, and the ratios of CPU seconds to none. With BENCH_BASELINE=path/to/another/sweep the same by that build
 # in the same run (a shared machine is noisy: compare within one run only).
 # Target: 20,000 excludes plan within 1.5x of none.
 # Usage: tests/bench_exclude.sh; SWEEP=path/to/sweep measures another build than build/sweep.
@@ -21,14 +22,16 @@ spec() {
 		(int(e / 1000) * 47 + e) % 1000 + 1 }'
 }
 
-# plan_s BINARY SPEC: the wall seconds of `sweep plan` on a new database.
+# plan_s BINARY SPEC: "CPU WALL" seconds of `sweep plan` on a new database.
 plan_s() {
 	rm -f plan.db*
 	python3 - "$1" "$2" <<'P'
-import subprocess, sys, time
+import resource, subprocess, sys, time
 t = time.monotonic()
 subprocess.run([sys.argv[1], "plan", sys.argv[2], "--db", "plan.db"], check=True, stdout=subprocess.DEVNULL)
-print("%.2f" % (time.monotonic() - t))
+t = time.monotonic() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.2f %.2f" % (r.ru_utime + r.ru_stime, t))
 P
 }
 
@@ -38,11 +41,12 @@ for who in this ${BENCH_BASELINE:+baseline}; do
 	line=""
 	for n in 0 2000 20000; do
 		spec "$n" >"x$n.yaml"
-		eval "t$n=\$(plan_s \"\$bin\" x$n.yaml)"
-		line="$line, $n excludes $(eval echo "\$t$n") s"
+		read -r cpu wall < <(plan_s "$bin" x$n.yaml)
+		eval "t$n=$cpu"
+		line="$line, $n excludes $cpu s CPU ($wall s wall)"
 	done
 	cells=$(sqlite3 plan.db "SELECT count(*) FROM cells")
 	echo "== exclude ($who build): 1,000,000 points${line#,}; $cells cells with 20,000;" \
-	     "ratios to none: 2,000 $(echo "$t2000 $t0" | awk '{ printf "%.2f", $1 / $2 }')," \
+	     "CPU ratios to none: 2,000 $(echo "$t2000 $t0" | awk '{ printf "%.2f", $1 / $2 }')," \
 	     "20,000 $(echo "$t20000 $t0" | awk '{ printf "%.2f", $1 / $2 }') (target: 20,000 within 1.5)"
 done
