@@ -180,109 +180,204 @@ static struct grid_xset *xset_for(struct grid *g, const unsigned char *touched)
 	return &g->xset[g->nxset++];
 }
 
-/* Put the points exclude m drops into its set: match[a] says which points of axis a its entries on a
- * all match (NULL: none names a). */
-static void xset_exclude(struct grid *g, unsigned char **match)
+/* The points of one axis an exclude's entries on it all match, ascending (on: some entry names the axis). */
+struct plist {
+	uint32_t *p;
+	size_t n;
+	int on;
+};
+
+/* Put the points an exclude drops into its set: l[a] lists the points of axis a its entries on a all match. */
+static void xset_exclude(struct grid *g, struct plist *l)
 {
 	const struct spec *s = g->s;
 	unsigned char *touched = xcalloc((size_t)s->naxes + 1, 1);
 	struct grid_xset *x;
 	uint64_t points = 1;
-	uint32_t *t, **pts;
-	int *at, *cnt;
+	uint32_t *t;
+	size_t *at;
 
-	for (int a = 0; a < s->naxes; a++) {
-		uint64_t k = 0;
-
-		if (!(touched[a] = match[a] != NULL))
-			continue;
-		for (int p = 0; p < s->axes[a].npoints; p++)
-			k += match[a][p];
-		points = points > XSET_MAX_TUPLES ? points : points * k;
-	}
+	for (int a = 0; a < s->naxes; a++)
+		if ((touched[a] = (unsigned char)l[a].on))
+			points = points > XSET_MAX_TUPLES ? points : points * l[a].n;
 	x = xset_for(g, touched);
 	free(touched);
 	if (!points)
-		goto out;
+		return;
 	if (points > XSET_MAX_TUPLES) {
 		x->broad = xrealloc(x->broad, ((size_t)x->nbroad + 1) * sizeof(*x->broad));
 		x->broad[x->nbroad] = xcalloc((size_t)x->naxes + 1, sizeof(**x->broad));
 		for (int j = 0; j < x->naxes; j++) {
-			x->broad[x->nbroad][j] = match[x->axes[j]];
-			match[x->axes[j]] = NULL;
+			const struct plist *pl = &l[x->axes[j]];
+			unsigned char *m = xcalloc((size_t)s->axes[x->axes[j]].npoints + 1, 1);
+
+			for (size_t i = 0; i < pl->n; i++)
+				m[pl->p[i]] = 1;
+			x->broad[x->nbroad][j] = m;
 		}
 		x->nbroad++;
-		goto out;
+		return;
 	}
 	/* Every combination of the matched points: an odometer over each axis's list of them. */
-	pts = xcalloc((size_t)x->naxes + 1, sizeof(*pts));
-	cnt = xcalloc((size_t)x->naxes + 1, sizeof(*cnt));
 	at = xcalloc((size_t)x->naxes + 1, sizeof(*at));
 	t = xcalloc((size_t)x->naxes + 1, sizeof(*t));
-	for (int j = 0; j < x->naxes; j++) {
-		pts[j] = xcalloc((size_t)s->axes[x->axes[j]].npoints, sizeof(**pts));
-		for (int p = 0; p < s->axes[x->axes[j]].npoints; p++)
-			if (match[x->axes[j]][p])
-				pts[j][cnt[j]++] = (uint32_t)p;
-	}
 	for (int j = 0; j < x->naxes; ) {
 		for (int i = 0; i < x->naxes; i++)
-			t[i] = pts[i][at[i]];
+			t[i] = l[x->axes[i]].p[at[i]];
 		xset_add(x, t);
-		for (j = 0; j < x->naxes && ++at[j] == cnt[j]; j++)
+		for (j = 0; j < x->naxes && ++at[j] == l[x->axes[j]].n; j++)
 			at[j] = 0;
 	}
 	if (!x->naxes)
 		xset_add(x, t);
-	for (int j = 0; j < x->naxes; j++)
-		free(pts[j]);
-	free(pts);
-	free(cnt);
 	free(at);
 	free(t);
-out:
-	for (int a = 0; a < s->naxes; a++) {
-		free(match[a]);
-		match[a] = NULL;
-	}
 }
 
-/* Key k's values as numbers, parsed once for every exclude (NAN: not a number, compared as text). */
-static double *key_numbers(const struct grid *g, int k)
-{
-	const struct spec_axis *ax = &g->s->axes[g->axis[k]];
-	double *x = xcalloc((size_t)ax->npoints + 1, sizeof(*x));
+/*
+ * A key's values sorted, so that an exclude's entry finds its points by binary search, not by a walk of
+ * the axis: the points whose value is a number, by number (1024.0 is 1024); the others by text; and every
+ * point by text (an entry whose value is not a number matches by text whatever the point's value is).
+ */
+struct key_index {
+	double *x;                  /* per point: its number, NAN when it is not one */
+	uint32_t *num, *txt, *all;
+	size_t nnum, ntxt, nall;
+};
 
-	for (int p = 0; p < ax->npoints; p++) {
+static const struct grid *sort_kgrid;
+static int sort_k;
+static const double *sort_x;
+
+static const char *point_text(const struct grid *g, int k, uint32_t p)
+{
+	return axis_value(g->s, g->axis[k], g->col[k], (int)p)->text;
+}
+
+static int cmp_num(const void *a, const void *b)
+{
+	double x = sort_x[*(const uint32_t *)a], y = sort_x[*(const uint32_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(point_text(sort_kgrid, sort_k, *(const uint32_t *)a),
+		      point_text(sort_kgrid, sort_k, *(const uint32_t *)b));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void key_index(const struct grid *g, int k, struct key_index *ki)
+{
+	int n = g->s->axes[g->axis[k]].npoints;
+
+	ki->x = xcalloc((size_t)n + 1, sizeof(*ki->x));
+	ki->num = xcalloc((size_t)n + 1, sizeof(*ki->num));
+	ki->txt = xcalloc((size_t)n + 1, sizeof(*ki->txt));
+	ki->all = xcalloc((size_t)n + 1, sizeof(*ki->all));
+	ki->nnum = ki->ntxt = 0;
+	for (int p = 0; p < n; p++) {
 		const struct spec_scalar *v = axis_value(g->s, g->axis[k], g->col[k], p);
 
-		if (!v->is_num || parse_double(v->text, &x[p]) || isnan(x[p]))
-			x[p] = NAN;
+		if (!v->is_num || parse_double(v->text, &ki->x[p]) || isnan(ki->x[p]))
+			ki->x[p] = NAN;
+		if (isnan(ki->x[p]))
+			ki->txt[ki->ntxt++] = (uint32_t)p;
+		else
+			ki->num[ki->nnum++] = (uint32_t)p;
+		ki->all[p] = (uint32_t)p;
 	}
-	return x;
+	ki->nall = (size_t)n;
+	sort_kgrid = g;
+	sort_k = k;
+	sort_x = ki->x;
+	qsort(ki->num, ki->nnum, sizeof(*ki->num), cmp_num);
+	qsort(ki->txt, ki->ntxt, sizeof(*ki->txt), cmp_text);
+	qsort(ki->all, ki->nall, sizeof(*ki->all), cmp_text);
 }
 
-/* Entry v's matches among key k's points into match (ANDed): two numbers compare as numbers (1024.0 is
- * 1024), anything else as text. */
-static void key_match(const struct grid *g, int k, const double *x, const struct spec_scalar *v,
-		      unsigned char *match)
+static void key_index_release(struct key_index *ki)
 {
-	double y;
-	int num = v->is_num && !parse_double(v->text, &y);
-
-	for (int p = 0; p < g->s->axes[g->axis[k]].npoints; p++)
-		if (match[p])
-			match[p] = num && !isnan(x[p]) ? x[p] == y :
-				   !strcmp(axis_value(g->s, g->axis[k], g->col[k], p)->text, v->text);
+	free(ki->x);
+	free(ki->num);
+	free(ki->txt);
+	free(ki->all);
 }
 
-/* Which points of its axes each exclude matches, found once and put in the sets. An entry naming no key
- * of the grid matches nothing, so neither does its exclude. */
+/* The points of v[0..n) (sorted by number when y is not NULL, else by text) equal to *y, or to text: they
+ * are v[*first] on, as many as it returns. */
+static size_t key_range(const struct grid *g, int k, const struct key_index *ki, const uint32_t *v, size_t n,
+			const double *y, const char *text, size_t *first)
+{
+	size_t lo = 0, hi = n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (y ? ki->x[v[mid]] < *y : strcmp(point_text(g, k, v[mid]), text) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < n && (y ? ki->x[v[end]] == *y : !strcmp(point_text(g, k, v[end]), text)); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+/* The points of key k's axis entry v matches, into l (ANDed with what l already holds): two numbers
+ * compare as numbers (1024.0 is 1024), anything else as text. */
+static void key_match(const struct grid *g, int k, const struct key_index *ki, const struct spec_scalar *v,
+		      struct plist *l)
+{
+	struct plist m = { NULL, 0, 1 };
+	size_t f1 = 0, f2 = 0, n1 = 0, n2, n = 0;
+	const uint32_t *v2 = ki->all;
+	double y;
+
+	if (v->is_num && !parse_double(v->text, &y)) {
+		n1 = key_range(g, k, ki, ki->num, ki->nnum, &y, NULL, &f1);
+		n2 = key_range(g, k, ki, ki->txt, ki->ntxt, NULL, v->text, &f2);
+		v2 = ki->txt;
+	} else {
+		n2 = key_range(g, k, ki, ki->all, ki->nall, NULL, v->text, &f2);
+	}
+	m.p = xcalloc(n1 + n2 + 1, sizeof(*m.p));
+	memcpy(m.p, ki->num + f1, n1 * sizeof(*m.p));
+	memcpy(m.p + n1, v2 + f2, n2 * sizeof(*m.p));
+	m.n = n1 + n2;
+	qsort(m.p, m.n, sizeof(*m.p), cmp_u32);
+	if (!l->on) {
+		*l = m;
+		return;
+	}
+	/* Both ascending: their intersection in one pass. */
+	for (size_t i = 0, j = 0; i < l->n && j < m.n; ) {
+		if (l->p[i] == m.p[j])
+			l->p[n++] = l->p[i++], j++;
+		else if (l->p[i] < m.p[j])
+			i++;
+		else
+			j++;
+	}
+	l->n = n;
+	free(m.p);
+}
+
+/* Which points of its axes each exclude matches, found by binary search in each key's sorted values, and
+ * put in the sets. An entry naming no key of the grid matches nothing, so neither does its exclude. */
 static void grid_excludes(struct grid *g)
 {
 	const struct spec *s = g->s;
-	unsigned char **match = xcalloc((size_t)s->naxes + 1, sizeof(*match));
-	double **x = xcalloc((size_t)g->nkeys + 1, sizeof(*x));
+	struct plist *l = xcalloc((size_t)s->naxes + 1, sizeof(*l));
+	struct key_index *ki = xcalloc((size_t)g->nkeys + 1, sizeof(*ki));
 
 	for (int e = 0; e < s->nexclude; e++) {
 		const struct spec_match *m = &s->exclude[e];
@@ -293,26 +388,20 @@ static void grid_excludes(struct grid *g)
 				;
 			if (k == g->nkeys)
 				break;
-			if (!x[k])
-				x[k] = key_numbers(g, k);
-			if (!match[g->axis[k]])
-				memset(match[g->axis[k]] = xmalloc((size_t)s->axes[g->axis[k]].npoints + 1), 1,
-				       (size_t)s->axes[g->axis[k]].npoints + 1);
-			key_match(g, k, x[k], &m->vals[i], match[g->axis[k]]);
+			if (!ki[k].all)
+				key_index(g, k, &ki[k]);
+			key_match(g, k, &ki[k], &m->vals[i], &l[g->axis[k]]);
 		}
-		if (i == m->n) {
-			xset_exclude(g, match);
-			continue;
-		}
-		for (int a = 0; a < s->naxes; a++) {
-			free(match[a]);
-			match[a] = NULL;
-		}
+		if (i == m->n)
+			xset_exclude(g, l);
+		for (int a = 0; a < s->naxes; a++)
+			free(l[a].p);
+		memset(l, 0, ((size_t)s->naxes + 1) * sizeof(*l));
 	}
 	for (int k = 0; k < g->nkeys; k++)
-		free(x[k]);
-	free(x);
-	free(match);
+		key_index_release(&ki[k]);
+	free(ki);
+	free(l);
 }
 
 static void grid_init(struct grid *g, const struct spec *s)
