@@ -120,6 +120,7 @@ bench: deps
 	tests/bench_start.sh
 	tests/bench_report.sh
 	tests/bench_command.sh
+	tests/bench_exclude.sh
 
 # Fuzzing the spec parser with libFuzzer (clang). FUZZ_SECONDS=300 for the long run.
 FUZZ_SECONDS ?= 60

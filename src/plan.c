@@ -1,6 +1,7 @@
 /* plan.c: a spec's grid expanded into cells in run order, each with a stable key. Pure. */
 #include "plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +21,32 @@ struct grid {
 	int *digit;                 /* current point, one index per axis */
 	struct strbuf *piece;       /* per key: "name":value of each point (JSON), then its canonical pairs */
 	size_t **at;                /* per key: where point p's JSON (2p) and canonical pair (2p+1) start */
-	struct grid_cond **cond;    /* per exclude, per entry: its key and which points of its axis match */
+	struct grid_xset *xset;     /* the excludes, one set per combination of axes they name */
+	int nxset;
+	uint32_t *xpoint;           /* the current point on a set's axes, as its tuples are */
 	struct strbuf json, canon;
 	char key[17];
 };
 
-/* One key = value condition of an exclude: the key it names (-1: none of the grid's) and, for each point
- * of that key's axis, whether the value there is the one named. */
-struct grid_cond {
-	int key;
-	unsigned char *match;
+/*
+ * The excludes that constrain the same axes, as a hash set of the points (one index per such axis) they
+ * drop: a point is then looked up once per set, not matched against every exclude. An exclude whose
+ * values match too many points of its axes for a set (a zipped column with repeated values) keeps its
+ * per-axis matches instead and is matched as before (nbroad).
+ */
+struct grid_xset {
+	int naxes;
+	int *axes;                  /* ascending */
+	uint32_t *tuples;           /* ntuples x naxes point indices */
+	size_t ntuples, alloc;
+	uint32_t *slot;             /* open addressing: a tuple's index + 1, 0 when empty; nslot a power of 2 */
+	size_t nslot;
+	unsigned char ***broad;     /* per broad exclude, per axis of the set: which points it matches */
+	int nbroad;
 };
+
+/* Past this many points, an exclude is matched axis by axis rather than put in its set's table. */
+#define XSET_MAX_TUPLES 4096
 
 static const struct grid *sort_grid;
 
@@ -44,15 +60,6 @@ static const struct spec_scalar *axis_value(const struct spec *s, int a, int col
 	const struct spec_axis *ax = &s->axes[a];
 
 	return &ax->vals[(size_t)p * (size_t)ax->nkeys + (size_t)col];
-}
-
-static int same_value(const struct spec_scalar *a, const struct spec_scalar *b)
-{
-	double x, y;
-
-	if (a->is_num && b->is_num && !parse_double(a->text, &x) && !parse_double(b->text, &y))
-		return x == y;
-	return !strcmp(a->text, b->text);
 }
 
 /* A scalar as it appears in JSON: numbers normalised so that the key does not depend on spelling. */
@@ -103,31 +110,298 @@ static void grid_pieces(struct grid *g, int k)
 	sb_release(&val);
 }
 
-/* Which points of its key's axis each exclude entry matches, found once. */
+static uint64_t xset_hash(const uint32_t *t, int n)
+{
+	return hash64(HASH64_INIT, t, (size_t)n * sizeof(*t));
+}
+
+/* Whether the set holds tuple t (its naxes point indices). */
+static int xset_has(const struct grid_xset *x, const uint32_t *t)
+{
+	size_t mask = x->nslot - 1, i;
+
+	if (!x->nslot)
+		return 0;
+	for (i = xset_hash(t, x->naxes) & mask; x->slot[i]; i = (i + 1) & mask)
+		if (!memcmp(&x->tuples[(size_t)(x->slot[i] - 1) * (size_t)x->naxes], t,
+			    (size_t)x->naxes * sizeof(*t)))
+			return 1;
+	return 0;
+}
+
+static void xset_put_slot(struct grid_xset *x, size_t tuple)
+{
+	size_t mask = x->nslot - 1, i;
+
+	for (i = xset_hash(&x->tuples[tuple * (size_t)x->naxes], x->naxes) & mask; x->slot[i]; i = (i + 1) & mask)
+		;
+	x->slot[i] = (uint32_t)(tuple + 1);
+}
+
+/* Add tuple t, once; the table grows to stay at most half full. */
+static void xset_add(struct grid_xset *x, const uint32_t *t)
+{
+	if (xset_has(x, t))
+		return;
+	if (2 * (x->ntuples + 1) > x->nslot) {
+		free(x->slot);
+		x->nslot = x->nslot ? 2 * x->nslot : 16;
+		x->slot = xcalloc(x->nslot, sizeof(*x->slot));
+		for (size_t i = 0; i < x->ntuples; i++)
+			xset_put_slot(x, i);
+	}
+	ALLOC_GROW(x->tuples, (x->ntuples + 1) * (size_t)x->naxes, x->alloc);
+	memcpy(&x->tuples[x->ntuples * (size_t)x->naxes], t, (size_t)x->naxes * sizeof(*t));
+	xset_put_slot(x, x->ntuples++);
+}
+
+/* The set of the excludes that constrain exactly these axes (touched[a]), made when new. */
+static struct grid_xset *xset_for(struct grid *g, const unsigned char *touched)
+{
+	int n = 0, same;
+
+	for (int a = 0; a < g->s->naxes; a++)
+		n += touched[a];
+	for (int i = 0; i < g->nxset; i++) {
+		same = g->xset[i].naxes == n;
+		for (int j = 0; j < g->xset[i].naxes && same; j++)
+			same = touched[g->xset[i].axes[j]];
+		if (same)
+			return &g->xset[i];
+	}
+	g->xset = xrealloc(g->xset, ((size_t)g->nxset + 1) * sizeof(*g->xset));
+	memset(&g->xset[g->nxset], 0, sizeof(*g->xset));
+	g->xset[g->nxset].naxes = n;
+	g->xset[g->nxset].axes = xcalloc((size_t)n + 1, sizeof(int));
+	n = 0;
+	for (int a = 0; a < g->s->naxes; a++)
+		if (touched[a])
+			g->xset[g->nxset].axes[n++] = a;
+	return &g->xset[g->nxset++];
+}
+
+/* The points of one axis an exclude's entries on it all match, ascending (on: some entry names the axis). */
+struct plist {
+	uint32_t *p;
+	size_t n;
+	int on;
+};
+
+/* Put the points an exclude drops into its set: l[a] lists the points of axis a its entries on a all match. */
+static void xset_exclude(struct grid *g, struct plist *l)
+{
+	const struct spec *s = g->s;
+	unsigned char *touched = xcalloc((size_t)s->naxes + 1, 1);
+	struct grid_xset *x;
+	uint64_t points = 1;
+	uint32_t *t;
+	size_t *at;
+
+	for (int a = 0; a < s->naxes; a++)
+		if ((touched[a] = (unsigned char)l[a].on))
+			points = points > XSET_MAX_TUPLES ? points : points * l[a].n;
+	x = xset_for(g, touched);
+	free(touched);
+	if (!points)
+		return;
+	if (points > XSET_MAX_TUPLES) {
+		x->broad = xrealloc(x->broad, ((size_t)x->nbroad + 1) * sizeof(*x->broad));
+		x->broad[x->nbroad] = xcalloc((size_t)x->naxes + 1, sizeof(**x->broad));
+		for (int j = 0; j < x->naxes; j++) {
+			const struct plist *pl = &l[x->axes[j]];
+			unsigned char *m = xcalloc((size_t)s->axes[x->axes[j]].npoints + 1, 1);
+
+			for (size_t i = 0; i < pl->n; i++)
+				m[pl->p[i]] = 1;
+			x->broad[x->nbroad][j] = m;
+		}
+		x->nbroad++;
+		return;
+	}
+	/* Every combination of the matched points: an odometer over each axis's list of them. */
+	at = xcalloc((size_t)x->naxes + 1, sizeof(*at));
+	t = xcalloc((size_t)x->naxes + 1, sizeof(*t));
+	for (int j = 0; j < x->naxes; ) {
+		for (int i = 0; i < x->naxes; i++)
+			t[i] = l[x->axes[i]].p[at[i]];
+		xset_add(x, t);
+		for (j = 0; j < x->naxes && ++at[j] == l[x->axes[j]].n; j++)
+			at[j] = 0;
+	}
+	if (!x->naxes)
+		xset_add(x, t);
+	free(at);
+	free(t);
+}
+
+/*
+ * A key's values sorted, so that an exclude's entry finds its points by binary search, not by a walk of
+ * the axis: the points whose value is a number, by number (1024.0 is 1024); the others by text; and every
+ * point by text (an entry whose value is not a number matches by text whatever the point's value is).
+ */
+struct key_index {
+	double *x;                  /* per point: its number, NAN when it is not one */
+	uint32_t *num, *txt, *all;
+	size_t nnum, ntxt, nall;
+};
+
+static const struct grid *sort_kgrid;
+static int sort_k;
+static const double *sort_x;
+
+static const char *point_text(const struct grid *g, int k, uint32_t p)
+{
+	return axis_value(g->s, g->axis[k], g->col[k], (int)p)->text;
+}
+
+static int cmp_num(const void *a, const void *b)
+{
+	double x = sort_x[*(const uint32_t *)a], y = sort_x[*(const uint32_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(point_text(sort_kgrid, sort_k, *(const uint32_t *)a),
+		      point_text(sort_kgrid, sort_k, *(const uint32_t *)b));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void key_index(const struct grid *g, int k, struct key_index *ki)
+{
+	int n = g->s->axes[g->axis[k]].npoints;
+
+	ki->x = xcalloc((size_t)n + 1, sizeof(*ki->x));
+	ki->num = xcalloc((size_t)n + 1, sizeof(*ki->num));
+	ki->txt = xcalloc((size_t)n + 1, sizeof(*ki->txt));
+	ki->all = xcalloc((size_t)n + 1, sizeof(*ki->all));
+	ki->nnum = ki->ntxt = 0;
+	for (int p = 0; p < n; p++) {
+		const struct spec_scalar *v = axis_value(g->s, g->axis[k], g->col[k], p);
+
+		if (!v->is_num || parse_double(v->text, &ki->x[p]) || isnan(ki->x[p]))
+			ki->x[p] = NAN;
+		if (isnan(ki->x[p]))
+			ki->txt[ki->ntxt++] = (uint32_t)p;
+		else
+			ki->num[ki->nnum++] = (uint32_t)p;
+		ki->all[p] = (uint32_t)p;
+	}
+	ki->nall = (size_t)n;
+	sort_kgrid = g;
+	sort_k = k;
+	sort_x = ki->x;
+	qsort(ki->num, ki->nnum, sizeof(*ki->num), cmp_num);
+	qsort(ki->txt, ki->ntxt, sizeof(*ki->txt), cmp_text);
+	qsort(ki->all, ki->nall, sizeof(*ki->all), cmp_text);
+}
+
+static void key_index_release(struct key_index *ki)
+{
+	free(ki->x);
+	free(ki->num);
+	free(ki->txt);
+	free(ki->all);
+}
+
+/* The points of v[0..n) (sorted by number when y is not NULL, else by text) equal to *y, or to text: they
+ * are v[*first] on, as many as it returns. */
+static size_t key_range(const struct grid *g, int k, const struct key_index *ki, const uint32_t *v, size_t n,
+			const double *y, const char *text, size_t *first)
+{
+	size_t lo = 0, hi = n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (y ? ki->x[v[mid]] < *y : strcmp(point_text(g, k, v[mid]), text) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < n && (y ? ki->x[v[end]] == *y : !strcmp(point_text(g, k, v[end]), text)); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+/* The points of key k's axis entry v matches, into l (ANDed with what l already holds): two numbers
+ * compare as numbers (1024.0 is 1024), anything else as text. */
+static void key_match(const struct grid *g, int k, const struct key_index *ki, const struct spec_scalar *v,
+		      struct plist *l)
+{
+	struct plist m = { NULL, 0, 1 };
+	size_t f1 = 0, f2 = 0, n1 = 0, n2, n = 0;
+	const uint32_t *v2 = ki->all;
+	double y;
+
+	if (v->is_num && !parse_double(v->text, &y)) {
+		n1 = key_range(g, k, ki, ki->num, ki->nnum, &y, NULL, &f1);
+		n2 = key_range(g, k, ki, ki->txt, ki->ntxt, NULL, v->text, &f2);
+		v2 = ki->txt;
+	} else {
+		n2 = key_range(g, k, ki, ki->all, ki->nall, NULL, v->text, &f2);
+	}
+	m.p = xcalloc(n1 + n2 + 1, sizeof(*m.p));
+	memcpy(m.p, ki->num + f1, n1 * sizeof(*m.p));
+	memcpy(m.p + n1, v2 + f2, n2 * sizeof(*m.p));
+	m.n = n1 + n2;
+	qsort(m.p, m.n, sizeof(*m.p), cmp_u32);
+	if (!l->on) {
+		*l = m;
+		return;
+	}
+	/* Both ascending: their intersection in one pass. */
+	for (size_t i = 0, j = 0; i < l->n && j < m.n; ) {
+		if (l->p[i] == m.p[j])
+			l->p[n++] = l->p[i++], j++;
+		else if (l->p[i] < m.p[j])
+			i++;
+		else
+			j++;
+	}
+	l->n = n;
+	free(m.p);
+}
+
+/* Which points of its axes each exclude matches, found by binary search in each key's sorted values, and
+ * put in the sets. An entry naming no key of the grid matches nothing, so neither does its exclude. */
 static void grid_excludes(struct grid *g)
 {
 	const struct spec *s = g->s;
+	struct plist *l = xcalloc((size_t)s->naxes + 1, sizeof(*l));
+	struct key_index *ki = xcalloc((size_t)g->nkeys + 1, sizeof(*ki));
 
-	g->cond = xcalloc((size_t)s->nexclude + 1, sizeof(*g->cond));
 	for (int e = 0; e < s->nexclude; e++) {
 		const struct spec_match *m = &s->exclude[e];
+		int i, k;
 
-		g->cond[e] = xcalloc((size_t)m->n + 1, sizeof(**g->cond));
-		for (int i = 0; i < m->n; i++) {
-			struct grid_cond *c = &g->cond[e][i];
-			int k;
-
-			for (k = 0; k < g->nkeys; k++)
-				if (!strcmp(g->names[k], m->keys[i]))
-					break;
-			c->key = k < g->nkeys ? k : -1;
-			if (c->key < 0)
-				continue;
-			c->match = xcalloc((size_t)s->axes[g->axis[k]].npoints, 1);
-			for (int p = 0; p < s->axes[g->axis[k]].npoints; p++)
-				c->match[p] = same_value(axis_value(s, g->axis[k], g->col[k], p), &m->vals[i]);
+		for (i = 0; i < m->n; i++) {
+			for (k = 0; k < g->nkeys && strcmp(g->names[k], m->keys[i]); k++)
+				;
+			if (k == g->nkeys)
+				break;
+			if (!ki[k].all)
+				key_index(g, k, &ki[k]);
+			key_match(g, k, &ki[k], &m->vals[i], &l[g->axis[k]]);
 		}
+		if (i == m->n)
+			xset_exclude(g, l);
+		for (int a = 0; a < s->naxes; a++)
+			free(l[a].p);
+		memset(l, 0, ((size_t)s->naxes + 1) * sizeof(*l));
 	}
+	for (int k = 0; k < g->nkeys; k++)
+		key_index_release(&ki[k]);
+	free(ki);
+	free(l);
 }
 
 static void grid_init(struct grid *g, const struct spec *s)
@@ -162,6 +436,7 @@ static void grid_init(struct grid *g, const struct spec *s)
 		sb_init(&g->piece[k]);
 		grid_pieces(g, k);
 	}
+	g->xpoint = xcalloc((size_t)s->naxes + 1, sizeof(*g->xpoint));
 	grid_excludes(g);
 	sb_init(&g->json);
 	sb_init(&g->canon);
@@ -173,12 +448,21 @@ static void grid_release(struct grid *g)
 		sb_release(&g->piece[k]);
 		free(g->at[k]);
 	}
-	for (int e = 0; e < g->s->nexclude; e++) {
-		for (int i = 0; i < g->s->exclude[e].n; i++)
-			free(g->cond[e][i].match);
-		free(g->cond[e]);
+	for (int i = 0; i < g->nxset; i++) {
+		struct grid_xset *x = &g->xset[i];
+
+		for (int b = 0; b < x->nbroad; b++) {
+			for (int j = 0; j < x->naxes; j++)
+				free(x->broad[b][j]);
+			free(x->broad[b]);
+		}
+		free(x->broad);
+		free(x->axes);
+		free(x->tuples);
+		free(x->slot);
 	}
-	free(g->cond);
+	free(g->xset);
+	free(g->xpoint);
 	free(g->piece);
 	free(g->at);
 	free(g->names);
@@ -203,16 +487,23 @@ static void grid_seek(struct grid *g, uint64_t p)
 
 static int grid_excluded(const struct grid *g)
 {
-	for (int e = 0; e < g->s->nexclude; e++) {
-		int all = 1;
+	uint32_t *t = g->xpoint;
 
-		for (int i = 0; i < g->s->exclude[e].n && all; i++) {
-			const struct grid_cond *c = &g->cond[e][i];
+	for (int i = 0; i < g->nxset; i++) {
+		const struct grid_xset *x = &g->xset[i];
 
-			all = c->key >= 0 && c->match[g->digit[g->axis[c->key]]];
-		}
-		if (all)
+		for (int j = 0; j < x->naxes; j++)
+			t[j] = (uint32_t)g->digit[x->axes[j]];
+		if (xset_has(x, t))
 			return 1;
+		for (int b = 0; b < x->nbroad; b++) {
+			int all = 1;
+
+			for (int j = 0; j < x->naxes && all; j++)
+				all = x->broad[b][j][g->digit[x->axes[j]]];
+			if (all)
+				return 1;
+		}
 	}
 	return 0;
 }

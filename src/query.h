@@ -17,4 +17,9 @@ int query_table(struct store *st, const char *sql, const char *const *binds, int
 int query_print(struct store *st, const char *title, const char *sql, const char *const *binds, int nbind,
 		const struct table_format *fmt, int quiet_empty);
 
+/* Run sql (read-only) on st and print its rows in fmt to f as they come, a few thousand at a time (text
+ * and Markdown aligned within each such chunk), so that memory stays bounded whatever the query gives;
+ * "(no rows)" when it gives none. Rows printed before an SQL error stay printed. Returns 0 or -1. */
+int query_stream(struct store *st, const char *sql, const struct table_format *fmt, FILE *f);
+
 #endif

@@ -98,6 +98,11 @@ int store_sqlerr(struct store *st)
 		st->denied.what[0] = '\0';
 		return -1;
 	}
+	if (sqlite3_errcode(st->db) == SQLITE_INTERRUPT && st->timed_out) {
+		st->timed_out = 0;
+		return error("'%s': a read ran past its limit of %g s and was stopped (a query that does not end, "
+			     "or a database that is not sweep's)", st->path, st->limit);
+	}
 	/* A statement stopped by an interrupt (store_interruptible) is no error: the caller says what
 	 * stopped. */
 	if (sqlite3_errcode(st->db) == SQLITE_INTERRUPT)
@@ -131,15 +136,37 @@ static void wal_again(struct store *st)
 	}
 }
 
+/* Called every 10000 steps of SQLite's machine (a few times a millisecond): nonzero stops the statement. */
 static int store_progress(void *data)
 {
-	return interrupt_signal() != 0;
+	struct store *st = data;
+
+	if (st->interruptible && interrupt_signal())
+		return 1;
+	if (st->deadline > 0 && now_mono() > st->deadline)
+		return st->timed_out = 1;
+	return 0;
 }
 
 void store_interruptible(struct store *st, int on)
 {
-	/* Every 10000 steps of SQLite's machine: a few times a millisecond. */
-	sqlite3_progress_handler(st->db, on ? 10000 : 0, on ? store_progress : NULL, NULL);
+	st->interruptible = on;
+}
+
+void store_time_limit(struct store *st, double seconds)
+{
+	st->limit = seconds > 0 ? seconds : 0;
+}
+
+void store_read_start(struct store *st)
+{
+	st->timed_out = 0;
+	st->deadline = st->limit > 0 ? now_mono() + st->limit : 0;
+}
+
+void store_read_end(struct store *st)
+{
+	st->deadline = 0;
 }
 
 /* Bind the waiting cells from row first on, n of them, to s. */
@@ -521,6 +548,8 @@ static int store_check_ro(struct store *st)
 	if (store_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
 		      " ('sweeps', 'runs', 'cells', 'results', 'samples')", &ntables))
 		return error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
+	if (version > 0 && store_schema_check_kinds(st->db, st->path))
+		return -1;
 	if (version == 0 || ntables != 5)
 		return error("'%s' is not a sweep database (no sweep schema)", st->path);
 	if (version > store_schema_version())
@@ -532,6 +561,23 @@ static int store_check_ro(struct store *st)
 	return 0;
 }
 
+/*
+ * A reader trusts nothing in the file: SQLite's defensive settings (no writable schema, no shadow tables),
+ * the schema's own SQL allowed only innocuous functions, no extension loading, fts3_tokenizer's
+ * two-argument form off, every cell's size checked as read, no memory map of the file.
+ */
+static int store_defensive(struct store *st)
+{
+	if (sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) ||
+	    sqlite3_db_config(st->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) ||
+	    sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL) ||
+	    sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL) ||
+	    sqlite3_exec(st->db, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0", NULL, NULL, NULL))
+		return error("cannot open '%s' defensively (SQLite %s; 3.31 or newer is needed): %s", st->path,
+			     sqlite3_libversion(), sqlite3_errmsg(st->db));
+	return 0;
+}
+
 int store_open(const char *path, enum store_mode mode, struct store **out)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
@@ -539,6 +585,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	char *real = NULL;
 	struct stat sb;
 	int64_t dummy;
+	int ret;
 
 	*out = NULL;
 	st->lock_fd = -1;
@@ -567,6 +614,12 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		goto fail;
 	}
 	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_progress_handler(st->db, 10000, store_progress, st);
+	if (st->readonly && store_defensive(st))
+		goto fail;
+	/* A reader's statements are stopped past a limit: what a foreign file's schema runs cannot hang it. */
+	if (st->readonly)
+		store_time_limit(st, mode == STORE_SQL ? STORE_SQL_LIMIT : STORE_READ_LIMIT);
 	/* The first read finds out whether the file is SQLite at all ("file is not a database"). */
 	if (store_int(st, "PRAGMA user_version", &dummy)) {
 		error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
@@ -578,20 +631,24 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		goto fail;
 	}
 	if (st->readonly) {
-		if (store_check_ro(st) || (mode == STORE_SQL && store_functions_guard(st->db, &st->denied)))
+		store_read_start(st);
+		ret = store_check_ro(st);
+		store_read_end(st);
+		if (ret || (mode == STORE_SQL && store_functions_guard(st->db, &st->denied)))
 			goto fail;
 	} else {
-		/* WAL lets reports read while a run writes; NORMAL syncs at checkpoints, so a killed
-		 * process loses nothing committed (a power cut may lose the last commits). 64 MiB of
-		 * page cache (the default is 2) keeps a large plan in memory until its commit. */
+		/* WAL lets reports read while a run writes. FULL syncs the log at every commit: a result
+		 * the run reports as kept is on the disk, and survives a power cut (NORMAL syncs only at
+		 * checkpoints: a cut lost every result since the last). 64 MiB of page cache (the default
+		 * is 2) keeps a large plan in memory until its commit. */
 		if (!journal_mode(st, "WAL"))
 			warning("'%s': cannot use WAL; readers will wait for writers", path);
-		if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536", NULL, NULL,
+		if (sqlite3_exec(st->db, "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536", NULL, NULL,
 				 NULL)) {
 			error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
 			goto fail;
 		}
-		if (store_migrate(st))
+		if (store_migrate(st) || store_schema_check_kinds(st->db, path))
 			goto fail;
 	}
 	free(real);

@@ -66,6 +66,16 @@ int store_dispatching(struct store *st, int on);
  */
 void store_interruptible(struct store *st, int on);
 
+/*
+ * The time a read (store_query, and the checks of a read-only open) may take, in seconds; 0 for none. A
+ * read past it is stopped and fails (-1 after error() naming the database and the limit). Read-only opens
+ * start with STORE_READ_LIMIT, STORE_SQL with STORE_SQL_LIMIT (sweep sql --timeout), read-write ones with
+ * none.
+ */
+#define STORE_READ_LIMIT 600
+#define STORE_SQL_LIMIT 60
+void store_time_limit(struct store *st, double seconds);
+
 /* Record a spec under its sweep name (sweeps table: name, kernel, per, text, hash). Re-recording the
  * same name with another text updates it and is allowed: the cells keep their keys. */
 int store_put_sweep(struct store *st, const struct spec *s);

@@ -98,6 +98,10 @@ struct store {
 	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
 	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
 	struct store_denied denied;    /* STORE_SQL: what the guard refused last */
+	int interruptible;             /* store_interruptible: an interrupt stops a statement */
+	double limit;                  /* store_time_limit: seconds a read may take (0: no limit) */
+	double deadline;               /* while a read runs under the limit: when it is stopped (now_mono) */
+	int timed_out;                 /* the last statement was stopped by the limit */
 	int wal_after;                 /* this transaction left WAL for a rollback journal (store_begin_plan) */
 	struct store_flight flight;    /* store_dispatching: no triggers, the store counts cells itself */
 	sqlite3_stmt *stmt[SQL_COUNT];
@@ -105,6 +109,9 @@ struct store {
 
 /* --- store.c --- */
 
+/* A read under the time limit (store_time_limit) begins and ends: the limit counts from its start. */
+void store_read_start(struct store *st);
+void store_read_end(struct store *st);
 /* error("sql error: <SQLite's message>"); returns -1. */
 int store_sqlerr(struct store *st);
 /* A cell added in bulk mode: written with the next BULK_ROWS, or by store_settle; an error of the INSERT
@@ -175,6 +182,11 @@ struct store_schema_object {
 	const char *type, *name, *sql;
 };
 extern const struct store_schema_object store_schema_bulk[];
+/* The names of the schema's tables, NULL-terminated. */
+extern const char *const store_schema_tables[];
+/* Refuse (-1 after error() naming path and the object) a database where one of the schema's tables is a
+ * view or a virtual table: its SQL would run on every read (a recursive view never ends). 0 when not. */
+int store_schema_check_kinds(sqlite3 *db, const char *path);
 
 /* --- store_functions.c --- */
 

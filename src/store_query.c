@@ -23,10 +23,15 @@ int store_query(struct store *st, const char *sql, const char *const *binds, int
 	if (store_settle(st))
 		return -1;
 	st->denied.what[0] = '\0';
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail))
+	store_read_start(st);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail)) {
+		store_read_end(st);
 		return store_sqlerr(st);
-	if (!s)
+	}
+	if (!s) {
+		store_read_end(st);
 		return error("sql error: no statement in '%s'", sql);
+	}
 	tail += strspn(tail, " \t\r\n;");
 	if (*tail) {
 		error("sql error: one statement at a time (extra text: '%.40s')", tail);
@@ -96,6 +101,7 @@ int store_query(struct store *st, const char *sql, const char *const *binds, int
 	}
 	ret = 0;
 out:
+	store_read_end(st);
 	sqlite3_finalize(s);
 	free(names);
 	free(text);

@@ -1,4 +1,7 @@
 /* store_schema.c: the versioned schema of the results database: one migration script per version. */
+#include <string.h>
+#include <strings.h>
+
 #include "store_int.h"
 #include "util.h"
 
@@ -369,6 +372,37 @@ const struct store_schema_note store_schema_notes[] = {
 	  "results now keep the 95 %% interval of their median: computed from the stored samples of %lld"
 	  " results; kernel results whose interval is wider than +-0.5 %% (the default precision) are marked" },
 };
+
+/* Every table the migrations make (test_store checks the list against a new database). */
+const char *const store_schema_tables[] = {
+	"sweeps", "runs", "hosts", "workers", "cells", "results", "samples", "metrics", "items", "controls",
+	"probes", "predictions", "cell_counts", "grids", NULL,
+};
+
+int store_schema_check_kinds(sqlite3 *db, const char *path)
+{
+	sqlite3_stmt *s;
+	int rc, ret = 0;
+
+	/* Names are compared as SQLite does (case aside); a virtual table's code is not SQLite's file. */
+	if (sqlite3_prepare_v2(db, "SELECT name, type, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+			       " WHERE type IN ('table', 'view')", -1, &s, NULL))
+		return error("cannot open '%s': %s", path, sqlite3_errmsg(db));
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		const char *type = (const char *)sqlite3_column_text(s, 1);
+
+		for (const char *const *t = store_schema_tables; *t && name && type && !ret; t++)
+			if (!strcasecmp(name, *t) && (strcmp(type, "table") || sqlite3_column_int(s, 2)))
+				ret = error("'%s' is not a sweep database: its '%s' is a %s, where sweep keeps a "
+					    "table; refusing to read it", path, name,
+					    strcmp(type, "table") ? type : "virtual table");
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = error("cannot open '%s': %s", path, sqlite3_errmsg(db));
+	sqlite3_finalize(s);
+	return ret;
+}
 
 int store_schema_version(void)
 {

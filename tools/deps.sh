@@ -11,8 +11,8 @@ openmpi-bin"
 run="python3 gnuplot-nox procps"
 # The programs the command-cell examples run (examples/tools): Google Benchmark (built with g++), hyperfine,
 # fio, sysbench, pytest-benchmark; GNU time checks what a run cost; chromium (headless) opens a report's
-# HTML page.
-tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client
+# HTML page; e2fsprogs and mount (losetup) let t0335 cut the power under a run on an ext4 image.
+tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client e2fsprogs mount
 g++ libbenchmark-dev hyperfine fio sysbench python3-pytest-benchmark time
 chromium"
 list=

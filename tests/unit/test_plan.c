@@ -57,6 +57,90 @@ static int record(const struct plan_cell *c, void *data)
 	return 0;
 }
 
+/*
+ * Many excludes over mixed sets of keys, against a count made by matching every exclude at every point:
+ * a (5) x b (4) x zipped {K, N} (5000 points, K mostly 0: an exclude of K = 0 matches 4,500 points, more
+ * than an indexed set takes, so K = 0 with a = 1 is matched axis by axis), with values that match nothing, entries
+ * that name the same axis twice, and a key no axis has.
+ */
+#define XN 5000
+#define XE 60
+static char *xk_a[] = { "a" }, *xk_b[] = { "b" }, *xk_kn[] = { "K", "N" };
+static char *xe_names[] = { "a", "b", "K", "N", "zz" };
+
+static int xe_value(int key, int p, int q, int r)
+{
+	return key == 0 ? p : key == 1 ? q : key == 2 ? (r < 4500 ? 0 : r % 7) : key == 3 ? r : -1;
+}
+
+static void test_exclude_sets(void)
+{
+	static struct spec_scalar va[5], vb[4], vkn[2 * XN], xv[XE][3];
+	static char *xkeys[XE][3], text[XN + 20][12];
+	static struct spec_match ex[XE];
+	struct spec_axis ax[3];
+	struct spec s;
+	int xkey[XE][3], xval[XE][3];
+	uint64_t points, cells, want = 0, seed = 12345;
+
+	for (int i = 0; i < XN + 20; i++)
+		snprintf(text[i], sizeof(text[i]), "%d", i);
+	for (int i = 0; i < 5; i++)
+		va[i] = num(text[i]);
+	for (int i = 0; i < 4; i++)
+		vb[i] = num(text[i]);
+	for (int r = 0; r < XN; r++) {
+		vkn[2 * r] = num(text[xe_value(2, 0, 0, r)]);
+		vkn[2 * r + 1] = num(text[r]);
+	}
+	for (int e = 0; e < XE; e++) {
+		int n = 2 + (int)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33) % 2;
+
+		for (int i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			/* Keys a, b, K, N mostly; zz in one exclude of 30. */
+			xkey[e][i] = e % 30 == 29 && !i ? 4 : (int)(seed >> 33) % 4;
+			xval[e][i] = xkey[e][i] == 2 ? (int)(seed >> 40) % 4 : xkey[e][i] == 3 ? (int)(seed >> 40) % XN :
+				     (int)(seed >> 40) % 6;
+			xkeys[e][i] = xe_names[xkey[e][i]];
+			xv[e][i] = num(text[xval[e][i] < 0 ? 0 : xval[e][i]]);
+		}
+		ex[e] = (struct spec_match){ xkeys[e], xv[e], n, 0, 0 };
+	}
+	/* Exclude 0 is K = 0 and a = 1: 4,500 of the zipped axis's points times one of a's. */
+	xkey[0][0] = 2, xval[0][0] = 0, xv[0][0] = num("0"), xkeys[0][0] = "K";
+	xkey[0][1] = 0, xval[0][1] = 1, xv[0][1] = num("1"), xkeys[0][1] = "a", ex[0].n = 2;
+	for (int p = 0; p < 5; p++)
+		for (int q = 0; q < 4; q++)
+			for (int r = 0; r < XN; r++) {
+				int out = 0;
+
+				for (int e = 0; e < XE && !out; e++) {
+					int all = 1;
+
+					for (int i = 0; i < ex[e].n && all; i++)
+						all = xe_value(xkey[e][i], p, q, r) == xval[e][i];
+					out = all;
+				}
+				want += !out;
+			}
+	memset(&s, 0, sizeof(s));
+	ax[0] = (struct spec_axis){ xk_a, 1, va, 5, 0, 0 };
+	ax[1] = (struct spec_axis){ xk_b, 1, vb, 4, 0, 0 };
+	ax[2] = (struct spec_axis){ xk_kn, 2, vkn, XN, 0, 0 };
+	s.name = "x";
+	s.axes = ax;
+	s.naxes = 3;
+	s.exclude = ex;
+	s.nexclude = XE;
+	s.repeat = 1;
+	s.seed = 1;
+	plan_count(&s, &points, &cells);
+	CHECK(want > 10000 && want < 82000, "the excludes keep some points and drop some (%llu)",
+	      (unsigned long long)want);
+	CHECK_INT((long long)points, (long long)want, "indexed excludes keep what matching each keeps");
+}
+
 int main(void)
 {
 	struct spec s;
@@ -144,5 +228,6 @@ int main(void)
 		axes[0].npoints = 2;
 		axes[1].npoints = 3;
 	}
+	test_exclude_sets();
 	return test_done();
 }

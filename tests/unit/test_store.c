@@ -91,7 +91,7 @@ static void test_open(void)
 	CHECK_INT(q1_int(st, "PRAGMA user_version"), ver, "user_version after create");
 	check_q1(st, "PRAGMA journal_mode", "wal");
 	check_q1(st, "PRAGMA foreign_keys", "1");
-	check_q1(st, "PRAGMA synchronous", "1");
+	check_q1(st, "PRAGMA synchronous", "2");   /* FULL: a commit is on the disk (a power cut keeps it) */
 	check_q1(st, "PRAGMA busy_timeout", "10000");
 	CHECK_INT(q1_int(st, "SELECT count(*) FROM sqlite_master WHERE name IN ('sweeps', 'runs', "
 			 "'hosts', 'workers', 'cells', 'results', 'samples', 'metrics', 'items', 'controls', "
@@ -926,6 +926,75 @@ static void test_query(void)
 	free(path);
 }
 
+/*
+ * A reader trusts nothing of the file: each of the schema's tables made a view (a recursive one that
+ * never ends) is refused at the open, naming it; and a read that runs past the time limit is stopped.
+ */
+static void test_foreign(void)
+{
+	struct rows names = { STRBUF_INIT, 0 };
+	char *path = tmp_path("names.db"), *msg, *p, *next;
+	struct store *st;
+	double t;
+	int n = 0;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_query(st, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+			      " ORDER BY name", NULL, 0, 1, rows_cb, &names), 0, "the tables");
+	store_close(st);
+	store_remove_files(path);
+	free(path);
+	/* rows_cb writes "name=T/3/nan;" a row */
+	for (p = names.sb.buf; p && (p = strstr(p, "name=")); p = next) {
+		char *table = xstrndup(p + 5, strcspn(p + 5, "/")), *sql, *view = tmp_path("view.db");
+
+		next = p + 5;
+		n++;
+		CHECK_INT(store_open(view, STORE_RW, &st), 0, "open");
+		sql = xasprintf("DROP TABLE %s", table);
+		CHECK(!store_query(st, sql, NULL, 0, 0, NULL, NULL), "drop %s", table);
+		free(sql);
+		sql = xasprintf("CREATE VIEW %s AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
+				" SELECT i FROM n WHERE i < 0", table);
+		CHECK(!store_query(st, sql, NULL, 0, 0, NULL, NULL), "view %s", table);
+		free(sql);
+		store_close(st);
+		test_capture_start();
+		t = now_mono();
+		CHECK(store_open(view, STORE_RO, &st) == -1, "a view named %s is refused", table);
+		CHECK(now_mono() - t < 2, "at once (%.1f s)", now_mono() - t);
+		msg = test_capture_end();
+		sql = xasprintf("its '%s' is a view, where sweep keeps a table", table);
+		CHECK(strstr(msg, sql) != NULL, "names %s: %s", table, msg);
+		free(sql);
+		free(msg);
+		store_remove_files(view);
+		free(view);
+		free(table);
+	}
+	CHECK(n >= 14, "every table of the schema tried (%d)", n);
+	sb_release(&names.sb);
+
+	path = tmp_path("limit.db");
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	store_close(st);
+	CHECK_INT(store_open(path, STORE_RO, &st), 0, "open read-only");
+	store_time_limit(st, 0.3);
+	test_capture_start();
+	t = now_mono();
+	CHECK_INT(store_query(st, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
+			      " SELECT count(*) FROM n", NULL, 0, 1, NULL, NULL), -1, "an endless query is stopped");
+	t = now_mono() - t;
+	msg = test_capture_end();
+	CHECK(t >= 0.3 && t < 2, "past the limit of 0.3 s, soon: %.2f s", t);
+	CHECK(strstr(msg, "a read ran past its limit of 0.3 s and was stopped") != NULL, "msg: %s", msg);
+	free(msg);
+	CHECK_INT(store_query(st, "SELECT 1", NULL, 0, 1, NULL, NULL), 0, "the next read has its own limit");
+	store_close(st);
+	store_remove_files(path);
+	free(path);
+}
+
 /* Rollback undoes cells; a result inside a rolled-back batch is gone too. */
 static void test_transactions(void)
 {
@@ -1167,6 +1236,7 @@ int main(void)
 	test_functions();
 	test_order_text();
 	test_query();
+	test_foreign();
 	test_transactions();
 	test_writer();
 	bench();
