@@ -95,7 +95,9 @@ const char *launcher_resume(void)
 {
 	static char *said;
 
+	/* a Slurm job is resumed by its resubmission (sweep status prints it), not by its mpirun line, which
+	 * runs only inside the job's allocation */
 	if (!said)
-		said = launcher_line() ? xasprintf(": %s", launcher_line()) : "";
+		said = launcher_line() && !getenv("SLURM_JOB_ID") ? xasprintf(": %s", launcher_line()) : "";
 	return said;
 }

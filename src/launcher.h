@@ -20,7 +20,8 @@ void launcher_line_of(pid_t pid, struct strbuf *out);
 const char *launcher_line(void);
 
 /* For a closing line that says to run the same command again: ": LINE" with this process's launcher
- * line, or "" when it has none (the command the user typed is this process's own). */
+ * line, or "" when it has none (the command the user typed is this process's own) or runs in a Slurm job
+ * (resumed by resubmitting it). */
 const char *launcher_resume(void);
 
 #endif

@@ -54,19 +54,20 @@ static int take_ranks(const struct store_row *row, void *data)
 
 /* How run l->run was started, as the command to type: the launcher's line as read (it holds the sweep
  * command), else sweep and its arguments, behind "mpirun -np N --host ..." stated from the run's workers
- * when it had several ranks. */
-static int resume_command(struct store *st, const struct latest *l, struct strbuf *sb)
+ * when it had several ranks. In a Slurm job (slurm) the launcher ran inside the job's allocation: sweep
+ * and its arguments alone are what runs here. */
+static int resume_command(struct store *st, const struct latest *l, int slurm, struct strbuf *sb)
 {
 	char id[24];
 	const char *bind[] = { id };
 	size_t at = sb->len;
 
-	if (l->launcher) {
+	if (l->launcher && !slurm) {
 		sb_add_printable(sb, l->launcher, 1000);
 		return 0;
 	}
 	snprintf(id, sizeof(id), "%" PRId64, l->run);
-	if (store_query(st, "SELECT sum(n), group_concat(host || ':' || n, ',') FROM (SELECT h.hostname AS host,"
+	if (!slurm && store_query(st, "SELECT sum(n), group_concat(host || ':' || n, ',') FROM (SELECT h.hostname AS host,"
 			" count(*) AS n FROM workers w JOIN hosts h ON h.id = w.host WHERE w.run = CAST(?1 AS INTEGER)"
 			" GROUP BY h.hostname ORDER BY min(w.rank))", bind, 1, 1, take_ranks, sb))
 		return -1;
@@ -122,7 +123,7 @@ static int status_resume(struct store *st, int alive, uint64_t absent)
 		if (!rc && l.argv) {
 			sb_addf(&sb, "  %s it again as run %" PRId64 " was: ", strstr(sb.buf, "resubmit") ? "or run" :
 				"run", l.run);
-			rc = resume_command(st, &l, &sb);
+			rc = resume_command(st, &l, strstr(sb.buf, "Slurm job") != NULL, &sb);
 			sb_addc(&sb, '\n');
 		}
 	}
