@@ -710,8 +710,8 @@ static void shards_left(const char *db, int64_t shards, struct strbuf *out)
 					 count_row, &n[0]) &&
 			    !store_query(st, "SELECT coalesce(sum(planned + running + ok + quarantined), 0)"
 					 " FROM cell_counts", NULL, 0, 1, count_row, &n[1]) && n[0] && listed++ < 8)
-				sb_addf(out, "    shard %" PRId64 ": %" PRIu64 " of %" PRIu64 " cells to do ('%s')\n", i,
-					n[0], n[1], path);
+				sb_addf(out, "    shard %" PRId64 ": %" PRIu64 " of %" PRIu64 " cells to do ('%s')\n",
+					i, n[0], n[1], path);
 			left += n[0];
 			all += n[1];
 			store_close(st);
@@ -787,9 +787,9 @@ int slurm_resume(struct store *st, int64_t run, struct strbuf *out)
 	sql = xasprintf("SELECT r.job, %s, r.task, j.shards FROM slurm_runs r LEFT JOIN slurm_jobs j ON j.job = r.job"
 			" WHERE r.run = ?1", command ? "j.command" : "NULL");
 	/* The newest job submitted (it may not have started), and the job the latest run ran in. */
-	if (store_query(st, command ? "SELECT job, command, NULL, shards FROM slurm_jobs ORDER BY submitted DESC LIMIT 1"
-			: "SELECT job, NULL, NULL, shards FROM slurm_jobs ORDER BY submitted DESC LIMIT 1", NULL, 0, 1,
-			take_job, &newest) ||
+	if (store_query(st, command ? "SELECT job, command, NULL, shards FROM slurm_jobs ORDER BY submitted DESC"
+			" LIMIT 1" : "SELECT job, NULL, NULL, shards FROM slurm_jobs ORDER BY submitted DESC LIMIT 1",
+			NULL, 0, 1, take_job, &newest) ||
 	    store_query(st, sql, bind, 1, 1, take_job, &mine))
 		goto out;
 	/* The state of the last one asked stays in state: the job the line below names. */

@@ -67,8 +67,8 @@ static int resume_command(struct store *st, const struct latest *l, int slurm, s
 		return 0;
 	}
 	snprintf(id, sizeof(id), "%" PRId64, l->run);
-	if (!slurm && store_query(st, "SELECT sum(n), group_concat(host || ':' || n, ',') FROM (SELECT h.hostname AS host,"
-			" count(*) AS n FROM workers w JOIN hosts h ON h.id = w.host WHERE w.run = CAST(?1 AS INTEGER)"
+	if (!slurm && store_query(st, "SELECT sum(n), group_concat(host || ':' || n, ',') FROM"
+			" (SELECT h.hostname AS host, count(*) AS n FROM workers w JOIN hosts h ON h.id = w.host WHERE w.run = CAST(?1 AS INTEGER)"
 			" GROUP BY h.hostname ORDER BY min(w.rank))", bind, 1, 1, take_ranks, sb))
 		return -1;
 	sb_addf(sb, "%ssweep ", sb->len > at ? " " : "");
@@ -113,7 +113,8 @@ static int status_resume(struct store *st, int alive, uint64_t absent)
 	/* A Slurm array's database has jobs but no run of its own (its tasks ran on shards' databases). */
 	if (store_query(st, "SELECT (SELECT coalesce(sum(planned + running), 0) FROM cell_counts),"
 			" (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'slurm_jobs'),"
-			" id, status, argv, launcher FROM (SELECT 1) LEFT JOIN (SELECT * FROM runs ORDER BY id DESC LIMIT 1)",
+			" id, status, argv, launcher FROM (SELECT 1)"
+			" LEFT JOIN (SELECT * FROM runs ORDER BY id DESC LIMIT 1)",
 			NULL, 0, 1, take_latest, &l))
 		return -1;
 	l.todo += absent;
@@ -210,7 +211,8 @@ static int print_states(struct store *st, uint64_t *absent)
 			  /* CROSS JOIN: from the few such results (results_imprecise), not from the sweep's cells */
 			  " (SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
 			  "  AND " STORE_IMPRECISE("r") " AND k.state = 'ok' AND k.sweep = c.sweep) AS imprecise"
-			  " FROM (SELECT DISTINCT sweep FROM cell_counts) c ORDER BY c.sweep", NULL, 0, 1, add_sweep, &r);
+			  " FROM (SELECT DISTINCT sweep FROM cell_counts) c ORDER BY c.sweep", NULL, 0, 1, add_sweep,
+			  &r);
 	for (size_t a = 0, b = 0; !ret && a < r.names.len; a += strlen(r.names.buf + a) + 1,
 	     b += strlen(r.imprecise.buf + b) + 1)
 		ret = state_row(st, r.names.buf + a, r.imprecise.buf + b, &t, &hosts, absent);
@@ -259,9 +261,17 @@ int status_print(struct store *st)
 	       slurm_status(st) || status_resume(st, writing, absent) ? -1 : 0;
 }
 
+/* The JSON line being made, and the cells of the sweeps' hosts that never ran (states.c): part of its
+ * cells, and of its "wait_hosts". */
+struct json_line {
+	struct strbuf *sb;
+	uint64_t absent;
+};
+
 static int json_row(const struct store_row *row, void *data)
 {
-	struct strbuf *sb = data;
+	struct json_line *line = data;
+	struct strbuf *sb = line->sb;
 	/* Columns: name, then type: 'n' number or null, 's' string or null. */
 	static const char *const names[] = { "sweeps", "cells", "ok", "planned", "running", "quarantined",
 		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now",
@@ -274,6 +284,8 @@ static int json_row(const struct store_row *row, void *data)
 		sb_addf(sb, "%s\"%s\":", i ? "," : "", names[i]);
 		if (!row->text[i])
 			sb_adds(sb, "null");
+		else if (i == 1)
+			json_add_num(sb, row->num[i] + (double)line->absent);
 		else if (types[i] == 's')
 			json_add_str(sb, row->text[i]);
 		else
@@ -284,6 +296,7 @@ static int json_row(const struct store_row *row, void *data)
 		rate = row->num[12] / row->num[13];
 	if (rate > 0 && row->text[9] && !strcmp(row->text[9], "running"))
 		eta = (row->num[3] + row->num[4]) / rate;
+	sb_addf(sb, ",\"wait_hosts\":%" PRIu64, line->absent);
 	sb_adds(sb, ",\"rate\":");
 	json_add_num(sb, rate);
 	sb_adds(sb, ",\"eta\":");
@@ -297,11 +310,39 @@ static int json_row(const struct store_row *row, void *data)
 #define OF_SWEEP(col) \
 	"CASE WHEN ?2 IS NULL THEN coalesce(" col ", '') NOT LIKE 'probe.%' ELSE " col " = ?2 END"
 
+static int add_absent(const struct store_row *row, void *data)
+{
+	struct sweep_row *r = data;
+
+	sb_add(&r->names, row->text[0] ? row->text[0] : "", strlen(row->text[0] ? row->text[0] : "") + 1);
+	return 0;
+}
+
+/* The cells of hosts that never ran, over the sweeps status_json reports (bind[1]: one, or all but probes). */
+static int json_absent(struct store *st, const char *const *bind, uint64_t *absent)
+{
+	struct sweep_row r = { STRBUF_INIT, STRBUF_INIT };
+	/* ?1 (the writer) is bound too: OF_SWEEP names ?2 */
+	int ret = store_query(st, "SELECT name FROM sweeps WHERE ?1 IS NOT NULL AND " OF_SWEEP("name"), bind, 2, 1,
+			      add_absent, &r);
+
+	for (size_t a = 0; !ret && a < r.names.len; a += strlen(r.names.buf + a) + 1) {
+		struct states s = STATES_INIT;
+
+		ret = states_of(st, r.names.buf + a, &s);
+		*absent += s.absent;
+		states_release(&s);
+	}
+	sb_release(&r.names);
+	return ret;
+}
+
 int status_json(struct store *st, const char *sweep, struct strbuf *out)
 {
 	const char *bind[] = { store_writer_alive(st) ? "1" : "0", sweep };   /* -1, cannot tell: as alive */
+	struct json_line line = { out, 0 };
 
-	return store_query(st,
+	return json_absent(st, bind, &line.absent) || store_query(st,
 			   /* results by their cells' sweep: from the results, not the (maybe ten million) cells */
 			   "WITH x AS (SELECT x.*, k.state AS state FROM results x JOIN cells k ON k.id = x.cell"
 			   "  WHERE " OF_SWEEP("k.sweep") ")"
@@ -319,5 +360,5 @@ int status_json(struct store *st, const char *sweep, struct strbuf *out)
 			   "  coalesce(sum(running), 0) AS running, coalesce(sum(quarantined), 0) AS quarantined"
 			   "  FROM cell_counts WHERE " OF_SWEEP("sweep") ") n"
 			   " LEFT JOIN (SELECT * FROM runs WHERE " OF_SWEEP("sweep") " ORDER BY id DESC LIMIT 1) r ON 1",
-			   bind, 2, 1, json_row, out);
+			   bind, 2, 1, json_row, &line);
 }

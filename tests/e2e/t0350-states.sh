@@ -33,7 +33,10 @@ test_expect_success 'status of a per: host sweep counts the cells of a host that
 	grep -Eq "^ph +6 +3 +0 +0 +0 +50.0% +[0-9]+ +3$" st &&
 	! grep -q "100.0%" st &&
 	grep -qx "  ph: 3 cells wait for a host that never ran: ghost (3 cells); a run with them measures those" st &&
-	grep -qx "  3 cells to do" st
+	grep -qx "  3 cells to do" st &&
+	# the totals status --hosts reads count them too
+	"$SWEEP" status ph.db --json >js &&
+	grep -q "\"cells\":6,\"ok\":3," js && grep -q "\"wait_hosts\":3," js
 '
 
 test_expect_success 'a report of a partly measured sweep says K of N cells measured in each format' '

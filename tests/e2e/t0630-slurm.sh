@@ -345,7 +345,7 @@ test_expect_success 'a cancelled array: status on its database says what each sh
 	left0=$(sql ca.shard-0.db "SELECT count(*) FROM cells WHERE state IN ('\''planned'\'', '\''running'\'')") &&
 	n0=$(sql ca.shard-0.db "SELECT count(*) FROM cells") &&
 	test "$left0" -gt 0 && test "$left0" -lt "$n0" &&
-	grep -qx "    shard 0: $left0 of $n0 cells to do ('\''$T/ca.shard-0.db'\'')" resume &&
+	grep -qx "    shard 0: $left0 of $n0 cells to do ('\''ca.shard-0.db'\'')" resume &&
 	grep -q "^  the array'\''s 2 shards have [0-9]* of 40 cells to do" resume &&
 	! grep -q "run it again" resume &&
 	# a shard'\''s database points to the array, not to a local sweep run --shard
