@@ -6,6 +6,7 @@
 
 #include "report_conditions.h"
 #include "report_int.h"
+#include "states.h"
 
 /* Among the results the report reads without --strict: the marked ones into n[0] (STORE_IMPRECISE), all of
  * them into n[1]. */
@@ -79,6 +80,19 @@ static char *summary_caption(const struct report_plan *p)
 			 "min, max, mean and its 95%% Student t interval", by ? " per " : "", by ? by : "", u, u);
 }
 
+/* "K of N cells measured; the others: ..." when some cells of the sweep are not ok (states.c), else NULL:
+ * a table of the measured cells alone must say it is not the whole sweep. Owned. */
+static char *measured(const struct report_plan *p)
+{
+	struct states s = STATES_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!states_of(p->c->st, p->c->sweep, &s))
+		states_words(&s, NULL, &sb);
+	states_release(&s);
+	return sb.len ? sb_detach(&sb) : (sb_release(&sb), NULL);
+}
+
 /* A report's output: its table, or the table as a figure (sweep plot --compare, --limit), or a page (HTML:
  * the table, its figure, the method and the conditions). */
 static int emit(const struct report_plan *p, const struct report_doc *d)
@@ -103,8 +117,14 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 {
 	struct report_rows sum;
 	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL };
-	char *cap = NULL, *words, *caveat;
+	char *cap = NULL, *words, *caveat, *part = measured(p), *full = NULL;
 	int ret = FAIL_OK;
+
+	/* in the caption (text, Markdown, LaTeX's comment, the page) and among the notes (stderr, the page) */
+	if (part) {
+		report_notes_add(nt, "%s", part);
+		d.caption = caption = full = xasprintf("%s; %s", caption, part);
+	}
 
 	if (p->o->summary_by)
 		report_rows_sort_group(rows);
@@ -126,6 +146,8 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		report_rows_release(&sum);
 	free(caveat);
 	free(cap);
+	free(full);
+	free(part);
 	return ret;
 }
 
@@ -379,6 +401,7 @@ static int score(struct report_plan *p)
 static int plot(struct report_plan *p)
 {
 	struct report_rows in, points;
+	char *words = NULL;
 	int ret;
 
 	if ((ret = report_plan_metric(p)) || (ret = report_plan_points(p)))
@@ -394,9 +417,10 @@ static int plot(struct report_plan *p)
 	else if (!points.n)
 		ret = fail_usage("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", p->c->sweep,
 				 p->o->metric, p->o->where ? " that pass --where" : "");
-	else
-		ret = report_plot_print(p, &points);
+	else if (!(ret = report_plot_print(p, &points)) && (words = measured(p)))
+		report_note("%s", words);   /* after what was written: the figure shows the measured cells */
 	report_rows_release(&points);
+	free(words);
 	return ret;
 }
 

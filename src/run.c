@@ -12,6 +12,7 @@
 #include "identity.h"
 #include "interrupt.h"
 #include "inventory.h"
+#include "launcher.h"
 #include "msg.h"
 #include "plan_db.h"
 #include "run.h"
@@ -59,8 +60,9 @@ static void say_stopped(const struct spec *s, const struct master_stats *st)
 			"each one that was running");
 	else
 		sb_addf(&sb, ": %" PRIu64 " cells in flight went back to planned (no attempt charged)", st->handed_back);
-	fprintf(stderr, "sweep: %s: %s; run the same command again to resume%s\n", s->name, sb.buf,
-		st->lost ? " (with that host back, or without it)" : st->interrupted ? "" : " once that is mended");
+	fprintf(stderr, "sweep: %s: %s; run the same command again to resume%s%s\n", s->name, sb.buf,
+		st->lost ? " (with that host back, or without it)" : st->interrupted ? "" : " once that is mended",
+		launcher_resume());
 	sb_release(&sb);
 }
 
@@ -345,7 +347,7 @@ static int start(struct store *st, const struct spec *s, const struct run_extra 
 	    check_shard(st, s, x, path) || interrupt_signal())
 		goto out;
 	if (!store_run_begin(st, args, s->name, s->hash, &o->run) && !store_run_inputs(st, o->run, inputs.buf) &&
-	    !slurm_note_run(st, o->run))
+	    !store_run_launcher(st, o->run, launcher_line()) && !slurm_note_run(st, o->run))
 		rc = 0;
 out:
 	sb_release(&inputs);

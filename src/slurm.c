@@ -17,6 +17,7 @@
 #include "plan_db.h"
 #include "spawn.h"
 #include "spec.h"
+#include "slurm_int.h"
 #include "table.h"
 
 /* What a Slurm query's output may be: scontrol's lines are long (about 1 kB a job), and an array has a
@@ -30,7 +31,7 @@ static int count_row(const struct store_row *row, void *data)
 }
 
 /* Whether slurm_jobs has its command column (a table made before it was added has not). */
-static int has_command(struct store *st, uint64_t *have)
+int slurm_has_command(struct store *st, uint64_t *have)
 {
 	*have = 0;
 	return store_query(st, "SELECT count(*) FROM pragma_table_info('slurm_jobs') WHERE name = 'command'",
@@ -532,8 +533,7 @@ static void slurm_query(char **argv, struct strbuf *out)
 	spawn_result_release(&res);
 }
 
-/* The states Slurm gives for job id (array tasks each), e.g. "RUNNING" or "5_0 COMPLETED, 5_1 RUNNING". */
-static void job_state(const char *id, struct strbuf *out)
+void slurm_job_state(const char *id, struct strbuf *out)
 {
 	char *squeue[] = { "squeue", "-h", "-j", (char *)id, "-o", "%i %T", NULL };
 	char *scontrol[] = { "scontrol", "-o", "show", "job", (char *)id, NULL };
@@ -541,38 +541,39 @@ static void job_state(const char *id, struct strbuf *out)
 	struct strbuf text = STRBUF_INIT;
 	char *line, *next;
 
-	/* squeue knows jobs in the queue; scontrol also those finished less than MinJobAge ago. */
-	slurm_query(squeue, &text);
+	/* scontrol knows every task of an array, those finished less than MinJobAge ago too (squeue only those
+	 * still queued); squeue is asked when scontrol says nothing. */
+	slurm_query(scontrol, &text);
 	for (line = text.buf; line && *line; line = next) {
-		size_t n;
+		char *state, *task, *aj, tid[64];
 
 		next = line + strcspn(line, "\n");
 		if (*next)
 			*next++ = '\0';
-		n = strcspn(line, " ");
-		if (line[n])
-			add_state(&st, id, line, n, line + n + 1, strlen(line + n + 1));
+		state = strstr(line, " JobState=");
+		task = strstr(line, " ArrayTaskId=");
+		aj = strstr(line, " ArrayJobId=");
+		if (!state)
+			continue;
+		if (task && aj)
+			snprintf(tid, sizeof(tid), "%.*s_%.*s", (int)strcspn(aj + 12, " "), aj + 12,
+				 (int)strcspn(task + 13, " "), task + 13);
+		else
+			snprintf(tid, sizeof(tid), "%s", id);
+		add_state(&st, id, tid, strlen(tid), state + 10, strcspn(state + 10, " "));
 	}
 	if (!st.n) {
 		sb_reset(&text);
-		slurm_query(scontrol, &text);
+		slurm_query(squeue, &text);
 		for (line = text.buf; line && *line; line = next) {
-			char *state, *task, *aj, tid[64];
+			size_t n;
 
 			next = line + strcspn(line, "\n");
 			if (*next)
 				*next++ = '\0';
-			state = strstr(line, " JobState=");
-			task = strstr(line, " ArrayTaskId=");
-			aj = strstr(line, " ArrayJobId=");
-			if (!state)
-				continue;
-			if (task && aj)
-				snprintf(tid, sizeof(tid), "%.*s_%.*s", (int)strcspn(aj + 12, " "), aj + 12,
-					 (int)strcspn(task + 13, " "), task + 13);
-			else
-				snprintf(tid, sizeof(tid), "%s", id);
-			add_state(&st, id, tid, strlen(tid), state + 10, strcspn(state + 10, " "));
+			n = strcspn(line, " ");
+			if (line[n])
+				add_state(&st, id, line, n, line + n + 1, strlen(line + n + 1));
 		}
 	}
 	sb_release(&text);
@@ -596,7 +597,7 @@ static int add_job_row(const struct store_row *row, void *data)
 
 	if (!row->text[0] || strspn(row->text[0], "0123456789") != strlen(row->text[0]))
 		return 0;
-	job_state(row->text[0], &state);
+	slurm_job_state(row->text[0], &state);
 	for (int i = 0; i < 5; i++)
 		cells[i] = row->text[i];
 	cells[5] = state.buf;
@@ -629,91 +630,5 @@ int slurm_status(struct store *st)
 		table_print(&t, stdout, &table_text);
 	}
 	table_release(&t);
-	return ret;
-}
-
-/* A job and the command that submitted it, as the database holds them. */
-struct job_row {
-	char job[32];
-	char *command;
-};
-
-static int take_job(const struct store_row *row, void *data)
-{
-	struct job_row *j = data;
-
-	/* Ids go on a command line: digits only (a merged database is not trusted to hold others). */
-	if (!row->text[0] || !*row->text[0] || strspn(row->text[0], "0123456789") != strlen(row->text[0]) ||
-	    strlen(row->text[0]) >= sizeof(j->job))
-		return 0;
-	snprintf(j->job, sizeof(j->job), "%s", row->text[0]);
-	free(j->command);
-	j->command = row->text[1] ? xstrdup(row->text[1]) : NULL;
-	return 0;
-}
-
-/* Whether Slurm's states of a job say it is not over: it runs, or will (requeued, held, pending). */
-static int states_live(const char *states)
-{
-	static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUE",
-		"RESIZING", "SUSPENDED", "SIGNALING", "STAGE_OUT", NULL };
-
-	for (int i = 0; live[i]; i++)
-		if (strstr(states, live[i]))
-			return 1;
-	return 0;
-}
-
-int slurm_resume(struct store *st, int64_t run, struct strbuf *out)
-{
-	struct job_row newest = { "", NULL }, mine = { "", NULL };
-	struct job_row *const jobs[] = { &newest, &mine };
-	struct strbuf state = STRBUF_INIT;
-	uint64_t have = 0, command = 0;
-	char id[32], *sql = NULL, shown[512];
-	const char *bind[] = { id };
-	int ret = -1;
-
-	if (store_query(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			" AND name IN ('slurm_jobs', 'slurm_runs')", NULL, 0, 1, count_row, &have) ||
-	    (have == 2 && has_command(st, &command)))
-		return -1;
-	if (have != 2)
-		return 0;
-	snprintf(id, sizeof(id), "%" PRId64, run);
-	sql = xasprintf("SELECT r.job, %s FROM slurm_runs r LEFT JOIN slurm_jobs j ON j.job = r.job WHERE r.run = ?1",
-			command ? "j.command" : "NULL");
-	/* The newest job submitted (it may not have started), and the job the latest run ran in. */
-	if (store_query(st, command ? "SELECT job, command FROM slurm_jobs ORDER BY submitted DESC LIMIT 1"
-			: "SELECT job, NULL FROM slurm_jobs ORDER BY submitted DESC LIMIT 1", NULL, 0, 1, take_job,
-			&newest) ||
-	    store_query(st, sql, bind, 1, 1, take_job, &mine))
-		goto out;
-	/* The state of the last one asked stays in state: the job the line below names. */
-	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++) {
-		if (!jobs[i]->job[0] || (i && !strcmp(jobs[i]->job, newest.job)))
-			continue;
-		sb_reset(&state);
-		job_state(jobs[i]->job, &state);
-		if (states_live(state.buf)) {
-			sb_addf(out, "  Slurm job %s is %s: it goes on with the sweep by itself\n", jobs[i]->job,
-				printable(shown, state.buf, 200));
-			ret = 1;
-			goto out;
-		}
-	}
-	ret = 0;
-	if (!mine.job[0] && !newest.job[0])
-		goto out;
-	/* Over: the job the latest run ran in, else the newest one submitted. */
-	sb_addf(out, "  Slurm job %s is %s", mine.job[0] ? mine.job : newest.job, printable(shown, state.buf, 200));
-	if (mine.job[0] ? mine.command : newest.command)
-		sb_addf(out, "; resubmit it: %s", printable(shown, mine.job[0] ? mine.command : newest.command, 500));
-	sb_addc(out, '\n');
-out:
-	free(sql);
-	free(newest.command);
-	free(mine.command);
-	sb_release(&state);
 	return ret;
 }

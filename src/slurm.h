@@ -78,7 +78,9 @@ int slurm_status(struct store *st);
  * For `sweep status` when no run writes st and it has cells left: how its Slurm jobs go on, as lines
  * appended to out. A job of the database still queued or running (the newest submitted, or the one run,
  * the latest run, ran in): that it goes on by itself, and 1. Else the job run ran in (or the newest) with
- * its state and, when `sweep submit` recorded it, the command that resubmits it; 0. Nothing and 0 for a
+ * its state and, when `sweep submit` recorded it, the command that resubmits it; for an array, what each
+ * shard's database has left to do; 0. The database of an array task (a shard's): the array's resubmission,
+ * read from the sweep's database beside it, and 2 (no local command resumes it). Nothing and 0 for a
  * database without Slurm jobs; -1 after error().
  */
 int slurm_resume(struct store *st, int64_t run, struct strbuf *out);

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "query.h"
 #include "slurm.h"
+#include "states.h"
 
 /* A run recorded 'running' whose writer is gone (killed before it could say so) is shown as such: the
  * next writer records it killed (store_lock); a reader only reports it. */
@@ -19,8 +20,8 @@
 struct latest {
 	int64_t run;
 	char status[32];
-	char *argv;
-	uint64_t todo;
+	char *argv, *launcher;
+	uint64_t todo, jobs;
 };
 
 static int take_latest(const struct store_row *row, void *data)
@@ -28,11 +29,50 @@ static int take_latest(const struct store_row *row, void *data)
 	struct latest *l = data;
 
 	l->todo = (uint64_t)row->num[0];
-	if (!row->text[1])
+	l->jobs = (uint64_t)row->num[1];
+	if (!row->text[2])
 		return 0;
-	l->run = (int64_t)row->num[1];
-	snprintf(l->status, sizeof(l->status), "%s", row->text[2] ? row->text[2] : "?");
-	l->argv = row->text[3] ? xstrdup(row->text[3]) : NULL;
+	l->run = (int64_t)row->num[2];
+	snprintf(l->status, sizeof(l->status), "%s", row->text[3] ? row->text[3] : "?");
+	l->argv = row->text[4] ? xstrdup(row->text[4]) : NULL;
+	l->launcher = row->text[5] ? xstrdup(row->text[5]) : NULL;
+	return 0;
+}
+
+/* The ranks of a run by host ("a:2,b:1", in rank order) and how many, for a run whose launcher was not
+ * read: its command is stated from them. */
+static int take_ranks(const struct store_row *row, void *data)
+{
+	struct strbuf *sb = data;
+
+	if (row->num[0] > 1 && row->text[1]) {
+		sb_addf(sb, "mpirun -np %.0f --host ", row->num[0]);
+		sb_add_word(sb, row->text[1]);
+	}
+	return 0;
+}
+
+/* How run l->run was started, as the command to type: the launcher's line as read (it holds the sweep
+ * command), else sweep and its arguments, behind "mpirun -np N --host ..." stated from the run's workers
+ * when it had several ranks. In a Slurm job (slurm) the launcher ran inside the job's allocation: sweep
+ * and its arguments alone are what runs here. */
+static int resume_command(struct store *st, const struct latest *l, int slurm, struct strbuf *sb)
+{
+	char id[24];
+	const char *bind[] = { id };
+	size_t at = sb->len;
+
+	if (l->launcher && !slurm) {
+		sb_add_printable(sb, l->launcher, 1000);
+		return 0;
+	}
+	snprintf(id, sizeof(id), "%" PRId64, l->run);
+	if (!slurm && store_query(st, "SELECT sum(n), group_concat(host || ':' || n, ',') FROM"
+			" (SELECT h.hostname AS host, count(*) AS n FROM workers w JOIN hosts h ON h.id = w.host WHERE w.run = CAST(?1 AS INTEGER)"
+			" GROUP BY h.hostname ORDER BY min(w.rank))", bind, 1, 1, take_ranks, sb))
+		return -1;
+	sb_addf(sb, "%ssweep ", sb->len > at ? " " : "");
+	sb_add_printable(sb, l->argv, 1000);
 	return 0;
 }
 
@@ -61,55 +101,144 @@ static int add_retry(const struct store_row *row, void *data)
  * died): how to resume, as the commands that do it: resubmit the Slurm job (slurm_resume), or run the
  * sweep again as the latest run was run; and the retry of quarantined cells.
  */
-static int status_resume(struct store *st, int alive)
+static int status_resume(struct store *st, int alive, uint64_t absent)
 {
-	struct latest l = { 0, "", NULL, 0 };
+	struct latest l = { 0, "", NULL, NULL, 0, 0 };
 	struct strbuf sb = STRBUF_INIT;
 	struct retry r = { &sb, store_path(st) };
-	char shown[1024];
 	int rc = 0;
 
 	if (alive)
 		return 0;   /* a run goes on (or, -1, a copy: no run is its own) */
-	if (store_query(st, "SELECT (SELECT coalesce(sum(planned + running), 0) FROM cell_counts), id, status,"
-			" argv FROM runs ORDER BY id DESC LIMIT 1", NULL, 0, 1, take_latest, &l))
+	/* A Slurm array's database has jobs but no run of its own (its tasks ran on shards' databases). */
+	if (store_query(st, "SELECT (SELECT coalesce(sum(planned + running), 0) FROM cell_counts),"
+			" (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'slurm_jobs'),"
+			" id, status, argv, launcher FROM (SELECT 1)"
+			" LEFT JOIN (SELECT * FROM runs ORDER BY id DESC LIMIT 1)",
+			NULL, 0, 1, take_latest, &l))
 		return -1;
-	if (l.run && l.todo) {
+	l.todo += absent;
+	if ((l.run || l.jobs) && l.todo) {
 		sb_addf(&sb, "  %" PRIu64 " cells to do\n", l.todo);
 		rc = slurm_resume(st, l.run, &sb);
-		if (!rc && l.argv)
-			sb_addf(&sb, "  %s it again as run %" PRId64 " was: sweep %s\n", strstr(sb.buf, "resubmit") ?
-				"or run" : "run", l.run, printable(shown, l.argv, 1000));
+		if (!rc && l.argv) {
+			sb_addf(&sb, "  %s it again as run %" PRId64 " was: ", strstr(sb.buf, "resubmit") ? "or run" :
+				"run", l.run);
+			rc = resume_command(st, &l, strstr(sb.buf, "Slurm job") != NULL, &sb);
+			sb_addc(&sb, '\n');
+		}
 	}
 	if (rc >= 0 && l.run && store_query(st, "SELECT sweep, sum(quarantined) FROM cell_counts"
 					    " GROUP BY sweep HAVING sum(quarantined) > 0 ORDER BY sweep", NULL, 0, 1, add_retry, &r))
 		rc = -1;
-	if (rc >= 0 && sb.len)
+	if (rc >= 0 && sb.len && l.run)
 		printf("\nto resume (no run is writing the database; the latest, run %" PRId64 ", %s):\n%s", l.run,
 		       !strcmp(l.status, "running") ? "is gone (was running)" : l.status, sb.buf);
+	else if (rc >= 0 && sb.len)
+		printf("\nto resume (no run is writing the database; its runs were in its Slurm jobs):\n%s", sb.buf);
 	free(l.argv);
+	free(l.launcher);
 	sb_release(&sb);
 	return rc < 0 ? -1 : 0;
+}
+
+/* A sweep of the database and its ok results short of their precision. */
+struct sweep_row {
+	struct strbuf names;           /* NUL-separated */
+	struct strbuf imprecise;       /* the counts, NUL-separated, in the same order */
+};
+
+static int add_sweep(const struct store_row *row, void *data)
+{
+	struct sweep_row *r = data;
+
+	sb_add(&r->names, row->text[0] ? row->text[0] : "", strlen(row->text[0] ? row->text[0] : "") + 1);
+	sb_add(&r->imprecise, row->text[1] ? row->text[1] : "0", strlen(row->text[1] ? row->text[1] : "0") + 1);
+	return 0;
+}
+
+/* One sweep's row of "cells by state"; its waiting hosts into hosts, a line each. */
+static int state_row(struct store *st, const char *sweep, const char *imprecise, struct table *t,
+		     struct strbuf *hosts, uint64_t *absent)
+{
+	struct states s = STATES_INIT;
+	char n[7][24], done[24];
+	const char *cells[] = { sweep, n[0], n[1], n[2], n[3], n[4], done, imprecise, n[5] };
+	uint64_t all;
+
+	if (states_of(st, sweep, &s)) {
+		states_release(&s);
+		return -1;
+	}
+	if ((all = states_cells(&s))) {
+		snprintf(n[0], sizeof(n[0]), "%" PRIu64, all);
+		snprintf(n[1], sizeof(n[1]), "%" PRIu64, s.ok);
+		snprintf(n[2], sizeof(n[2]), "%" PRIu64, s.planned);
+		snprintf(n[3], sizeof(n[3]), "%" PRIu64, s.running);
+		snprintf(n[4], sizeof(n[4]), "%" PRIu64, s.quarantined);
+		snprintf(n[5], sizeof(n[5]), "%" PRIu64, s.absent);
+		/* rounded down: 100 % only when every cell is ok */
+		snprintf(done, sizeof(done), "%.1f%%", floor(1000.0 * (double)s.ok / (double)all) / 10);
+		table_add(t, cells);
+	}
+	*absent += s.absent;
+	if (s.absent) {
+		sb_adds(hosts, "  ");
+		sb_add_printable(hosts, sweep, 120);
+		sb_adds(hosts, ": ");
+		states_absent_words(&s, hosts);
+		sb_adds(hosts, "; a run with them measures those\n");
+	}
+	states_release(&s);
+	return 0;
+}
+
+/* The cells of each sweep by state, those waiting for hosts named in its hosts: that never ran included
+ * (states.c), and which hosts they wait for. From cell_counts and partial indexes: ten million cells are
+ * not read. */
+static int print_states(struct store *st, uint64_t *absent)
+{
+	static const char *const head[] = { "sweep", "cells", "ok", "planned", "running", "quarantined", "done",
+		"imprecise", "wait_hosts" };
+	struct sweep_row r = { STRBUF_INIT, STRBUF_INIT };
+	struct strbuf hosts = STRBUF_INIT;
+	struct table t;
+	int ret;
+
+	table_init(&t, ARRAY_SIZE(head), head);
+	ret = store_query(st, "SELECT c.sweep,"
+			  /* ok cells whose result missed its precision: kept, but never silently */
+			  /* CROSS JOIN: from the few such results (results_imprecise), not from the sweep's cells */
+			  " (SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
+			  "  AND " STORE_IMPRECISE("r") " AND k.state = 'ok' AND k.sweep = c.sweep) AS imprecise"
+			  " FROM (SELECT DISTINCT sweep FROM cell_counts) c ORDER BY c.sweep", NULL, 0, 1, add_sweep,
+			  &r);
+	for (size_t a = 0, b = 0; !ret && a < r.names.len; a += strlen(r.names.buf + a) + 1,
+	     b += strlen(r.imprecise.buf + b) + 1)
+		ret = state_row(st, r.names.buf + a, r.imprecise.buf + b, &t, &hosts, absent);
+	if (!ret) {
+		printf("cells by state:\n");
+		if (t.nrows)
+			table_print(&t, stdout, &table_text);
+		else
+			printf("(no rows)\n");
+		if (hosts.len)
+			printf("\ncells waiting for hosts:\n%s", hosts.buf);
+	}
+	table_release(&t);
+	sb_release(&r.names);
+	sb_release(&r.imprecise);
+	sb_release(&hosts);
+	return ret;
 }
 
 int status_print(struct store *st)
 {
 	int writing = store_writer_alive(st);
 	const char *alive[] = { writing ? "1" : "0" };   /* -1, cannot tell: as alive */
+	uint64_t absent = 0;
 
-	/* From cell_counts and partial indexes: ten million cells are not read. */
-	return query_print(st, "cells by state:\n",
-			"SELECT c.sweep, c.cells, c.ok, c.planned, c.running, c.quarantined,"
-			" printf('%.1f%%', 100.0 * c.ok / c.cells) AS done,"
-			/* ok cells whose result missed its precision: kept, but never silently */
-			/* CROSS JOIN: from the few such results (results_imprecise), not from the sweep's cells */
-			" (SELECT count(*) FROM results r CROSS JOIN cells k ON k.id = r.cell WHERE r.status = 'ok'"
-			"  AND " STORE_IMPRECISE("r") " AND k.state = 'ok' AND k.sweep = c.sweep) AS imprecise"
-			/* Retired cells (no longer in the spec) are no part of what is to be done. */
-			" FROM (SELECT sweep, sum(planned + running + ok + quarantined) AS cells, sum(ok) AS ok,"
-			"  sum(planned) AS planned, sum(running) AS running, sum(quarantined) AS quarantined"
-			"  FROM cell_counts GROUP BY sweep) c WHERE c.cells > 0"
-			" ORDER BY c.sweep", NULL, 0, &table_text, 0) ||
+	return print_states(st, &absent) ||
 	       query_print(st, "\nlatest run:\n",
 			"SELECT id AS run, sweep, started, coalesce(finished, '-') AS finished, " RUN_STATUS
 			" AS status FROM runs r ORDER BY id DESC LIMIT 1", alive, 1, &table_text, 1) ||
@@ -129,12 +258,20 @@ int status_print(struct store *st)
 			"SELECT sweep, key, params, state, attempts, error FROM cells"
 			" WHERE error IS NOT NULL AND state != 'ok' ORDER BY sweep, ord LIMIT 50",
 			NULL, 0, &table_text, 1) ||
-	       slurm_status(st) || status_resume(st, writing) ? -1 : 0;
+	       slurm_status(st) || status_resume(st, writing, absent) ? -1 : 0;
 }
+
+/* The JSON line being made, and the cells of the sweeps' hosts that never ran (states.c): part of its
+ * cells, and of its "wait_hosts". */
+struct json_line {
+	struct strbuf *sb;
+	uint64_t absent;
+};
 
 static int json_row(const struct store_row *row, void *data)
 {
-	struct strbuf *sb = data;
+	struct json_line *line = data;
+	struct strbuf *sb = line->sb;
 	/* Columns: name, then type: 'n' number or null, 's' string or null. */
 	static const char *const names[] = { "sweeps", "cells", "ok", "planned", "running", "quarantined",
 		"failed", "last", "run", "run_status", "run_started", "run_finished", "run_ok", "elapsed", "now",
@@ -147,6 +284,8 @@ static int json_row(const struct store_row *row, void *data)
 		sb_addf(sb, "%s\"%s\":", i ? "," : "", names[i]);
 		if (!row->text[i])
 			sb_adds(sb, "null");
+		else if (i == 1)
+			json_add_num(sb, row->num[i] + (double)line->absent);
 		else if (types[i] == 's')
 			json_add_str(sb, row->text[i]);
 		else
@@ -157,6 +296,7 @@ static int json_row(const struct store_row *row, void *data)
 		rate = row->num[12] / row->num[13];
 	if (rate > 0 && row->text[9] && !strcmp(row->text[9], "running"))
 		eta = (row->num[3] + row->num[4]) / rate;
+	sb_addf(sb, ",\"wait_hosts\":%" PRIu64, line->absent);
 	sb_adds(sb, ",\"rate\":");
 	json_add_num(sb, rate);
 	sb_adds(sb, ",\"eta\":");
@@ -170,11 +310,39 @@ static int json_row(const struct store_row *row, void *data)
 #define OF_SWEEP(col) \
 	"CASE WHEN ?2 IS NULL THEN coalesce(" col ", '') NOT LIKE 'probe.%' ELSE " col " = ?2 END"
 
+static int add_absent(const struct store_row *row, void *data)
+{
+	struct sweep_row *r = data;
+
+	sb_add(&r->names, row->text[0] ? row->text[0] : "", strlen(row->text[0] ? row->text[0] : "") + 1);
+	return 0;
+}
+
+/* The cells of hosts that never ran, over the sweeps status_json reports (bind[1]: one, or all but probes). */
+static int json_absent(struct store *st, const char *const *bind, uint64_t *absent)
+{
+	struct sweep_row r = { STRBUF_INIT, STRBUF_INIT };
+	/* ?1 (the writer) is bound too: OF_SWEEP names ?2 */
+	int ret = store_query(st, "SELECT name FROM sweeps WHERE ?1 IS NOT NULL AND " OF_SWEEP("name"), bind, 2, 1,
+			      add_absent, &r);
+
+	for (size_t a = 0; !ret && a < r.names.len; a += strlen(r.names.buf + a) + 1) {
+		struct states s = STATES_INIT;
+
+		ret = states_of(st, r.names.buf + a, &s);
+		*absent += s.absent;
+		states_release(&s);
+	}
+	sb_release(&r.names);
+	return ret;
+}
+
 int status_json(struct store *st, const char *sweep, struct strbuf *out)
 {
 	const char *bind[] = { store_writer_alive(st) ? "1" : "0", sweep };   /* -1, cannot tell: as alive */
+	struct json_line line = { out, 0 };
 
-	return store_query(st,
+	return json_absent(st, bind, &line.absent) || store_query(st,
 			   /* results by their cells' sweep: from the results, not the (maybe ten million) cells */
 			   "WITH x AS (SELECT x.*, k.state AS state FROM results x JOIN cells k ON k.id = x.cell"
 			   "  WHERE " OF_SWEEP("k.sweep") ")"
@@ -192,5 +360,5 @@ int status_json(struct store *st, const char *sweep, struct strbuf *out)
 			   "  coalesce(sum(running), 0) AS running, coalesce(sum(quarantined), 0) AS quarantined"
 			   "  FROM cell_counts WHERE " OF_SWEEP("sweep") ") n"
 			   " LEFT JOIN (SELECT * FROM runs WHERE " OF_SWEEP("sweep") " ORDER BY id DESC LIMIT 1) r ON 1",
-			   bind, 2, 1, json_row, out);
+			   bind, 2, 1, json_row, &line);
 }

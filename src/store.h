@@ -202,6 +202,8 @@ int store_run_begin(struct store *st, const char *argv, const char *sweep, uint6
 		    int64_t *run);
 /* The files a run measures, as identity_json writes them (runs.inputs). */
 int store_run_inputs(struct store *st, int64_t run, const char *inputs_json);
+/* The launcher's command line that started run (runs.launcher, launcher.c); nothing for NULL. 0 or -1. */
+int store_run_launcher(struct store *st, int64_t run, const char *line);
 int store_run_end(struct store *st, int64_t run, const char *status);
 
 /* The tables of Slurm jobs, slurm_jobs and slurm_runs, made when missing (outside the versioned schema:

@@ -224,7 +224,7 @@ static int copy_run(struct merge *m, struct input *in, sqlite3_stmt *s)
 		if (store_merge_output_step(m, e, NULL, NULL))
 			return -1;
 	} else {
-		for (int i = 1; i < 10; i++)
+		for (int i = 1; i < 11; i++)
 			bind_col(a, i, s, i);
 		if (store_merge_output_step(m, a, NULL, NULL))
 			return -1;

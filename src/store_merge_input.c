@@ -25,7 +25,7 @@ static const struct mcol sweeps_cols[] = {
 static const struct mcol runs_cols[] = {
 	{ "id", K_INT }, { "sweep", K_TEXT_NULL }, { "started", K_TEXT }, { "finished", K_TEXT_NULL },
 	{ "argv", K_TEXT_NULL }, { "spec_hash", K_TEXT_NULL }, { "version", K_TEXT_NULL }, { "status", K_TEXT },
-	{ "revision", K_TEXT_NULL }, { "inputs", K_TEXT_NULL },
+	{ "revision", K_TEXT_NULL }, { "inputs", K_TEXT_NULL }, { "launcher", K_TEXT_NULL },
 };
 static const struct mcol hosts_cols[] = {
 	{ "id", K_INT }, { "hostname", K_TEXT }, { "facts", K_TEXT }, { "hash", K_TEXT }, { "seen", K_TEXT },

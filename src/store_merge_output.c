@@ -96,8 +96,8 @@ static const char *const ostmt_sql[NOSTMT] = {
 	[O_HOST_LABELS] = "UPDATE hosts SET facts = json_set(facts, '$.labels', json_extract(?2, '$.labels')),"
 		" seen = max(seen, ?3) WHERE id = ?1 AND json_extract(facts, '$.labels') IS NULL"
 		" AND json_type(?2, '$.labels') = 'object'",
-	[O_RUN_ADD] = "INSERT INTO runs(sweep, started, finished, argv, spec_hash, version, status, revision, inputs)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[O_RUN_ADD] = "INSERT INTO runs(sweep, started, finished, argv, spec_hash, version, status, revision, inputs,"
+		" launcher) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	/* A run that was still going when its database was first merged has ended since (a writer of the
 	 * output that found it 'running' recorded it 'killed': its own database knows better). */
 	[O_RUN_END] = "UPDATE runs SET finished = ?2, status = ?3 WHERE id = ?1 AND ?2 IS NOT NULL"

@@ -34,6 +34,17 @@ int store_run_begin(struct store *st, const char *argv, const char *sweep, uint6
 	return 0;
 }
 
+int store_run_launcher(struct store *st, int64_t run, const char *line)
+{
+	char id[24];
+	const char *bind[] = { id, line };
+
+	if (!line)
+		return 0;
+	snprintf(id, sizeof(id), "%" PRId64, run);
+	return store_query(st, "UPDATE runs SET launcher = ?2 WHERE id = CAST(?1 AS INTEGER)", bind, 2, 0, NULL, NULL);
+}
+
 int store_run_inputs(struct store *st, int64_t run, const char *inputs_json)
 {
 	char id[24];

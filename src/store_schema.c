@@ -351,6 +351,12 @@ const char *const store_schema_migrations[] = {
 	"	FROM results r JOIN cells c ON c.id = r.cell\n"
 	"	LEFT JOIN workers w ON w.id = r.worker\n"
 	"	LEFT JOIN hosts h ON h.id = w.host;\n",
+	/*
+	 * 9: the command line of the launcher that started a run (runs.launcher: mpirun's or srun's words, read
+	 * from the launcher process, launcher.c; NULL for a run started as sweep run alone), so that the
+	 * resume command status prints is the one that ran it, on the same hosts
+	 */
+	"ALTER TABLE runs ADD COLUMN launcher TEXT;\n",
 };
 
 /*
@@ -371,6 +377,7 @@ const struct store_schema_note store_schema_notes[] = {
 	{ "SELECT count(*) FROM results WHERE n >= 6",
 	  "results now keep the 95 %% interval of their median: computed from the stored samples of %lld"
 	  " results; kernel results whose interval is wider than +-0.5 %% (the default precision) are marked" },
+	{ NULL, NULL },
 };
 
 /* Every table the migrations make (test_store checks the list against a new database). */

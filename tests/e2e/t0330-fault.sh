@@ -39,7 +39,7 @@ test_expect_success 'the disk fills up mid-run: the run stops, says so, and char
 	test_expect_code 1 wait $job &&
 	cat err | tr "\r" "\n" | grep "^sweep: " &&
 	grep -q "^sweep: sql error: database or disk is full" err &&
-	grep -q "^sweep: full: stopped by the error above: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume once that is mended$" err &&
+	grep -q "^sweep: full: stopped by the error above: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume once that is mended: mpirun --bind-to none -np 2 $SWEEP run full.yaml --db small/f.db$" err &&
 	# started again on a full disk (the room the run kept is free again: taken too), it stops at once and
 	# tells its workers (not left waiting for a spec)
 	test_must_fail dd if=/dev/zero of=small/fill2 bs=64k 2>/dev/null &&

@@ -66,7 +66,7 @@ test_expect_success 'a host cut off mid-run: its rank declared lost, the job end
 	echo "the job ended $(($(date +%s) - cut)) s after the cut" &&
 	test_must_fail wait $job &&
 	grep "^sweep: lost: " lost.err &&
-	grep -q "^sweep: lost: rank [45] on .$H3. sent nothing for [0-9]* s: lost (its host down or cut off, or the rank hung); ending the job: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume (with that host back, or without it)$" lost.err &&
+	grep -q "^sweep: lost: rank [45] on .$H3. sent nothing for [0-9]* s: lost (its host down or cut off, or the rank hung); ending the job: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume (with that host back, or without it): mpirun .* run lost.yaml --db $T/l.db$" lost.err &&
 	uncharged l.db failed &&
 	test "$(sql l.db "SELECT count(*) FROM results WHERE status != '\''ok'\''")" = 0 &&
 	# the other hosts finished theirs; the cut host has cells left

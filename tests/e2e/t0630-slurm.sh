@@ -329,3 +329,36 @@ test_expect_success 'a job killed outright: status says the run is gone and how 
 	grep -q "^  Slurm job $job is [A-Z]*; resubmit it: cd $T && sweep submit --db kc.db --ntasks-per-node 2 --no-requeue slow.yaml$" resume &&
 	grep -qx "  or run it again as run 1 was: sweep run --db $T/kc.db --progress=60 --log $T/slow-$job.log $T/slow.yaml" resume
 '
+
+test_expect_success 'a cancelled array: status on its database says what each shard has left and the resubmission' '
+	job=$("$SWEEP" submit slow.yaml --db ca.db --array 2 --ntasks-per-node 1 --no-requeue --no-exclusive 2>err) &&
+	wait_for 60 some_done ca.shard-0.db &&
+	scancel "$job" &&
+	slurm_wait "$job" 60 >states &&
+	test "$(grep -c CANCELLED states)" = 2 &&
+	"$SWEEP" status ca.db >st &&
+	sed -n "/^to resume/,\$p" st >resume &&
+	cat resume &&
+	test "$(head -1 resume)" = "to resume (no run is writing the database; its runs were in its Slurm jobs):" &&
+	test "$(sed -n 2p resume)" = "  40 cells to do" &&
+	test "$(sed -n 3p resume)" = "  Slurm job $job is ${job}_0 CANCELLED, ${job}_1 CANCELLED; resubmit it: cd $T && sweep submit --db ca.db --array 2 --ntasks-per-node 1 --no-requeue --no-exclusive slow.yaml" &&
+	left0=$(sql ca.shard-0.db "SELECT count(*) FROM cells WHERE state IN ('\''planned'\'', '\''running'\'')") &&
+	n0=$(sql ca.shard-0.db "SELECT count(*) FROM cells") &&
+	test "$left0" -gt 0 && test "$left0" -lt "$n0" &&
+	grep -qx "    shard 0: $left0 of $n0 cells to do ('\''ca.shard-0.db'\'')" resume &&
+	grep -q "^  the array'\''s 2 shards have [0-9]* of 40 cells to do" resume &&
+	! grep -q "run it again" resume &&
+	# a shard'\''s database points to the array, not to a local sweep run --shard
+	"$SWEEP" status ca.shard-0.db >st0 &&
+	sed -n "/^to resume/,\$p" st0 >resume0 &&
+	cat resume0 &&
+	grep -qx "  Slurm job $job is ${job}_0 CANCELLED, ${job}_1 CANCELLED; this database is its array task 0'\''s: resubmit the array: cd $T && sweep submit --db ca.db --array 2 --ntasks-per-node 1 --no-requeue --no-exclusive slow.yaml" resume0 &&
+	! grep -q "shard=" resume0 &&
+	# the resubmission, as printed: every shard finishes
+	cmd=$(sed -n "s/^  Slurm job .*; resubmit it: //p" resume) &&
+	again=$(eval "$cmd" 2>err2 | tail -1) &&
+	slurm_wait "$again" 180 >states2 &&
+	test "$(grep -c COMPLETED states2)" = 2 &&
+	test "$(sql ca.shard-0.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = "$n0" &&
+	test "$(sql ca.shard-1.db "SELECT count(*) FROM cells WHERE state != '\''ok'\''")" = 0
+'
