@@ -9,7 +9,7 @@ extern const struct kernel_ops kernel_cpu_gemm;
 extern const struct kernel_ops kernel_debug_fail;
 extern const struct kernel_ops kernel_cpu_allreduce;
 #ifdef SWEEP_CUDA
-/* CUDA and NCCL kernels (kernels/cuda_*.cu, nccl_*.cu): declare them here, e.g.
+/* CUDA and NCCL kernels (kernels/cuda_*.cu, nccl.cu): declare them here, e.g.
  * extern const struct kernel_ops kernel_cuda_copy;
  * and define them in the .cu file as extern "C" const struct kernel_ops kernel_cuda_copy = copy_ops();
  * (C++ gives a const at file scope internal linkage without the extern; copy_ops() fills a zeroed struct

@@ -1,4 +1,4 @@
-/* result.h: a cell handed to a worker and the result it sends back; shared by worker, sched, msg, store. */
+/* result.h: a cell handed to a worker and the result it sends back; shared by executor, worker, master, msg, store. */
 #ifndef SWEEP_RESULT_H
 #define SWEEP_RESULT_H
 

@@ -315,7 +315,7 @@ static void spec_defaults(struct spec *s)
 	s->repeat = 1;
 	s->order = ORDER_SEQUENTIAL;
 	s->seed = 1;
-	/* precision and min_time: see ARCHITECTURE.md (Timing) for the measurements behind them. */
+	/* precision and min_time: docs/timing.md ("The stopping rule") gives the measurements behind them. */
 	s->timing.precision = 0.005;
 	s->timing.min_samples = 10;
 	s->timing.min_time = 0.02;

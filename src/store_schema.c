@@ -57,7 +57,7 @@ const struct store_schema_object store_schema_bulk[] = {
 /*
  * Schema migrations: store_schema_migrations[i] takes a database from user_version i to i + 1, inside
  * one transaction (store.c). Append only: a released script never changes, or databases made by it would
- * differ from those made by the new one. ARCHITECTURE.md shows the resulting schema.
+ * differ from those made by the new one. docs/database.md shows the resulting schema.
  */
 const char *const store_schema_migrations[] = {
 	/* 1: the initial schema */

@@ -22,7 +22,7 @@ struct table {
 
 /* Column names are unique, so that a reader that keys cells by name (a JSON object, a CSV reader of
  * dictionaries) loses none: a name an earlier column has is renamed with a suffix, _2 or the first of _3,
- * _4, ... that no other column has (ARCHITECTURE.md, "Column names"). */
+ * _4, ... that no other column has (docs/reports.md, "Column names"). */
 void table_init(struct table *t, int ncol, const char *const *head);
 void table_add(struct table *t, const char *const *row);
 /* Put mark k (0 or 1) on cell c of the last row added. */

@@ -10,7 +10,7 @@
 #include "../../kernels/kernel.h"
 #include "test.h"
 
-/* From OpenBLAS; cblas.h is not included because it needs <sched.h>, which -Isrc shadows. */
+/* From OpenBLAS; cblas.h is not included: kernels/cpu_gemm.c is its one owner (tests/layers.py). */
 int openblas_get_num_threads(void);
 
 /* The sanitizer build must let debug.fail segv die by the signal, as the real binary does. */
