@@ -11,6 +11,19 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 cd "$B"
 
+# need NAME VALUE...: each VALUE is a number read from what was measured; otherwise the figure could not be
+# read (a message changed its words, a run failed) and make bench fails at the end, naming it.
+unread=""
+need() {
+	local name=$1 v
+	shift
+	for v in "$@"; do
+		[[ "$v" =~ ^-?[0-9]+([.][0-9]+)?$ ]] || { echo "bench: cannot read $name (got '$v')" >&2; unread="$unread $name"; }
+	done
+}
+# The seconds a run's closing line gives ("... in 6.58 s", whatever follows it), from its stderr file.
+run_seconds() { grep -o ' in [0-9.]* s' "$1" | tail -1 | tr -dc '0-9.'; }
+
 # Wall seconds and peak RSS (MiB) of a command, as "SECONDS MIB".
 measure() {
 	python3 - "$@" <<'P'
@@ -43,6 +56,7 @@ read -r tb _ < <(measure sqlite3 base.db "BEGIN; WITH RECURSIVE n(i) AS (SELECT 
 	WHERE i < 999999) INSERT INTO cells(sweep, key, params, pass, replica, ord, state)
 	SELECT 'million', printf('%016x', i * 2654435761), printf('{\"a\":%d,\"b\":%d,\"c\":%d}', i / 10000,
 	i / 100 % 100, i % 100), 0, '', i, 'planned' FROM n; COMMIT;")
+need plan "$t" "$rss" "$n" "$tb"
 echo "plan: $n cells in ${t} s, peak RSS ${rss} MiB; sqlite3 alone: ${tb} s; ratio sweep/sqlite3 $(echo "$t $tb" |
 	awk '{ printf "%.2f", $1 / $2 }')  (targets: under 5 s, under 300 MiB)"
 
@@ -63,11 +77,12 @@ null_rate() {
 	rm -f null.db*
 	"$1" plan null.yaml --db null.db >/dev/null
 	mpirun --bind-to none -np 3 "$1" run null.yaml --db null.db 2>run.err
-	s=$(grep -o ' in [0-9.]* s' run.err | tail -1 | tr -dc '0-9.')
+	s=$(run_seconds run.err)
 	ok=$(sqlite3 null.db "SELECT count(*) FROM results WHERE status = 'ok'")
-	echo "$ok $s" | awk '{ printf "%.0f", $1 / $2 }'
+	[ -n "$s" ] && echo "$ok $s" | awk '{ printf "%.0f", $1 / $2 }'
 }
 sweep_rate=$(null_rate "$SWEEP")
+need dispatch "$sweep_rate"
 # BENCH_BASELINE=path/to/another/sweep: the same cells by that build, in turn with this one, BENCH_ROUNDS
 # times (default 5), and the median of the ratios (one round on a shared VM can be off by a quarter).
 if [ -n "${BENCH_BASELINE:-}" ]; then
@@ -75,7 +90,8 @@ if [ -n "${BENCH_BASELINE:-}" ]; then
 	for i in $(seq "${BENCH_ROUNDS:-5}"); do
 		b=$(null_rate "$BENCH_BASELINE")
 		n=$(null_rate "$SWEEP")
-		r=$(echo "$n $b" | awk '{ printf "%.3f", $1 / $2 }')
+		need "dispatch of the baseline" "$b" "$n"
+		r=$(echo "$n $b" | awk '{ printf "%.3f", $2 ? $1 / $2 : 0 }')
 		ratios="$ratios $r"
 		echo "dispatch against the baseline, round $i: this build $n cells/s, baseline $b cells/s, ratio $r"
 	done
@@ -99,6 +115,7 @@ with MPICommExecutor(MPI.COMM_WORLD, root=0) as ex:
 P
 M=$((N / 10))
 py_rate=$(mpirun --bind-to none -np 3 /usr/bin/python3 futures.py $M 2>/dev/null | tail -1)
+need mpi4py.futures "$py_rate"
 echo "dispatch: sweep $sweep_rate cells/s committed ($N cells); mpi4py.futures $py_rate tasks/s ($M null" \
      "tasks, nothing stored); ratio $(echo "$sweep_rate ${py_rate:-0}" | awk '{ printf "%.1f", $2 ? $1 / $2 : 0 }')x" \
      "(targets: 50000 cells/s, 10x)"
@@ -114,10 +131,11 @@ timing: {min_samples: 1, min_time: 0, max_noise: 1e9, timeout: 1, warmup: 0, bat
 Y
 "$SWEEP" plan nap.yaml --db nap.db >/dev/null
 mpirun --bind-to none -np 3 "$SWEEP" run nap.yaml --db nap.db 2>nap.err
-s=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' nap.err)
+s=$(run_seconds nap.err)
 # Each cell sleeps n + 2 times: the launch whose output is checked, one warm-up launch (warmup: 0) and
 # the n timed ones (at least 2: the noise needs two). The ideal divides that sleep by the 3 workers.
 ideal=$(sqlite3 nap.db "SELECT sum((n + 2) * median) / 3 FROM results WHERE status = 'ok'")
+need overhead "$s" "$ideal"
 echo "overhead: wall $s s, ideal $(printf '%.3f' "$ideal") s, ratio $(echo "$s $ideal" |
 	awk '{ printf "%.3f", $1 / $2 }') (target: under 1.03)"
 
@@ -129,6 +147,7 @@ params: {ms: 0, jitter: [0.01, 0.011, 0.012]}
 timing: {batch: 1, precision: 1e-6, timeout: 10}
 Y
 read -r t rss < <(measure "$SWEEP" run tight.yaml --db tight.db)
+need max_samples "$t" "$rss"
 echo "max_samples: 3 cells in $t s (timeout 10 s each), peak RSS $rss MiB;" \
      "$(sqlite3 tight.db "SELECT 'samples per cell ' || max(n) || ', stop ' || group_concat(DISTINCT stop) ||
 	', longest cell ' || printf('%.3f', max(wall)) || ' s' FROM results"), database" \
@@ -184,10 +203,16 @@ rounds=${BENCH_ROUNDS:-3}
 [ -n "${BENCH_BASELINE:-}" ] || rounds=1
 for i in $(seq "$rounds"); do
 	read -r w mw aa st < <(cpu_cells "$SWEEP" new)
+	need "cpu cells" "$w" "$mw" "$aa"
 	echo "cpu cells, round $i: this build: median wall per cell $w s (max $mw s), A/A six passes spread $aa %; $st"
 	if [ -n "${BENCH_BASELINE:-}" ]; then
 		read -r bw bmw baa bst < <(cpu_cells "$BENCH_BASELINE" old)
+		need "cpu cells of the baseline" "$bw" "$bmw" "$baa"
 		echo "cpu cells, round $i: baseline: median wall per cell $bw s (max $bmw s), A/A six passes spread" \
 		     "$baa %; $bst; wall this/baseline $(echo "$w $bw" | awk '{ printf "%.3f", $1 / $2 }')"
 	fi
 done
+if [ -n "$unread" ]; then
+	echo "bench: figures that could not be read:$unread" >&2
+	exit 1
+fi
