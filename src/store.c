@@ -56,9 +56,9 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	[SQL_PENDING] = "SELECT id, key, params, pass, replica, flight, ord FROM cells"
 		" WHERE sweep = ?1 AND replica = ?2 AND state = 'planned' AND (ord, id) > (?3, ?4)"
 		" ORDER BY ord, id LIMIT ?5",
-	[SQL_MARK_RUNNING] = "UPDATE cells SET attempts = attempts + 1, state = 'running', flight = 1"
+	[SQL_MARK_RUNNING] = "UPDATE cells SET attempts = attempts + 1, state = 'running', flight = " FLIGHT_SENT
 		" WHERE id = ?1",
-	[SQL_MARK_SENT] = "UPDATE cells SET flight = 1 WHERE id = ?1 AND flight = 0",
+	[SQL_MARK_SENT] = "UPDATE cells SET flight = " FLIGHT_SENT " WHERE id = ?1 AND flight = " FLIGHT_NONE,
 	[SQL_OK_RESULT] = "SELECT id FROM results WHERE cell = ?1 AND status = 'ok'",
 	/* The attempt is the cell's count, read here: NULL (refused: NOT NULL) when there is no such cell. */
 	[SQL_RESULT] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median,"
@@ -72,11 +72,11 @@ static const char *const store_sql_text[SQL_COUNT] = {
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_METRIC] = "INSERT OR REPLACE INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",
 	[SQL_ITEM] = "INSERT OR REPLACE INTO items(result, item, metric, value) VALUES(?1, ?2, ?3, ?4)",
-	[SQL_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL, flight = 0 WHERE id = ?1",
+	[SQL_CELL_OK] = "UPDATE cells SET state = 'ok', error = NULL, flight = " FLIGHT_NONE " WHERE id = ?1",
 	/* A cell that already has its ok result stays ok whatever a later attempt did. */
-	[SQL_CELL_RETRY] = "UPDATE cells SET error = ?2, flight = 0, state = 'planned'"
+	[SQL_CELL_RETRY] = "UPDATE cells SET error = ?2, flight = " FLIGHT_NONE ", state = 'planned'"
 		" WHERE id = ?1 AND state <> 'ok' AND attempts < ?3",
-	[SQL_CELL_QUARANTINE] = "UPDATE cells SET error = ?2, flight = 0, state = 'quarantined'"
+	[SQL_CELL_QUARANTINE] = "UPDATE cells SET error = ?2, flight = " FLIGHT_NONE ", state = 'quarantined'"
 		" WHERE id = ?1 AND state <> 'ok'",
 	[SQL_CONTROL] = "INSERT INTO controls(run, worker, sweep, params, started, median, noise, n, error)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -699,7 +699,7 @@ int store_lock(struct store *st, const char *what)
 	if (n)
 		fprintf(stderr, "sweep: '%s': %lld run%s (from run %lld) left 'running' by a sweep that is gone: "
 			"recorded as 'killed'\n", st->path, (long long)n, n == 1 ? "" : "s", (long long)first);
-	if (store_exec(st, "UPDATE cells SET state = 'ok', error = NULL, flight = 0"
+	if (store_exec(st, "UPDATE cells SET state = 'ok', error = NULL, flight = " FLIGHT_NONE
 		       " WHERE state IN ('planned', 'running', 'quarantined')"
 		       " AND id IN (SELECT cell FROM results WHERE status = 'ok')", NULL, &n))
 		goto fail;

@@ -260,10 +260,10 @@ int store_recover(struct store *st, const char *sweep, int max_attempts)
 			" WHERE sweep = ?1 ORDER BY id DESC LIMIT 1), 0)", bind, 1, 1, int_row, &died) || !died)
 		return died ? -1 : 0;
 	snprintf(max, sizeof(max), "%d", max_attempts);
-	return cells_exec(st, "UPDATE cells SET flight = 2,"
+	return cells_exec(st, "UPDATE cells SET flight = " FLIGHT_SUSPECT ","
 			  " state = CASE WHEN attempts >= ?2 THEN 'quarantined' ELSE 'planned' END,"
 			  " error = CASE WHEN attempts >= ?2 THEN coalesce(error, 'worker died during the cell') ELSE error END"
-			  " WHERE sweep = ?1 AND (state = 'running' OR flight = 1)", bind, 2, NULL);
+			  " WHERE sweep = ?1 AND (state = 'running' OR flight = " FLIGHT_SENT ")", bind, 2, NULL);
 }
 
 int store_pending(struct store *st, const char *sweep, const char *replica, struct store_cursor *cur, int max,
@@ -288,7 +288,7 @@ int store_pending(struct store *st, const char *sweep, const char *replica, stru
 		t.params = (char *)sqlite3_column_text(s, 2);
 		t.pass = sqlite3_column_int(s, 3);
 		t.replica = (char *)sqlite3_column_text(s, 4);
-		t.isolate = sqlite3_column_int(s, 5) == 2;
+		t.isolate = !strcmp((const char *)sqlite3_column_text(s, 5), FLIGHT_SUSPECT);
 		cur->ord = sqlite3_column_int64(s, 6);
 		cur->id = t.cell;
 		store_flight_note(st, t.cell, sweep, replica);
@@ -313,7 +313,7 @@ int store_mark_running(struct store *st, int64_t cell)
 		return -1;
 	if (!sqlite3_changes(st->db))
 		return error("no cell %" PRId64 " in '%s'", cell, st->path);
-	return store_flight_move(st, cell, FLIGHT_PLANNED, FLIGHT_RUNNING, 0);
+	return store_flight_move(st, cell, COUNT_PLANNED, COUNT_RUNNING, 0);
 }
 
 int store_mark_sent(struct store *st, int64_t cell)
@@ -446,8 +446,8 @@ int store_replan(struct store *st, const char *sweep, int templates, int max_att
 		BUG("store_replan: no store_plan_key before it");
 	snprintf(max, sizeof(max), "%d", max_attempts);
 	snprintf(tmpl, sizeof(tmpl), "%d", templates);
-	if (cells_exec(st, "UPDATE cells SET state = 'retired', flight = 0 WHERE sweep = ?1 AND state <> 'retired'"
-		       " AND " CELL_BASE_KEY " NOT IN (SELECT key FROM temp.plan_keys)", bind, 1, &out->retired))
+	if (cells_exec(st, "UPDATE cells SET state = 'retired', flight = " FLIGHT_NONE
+		       " WHERE sweep = ?1 AND state <> 'retired' AND " CELL_BASE_KEY " NOT IN (SELECT key FROM temp.plan_keys)", bind, 1, &out->retired))
 		return -1;
 	/* Back in the spec: the state it would have, had it never left. */
 	if (cells_exec(st, "UPDATE cells SET state = CASE WHEN replica = '' AND ?3 THEN 'template'"
@@ -463,7 +463,7 @@ int store_replan(struct store *st, const char *sweep, int templates, int max_att
 		store_now(now, sizeof(now));
 		if (cells_exec(st, "UPDATE results SET status = 'superseded' WHERE status = 'ok' AND cell IN"
 			       " (SELECT id FROM cells WHERE sweep = ?1 AND state <> 'retired')", bind, 1, &out->superseded) ||
-		    cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0,"
+		    cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = " FLIGHT_NONE ","
 			       " decided = ?2 WHERE sweep = ?1 AND state IN ('ok', 'quarantined', 'planned', 'running')",
 			       b2, 2, &out->remeasured))
 			return -1;
@@ -511,7 +511,7 @@ static int cells_decide(struct store *st)
 	const char *bind[] = { now };
 
 	store_now(now, sizeof(now));
-	return cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = 0,"
+	return cells_exec(st, "UPDATE cells SET state = 'planned', attempts = 0, error = NULL, flight = " FLIGHT_NONE ","
 			  " decided = ?1 WHERE id IN (SELECT id FROM temp.pick)", bind, 1, NULL);
 }
 
@@ -543,9 +543,9 @@ struct unfly {
 static int unfly_cell(struct store *st, int64_t cell, void *data)
 {
 	static const char *const sql[] = {
-		"UPDATE cells SET attempts = attempts - (attempts > 0), state = 'planned', flight = 0"
+		"UPDATE cells SET attempts = attempts - (attempts > 0), state = 'planned', flight = " FLIGHT_NONE
 		" WHERE id = ?1 AND sweep = ?2 AND state = 'running'",
-		"UPDATE cells SET flight = 0 WHERE id = ?1 AND sweep = ?2 AND flight = 1",
+		"UPDATE cells SET flight = " FLIGHT_NONE " WHERE id = ?1 AND sweep = ?2 AND flight = " FLIGHT_SENT,
 	};
 	struct unfly *u = data;
 
@@ -563,7 +563,7 @@ static int unfly_cell(struct store *st, int64_t cell, void *data)
 			return store_sqlerr(st);
 		u->n += (uint64_t)changed;
 		if (changed && !i)
-			return store_flight_move(st, cell, FLIGHT_RUNNING, FLIGHT_PLANNED, 1);
+			return store_flight_move(st, cell, COUNT_RUNNING, COUNT_PLANNED, 1);
 	}
 	return 0;
 }
@@ -577,7 +577,7 @@ static int count_back(const struct store_row *row, void *data)
 {
 	struct running_back *b = data;
 
-	store_flight_count(b->st, b->sweep, row->text[0], FLIGHT_RUNNING, FLIGHT_PLANNED, (int64_t)row->num[1]);
+	store_flight_count(b->st, b->sweep, row->text[0], COUNT_RUNNING, COUNT_PLANNED, (int64_t)row->num[1]);
 	return 0;
 }
 
@@ -603,6 +603,6 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n)
 	/* The running cell's attempt was counted when it was marked: handed back, it is not one. */
 	return cells_exec(st, "UPDATE cells SET attempts = attempts - (state = 'running' AND attempts > 0),"
 			  " state = CASE WHEN state = 'running' THEN 'planned' ELSE state END,"
-			  " flight = CASE WHEN flight = 1 THEN 0 ELSE flight END"
-			  " WHERE sweep = ?1 AND (state = 'running' OR flight = 1)", bind, 1, n);
+			  " flight = CASE WHEN flight = " FLIGHT_SENT " THEN " FLIGHT_NONE " ELSE flight END"
+			  " WHERE sweep = ?1 AND (state = 'running' OR flight = " FLIGHT_SENT ")", bind, 1, n);
 }

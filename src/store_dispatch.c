@@ -113,7 +113,7 @@ static int flight_find(struct store *st, int64_t cell, int *pair)
 	return 0;
 }
 
-int store_flight_move(struct store *st, int64_t cell, enum flight_state from, enum flight_state to, int done)
+int store_flight_move(struct store *st, int64_t cell, enum count_state from, enum count_state to, int done)
 {
 	int pair = 0;
 
@@ -129,8 +129,8 @@ int store_flight_move(struct store *st, int64_t cell, enum flight_state from, en
 	return st->in_tx ? 0 : store_flight_flush(st);
 }
 
-void store_flight_count(struct store *st, const char *sweep, const char *replica, enum flight_state from,
-			enum flight_state to, int64_t n)
+void store_flight_count(struct store *st, const char *sweep, const char *replica, enum count_state from,
+			enum count_state to, int64_t n)
 {
 	int pair;
 

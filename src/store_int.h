@@ -59,15 +59,22 @@ struct store_bulk {
 	int nrows;
 };
 
-/* A run's dispatch: the cells the store noted (loaded or in flight), its counts' deltas (store_dispatch.c). */
-enum flight_state { FLIGHT_PLANNED, FLIGHT_RUNNING, FLIGHT_OK, FLIGHT_QUARANTINED };
+/* cells.flight, as SQL text (a statement is written with them: "flight = " FLIGHT_SENT): where a cell is
+ * between the master and a worker. */
+#define FLIGHT_NONE "0"        /* with no worker */
+#define FLIGHT_SENT "1"        /* sent to a worker (running, or prefetched behind its running cell) */
+#define FLIGHT_SUSPECT "2"     /* in flight when a job died: it runs alone next (store_recover) */
+
+/* A run's dispatch: the cells the store noted (loaded or in flight), its counts' deltas (store_dispatch.c),
+ * by the cell's state as cell_counts counts it. */
+enum count_state { COUNT_PLANNED, COUNT_RUNNING, COUNT_OK, COUNT_QUARANTINED };
 struct flight_cell {
 	int64_t id;                    /* 0: a free slot */
 	int pair;
 };
 struct flight_pair {
 	char *sweep, *replica;
-	int64_t delta[4];              /* by enum flight_state, in the current transaction */
+	int64_t delta[4];              /* by enum count_state, in the current transaction */
 };
 struct store_flight {
 	int on;                        /* dispatch mode (store_dispatching) */
@@ -148,10 +155,10 @@ extern const char store_slurm_schema[];
 void store_flight_note(struct store *st, int64_t cell, const char *sweep, const char *replica);
 /* The cell went from one state to another (its pair read when it was not noted); done: it left flight.
  * Outside a transaction the counts are written at once. 0, or -1 after error(). */
-int store_flight_move(struct store *st, int64_t cell, enum flight_state from, enum flight_state to, int done);
+int store_flight_move(struct store *st, int64_t cell, enum count_state from, enum count_state to, int done);
 /* n cells of sweep and replica went from one state to another, in the current transaction. */
-void store_flight_count(struct store *st, const char *sweep, const char *replica, enum flight_state from,
-			enum flight_state to, int64_t n);
+void store_flight_count(struct store *st, const char *sweep, const char *replica, enum count_state from,
+			enum count_state to, int64_t n);
 /* fn for each cell noted (fn may take cells out: store_flight_move with done); stops at fn's non-zero,
  * which it returns. */
 int store_flight_each(struct store *st, int (*fn)(struct store *, int64_t, void *), void *data);

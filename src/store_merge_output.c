@@ -125,7 +125,7 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" WHERE id = ?1 AND state = 'planned' AND (decided IS NULL OR decided <= ?4)",
 	/* A newer decision on the cell (?5: sweep retry, run --force, a remeasuring --replan) elsewhere: the
 	 * cell's state, attempts and error are the input's; template and retired cells are the spec's. */
-	[O_CELL_DECIDE] = "UPDATE cells SET state = ?2, attempts = ?3, error = ?4, decided = ?5, flight = 0"
+	[O_CELL_DECIDE] = "UPDATE cells SET state = ?2, attempts = ?3, error = ?4, decided = ?5, flight = " FLIGHT_NONE
 		" WHERE id = ?1 AND state IN ('planned', 'running', 'ok', 'quarantined')"
 		" AND (decided IS NULL OR decided < ?5)",
 	/* ... and the ok results it has are those of the decision's database (store_merge_copy.c). */

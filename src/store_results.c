@@ -343,12 +343,12 @@ static int store_cell_failed(struct store *st, const struct result *r, int max_a
 	if (store_step(st, retry))
 		return -1;
 	if (sqlite3_changes(st->db))
-		return store_flight_move(st, r->cell, FLIGHT_RUNNING, FLIGHT_PLANNED, 1) ? -1 : 1;
+		return store_flight_move(st, r->cell, COUNT_RUNNING, COUNT_PLANNED, 1) ? -1 : 1;
 	sqlite3_bind_int64(q, 1, r->cell);
 	store_bind_text(q, 2, why);
 	if (store_step(st, q))
 		return -1;
-	return sqlite3_changes(st->db) ? store_flight_move(st, r->cell, FLIGHT_RUNNING, FLIGHT_QUARANTINED, 1) : 0;
+	return sqlite3_changes(st->db) ? store_flight_move(st, r->cell, COUNT_RUNNING, COUNT_QUARANTINED, 1) : 0;
 }
 
 /* Insert the result row and its details, and move the cell on, in the caller's transaction: 0, or 1
@@ -423,7 +423,7 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	if (!(c = store_stmt(st, SQL_CELL_OK)))
 		return -1;
 	sqlite3_bind_int64(c, 1, r->cell);
-	return store_step(st, c) || store_flight_move(st, r->cell, FLIGHT_RUNNING, FLIGHT_OK, 1) ? -1 : 0;
+	return store_step(st, c) || store_flight_move(st, r->cell, COUNT_RUNNING, COUNT_OK, 1) ? -1 : 0;
 }
 
 /* The ok result a cell already has, when another came: its id, and a warning that it is kept. */

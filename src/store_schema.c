@@ -111,8 +111,8 @@ const char *const store_schema_migrations[] = {
 	"		OR state = 'quarantined' OR state = 'template'),\n"
 	"	attempts INTEGER NOT NULL DEFAULT 0,\n"
 	"	error TEXT,\n"
-	/* 0: with no worker; 1: sent to a worker (running, or prefetched behind its running cell);
-	 * 2: suspect: it was in flight when a job died, so it runs alone next (see store_recover). */
+	/* FLIGHT_NONE, FLIGHT_SENT or FLIGHT_SUSPECT (store_int.h): 0 with no worker; 1 sent to a worker;
+	 * 2 suspect: in flight when a job died, so it runs alone next (see store_recover). */
 	"	flight INTEGER NOT NULL DEFAULT 0\n"
 	");\n"
 	/* A named index rather than UNIQUE in the table, so that bulk planning can drop and rebuild it. */
