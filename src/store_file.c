@@ -85,6 +85,41 @@ int store_file_one_name(const char *path, const char *real)
  * for handing back the cells in flight of a large run (some thousands of cells' pages in the WAL). */
 #define STORE_RESERVE (8 << 20)
 
+/*
+ * The byte of the database file the writer lock covers: in SQLite's lock page (the page at 1 GiB, which
+ * SQLite never writes), past the bytes SQLite itself locks there (0x40000000 to 0x400001ff: its pending,
+ * reserved and shared locks). An open-file-description lock (F_OFD_SETLK) on it conflicts with no lock
+ * SQLite takes, is not dropped when SQLite closes one of its descriptors of the file (as a process's
+ * POSIX locks are), and works over NFS (where flock() is emulated with a lock of the whole file, which
+ * would stop every reader).
+ */
+#define LOCK_BYTE 0x40000400
+
+static int lock_byte(int fd, int cmd, short type, short *held)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = LOCK_BYTE, .l_len = 1 };
+
+	if (fcntl(fd, cmd, &fl))
+		return -1;
+	if (held)
+		*held = fl.l_type;
+	return 0;
+}
+
+int store_file_open(const char *path, int writer)
+{
+	int fd = open(path, writer ? O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW : O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+		      0644);
+	struct stat sb;
+
+	if (fd >= 0 && (fstat(fd, &sb) || !S_ISREG(sb.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 /* The holder a lock file names ("host H pid P since T: CMD"), as read; "" when empty. */
 static void lock_read(int fd, char *buf, size_t n)
 {
@@ -94,7 +129,23 @@ static void lock_read(int fd, char *buf, size_t n)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* Open the lock file: never through a symbolic link (we empty and write it), and a plain file. */
+/* The holder named in the note beside real (lock_read), "" when there is none. */
+static void note_read(const char *real, char *who, size_t n)
+{
+	char *lp = xasprintf("%s-writer", real);
+	/* Non-blocking: beside a merge's untrusted input, a FIFO of that name would hold an open. */
+	int fd = open(lp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat sb;
+
+	*who = '\0';
+	if (fd >= 0 && !fstat(fd, &sb) && S_ISREG(sb.st_mode))
+		lock_read(fd, who, n);
+	if (fd >= 0)
+		close(fd);
+	free(lp);
+}
+
+/* Open the note: never through a symbolic link (we empty and write it), a plain file of one name. */
 static int lock_open(const char *lp)
 {
 	struct stat sb;
@@ -103,54 +154,37 @@ static int lock_open(const char *lp)
 	if (fd < 0)
 		return error("cannot open the writer lock '%s': %s", lp, errno == ELOOP ? "a symbolic link" :
 			     strerror(errno));
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_nlink > 1) {
 		close(fd);
-		return error("cannot open the writer lock '%s': not a regular file", lp);
+		return error("cannot open the writer lock '%s': not a regular file of one name", lp);
 	}
 	return fd;
 }
 
-int store_lock_path(const char *path, const char *what, int *out)
+/* The note beside real, under the lock: who writes (for the message that refuses the next writer), and
+ * the reserve. Older sweeps locked the note itself (flock): it is taken too, so they are refused. */
+static int note_take(const char *path, const char *real, const char *what, int *out)
 {
-	char *real, *lp, who[512], host[256] = "?", now[32];
+	char *lp = xasprintf("%s-writer", real), who[512], host[256] = "?";
 	struct strbuf sb = STRBUF_INIT;
 	int fd;
 
-	*out = -1;
-	/* Beside the file itself, whatever links lead to it; a file with two names is not written at all. */
-	if (store_file_real(path, &real))
-		return -1;
-	if (store_file_one_name(path, real)) {
-		free(real);
-		return -1;
-	}
-	lp = xasprintf("%s-writer", real);
-	free(real);
-	if ((fd = lock_open(lp)) < 0) {
-		free(lp);
-		return -1;
-	}
+	if ((fd = lock_open(lp)) < 0)
+		goto fail;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int e = errno;
-
 		lock_read(fd, who, sizeof(who));
+		error("'%s' is being written by an older sweep (%s); one writer at a time: wait for it to end "
+		      "or stop it", path, *who ? who : "which has not said who it is");
 		close(fd);
-		if (e == EWOULDBLOCK)
-			error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to end "
-			      "or stop it (status, sql, report and snapshot can read it meanwhile)", path,
-			      *who ? who : "which has not said who it is yet");
-		else
-			error("cannot lock '%s': %s", lp, strerror(e));
-		free(lp);
-		return -1;
+		goto fail;
 	}
 	/* A clean end empties the file: a name left in it is a writer that died holding the lock. */
 	lock_read(fd, who, sizeof(who));
 	if (*who)
 		fprintf(stderr, "sweep: '%s': taking over the writer lock of a sweep that is gone (%s)\n", path, who);
 	gethostname(host, sizeof(host) - 1);
-	iso_time(now_wall(), now, sizeof(now));
-	sb_addf(&sb, "host %s pid %ld since %s: %s\n", host, (long)getpid(), now, what);
+	iso_time(now_wall(), who, sizeof(who));
+	sb_addf(&sb, "host %s pid %ld since %s: %s\n", host, (long)getpid(), who, what);
 	if (ftruncate(fd, 0) || pwrite(fd, sb.buf, sb.len, 0) != (ssize_t)sb.len)
 		warning("cannot write '%s': %s", lp, strerror(errno));
 	/* The reserve: blocks allocated to the file past its end (readers still see the one line). A file
@@ -162,6 +196,91 @@ int store_lock_path(const char *path, const char *what, int *out)
 	free(lp);
 	*out = fd;
 	return 0;
+fail:
+	free(lp);
+	return -1;
+}
+
+int store_file_lock(const char *path, const char *real, int fd, const char *what, int *note)
+{
+	char who[512];
+	short held;
+	int e;
+
+	*note = -1;
+	if (lock_byte(fd, F_OFD_SETLK, F_WRLCK, NULL)) {
+		e = errno;
+		if (e != EAGAIN && e != EACCES)
+			return error("cannot lock '%s': %s", path, strerror(e));
+		note_read(real, who, sizeof(who));
+		return error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to "
+			     "end or stop it (status, sql, report and snapshot can read it meanwhile)", path,
+			     *who ? who : "which has not said who it is yet");
+	}
+	/* The file locked must be the one the name leads to now (not one moved away meanwhile). */
+	if (store_file_moved(fd, real, NULL, 0))
+		error("'%s' was moved or replaced while it was being opened: not writing it", path);
+	else if (!note_take(path, real, what, note))
+		return 0;
+	lock_byte(fd, F_OFD_SETLK, F_UNLCK, &held);
+	return -1;
+}
+
+int store_file_moved(int fd, const char *real, char *where, size_t n)
+{
+	struct stat sf, sp;
+	char link[64];
+	ssize_t got;
+
+	if (where && n)
+		*where = '\0';
+	if (fstat(fd, &sf))
+		return 0;     /* cannot tell */
+	if (!sf.st_nlink || stat(real, &sp) || sp.st_dev != sf.st_dev || sp.st_ino != sf.st_ino) {
+		/* Where it is now, as the kernel knows it ("... (deleted)" when it has no name left). */
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		if (where && n > 1 && sf.st_nlink && (got = readlink(link, where, n - 1)) > 0)
+			where[got] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+int store_lock_path(const char *path, const char *what, struct store_lock *lk)
+{
+	char *real;
+	struct stat sb;
+	int ret = -1;
+
+	lk->file = lk->note = -1;
+	lk->made = 0;
+	/* Beside the file itself, whatever links lead to it; a file with two names is not written at all. */
+	if (store_file_real(path, &real))
+		return -1;
+	if (store_file_one_name(path, real))
+		goto out;
+	lk->made = stat(real, &sb) != 0;
+	if ((lk->file = store_file_open(real, 1)) < 0) {
+		error("cannot open '%s': %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+		goto out;
+	}
+	if (!(ret = store_file_lock(path, real, lk->file, what, &lk->note)))
+		goto out;
+	close(lk->file);
+	lk->file = -1;
+	if (lk->made)
+		unlink(real);
+out:
+	free(real);
+	return ret;
+}
+
+void store_unlock(struct store_lock *lk)
+{
+	store_unlock_fd(lk->note);
+	if (lk->file >= 0)
+		close(lk->file);
+	lk->file = lk->note = -1;
 }
 
 void store_remove_files(const char *path)
@@ -181,38 +300,54 @@ void store_remove_files(const char *path)
 	free(real);
 }
 
+int store_file_writer(int fd, const char *real, char *who, size_t n)
+{
+	short held = F_UNLCK;
+	int alive;
+	char *lp;
+
+	if (who && n)
+		*who = '\0';
+	/* A writer's lock is refused to no one's test; SQLite's own locks are on other bytes. */
+	if (lock_byte(fd, F_OFD_GETLK, F_WRLCK, &held))
+		return -1;
+	alive = held != F_UNLCK;
+	if (!alive) {
+		/* An older sweep locked only the note (flock, a namespace of its own). */
+		int nfd;
+
+		lp = xasprintf("%s-writer", real);
+		nfd = open(lp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		free(lp);
+		if (nfd < 0)
+			return -1;   /* no note: a copy (a snapshot), or a database no locking sweep wrote */
+		alive = flock(nfd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+		close(nfd);
+	}
+	if (alive && who && n > 1)
+		note_read(real, who, n);
+	return alive;
+}
+
 int store_writer_alive_path(const char *path, char *who, size_t n)
 {
-	char *real, *lp;
+	char *real;
 	int fd, alive;
-	struct stat sb;
 
 	if (who && n)
 		*who = '\0';
 	if (file_real(path, &real))
 		return -1;
-	lp = xasprintf("%s-writer", real);
-	/* Non-blocking: beside a merge's untrusted input, a FIFO of that name would hold an open. */
-	fd = open(lp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	free(real);
-	free(lp);
-	if (fd >= 0 && (fstat(fd, &sb) || !S_ISREG(sb.st_mode))) {
-		close(fd);
-		fd = -1;
+	/* Opened and closed here: called where this process has no connection to the file (closing a
+	 * descriptor of a file drops every POSIX lock the process has on it, SQLite's too). */
+	if ((fd = store_file_open(real, 0)) < 0) {
+		free(real);
+		return -1;
 	}
-	if (fd < 0)
-		return -1;   /* no lock file: a copy (a snapshot), or a database no locking sweep wrote */
-	/* A shared lock is refused only while a writer holds its exclusive one; ours goes with the close. */
-	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
-	if (alive && who && n > 1)
-		lock_read(fd, who, n);
+	alive = store_file_writer(fd, real, who, n);
 	close(fd);
+	free(real);
 	return alive;
-}
-
-int store_writer_alive(const struct store *st)
-{
-	return store_writer_alive_path(st->path, NULL, 0);
 }
 
 int store_free_reserve(struct store *st)
@@ -220,13 +355,13 @@ int store_free_reserve(struct store *st)
 	char who[512];
 	size_t len;
 
-	if (st->lock_fd < 0)
+	if (st->note_fd < 0)
 		return error("'%s': no room kept: not a writer", st->path);
 	/* Shrinking the file frees every block it has, those past its end too; the line goes back after. */
-	lock_read(st->lock_fd, who, sizeof(who));
+	lock_read(st->note_fd, who, sizeof(who));
 	len = strlen(who);
 	who[len] = '\n';
-	if (ftruncate(st->lock_fd, 0) || pwrite(st->lock_fd, who, len + 1, 0) != (ssize_t)(len + 1))
+	if (ftruncate(st->note_fd, 0) || pwrite(st->note_fd, who, len + 1, 0) != (ssize_t)(len + 1))
 		return error("cannot free the room kept beside '%s': %s", st->path, strerror(errno));
 	return 0;
 }
