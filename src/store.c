@@ -360,12 +360,14 @@ void store_now(char *buf, size_t n)
 	iso_time(now_wall(), buf, n);
 }
 
+static int store_gone_writable(const struct store *st);
+
 int store_begin(struct store *st)
 {
 	if (st->in_tx)
 		BUG("store_begin: a transaction is already open");
-	if (st->gone)
-		return error("not writing '%s' any more: it was moved, replaced or deleted (above)", st->path);
+	if (store_gone_writable(st))
+		return -1;
 	if (store_run(st, SQL_BEGIN))
 		return -1;
 	st->in_tx = 1;
@@ -698,7 +700,7 @@ static int store_gone(struct store *st, const char *where)
 	sqlite3_stmt *s;
 	int ok;
 
-	st->gone = 1;
+	st->gone = *where ? GONE_MOVED : GONE_LOST;
 	ok = sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) == SQLITE_OK;
 	if (*where)
 		return error("'%s' was moved or renamed to '%s' while this sweep wrote it: stopped writing; "
@@ -726,10 +728,8 @@ int store_watch(struct store *st)
 	char where[PATH_MAX];
 	double now;
 
-	if (st->note_fd < 0 || st->in_tx)
+	if (st->note_fd < 0 || st->in_tx || st->gone)
 		return 0;
-	if (st->gone)
-		return error("not writing '%s' any more: it was moved, replaced or deleted", st->path);
 	now = now_mono();
 	if (now - st->watched < WATCH_EVERY)
 		return 0;
@@ -737,14 +737,28 @@ int store_watch(struct store *st)
 	return store_file_moved(st->file_fd, st->real, where, sizeof(where)) ? store_gone(st, where) : 0;
 }
 
+/* Whether a file has the old name of a writer's file that moved away. */
+static int old_name_taken(const struct store *st)
+{
+	struct stat sb;
+
+	return !lstat(st->real, &sb) || errno != ENOENT;
+}
+
+static int store_gone_writable(const struct store *st)
+{
+	/* The -wal is found by the old name: a file that has it now would meet this writer's log. */
+	if (st->gone == GONE_LOST || (st->gone == GONE_MOVED && old_name_taken(st)))
+		return error("not writing '%s' any more: it was moved, replaced or deleted (above)", st->path);
+	return 0;
+}
+
 /* What a writer whose file moved away left by the old name, when no file has that name now: its emptied
  * -wal and -shm and its note. */
 static void store_gone_tidy(struct store *st)
 {
-	struct stat sb;
-
-	if (!st->gone || !lstat(st->real, &sb) || errno != ENOENT)
-		return;
+	if (!st->gone || old_name_taken(st))
+		return;   /* another file has the name now: they are its own */
 	for (const char *const *t = (const char *const[]){ "-wal", "-shm", "-writer", NULL }; *t; t++) {
 		char *p = xasprintf("%s%s", st->real, *t);
 
@@ -765,7 +779,10 @@ void store_close(struct store *st)
 	store_unlock_fd(st->note_fd);
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
-	/* An open transaction here is abandoned work: closing rolls it back. */
+	/* An open transaction here is abandoned work: closing rolls it back. What a writer whose file was
+	 * moved wrote since (handing its cells back) goes into the file too: SQLite leaves it in the -wal. */
+	if (st->db && st->gone == GONE_MOVED && !old_name_taken(st))
+		sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	/* After SQLite's: closing a descriptor of the file drops the process's POSIX locks on it. */

@@ -100,7 +100,9 @@ struct store {
 	int file_fd;                   /* the database file itself, opened before SQLite opens it and closed
 					* after: it holds the writer lock (store_lock); -1 when not open */
 	int note_fd;                   /* the note beside it, NAME-writer (store_lock), -1 when not held */
-	int gone;                      /* the writer's file was moved, replaced or deleted: no more writing */
+	enum { GONE_NOT, GONE_MOVED, GONE_LOST } gone;   /* the writer's file was moved away (store_watch),
+					* or has no name left: GONE_LOST is written no more, GONE_MOVED only while
+					* no file has its old name (store_begin) */
 	double watched;                /* when store_watch last looked (now_mono) */
 	struct store_denied denied;    /* STORE_SQL: what the guard refused last */
 	int wal_after;                 /* this transaction left WAL for a rollback journal (store_begin_plan) */
