@@ -161,16 +161,16 @@ void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, 
 	sb_adds(gp, ")\n");
 }
 
-static int write_file(const char *path, const char *text)
+/* text into path (named what), whole or not at all (store_out_open), never over db or its side files. */
+static int write_file(const char *what, const char *path, const char *text, const char *db)
 {
-	FILE *f = fopen(path, "w");
+	const char *dbs[] = { db, NULL };
+	struct store_out w;
 
-	if (!f)
-		return error("cannot write '%s': %m", path);
-	fputs(text, f);
-	if (ferror(f) | fclose(f))
-		return error("cannot write '%s': %m", path);
-	return 0;
+	if (store_out_open(&w, what, path, dbs, 0))
+		return -1;
+	fputs(text, w.f);
+	return store_out_close(&w);
 }
 
 /* Run gnuplot on the script. 1 when gnuplot is not installed, -1 when it failed. */
@@ -204,7 +204,7 @@ int report_plot_render(const char *db, const char *out, const char *dat, const c
 	if (report_out_check("--out", out, db) || report_out_check("the plot's data", datpath, db) ||
 	    report_out_check("the plot's script", gppath, db))
 		rc = FAIL_UNSAFE;
-	else if (!write_file(datpath, dat) && !write_file(gppath, gp) && (rc = run_gnuplot(gppath)) >= 0 && say) {
+	else if (!write_file("the plot's data", datpath, dat, db) && !write_file("the plot's script", gppath, gp, db) && (rc = run_gnuplot(gppath)) >= 0 && say) {
 		if (rc > 0)
 			printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
 			       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);

@@ -3,6 +3,7 @@
 #define SWEEP_STORE_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "result.h"
 #include "spec.h"
 
@@ -204,8 +205,33 @@ void store_remove_files(const char *path);
  * the -wal, -shm, -journal or -writer of a database, or a symbolic link to a missing file. 0 otherwise
  * (a missing folder included: the write then says so).
  */
-enum { STORE_OUT_DB = 1 };
+enum { STORE_OUT_DB = 1, STORE_OUT_APPEND = 2, STORE_OUT_NEW = 4 };
 int store_output_check(const char *what, const char *path, const char *reading, int flags);
+
+/*
+ * An output written whole or not at all: into a temporary file beside it (.NAME.XXXXXX in its folder,
+ * links followed), put in place by a rename once every byte is on the disk. A full disk, a failed write
+ * or an interrupted command leaves the old file as it was; a symbolic link swapped in meanwhile is
+ * replaced, never written through. Checked at the open and again before the rename, by the descriptor
+ * the name opens: store_output_check's rule against every database in dbs (NULL-terminated; NULL for
+ * none) and its side files, and no file of several names (hard links). An existing device or pipe
+ * (/dev/stdout) is written directly. flags: STORE_OUT_DB (the output is a database), STORE_OUT_APPEND
+ * (what the file holds is kept, the writes go after it), STORE_OUT_NEW (never over an existing file).
+ * store_out_open: 0 and w->f to write into, or -1 after error() (nothing made). store_out_close: 0 once
+ * in place, or -1 after error() (nothing changed); store_out_abort drops it. Both free what w holds.
+ */
+struct store_out {
+	FILE *f;                   /* where the output goes */
+	char *tmp;                 /* the temporary file (NULL: a device, written directly) */
+	/* private */
+	const char *what, *path;
+	const char *const *dbs;
+	char *real;
+	int flags;
+};
+int store_out_open(struct store_out *w, const char *what, const char *path, const char *const *dbs, int flags);
+int store_out_close(struct store_out *w);
+void store_out_abort(struct store_out *w);
 
 /* Runs: started now with argv (joined), the spec hash and this binary's version and commit (version.h);
  * ended with a status ("ok", "failed", ...). */

@@ -443,42 +443,230 @@ static int side_of_database(const char *what, const char *path, const char *real
 	return 0;
 }
 
-int store_output_check(const char *what, const char *path, const char *reading, int flags)
+/* Which of the databases dbs (NULL-terminated) the file so is (its side file tail into *tail: "" for the
+ * database itself, "-wal", ...): by device and inode, so through any link. NULL when none. */
+static const char *known_file(const struct stat *so, const char *const *dbs, const char **tail)
+{
+	struct stat sd;
+
+	for (size_t i = 0; dbs && dbs[i]; i++)
+		for (size_t t = 0; t <= ARRAY_SIZE(side_tails); t++) {
+			char *p = t ? xasprintf("%s%s", dbs[i], side_tails[t - 1]) : xstrdup(dbs[i]);
+			int same = !stat(p, &sd) && so->st_dev == sd.st_dev && so->st_ino == sd.st_ino;
+
+			free(p);
+			*tail = t ? side_tails[t - 1] : "";
+			if (same)
+				return dbs[i];
+		}
+	return NULL;
+}
+
+/*
+ * Whether the file open on fd, by the name real (path as given), may be replaced or written by the
+ * output named what: not a database dbs names (NULL-terminated; NULL for none) or one of its side files
+ * (same device and inode: any link to them), not a file SQLite made (by its first bytes; with
+ * STORE_OUT_DB a database is what the command writes into), not named as the side file of a database,
+ * not a file of several names (a hard link to a file sweep or SQLite keeps). 0, or -1 after error().
+ */
+static int out_check_fd(const char *what, const char *path, const char *real, int fd, const char *const *dbs,
+			int flags)
 {
 	unsigned char head[64];
-	struct stat so, sd;
-	const char *kind;
-	char *real;
+	const char *kind, *db, *tail;
+	struct stat so;
 	ssize_t n;
-	int fd, rc = file_real(path, &real), ret = 0;
+
+	if (fstat(fd, &so))
+		return error("cannot check '%s' before writing it: %s", path, strerror(errno));
+	if ((db = known_file(&so, dbs, &tail)) && !*tail)
+		return error("%s '%s' is the database being read: not overwriting it", what, path);
+	if (!S_ISREG(so.st_mode))
+		return 0;      /* /dev/stdout, a pipe */
+	n = pread(fd, head, sizeof(head), 0);
+	kind = n > 0 ? sqlite_kind(head, (size_t)n) : NULL;
+	/* A database is what a merge writes into; its log or journal never is. */
+	if (kind && !(flags & STORE_OUT_DB && !strcmp(kind, "an SQLite database")))
+		return error("%s '%s' is %s: not overwriting it", what, path, kind);
+	if (side_of_database(what, path, real))
+		return -1;
+	if (db)
+		return error("%s '%s' is the %s file of the database '%s': not overwriting it", what, path,
+			     tail + 1, db);
+	if (so.st_nlink > 1)
+		return error("%s '%s' has %ju names (hard links), perhaps a file SQLite or sweep keeps: not "
+			     "overwriting it", what, path, (uintmax_t)so.st_nlink);
+	return 0;
+}
+
+/* The same for the name real (path as given), links followed: a file that exists is opened and its
+ * descriptor checked; a new name must not be the side file of a database. */
+static int out_check_name(const char *what, const char *path, const char *real, const char *const *dbs,
+			  int flags)
+{
+	int fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), ret;
+
+	if (fd < 0 && errno == ENOENT)
+		return side_of_database(what, path, real);   /* a new file */
+	if (fd < 0)
+		return error("cannot read '%s' to check it before overwriting: %s", path, strerror(errno));
+	ret = out_check_fd(what, path, real, fd, dbs, flags);
+	close(fd);
+	return ret;
+}
+
+int store_output_check(const char *what, const char *path, const char *reading, int flags)
+{
+	const char *dbs[] = { reading, NULL };
+	char *real;
+	int rc = file_real(path, &real);
 
 	if (rc > 0)
 		return error("%s '%s' is a symbolic link to a missing file: not writing through it", what, path);
 	if (rc < 0)
 		return 0;      /* no such folder: writing it fails with its own message */
-	if (stat(real, &so)) {
-		ret = side_of_database(what, path, real);   /* a new file */
-		goto out;
-	}
-	if (reading && !stat(reading, &sd) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
-		ret = error("%s '%s' is the database being read: not overwriting it", what, path);
-		goto out;
-	}
-	if (!S_ISREG(so.st_mode))
-		goto out;      /* /dev/stdout, a pipe */
-	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) < 0) {
-		ret = error("cannot read '%s' to check it before overwriting: %s", path, strerror(errno));
-		goto out;
-	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	kind = n > 0 ? sqlite_kind(head, (size_t)n) : NULL;
-	/* A database is what a merge writes into; its log or journal never is. */
-	if (kind && !(flags & STORE_OUT_DB && !strcmp(kind, "an SQLite database")))
-		ret = error("%s '%s' is %s: not overwriting it", what, path, kind);
-	else
-		ret = side_of_database(what, path, real);
-out:
+	rc = out_check_name(what, path, real, dbs, flags);
 	free(real);
+	return rc;
+}
+
+/* ---- writing an output: a temporary file beside it, renamed into place ---- */
+
+/* The mode a new file gets from open(0666) under this process's umask. */
+static mode_t out_mode(void)
+{
+	mode_t mask = umask(022);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* A device or pipe (/dev/stdout, a FIFO) is written as it is: it has nothing to replace. */
+static int out_open_device(struct store_out *w)
+{
+	struct stat sb;
+	int fd = open(w->real, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error("cannot write '%s': %s", w->path, strerror(errno));
+	if (fstat(fd, &sb) || S_ISREG(sb.st_mode) || out_check_fd(w->what, w->path, w->real, fd, w->dbs, w->flags)) {
+		close(fd);
+		return error("cannot write '%s': it changed while it was being opened", w->path);
+	}
+	w->f = fdopen(fd, "w");
+	return 0;
+}
+
+/* The temporary file beside w->real, with the mode the output has (or a new file gets), and what the
+ * output holds when appending. */
+static int out_open_temp(struct store_out *w, const struct stat *old)
+{
+	const char *slash = strrchr(w->real, '/');
+	int fd, in;
+	char buf[65536];
+	ssize_t n;
+
+	w->tmp = xasprintf("%.*s.%s.XXXXXX", (int)(slash - w->real + 1), w->real, slash + 1);
+	if ((fd = mkostemp(w->tmp, O_CLOEXEC)) < 0) {
+		error("cannot write '%s': cannot make a file beside it: %s", w->path, strerror(errno));
+		free(w->tmp);
+		w->tmp = NULL;
+		return -1;
+	}
+	if (fchmod(fd, old ? old->st_mode & 07777 : out_mode()))
+		warning("cannot set the mode of '%s': %s", w->tmp, strerror(errno));
+	w->f = fdopen(fd, "w");
+	if (!(w->flags & STORE_OUT_APPEND) || !old)
+		return 0;
+	if ((in = open(w->real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return error("cannot read '%s' to add to it: %s", w->path, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, w->f);
+	close(in);
+	return n < 0 ? error("cannot read '%s' to add to it: %s", w->path, strerror(errno)) : 0;
+}
+
+int store_out_open(struct store_out *w, const char *what, const char *path, const char *const *dbs, int flags)
+{
+	struct stat sb;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	w->what = what;
+	w->path = path;
+	w->dbs = dbs;
+	w->flags = flags;
+	if ((rc = file_real(path, &w->real)) > 0)
+		return error("%s '%s' is a symbolic link to a missing file: not writing through it", what, path);
+	if (rc < 0)
+		return error("cannot write '%s': %s", path, strerror(errno));
+	if (flags & STORE_OUT_NEW && !lstat(w->real, &sb))
+		rc = error("'%s' exists: %s is written to a new file", path, what);
+	else if (!(rc = out_check_name(what, path, w->real, dbs, flags)))
+		rc = !stat(w->real, &sb) && !S_ISREG(sb.st_mode) ? out_open_device(w) :
+			out_open_temp(w, stat(w->real, &sb) ? NULL : &sb);
+	if (rc)
+		store_out_abort(w);
+	return rc;
+}
+
+/* Put the finished temporary file in place: checked first by what the name opens now (a link swapped
+ * in meanwhile is replaced, never written through), never over an existing file with STORE_OUT_NEW. */
+static int out_place(struct store_out *w)
+{
+	if (out_check_name(w->what, w->path, w->real, w->dbs, w->flags))
+		return -1;
+	if (w->flags & STORE_OUT_NEW) {
+		if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->real, RENAME_NOREPLACE))
+			return error("cannot write '%s': %s", w->path, errno == EEXIST ?
+				     "it exists now (a snapshot is written to a new file)" : strerror(errno));
+	} else if (rename(w->tmp, w->real)) {
+		return error("cannot write '%s': %s", w->path, strerror(errno));
+	}
+	free(w->tmp);
+	w->tmp = NULL;
+	return 0;
+}
+
+/* fsync the file at path; -1 with errno when it fails. */
+static int sync_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = fsync(fd);
+	close(fd);
 	return ret;
+}
+
+int store_out_close(struct store_out *w)
+{
+	int ret = 0, was_open = w->f != NULL;
+
+	/* Every byte on the disk before the name moves: a full disk fails here, the old file intact. */
+	if (w->f && (ferror(w->f) | fflush(w->f) | (w->tmp && fsync(fileno(w->f)))))
+		ret = error("cannot write '%s': %s", w->path, strerror(errno));
+	if (w->f && fclose(w->f) && !ret)
+		ret = error("cannot write '%s': %s", w->path, strerror(errno));
+	w->f = NULL;
+	/* One another program wrote (SQLite's VACUUM INTO) is synced here. */
+	if (!ret && !was_open && w->tmp && sync_file(w->tmp))
+		ret = error("cannot write '%s': %s", w->path, strerror(errno));
+	if (!ret && w->tmp)
+		ret = out_place(w);
+	store_out_abort(w);
+	return ret;
+}
+
+void store_out_abort(struct store_out *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	if (w->tmp)
+		unlink(w->tmp);
+	free(w->tmp);
+	free(w->real);
+	w->tmp = w->real = NULL;
 }
