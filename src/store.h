@@ -188,10 +188,6 @@ int store_free_reserve(struct store *st);
 /* Whether a writer holds st's database now (1) or not (0), without taking or waiting for the lock: a run
  * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell. */
 int store_writer_alive(const struct store *st);
-/* The same for the database at path, and who holds the lock into who (n bytes; as its note names the
- * holder, "host H pid P since T: COMMAND", untrusted text; "" when not known). Opens and closes a
- * descriptor of the file: not for a file this process has a connection to (use store_writer_alive). */
-int store_writer_alive_path(const char *path, char *who, size_t n);
 /* Remove the database file at path and everything beside it (-wal, -shm, -journal, -writer): for a
  * command that made it and could not plan it, so that no half-made database says a sweep is there. */
 void store_remove_files(const char *path);

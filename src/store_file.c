@@ -329,27 +329,6 @@ int store_file_writer(int fd, const char *real, char *who, size_t n)
 	return alive;
 }
 
-int store_writer_alive_path(const char *path, char *who, size_t n)
-{
-	char *real;
-	int fd, alive;
-
-	if (who && n)
-		*who = '\0';
-	if (file_real(path, &real))
-		return -1;
-	/* Opened and closed here: called where this process has no connection to the file (closing a
-	 * descriptor of a file drops every POSIX lock the process has on it, SQLite's too). */
-	if ((fd = store_file_open(real, 0)) < 0) {
-		free(real);
-		return -1;
-	}
-	alive = store_file_writer(fd, real, who, n);
-	close(fd);
-	free(real);
-	return alive;
-}
-
 int store_free_reserve(struct store *st)
 {
 	char who[512];

@@ -211,7 +211,7 @@ int store_file_open(const char *path, int writer);
 int store_file_lock(const char *path, const char *real, int fd, const char *what, int *note);
 /* Whether a writer holds the lock of fd, the file real (1) or not (0); -1 when the test fails or no
  * writer is known to have written it (no note beside it: a snapshot). who (n bytes) gets the holder its
- * note names, "" when not known. */
+ * note names ("host H pid P since T: COMMAND", untrusted text), "" when not known. */
 int store_file_writer(int fd, const char *real, char *who, size_t n);
 /* Whether fd is no longer the file at real (1: moved, replaced or deleted) or still is (0), and where it
  * is now into where (n bytes; "" when it has no name left or it cannot be told). */

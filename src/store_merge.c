@@ -21,6 +21,8 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 	int made = 0, ret = FAIL_USAGE;   /* until the output is open, a refusal */
 	char *msg = NULL;
 
+	for (int i = 0; i < n; i++)
+		in[i].fd = -1;
 	if (sqlite3_libversion_number() < 3031000) {
 		error("sweep merge needs SQLite 3.31 or newer for its defensive settings (this is %s)",
 		      sqlite3_libversion());
