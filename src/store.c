@@ -679,9 +679,16 @@ unlock:
 
 int store_writer_alive(const struct store *st)
 {
+	char *real;
+	int alive;
+
 	if (st->file_fd < 0)
 		return -1;
-	return store_file_writer(st->file_fd, st->real ? st->real : st->path, NULL, 0);
+	/* The note is beside the file itself (a reader may have come by a link). */
+	real = st->real ? NULL : realpath(st->path, NULL);
+	alive = store_file_writer(st->file_fd, st->real ? st->real : real ? real : st->path, NULL, 0);
+	free(real);
+	return alive;
 }
 
 /* ---- a writer whose file is gone (store_watch) ---- */

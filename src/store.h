@@ -221,8 +221,8 @@ struct store_out {
 	char *tmp;                 /* the temporary file (NULL: a device, written directly) */
 	/* private */
 	const char *what, *path;
-	const char *const *dbs;
-	char *real;
+	char **dbs, *real;             /* dbs: a copy of the list */
+	size_t ndbs;
 	int flags;
 };
 int store_out_open(struct store_out *w, const char *what, const char *path, const char *const *dbs, int flags);

@@ -472,7 +472,8 @@ static int out_check_fd(const char *what, const char *path, const char *real, in
 	if (db)
 		return error("%s '%s' is the %s file of the database '%s': not overwriting it", what, path,
 			     tail + 1, db);
-	if (so.st_nlink > 1)
+	/* A database's names are store_file_one_name's to refuse, with its own message. */
+	if (so.st_nlink > 1 && !(flags & STORE_OUT_DB))
 		return error("%s '%s' has %ju names (hard links), perhaps a file SQLite or sweep keeps: not "
 			     "overwriting it", what, path, (uintmax_t)so.st_nlink);
 	return 0;
@@ -523,12 +524,13 @@ static mode_t out_mode(void)
 /* A device or pipe (/dev/stdout, a FIFO) is written as it is: it has nothing to replace. */
 static int out_open_device(struct store_out *w)
 {
+	const char *const *dbs = (const char *const *)w->dbs;
 	struct stat sb;
 	int fd = open(w->real, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
 		return error("cannot write '%s': %s", w->path, strerror(errno));
-	if (fstat(fd, &sb) || S_ISREG(sb.st_mode) || out_check_fd(w->what, w->path, w->real, fd, w->dbs, w->flags)) {
+	if (fstat(fd, &sb) || S_ISREG(sb.st_mode) || out_check_fd(w->what, w->path, w->real, fd, dbs, w->flags)) {
 		close(fd);
 		return error("cannot write '%s': it changed while it was being opened", w->path);
 	}
@@ -573,7 +575,12 @@ int store_out_open(struct store_out *w, const char *what, const char *path, cons
 	memset(w, 0, sizeof(*w));
 	w->what = what;
 	w->path = path;
-	w->dbs = dbs;
+	/* Kept for the check before the rename: the caller's list may be gone by then. */
+	while (dbs && dbs[w->ndbs])
+		w->ndbs++;
+	w->dbs = xcalloc(w->ndbs + 1, sizeof(*w->dbs));
+	for (size_t i = 0; i < w->ndbs; i++)
+		w->dbs[i] = xstrdup(dbs[i]);
 	w->flags = flags;
 	if ((rc = file_real(path, &w->real)) > 0)
 		return error("%s '%s' is a symbolic link to a missing file: not writing through it", what, path);
@@ -581,7 +588,7 @@ int store_out_open(struct store_out *w, const char *what, const char *path, cons
 		return error("cannot write '%s': %s", path, strerror(errno));
 	if (flags & STORE_OUT_NEW && !lstat(w->real, &sb))
 		rc = error("'%s' exists: %s is written to a new file", path, what);
-	else if (!(rc = out_check_name(what, path, w->real, dbs, flags)))
+	else if (!(rc = out_check_name(what, path, w->real, (const char *const *)w->dbs, flags)))
 		rc = !stat(w->real, &sb) && !S_ISREG(sb.st_mode) ? out_open_device(w) :
 			out_open_temp(w, stat(w->real, &sb) ? NULL : &sb);
 	if (rc)
@@ -593,7 +600,7 @@ int store_out_open(struct store_out *w, const char *what, const char *path, cons
  * in meanwhile is replaced, never written through), never over an existing file with STORE_OUT_NEW. */
 static int out_place(struct store_out *w)
 {
-	if (out_check_name(w->what, w->path, w->real, w->dbs, w->flags))
+	if (out_check_name(w->what, w->path, w->real, (const char *const *)w->dbs, w->flags))
 		return -1;
 	if (w->flags & STORE_OUT_NEW) {
 		if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->real, RENAME_NOREPLACE))
@@ -648,4 +655,9 @@ void store_out_abort(struct store_out *w)
 	free(w->tmp);
 	free(w->real);
 	w->tmp = w->real = NULL;
+	for (size_t i = 0; i < w->ndbs; i++)
+		free(w->dbs[i]);
+	free(w->dbs);
+	w->dbs = NULL;
+	w->ndbs = 0;
 }

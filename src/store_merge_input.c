@@ -606,7 +606,7 @@ void store_merge_input_busy(struct input *in)
 	sqlite3_stmt *s;
 	int alive;
 
-	if (in->fd < 0 || store_file_real(in->path, &real))
+	if (in->fd < 0 || !(real = realpath(in->path, NULL)))
 		return;
 	alive = store_file_writer(in->fd, real, who, sizeof(who));
 	free(real);
