@@ -708,6 +708,7 @@ static int store_gone(struct store *st, const char *where)
 	int ok;
 
 	st->gone = *where ? GONE_MOVED : GONE_LOST;
+	store_file_gone(st->real);
 	ok = sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) == SQLITE_OK;
 	if (*where)
 		return error("'%s' was moved or renamed to '%s' while this sweep wrote it: stopped writing; "

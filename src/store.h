@@ -189,7 +189,9 @@ int store_free_reserve(struct store *st);
  * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell. */
 int store_writer_alive(const struct store *st);
 /* Remove the database file at path and everything beside it (-wal, -shm, -journal, -writer): for a
- * command that made it and could not plan it, so that no half-made database says a sweep is there. */
+ * command that made it and could not plan it, so that no half-made database says a sweep is there.
+ * Nothing is removed by a name whose file went away under a writer of this process (store_watch): the
+ * file there now is another's. */
 void store_remove_files(const char *path);
 
 /*

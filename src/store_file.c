@@ -283,6 +283,19 @@ void store_unlock(struct store_lock *lk)
 	lk->file = lk->note = -1;
 }
 
+/* The names whose file went away under a writer of this process (store_file_gone): what has them now is
+ * not that writer's, so store_remove_files leaves them. Freed at exit with the process. */
+static struct {
+	char **name;
+	size_t n;
+} gone;
+
+void store_file_gone(const char *real)
+{
+	gone.name = xrealloc(gone.name, (gone.n + 1) * sizeof(*gone.name));
+	gone.name[gone.n++] = xstrdup(real);
+}
+
 void store_remove_files(const char *path)
 {
 	char *real = NULL;
@@ -290,6 +303,11 @@ void store_remove_files(const char *path)
 	/* The files SQLite made are beside the file itself (it was opened by that name). */
 	if (file_real(path, &real))
 		real = xstrdup(path);
+	for (size_t i = 0; i < gone.n; i++)
+		if (!strcmp(gone.name[i], real)) {
+			free(real);
+			return;
+		}
 	unlink(real);
 	for (size_t i = 0; i < ARRAY_SIZE(side_tails); i++) {
 		char *p = xasprintf("%s%s", real, side_tails[i]);

@@ -213,6 +213,9 @@ int store_file_lock(const char *path, const char *real, int fd, const char *what
  * writer is known to have written it (no note beside it: a snapshot). who (n bytes) gets the holder its
  * note names ("host H pid P since T: COMMAND", untrusted text), "" when not known. */
 int store_file_writer(int fd, const char *real, char *who, size_t n);
+/* The file a writer of this process had at real went away (moved, replaced, deleted): store_remove_files
+ * leaves what has that name now. */
+void store_file_gone(const char *real);
 /* Whether fd is no longer the file at real (1: moved, replaced or deleted) or still is (0), and where it
  * is now into where (n bytes; "" when it has no name left or it cannot be told). */
 int store_file_moved(int fd, const char *real, char *where, size_t n);

@@ -178,6 +178,10 @@ static void test_lock_inode(void)
 	free(real);
 	store_close(a);
 	CHECK(access(db, F_OK) && access(note, F_OK), "nothing left by the old name");
+	write_file(db, "another", 7);
+	store_remove_files(db);   /* as a command that made the file and failed does */
+	CHECK(!access(db, F_OK), "a file that took the old name is not removed as the writer's own");
+	unlink(db);
 	CHECK_INT(store_open(moved, STORE_RO, &r), 0, "the moved file opens");
 	CHECK_INT(store_cell_counts(r, "s", NULL, &c), 0, "its cells counted");
 	CHECK(c.planned == 3, "with every commit in it: %ju cells", (uintmax_t)c.planned);
