@@ -312,8 +312,9 @@ static int ledger(const struct report_plan *p, const struct report_rows *in, con
 {
 	const char *path = p->o->ledger, *dot = strrchr(path, '.');
 	int csv = dot && !strcasecmp(dot, ".csv"), ret = FAIL_OK;
+	const char *dbs[] = { p->o->db, NULL };
 	struct strbuf sb = STRBUF_INIT;
-	FILE *f;
+	struct store_out w;
 
 	if ((ret = report_out_check("--ledger", path, p->o->db)))
 		return ret;
@@ -327,12 +328,11 @@ static int ledger(const struct report_plan *p, const struct report_rows *in, con
 	}
 	for (size_t r = 0; r < in->n; r++)
 		ledger_line(p, in, c, r, csv, &sb);
-	if (!(f = fopen(path, "w"))) {
-		ret = error("cannot write '%s': %s", path, strerror(errno));
+	if (store_out_open(&w, "--ledger", path, dbs, 0)) {
+		ret = FAIL_UNSAFE;
 	} else {
-		fwrite(sb.buf, 1, sb.len, f);
-		if (ferror(f) | fclose(f))
-			ret = error("cannot write '%s': %s", path, strerror(errno));
+		fwrite(sb.buf, 1, sb.len, w.f);
+		ret = store_out_close(&w) ? FAIL_IO : FAIL_OK;
 	}
 	sb_release(&sb);
 	return ret;

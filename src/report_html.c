@@ -188,7 +188,7 @@ static int page_figure(const struct report_plan *p, const struct report_doc *d, 
 int report_html_page(const struct report_plan *p, const struct report_doc *d)
 {
 	struct strbuf head = STRBUF_INIT, rest = STRBUF_INIT;
-	FILE *f;
+	struct store_out w;
 	int ret;
 
 	sb_adds(&head, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -204,14 +204,14 @@ int report_html_page(const struct report_plan *p, const struct report_doc *d)
 	page_method(p, d, &rest);
 	if ((ret = page_conditions(p, &rest)))
 		goto out;
-	if ((ret = report_out_open(p->o, 0, &f)))
+	if ((ret = report_out_open(p->o, 0, &w)))
 		goto out;
-	fputs(head.buf, f);
-	report_print_to(p->o, d, f);
-	fputs("</section>\n", f);
-	fputs(rest.buf, f);
-	fputs("</body>\n</html>\n", f);
-	ret = report_out_close(p->o, f);
+	fputs(head.buf, w.f);
+	report_print_to(p->o, d, w.f);
+	fputs("</section>\n", w.f);
+	fputs(rest.buf, w.f);
+	fputs("</body>\n</html>\n", w.f);
+	ret = report_out_close(p->o, &w);
 out:
 	sb_release(&head);
 	sb_release(&rest);

@@ -427,10 +427,12 @@ struct report_doc {
 int report_print(const struct report_opts *o, const struct report_doc *d);
 /* The same into f: the caption (or method), the table and the footnote. */
 void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f);
-/* o->out opened for writing (append: after what it holds) after report_out_check, or stdout; closed
- * (stdout flushed) with the error of any write. FAIL_UNSAFE or FAIL_IO after error(). */
-int report_out_open(const struct report_opts *o, int append, FILE **f);
-int report_out_close(const struct report_opts *o, FILE *f);
+/* o->out opened for writing into w->f (append: after what it holds) as store_out_open writes it (a
+ * temporary file renamed into place by report_out_close; report_out_check's rule against o->db and
+ * o->base_db), or stdout; closed (stdout flushed) with the error of any write, the old file intact.
+ * FAIL_UNSAFE or FAIL_IO after error(). */
+int report_out_open(const struct report_opts *o, int append, struct store_out *w);
+int report_out_close(const struct report_opts *o, struct store_out *w);
 /* v as the report prints it: with o->digits (or sig when 0) significant digits for reading, %.6g and
  * empty for unknown for programs; a count (sig 0) as an integer. */
 void report_print_num(const struct report_opts *o, double v, int sig, char *buf, size_t n);

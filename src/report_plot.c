@@ -161,26 +161,30 @@ void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, 
 	sb_adds(gp, ")\n");
 }
 
-static int write_file(const char *path, const char *text)
+/* text into path (named what), whole or not at all (store_out_open), never over db or its side files. */
+static int write_file(const char *what, const char *path, const char *text, const char *db)
 {
-	FILE *f = fopen(path, "w");
+	const char *dbs[] = { db, NULL };
+	struct store_out w;
 
-	if (!f)
-		return error("cannot write '%s': %m", path);
-	fputs(text, f);
-	if (ferror(f) | fclose(f))
-		return error("cannot write '%s': %m", path);
-	return 0;
+	if (store_out_open(&w, what, path, dbs, 0))
+		return -1;
+	fputs(text, w.f);
+	return store_out_close(&w);
 }
 
-/* Run gnuplot on the script. 1 when gnuplot is not installed, -1 when it failed. */
-static int run_gnuplot(const char *script)
+/* Run gnuplot on the script text (kept as the file script, named in its message). 1 when gnuplot is not
+ * installed, -1 when it failed. */
+static int run_gnuplot(const char *script, const char *text)
 {
-	char *argv[] = { "gnuplot", (char *)script, NULL };
-	/* gnuplot talks to the user: our stdin, stdout and stderr, our process group (Ctrl-C stops it too). */
+	char *argv[] = { "gnuplot", "-", NULL };
+	/* The script on its stdin; gnuplot talks to the user on our stdout and stderr, in our process group
+	 * (Ctrl-C stops it too). */
 	struct spawn_opts o = {
 		.argv = argv,
-		.in = SPAWN_INHERIT,
+		.in = SPAWN_CAPTURE,
+		.in_data = text,
+		.in_len = strlen(text),
 		.out = { .to = SPAWN_INHERIT },
 		.err = { .to = SPAWN_INHERIT },
 		.same_group = 1,
@@ -196,6 +200,37 @@ static int run_gnuplot(const char *script)
 	return ret;
 }
 
+/* The picture, written whole into out (store_out_open) by gnuplot: the script it runs names the temporary
+ * file where the one kept (gppath) names out. As run_gnuplot. */
+static int render(const char *db, const char *out, const char *gppath, const char *gp)
+{
+	const char *dbs[] = { db, NULL }, *at;
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT, run = STRBUF_INIT;
+	struct store_out w;
+	int rc;
+
+	if (store_out_open(&w, "--out", out, dbs, 0))
+		return -1;
+	fclose(w.f);
+	w.f = NULL;
+	sb_adds(&from, "set output ");
+	report_plot_str(&from, out);
+	sb_adds(&to, "set output ");
+	report_plot_str(&to, w.tmp);
+	if (!(at = strstr(gp, from.buf)))
+		BUG("render: the script does not set its output to '%s'", out);
+	sb_add(&run, gp, (size_t)(at - gp));
+	sb_addf(&run, "%s%s", to.buf, at + from.len);
+	rc = run_gnuplot(gppath, run.buf);
+	if (!rc && store_out_close(&w))
+		rc = -1;
+	store_out_abort(&w);
+	sb_release(&from);
+	sb_release(&to);
+	sb_release(&run);
+	return rc;
+}
+
 int report_plot_render(const char *db, const char *out, const char *dat, const char *gp, int say)
 {
 	char *datpath = report_plot_beside(out, ".dat"), *gppath = report_plot_beside(out, ".gp");
@@ -204,7 +239,9 @@ int report_plot_render(const char *db, const char *out, const char *dat, const c
 	if (report_out_check("--out", out, db) || report_out_check("the plot's data", datpath, db) ||
 	    report_out_check("the plot's script", gppath, db))
 		rc = FAIL_UNSAFE;
-	else if (!write_file(datpath, dat) && !write_file(gppath, gp) && (rc = run_gnuplot(gppath)) >= 0 && say) {
+	else if (!write_file("the plot's data", datpath, dat, db) &&
+		 !write_file("the plot's script", gppath, gp, db) &&
+		 (rc = render(db, out, gppath, gp)) >= 0 && say) {
 		if (rc > 0)
 			printf("gnuplot is not installed: wrote %s and %s; render them with: gnuplot %s\n"
 			       "(Debian: apt-get install gnuplot-nox)\n", datpath, gppath, gppath);

@@ -14,25 +14,25 @@ int report_out_check(const char *what, const char *path, const char *db)
 	return path && store_output_check(what, path, db, 0) ? FAIL_UNSAFE : FAIL_OK;
 }
 
-int report_out_open(const struct report_opts *o, int append, FILE **f)
+int report_out_open(const struct report_opts *o, int append, struct store_out *w)
 {
-	int ret;
+	const char *dbs[] = { o->db, o->base_db, NULL };
 
-	*f = stdout;
-	if ((ret = report_out_check("--out", o->out, o->db)))
-		return ret;
-	if (o->out && !(*f = fopen(o->out, append ? "a" : "w")))
-		return error("cannot write '%s': %m", o->out);
+	memset(w, 0, sizeof(*w));
+	w->f = stdout;
+	if (!o->out)
+		return FAIL_OK;
+	/* a refusal to overwrite (as report_out_check), or a file that cannot be made: both said */
+	if (store_out_open(w, "--out", o->out, o->db ? dbs : dbs + 1, append ? STORE_OUT_APPEND : 0))
+		return FAIL_UNSAFE;
 	return FAIL_OK;
 }
 
-int report_out_close(const struct report_opts *o, FILE *f)
+int report_out_close(const struct report_opts *o, struct store_out *w)
 {
-	if (f == stdout)
-		return fflush(f) ? error("cannot write the report: %m") : FAIL_OK;
-	if (ferror(f) | fclose(f))
-		return error("cannot write '%s': %m", o->out);
-	return FAIL_OK;
+	if (w->f == stdout)
+		return fflush(stdout) ? error("cannot write the report: %m") : FAIL_OK;
+	return store_out_close(w) ? FAIL_IO : FAIL_OK;
 }
 
 void report_print_num(const struct report_opts *o, double v, int sig, char *buf, size_t n)
@@ -448,11 +448,11 @@ void report_print_to(const struct report_opts *o, const struct report_doc *d, FI
 
 int report_print(const struct report_opts *o, const struct report_doc *d)
 {
-	FILE *f;
+	struct store_out w;
 	int ret;
 
-	if ((ret = report_out_open(o, d->append, &f)))
+	if ((ret = report_out_open(o, d->append, &w)))
 		return ret;
-	report_print_to(o, d, f);
-	return report_out_close(o, f);
+	report_print_to(o, d, w.f);
+	return report_out_close(o, &w);
 }

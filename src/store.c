@@ -1,6 +1,7 @@
 /* store.c: the results database's connection: opening and migrating it, transactions, cached statements. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,10 +387,14 @@ void store_now(char *buf, size_t n)
 	iso_time(now_wall(), buf, n);
 }
 
+static int store_gone_writable(const struct store *st);
+
 int store_begin(struct store *st)
 {
 	if (st->in_tx)
 		BUG("store_begin: a transaction is already open");
+	if (store_gone_writable(st))
+		return -1;
 	if (store_run(st, SQL_BEGIN))
 		return -1;
 	st->in_tx = 1;
@@ -427,7 +432,7 @@ int store_commit(struct store *st)
 	st->in_tx = 0;
 	bulk_reset(st, BULK_OFF);
 	wal_again(st);
-	return 0;
+	return store_watch(st);
 }
 
 void store_rollback(struct store *st)
@@ -588,7 +593,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	int ret;
 
 	*out = NULL;
-	st->lock_fd = -1;
+	st->file_fd = st->note_fd = -1;
 	st->path = xstrdup(path);
 	st->readonly = mode != STORE_RW;
 	if (sqlite3_libversion_number() < 3024000) {
@@ -608,6 +613,13 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	 * that name's whatever links led here; a file with two names has two logs and is refused. */
 	if (!st->readonly && (store_file_real(path, &real) || store_file_one_name(path, real)))
 		goto fail;
+	/* The descriptor that will hold the writer lock (a reader's, to test it), open before SQLite's and
+	 * closed after (store_file_open says why). */
+	st->file_fd = store_file_open(real ? real : path, !st->readonly);
+	if (!st->readonly && st->file_fd < 0) {
+		error("cannot open '%s': %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+		goto fail;
+	}
 	flags |= st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(real ? real : path, &st->db, flags, NULL)) {
 		error("cannot open '%s': %s", path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
@@ -651,7 +663,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		if (store_migrate(st) || store_schema_check_kinds(st->db, path))
 			goto fail;
 	}
-	free(real);
+	st->real = real;
 	*out = st;
 	return 0;
 fail:
@@ -682,13 +694,19 @@ int store_lock(struct store *st, const char *what)
 {
 	int64_t n = 0, first = 0;
 	char now[32];
+	int moved = 0;
 
 	if (st->readonly)
 		BUG("store_lock: a read-only store");
-	if (st->lock_fd >= 0)
+	if (st->note_fd >= 0)
 		return 0;
-	if (store_lock_path(st->path, what, &st->lock_fd))
+	if (store_file_lock(st->path, st->real, st->file_fd, what, &st->note_fd))
 		return -1;
+	/* SQLite's descriptor is of the file locked too: both opened by the name that names it now. */
+	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) || moved) {
+		error("'%s' was moved or replaced while it was being opened: not writing it", st->path);
+		goto unlock;
+	}
 	/* Every writer holds the lock: a run still 'running' now ran in a process that is gone. */
 	store_now(now, sizeof(now));
 	if (store_begin(st) || store_settle(st) ||
@@ -709,9 +727,109 @@ int store_lock(struct store *st, const char *what)
 	return store_commit(st);
 fail:
 	store_rollback(st);
-	store_unlock_fd(st->lock_fd);
-	st->lock_fd = -1;
+unlock:
+	/* The lock goes with the descriptor: closed only with the connection (store_close). */
+	store_unlock_fd(st->note_fd);
+	st->note_fd = -1;
 	return -1;
+}
+
+int store_writer_alive(const struct store *st)
+{
+	char *real;
+	int alive;
+
+	if (st->file_fd < 0)
+		return -1;
+	/* The note is beside the file itself (a reader may have come by a link). */
+	real = st->real ? NULL : realpath(st->path, NULL);
+	alive = store_file_writer(st->file_fd, st->real ? st->real : real ? real : st->path, NULL, 0);
+	free(real);
+	return alive;
+}
+
+/* ---- a writer whose file is gone (store_watch) ---- */
+
+/* How often store_watch looks, in seconds: well within the second a user may wait. */
+#define WATCH_EVERY 0.2
+
+/*
+ * The file moved away keeps every commit: checkpointed into it (SQLite does not at the close of a moved
+ * file, and its -wal, by the old name, would meet whatever file takes that name next). A file with no
+ * name left (deleted, or replaced by another) is copied beside its old name. The message says where.
+ */
+static int store_gone(struct store *st, const char *where)
+{
+	char *copy;
+	sqlite3_stmt *s;
+	int ok;
+
+	st->gone = *where ? GONE_MOVED : GONE_LOST;
+	store_file_gone(st->real);
+	ok = sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) == SQLITE_OK;
+	if (*where)
+		return error("'%s' was moved or renamed to '%s' while this sweep wrote it: stopped writing; "
+			     "every result it had committed is in '%s'%s: use that name to go on (for a run, the "
+			     "same command with --db '%s')", st->path, where, where,
+			     ok ? " (checkpointed)" : ", unless SQLite says otherwise above", where);
+	copy = xasprintf("%s.saved-%ld", st->real, (long)getpid());
+	ok = !sqlite3_prepare_v2(st->db, "VACUUM INTO ?1", -1, &s, NULL);
+	if (ok) {
+		sqlite3_bind_text(s, 1, copy, -1, SQLITE_STATIC);
+		ok = sqlite3_step(s) == SQLITE_DONE;
+		sqlite3_finalize(s);
+	}
+	if (!ok)
+		error("cannot copy it to '%s': %s", copy, sqlite3_errmsg(st->db));
+	error("'%s' was deleted or replaced while this sweep wrote it: stopped writing; %s%s%s", st->path,
+	      ok ? "every result it had committed is in '" : "its results are lost", ok ? copy : "",
+	      ok ? "': use that file as the database to go on" : "");
+	free(copy);
+	return -1;
+}
+
+int store_watch(struct store *st)
+{
+	char where[PATH_MAX];
+	double now;
+
+	if (st->note_fd < 0 || st->in_tx || st->gone)
+		return 0;
+	now = now_mono();
+	if (now - st->watched < WATCH_EVERY)
+		return 0;
+	st->watched = now;
+	return store_file_moved(st->file_fd, st->real, where, sizeof(where)) ? store_gone(st, where) : 0;
+}
+
+/* Whether a file has the old name of a writer's file that moved away. */
+static int old_name_taken(const struct store *st)
+{
+	struct stat sb;
+
+	return !lstat(st->real, &sb) || errno != ENOENT;
+}
+
+static int store_gone_writable(const struct store *st)
+{
+	/* The -wal is found by the old name: a file that has it now would meet this writer's log. */
+	if (st->gone == GONE_LOST || (st->gone == GONE_MOVED && old_name_taken(st)))
+		return error("not writing '%s' any more: it was moved, replaced or deleted (above)", st->path);
+	return 0;
+}
+
+/* What a writer whose file moved away left by the old name, when no file has that name now: its emptied
+ * -wal and -shm and its note. */
+static void store_gone_tidy(struct store *st)
+{
+	if (!st->gone || old_name_taken(st))
+		return;   /* another file has the name now: they are its own */
+	for (const char *const *t = (const char *const[]){ "-wal", "-shm", "-writer", NULL }; *t; t++) {
+		char *p = xasprintf("%s%s", st->real, *t);
+
+		unlink(p);
+		free(p);
+	}
 }
 
 const char *store_path(const struct store *st)
@@ -723,12 +841,20 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	store_unlock_fd(st->lock_fd);
+	store_unlock_fd(st->note_fd);
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
-	/* An open transaction here is abandoned work: closing rolls it back. */
+	/* An open transaction here is abandoned work: closing rolls it back. What a writer whose file was
+	 * moved wrote since (handing its cells back) goes into the file too: SQLite leaves it in the -wal. */
+	if (st->db && st->gone == GONE_MOVED && !old_name_taken(st))
+		sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (st->db)
 		sqlite3_close_v2(st->db);
+	/* After SQLite's: closing a descriptor of the file drops the process's POSIX locks on it. */
+	if (st->file_fd >= 0)
+		close(st->file_fd);
+	store_gone_tidy(st);
+	free(st->real);
 	bulk_reset(st, BULK_OFF);
 	store_flight_release(&st->flight);
 	free(st->wk_id);

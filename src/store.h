@@ -3,6 +3,7 @@
 #define SWEEP_STORE_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "result.h"
 #include "spec.h"
 
@@ -155,33 +156,52 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n);
 
 /*
  * The writer lock: one process writes a database at a time (run, plan, retry, merge), readers are never
- * stopped. flock(2) on the side file NAME-writer, where NAME is the database's path with every symbolic
- * link followed (so every path to the file finds the same lock), held until store_close (store_lock) or
- * store_unlock_fd, so the kernel drops it with the process however it ends; the file names the holder
- * (host, pid, start time, command) for the message that refuses a second writer at once. A file with
- * several names (hard links: SQLite keeps a log per name) is refused, as is a lock file that is a
- * symbolic link. On taking the lock, what a dead
- * writer left is put right: runs still 'running' become 'killed', and a cell that has an ok result but
- * is not 'ok' (a damage older versions could leave when two runs shared a database) becomes 'ok'; both
- * said on stderr. what: the command, for the file. 0, or -1 after error() (held by another: the message
- * names it).
+ * stopped. A lock of the database file itself, its inode (an open-file-description lock on a byte of
+ * SQLite's lock page that SQLite does not lock), taken on a descriptor opened before SQLite opens the
+ * file and held until store_close (store_lock) or store_unlock, so the kernel drops it with the process
+ * however it ends. Every path to the file (a symbolic link, a bind mount, a new name after a rename)
+ * finds the same lock, and nothing done to a name beside it (the note, -wal, -shm) lets a second writer
+ * in. The note NAME-writer, where NAME is the database's path with every symbolic link followed, names
+ * the holder (host, pid, start time, command) for the message that refuses a second writer at once, and
+ * keeps the reserve (store_free_reserve); older sweeps locked the note itself, and that lock is taken
+ * too. A file with several names (hard links: SQLite keeps a log per name) is refused, as is a note that
+ * is a symbolic link or has several names. On taking the lock, what a dead writer left is put right:
+ * runs still 'running' become 'killed', and a cell that has an ok result but is not 'ok' (a damage
+ * older versions could leave when two runs shared a database) becomes 'ok'; both said on stderr. what:
+ * the command, for the note. 0, or -1 after error() (held by another: the message names it).
  */
 int store_lock(struct store *st, const char *what);
-int store_lock_path(const char *path, const char *what, int *fd);
+/* The same lock for a command that opens the database at path itself (merge): lk's descriptors, made
+ * says whether locking made the file (empty). Release with store_unlock after every connection to the
+ * file is closed. */
+struct store_lock {
+	int file, note, made;
+};
+int store_lock_path(const char *path, const char *what, struct store_lock *lk);
+void store_unlock(struct store_lock *lk);
 void store_unlock_fd(int fd);
-/* The writer lock's file also keeps some megabytes of disk allocated (past its end: readers see its one
+/*
+ * Whether the writer's database is still the file its path names: a run whose file is moved, renamed,
+ * replaced or deleted under it must stop (a second writer may take the file now at the path, and SQLite
+ * finds -wal and -shm by name). Looked at most every 0.2 s: at each store_commit (which then fails), and
+ * by the caller's loop when nothing is committed for a while. When it is gone, what was committed is kept
+ * in a file the user can open (the moved file, checkpointed; a file deleted or replaced is copied beside
+ * its old name, NAME.saved-PID), every later store_begin is refused, and the message says where the
+ * results are and how to go on; the side files left by the old name are removed at store_close when no
+ * file has that name. 0, or -1 after error(). A reader: always 0.
+ */
+int store_watch(struct store *st);
+/* The writer lock's note also keeps some megabytes of disk allocated (past its end: readers see its one
  * line). A writer whose disk is full gives them back with this, so that it can still record how it
  * stopped (the cells in flight handed back). 0, or -1 after error() (not a writer; the file failed). */
 int store_free_reserve(struct store *st);
 /* Whether a writer holds st's database now (1) or not (0), without taking or waiting for the lock: a run
- * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell (no lock
- * file beside it: a snapshot, say). */
+ * still 'running' in runs while none does is a run whose processes are gone. -1: cannot tell. */
 int store_writer_alive(const struct store *st);
-/* The same for the database at path, and who holds the lock into who (n bytes; as its lock file names
- * the holder, "host H pid P since T: COMMAND", untrusted text; "" when not known). */
-int store_writer_alive_path(const char *path, char *who, size_t n);
 /* Remove the database file at path and everything beside it (-wal, -shm, -journal, -writer): for a
- * command that made it and could not plan it, so that no half-made database says a sweep is there. */
+ * command that made it and could not plan it, so that no half-made database says a sweep is there.
+ * Nothing is removed by a name whose file went away under a writer of this process (store_watch): the
+ * file there now is another's. */
 void store_remove_files(const char *path);
 
 /*
@@ -193,8 +213,33 @@ void store_remove_files(const char *path);
  * the -wal, -shm, -journal or -writer of a database, or a symbolic link to a missing file. 0 otherwise
  * (a missing folder included: the write then says so).
  */
-enum { STORE_OUT_DB = 1 };
+enum { STORE_OUT_DB = 1, STORE_OUT_APPEND = 2, STORE_OUT_NEW = 4 };
 int store_output_check(const char *what, const char *path, const char *reading, int flags);
+
+/*
+ * An output written whole or not at all: into a temporary file beside it (.NAME.XXXXXX in its folder,
+ * links followed), put in place by a rename once every byte is on the disk. A full disk, a failed write
+ * or an interrupted command leaves the old file as it was; a symbolic link swapped in meanwhile is
+ * replaced, never written through. Checked at the open and again before the rename, by the descriptor
+ * the name opens: store_output_check's rule against every database in dbs (NULL-terminated; NULL for
+ * none) and its side files, and no file of several names (hard links). An existing device or pipe
+ * (/dev/stdout) is written directly. flags: STORE_OUT_DB (the output is a database), STORE_OUT_APPEND
+ * (what the file holds is kept, the writes go after it), STORE_OUT_NEW (never over an existing file).
+ * store_out_open: 0 and w->f to write into, or -1 after error() (nothing made). store_out_close: 0 once
+ * in place, or -1 after error() (nothing changed); store_out_abort drops it. Both free what w holds.
+ */
+struct store_out {
+	FILE *f;                   /* where the output goes */
+	char *tmp;                 /* the temporary file (NULL: a device, written directly) */
+	/* private */
+	const char *what, *path;
+	char **dbs, *real;             /* dbs: a copy of the list */
+	size_t ndbs;
+	int flags;
+};
+int store_out_open(struct store_out *w, const char *what, const char *path, const char *const *dbs, int flags);
+int store_out_close(struct store_out *w);
+void store_out_abort(struct store_out *w);
 
 /* Runs: started now with argv (joined), the spec hash and this binary's version and commit (version.h);
  * ended with a status ("ok", "failed", ...). */

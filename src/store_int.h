@@ -103,7 +103,14 @@ struct store {
 	size_t wk_alloc;
 	struct store_bulk bulk;
 	int plan_keys;                 /* temp.plan_keys is being filled (store_plan_key) */
-	int lock_fd;                   /* the writer lock's file (store_lock), -1 when not held */
+	char *real;                    /* a writer's path with every link followed (store_file_real) */
+	int file_fd;                   /* the database file itself, opened before SQLite opens it and closed
+					* after: it holds the writer lock (store_lock); -1 when not open */
+	int note_fd;                   /* the note beside it, NAME-writer (store_lock), -1 when not held */
+	enum { GONE_NOT, GONE_MOVED, GONE_LOST } gone;   /* the writer's file was moved away (store_watch),
+					* or has no name left: GONE_LOST is written no more, GONE_MOVED only while
+					* no file has its old name (store_begin) */
+	double watched;                /* when store_watch last looked (now_mono) */
 	struct store_denied denied;    /* STORE_SQL: what the guard refused last */
 	int interruptible;             /* store_interruptible: an interrupt stops a statement */
 	double limit;                  /* store_time_limit: seconds a read may take (0: no limit) */
@@ -212,5 +219,24 @@ int store_file_real(const char *path, char **real);
 /* A database is written through one name: refused (-1 after error(), naming path) when the file real has
  * several (hard links), or its -wal, -shm or -journal is a link. 0 when it does not exist. */
 int store_file_one_name(const char *path, const char *real);
+/* The database file at path opened for its lock: a writer's read-write (made when missing, never through a
+ * symbolic link), a reader's read-only; a regular file. The descriptor, or -1 with errno (EINVAL: not a
+ * regular file). Close it only when this process has no SQLite connection to the file left: closing any
+ * descriptor of a file drops every POSIX lock the process holds on it, SQLite's included. */
+int store_file_open(const char *path, int writer);
+/* Take the writer lock on fd, the file real (path as given) opened by store_file_open, and write the note
+ * beside it (NAME-writer: who writes, the reserve) into *note. 0, or -1 after error() (held by another:
+ * the message names it; the file no longer at real). */
+int store_file_lock(const char *path, const char *real, int fd, const char *what, int *note);
+/* Whether a writer holds the lock of fd, the file real (1) or not (0); -1 when the test fails or no
+ * writer is known to have written it (no note beside it: a snapshot). who (n bytes) gets the holder its
+ * note names ("host H pid P since T: COMMAND", untrusted text), "" when not known. */
+int store_file_writer(int fd, const char *real, char *who, size_t n);
+/* The file a writer of this process had at real went away (moved, replaced, deleted): store_remove_files
+ * leaves what has that name now. */
+void store_file_gone(const char *real);
+/* Whether fd is no longer the file at real (1: moved, replaced or deleted) or still is (0), and where it
+ * is now into where (n bytes; "" when it has no name left or it cannot be told). */
+int store_file_moved(int fd, const char *real, char *where, size_t n);
 
 #endif

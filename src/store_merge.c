@@ -17,9 +17,12 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 	struct merge m = { .o = o, .out_path = out };
 	struct input *in = xcalloc((size_t)(n ? n : 1), sizeof(*in));
 	struct store_merge_stats *st = stats ? stats : xcalloc((size_t)(n ? n : 1), sizeof(*st));
-	int made = 0, ret = FAIL_USAGE, lock = -1;   /* until the output is open, a refusal */
+	struct store_lock lock = { -1, -1, 0 };
+	int made = 0, ret = FAIL_USAGE;   /* until the output is open, a refusal */
 	char *msg = NULL;
 
+	for (int i = 0; i < n; i++)
+		in[i].fd = -1;
 	if (sqlite3_libversion_number() < 3031000) {
 		error("sweep merge needs SQLite 3.31 or newer for its defensive settings (this is %s)",
 		      sqlite3_libversion());
@@ -41,8 +44,10 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 		ret = FAIL_BUSY;
 		goto out;
 	}
+	made = lock.made;
 	if (store_merge_output_open(&m, &made))
 		goto out;
+	made |= lock.made;   /* the lock made it (empty) */
 	ret = FAIL_IO;
 	iso_time(now_wall(), m.now, sizeof(m.now));
 	if (sqlite3_exec(m.out, "BEGIN IMMEDIATE", NULL, NULL, NULL)) {
@@ -77,7 +82,7 @@ out:
 		store_merge_input_close(&in[i]);
 	if (m.out)
 		sqlite3_close_v2(m.out);
-	store_unlock_fd(lock);
+	store_unlock(&lock);
 	/* An output this merge made and could not fill is not left behind half made. */
 	if (ret && made)
 		store_remove_files(out);

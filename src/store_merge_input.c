@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "store_merge_int.h"
 #include "json.h"
 #include "plan.h"
@@ -428,6 +429,7 @@ int store_merge_input_open(struct input *in)
 		return error("cannot open '%s': %s", in->path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
 		return error("cannot merge '%s': not a regular file", in->path);
+	in->fd = store_file_open(in->path, 0);
 	if (sqlite3_open_v2(in->path, &in->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL))
 		return error("cannot open '%s': %s", in->path, in->db ? sqlite3_errmsg(in->db) : "out of memory");
 	/* Defensive: the schema is the input's, so nothing in it is trusted to run. And no double-quoted
@@ -599,11 +601,16 @@ out:
 
 void store_merge_input_busy(struct input *in)
 {
-	char who[256], whob[124], a[52], b[52], c[52];
+	char who[256], whob[124], a[52], b[52], c[52], *real;
 	struct strbuf runs = STRBUF_INIT;
 	sqlite3_stmt *s;
+	int alive;
 
-	if (store_writer_alive_path(in->path, who, sizeof(who)) != 1)
+	if (in->fd < 0 || !(real = realpath(in->path, NULL)))
+		return;
+	alive = store_file_writer(in->fd, real, who, sizeof(who));
+	free(real);
+	if (alive != 1)
 		return;
 	/* Its runs still going come in 'running', unfinished: a later merge of it brings their end. */
 	if ((s = prep(in->db, "SELECT id, sweep, started FROM runs WHERE status = 'running' ORDER BY id"))) {
@@ -624,4 +631,7 @@ void store_merge_input_close(struct input *in)
 		sqlite3_exec(in->db, "COMMIT", NULL, NULL, NULL);
 		sqlite3_close_v2(in->db);
 	}
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
 }

@@ -53,6 +53,9 @@ struct idmap {
 struct input {
 	const char *path;
 	sqlite3 *db;
+	int fd;                /* the file itself, open around db's life: the writer lock is tested on it
+				* (closing a descriptor of the file while db is open drops db's POSIX locks);
+				* -1 until opened */
 	struct idmap runs, hosts, workers, cells;
 	struct idmap decided;  /* cells whose state the output took from this input's newer decision */
 	struct idmap others;   /* cells of other sweeps than opts.sweep: their results are not counted */

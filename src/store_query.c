@@ -130,33 +130,36 @@ static int snapshot_text(sqlite3 *db, const char *sql, char *buf, size_t n)
 
 int store_snapshot(const char *path, const char *out)
 {
+	const char *dbs[] = { path, NULL };
 	struct store *st = NULL;
+	struct store_out w;
 	sqlite3 *copy = NULL;
 	sqlite3_stmt *s = NULL;
 	char mode[32] = "", check[256] = "";
-	int ret = -1, made = 0;
+	int ret = -1;
 
-	if (!access(out, F_OK))
-		return error("'%s' exists: a snapshot is written to a new file", out);
-	if (store_output_check("the snapshot", out, path, STORE_OUT_DB))
+	/* Into a temporary file by its full path (never read as a "file:" URI), renamed to out once checked:
+	 * never over an existing file, a database or its side files. */
+	if (store_out_open(&w, "the snapshot", out, dbs, STORE_OUT_DB | STORE_OUT_NEW))
 		return -1;
+	fclose(w.f);
+	w.f = NULL;
 	if (store_open(path, STORE_RO, &st))
-		return -1;
+		goto out;
 	/* VACUUM INTO reads in one read transaction: the copy holds every transaction committed before it
 	 * began and nothing of those after, while the run goes on writing (WAL readers do not block it). */
 	if (sqlite3_prepare_v2(st->db, "VACUUM INTO ?1", -1, &s, NULL) != SQLITE_OK) {
 		error("cannot snapshot '%s': %s", path, sqlite3_errmsg(st->db));
 		goto out;
 	}
-	sqlite3_bind_text(s, 1, out, -1, SQLITE_TRANSIENT);
-	made = 1;
+	sqlite3_bind_text(s, 1, w.tmp, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		error("cannot snapshot '%s' into '%s': %s", path, out, sqlite3_errmsg(st->db));
 		goto out;
 	}
 	/* One self-contained file in rollback-journal mode (no -wal beside it to carry along), checked
 	 * before anyone copies it. */
-	if (sqlite3_open_v2(out, &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(w.tmp, &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		error("cannot open the snapshot '%s': %s", out, copy ? sqlite3_errmsg(copy) : "out of memory");
 		goto out;
 	}
@@ -175,7 +178,8 @@ out:
 	if (copy && sqlite3_close(copy) != SQLITE_OK && !ret)
 		ret = error("cannot close the snapshot '%s'", out);
 	store_close(st);
-	if (ret && made)
-		unlink(out);
+	if (!ret)
+		ret = store_out_close(&w);
+	store_out_abort(&w);
 	return ret;
 }

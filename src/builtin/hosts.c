@@ -55,15 +55,15 @@ static int hosts_hostfile(int argc, char **argv)
 	}
 	inventory_hostfile(&inv, &sb);
 	if (out) {
-		FILE *f;
+		struct store_out w;
 
-		if (store_output_check("--out", out, NULL, 0)) {
+		if (store_out_open(&w, "--out", out, NULL, 0)) {
 			ret = FAIL_UNSAFE;
 			goto out;
 		}
-		f = fopen(out, "w");
-		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f)) {
-			ret = error("cannot write '%s'", out);
+		fwrite(sb.buf, 1, sb.len, w.f);
+		if (store_out_close(&w)) {
+			ret = FAIL_IO;
 			goto out;
 		}
 	} else {

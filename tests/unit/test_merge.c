@@ -972,14 +972,15 @@ static void test_hostile(void)
 	CHECK_INT(store_merge(out, in, 1, NULL, NULL), 0, "merge base");
 	{
 		/* another writer holds out: busy, its own kind (exit 1: no fault of the input), nothing written */
-		int lock = -1, rc;
+		struct store_lock lock;
 		char *was = dump(out), *now;
+		int rc;
 
 		CHECK_INT(store_lock_path(out, "a test", &lock), 0, "hold the output's writer lock");
 		test_capture_start();
 		rc = store_merge(out, in, 1, NULL, NULL);
 		free(test_capture_end());
-		store_unlock_fd(lock);
+		store_unlock(&lock);
 		CHECK_INT(rc, FAIL_BUSY, "an output another sweep writes is busy");
 		now = dump(out);
 		CHECK(!strcmp(was, now), "a busy output is as it was");

@@ -68,7 +68,7 @@ static void test_one_writer(void)
 	char *via_folder = tmp_path("folder/w.db"), *hard = tmp_path("hard.db"), *dang = tmp_path("dang.db");
 	char *nowhere = tmp_path("nowhere.db"), *lock = xasprintf("%s-writer", sym), *want, *text;
 	struct store *a, *b, *r;
-	int fd;
+	struct store_lock fd;
 
 	make_db(db);
 	CHECK_INT(store_open(db, STORE_RW, &a), 0, "open the first writer");
@@ -101,7 +101,7 @@ static void test_one_writer(void)
 	free(text);
 	CHECK_SAYS(store_open(hard, STORE_RO, &r), 0, "warning: '", "a reader is warned, not refused");
 	store_close(r);
-	unlink(hard);
+	store_remove_files(hard);   /* and the -wal its reader left */
 	store_close(a);
 
 	CHECK(!symlink("nowhere.db", dang), "a link to a missing file");
@@ -139,6 +139,108 @@ static void test_one_writer(void)
 	free(dang);
 	free(nowhere);
 	free(lock);
+}
+
+/* The lock is the file's own: a new name after a rename, or a removed note, lets no second writer in; a
+ * writer whose file was renamed stops at its next commit, its rows in the file by its new name. */
+static void test_lock_inode(void)
+{
+	char *db = tmp_path("i.db"), *moved = tmp_path("moved.db"), *note = xasprintf("%s-writer", db);
+	char *want, *real;
+	struct store *a, *b, *r;
+	struct store_counts c;
+	int added;
+
+	make_db(db);
+	CHECK_INT(store_open(db, STORE_RW, &a), 0, "open the writer");
+	CHECK_INT(store_lock(a, "test a"), 0, "it takes the lock");
+	CHECK(!unlink(note), "its note removed");
+	CHECK_INT(store_open(db, STORE_RW, &b), 0, "a second writer opens");
+	CHECK_SAYS(store_lock(b, "test b"), -1, "is being written by another sweep", "but is refused");
+	store_close(b);
+	CHECK_INT(store_begin(a), 0, "the writer goes on");
+	CHECK_INT(store_add_cell(a, "s", "k2", "{\"ms\":2}", 0, "", 1, "planned", &added), 0, "a cell");
+	CHECK_INT(store_commit(a), 0, "committed");
+	CHECK(!rename(db, moved), "the file renamed");
+	CHECK_INT(store_open(moved, STORE_RW, &b), 0, "a writer of the new name opens");
+	CHECK_SAYS(store_lock(b, "test b"), -1, "is being written by another sweep", "but is refused");
+	store_close(b);
+	CHECK_INT(store_open(moved, STORE_RO, &r), 0, "a reader of the new name");
+	CHECK_INT(store_writer_alive(r), 1, "sees the writer alive");
+	store_close(r);
+	usleep(250000);   /* store_watch looks every 0.2 s */
+	CHECK_INT(store_begin(a), 0, "the writer does not know yet");
+	CHECK_INT(store_add_cell(a, "s", "k3", "{\"ms\":3}", 0, "", 2, "planned", &added), 0, "a cell");
+	CHECK((real = realpath(moved, NULL)) != NULL, "the new name");
+	want = xasprintf("was moved or renamed to '%s' while this sweep wrote it: stopped writing", real);
+	CHECK_SAYS(store_commit(a), -1, want, "its commit says where the file went");
+	free(want);
+	free(real);
+	store_close(a);
+	CHECK(access(db, F_OK) && access(note, F_OK), "nothing left by the old name");
+	write_file(db, "another", 7);
+	store_remove_files(db);   /* as a command that made the file and failed does */
+	CHECK(!access(db, F_OK), "a file that took the old name is not removed as the writer's own");
+	unlink(db);
+	CHECK_INT(store_open(moved, STORE_RO, &r), 0, "the moved file opens");
+	CHECK_INT(store_cell_counts(r, "s", NULL, &c), 0, "its cells counted");
+	CHECK(c.planned == 3, "with every commit in it: %ju cells", (uintmax_t)c.planned);
+	store_close(r);
+	store_remove_files(moved);
+	free(db);
+	free(moved);
+	free(note);
+}
+
+/* The file at path holds want. */
+static void check_file(const char *path, const char *want, const char *name)
+{
+	char *got = read_all(path);
+
+	CHECK(!strcmp(got, want), "%s", name);
+	free(got);
+}
+
+/* store_out_open with a list of databases that is gone before the close (as report_out_open's). */
+static int out_open_db(struct store_out *w, const char *path, const char *db, int flags)
+{
+	const char *dbs[] = { db, NULL };
+
+	return store_out_open(w, "--out", path, dbs, flags);
+}
+
+/* store_out_open and store_out_close: a file replaced whole or not at all, never through a link. */
+static void test_out_whole(void)
+{
+	char *db = tmp_path("od.db"), *out = tmp_path("o.txt"), *text;
+	const char *dbs[] = { db, NULL };
+	struct store_out w;
+
+	make_db(db);
+	text = read_all(db);
+	write_file(out, "old\n", 4);
+	CHECK_INT(store_out_open(&w, "--out", out, dbs, 0), 0, "an output opens");
+	fputs("new\n", w.f);
+	store_out_abort(&w);
+	check_file(out, "old\n", "dropped: the old file as it was");
+	CHECK_INT(store_out_open(&w, "--out", out, dbs, STORE_OUT_APPEND), 0, "opened to add to it");
+	fputs("more\n", w.f);
+	CHECK_INT(store_out_close(&w), 0, "in place");
+	check_file(out, "old\nmore\n", "what it held, then what was added");
+	CHECK_INT(out_open_db(&w, out, db, 0), 0, "opened again");
+	unlink(out);
+	CHECK(!symlink("od.db", out), "a link to the database swapped in meanwhile");
+	fputs("over\n", w.f);
+	CHECK_SAYS(store_out_close(&w), -1, "is the database being read: not overwriting it", "is refused");
+	check_file(db, text, "the database untouched");
+	unlink(out);
+	CHECK_SAYS(store_out_open(&w, "the snapshot", db, dbs, STORE_OUT_NEW | STORE_OUT_DB), -1, "exists",
+		   "a new file is never an existing one");
+	store_remove_files(db);
+	unlink(out);
+	free(text);
+	free(db);
+	free(out);
 }
 
 /* store_output_check on path: ret and, when refused, a message holding want. */
@@ -405,6 +507,8 @@ int main(void)
 		return 1;
 	}
 	test_one_writer();
+	test_lock_inode();
+	test_out_whole();
 	test_outputs();
 	test_guard();
 	rmdir(dir);
