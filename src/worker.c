@@ -44,6 +44,7 @@ struct sup {
 	double first_unsent;
 	double sent_at;            /* when the master was last sent anything: the next beat is due from it */
 	double heard;              /* when the master was last heard from, or when this worker began to listen */
+	int heard_once;            /* the master has sent something since the hello */
 	double looked;             /* when it last looked for the master's messages */
 	int restarts;
 };
@@ -65,6 +66,9 @@ static int beat(struct sup *s)
 /* A worker that has not looked for the master's messages for this long was busy (an executor starting):
  * what the master sent meanwhile waits unread, so its silence counts only from when the worker listens. */
 #define WORKER_LISTEN_GAP 4.0
+/* Between the hello and the master's first message the master files the hellos (replicas of a large sweep
+ * may take a while) and beats nothing: so long a silence is allowed then. */
+#define WORKER_FIRST_WAIT 600.0
 
 /* Whether the master has been silent for MSG_ORPHAN_SECONDS while this worker listened (msg.h): the job is
  * gone. Never on rank 0, whose own worker shares the master's process. */
@@ -75,7 +79,7 @@ static int orphaned(struct sup *s)
 	if (now - s->looked > WORKER_LISTEN_GAP && s->heard < now)
 		s->heard = now;
 	s->looked = now;
-	return s->rank != 0 && now - s->heard >= MSG_ORPHAN_SECONDS;
+	return s->rank != 0 && now - s->heard >= (s->heard_once ? MSG_ORPHAN_SECONDS : WORKER_FIRST_WAIT);
 }
 
 /* The longest cell t may take before its executor is taken for hung. */
@@ -495,8 +499,10 @@ int worker_session(struct comm *c, int *next)
 			wait = fmin(wait, limit);
 		}
 		rc = comm_worker_wait(c, s.fd, &tag, &s.buf, wait);
-		if (rc == 1)
+		if (rc == 1) {
 			s.heard = now_mono();
+			s.heard_once = 1;
+		}
 		if (rc < 0 || (rc == 1 && from_master(&s, tag, &end)) || (rc == 2 && from_executor(&s)))
 			goto out;
 	}
