@@ -30,6 +30,26 @@ enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT
 #define MSG_BEAT_SECONDS 2.0
 #define MSG_LOST_SECONDS 20.0
 #define MSG_ORPHAN_SECONDS 30.0
+/* A worker that has not looked for the master's messages for MSG_LISTEN_GAP was busy (an executor starting):
+ * what the master sent meanwhile waits unread, so the silence counts only from when it listens again.
+ * Between its hello and the master's first message the master files the hellos (the replicas of a large
+ * sweep may take a while) and beats nothing: MSG_FIRST_WAIT is allowed then. */
+#define MSG_LISTEN_GAP 4.0
+#define MSG_FIRST_WAIT 600.0
+
+/* The master's silence as a worker counts it (times from now_mono). Nothing to free. */
+struct msg_silence {
+	double heard;              /* the master's last message, or when the worker began to listen */
+	double looked;             /* when the worker last looked for its messages */
+	int heard_once;            /* the master has sent something since the worker began */
+};
+/* The worker begins to listen at now. */
+void msg_silence_start(struct msg_silence *m, double now);
+/* A message from the master came at now. */
+void msg_silence_heard(struct msg_silence *m, double now);
+/* The worker looks for messages at now: 1 when the master has been silent for MSG_ORPHAN_SECONDS
+ * (MSG_FIRST_WAIT before its first message) while the worker listened, the job gone; else 0. */
+int msg_silence_over(struct msg_silence *m, double now);
 
 /* What a worker says about itself at start. Owns its strings (hello_release). */
 struct hello {

@@ -43,9 +43,7 @@ struct sup {
 	struct strbuf results;     /* results for the master not yet sent (msg_results_*), since first_unsent */
 	double first_unsent;
 	double sent_at;            /* when the master was last sent anything: the next beat is due from it */
-	double heard;              /* when the master was last heard from, or when this worker began to listen */
-	int heard_once;            /* the master has sent something since the hello */
-	double looked;             /* when it last looked for the master's messages */
+	struct msg_silence silence;   /* the master's, since the hello */
 	int restarts;
 };
 
@@ -63,23 +61,11 @@ static int beat(struct sup *s)
 	return now_mono() - s->sent_at >= MSG_BEAT_SECONDS ? to_master(s, MSG_BEAT, "", 0) : 0;
 }
 
-/* A worker that has not looked for the master's messages for this long was busy (an executor starting):
- * what the master sent meanwhile waits unread, so its silence counts only from when the worker listens. */
-#define WORKER_LISTEN_GAP 4.0
-/* Between the hello and the master's first message the master files the hellos (replicas of a large sweep
- * may take a while) and beats nothing: so long a silence is allowed then. */
-#define WORKER_FIRST_WAIT 600.0
-
-/* Whether the master has been silent for MSG_ORPHAN_SECONDS while this worker listened (msg.h): the job is
+/* Whether the master has been silent for long while this worker listened (msg_silence_over): the job is
  * gone. Never on rank 0, whose own worker shares the master's process. */
 static int orphaned(struct sup *s)
 {
-	double now = now_mono();
-
-	if (now - s->looked > WORKER_LISTEN_GAP && s->heard < now)
-		s->heard = now;
-	s->looked = now;
-	return s->rank != 0 && now - s->heard >= (s->heard_once ? MSG_ORPHAN_SECONDS : WORKER_FIRST_WAIT);
+	return msg_silence_over(&s->silence, now_mono()) && s->rank != 0;
 }
 
 /* The longest cell t may take before its executor is taken for hung. */
@@ -461,7 +447,7 @@ int worker_session(struct comm *c, int *next)
 	if (executor_start(&s, &hello) || to_master(&s, MSG_HELLO, hello.buf, hello.len))
 		goto out;
 	msg_results_init(&s.results);
-	s.heard = s.looked = now_mono();
+	msg_silence_start(&s.silence, now_mono());
 	while (end < 0) {
 		double wait;
 
@@ -472,7 +458,8 @@ int worker_session(struct comm *c, int *next)
 
 			gethostname(host, sizeof(host) - 1);
 			error("rank %d on '%s': the master (rank 0) sent nothing for %.0f s: the job is gone (its host "
-			      "down or cut off); this rank ends its executor and exits", s.rank, host, now_mono() - s.heard);
+			      "down or cut off); this rank ends its executor and exits", s.rank, host,
+			      now_mono() - s.silence.heard);
 			ret = 1;
 			goto out;
 		}
@@ -499,10 +486,8 @@ int worker_session(struct comm *c, int *next)
 			wait = fmin(wait, limit);
 		}
 		rc = comm_worker_wait(c, s.fd, &tag, &s.buf, wait);
-		if (rc == 1) {
-			s.heard = now_mono();
-			s.heard_once = 1;
-		}
+		if (rc == 1)
+			msg_silence_heard(&s.silence, now_mono());
 		if (rc < 0 || (rc == 1 && from_master(&s, tag, &end)) || (rc == 2 && from_executor(&s)))
 			goto out;
 	}
