@@ -235,8 +235,9 @@ void comm_end_cut(struct comm *c, int code, double wait)
 			/* A session of its own: the signals mpirun sends this rank's process group miss it. It
 			 * holds none of this rank's files, so that Open MPI sees the rank's output end with it. */
 			setsid();
-			for (long fd = 0; fd < (maxfd > 0 ? maxfd : 1024); fd++)
-				close((int)fd);
+			if (close_range(0, ~0U, 0))
+				for (long fd = 0; fd < (maxfd > 0 && maxfd < 65536 ? maxfd : 65536); fd++)
+					close((int)fd);
 			kill(mpirun, SIGTERM);
 			for (int i = 0; i < 30 && !kill(mpirun, 0); i++)
 				pause_for(0.1);
