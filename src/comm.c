@@ -1,12 +1,15 @@
 /* comm.c: MPI (the only file that calls it) and the in-process queue of rank 0's own worker. */
 #include "comm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -148,6 +151,128 @@ void comm_abort(struct comm *c, int code)
 	if (c && c->mpi)
 		MPI_Abort(MPI_COMM_WORLD, code);
 	exit(code);
+}
+
+/* The parent and the name of process pid, from /proc: 0, or -1 when it is gone (a zombie too). */
+static int proc_parent(pid_t pid, pid_t *parent, char *name, size_t n)
+{
+	char path[64], buf[512], *open, *close, state;
+	FILE *f;
+	size_t len;
+	long pp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	/* "pid (name) state ppid ...": the name may hold spaces and parentheses, so the last ')' ends it. */
+	if (!(open = strchr(buf, '(')) || !(close = strrchr(buf, ')')) ||
+	    sscanf(close + 1, " %c %ld", &state, &pp) != 2 || state == 'Z')
+		return -1;
+	snprintf(name, n, "%.*s", (int)(close - open - 1), open + 1);
+	*parent = (pid_t)pp;
+	return 0;
+}
+
+/* The nearest ancestor of this process that is mpirun (or, with daemons, an Open MPI daemon too), or 0. */
+static pid_t find_mpirun(int daemons)
+{
+	static const char *const names[] = { "mpirun", "mpiexec", "orterun", "orted" };
+	pid_t pid = getppid(), up;
+	char name[64];
+
+	for (int depth = 0; pid > 1 && depth < 16 && !proc_parent(pid, &up, name, sizeof(name)); depth++) {
+		for (size_t i = 0; i < sizeof(names) / sizeof(*names) - !daemons; i++)
+			if (!strcmp(name, names[i]))
+				return pid;
+		pid = up;
+	}
+	return 0;
+}
+
+int comm_is_launcher(const struct comm *c, int pid)
+{
+	return c && c->mpi && pid > 1 && find_mpirun(1) == (pid_t)pid;
+}
+
+/* Whether a process other than me has parent as its parent. */
+static int other_children(pid_t parent, pid_t me)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		pid_t pid = (pid_t)atol(e->d_name), up;
+		char name[64];
+
+		found = pid > 0 && pid != me && !proc_parent(pid, &up, name, sizeof(name)) && up == parent;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void pause_for(double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+void comm_end_cut(struct comm *c, int code, double wait)
+{
+	pid_t mpirun = c && c->mpi ? find_mpirun(0) : 0;
+	long maxfd = sysconf(_SC_OPEN_MAX);
+	double end;
+
+	if (mpirun > 0) {
+		pid_t helper = fork();
+
+		if (helper == 0) {
+			/* A session of its own: the signals mpirun sends this rank's process group miss it. It
+			 * holds none of this rank's files, so that Open MPI sees the rank's output end with it. */
+			setsid();
+			if (close_range(0, ~0U, 0))
+				for (long fd = 0; fd < (maxfd > 0 && maxfd < 65536 ? maxfd : 65536); fd++)
+					close((int)fd);
+			kill(mpirun, SIGTERM);
+			for (int i = 0; i < 30 && !kill(mpirun, 0); i++)
+				pause_for(0.1);
+			if (!kill(mpirun, 0))
+				kill(mpirun, SIGTERM);
+			_exit(0);
+		}
+		if (helper > 0) {
+			/* mpirun ends this rank (SIGTERM, then SIGKILL); it exits by itself if not. */
+			end = now_mono() + 10;
+			while (now_mono() < end)
+				pause_for(0.1);
+			_exit(code);
+		}
+	}
+	end = now_mono() + wait;
+	while (c && c->mpi && now_mono() < end)
+		pause_for(0.1);
+	comm_abort(c, code);
+}
+
+void comm_orphan_exit(struct comm *c, int code)
+{
+	pid_t parent = getppid(), up;
+	char name[64];
+
+	fflush(NULL);
+	if (c && c->mpi && !proc_parent(parent, &up, name, sizeof(name)) && !strcmp(name, "orted")) {
+		double end = now_mono() + 5;
+
+		while (other_children(parent, getpid()) && now_mono() < end)
+			pause_for(0.1);
+		kill(parent, SIGTERM);
+	}
+	_exit(code);
 }
 
 int comm_rank(const struct comm *c) { return c->rank; }

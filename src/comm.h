@@ -19,6 +19,24 @@ int comm_init(int *argc, char ***argv, struct comm **out);
 void comm_finish(struct comm *c);
 /* End the whole job now (MPI_Abort under mpirun, exit otherwise) with code. */
 void comm_abort(struct comm *c, int code) __attribute__((noreturn));
+/*
+ * End a job that has a rank on a host cut off the network, the database already sound. mpirun (Open MPI
+ * 4.1) waits for every daemon to confirm an abort, and a daemon that cannot be reached answers nothing for
+ * as long as TCP retries (many minutes) unless mpirun was given keepalive options. So when mpirun is an
+ * ancestor of this process (it started this rank, or the daemon that did on the same machine), a helper
+ * apart from the job sends it SIGTERM (it ends the ranks and daemons it reaches), and a second one 3 s later
+ * if it is still there, on which Open MPI 4.1's mpirun exits 1 at once. Else MPI_Abort after wait seconds
+ * (a rank that hangs on a host that answers). Never returns.
+ */
+void comm_end_cut(struct comm *c, int code, double wait) __attribute__((noreturn));
+/*
+ * The master is gone (MSG_ORPHAN_SECONDS): exit with code without MPI_Finalize, which would wait for it for
+ * ever. This rank's Open MPI daemon, when it is its parent, is ended too (it would wait for mpirun for as
+ * long as TCP retries), once the daemon's other ranks have exited (they end themselves alike; 5 s at most).
+ */
+void comm_orphan_exit(struct comm *c, int code) __attribute__((noreturn));
+/* Whether pid is the mpirun or the Open MPI daemon that started this rank (an ancestor of it). */
+int comm_is_launcher(const struct comm *c, int pid);
 int comm_rank(const struct comm *c);
 int comm_size(const struct comm *c);
 int comm_is_mpi(const struct comm *c);

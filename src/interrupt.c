@@ -5,12 +5,15 @@
 #include <string.h>
 
 static volatile sig_atomic_t caught;
+static volatile sig_atomic_t sender;
 static int depth;
 static struct sigaction old_int, old_term, old_usr1;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *context)
 {
+	(void)context;
 	caught = sig;
+	sender = info && info->si_code == SI_USER ? info->si_pid : 0;
 }
 
 void interrupt_catch(void)
@@ -20,8 +23,9 @@ void interrupt_catch(void)
 	if (depth++)
 		return;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	caught = 0;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	caught = sender = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGUSR1, &sa, &old_usr1);
@@ -40,6 +44,11 @@ void interrupt_release(void)
 int interrupt_signal(void)
 {
 	return caught;
+}
+
+int interrupt_sender(void)
+{
+	return sender;
 }
 
 const char *interrupt_name(int sig)

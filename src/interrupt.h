@@ -14,6 +14,8 @@ void interrupt_release(void);
 /* The signal that came since the outermost catch (SIGINT, SIGTERM or SIGUSR1), 0 when none (or when
  * nothing catches). */
 int interrupt_signal(void);
+/* The process that sent it with kill(), 0 when unknown (the terminal's Ctrl-C, or none). */
+int interrupt_sender(void);
 /* Its name ("SIGINT"), for messages. */
 const char *interrupt_name(int sig);
 

@@ -2,6 +2,7 @@
 #include "master.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,21 @@ static void warn_absent(struct master *m)
 	}
 }
 
+/* MSG_BEAT to every worker rank every MSG_BEAT_SECONDS: one that hears nothing from the master for
+ * MSG_ORPHAN_SECONDS ends itself (msg.h). Rank 0's own worker shares the master's process. */
+static int beat_workers(struct master *m)
+{
+	double now = now_mono();
+
+	if (now < m->beat_at)
+		return 0;
+	m->beat_at = now + MSG_BEAT_SECONDS;
+	for (int r = 1; r < m->nw; r++)
+		if (comm_master_send(m->c, r, MSG_BEAT, "", 0))
+			return -1;
+	return 0;
+}
+
 /* Collect every worker's hello, then master_assign. */
 static int greet(struct master *m)
 {
@@ -100,7 +116,7 @@ static int greet(struct master *m)
 		double left = deadline - now_mono();
 
 		/* An interrupt is looked at every 0.1 s here too: a start must not outlive Ctrl-C. */
-		if (interrupt_signal())
+		if (interrupt_signal() || beat_workers(m))
 			return -1;
 		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, left < 0.1 ? left : 0.1);
 		if (rc < 0)
@@ -474,11 +490,14 @@ static int dispatch(struct master *m)
 	while (work_left(m) && !interrupt_signal()) {
 		if (__atomic_load_n(&local_failed, __ATOMIC_SEQ_CST))
 			return error("rank 0's own worker stopped on an error (above)");
+		if (beat_workers(m))
+			return -1;
 		/* At most 0.1 s between looks at interrupted: a job being killed may have a second. */
 		rc = master_recv(m, &peer, &tag,
 				 m->o->progress && m->o->progress_every < 0.1 ? m->o->progress_every : 0.1);
 		progress(m, 0);
-		if (rc < 0 || check_alive(m))
+		/* A database moved under the run is noticed within 0.2 s, not at the next commit (store_watch). */
+		if (rc < 0 || check_alive(m) || store_watch(m->o->store))
 			return -1;
 		if (rc == 0)
 			continue;
@@ -526,11 +545,40 @@ static int hand_back(struct master *m)
 		return -1;
 	/* Before dispatch nothing of this run is in flight (recovery saw to older runs): nothing to read. */
 	if ((m->dispatched && store_unfly(st, m->o->spec->name, &m->stats->handed_back)) ||
-	    store_run_end(st, m->o->run, interrupt_signal() ? "interrupted" : "failed") || store_commit(st)) {
+	    store_run_end(st, m->o->run, m->stats->interrupted ? "interrupted" : "failed") || store_commit(st)) {
 		store_rollback(st);
 		return -1;
 	}
 	return 0;
+}
+
+/* How long the ranks have to answer a MSG_PING after mpirun's SIGTERM: mpirun sends SIGKILL 1 s after it. */
+#define PING_WAIT 0.3
+
+/* After a SIGTERM from mpirun: the first worker rank that does not answer a MSG_PING within PING_WAIT has
+ * ended (killed, or exited), which is why mpirun ends the job; into stats->ended_*. */
+static void find_ended(struct master *m)
+{
+	unsigned char *answered = xcalloc((size_t)m->nw, 1);
+	int peer, tag, left = 0;
+	double end;
+
+	for (int r = 1; r < m->nw; r++) {
+		answered[r] = !m->w[r].hello.host || comm_master_send(m->c, r, MSG_PING, "", 0);
+		left += !answered[r];
+	}
+	end = now_mono() + PING_WAIT;
+	while (left && now_mono() < end)
+		if (comm_master_recv(m->c, &peer, &tag, &m->buf, end - now_mono()) == 1 && peer > 0 && peer < m->nw &&
+		    !answered[peer])
+			answered[peer] = 1, left--;
+	for (int r = 1; r < m->nw && !m->stats->ended_rank; r++) {
+		if (answered[r])
+			continue;
+		m->stats->ended_rank = r;
+		snprintf(m->stats->ended_host, sizeof(m->stats->ended_host), "%s", m->w[r].hello.host);
+	}
+	free(answered);
 }
 
 /*
@@ -541,6 +589,12 @@ static int hand_back(struct master *m)
 static void master_stopped(struct master *m)
 {
 	m->stats->interrupted = interrupt_signal();
+	/* mpirun passes SIGINT, SIGTERM and SIGHUP on as SIGTERM, and sends it too when a rank ended. */
+	m->stats->by_mpirun = m->stats->interrupted == SIGTERM && comm_is_launcher(m->c, interrupt_sender());
+	if (m->stats->by_mpirun)
+		find_ended(m);
+	if (m->stats->ended_rank)
+		m->stats->interrupted = 0;
 	if (!m->stats->lost)
 		note_silent(m);
 	/* A full disk would fail the hand-back too: the room the writer kept for it goes back first (said

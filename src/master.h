@@ -29,6 +29,11 @@ struct master_stats {
 	int silent_rank;           /* the worker heard from least recently when the run stopped early ... */
 	double silent_for;         /* ... for how many seconds it had been silent then ... */
 	char silent_host[64];      /* ... and its host */
+	int by_mpirun;             /* the signal came from mpirun or its daemon: SIGINT, SIGTERM or SIGHUP to mpirun
+				    * (it passes each on as SIGTERM), or a rank that ended */
+	int ended_rank;            /* > 0: that rank did not answer then: it ended (killed, or exited), and mpirun
+				    * ends the job for it (the run is no interrupt: interrupted is 0) ... */
+	char ended_host[64];       /* ... on this host */
 	uint64_t handed_back;      /* cells in flight when the run stopped early, back to planned uncharged */
 	int handback_failed;       /* they could not be (the store failed again): the next run charges them */
 	int cannot;                /* workers that could run none of the sweep's cells (msg.h's hello_cannot) */

@@ -87,6 +87,7 @@ struct master {
 	int dispatched;            /* dispatch began: cells may be in flight */
 	double last_recv;          /* when the master last looked for messages */
 	double listening;          /* since when it has looked at least every LISTEN_GAP seconds */
+	double beat_at;            /* when the workers are due their next MSG_BEAT (msg.h) */
 	struct task *batch[MAX_INFLIGHT];   /* send_tasks' list of one worker's new cells */
 };
 

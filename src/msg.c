@@ -510,3 +510,23 @@ int msg_results_get(const char *buf, size_t len, struct result **out, int *n)
 	*n = (int)count;
 	return 0;
 }
+
+void msg_silence_start(struct msg_silence *m, double now)
+{
+	m->heard = m->looked = now;
+	m->heard_once = 0;
+}
+
+void msg_silence_heard(struct msg_silence *m, double now)
+{
+	m->heard = now;
+	m->heard_once = 1;
+}
+
+int msg_silence_over(struct msg_silence *m, double now)
+{
+	if (now - m->looked > MSG_LISTEN_GAP && m->heard < now)
+		m->heard = now;
+	m->looked = now;
+	return now - m->heard >= (m->heard_once ? MSG_ORPHAN_SECONDS : MSG_FIRST_WAIT);
+}

@@ -10,8 +10,9 @@
  * per worker: one running, the others prefetched), each answered by a RESULT; finally STOP, or NEXT when
  * another SPEC follows in the same job (sweep hosts probe runs several sweeps on the same workers). */
 /* MSG_GANG_BLOB: a gang's bootstrap blob, leader -> master -> the other members. MSG_BEAT: nothing but a
- * sign of life (see MSG_LOST_SECONDS). */
-enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT, MSG_BEAT,
+ * sign of life (see MSG_LOST_SECONDS), either way. MSG_PING: master -> worker, answered at once with a
+ * MSG_BEAT (which ranks are still there, when mpirun ends the job). */
+enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT, MSG_BEAT, MSG_PING,
 	       MSG_GANG_BLOB = 100 };
 
 /*
@@ -20,9 +21,35 @@ enum msg_tag { MSG_SPEC = 1, MSG_HELLO, MSG_TASK, MSG_RESULT, MSG_STOP, MSG_NEXT
  * nothing from for MSG_LOST_SECONDS, while the master was listening, is lost (its host is down or cut off,
  * or the rank hangs): Open MPI 4.1 cannot go on without a rank, so the run ends. The grace is many beats,
  * so that a loaded machine is not taken for a dead one, and is independent of the cells' length.
+ * The other way round, the master sends each worker rank MSG_BEAT every MSG_BEAT_SECONDS once the cells are
+ * handed out, and a worker that hears nothing from it for MSG_ORPHAN_SECONDS while it listens takes the job
+ * for gone (the master's host down or cut off): it ends its executor, with the programs of its cells, and
+ * exits by itself (run_worker). Longer than MSG_LOST_SECONDS, so that when a worker's host is cut off the
+ * master, which can hand the cells back, decides first.
  */
 #define MSG_BEAT_SECONDS 2.0
 #define MSG_LOST_SECONDS 20.0
+#define MSG_ORPHAN_SECONDS 30.0
+/* A worker that has not looked for the master's messages for MSG_LISTEN_GAP was busy (an executor starting):
+ * what the master sent meanwhile waits unread, so the silence counts only from when it listens again.
+ * Between its hello and the master's first message the master files the hellos (the replicas of a large
+ * sweep may take a while) and beats nothing: MSG_FIRST_WAIT is allowed then. */
+#define MSG_LISTEN_GAP 4.0
+#define MSG_FIRST_WAIT 600.0
+
+/* The master's silence as a worker counts it (times from now_mono). Nothing to free. */
+struct msg_silence {
+	double heard;              /* the master's last message, or when the worker began to listen */
+	double looked;             /* when the worker last looked for its messages */
+	int heard_once;            /* the master has sent something since the worker began */
+};
+/* The worker begins to listen at now. */
+void msg_silence_start(struct msg_silence *m, double now);
+/* A message from the master came at now. */
+void msg_silence_heard(struct msg_silence *m, double now);
+/* The worker looks for messages at now: 1 when the master has been silent for MSG_ORPHAN_SECONDS
+ * (MSG_FIRST_WAIT before its first message) while the worker listened, the job gone; else 0. */
+int msg_silence_over(struct msg_silence *m, double now);
 
 /* What a worker says about itself at start. Owns its strings (hello_release). */
 struct hello {

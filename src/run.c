@@ -33,11 +33,10 @@ static int open_for(const char *path, struct store **st, int *made)
 }
 
 /* After a lost worker the database is sound and the line said; Open MPI 4.1 cannot go on without the rank.
- * MPI_Abort would end the job at once if every daemon answered, but one whose host is cut off answers
- * nothing, and once mpirun has sent it the abort it waits on TCP's retransmissions (about 15 minutes)
- * instead of noticing the host gone. So the job is left this long to Open MPI, whose keepalive (the
- * oob_tcp_keepalive_* options docs/ranks.md gives) finds the host lost and ends everything, that host's
- * daemon included; then MPI_Abort, for a rank that hangs on a host that answers. */
+ * comm_end_cut ends mpirun when it can (it is an ancestor of rank 0); else MPI_Abort, after leaving the job
+ * this long to Open MPI, whose keepalive (the oob_tcp_keepalive_* options docs/ranks.md gives) finds a host
+ * cut off and ends everything: once mpirun has sent the abort to a daemon that cannot be reached, it waits on
+ * TCP's retransmissions (about 15 minutes) instead of noticing the host gone. */
 #define RUN_LOST_WAIT 60.0
 
 /* Why a run stopped early, what became of its cells in flight and how to resume, in one line. */
@@ -45,7 +44,12 @@ static void say_stopped(const struct spec *s, const struct master_stats *st)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	if (st->interrupted)
+	if (st->ended_rank)
+		sb_addf(&sb, "rank %d on '%s' ended (killed, or exited) and mpirun ended the job", st->ended_rank,
+			st->ended_host);
+	else if (st->by_mpirun)
+		sb_adds(&sb, "interrupted by SIGINT or SIGTERM to mpirun (it passes either on to the ranks as SIGTERM)");
+	else if (st->interrupted)
 		sb_addf(&sb, "interrupted by %s", interrupt_name(st->interrupted));
 	else if (st->lost)
 		sb_addf(&sb, "rank %d on '%s' sent nothing for %.0f s: lost (its host down or cut off, or the rank "
@@ -61,20 +65,15 @@ static void say_stopped(const struct spec *s, const struct master_stats *st)
 	else
 		sb_addf(&sb, ": %" PRIu64 " cells in flight went back to planned (no attempt charged)", st->handed_back);
 	fprintf(stderr, "sweep: %s: %s; run the same command again to resume%s%s\n", s->name, sb.buf,
-		st->lost ? " (with that host back, or without it)" : st->interrupted ? "" : " once that is mended",
-		launcher_resume());
+		st->lost ? " (with that host back, or without it)" : st->interrupted || st->ended_rank ? "" :
+		" once that is mended", launcher_resume());
 	sb_release(&sb);
 }
 
-/* A lost worker: the whole job ends, left to Open MPI first (RUN_LOST_WAIT), then MPI_Abort. */
+/* A lost worker: the whole job ends (comm_end_cut). */
 static void end_lost_job(struct comm *c)
 {
-	struct timespec tick = { 0, 100 * 1000 * 1000 };
-	double end = now_mono() + RUN_LOST_WAIT;
-
-	while (comm_is_mpi(c) && now_mono() < end)
-		nanosleep(&tick, NULL);
-	comm_abort(c, EXIT_FAIL);
+	comm_end_cut(c, EXIT_FAIL, RUN_LOST_WAIT);
 }
 
 struct outside {
@@ -455,6 +454,7 @@ out:
 int run_worker(struct comm *c)
 {
 	char host[256] = "?";
+	int rc;
 
 	/* Ctrl-C reaches every rank, and mpirun passes SIGTERM (and Slurm's SIGUSR1) on to them: a worker
 	 * waits for the master's STOP instead, so that the master can record the run first. Ignored, not
@@ -462,8 +462,12 @@ int run_worker(struct comm *c)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGUSR1, SIG_IGN);
-	if (!worker_run(c))
+	rc = worker_run(c);
+	if (!rc)
 		return 0;
+	/* The master is gone (it said so): what was committed stays, and a rerun resumes. */
+	if (rc > 0)
+		comm_orphan_exit(c, EXIT_FAIL);
 	/* Without fault-tolerant MPI the master cannot go on without this rank: end the job now, so that it
 	 * does not wait forever; what was committed stays, and a rerun resumes. */
 	gethostname(host, sizeof(host) - 1);

@@ -135,6 +135,8 @@ int store_bulk_row(struct store *st, const char *sweep, const char *key, const c
 /* End bulk mode (rebuild cells_key): every statement but a bulk insert needs it first. 0, or -1 after
  * error(). */
 int store_settle(struct store *st);
+/* Forget the bulk mode's rows, tallies and key set, and leave it in state. */
+void store_bulk_reset(struct store *st, enum bulk_state state);
 /* The cached statement, prepared on first use (after store_settle); NULL after error(). */
 sqlite3_stmt *store_stmt(struct store *st, enum store_sql which);
 /* Bind text (NULL binds NULL; bound SQLITE_STATIC: v must stay valid until the statement is stepped), a

@@ -43,6 +43,7 @@ struct sup {
 	struct strbuf results;     /* results for the master not yet sent (msg_results_*), since first_unsent */
 	double first_unsent;
 	double sent_at;            /* when the master was last sent anything: the next beat is due from it */
+	struct msg_silence silence;   /* the master's, since the hello */
 	int restarts;
 };
 
@@ -58,6 +59,13 @@ static int to_master(struct sup *s, int tag, const void *buf, size_t len)
 static int beat(struct sup *s)
 {
 	return now_mono() - s->sent_at >= MSG_BEAT_SECONDS ? to_master(s, MSG_BEAT, "", 0) : 0;
+}
+
+/* Whether the master has been silent for long while this worker listened (msg_silence_over): the job is
+ * gone. Never on rank 0, whose own worker shares the master's process. */
+static int orphaned(struct sup *s)
+{
+	return msg_silence_over(&s->silence, now_mono()) && s->rank != 0;
 }
 
 /* The longest cell t may take before its executor is taken for hung. */
@@ -387,6 +395,10 @@ static int from_master(struct sup *s, int tag, int *end)
 	}
 	if (tag == MSG_GANG_BLOB)
 		return link_send(s->fd, LINK_BLOB, s->buf.buf, s->buf.len) ? executor_died(s) : 0;
+	if (tag == MSG_BEAT)
+		return 0;
+	if (tag == MSG_PING)
+		return to_master(s, MSG_BEAT, "", 0);
 	if (tag != MSG_TASK || msg_get_tasks(s->buf.buf, s->buf.len, &tasks, &n))
 		return error("rank %d: malformed task (message %d)", s->rank, tag);
 	if (s->fhead + s->nfly + n > (int)s->alloc && s->fhead) {
@@ -416,7 +428,7 @@ int worker_session(struct comm *c, int *next)
 	*next = 0;
 	do
 		rc = comm_worker_recv(c, &tag, &s.buf, 3600);
-	while (rc == 0);
+	while (rc == 0 || (rc == 1 && tag == MSG_BEAT));
 	if (rc < 0)
 		goto out;
 	if (tag == MSG_STOP) {
@@ -435,11 +447,22 @@ int worker_session(struct comm *c, int *next)
 	if (executor_start(&s, &hello) || to_master(&s, MSG_HELLO, hello.buf, hello.len))
 		goto out;
 	msg_results_init(&s.results);
+	msg_silence_start(&s.silence, now_mono());
 	while (end < 0) {
 		double wait;
 
 		if (beat(&s))
 			goto out;
+		if (orphaned(&s)) {
+			char host[256] = "?";
+
+			gethostname(host, sizeof(host) - 1);
+			error("rank %d on '%s': the master (rank 0) sent nothing for %.0f s: the job is gone (its host "
+			      "down or cut off); this rank ends its executor and exits", s.rank, host,
+			      now_mono() - s.silence.heard);
+			ret = 1;
+			goto out;
+		}
 		wait = s.sent_at + MSG_BEAT_SECONDS - now_mono();
 		if (s.nfly) {
 			double limit = s.head_start + cell_limit(&s.spec, &s.fly[s.fhead]) - now_mono();
@@ -463,13 +486,15 @@ int worker_session(struct comm *c, int *next)
 			wait = fmin(wait, limit);
 		}
 		rc = comm_worker_wait(c, s.fd, &tag, &s.buf, wait);
+		if (rc == 1)
+			msg_silence_heard(&s.silence, now_mono());
 		if (rc < 0 || (rc == 1 && from_master(&s, tag, &end)) || (rc == 2 && from_executor(&s)))
 			goto out;
 	}
 	*next = end;
 	ret = 0;
 out:
-	executor_stop(&s, s.nfly > 0, NULL);
+	executor_stop(&s, s.nfly > 0 || ret > 0, NULL);
 	for (int i = 0; i < s.nfly; i++)
 		task_release(&s.fly[s.fhead + i]);
 	free(s.fly);

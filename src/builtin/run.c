@@ -203,6 +203,8 @@ const struct cmd cmd_run = { "run", run_fn,
 	"SIGINT, SIGTERM or SIGUSR1 stop the run without charging an attempt: cells in flight go back to\n"
 	"planned and the run is recorded as interrupted (before the run began, nothing was changed); exit\n"
 	"5; run the same command again to resume. So does a fault of the run's own (a full disk), and a\n"
-	"worker that sends nothing for 20 s (lost: the job ends).\n"
+	"worker that sends nothing for 20 s (lost: the job ends, mpirun too when it runs on rank 0's\n"
+	"machine). Under mpirun, the exit status is mpirun's (1 once mpirun is signalled). A worker that\n"
+	"hears nothing from rank 0 for 30 s ends its cells' programs and exits by itself.\n"
 	"--log FILE appends what each process says (stderr) to FILE: mpirun stops passing it on once it\n"
 	"is signalled, so a Slurm job script gives its log there." };

@@ -326,8 +326,47 @@ static void test_record(void)
 	sb_release(&sb);
 }
 
+/* A worker's count of the master's silence: the first message allowed MSG_FIRST_WAIT, each later gap
+ * MSG_ORPHAN_SECONDS of listening; a time the worker did not listen (an executor starting) is not counted. */
+static void test_silence(void)
+{
+	struct msg_silence m;
+	double t;
+
+	msg_silence_start(&m, 100);
+	for (t = 100; t < 100 + MSG_FIRST_WAIT - 1; t += 2)
+		CHECK(!msg_silence_over(&m, t), "no first message yet at %g s: not over", t - 100);
+	CHECK(msg_silence_over(&m, 100 + MSG_FIRST_WAIT), "no first message in %g s: over", MSG_FIRST_WAIT);
+
+	msg_silence_start(&m, 0);
+	msg_silence_heard(&m, 5);
+	for (t = 5; t < 5 + MSG_ORPHAN_SECONDS - 0.5; t += 2)
+		CHECK(!msg_silence_over(&m, t), "heard at 5, looking at %g: not over", t);
+	CHECK(msg_silence_over(&m, 5 + MSG_ORPHAN_SECONDS), "silent %g s while listening: over", MSG_ORPHAN_SECONDS);
+
+	/* Not listening for 100 s (an executor's start): the count starts again when it looks. */
+	msg_silence_start(&m, 0);
+	msg_silence_heard(&m, 1);
+	CHECK(!msg_silence_over(&m, 2), "listening at 2");
+	for (t = 102; t < 102 + MSG_ORPHAN_SECONDS - 1; t += 2)
+		CHECK(!msg_silence_over(&m, t), "back after 100 s away, looking at %g: the count started again", t);
+	CHECK(msg_silence_over(&m, 102 + MSG_ORPHAN_SECONDS), "the window after coming back: over");
+
+	/* A message restarts the count. */
+	msg_silence_start(&m, 0);
+	msg_silence_heard(&m, 1);
+	for (t = 1; t < 21; t += 2)
+		msg_silence_over(&m, t);
+	msg_silence_heard(&m, 21);
+	for (t = 21; t < 21 + MSG_ORPHAN_SECONDS - 1; t += 2)
+		CHECK(!msg_silence_over(&m, t), "heard at 21, looking at %g: not over", t);
+	CHECK(msg_silence_over(&m, 21 + MSG_ORPHAN_SECONDS), "silent since 21: over");
+	CHECK_INT(MSG_ORPHAN_SECONDS > MSG_LOST_SECONDS, 1, "the master decides first when a worker's host is cut");
+}
+
 int main(void)
 {
+	test_silence();
 	test_task();
 	test_record();
 	test_tasks();
