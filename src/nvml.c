@@ -19,6 +19,7 @@ typedef int (*nvml_uint_fn)(void *dev, unsigned *v);
 typedef int (*nvml_ecc_fn)(void *dev, int *current, int *pending);
 typedef int (*nvml_driver_fn)(char *buf, unsigned len);
 typedef int (*nvml_reasons_fn)(void *dev, unsigned long long *reasons);
+typedef int (*nvml_ull_fn)(void *dev, unsigned long long *v);
 /* nvmlFieldValue_t: the field, its scope, two timestamps, the value's type and the query's return, the
  * value (a union of 8 bytes). */
 struct nvml_field {
@@ -46,6 +47,7 @@ static struct {
 	nvml_ecc_fn ecc;
 	nvml_driver_fn driver;
 	nvml_reasons_fn reasons;
+	nvml_ull_fn energy;
 	nvml_fields_fn fields;
 } nvml;
 
@@ -72,6 +74,7 @@ static void nvml_load(void)
 	nvml.ecc = (nvml_ecc_fn)dlsym(lib, "nvmlDeviceGetEccMode");
 	nvml.driver = (nvml_driver_fn)dlsym(lib, "nvmlSystemGetDriverVersion");
 	nvml.fields = (nvml_fields_fn)dlsym(lib, "nvmlDeviceGetFieldValues");
+	nvml.energy = (nvml_ull_fn)dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
 	nvml.reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons");
 	if (!nvml.reasons)   /* its name before NVML 12.2 */
 		nvml.reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -143,6 +146,16 @@ int nvml_power(void *dev, double *watts)
 	if (!nvml.ok || !dev || !nvml.fields || nvml.fields(dev, 1, &f) != 0 || f.ret != 0)
 		return -1;
 	*watts = f.value.u / 1000.0;
+	return 0;
+}
+
+int nvml_energy(void *dev, double *joules)
+{
+	unsigned long long mj;
+
+	if (!nvml.ok || !dev || !nvml.energy || nvml.energy(dev, &mj) != 0)
+		return -1;
+	*joules = mj / 1000.0;
 	return 0;
 }
 

@@ -32,6 +32,9 @@ int nvml_power_limit(void *dev, double *watts);
 /* The power the card's controller last read (NVML's instant power field, which an H200 refreshes every
  * 100 ms, when its controller also sets the clock), in watts. */
 int nvml_power(void *dev, double *watts);
+/* The energy the card has used since the driver loaded (NVML's total energy counter, in millijoules
+ * there), in joules; Volta and later. */
+int nvml_energy(void *dev, double *joules);
 /* Whether a power or thermal limit holds the clocks back now (the clock event reasons software power
  * cap, hardware slowdown, software and hardware thermal slowdown, power brake): *capped 1 or 0. */
 int nvml_capped(void *dev, int *capped);

@@ -147,8 +147,8 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
 		"$(sql def.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" &&
-	test "$(sql old.db "PRAGMA user_version")" = 8 &&
-	test "$(sql def.db "PRAGMA user_version")" = 8 &&
+	test "$(sql old.db "PRAGMA user_version")" = 9 &&
+	test "$(sql def.db "PRAGMA user_version")" = 9 &&
 	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2 &&
 	# version 4 adds cells.decided after the CHECK version 3 widened in place: the table is whole
 	test "$(sql old.db "SELECT group_concat(name || '\'' '\'' || type) FROM pragma_table_info('\''cells'\'')
