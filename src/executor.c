@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "../kernels/kernel.h"
+#include "clocks.h"
 #include "command.h"
 #include "measure.h"
 #include "executor.h"
@@ -221,4 +222,6 @@ void executor_run(struct executor *ex, const struct task *t, struct result *r)
 	else
 		executor_run_kernel(ex, t, r);
 	r->wall = now_mono() - start;
+	/* The clocks its worker locked, asked and reached, with every result: NVML gives no reading of a lock. */
+	clocks_result(ex->spec, ex->clock_dev, r);
 }

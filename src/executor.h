@@ -21,6 +21,7 @@ struct executor {
 	int gang_rank, gang_size;
 	const int *gang_ranks;
 	void *gang_comm;
+	void *clock_dev;       /* NVML's handle of the GPU whose clocks the spec locks (clocks.h), else NULL */
 };
 
 /* Stop what executor_run started (the watchdog thread). The executor can be used again. */
