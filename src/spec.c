@@ -15,12 +15,12 @@
 enum top_key {
 	K_SWEEP, K_DB, K_KERNEL, K_COMMAND, K_PARAMS, K_EXCLUDE, K_REPEAT, K_ORDER, K_SEED, K_TIMING, K_PER,
 	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP,
-	K_PREPARE, K_CLEANUP, K_INPUTS, K_CLOCKS, NTOP
+	K_PREPARE, K_CLEANUP, K_INPUTS, K_CLOCKS, K_COUNTERS, NTOP
 };
 static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", "runs", "warmup",
-	"prepare", "cleanup", "inputs", "clocks", NULL
+	"prepare", "cleanup", "inputs", "clocks", "counters", NULL
 };
 enum timing_key {
 	T_PRECISION, T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_MAX_WARMUP, T_L2, T_THROTTLE,
@@ -300,6 +300,8 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 		spec_node_int(p, v[K_MAX_ATTEMPTS], "max_attempts", 1, &s->max_attempts);
 	if (v[K_CLOCKS])
 		spec_gpu_clocks(p, v[K_CLOCKS]);
+	if (v[K_COUNTERS])
+		spec_gpu_counters(p, v[K_COUNTERS]);
 	spec_params_defaults(p);
 }
 
@@ -435,6 +437,7 @@ void spec_release(struct spec *s)
 	free_strings(s->items, s->nitems);
 	free_strings(s->hosts, s->nhosts);
 	free_strings(s->inputs, s->ninputs);
+	free_strings(s->counters, s->ncounters);
 	json_obj_release(&s->control);
 	free(s->path);
 	free(s->text);

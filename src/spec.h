@@ -150,6 +150,10 @@ struct spec {
 	/* clocks: the SM and memory clocks each worker locks its GPU at before its first cell (clocks.h; only
 	 * with sweep run --lock-clocks): MHz, SPEC_CLOCK_BASE for sm: base, 0 where not asked. */
 	int clock_sm, clock_mem;
+	/* counters: hardware counters (Nsight Compute's metric names) read once a cell, untimed (counters.h);
+	 * NULL: none. */
+	char **counters;
+	int ncounters;
 };
 #define SPEC_CLOCK_BASE (-1)
 /* Whether the spec asks for locked clocks (clocks:). */

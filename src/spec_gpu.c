@@ -1,4 +1,5 @@
-/* spec_gpu.c: what a sweep asks of its GPUs' conditions: the clocks a run locks them at (clocks:). */
+/* spec_gpu.c: what a sweep asks of its GPUs' conditions: the clocks a run locks them at (clocks:), the
+ * hardware counters read beside its results (counters:). */
 #include "spec_int.h"
 
 /* A clock's MHz above any card's: a typo of units (Hz, kHz) rather than a clock to lock. */
@@ -45,4 +46,22 @@ void spec_gpu_clocks(struct sp *p, const struct ynode *n)
 		clock_value(p, v[0], "clocks.sm", 1, &p->s->clock_sm);
 	if (v[1])
 		clock_value(p, v[1], "clocks.memory", 0, &p->s->clock_mem);
+}
+
+void spec_gpu_counters(struct sp *p, const struct ynode *n)
+{
+	struct spec *s = p->s;
+	char a[SHOW_BUF];
+
+	if (!(s->counters = spec_node_strings(p, n, "counters", &s->ncounters)))
+		return;
+	if (!s->ncounters)
+		spec_node_problem(p, n, "'counters' names no counter (dram__bytes_read.sum, ...)");
+	for (int i = 0; i < s->ncounters; i++) {
+		const char *c = s->counters[i];
+
+		if (!*c || strspn(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(c))
+			spec_node_problem(p, ydoc_item(n, i), "'%s' is no counter's name (Nsight Compute's: letters, "
+					  "digits, '_' and '.', as dram__bytes_read.sum)", spec_shown(a, c));
+	}
 }
