@@ -8,7 +8,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=conditions
 . tests/gpu/lib.sh
-no_lock_clocks "$@"
 step build
 build
 

@@ -8,7 +8,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=counters
 . tests/gpu/lib.sh
-no_lock_clocks "$@"
 step build
 [ -x build/sweep ] || make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
 nvcc -O3 -arch=sm_90 tests/gpu/copy_once.cu -o "$R/copy_once" || exit 1

@@ -10,7 +10,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=energy
 . tests/gpu/lib.sh
-no_lock_clocks "$@"
 step build
 make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit,power.draw --format=csv

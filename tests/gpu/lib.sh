@@ -2,24 +2,21 @@
 # after `cd` to the repository root with NAME set: the environment (root, NVLink multicast off), a log in
 # $OUT/NAME.log, scratch in $R (/tmp/ev unless set), the build against the carried vendor/ folder, and
 # helpers. Reads the cards' state only: never changes clocks, power limits or modes (SWEEP_NO_LOCK_CLOCKS;
-# a script sourcing this calls no_lock_clocks "$@" to refuse the flag itself).
+# a script's --lock-clocks is refused here, lib.sh reading the script's own arguments).
+# The lent cards' clocks must never change: a script given --lock-clocks stops here (exit 2), before its
+# log or anything else, and sweep refuses --lock-clocks (and any lock or reset) under SWEEP_NO_LOCK_CLOCKS.
+for a in "$@"; do
+	if [ "$a" = --lock-clocks ]; then
+		echo "$NAME: --lock-clocks is refused: the GPU machines' clocks must not change" >&2
+		exit 2
+	fi
+done
+export SWEEP_NO_LOCK_CLOCKS=1
 OUT=${OUT:-/tmp/evidence-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/$NAME.log") 2>&1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-# The lent cards' clocks must never change: sweep refuses --lock-clocks (and any lock or reset) under this,
-# and so does every script here.
-export SWEEP_NO_LOCK_CLOCKS=1
-no_lock_clocks() {
-	local a
-	for a in "$@"; do
-		if [ "$a" = --lock-clocks ]; then
-			echo "${NAME:-$0}: --lock-clocks is refused: the GPU machines' clocks must not change" >&2
-			exit 2
-		fi
-	done
-}
 V=$PWD/vendor R=${R:-/tmp/ev} S=build/sweep
 rm -rf "$R" && mkdir -p "$R"
 step() { echo; echo "=== $* ($(date +%T))"; }

@@ -6,7 +6,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=nccl_hang
 . tests/gpu/lib.sh
-no_lock_clocks "$@"
 build
 timeout 120 mpirun -np 2 --bind-to none $S run tests/gpu/specs/ev-hang.yaml --db "$R/hang.db" 2>&1 | grep '^sweep: '
 q "$R/hang.db" "SELECT json_extract(params, '\$.bytes') AS bytes, json_extract(params, '\$.hang') AS hang,

@@ -20,7 +20,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 NAME=precision
 . tests/gpu/lib.sh
-no_lock_clocks "$@"
 if [ "${1:-gpu}" = cpu ]; then
 	grids=precision-cpu passes=precision-cpu-passes
 else
