@@ -348,7 +348,7 @@ static void command_counters(struct command_state *st, int uses_item)
 	st->item = uses_item ? st->s->items[0] : NULL;
 	argv = command_argv(st, st->s->command, st->s->ncommand);
 	env = command_env(st);
-	if (counters_command(st->s, argv, env, st->r, why, sizeof(why)))
+	if (counters_command(st->s, argv, env, 1, st->r, why, sizeof(why)))
 		sb_addf(&st->err, "%scounters: %s\n", st->err.len && st->err.buf[st->err.len - 1] != '\n' ? "\n" : "",
 			why);
 	command_free_strv(argv);

@@ -160,24 +160,30 @@ int counters_parse_ncu(const char *text, char *const *names, int n, struct resul
 }
 
 /* ncu's options, then argv: a new array of pointers (not of strings) the caller frees. */
-static char **counters_argv(char *ncu, char *list, char *const *argv)
+static char **counters_argv(char *ncu, char *list, int from_start, char *const *argv)
 {
 	static char *const opts[] = { "--csv", "--print-units", "base", "--target-processes", "all", "--metrics" };
-	size_t na = 0, no = sizeof(opts) / sizeof(opts[0]);
+	static char *const off[] = { "--profile-from-start", "off" };
+	size_t na = 0, no = sizeof(opts) / sizeof(opts[0]), k;
 	char **av;
 
 	while (argv[na])
 		na++;
-	av = xcalloc(na + no + 3, sizeof(*av));
+	av = xcalloc(na + no + 5, sizeof(*av));
 	av[0] = ncu;
 	memcpy(av + 1, opts, no * sizeof(*av));
 	av[no + 1] = list;
-	memcpy(av + no + 2, argv, na * sizeof(*av));
+	k = no + 2;
+	if (!from_start) {
+		memcpy(av + k, off, sizeof(off));
+		k += 2;
+	}
+	memcpy(av + k, argv, na * sizeof(*av));
 	return av;
 }
 
-int counters_command(const struct spec *s, char *const *argv, char *const *env, struct result *r, char *why,
-		     size_t n)
+int counters_command(const struct spec *s, char *const *argv, char *const *env, int from_start,
+		     struct result *r, char *why, size_t n)
 {
 	char ncu[] = "ncu";
 	struct strbuf list = STRBUF_INIT;
@@ -194,7 +200,7 @@ int counters_command(const struct spec *s, char *const *argv, char *const *env, 
 
 	for (int i = 0; i < s->ncounters; i++)
 		sb_addf(&list, "%s%s", i ? "," : "", s->counters[i]);
-	o.argv = av = counters_argv(ncu, list.buf, argv);
+	o.argv = av = counters_argv(ncu, list.buf, from_start, argv);
 	if (spawn_run(&o, &end)) {
 		if (end.exec_errno == ENOENT)
 			snprintf(why, n, "no ncu (Nsight Compute's CLI) on PATH: none read");

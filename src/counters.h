@@ -16,11 +16,13 @@
 int counters_parse_ncu(const char *text, char *const *names, int n, struct result *r, char *why, size_t wn);
 /*
  * Run argv (env; NULL: ours) once under ncu with s's counters, after the timed runs (nothing of it is
- * timed), and read its CSV into r. 0, or -1 with the one line why: no ncu on PATH, ncu refused, nothing read.
- * Nothing is made up: a counter ncu did not give is absent.
+ * timed), and read its CSV into r. from_start 0: only what the program brackets with cudaProfilerStart and
+ * Stop is profiled (ncu --profile-from-start off: a kernel cell's one launch, not its setup). 0, or -1 with
+ * the one line why: no ncu on PATH, ncu refused, nothing read. Nothing is made up: a counter ncu did not
+ * give is absent.
  */
-int counters_command(const struct spec *s, char *const *argv, char *const *env, struct result *r, char *why,
-		     size_t n);
+int counters_command(const struct spec *s, char *const *argv, char *const *env, int from_start,
+		     struct result *r, char *why, size_t n);
 /* The one line a result carries when its counters could not be read ("counters: WHY"), appended to r->err
  * (a command's captured stderr, else alone) so that it is stored with the result. */
 void counters_note(struct result *r, const char *why);

@@ -458,6 +458,12 @@ static const struct timer_ops *measure_timer(const struct kernel_ops *k)
 #endif
 }
 
+#ifndef SWEEP_CUDA
+void measure_profile(int on)
+{
+}
+#endif
+
 void measure_open(const struct kernel_ops *k, int gpu)
 {
 	const struct timer_ops *tm = measure_timer(k);

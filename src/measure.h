@@ -75,5 +75,8 @@ int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, s
  * cells, which meet it again and fail saying why.
  */
 void measure_open(const struct kernel_ops *k, int gpu);
+/* What a profiler attached with profiling from the start off (ncu --profile-from-start off) profiles:
+ * from measure_profile(1) to measure_profile(0) (cudaProfilerStart and Stop; nothing without CUDA). */
+void measure_profile(int on);
 
 #endif

@@ -1,5 +1,6 @@
 /* measure_cuda.cu: timer_cuda, how measure.c samples CUDA kernels: events, cold L2, batches of launches
  * (graphs when the L2 stays hot, flushed launches timed one by one when it is cold). */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -577,3 +578,9 @@ static struct timer_ops cuda_timer_ops(void)
 }
 
 extern "C" const struct timer_ops timer_cuda = cuda_timer_ops();
+
+extern "C" void measure_profile(int on)
+{
+	if (on ? cudaProfilerStart() : cudaProfilerStop())
+		cudaGetLastError();
+}

@@ -2,17 +2,27 @@
 # t0460-counters: a spec's counters: a command cell's program runs once more, untimed, under Nsight
 # Compute's CLI (ncu --csv) and each counter asked becomes a metric of its result (summed over kernels for
 # a .sum, the mean for a ratio); a driver that refuses counters (ERR_NVGPUCTRPERM), or no ncu, is said in
-# one line of the result's stderr and nothing is made up; a kernel cell says it has no counter pass yet.
+# one line of the result's stderr and nothing is made up; a kernel cell runs once more, untimed, in
+# `sweep __counters` under ncu with only its launch profiled.
 # The ncu here is a fake (on PATH) that logs its arguments, runs the program and prints what ncu prints.
 . tests/e2e/lib.sh
 
 mkdir -p "$T/bin"
 cat >"$T/bin/ncu" <<'EOF2'
 #!/bin/sh
-# A fake ncu: its arguments to $T/ncu.args, the program run (after ncu's 7 options), then the CSV.
+# A fake ncu: its arguments to $T/ncu.args, the program run (after ncu's options), then the CSV.
 echo "$*" >>"$FAKE_NCU_LOG"
-shift 7
-"$@" >/dev/null
+while [ $# -gt 0 ]; do
+	case $1 in
+	--csv) shift ;;
+	--metrics|--print-units|--target-processes|--profile-from-start) shift 2 ;;
+	*) break ;;
+	esac
+done
+if ! "$@" >/dev/null; then
+	echo "==ERROR== The application returned an error code (1)."
+	exit 1
+fi
 if [ "${FAKE_NCU_DENY:-}" = 1 ]; then
 	echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."
 	exit 1
@@ -63,12 +73,22 @@ test_expect_success 'no ncu on PATH: said, nothing made up' '
 	test "$(sql none.db "SELECT group_concat(DISTINCT name) FROM metrics WHERE name <> '\''seconds'\''")" = t
 '
 
-test_expect_success 'a kernel cell says it has no counter pass; a bad counter name is a spec error' '
-	printf "%s\n" "sweep: k" "kernel: cpu.copy" "params: {bytes: 4K}" "counters: [dram__bytes_read.sum]" \
+test_expect_success 'a kernel cell: one launch more, in sweep __counters under ncu, only it profiled' '
+	rm -f ncu.args &&
+	printf "%s\n" "sweep: k" "kernel: cpu.copy" "params: {bytes: [4K, 8K]}" "counters: [dram__bytes_read.sum]" \
 		"timing: {min_samples: 3, min_time: 0, max_noise: 1, warmup: 0}" >k.yaml &&
 	PATH="$T/bin:$PATH" "$SWEEP" run k.yaml --db k.db 2>err &&
-	test "$(sql k.db "SELECT status || '\''|'\'' || stderr FROM results")" = "ok|counters: not read for kernel cells: this build has no CUPTI profiling pass (a command cell reads them through ncu)" &&
-	test "$(sql k.db "SELECT count(*) FROM metrics WHERE name LIKE '\''dram%'\''")" = 0 &&
+	test "$(wc -l <ncu.args)" = 2 &&
+	grep -q -- "--metrics dram__bytes_read.sum --profile-from-start off $SWEEP __counters /tmp/sweep-counters-[A-Za-z0-9]* {\"bytes\":4096} -1$" ncu.args &&
+	test "$(sql k.db "SELECT group_concat(DISTINCT r.status || '\''|'\'' || m.value) FROM results r JOIN metrics m ON m.result = r.id
+		WHERE m.name = '\''dram__bytes_read.sum'\''")" = "ok|2147484648.0" &&
+	test "$(ls /tmp/sweep-counters-* 2>/dev/null | wc -l)" = 0 &&
+	"$SWEEP" __counters k.yaml "{\"bytes\": 4096}" -1 &&
+	test_expect_code 3 "$SWEEP" __counters k.yaml "{\"bytes\": \"x\"}" -1 2>err &&
+	grep -q "bytes" err
+'
+
+test_expect_success 'a bad counter name is a spec error' '
 	printf "%s\n" "sweep: b" "command: [true]" "counters: [\"dram bytes\"]" >b.yaml &&
 	test_expect_code 2 "$SWEEP" run b.yaml --db b.db 2>err &&
 	grep -q "^sweep: b.yaml:3:12: .dram bytes. is no counter.s name" err
