@@ -73,6 +73,14 @@ $(B)/tests/%: tests/unit/%.c $(O)/libsweep.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -iquote src -o $@ $< $(O)/libsweep.a $(LIBS)
 
+# The fake NVML the tests load instead of the driver's (SWEEP_NVML_LIB): test_nvml and the e2e tests of
+# locked clocks (tests/e2e/t0450-clocks.sh) use it.
+FAKE_NVML := $(B)/tests/fake/libnvidia-ml.so.1
+$(FAKE_NVML): tests/unit/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g -shared -fPIC -o $@ $<
+$(B)/tests/test_nvml $(B)/san/tests/test_nvml: $(FAKE_NVML)
+
 SAN := $(B)/san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_OBJ := $(SRC_C:%.c=$(SAN)/%.o)
@@ -109,7 +117,7 @@ demo: deps-run
 	$(B)/sweep report results/demo.db --rows dtype,M --cols N --metric gflops
 
 check: deps
-	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN)
+	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN) $(FAKE_NVML)
 	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
 	SWEEP_CHECK=1 LAYERS_OBJ=$(O) tests/run.sh tests/layers.py tests/layers_planted.py tests/docs_links.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 

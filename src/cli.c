@@ -20,7 +20,7 @@ static const struct cmd cmd_help = { "help", help_fn, "sweep help [COMMAND]",
 static const struct cmd *const commands[] = {
 	&cmd_plan, &cmd_run, &cmd_retry, &cmd_status, &cmd_sql, &cmd_report, &cmd_compare, &cmd_predict, &cmd_plot,
 	&cmd_hosts, &cmd_merge, &cmd_submit, &cmd_launch, &cmd_stop, &cmd_pull, &cmd_snapshot, &cmd_kernels,
-	&cmd_version, &cmd_help, &cmd_executor,
+	&cmd_version, &cmd_help, &cmd_executor, &cmd_counters_pass,
 };
 
 static const struct cmd *find_cmd(const char *name)
@@ -40,7 +40,7 @@ static void overview(FILE *f)
 {
 	fprintf(f, "usage: sweep COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (commands[i]->name[0] != '_')   /* __executor is the program's own, not a user's */
+		if (commands[i]->name[0] != '_')   /* __executor, __counters: the program's own, not a user's */
 			fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->usage);
 	fprintf(f, "\n'sweep COMMAND --help' shows one command's help.\n");
 }

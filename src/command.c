@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "command_metrics.h"
+#include "counters.h"
 #include "criterion.h"
 #include "spawn.h"
 #include "command.h"
@@ -340,6 +341,22 @@ static int command_uses_item(const struct spec *s)
 	return uses;
 }
 
+/* counters: the program once more, untimed, under ncu (counters.h), for the cell's first item; what could
+ * not be read is said in one line of the result's stderr. */
+static void command_counters(struct command_state *st, int uses_item)
+{
+	char **argv, **env, why[256];
+
+	st->item = uses_item ? st->s->items[0] : NULL;
+	argv = command_argv(st, st->s->command, st->s->ncommand);
+	env = command_env(st);
+	if (counters_command(st->s, argv, env, 1, st->r, why, sizeof(why)))
+		sb_addf(&st->err, "%scounters: %s\n", st->err.len && st->err.buf[st->err.len - 1] != '\n' ? "\n" : "",
+			why);
+	command_free_strv(argv);
+	command_free_strv(env);
+}
+
 void command_run(const struct executor *ex, const struct task *t, struct result *r)
 {
 	const struct spec *s = ex->spec;
@@ -372,6 +389,8 @@ void command_run(const struct executor *ex, const struct task *t, struct result 
 		if (command_stop_rank(stop) > command_stop_rank(worst))
 			worst = stop;
 	}
+	if (r->status == RESULT_OK && s->ncounters)
+		command_counters(&st, uses_item);
 	if (r->status == RESULT_OK) {
 		command_metrics_finish(st.m, r);
 		r->stop = worst;

@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "../kernels/kernel.h"
+#include "clocks.h"
 #include "command.h"
+#include "counters.h"
 #include "measure.h"
 #include "executor.h"
 
@@ -173,6 +176,35 @@ static int executor_params(const struct kernel_ops *k, const char *text, struct 
 	return 0;
 }
 
+/*
+ * counters: the cell once more, untimed, in a process of its own under ncu (sweep __counters, from this
+ * executor's own binary and the spec's text in a file of its own), only its one launch profiled; what could
+ * not be read is said in one line (counters_note).
+ */
+static void executor_counters(const struct executor *ex, const struct task *t, struct result *r)
+{
+	char path[] = "/tmp/sweep-counters-XXXXXX", exe[4096], gpu[16], why[256];
+	char *argv[] = { exe, "__counters", path, t->params ? t->params : "{}", gpu, NULL };
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t len = strlen(ex->spec->text);
+	int fd = mkstemp(path);
+
+	if (n <= 0 || fd < 0 || write(fd, ex->spec->text, len) != (ssize_t)len) {
+		counters_note(r, "cannot start the counters' pass: no spec file for it");
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return;
+	}
+	close(fd);
+	exe[n] = '\0';
+	snprintf(gpu, sizeof(gpu), "%d", ex->gpu);
+	if (counters_command(ex->spec, argv, NULL, 0, r, why, sizeof(why)))
+		counters_note(r, why);
+	unlink(path);
+}
+
 static void executor_run_kernel(struct executor *ex, const struct task *t, struct result *r)
 {
 	const struct spec *s = ex->spec;
@@ -204,9 +236,53 @@ static void executor_run_kernel(struct executor *ex, const struct task *t, struc
 	watchdog_arm(wd, &cancel, s->timing.timeout + EXECUTOR_CANCEL_MARGIN);
 	measure_kernel(k, &ctx, &s->timing, r);
 	watchdog_disarm(wd);
+	if (s->ncounters && r->status == RESULT_OK)
+		executor_counters(ex, t, r);
 out:
 	json_obj_release(&params);
 	json_obj_release(&metrics);
+}
+
+int executor_one_launch(const struct spec *s, const char *params, int gpu)
+{
+	const struct kernel_ops *k = kernel_find(s->kernel ? s->kernel : "");
+	struct json_obj p = JSON_OBJ_INIT, metrics = JSON_OBJ_INIT;
+	volatile int cancel = 0;
+	struct result r;
+	struct kctx ctx;
+	int ret = -1;
+
+	result_init(&r);
+	if (!k || k->gang_open) {
+		error(k ? "kernel '%s' runs in a gang: no launch of its own to profile" : "no kernel '%s'",
+		      s->kernel ? s->kernel : "");
+		goto out;
+	}
+	if (executor_params(k, params, &p, &r)) {
+		error("%s", r.error);
+		goto out;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.params = &p;
+	ctx.gpu = k->place == KERNEL_CUDA ? gpu : -1;
+	ctx.cancel = &cancel;
+	ctx.metrics = &metrics;
+	ctx.gang_size = 1;
+	measure_open(k, ctx.gpu);
+	if (k->setup(&ctx)) {
+		error("setup: %s", ctx.err);
+	} else {
+		measure_profile(1);
+		ret = k->launch(&ctx) ? error("launch: %s", ctx.err) : 0;
+		measure_profile(0);
+	}
+	if (k->teardown)
+		k->teardown(&ctx);
+out:
+	result_release(&r);
+	json_obj_release(&p);
+	json_obj_release(&metrics);
+	return ret;
 }
 
 void executor_run(struct executor *ex, const struct task *t, struct result *r)
@@ -221,4 +297,6 @@ void executor_run(struct executor *ex, const struct task *t, struct result *r)
 	else
 		executor_run_kernel(ex, t, r);
 	r->wall = now_mono() - start;
+	/* The clocks its worker locked, asked and reached, with every result: NVML gives no reading of a lock. */
+	clocks_result(ex->spec, ex->clock_dev, r);
 }

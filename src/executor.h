@@ -21,6 +21,7 @@ struct executor {
 	int gang_rank, gang_size;
 	const int *gang_ranks;
 	void *gang_comm;
+	void *clock_dev;       /* NVML's handle of the GPU whose clocks the spec locks (clocks.h), else NULL */
 };
 
 /* Stop what executor_run started (the watchdog thread). The executor can be used again. */
@@ -32,6 +33,10 @@ void executor_release(struct executor *ex);
  * (debug.fail segv) takes the process with it: its attempt was counted before it was sent.
  */
 void executor_run(struct executor *ex, const struct task *t, struct result *r);
+/* One launch of a kernel cell of s (params: its JSON) on GPU gpu, setup and teardown around it, only the
+ * launch bracketed for a profiler (measure_profile): what `sweep __counters` runs under ncu. 0, or -1
+ * after error(). */
+int executor_one_launch(const struct spec *s, const char *params, int gpu);
 
 /* executor_loop.c: the executor process (`sweep __executor FD`, started by its worker with a socket on
  * FD): INIT, its hello, then TASKS until QUIT or the end of the link. Returns the process's exit status:

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../kernels/kernel.h"
+#include "clocks.h"
 #include "executor.h"
 #include "hostinfo.h"
 #include "identity.h"
@@ -187,6 +188,7 @@ static int init(struct loop *l, int *have_spec)
 	struct strbuf binding = STRBUF_INIT, fj = STRBUF_INIT, cj = STRBUF_INIT, why = STRBUF_INIT;
 	struct hello h = { 0 };
 	const struct kernel_ops *k;
+	char clock_gpu[64];
 	int tag, ngpu, ret = -1;
 
 	if (link_recv(l->fd, &tag, &l->buf, -1) != 1 || tag != LINK_INIT ||
@@ -224,6 +226,10 @@ static int init(struct loop *l, int *have_spec)
 	h.gpu = l->ex.gpu;
 	h.host = l->ex.host;
 	h.gpu_uuid = (char *)(json_obj_get(&facts, "gpu_uuid") ? json_obj_get(&facts, "gpu_uuid") : "");
+	/* The GPU its worker locks the clocks of (clocks_worker_start finds the same one), to read them. */
+	if (spec_clocks_asked(&l->spec) &&
+	    clocks_device(h.gpu_uuid, x.local_rank, &l->ex.clock_dev, clock_gpu, sizeof(clock_gpu)))
+		l->ex.clock_dev = NULL;
 	h.binding = binding.buf ? binding.buf : "";
 	hostinfo_conditions(&facts, &cond);
 	json_obj_write(&fj, &facts);

@@ -118,6 +118,9 @@ static int greet(struct master *m)
 		/* An interrupt is looked at every 0.1 s here too: a start must not outlive Ctrl-C. */
 		if (interrupt_signal() || beat_workers(m))
 			return -1;
+		/* Nor rank 0's own worker's failure to start (its clocks not locked, clocks.h): no hello comes. */
+		if (__atomic_load_n(&local_failed, __ATOMIC_SEQ_CST))
+			return error("rank 0's own worker stopped on an error (above)");
 		rc = comm_master_recv(m->c, &peer, &tag, &m->buf, left < 0.1 ? left : 0.1);
 		if (rc < 0)
 			return -1;

@@ -99,6 +99,43 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 			result_set_metric(r, ctx->metrics->v[i].key, v);
 }
 
+/* Where the device's energy counter stood when the samples' span began (ok 0: the timer reads none). */
+struct energy_span {
+	double t0, e0;
+	int ok;
+};
+
+static void energy_start(const struct timer_ops *tm, void *state, struct energy_span *e)
+{
+	e->ok = tm->energy && !tm->energy(state, &e->e0);
+	e->t0 = now_mono();
+}
+
+/*
+ * The span's end: its mean power, and the energy of one launch at that power, which is the median's time
+ * at it (the span also holds what runs between the launches, which the median leaves out: the energy
+ * counter over the span divided by its launches would charge that to them). Nothing when the counter
+ * went backwards (a driver reloaded) or gave nothing.
+ */
+static void energy_end(const struct timer_ops *tm, void *state, const struct energy_span *e,
+		       const struct kernel_ops *k, const struct kctx *ctx, struct result *r)
+{
+	double e1, t1 = now_mono(), watts, joules, flops = 0, bytes = 0;
+
+	if (!e->ok || tm->energy(state, &e1) || t1 <= e->t0 || e1 < e->e0 || !(r->sum.median > 0))
+		return;
+	watts = (e1 - e->e0) / (t1 - e->t0);
+	joules = watts * r->sum.median;
+	result_set_metric(r, "watts", watts);
+	result_set_metric(r, "joules", joules);
+	if (k->counts)
+		k->counts(ctx, &flops, &bytes);
+	if (flops > 0 && joules > 0)
+		result_set_metric(r, "gflop_per_j", flops / joules / 1e9);
+	if (bytes > 0 && joules > 0)
+		result_set_metric(r, "gb_per_j", bytes / joules / 1e9);
+}
+
 /* The timer's power verdict (criterion.h), asked while it is pending or free: 1 when it has just unsettled
  * a clock the quarters had settled (a card at its power limit). */
 static int measure_power(const struct timer_ops *tm, void *state, struct criterion_settle *s,
@@ -259,6 +296,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	double sec, clk, per, warm_start, warmup = 0, sampling = 0;
 	struct criterion_settle s;
 	struct criterion c;
+	struct energy_span e = { 0 };
 	int batch = 1, group = 1, ret = WARM_AGAIN;
 
 	/* The first launch warms up and leaves the output check() looks at. */
@@ -288,6 +326,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 				ret = measure_size_batch(tm, state, k, ctx, t, r, per, &batch);
 			sampling = now_mono();
 			warmup = sampling - warm_start;
+			energy_start(tm, state, &e);
 		}
 		if (!ret)
 			ret = measure_samples(tm, state, k, ctx, t, r, &c, &s, warm_start, sampling, deadline, batch,
@@ -299,6 +338,7 @@ static int measure_loop(const struct timer_ops *tm, void *state, const struct ke
 	if (!ret) {
 		result_summarize(r, criterion_target(&c), t->precision);
 		measure_metrics(k, ctx, r, batch * group, warmup);
+		energy_end(tm, state, &e, k, ctx, r);
 		if (s.power == POWER_BOUND || s.power == POWER_FREE)
 			result_set_metric(r, "power_limited", s.power == POWER_BOUND);
 	}
@@ -326,6 +366,7 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 			     struct kctx *ctx, const struct spec_timing *t, struct result *r, double deadline)
 {
 	double sec, clk, per, left, max_clock, n, warmup;
+	struct energy_span e;
 	int batch, warm, samples;
 
 	if (tm->sample(state, k, ctx, 1, &sec, &clk))
@@ -352,6 +393,7 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 		return measure_fail(r, ctx, "agreeing on the sample count");
 	samples = (int)n;
 	max_clock = tm->max_clock(state);
+	energy_start(tm, state, &e);
 	for (int i = 0; i < samples; i++) {
 		if (tm->sample(state, k, ctx, batch, &sec, &clk))
 			return measure_fail(r, ctx, "launch");
@@ -362,6 +404,7 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 	r->stop = STOP_COUNT;
 	result_summarize(r, spec_noise_target(t), t->precision);
 	measure_metrics(k, ctx, r, batch, warmup);
+	energy_end(tm, state, &e, k, ctx, r);
 	return 0;
 }
 
@@ -414,6 +457,12 @@ static const struct timer_ops *measure_timer(const struct kernel_ops *k)
 	return NULL;
 #endif
 }
+
+#ifndef SWEEP_CUDA
+void measure_profile(int on)
+{
+}
+#endif
 
 void measure_open(const struct kernel_ops *k, int gpu)
 {

@@ -39,6 +39,9 @@ struct timer_ops {
 	/* Once per process, before its first cell (NULL: nothing): what the device costs a process once,
 	 * such as a CUDA context (measure_open). ctx has only gpu set. 0, or -1 with why in ctx->err. */
 	int (*open)(struct kctx *ctx);
+	/* The energy the device has used since some fixed point, in joules, read now: 0, or -1 when the device
+	 * gives none (NULL: none). measure.c reads it at both ends of the samples' span (measure_energy). */
+	int (*energy)(void *state, double *joules);
 };
 extern const struct timer_ops timer_cpu;
 #ifdef SWEEP_CUDA
@@ -53,7 +56,10 @@ extern const struct timer_ops timer_cuda;
  * status still ok: the result says what was missed). Samples taken while the clock moves away from where
  * warm-up left it, within max_warmup, are dropped and warm-up goes on. Throttled samples are dropped and
  * counted. Fills r's samples, metrics (seconds = median, gflops and gbs from counts()), launches per
- * sample and warm-up, noise and the median's interval. Returns 0, or -1 with r's status and error set.
+ * sample and warm-up, noise and the median's interval. Where the timer reads the device's energy, also
+ * watts (the mean power over the span of the samples kept, from its first sample's start to its last
+ * sample's end) and joules (the energy of one launch at that power: watts x the median), and gflop_per_j
+ * and gb_per_j where counts() gives work. Returns 0, or -1 with r's status and error set.
  * Always tears down.
  */
 int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
@@ -69,5 +75,8 @@ int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, s
  * cells, which meet it again and fail saying why.
  */
 void measure_open(const struct kernel_ops *k, int gpu);
+/* What a profiler attached with profiling from the start off (ncu --profile-from-start off) profiles:
+ * from measure_profile(1) to measure_profile(0) (cudaProfilerStart and Stop; nothing without CUDA). */
+void measure_profile(int on);
 
 #endif

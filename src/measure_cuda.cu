@@ -1,5 +1,6 @@
 /* measure_cuda.cu: timer_cuda, how measure.c samples CUDA kernels: events, cold L2, batches of launches
  * (graphs when the L2 stays hot, flushed launches timed one by one when it is cold). */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,9 @@ extern "C" {
 /* Waiting for the GPU: spin this long on the event, then poll with short sleeps so that a watchdog
  * cancel is seen and a long kernel does not burn a core. */
 #define SPIN_SECONDS 2e-3
+/* NVML's readings are asked for at most this often: a query is a call into the driver, which answers
+ * it from the card's firmware. */
+#define POWER_POLL 5e-3
 
 /* The gate's page: the host opens it; the kernel writes the cycles and nanoseconds it spun, and the
  * largest step of the global timer it saw. */
@@ -49,6 +53,14 @@ struct power_watch {
 	int capped;                     /* a limit held the clocks back at the last reading */
 };
 
+/* The energy used, for cuda_energy: NVML's counter, else its power readings summed over time. */
+struct energy_sum {
+	int counter;                    /* 1: NVML's total energy counter answers */
+	double joules;                  /* the readings' sum since the first */
+	double at;                      /* now_mono of the last reading, 0 before the first */
+	double watts;                   /* the last reading */
+};
+
 struct cuda_timer {
 	int gpu;
 	cudaStream_t stream;
@@ -66,6 +78,7 @@ struct cuda_timer {
 	int graph_launches;
 	int sampled;                    /* a sample was taken: the kernel's code is loaded */
 	struct power_watch power;
+	struct energy_sum energy;
 };
 
 /* How long the blocking kernel waits for the host before it gives up (a host that died, say). */
@@ -213,6 +226,8 @@ static int cuda_init(struct kctx *ctx, const struct spec_timing *t, void **state
 		s->power.limit = 0;
 	s->power.watts = NAN;
 	s->power.fresh = -INFINITY;
+	s->energy.counter = s->nvml && !nvml_energy(s->nvml, &s->energy.joules);
+	s->energy.joules = 0;
 	ctx->stream = s->stream;
 	*state = s;
 	return 0;
@@ -381,6 +396,21 @@ static int cuda_sample_cold(struct cuda_timer *s, const struct kernel_ops *k, st
 	return 0;
 }
 
+/* NVML's power reading summed over time, at most every POWER_POLL (a reading holds until the next):
+ * for a card without the energy counter. */
+static void energy_poll(struct cuda_timer *s)
+{
+	struct energy_sum *e = &s->energy;
+	double now = now_mono(), watts;
+
+	if (e->counter || !s->nvml || (e->at > 0 && now - e->at < POWER_POLL) || nvml_power(s->nvml, &watts))
+		return;
+	if (e->at > 0)
+		e->joules += e->watts * (now - e->at);
+	e->at = now;
+	e->watts = watts;
+}
+
 /*
  * Samples are enqueued one ahead: the next (same batch) goes in behind this one before the host waits for
  * it, so its gate starts as this sample ends and the GPU idles the gate's GATE_CLOCK_NS between samples,
@@ -407,6 +437,7 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 		if (cuda_sample_cold(s, k, ctx, batch, seconds))
 			return -1;
 		*clock_mhz = gate_clock(s, &s->slot[s->cur]);
+		energy_poll(s);
 		return 0;
 	}
 	if (batch > 1 && (!s->graph || s->graph_launches != per_graph) && cuda_capture(s, k, ctx, per_graph))
@@ -434,6 +465,22 @@ static int cuda_sample(void *state, const struct kernel_ops *k, struct kctx *ctx
 	CUDA_CHECK(ctx, cudaEventElapsedTime(&ms, p->start, p->stop));
 	*seconds = ms * 1e-3 / (batch > 1 ? (double)reps * per_graph : 1.0);
 	*clock_mhz = gate_clock(s, p);
+	energy_poll(s);
+	return 0;
+}
+
+/* The counter where there is one; else the readings' sum, which needs them taken while samples run
+ * (cuda_sample polls). */
+static int cuda_energy(void *state, double *joules)
+{
+	struct cuda_timer *s = (struct cuda_timer *)state;
+
+	if (s->energy.counter)
+		return nvml_energy(s->nvml, joules);
+	energy_poll(s);
+	if (!(s->energy.at > 0))
+		return -1;
+	*joules = s->energy.joules + s->energy.watts * (now_mono() - s->energy.at);
 	return 0;
 }
 
@@ -459,9 +506,6 @@ static double cuda_max_clock(void *state)
 	return s->nvml && !nvml_clock(s->nvml, NVML_SM, 1, &mhz) ? mhz : 0;
 }
 
-/* NVML's readings are asked for at most this often: a query is a call into the driver, which answers
- * it from the card's firmware. */
-#define POWER_POLL 5e-3
 
 /*
  * A reading is the controller's own (an H200's refreshes every 100 ms, when the controller sets the
@@ -529,7 +573,14 @@ static struct timer_ops cuda_timer_ops(void)
 	t.power = cuda_power;
 	t.grows = 1;
 	t.open = cuda_open;
+	t.energy = cuda_energy;
 	return t;
 }
 
 extern "C" const struct timer_ops timer_cuda = cuda_timer_ops();
+
+extern "C" void measure_profile(int on)
+{
+	if (on ? cudaProfilerStart() : cudaProfilerStop())
+		cudaGetLastError();
+}

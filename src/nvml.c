@@ -1,8 +1,9 @@
-/* nvml.c: NVML through dlopen("libnvidia-ml.so.1"): clocks, power and its limit, ECC, PCIe link, driver
- * version. */
+/* nvml.c: NVML through dlopen("libnvidia-ml.so.1"): clocks, power and its limit, energy, ECC, PCIe link,
+ * driver version; and the clock locks a run asks for. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "nvml.h"
 
 /*
@@ -19,6 +20,14 @@ typedef int (*nvml_uint_fn)(void *dev, unsigned *v);
 typedef int (*nvml_ecc_fn)(void *dev, int *current, int *pending);
 typedef int (*nvml_driver_fn)(char *buf, unsigned len);
 typedef int (*nvml_reasons_fn)(void *dev, unsigned long long *reasons);
+typedef int (*nvml_ull_fn)(void *dev, unsigned long long *v);
+typedef int (*nvml_count_fn)(unsigned *n);
+typedef int (*nvml_by_index_fn)(unsigned i, void **dev);
+typedef int (*nvml_lock_fn)(void *dev, unsigned min_mhz, unsigned max_mhz);
+typedef int (*nvml_reset_fn)(void *dev);
+typedef const char *(*nvml_error_fn)(int ret);
+/* nvmlReturn_t's NVML_ERROR_NO_PERMISSION. */
+#define NVML_ERROR_NO_PERMISSION 4
 /* nvmlFieldValue_t: the field, its scope, two timestamps, the value's type and the query's return, the
  * value (a union of 8 bytes). */
 struct nvml_field {
@@ -46,7 +55,13 @@ static struct {
 	nvml_ecc_fn ecc;
 	nvml_driver_fn driver;
 	nvml_reasons_fn reasons;
+	nvml_ull_fn energy;
 	nvml_fields_fn fields;
+	nvml_count_fn count;
+	nvml_by_index_fn by_index;
+	nvml_lock_fn lock_sm, lock_mem;
+	nvml_reset_fn reset_sm, reset_mem;
+	nvml_error_fn error;
 } nvml;
 
 static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
@@ -54,7 +69,8 @@ static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
 /* The library stays loaded for the life of the process: handles and function pointers point into it. */
 static void nvml_load(void)
 {
-	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	const char *path = getenv("SWEEP_NVML_LIB");
+	void *lib = dlopen(path && *path ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	nvml_init_fn init;
 
 	if (!lib)
@@ -72,6 +88,14 @@ static void nvml_load(void)
 	nvml.ecc = (nvml_ecc_fn)dlsym(lib, "nvmlDeviceGetEccMode");
 	nvml.driver = (nvml_driver_fn)dlsym(lib, "nvmlSystemGetDriverVersion");
 	nvml.fields = (nvml_fields_fn)dlsym(lib, "nvmlDeviceGetFieldValues");
+	nvml.energy = (nvml_ull_fn)dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
+	nvml.count = (nvml_count_fn)dlsym(lib, "nvmlDeviceGetCount_v2");
+	nvml.by_index = (nvml_by_index_fn)dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+	nvml.lock_sm = (nvml_lock_fn)dlsym(lib, "nvmlDeviceSetGpuLockedClocks");
+	nvml.lock_mem = (nvml_lock_fn)dlsym(lib, "nvmlDeviceSetMemoryLockedClocks");
+	nvml.reset_sm = (nvml_reset_fn)dlsym(lib, "nvmlDeviceResetGpuLockedClocks");
+	nvml.reset_mem = (nvml_reset_fn)dlsym(lib, "nvmlDeviceResetMemoryLockedClocks");
+	nvml.error = (nvml_error_fn)dlsym(lib, "nvmlErrorString");
 	nvml.reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons");
 	if (!nvml.reasons)   /* its name before NVML 12.2 */
 		nvml.reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -146,6 +170,16 @@ int nvml_power(void *dev, double *watts)
 	return 0;
 }
 
+int nvml_energy(void *dev, double *joules)
+{
+	unsigned long long mj;
+
+	if (!nvml.ok || !dev || !nvml.energy || nvml.energy(dev, &mj) != 0)
+		return -1;
+	*joules = mj / 1000.0;
+	return 0;
+}
+
 int nvml_capped(void *dev, int *capped)
 {
 	unsigned long long r;
@@ -187,4 +221,64 @@ int nvml_driver(char *buf, size_t n)
 	v[sizeof(v) - 1] = '\0';
 	snprintf(buf, n, "%s", v);
 	return 0;
+}
+
+int nvml_count(unsigned *n)
+{
+	unsigned v;
+
+	if (nvml_open() || !nvml.count || nvml.count(&v) != 0)
+		return -1;
+	*n = v;
+	return 0;
+}
+
+int nvml_device_index(unsigned i, void **dev)
+{
+	void *d = NULL;
+
+	if (nvml_open() || !nvml.by_index || nvml.by_index(i, &d) != 0 || !d)
+		return -1;
+	*dev = d;
+	return 0;
+}
+
+/* NVML's answer ret (not success) in words into why. */
+static int nvml_why(int ret, char *why, size_t n)
+{
+	const char *s = nvml.error ? nvml.error(ret) : NULL;
+
+	if (s)
+		snprintf(why, n, "%s", s);
+	else
+		snprintf(why, n, "NVML error %d", ret);
+	return -1;
+}
+
+int nvml_lock(void *dev, enum nvml_clock which, unsigned mhz, char *why, size_t n, int *denied)
+{
+	nvml_lock_fn fn = which == NVML_SM ? nvml.lock_sm : nvml.lock_mem;
+	int ret;
+
+	*denied = 0;
+	if (!nvml.ok || !dev || !fn) {
+		snprintf(why, n, "this driver's NVML cannot lock the %s clock", which == NVML_SM ? "SM" : "memory");
+		return -1;
+	}
+	if ((ret = fn(dev, mhz, mhz)) == 0)
+		return 0;
+	*denied = ret == NVML_ERROR_NO_PERMISSION;
+	return nvml_why(ret, why, n);
+}
+
+int nvml_unlock(void *dev, enum nvml_clock which, char *why, size_t n)
+{
+	nvml_reset_fn fn = which == NVML_SM ? nvml.reset_sm : nvml.reset_mem;
+	int ret;
+
+	if (!nvml.ok || !dev || !fn) {
+		snprintf(why, n, "this driver's NVML cannot reset the %s clock", which == NVML_SM ? "SM" : "memory");
+		return -1;
+	}
+	return (ret = fn(dev)) == 0 ? 0 : nvml_why(ret, why, n);
 }

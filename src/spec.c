@@ -16,12 +16,12 @@
 enum top_key {
 	K_SWEEP, K_DB, K_KERNEL, K_COMMAND, K_PARAMS, K_EXCLUDE, K_REPEAT, K_ORDER, K_SEED, K_TIMING, K_PER,
 	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP,
-	K_PREPARE, K_CLEANUP, K_INPUTS, K_WORKDIR, NTOP
+	K_PREPARE, K_CLEANUP, K_INPUTS, K_WORKDIR, K_CLOCKS, K_COUNTERS, NTOP
 };
 static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", "runs", "warmup",
-	"prepare", "cleanup", "inputs", "workdir", NULL
+	"prepare", "cleanup", "inputs", "workdir", "clocks", "counters", NULL
 };
 enum timing_key {
 	T_PRECISION, T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_MAX_WARMUP, T_L2, T_THROTTLE,
@@ -211,6 +211,24 @@ static void parse_command_keys(struct sp *p, const struct ynode *const *v)
 			"'{item}' is used but no 'items' are given");
 }
 
+/* db: (beside the spec; the default results/NAME.db is the start folder's) and workdir:. */
+static void parse_paths(struct sp *p, const struct ynode *const *v)
+{
+	struct spec *s = p->s;
+	const char *t;
+
+	if (v[K_DB] && (t = spec_node_scalar(p, v[K_DB], "db")) && !*t)
+		spec_node_problem(p, v[K_DB], "empty 'db'");
+	else if (v[K_DB] && t)
+		s->db = spec_beside(p->path, t);
+	else if (!v[K_DB] && s->name)
+		s->db = xasprintf("results/%s.db", s->name);
+	if (v[K_WORKDIR] && (t = spec_node_scalar(p, v[K_WORKDIR], "workdir")) && !*t)
+		spec_node_problem(p, v[K_WORKDIR], "empty 'workdir'");
+	else if (v[K_WORKDIR] && t)
+		s->workdir = xstrdup(t);
+}
+
 static void parse_doc(struct sp *p, const struct ynode *root)
 {
 	const struct ynode *v[NTOP + 1] = { 0 }, *k[NTOP + 1] = { 0 };
@@ -229,16 +247,7 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 		parse_name(p, v[K_SWEEP]);
 	else
 		spec_node_problem(p, root, "missing 'sweep' (the sweep's name)");
-	if (v[K_DB]) {
-		const char *t = spec_node_scalar(p, v[K_DB], "db");
-
-		if (t && !*t)
-			spec_node_problem(p, v[K_DB], "empty 'db'");
-		else if (t)
-			s->db = spec_beside(p->path, t);
-	} else if (s->name) {
-		s->db = xasprintf("results/%s.db", s->name);
-	}
+	parse_paths(p, v);
 
 	if (v[K_KERNEL] && v[K_COMMAND])
 		spec_node_problem(p, k[K_COMMAND],
@@ -272,14 +281,6 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 
 	parse_command_keys(p, v);
 
-	if (v[K_WORKDIR]) {
-		const char *t = spec_node_scalar(p, v[K_WORKDIR], "workdir");
-
-		if (t && !*t)
-			spec_node_problem(p, v[K_WORKDIR], "empty 'workdir'");
-		else if (t)
-			s->workdir = xstrdup(t);
-	}
 	if (v[K_INPUTS] && (s->inputs = spec_node_strings(p, v[K_INPUTS], "inputs", &s->ninputs)))
 		for (int i = 0; i < s->ninputs; i++)
 			if (!*s->inputs[i])
@@ -307,6 +308,10 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 		s->gang = (enum spec_gang)e;
 	if (v[K_MAX_ATTEMPTS])
 		spec_node_int(p, v[K_MAX_ATTEMPTS], "max_attempts", 1, &s->max_attempts);
+	if (v[K_CLOCKS])
+		spec_gpu_clocks(p, v[K_CLOCKS]);
+	if (v[K_COUNTERS])
+		spec_gpu_counters(p, v[K_COUNTERS]);
 	spec_params_defaults(p);
 }
 
@@ -476,6 +481,7 @@ void spec_release(struct spec *s)
 	free_strings(s->items, s->nitems);
 	free_strings(s->hosts, s->nhosts);
 	free_strings(s->inputs, s->ninputs);
+	free_strings(s->counters, s->ncounters);
 	json_obj_release(&s->control);
 	free(s->path);
 	free(s->workdir);

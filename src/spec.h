@@ -148,7 +148,21 @@ struct spec {
 
 	struct json_obj control;   /* control: parameters of the control cell (n == 0: none) */
 	int control_every;         /* control: every: N cells per worker, default 20 */
+
+	/* clocks: the SM and memory clocks each worker locks its GPU at before its first cell (clocks.h; only
+	 * with sweep run --lock-clocks): MHz, SPEC_CLOCK_BASE for sm: base, 0 where not asked. */
+	int clock_sm, clock_mem;
+	/* counters: hardware counters (Nsight Compute's metric names) read once a cell, untimed (counters.h);
+	 * NULL: none. */
+	char **counters;
+	int ncounters;
 };
+#define SPEC_CLOCK_BASE (-1)
+/* Whether the spec asks for locked clocks (clocks:). */
+static inline int spec_clocks_asked(const struct spec *s)
+{
+	return s->clock_sm != 0 || s->clock_mem != 0;
+}
 
 /*
  * Read and validate a spec. On any problem prints one line "path:line:col: message" per problem

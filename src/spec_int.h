@@ -106,6 +106,11 @@ int spec_node_enum(struct sp *p, const struct ynode *n, const char *what, const 
 /* A newly allocated copy of every scalar of list n, or NULL after problems; *count gets the length. */
 char **spec_node_strings(struct sp *p, const struct ynode *n, const char *what, int *count);
 
+/* spec_gpu.c: what a sweep asks of the GPU's conditions: clocks: {sm: MHz or base, memory: MHz}. */
+void spec_gpu_clocks(struct sp *p, const struct ynode *n);
+/* counters: a list of Nsight Compute metric names (letters, digits, '_' and '.'). */
+void spec_gpu_counters(struct sp *p, const struct ynode *n);
+
 /* spec_params.c: the grid (params: axes, ranges, zipped groups) and what names its parameters. */
 /* Each key of mapping n (params:) becomes an axis; a wrong one is kept without points, for its name. */
 void spec_params_parse(struct sp *p, const struct ynode *n);

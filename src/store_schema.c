@@ -357,6 +357,35 @@ const char *const store_schema_migrations[] = {
 	 * resume command status prints is the one that ran it, on the same hosts
 	 */
 	"ALTER TABLE runs ADD COLUMN launcher TEXT;\n",
+	/*
+	 * 10: the GPU's conditions beside each result, in v_results: the energy of one launch (joules) and the
+	 * mean power over the samples' span (watts), and the SM and memory clocks a run locked the GPU at
+	 * (lock_sm, lock_mem: what the spec asked, in MHz, base clock included) and what NVML read while the
+	 * lock held (locked_sm, locked_mem). Each is a metric of the result (measure.c, executor.c), kept in
+	 * metrics as every other one is (so merge, --metric and the reports take them as they are); NULL
+	 * where none was read.
+	 */
+	"DROP VIEW v_results;\n"
+	"CREATE VIEW v_results AS\n"
+	"	SELECT r.id AS id, r.cell AS cell, c.sweep AS sweep, c.key AS key, c.params AS params,\n"
+	"	       c.pass AS pass, c.replica AS replica, r.status AS status, r.attempt AS attempt,\n"
+	"	       r.median AS median, r.mean AS mean, r.min AS min, r.max AS max, r.stdev AS stdev,\n"
+	"	       r.noise AS noise, r.noise_ok AS noise_ok, r.n AS n, h.hostname AS host,\n"
+	"	       w.gpu AS gpu,\n"
+	"	       r.run AS run, r.q1 AS q1, r.q3 AS q3, r.sm_clock AS sm_clock,\n"
+	"	       r.throttled AS throttled, r.started AS started, r.wall AS wall, r.error AS error,\n"
+	"	       r.stop AS stop, r.launches AS launches, r.warmup AS warmup,\n"
+	"	       r.cpu_user AS cpu_user, r.cpu_sys AS cpu_sys, r.peak_rss AS peak_rss,\n"
+	"	       r.ci_lo AS ci_lo, r.ci_hi AS ci_hi, r.precise AS precise, r.settled AS settled,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'joules') AS joules,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'watts') AS watts,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'lock_sm') AS lock_sm,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'lock_mem') AS lock_mem,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'locked_sm') AS locked_sm,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'locked_mem') AS locked_mem\n"
+	"	FROM results r JOIN cells c ON c.id = r.cell\n"
+	"	LEFT JOIN workers w ON w.id = r.worker\n"
+	"	LEFT JOIN hosts h ON h.id = w.host;\n",
 };
 
 /*
@@ -378,7 +407,10 @@ const struct store_schema_note store_schema_notes[] = {
 	  "results now keep the 95 %% interval of their median: computed from the stored samples of %lld"
 	  " results; kernel results whose interval is wider than +-0.5 %% (the default precision) are marked" },
 	{ NULL, NULL },
+	{ NULL, NULL },
 };
+_Static_assert(ARRAY_SIZE(store_schema_notes) == ARRAY_SIZE(store_schema_migrations),
+	       "a note (or NULL) for every migration");
 
 /* Every table the migrations make (test_store checks the list against a new database). */
 const char *const store_schema_tables[] = {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "clocks.h"
 #include "executor.h"
 #include "link.h"
 #include "msg.h"
@@ -45,6 +46,7 @@ struct sup {
 	double sent_at;            /* when the master was last sent anything: the next beat is due from it */
 	struct msg_silence silence;   /* the master's, since the hello */
 	int restarts;
+	struct clocks_held clocks; /* the GPU clocks this worker locked (clocks.h), put back at its end */
 };
 
 /* Everything for the master goes through here: the time of the last message decides the next beat. */
@@ -444,7 +446,8 @@ int worker_session(struct comm *c, int *next)
 		goto out;
 	have_spec = 1;
 	s.sent_at = now_mono();
-	if (executor_start(&s, &hello) || to_master(&s, MSG_HELLO, hello.buf, hello.len))
+	if (executor_start(&s, &hello) || clocks_worker_start(&s.spec, &hello, &s.clocks) ||
+	    to_master(&s, MSG_HELLO, hello.buf, hello.len))
 		goto out;
 	msg_results_init(&s.results);
 	msg_silence_start(&s.silence, now_mono());
@@ -495,6 +498,7 @@ int worker_session(struct comm *c, int *next)
 	ret = 0;
 out:
 	executor_stop(&s, s.nfly > 0 || ret > 0, NULL);
+	clocks_restore(&s.clocks);   /* every way out of a session passes here: its end, an error, a lost master */
 	for (int i = 0; i < s.nfly; i++)
 		task_release(&s.fly[s.fhead + i]);
 	free(s.fly);

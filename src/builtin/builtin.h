@@ -20,7 +20,8 @@ int cmd_usage(const struct cmd *c);
 enum { SHOW_USAGE = 1 };
 
 extern const struct cmd cmd_plan, cmd_run, cmd_status, cmd_sql, cmd_report, cmd_predict, cmd_plot, cmd_hosts,
-	cmd_merge, cmd_submit, cmd_launch, cmd_stop, cmd_pull, cmd_snapshot, cmd_kernels, cmd_executor, cmd_retry,
+	cmd_merge, cmd_submit, cmd_launch, cmd_stop, cmd_pull, cmd_snapshot, cmd_kernels, cmd_executor,
+	cmd_counters_pass, cmd_retry,
 	cmd_compare;
 
 #endif

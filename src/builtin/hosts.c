@@ -1,4 +1,5 @@
-/* hosts.c: `sweep hosts hostfile|list|label|probe|bind`: host inventories at work; how a host pins ranks. */
+/* hosts.c: `sweep hosts hostfile|list|label|probe|bind|unlock`: host inventories at work; how a host pins
+ * ranks; the GPU clocks a killed run left locked. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -6,9 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../clocks.h"
 #include "../hostinfo.h"
 #include "../inventory.h"
 #include "../json.h"
+#include "../nvml.h"
 #include "../probe.h"
 #include "../run.h"
 #include "../table.h"
@@ -304,6 +307,44 @@ out:
 	return ret;
 }
 
+/* The driver's default clocks back on every GPU of this host (or the one --gpu names, in NVML's order):
+ * what a worker killed outright (SIGKILL, a node's reboot aside) could not put back itself. */
+static int hosts_unlock(int argc, char **argv)
+{
+	static const struct option opts[] = { { "gpu", required_argument, NULL, 'g' }, { NULL, 0, NULL, 0 } };
+	unsigned count, from = 0, to;
+	long gpu = -1;
+	int opt, ret = FAIL_OK;
+
+	while ((opt = getopt_long(argc, argv, "g:", opts, NULL)) != -1)
+		if (opt != 'g' || parse_long(optarg, &gpu) || gpu < 0)
+			return opt == 'g' ? fail_usage("--gpu takes a GPU's NVML index, not '%s'", optarg) : SHOW_USAGE;
+	if (optind != argc)
+		return SHOW_USAGE;
+	if (nvml_count(&count))
+		return error("cannot reset the GPU clocks: NVML is not there (no driver, or no libnvidia-ml.so.1)"),
+		       FAIL_IO;
+	if (gpu >= (long)count)
+		return fail_usage("--gpu %ld: NVML sees %u GPUs", gpu, count);
+	if (gpu >= 0)
+		from = (unsigned)gpu;
+	to = gpu >= 0 ? from + 1 : count;
+	for (unsigned i = from; i < to; i++) {
+		char name[32];
+		void *dev;
+
+		snprintf(name, sizeof(name), "NVML GPU %u", i);
+		if (nvml_device_index(i, &dev) || clocks_reset(dev, name)) {
+			if (!ret)
+				error("cannot reset the clocks of %s", name);
+			ret = FAIL_IO;
+			continue;
+		}
+		printf("%s: SM and memory clocks back to the driver's defaults\n", name);
+	}
+	return ret;
+}
+
 /* Each subcommand returns a kind of failure (exitcode.h) or SHOW_USAGE: turned into the exit code here. */
 static int hosts_fn(int argc, char **argv)
 {
@@ -312,7 +353,7 @@ static int hosts_fn(int argc, char **argv)
 		int (*fn)(int argc, char **argv);
 	} sub[] = {
 		{ "hostfile", hosts_hostfile }, { "list", hosts_list }, { "label", hosts_label },
-		{ "probe", hosts_probe }, { "bind", hosts_bind },
+		{ "probe", hosts_probe }, { "bind", hosts_bind }, { "unlock", hosts_unlock },
 	};
 	size_t i, n = sizeof(sub) / sizeof(sub[0]);
 	int ret;
@@ -322,7 +363,7 @@ static int hosts_fn(int argc, char **argv)
 	for (i = 0; i < n && strcmp(argv[1], sub[i].name); i++)
 		;
 	if (i == n) {
-		error("unknown 'sweep hosts' command '%s' (hostfile, list, label, probe or bind)", argv[1]);
+		error("unknown 'sweep hosts' command '%s' (hostfile, list, label, probe, bind or unlock)", argv[1]);
 		return cmd_usage(&cmd_hosts);
 	}
 	ret = sub[i].fn(argc - 1, argv + 1);
@@ -330,7 +371,7 @@ static int hosts_fn(int argc, char **argv)
 }
 
 const struct cmd cmd_hosts = { "hosts", hosts_fn,
-	"sweep hosts hostfile|list|label|probe|bind ...",
+	"sweep hosts hostfile|list|label|probe|bind|unlock ...",
 	"A host inventory (hosts/*.yaml: name, hostname, address, slots, labels, notes; see\n"
 	"hosts/example.yaml) at work.\n"
 	"  sweep hosts hostfile FILE.yaml [--out PATH] [--label NAME=VALUE ...]: an Open MPI hostfile\n"
@@ -352,4 +393,8 @@ const struct cmd cmd_hosts = { "hosts", hosts_fn,
 	"    --topology: the machine FILE.xml describes ('lstopo --of xml > FILE.xml' there), else this one.\n"
 	"    --gpus: auto, the NVIDIA display and 3D controllers of the topology in PCI bus order (the\n"
 	"    default for a file; on this machine the default is CUDA's devices), or the bus ids given.\n"
-	"    --json: an array of {rank, gpu, cpus, numa, shared}; the notes go to stderr." };
+	"    --json: an array of {rank, gpu, cpus, numa, shared}; the notes go to stderr.\n"
+	"  sweep hosts unlock [--gpu N]: put the driver's default SM and memory clocks back on every GPU of\n"
+	"    this host (N: only NVML's GPU N), for a run whose worker was killed outright while it held\n"
+	"    them locked ('sweep run --lock-clocks'; a worker that ends any other way puts them back\n"
+	"    itself). Needs what locking needed: root or the driver's permission." };

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../clocks.h"
 #include "../report.h"
 #include "../run.h"
 #include "builtin.h"
@@ -43,7 +44,7 @@ static int log_to(const char *path)
 /* Rank 0: the spec and the inventory, then the run. Bad input stops the workers before they wait. Returns
  * a kind of failure (exitcode.h). */
 static int run_master(struct comm *c, const char *path, const char *db, struct master_opts *o,
-		      struct run_extra *x, const char *inv_path, int argc, char **argv)
+		      struct run_extra *x, const char *inv_path, int lock_clocks, int argc, char **argv)
 {
 	struct inventory inv = { 0 };
 	struct spec s;
@@ -56,6 +57,14 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 	if (spec_load(path, &s)) {
 		run_release_workers(c);
 		return FAIL_USAGE;
+	}
+	/* Locking changes the card's settings for everyone on it until the run puts them back: asked, never
+	 * assumed. */
+	if (spec_clocks_asked(&s) && !lock_clocks) {
+		run_release_workers(c);
+		spec_release(&s);
+		return fail_usage("%s: 'clocks:' locks the GPU clocks of every worker; give --lock-clocks to "
+				  "consent (or remove 'clocks:')", path);
 	}
 	if (inv_path && inventory_load(inv_path, &inv)) {
 		run_release_workers(c);
@@ -90,13 +99,14 @@ static int run_fn(int argc, char **argv)
 		{ "shard", required_argument, NULL, 's' }, { "inventory", required_argument, NULL, 'i' },
 		{ "replan", no_argument, NULL, 'R' }, { "max-cells", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' }, { "where", required_argument, NULL, 'w' },
-		{ "log", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "log", required_argument, NULL, 'l' }, { "lock-clocks", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct master_opts o = { 0 };
 	struct run_extra x = { 0 };
 	const char *db = NULL, *inv = NULL, *log = NULL;
 	struct comm *c;
-	int opt, ret;
+	int opt, ret, lock_clocks = 0;
 
 	o.local_worker = 1;
 	/* Progress by default: in place on a terminal, else (a log, mpirun's forwarding) every 30 s. */
@@ -154,6 +164,11 @@ static int run_fn(int argc, char **argv)
 		case 'l':
 			log = optarg;
 			break;
+		case 'L':
+			if (clocks_forbidden())
+				return exitcode_of(fail_usage("--lock-clocks is refused: %s", clocks_forbidden()));
+			lock_clocks = 1;
+			break;
 		case 'h':
 			cmd_usage(&cmd_run);
 			return EXIT_OK;
@@ -169,7 +184,7 @@ static int run_fn(int argc, char **argv)
 		return exitcode_of(FAIL_USAGE);
 	if (comm_init(&argc, &argv, &c))
 		return exitcode_of(FAIL_IO);
-	ret = comm_rank(c) == 0 ? run_master(c, argv[optind], db, &o, &x, inv, argc, argv)
+	ret = comm_rank(c) == 0 ? run_master(c, argv[optind], db, &o, &x, inv, lock_clocks, argc, argv)
 				: (run_worker(c), FAIL_OK);
 	comm_finish(c);
 	return exitcode_of(ret);
@@ -178,7 +193,7 @@ static int run_fn(int argc, char **argv)
 const struct cmd cmd_run = { "run", run_fn,
 	"sweep run SPEC [--db PATH] [--no-local-worker] [--progress[=SECONDS]] [--quiet]\n"
 	"                 [--shard I/K] [--inventory hosts/FILE.yaml] [--replan] [--max-cells N]\n"
-	"                 [--force [--where EXPR]] [--log FILE]",
+	"                 [--force [--where EXPR]] [--log FILE] [--lock-clocks]",
 	"Plan if needed, then run every cell without a successful result. Under mpirun, rank 0 is the\n"
 	"master (and runs a worker thread unless --no-local-worker) and every other rank a worker.\n"
 	"Progress goes to stderr: done/total, rate, ETA, failed attempts, each host's rate and the cell\n"
@@ -207,4 +222,8 @@ const struct cmd cmd_run = { "run", run_fn,
 	"machine). Under mpirun, the exit status is mpirun's (1 once mpirun is signalled). A worker that\n"
 	"hears nothing from rank 0 for 30 s ends its cells' programs and exits by itself.\n"
 	"--log FILE appends what each process says (stderr) to FILE: mpirun stops passing it on once it\n"
-	"is signalled, so a Slurm job script gives its log there." };
+	"is signalled, so a Slurm job script gives its log there.\n"
+	"--lock-clocks consents to the spec's clocks: each worker locks its GPU's clocks through NVML before\n"
+	"its first cell (root or the driver's permission needed, else it stops saying so) and puts the\n"
+	"driver's defaults back when it ends; a spec with clocks: is refused without it (exit 2). A worker\n"
+	"killed outright leaves them locked: 'sweep hosts unlock'." };

@@ -1,7 +1,17 @@
 # lib.sh: what the GPU checks (tests/gpu/) and the evidence scripts (bench/gpu/) share, sourced by path
 # after `cd` to the repository root with NAME set: the environment (root, NVLink multicast off), a log in
 # $OUT/NAME.log, scratch in $R (/tmp/ev unless set), the build against the carried vendor/ folder, and
-# helpers. Reads the cards' state only: never changes clocks, power limits or modes.
+# helpers. Reads the cards' state only: never changes clocks, power limits or modes (SWEEP_NO_LOCK_CLOCKS;
+# a script's --lock-clocks is refused here, lib.sh reading the script's own arguments).
+# The lent cards' clocks must never change: a script given --lock-clocks stops here (exit 2), before its
+# log or anything else, and sweep refuses --lock-clocks (and any lock or reset) under SWEEP_NO_LOCK_CLOCKS.
+for a in "$@"; do
+	if [ "$a" = --lock-clocks ]; then
+		echo "$NAME: --lock-clocks is refused: the GPU machines' clocks must not change" >&2
+		exit 2
+	fi
+done
+export SWEEP_NO_LOCK_CLOCKS=1
 OUT=${OUT:-/tmp/evidence-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/$NAME.log") 2>&1

@@ -9,11 +9,15 @@
 # not end with every cell ok); the last line names each failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# The lent card's clocks must never change: --lock-clocks is refused before anything.
+case " $* " in *" --lock-clocks "*) echo "smoke.sh: --lock-clocks is refused: the GPU machines' clocks must not change" >&2; exit 2;; esac
 OUT=${OUT:-/tmp/h200-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/h200.log") 2>&1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# The lent card: sweep refuses --lock-clocks (and any lock or reset) under this.
+export SWEEP_NO_LOCK_CLOCKS=1
 V=$PWD/vendor
 R=/tmp/h200-results
 rm -rf "$R" && mkdir -p "$R"

@@ -197,6 +197,68 @@ static void test_throughput(void)
 	mt_release(&m);
 }
 
+/* A device that draws a constant 250 W since energy_base: the host's timer with an energy counter.
+ * energy_fails: the counter answers nothing; energy_back: it reads lower at the span's end. */
+static double energy_base;
+static int energy_fails, energy_back, energy_reads;
+
+static int fe_energy(void *state, double *joules)
+{
+	energy_reads++;
+	if (energy_fails)
+		return -1;
+	*joules = 250.0 * (now_mono() - energy_base) - (energy_back && energy_reads > 1 ? 1e3 : 0);
+	return 0;
+}
+
+/* The span's energy as watts and joules (watts x median), and work per joule from counts(). */
+static void test_energy(void)
+{
+	struct spec_timing t = timing_fast();
+	struct timer_ops tm = timer_cpu;
+	double med, j;
+	struct mt m;
+
+	tm.energy = fe_energy;
+	energy_base = now_mono() - 10;
+	mt_init(&m, "{\"bytes\": 1048576}");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy with energy");
+	med = metric(&m.r, "seconds");
+	j = metric(&m.r, "joules");
+	CHECK_NEAR(metric(&m.r, "watts"), 250, 0.01, "watts: the counter's rise over the span's time");
+	CHECK_NEAR(j, metric(&m.r, "watts") * med, 1e-12, "joules = watts x median");
+	CHECK_NEAR(metric(&m.r, "gb_per_j"), 2.0 * 1048576 / j / 1e9, 1e-9, "gb_per_j = bytes / joules");
+	CHECK(isnan(metric(&m.r, "gflop_per_j")), "copy has no gflop_per_j");
+	CHECK_INT(energy_reads, 2, "the counter read at the span's two ends");
+	mt_release(&m);
+
+	mt_init(&m, "{\"M\": 32, \"N\": 32, \"K\": 32, \"dtype\": \"f64\", \"threads\": 1}");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.gemm"), &m.ctx, &t, &m.r), 0, "gemm with energy");
+	CHECK_NEAR(metric(&m.r, "gflop_per_j"), 2.0 * 32 * 32 * 32 / metric(&m.r, "joules") / 1e9, 1e-9,
+		   "gflop_per_j = flops / joules");
+	mt_release(&m);
+
+	energy_fails = 1;
+	mt_init(&m, "{\"bytes\": 65536}");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy, no counter");
+	CHECK(isnan(metric(&m.r, "watts")) && isnan(metric(&m.r, "joules")), "no counter: no energy made up");
+	mt_release(&m);
+	energy_fails = 0;
+
+	energy_back = 1;
+	energy_reads = 0;
+	mt_init(&m, "{\"bytes\": 65536}");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy, counter back");
+	CHECK(isnan(metric(&m.r, "watts")), "a counter that went back gives no energy");
+	mt_release(&m);
+	energy_back = 0;
+
+	mt_init(&m, "{\"bytes\": 65536}");
+	CHECK_INT(measure_kernel(kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy on the host's timer");
+	CHECK(isnan(metric(&m.r, "watts")), "the host's timer reads no energy");
+	mt_release(&m);
+}
+
 /* A kernel whose hooks fail on demand and count their calls. */
 static int fake_setups, fake_teardowns, fake_launches;
 static const struct param_def fake_params[] = {
@@ -952,6 +1014,7 @@ int main(void)
 	test_batching();
 	test_max_samples();
 	test_throughput();
+	test_energy();
 	test_failures();
 	test_throttle();
 	test_settle();

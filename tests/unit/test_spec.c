@@ -742,9 +742,33 @@ static void test_required(void)
 	printf("# skip: no registered kernel has a required parameter\n");
 }
 
+/* clocks: MHz, base for the SM clock; none asked by default; a clock of Hz is a typo, not a lock. */
+static void test_clocks(void)
+{
+	struct spec s;
+
+	CHECK_INT(parse("sweep: s\nkernel: sleep\n", &s), 0, "no clocks");
+	CHECK(!spec_clocks_asked(&s) && !s.clock_sm && !s.clock_mem, "no clocks asked by default");
+	spec_release(&s);
+	CHECK_INT(parse("sweep: s\nkernel: sleep\nclocks: {sm: base, memory: 2619}\n", &s), 0, "clocks parse");
+	CHECK_INT(s.clock_sm, SPEC_CLOCK_BASE, "sm: base");
+	CHECK_INT(s.clock_mem, 2619, "memory MHz");
+	CHECK(spec_clocks_asked(&s), "clocks asked");
+	spec_release(&s);
+	CHECK_INT(parse("sweep: s\nkernel: sleep\nclocks: {memory: 1593}\n", &s), 0, "memory alone");
+	CHECK(s.clock_sm == 0 && s.clock_mem == 1593 && spec_clocks_asked(&s), "memory alone asked");
+	spec_release(&s);
+	CHECK_INT(parse("sweep: s\nkernel: sleep\nclocks: {sm: 1410000000}\n", &s), -1, "Hz refused");
+	CHECK(strstr(errs, "t.yaml:3:14: 'clocks.sm' must be between 1 and 20000, got 1410000000") != NULL,
+	      "said where and why: %s", errs);
+	CHECK_INT(parse("sweep: s\nkernel: sleep\nclocks: {gpu: 1410}\n", &s), -1, "unknown key refused");
+	CHECK(strstr(errs, "t.yaml:3:10:") != NULL && strstr(errs, "gpu") != NULL, "the key named: %s", errs);
+}
+
 int main(void)
 {
 	test_full();
+	test_clocks();
 	test_kernel_timing();
 	test_json_metrics();
 	test_metric_better();

@@ -105,7 +105,8 @@ static void test_open(void)
 		 "throttled sm_clock error stdout stderr stop launches warmup cpu_user cpu_sys peak_rss ci_lo ci_hi precise "
 		 "settled");
 	check_q1(st, "SELECT group_concat(name, ' ') FROM pragma_table_info('v_results') WHERE cid >= 30",
-		 "cpu_user cpu_sys peak_rss ci_lo ci_hi precise settled");
+		 "cpu_user cpu_sys peak_rss ci_lo ci_hi precise settled joules watts lock_sm lock_mem locked_sm "
+		 "locked_mem");
 	check_q1(st, "PRAGMA integrity_check", "ok");
 	store_close(st);
 	store_close(NULL);
@@ -522,6 +523,10 @@ static void test_results(void)
 	result_summarize(&r, 0.5, NAN);   /* noise 0.88: over the target, noise_ok 0 */
 	result_set_metric(&r, "gflops", 12.5);
 	result_set_metric(&r, "gbs", 3);
+	result_set_metric(&r, "joules", 0.25);
+	result_set_metric(&r, "watts", 400);
+	result_set_metric(&r, "lock_sm", 1410);
+	result_set_metric(&r, "locked_sm", 1405);
 	result_add_item(&r, "a", "t", 1.5);
 	result_add_item(&r, "b", "t", 2.5);
 	CHECK_INT(store_begin(st), 0, "begin");
@@ -539,7 +544,10 @@ static void test_results(void)
 		 "0:1.0:1500.0 1:2.0:- 2:3.0:1400.0 3:4.0:1600.0 4:10.0:1700.0");
 	check_q1(st, "SELECT group_concat(name || '=' || value, ' ') FROM "
 		 "(SELECT * FROM metrics ORDER BY name)",
-		 "gbs=3.0 gflops=12.5");
+		 "gbs=3.0 gflops=12.5 joules=0.25 lock_sm=1410.0 locked_sm=1405.0 watts=400.0");
+	/* The GPU's conditions in v_results, from the metrics (migration 9): NULL where none was read. */
+	check_q1(st, "SELECT joules || '|' || watts || '|' || lock_sm || '|' || coalesce(lock_mem, '-') || '|' ||"
+		 " locked_sm || '|' || coalesce(locked_mem, '-') FROM v_results", "0.25|400.0|1410.0|-|1405.0|-");
 	check_q1(st, "SELECT group_concat(item || metric || value, ' ') FROM "
 		 "(SELECT * FROM items ORDER BY item)",
 		 "at1.5 bt2.5");

@@ -1,0 +1,95 @@
+/* test_counters.c: ncu's CSV read into a result's metrics (counters.c), on what ncu 2025.3 printed for one
+ * 2 GiB copy kernel on an H100 (tests/data/ncu-copy-2g.csv, with its ==PROF== lines and the program's own
+ * output), on several kernels, and on a refusal. */
+#include <stdlib.h>
+#include <string.h>
+#include "counters.h"
+#include "test.h"
+
+static double metric(const struct result *r, const char *name)
+{
+	const char *v = json_obj_get(&r->metrics, name);
+	double d;
+
+	return v && !parse_double(v, &d) ? d : NAN;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = calloc(1, 1 << 16);
+
+	if (!f)
+		BUG("no %s", path);
+	if (fread(s, 1, (1 << 16) - 1, f) == 0)
+		BUG("empty %s", path);
+	fclose(f);
+	return s;
+}
+
+static void test_real(void)
+{
+	char *names[] = { "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
+			  "sm__cycles_elapsed.max" };
+	char *text = slurp("tests/data/ncu-copy-2g.csv"), why[256] = "";
+	struct result r;
+
+	result_init(&r);
+	CHECK_INT(counters_parse_ncu(text, names, 4, &r, why, sizeof(why)), 3, "three of the four counters read");
+	CHECK_NEAR(metric(&r, "dram__bytes_read.sum"), 2147650048, 0, "DRAM read: thousands' commas dropped");
+	CHECK_NEAR(metric(&r, "dram__bytes_write.sum"), 2130494976, 0, "DRAM written");
+	CHECK_NEAR(metric(&r, "lts__t_sector_hit_rate.pct"), 50.97, 0, "a ratio as printed");
+	CHECK(isnan(metric(&r, "sm__cycles_elapsed.max")), "a counter ncu did not give is absent");
+	result_release(&r);
+	free(text);
+}
+
+static void test_kernels(void)
+{
+	const char *text =
+		"\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+		"\"0\",\"a, with a comma\",\"x.sum\",\"byte\",\"1,000\"\n"
+		"\"0\",\"a, with a comma\",\"y.pct\",\"%\",\"10\"\n"
+		"\"0\",\"a, with a comma\",\"z.max\",\"cycle\",\"7\"\n"
+		"\"1\",\"b\",\"x.sum\",\"byte\",\"2,500\"\n"
+		"\"1\",\"b\",\"y.pct\",\"%\",\"30\"\n"
+		"\"1\",\"b\",\"z.max\",\"cycle\",\"5\"\n"
+		"\"1\",\"b\",\"w.min\",\"cycle\",\"n/a\"\n";
+	char *names[] = { "x.sum", "y.pct", "z.max", "w.min" }, why[256];
+	struct result r;
+
+	result_init(&r);
+	CHECK_INT(counters_parse_ncu(text, names, 4, &r, why, sizeof(why)), 3, "n/a is no value");
+	CHECK_NEAR(metric(&r, "x.sum"), 3500, 0, ".sum: summed over kernels");
+	CHECK_NEAR(metric(&r, "y.pct"), 20, 0, "a ratio: the mean");
+	CHECK_NEAR(metric(&r, "z.max"), 7, 0, ".max: the largest");
+	result_release(&r);
+}
+
+static void test_refused(void)
+{
+	const char *text = "==PROF== Connected to process 1 (p)\n"
+		"==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
+		"Counters on the target device 0.\n==PROF== Disconnected from process 1\n";
+	char *names[] = { "dram__bytes_read.sum" }, why[256];
+	struct result r;
+
+	result_init(&r);
+	CHECK_INT(counters_parse_ncu(text, names, 1, &r, why, sizeof(why)), 0, "refused: nothing read");
+	CHECK_STR(why, "ncu: ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
+		  "Counters on the target device 0.", "the driver's answer in one line");
+	CHECK_INT((long long)r.metrics.n, 0, "nothing made up");
+	CHECK_INT(counters_parse_ncu("", names, 1, &r, why, sizeof(why)), 0, "no output");
+	CHECK_STR(why, "ncu gave no rows of the counters asked", "said");
+	counters_note(&r, why);
+	CHECK_STR(r.err, "counters: ncu gave no rows of the counters asked", "the note alone");
+	result_release(&r);
+}
+
+int main(void)
+{
+	test_real();
+	test_kernels();
+	test_refused();
+	return test_done();
+}
