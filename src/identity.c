@@ -28,7 +28,7 @@ static int regular(const char *path, struct stat *st)
 	return !stat(path, st) && S_ISREG(st->st_mode);
 }
 
-char *identity_program(const char *name)
+char *identity_program(const char *name, const char *dir)
 {
 	const char *path = getenv("PATH"), *p, *end;
 	struct stat st;
@@ -37,12 +37,19 @@ char *identity_program(const char *name)
 		return NULL;
 	if (strchr(name, '/'))
 		return xstrdup(name);
-	/* glibc's posix_spawnp searches the caller's PATH (not the child's env), "/bin:/usr/bin" without one. */
+	/* glibc's posix_spawnp searches the caller's PATH (not the child's env), "/bin:/usr/bin" without one;
+	 * an empty or relative entry means the folder the program is started in. */
 	for (p = path ? path : "/bin:/usr/bin"; ; p = end + 1) {
 		char *cand;
 
 		end = strchrnul(p, ':');
 		cand = end == p ? xstrdup(name) : xasprintf("%.*s/%s", (int)(end - p), p, name);
+		if (dir && cand[0] != '/') {
+			char *in = xasprintf("%s/%s", dir, cand);
+
+			free(cand);
+			cand = in;
+		}
 		if (regular(cand, &st) && !access(cand, X_OK))
 			return cand;
 		free(cand);
@@ -59,7 +66,7 @@ static void missing_program(const char *word, const char *host, struct strbuf *w
 
 	if (strchr(word, '{') || why->len)
 		return;   /* known only once a cell fills it; one reason is enough */
-	path = identity_program(word);
+	path = identity_program(word, NULL);
 	if (path && regular(path, &st) && !access(path, X_OK)) {
 		free(path);
 		return;
@@ -130,7 +137,7 @@ static int add(struct identity *id, const struct spec *s, const char *name, cons
 /* A word once filled: the program (word 0) or a file it names. Not found is no error: the run says so. */
 static void add_word(struct identity *id, const struct spec *s, const char *word, int program)
 {
-	char *path = program ? identity_program(word) : xstrdup(word);
+	char *path = program ? identity_program(word, id->folder) : xstrdup(word);
 
 	if (path && path[0] != '/' && id->folder) {
 		char *in = xasprintf("%s/%s", id->folder, path);
@@ -249,10 +256,10 @@ int identity_collect(const struct spec *s, struct identity *out)
 
 		free(path);
 		if (rc) {
+			error("%s: inputs: '%s' is not a file that can be read in '%s' (the folder commands run in: "
+			      "the spec's, or its workdir:)", s->path, s->inputs[i], out->folder ? out->folder : ".");
 			identity_release(out);
-			return error("%s: inputs: '%s' is not a file that can be read in '%s' (the folder commands "
-				     "run in: the spec's, or its workdir:)", s->path, s->inputs[i],
-				     out->folder ? out->folder : ".");
+			return -1;
 		}
 	}
 	add_argv(out, s, s->command, s->ncommand);

@@ -46,10 +46,10 @@ void identity_json(const struct identity *id, struct strbuf *sb);
 /* The differences between two such objects (NULL: none recorded), each as "'NAME': OLD -> NEW" ((none)
  * for a file on one side only), joined by "; " onto what. Returns how many. */
 int identity_changes(const char *old_json, const char *new_json, struct strbuf *what);
-/* name resolved as posix_spawnp resolves a program: a name with '/' as it is, else the first executable
- * regular file of that name in $PATH's folders (an empty entry is the working directory). A new string,
- * or NULL when nothing is found. */
-char *identity_program(const char *name);
+/* name resolved as posix_spawnp resolves a program started in dir (NULL: the working folder): a name with
+ * '/' as it is, else the first executable regular file of that name in $PATH's folders (an empty or
+ * relative entry within dir). A new string, or NULL when nothing is found. */
+char *identity_program(const char *name, const char *dir);
 /* Why this host cannot start s's commands, appended to why (nothing when it can): the first program of
  * command:, prepare: or cleanup: that is not on PATH or, a relative path, not an executable file in the
  * working folder (the executor's: the spec's folder). A program with a placeholder is known only when a

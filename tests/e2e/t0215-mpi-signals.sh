@@ -40,7 +40,7 @@ test_expect_success 'SIGINT to mpirun -np 2: the closing line names SIGINT, noth
 	test_expect_code 1 wait_gone $job &&
 	wait_for 10 no_ranks "$T/i.db" &&
 	grep "^sweep: sig: " i.err &&
-	grep -q "^sweep: sig: interrupted by SIGINT or SIGTERM to mpirun (it passes either on to the ranks as SIGTERM): [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" i.err &&
+	grep -q "^sweep: sig: interrupted by SIGINT or SIGTERM to mpirun (it passes either on to the ranks as SIGTERM): [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume: mpirun .* run sig.yaml --db .*i.db$" i.err &&
 	uncharged i.db interrupted &&
 	mpirun --bind-to none -np 2 "$SWEEP" run sig.yaml --db "$T/i.db" &&
 	test "$(state_n i.db ok)" = 30
@@ -55,6 +55,6 @@ test_expect_success 'a rank killed (SIGKILL) under mpirun -np 2: the closing lin
 	test_expect_code 137 wait_gone $job &&
 	wait_for 10 no_ranks "$T/k.db" &&
 	grep "^sweep: sig: " k.err &&
-	grep -q "^sweep: sig: rank 1 on .$(hostname). ended (killed, or exited) and mpirun ended the job: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" k.err &&
+	grep -q "^sweep: sig: rank 1 on .$(hostname). ended (killed, or exited) and mpirun ended the job: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume: mpirun .* run sig.yaml --db .*k.db$" k.err &&
 	uncharged k.db failed
 '
