@@ -3,160 +3,50 @@
 #include "spec_int.h"
 
 #include <ctype.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rx.h"
 #include "unit.h"
 
-/* A metric regex is a line's worth of text; glibc's regcomp copies repeated parts (see regex_too_big). */
+/* A metric regex is a line's worth of text. PCRE2 runs it under match limits (rx.h), so a pattern that
+ * backtracks badly fails the cell at its first attempt instead of running for hours. */
 #define REGEX_MAX_LEN 1000
-#define REGEX_MAX_NODES 2000
-#define REGEX_MAX_NODES_TEXT "2000"
-#define REGEX_MAX_NEST 100
-#define REGEX_MAX_NEST_TEXT "100"
-/* Each regex costs up to tens of milliseconds to compile: a cap keeps a pasted mistake quick. */
+/* Each regex costs a little to compile: a cap keeps a pasted mistake quick. */
 #define REGEX_MAX_METRICS 100
 
-/* The bound of an interval {n}, {n,}, {n,m} or {,m} at c, as the copies glibc makes of what it follows
- * (an overestimate by one); *end is set past it. 0 when c starts no interval (then '{' is a literal). */
-static double regex_interval(const char *c, const char **end)
-{
-	double lo = 0, hi;
-	const char *d = c + 1;
-
-	if (!isdigit((unsigned char)*d) && *d != ',')
-		return 0;
-	for (; isdigit((unsigned char)*d); d++)
-		lo = lo * 10 + (*d - '0');
-	hi = lo;
-	if (*d == ',')
-		for (hi = 0, d++; isdigit((unsigned char)*d); d++)
-			hi = hi * 10 + (*d - '0');
-	if (*d != '}')
-		return 0;
-	*end = d;
-	return (lo > hi ? lo : hi) + 1;
-}
-
-/* Whether the interval ending at '}' c has a minimum of 0 ({0,m}, {,m}, {0}, {0,}). */
-static int regex_interval_min0(const char *c)
-{
-	while (*c != '{')
-		c--;
-	c++;
-	while (*c == '0')
-		c++;
-	return !isdigit((unsigned char)*c);
-}
-
-/* Whether escape \c is zero-width or may match nothing: an anchor (\b \B \< \> \` \') or a backreference. */
-static int regex_escape_nullable(char c)
-{
-	return (c && strchr("bB<>`'", c)) || isdigit((unsigned char)c);
-}
-
 /*
- * Whether glibc's regcomp would take too long or too much memory on pat; why is set to the reason.
- * It copies what a '+' or an interval applies to (a+ is a a*, a{2,4} is a a a? a?), so stacked or
- * nested copies ("c+++++", "((a{99}){99})") grow exponentially: count the nodes through the groups
- * (sum[d]: the group open at depth d so far, last[d]: its last atom, the one a postfix applies to).
- * And its epsilon closures take exponential time when '+' or an interval repeats a part that can match
- * nothing ("((a*)+)+", ":*+*+"): track that too (nul_seq[d]: the current alternative can match nothing,
- * nul_alt[d]: an earlier one can, nul_last[d]: the last atom can, nul_before[d]: nul_seq before it).
+ * Where pat is GNU ERE (what metric regexes were read as before PCRE2) that PCRE2 would read otherwise,
+ * without an error: the word anchors \< and \>, the buffer anchors \` and \', and {,m} (GNU's {0,m},
+ * literal text to PCRE2 10.42). NULL when there is none, else what to write instead.
  */
-static int regex_too_big(const char *pat, const char **why)
+static const char *regex_ere_only(const char *pat)
 {
-	double sum[REGEX_MAX_NEST + 1], last[REGEX_MAX_NEST + 1], atom, k;
-	char nul_seq[REGEX_MAX_NEST + 1], nul_alt[REGEX_MAX_NEST + 1], nul_last[REGEX_MAX_NEST + 1];
-	char nul_before[REGEX_MAX_NEST + 1], nul;
-	int depth = 0;
+	int bracket = 0;
 
-	*why = "its repetitions expand past " REGEX_MAX_NODES_TEXT " nodes";
-	sum[0] = last[0] = 0;
-	nul_seq[0] = nul_last[0] = nul_before[0] = 1;
-	nul_alt[0] = 0;
 	for (const char *c = pat; *c; c++) {
-		atom = 1;
-		nul = 0;
-		switch (*c) {
-		case '\\':
-			if (c[1])
-				nul = regex_escape_nullable(*++c);
-			break;
-		case '^':
-		case '$':
-			nul = 1;
-			break;
-		case '[':
-			/* A bracket expression is one node: skip to its ']' (a leading ']' is a member). */
-			c += c[1] == '^';
-			c += c[1] == ']';
-			while (c[1] && c[1] != ']')
-				c++;
-			if (!c[1])
-				return 0;   /* unterminated: regcomp says so */
-			c++;
-			break;
-		case '(':
-			if (depth == REGEX_MAX_NEST) {
-				*why = "it nests more than " REGEX_MAX_NEST_TEXT " groups";
-				return 1;
-			}
-			depth++;
-			sum[depth] = last[depth] = 0;
-			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
-			nul_alt[depth] = 0;
+		if (bracket) {
+			if (*c == '[' && c[1] == ':' && strchr(c + 2, ']'))
+				c = strchr(c + 2, ']');   /* [:digit:] */
+			else if (*c == ']')
+				bracket = 0;
 			continue;
-		case ')':
-			if (depth) {
-				atom = sum[depth] + 1;
-				nul = nul_seq[depth] || nul_alt[depth];
-				depth--;
-			}
-			break;
-		case '|':
-			sum[depth]++;
-			last[depth] = 0;
-			nul_alt[depth] |= nul_seq[depth];
-			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
-			continue;
-		case '*':
-		case '?':
-			/* No copy, but a node around the atom, which a following '+' copies with it. */
-			sum[depth]++;
-			last[depth]++;
-			nul_last[depth] = 1;
-			nul_seq[depth] = nul_before[depth];
-			goto check;
-		case '+':
-		case '{':
-			k = *c == '+' ? 2 : regex_interval(c, &c);
-			if (!k)
-				break;   /* a '{' that starts no interval is a literal */
-			if (nul_last[depth]) {
-				*why = "'+' or '{n,m}' repeats a part that can match nothing";
-				return 1;
-			}
-			sum[depth] += last[depth] * (k - 1) + 1;
-			last[depth] = last[depth] * k + 1;
-			/* {0,m} makes the part optional. */
-			if (*c == '}' && regex_interval_min0(c)) {
-				nul_last[depth] = 1;
-				nul_seq[depth] = nul_before[depth];
-			}
-			goto check;
 		}
-		sum[depth] += atom;
-		last[depth] = atom;
-		nul_before[depth] = nul_seq[depth];
-		nul_seq[depth] &= nul;
-		nul_last[depth] = nul;
-check:
-		if (sum[depth] > REGEX_MAX_NODES)
-			return 1;
+		if (*c == '\\' && c[1]) {
+			if (strchr("<>", c[1]))
+				return "'\\<' and '\\>' (GNU word anchors) are literal characters in PCRE2: write \\b";
+			if (strchr("`'", c[1]))
+				return "'\\`' and '\\'' (GNU buffer anchors) are not PCRE2: write ^ or $";
+			c++;
+		} else if (*c == '[') {
+			bracket = 1;
+			c += c[1] == '^';
+			c += c[1] == ']';   /* a leading ']' is a member */
+		} else if (*c == '{' && c[1] == ',' && isdigit((unsigned char)c[2]) && c > pat) {
+			return "'{,m}' is literal text in PCRE2: write {0,m}";
+		}
 	}
-	return 0;
+	return NULL;
 }
 
 static const char *const match_names[] = { "one", "first", "last", "each", NULL };
@@ -238,31 +128,28 @@ static const char *parse_path(struct sp *p, const struct ynode *n, const char *w
 	return t;
 }
 
-/* The pattern for metric name: checked for cost and syntax, its capture groups counted into *groups. */
+/* The pattern for metric name: checked for length and syntax (PCRE2's), its capture groups counted into
+ * *groups. */
 static int check_regex(struct sp *p, const struct ynode *vn, const char *name, const char *pat, int *groups)
 {
 	char a[SHOW_BUF], msg[256];
 	const char *why;
-	regex_t re;
-	int rc;
+	struct rx *re;
 
 	if (strlen(pat) > REGEX_MAX_LEN) {
 		spec_node_problem(p, vn, "regex for metric '%s' is longer than %d characters", spec_shown(a, name),
 			REGEX_MAX_LEN);
 		return -1;
 	}
-	if (regex_too_big(pat, &why)) {
-		spec_node_problem(p, vn, "regex for metric '%s' is too complex: %s", spec_shown(a, name), why);
+	if ((why = regex_ere_only(pat))) {
+		spec_node_problem(p, vn, "regex for metric '%s': %s", spec_shown(a, name), why);
 		return -1;
 	}
-	rc = regcomp(&re, pat, REG_EXTENDED);
-	if (rc) {
-		regerror(rc, &re, msg, sizeof(msg));
+	if (!(re = rx_compile(pat, groups, msg, sizeof(msg)))) {
 		spec_node_problem(p, vn, "invalid regex for metric '%s': %s", spec_shown(a, name), msg);
 		return -1;
 	}
-	*groups = (int)re.re_nsub;
-	regfree(&re);
+	rx_free(re);
 	return 0;
 }
 

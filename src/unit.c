@@ -72,6 +72,11 @@ int unit_convert(double v, const char *from, const char *to, double *out, char *
 		snprintf(err, errlen, "'%.*s' is not a unit of '%s'", UNIT_MAX, from, to);
 		return -1;
 	}
+	/* 1e308 GB is no number of bytes a double holds: said, never stored as inf (or left out). */
+	if (!isfinite(v * f)) {
+		snprintf(err, errlen, "out of range in '%s' (over 1.8e308)", to);
+		return -1;
+	}
 	*out = v * f;
 	return 0;
 }
@@ -116,9 +121,10 @@ int unit_parse(const char *text, const char *to, double *out, char *err, size_t 
 	}
 	memcpy(num, text, n);
 	num[n] = '\0';
+	/* A subnormal (4.9e-324) is a number; one past the largest double (1.8e308) is not. */
 	v = strtod(num, NULL);
 	if (!isfinite(v)) {
-		snprintf(err, errlen, "not a finite number");
+		snprintf(err, errlen, "out of range (over 1.8e308)");
 		return -1;
 	}
 	for (u = text + n; *u == ' ' || *u == '\t'; u++)

@@ -96,4 +96,32 @@ print(statistics.median(s) * 1e3, statistics.median(h) * 1e3, statistics.median(
 	printf '%-28s %12.3f %12.3f %8.4f %10.4f %10.3f  %s (%d runs each)\n' "$name" "$s" "$h" "$ratio" "$mins" \
 		"$p" "$verdict" "$(wc -l <sweep.times)"
 done
+
+# Reading a program's output is linear: 160,000 JSON lines (3.7 MB) and one object of 100,000 keys, each a
+# cell whose command only prints a file, timed from `sweep run` to its exit (the run's start included: about
+# 0.3 s here) and in CPU seconds of sweep and its executor (which a machine shared with other work inflates
+# less). Over 2 s of wall time fails.
+python3 -c "
+import json
+with open('lines.txt', 'w') as f:
+    for i in range(160000):
+        f.write(json.dumps({'item': 'i%d' % i, 'v': i * 0.5}) + '\n')
+with open('obj.txt', 'w') as f:
+    f.write(json.dumps({'k%d' % i: i for i in range(100000)}) + '\n')" || exit 1
+echo "== reading a program's output: one cell each, wall and CPU seconds of the whole run (2 s at most; load average $(cut -d" " -f1 /proc/loadavg))"
+printf '%-34s %10s %10s\n' output "wall s" "cpu s"
+for c in "160,000 JSON lines|lines.txt|160000" "one object of 100,000 keys|obj.txt|100000"; do
+	IFS='|' read -r name file want <<<"$c"
+	printf 'sweep: read\ncommand: [cat, %s]\nmetrics: json\ntimeout: 120\n' "$B/$file" >read.yaml
+	rm -f read.db*
+	/usr/bin/time -f '%e %U %S' -o read.time "$SWEEP" run read.yaml --db read.db --quiet 2>/dev/null ||
+		{ echo "sweep failed reading $file"; exit 1; }
+	read -r wall user sys <read.time
+	got=$("$SWEEP" sql read.db "SELECT (SELECT count(*) FROM items) + (SELECT count(*) FROM metrics
+		WHERE name <> 'seconds')" --csv | tail -1)
+	verdict=ok
+	[ "$got" = "$want" ] || { verdict="$got values read, not $want"; fail=1; }
+	python3 -c "import sys; sys.exit($wall > 2)" || { verdict="OVER 2 s"; fail=1; }
+	printf '%-34s %10.2f %10.2f  %s\n' "$name" "$wall" "$(python3 -c "print($user + $sys)")" "$verdict"
+done
 exit $fail

@@ -6,6 +6,7 @@
 #   tools/deps.sh list run|all   print the packages, one a line, and install nothing
 # `sweep launch --build` runs `make deps-run` (this with run) on rented hosts: no services there.
 build="gcc make libyaml-dev libsqlite3-dev sqlite3 libhwloc-dev hwloc libopenblas-dev libopenmpi-dev libjansson-dev
+libpcre2-dev
 libssl-dev
 openmpi-bin"
 run="python3 gnuplot-nox procps"

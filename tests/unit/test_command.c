@@ -97,12 +97,12 @@ static void ct_init(struct ct *c, char **argv, int argc, enum spec_metrics metri
 	result_init(&c->r);
 }
 
+/* strtod, not parse_double, which refuses a subnormal (ERANGE). */
 static double metric(const struct result *r, const char *name)
 {
 	const char *v = json_obj_get(&r->metrics, name);
-	double d;
 
-	return v && !parse_double(v, &d) ? d : NAN;
+	return v ? strtod(v, NULL) : NAN;
 }
 
 /* The value of item/metric in r, NaN when absent; *count how many rows matched. */
@@ -356,6 +356,60 @@ static void test_strict_metrics(void)
 	run_regex(&c, text, 3, never, 2);
 	CHECK_STR(c.r.error, "metric 'never': regex 'zzz([0-9]+)' matched no line of stdout (3 lines)",
 		  "a declared regex that never matches fails");
+	result_release(&c.r);
+}
+
+/* What a program prints cannot hang the reader or lose a value: a regex that backtracks past its limits
+ * fails at once naming it and the line; a line over the regex reader's limit fails, naming it; progress
+ * overwritten with '\r' is not a match; a sum past the largest double is averaged; a value no double holds
+ * fails; a subnormal value is kept. */
+static void test_bounded(void)
+{
+	char *hard[] = { "sh", "-c", "head -c 3000 /dev/zero | tr '\\0' a; echo cb" };
+	char *longl[] = { "sh", "-c", "head -c 1100000 /dev/zero | tr '\\0' x; echo; echo t=5" };
+	char *cr[] = { "sh", "-c", "printf 'x=1 MB/s\\rx=2 MB/s\\rx=3 MB/s\\r\\n x=44 GB/s\\r 7\\r\\n'" };
+	char *big[] = { "sh", "-c", "echo '{\"v\": 1.7e308}'; echo '{\"v\": 1.7e308, \"w\": -1.7e308}'" };
+	char *tiny[] = { "sh", "-c", "echo '{\"v\": 4.9e-324}'" };
+	char *gb[] = { "sh", "-c", "echo 'size: 1e308 GB'" };
+	struct spec_regex rx_hard[] = { { .name = "x", .pattern = "(a+a+)+b", .groups = 1 } };
+	struct spec_regex rx_t[] = { { .name = "t", .pattern = "t=([0-9]+)", .groups = 1 } };
+	struct spec_regex rx_cr[] = { { .name = "x", .pattern = "x=([0-9]+ MB/s)", .groups = 1, .unit = "B/s" },
+				      { .name = "y", .pattern = "^ ([0-9]+)=44 GB/s$", .groups = 1 } };
+	struct spec_regex rx_gb[] = { { .name = "size", .pattern = "size: (.*)", .groups = 1, .unit = "B" } };
+	struct ct c;
+
+	run_regex(&c, hard, 3, rx_hard, 1);
+	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "metric 'x': regex '(a+a+)+b' "
+	      "stopped at its limits (match limit exceeded): it backtracks too much on this line (stdout line 1: "
+	      "'aaaaaaaa"), "a regex past its limits fails the cell, naming it and the line: '%s'", c.r.error);
+	result_release(&c.r);
+
+	run_regex(&c, longl, 3, rx_t, 1);
+	CHECK_STR(c.r.error, "metric 't': stdout line 1 is over 1 MiB, the longest line a regex reads",
+		  "a line over the limit fails, never skipped");
+	result_release(&c.r);
+
+	run_regex(&c, cr, 3, rx_cr, 2);
+	CHECK_INT(c.r.status, RESULT_OK, "progress overwritten with \\r: one line, one match");
+	CHECK_NEAR(metric(&c.r, "x"), 3e6, 0, "the text after the last \\r is the line");
+	CHECK_NEAR(metric(&c.r, "y"), 7, 0, "and overwrites the start of what was there, as on a terminal");
+	result_release(&c.r);
+
+	ct_init(&c, big, 3, METRICS_JSON);
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_OK, "values near the largest double");
+	CHECK_NEAR(metric(&c.r, "v"), 1.7e308, 0, "two values of 1.7e308 average to 1.7e308, not inf");
+	CHECK_NEAR(metric(&c.r, "w"), -1.7e308, 0, "and one of -1.7e308 is kept");
+	result_release(&c.r);
+
+	ct_init(&c, tiny, 3, METRICS_JSON);
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK(metric(&c.r, "v") == 4.9e-324, "a subnormal value is kept: %g", metric(&c.r, "v"));
+	result_release(&c.r);
+
+	run_regex(&c, gb, 3, rx_gb, 1);
+	CHECK_STR(c.r.error, "metric 'size': '1e308 GB': out of range in 'B' (over 1.8e308) (stdout line 1: "
+		  "'size: 1e308 GB')", "a value no double holds in the declared unit fails, naming it");
 	result_release(&c.r);
 }
 
@@ -817,6 +871,7 @@ int main(void)
 	test_runs();
 	test_limit();
 	test_strict_metrics();
+	test_bounded();
 	test_capture();
 	test_failures();
 	test_timeout();

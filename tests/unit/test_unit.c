@@ -34,7 +34,7 @@ int main(void)
 		{ "5 min", "s", "'min' is not a unit of 's'" },
 		{ "2 ms", "1", "'ms' is not a unit of '1'" },
 		{ "fast", "s", "not a number" },
-		{ "1e999 s", "s", "not a finite number" },
+		{ "1e999 s", "s", "out of range (over 1.8e308)" },
 		{ "158 ns", NULL, "not a number (declare its unit: unit: ...)" },
 		{ "0x10", NULL, "not a number" },
 		{ "01", NULL, "not a number" },
