@@ -94,15 +94,17 @@ static const char *for_item(const struct command_metrics *m, char *buf, size_t n
 	return buf;
 }
 
-/* A value's text converted as metric name declares (unit NULL: a plain number); a problem names the
+/* A value's text converted as regex metric sr declares (no unit: a plain number); a problem names the
  * line. 0, or -1 after bad(). */
-static int convert(struct command_metrics *m, const char *name, const char *text, const char *unit,
+static int convert(struct command_metrics *m, const struct spec_regex *sr, const char *text,
 		   const char *where, long lineno, const char *line, double *v)
 {
+	struct unit_how how = { sr->unit_base, sr->scale };
+	const char *name = sr->name;
 	struct strbuf sb = STRBUF_INIT;
 	char why[128];
 
-	if (!unit_parse(text, unit, v, why, sizeof(why)))
+	if (!unit_parse_how(text, sr->unit, &how, v, why, sizeof(why)))
 		return 0;
 	sb_addf(&sb, "metric '%s': '", name);
 	sb_add_printable(&sb, text, 64);
@@ -141,7 +143,7 @@ static void rx_found(struct command_metrics *m, int i, const struct source *src,
 		char *item = sr->groups == 2 ? xstrndup(line + ov[2], (size_t)(ov[3] - ov[2])) :
 			     xasprintf("%ld", x->count);
 
-		if (!convert(m, sr->name, cap, sr->unit, src->name, src->lineno, line, &v))
+		if (!convert(m, sr, cap, src->name, src->lineno, line, &v))
 			command_values_add(m->acc, item, sr->name, v);
 		free(item);
 	} else if (sr->match == MATCH_LAST || x->count == 1) {
@@ -364,7 +366,7 @@ static void rx_end(struct command_metrics *m, int i, const struct source *out)
 		sb_release(&sb);
 		return;
 	}
-	if (sr->match != MATCH_EACH && !convert(m, sr->name, x->cap, sr->unit, x->where, x->lineno, x->line, &v))
+	if (sr->match != MATCH_EACH && !convert(m, sr, x->cap, x->where, x->lineno, x->line, &v))
 		command_values_add(m->acc, m->item, sr->name, v);
 }
 
@@ -475,6 +477,7 @@ static int record_value(struct command_metrics *m, int j, const struct json_val 
 {
 	const struct spec_jmetric *jm = &m->s->jmetrics[j];
 	const struct json_val *v = one_value(rec, m->paths[j], why, n), *u;
+	struct unit_how how = { jm->unit_base, jm->scale };
 	const char *unit = NULL, *text;
 	char num[64], inner[64];
 
@@ -493,11 +496,12 @@ static int record_value(struct command_metrics *m, int j, const struct json_val 
 		snprintf(why, n, "is %s, not a number", json_val_kind(v));
 		return -1;
 	}
-	if (text && unit_parse(text, unit ? NULL : jm->unit, out, num, sizeof(num))) {
+	if (text && unit_parse_how(text, unit ? NULL : jm->unit, &how, out, num, sizeof(num))) {
 		snprintf(why, n, "is \"%.40s\": %s", text, num);
 		return -1;
 	}
-	if ((unit || (!text && jm->unit)) && unit_convert(*out, unit ? unit : "", jm->unit, out, num, sizeof(num))) {
+	if ((unit || (!text && jm->unit)) &&
+	    unit_convert_how(*out, unit ? unit : "", jm->unit, &how, out, num, sizeof(num))) {
 		snprintf(why, n, "%s", num);
 		return -1;
 	}

@@ -413,6 +413,7 @@ void spec_release(struct spec *s)
 		free(s->regex[i].pattern);
 		free(s->regex[i].src.path);
 		free(s->regex[i].unit);
+		free(s->regex[i].scale);
 	}
 	free(s->regex);
 	for (int i = 0; i < s->njmetrics; i++) {
@@ -420,6 +421,7 @@ void spec_release(struct spec *s)
 		free(s->jmetrics[i].path);
 		free(s->jmetrics[i].unit);
 		free(s->jmetrics[i].unit_path);
+		free(s->jmetrics[i].scale);
 	}
 	free(s->jmetrics);
 	free(s->json_src.path);

@@ -77,11 +77,13 @@ enum { SPEC_BETTER_LOWER = -1, SPEC_BETTER_HIGHER = 1 };
 
 struct spec_regex {
 	char *name;
-	char *pattern;         /* POSIX extended regex with one capture group (two with match: each: item, value) */
+	char *pattern;         /* PCRE2 regex with one capture group (two with match: each: item, value) */
 	struct spec_source src;
 	enum spec_matches match;
 	int groups;
 	char *unit;            /* the unit values are converted into (unit.h); NULL: plain numbers */
+	int unit_base;         /* unit_base: 1024 (k, M, G, T as powers of 1024), else 0 */
+	char *scale;           /* scale: the unit of a value printed without one; NULL: none */
 	int better;            /* better: SPEC_BETTER_LOWER, _HIGHER, or 0 when not given */
 };
 
@@ -91,6 +93,8 @@ struct spec_jmetric {
 	char *path;
 	char *unit;            /* as spec_regex's: the value is a string with its unit, or unit_path gives it */
 	char *unit_path;       /* the record's value naming the unit ("time_unit": "ns"); NULL: none */
+	int unit_base;         /* as spec_regex's */
+	char *scale;
 	int better;            /* as spec_regex's */
 };
 

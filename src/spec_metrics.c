@@ -50,10 +50,11 @@ static const char *regex_ere_only(const char *pat)
 }
 
 static const char *const match_names[] = { "one", "first", "last", "each", NULL };
-static const char *const regex_fields[] = { "regex", "from", "match", "unit", "better", NULL };
-static const char *const json_fields[] = { "path", "unit", "unit_path", "better", NULL };
-enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, R_BETTER, NREGEX_FIELDS };
-enum { J_PATH, J_UNIT, J_UNIT_PATH, J_BETTER, NJSON_FIELDS };
+static const char *const regex_fields[] = { "regex", "from", "match", "unit", "better", "unit_base", "scale",
+					     NULL };
+static const char *const json_fields[] = { "path", "unit", "unit_path", "better", "unit_base", "scale", NULL };
+enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, R_BETTER, R_BASE, R_SCALE, NREGEX_FIELDS };
+enum { J_PATH, J_UNIT, J_UNIT_PATH, J_BETTER, J_BASE, J_SCALE, NJSON_FIELDS };
 /* better: which way a metric improves (spec.h's SPEC_BETTER_*), for sweep compare's verdict */
 static const char *const better_names[] = { "lower", "higher", NULL };
 
@@ -109,6 +110,40 @@ static char *parse_unit(struct sp *p, const struct ynode *n)
 		return NULL;
 	}
 	return xstrdup(t);
+}
+
+/*
+ * unit_base: 1000 or 1024 into *base (1024, else 0), and scale: UNIT into *scale: the unit a value printed
+ * without one has (openssl speed -mr's bytes per second). A scale needs a unit to convert into: without
+ * unit:, the scale is the unit. -1 after a problem.
+ */
+static int parse_unit_how(struct sp *p, const struct ynode *bn, const struct ynode *sn, char **unit, int *base,
+			  char **scale)
+{
+	const char *t;
+	char a[SHOW_BUF], err[96];
+
+	if (bn) {
+		if (!(t = spec_node_scalar(p, bn, "unit_base")))
+			return -1;
+		if (strcmp(t, "1000") && strcmp(t, "1024")) {
+			spec_node_problem(p, bn, "unit_base is 1000 or 1024, not '%s'", spec_shown(a, t));
+			return -1;
+		}
+		*base = !strcmp(t, "1024") ? 1024 : 0;
+	}
+	if (sn) {
+		if (!(*scale = parse_unit(p, sn)))
+			return -1;
+		if (!*unit)
+			*unit = xstrdup(*scale);
+		else if (unit_convert(1, *scale, *unit, &(double){ 0 }, err, sizeof(err))) {
+			spec_node_problem(p, sn, "scale '%s' does not convert into unit '%s': %s", spec_shown(a, *scale),
+					  *unit, err);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* A path read at node n (many: [*] allowed), or NULL after a problem. */
@@ -190,6 +225,8 @@ static void parse_regex_metric(struct sp *p, const char *name, const struct ynod
 	}
 	if (v[R_UNIT] && !(re.unit = parse_unit(p, v[R_UNIT])))
 		bad = 1;
+	else if (parse_unit_how(p, v[R_BASE], v[R_SCALE], &re.unit, &re.unit_base, &re.scale))
+		bad = 1;
 	if (v[R_BETTER] && parse_better(p, v[R_BETTER], &re.better))
 		bad = 1;
 	source_copy(&re.src, from);
@@ -197,6 +234,7 @@ static void parse_regex_metric(struct sp *p, const char *name, const struct ynod
 		parse_source(p, v[R_FROM], &re.src, uses_item);
 	if (bad) {
 		free(re.unit);
+		free(re.scale);
 		free(re.src.path);
 		return;
 	}
@@ -235,8 +273,10 @@ static void parse_json_metric(struct sp *p, const char *name, const struct ynode
 		return;
 	if (v[J_UNIT] && !(jm.unit = parse_unit(p, v[J_UNIT])))
 		return;
-	if (v[J_BETTER] && parse_better(p, v[J_BETTER], &jm.better)) {
+	if (parse_unit_how(p, v[J_BASE], v[J_SCALE], &jm.unit, &jm.unit_base, &jm.scale) ||
+	    (v[J_BETTER] && parse_better(p, v[J_BETTER], &jm.better))) {
 		free(jm.unit);
+		free(jm.scale);
 		return;
 	}
 	jm.name = xstrdup(name);
@@ -373,6 +413,15 @@ static void source_text(struct strbuf *sb, const struct spec_source *src)
 	sb_adds(sb, src->from == FROM_STDOUT ? "stdout" : src->from == FROM_STDERR ? "stderr" : src->path);
 }
 
+/* unit_base and scale where given (a spec without them keeps the text it always had). */
+static void how_text(struct strbuf *sb, int base, const char *scale)
+{
+	if (base)
+		sb_addf(sb, " base %d", base);
+	if (scale)
+		sb_addf(sb, " scale %s", scale);
+}
+
 void spec_metrics_text(const struct spec *s, struct strbuf *sb)
 {
 	static const char *const kinds[] = { "none", "json lines", "regex", "json" };
@@ -388,11 +437,14 @@ void spec_metrics_text(const struct spec *s, struct strbuf *sb)
 		source_text(sb, &s->regex[i].src);
 		sb_addf(sb, " match %s unit %s", match_names[s->regex[i].match],
 			s->regex[i].unit ? s->regex[i].unit : "-");
+		how_text(sb, s->regex[i].unit_base, s->regex[i].scale);
 	}
-	for (int i = 0; i < s->njmetrics; i++)
+	for (int i = 0; i < s->njmetrics; i++) {
 		sb_addf(sb, "; %s=%s unit %s at %s", s->jmetrics[i].name, s->jmetrics[i].path,
 			s->jmetrics[i].unit ? s->jmetrics[i].unit : "-",
 			s->jmetrics[i].unit_path ? s->jmetrics[i].unit_path : "-");
+		how_text(sb, s->jmetrics[i].unit_base, s->jmetrics[i].scale);
+	}
 }
 
 /* Which way a unit improves: a time (converts into seconds) lower, a rate (per second) higher, else 0. */

@@ -628,6 +628,24 @@ static void test_errors(void)
 		  "3:14: invalid regex for metric 't': missing closing parenthesis at offset 2");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'a{99999}(b)'}\n",
 		  "3:14: invalid regex for metric 't': number too big in {} quantifier at offset 7");
+	/* unit_base and scale: how a metric reads k/M/G/T and a bare number. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: B, unit_base: 1023}}\n",
+		  "3:52: unit_base is 1000 or 1024, not '1023'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: s, scale: B}}\n",
+		  "3:48: scale 'B' does not convert into unit 's': 'B' is not a unit of 's'");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: B/s, unit_base: 1024, "
+			       "scale: MB/s}, u: {regex: 'u=(.*)', scale: ms}}\n", &s);
+
+		CHECK_INT(rc, 0, "unit_base and scale parse");
+		if (!rc) {
+			CHECK(s.regex[0].unit_base == 1024 && !strcmp(s.regex[0].scale, "MB/s") &&
+			      !strcmp(s.regex[0].unit, "B/s"), "base 1024, scale MB/s, unit B/s");
+			CHECK(!s.regex[1].unit_base && !strcmp(s.regex[1].unit, "ms"), "a scale alone is the unit");
+			spec_release(&s);
+		}
+	}
 	/* GNU ERE that PCRE2 would read otherwise without a word is refused, saying what to write. */
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '\\<took ([0-9]+)'}\n",
 		  "3:14: regex for metric 't': '\\<' and '\\>' (GNU word anchors) are literal characters in PCRE2: "
