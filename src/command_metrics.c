@@ -401,9 +401,17 @@ static void json_line_member(const char *key, const struct json_val *v, void *da
 		return;
 	if (!json_val_number(v, &d)) {
 		command_values_add(c->m->acc, c->item, key, d);
-	} else if (!strcmp(json_val_kind(v), "null")) {
-		line = line_of(c->text, c->len, c->lineno);
+		return;
+	}
+	if (!strcmp(json_val_kind(v), "null")) {
 		sb_addf(&sb, "metric '%s' is null, not a number", key);
+	} else if (*json_val_kind(v) == 'a' && strchr("oa", json_val_kind(v)[3])) {
+		/* "an object", "an array": a document's figures are below, and its top level is no record. */
+		sb_addf(&sb, "metrics: json reads flat objects, and '%s' is %s: read a nested document with a "
+			"path for each metric (metrics: {json: ., NAME: %s.KEY})", key, json_val_kind(v), key);
+	}
+	if (sb.len) {
+		line = line_of(c->text, c->len, c->lineno);
 		at_line(&sb, c->where, c->lineno, line);
 		bad(c->m, "%s", sb.buf);
 		free(line);
@@ -424,7 +432,9 @@ static void json_item_member(const char *key, const struct json_val *v, void *da
 		json_add_num(item, d);
 }
 
-/* metrics: json: every number of every object line is a value of its key. */
+/* metrics: json: every number of every object line is a value of its key. A document over several lines,
+ * or a member that is an object or an array, is an error: a pretty-printed document's top level (fio's
+ * "timestamp") would be kept as its figures, and its real figures dropped. */
 static void json_lines(struct command_metrics *m, const struct json_docs *d, const char *text, size_t len)
 {
 	char it[96];
@@ -436,6 +446,19 @@ static void json_lines(struct command_metrics *m, const struct json_docs *d, con
 		struct strbuf item = STRBUF_INIT;
 		struct line_ctx c = { m, m->item, "stdout", text, len, d->line[i] };
 
+		if (d->last[i] != d->line[i]) {
+			struct strbuf sb = STRBUF_INIT;
+			char *line = line_of(text, len, d->line[i]);
+
+			sb_addf(&sb, "metrics: json reads one JSON object a line, and this one spans lines %ld to %ld: "
+				"read a document with a path for each metric (metrics: {json: ., NAME: a.b[0]})",
+				d->line[i], d->last[i]);
+			at_line(&sb, "stdout", d->line[i], line);
+			bad(m, "%s", sb.buf);
+			sb_release(&sb);
+			free(line);
+			break;
+		}
 		json_val_foreach(d->v[i], json_item_member, &item);
 		if (item.len)
 			c.item = item.buf;

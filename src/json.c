@@ -416,6 +416,7 @@ void json_docs_release(struct json_docs *d)
 		json_decref((json_t *)d->v[i]);
 	free(d->v);
 	free(d->line);
+	free(d->last);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -455,11 +456,13 @@ int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *o
 		}
 		ALLOC_GROW(out->v, out->n + 1, out->alloc);
 		out->line = xrealloc(out->line, out->alloc * sizeof(*out->line));
+		out->last = xrealloc(out->last, out->alloc * sizeof(*out->last));
 		out->v[out->n] = (struct json_val *)v;
 		out->line[out->n++] = line;
 		/* The value ends its line: what follows on it would be read as nothing. */
 		for (p = q; p < q + je.position; p++)
 			line += *p == '\n';
+		out->last[out->n - 1] = line;
 		for (; p < end && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
 			;
 		if (p < end && *p != '\n') {

@@ -62,6 +62,7 @@ struct json_val;
 struct json_docs {
 	struct json_val **v;   /* each document */
 	long *line;            /* the line (1-based) of text each starts on */
+	long *last;            /* and the line it ends on */
 	size_t n, alloc;
 };
 struct json_sel {

@@ -58,6 +58,16 @@ print(float(re.search(r\"^[+]F:[0-9]+:md5:([0-9.]+)$\", open(\"ssl.out\").read()
 	same ssl.db md5 "$want"
 '
 
+test_expect_success 'fio --output-format=json under metrics: json: an error naming the path syntax, no metric kept' '
+	printf "%s\n" "sweep: fio" \
+		"command: [fio, --name=t, --size=1M, --rw=read, --filename=$T/fio.dat, --output-format=json]" \
+		"metrics: json" "max_attempts: 3" >fio.yaml &&
+	test_expect_code 3 "$SWEEP" run fio.yaml --db fio.db 2>err &&
+	sql fio.db "SELECT state || attempts || \"|\" || error FROM cells" >state &&
+	grep -q "^quarantined1|metrics: json reads one JSON object a line, and this one spans lines 1 to [0-9]*: read a document with a path for each metric (metrics: {json: ., NAME: a.b\[0\]}) (stdout line 1: .{.)$" state &&
+	test "$(sql fio.db "SELECT count(*) FROM metrics")" = 0
+'
+
 test_needs "perf stat (perf_event_paranoid)" perf stat -e task-clock true
 
 test_expect_success 'perf stat: "msec task-clock" and "K/sec" read as perf means them' '

@@ -146,7 +146,7 @@ static void test_json(void)
 	CHECK_NEAR(item(&c.r, "a", "tok", &n), 10, 0, "a/tok");
 	CHECK_NEAR(item(&c.r, "b", "acc", &n), 0, 0, "b/acc");
 	CHECK_NEAR(item(&c.r, "3", "acc", &n), 0.5, 0, "a numeric item name");
-	CHECK_NEAR(item(&c.r, "c", "acc", &n), 1, 0, "nested values are skipped, the rest kept");
+	CHECK_NEAR(item(&c.r, "c", "acc", &n), 1, 0, "c/acc");
 	CHECK(c.r.nitems == 6 && !strcmp(c.r.items[0].item, "a") && !strcmp(c.r.items[4].item, "3"),
 	      "items in first-seen order");
 	CHECK_NEAR(metric(&c.r, "acc"), (0.5 + 0 + 0.5 + 1) / 4, 1e-12, "acc: mean over items");
@@ -317,6 +317,12 @@ static void test_strict_metrics(void)
 		{ "{\"x\": 1}garbage", "metrics: not JSON: text after the JSON value" },
 		{ "{\"x\": 1, \"x\": 2}", "metrics: not JSON: duplicate key 'x'" },
 		{ "{\"x\": null}", "metric 'x' is null, not a number" },
+		/* A document's top level is no record: nested or pretty-printed, it is read by path. */
+		{ "{\"jobs\": [{\"iops\": 7}], \"timestamp\": 5}", "metrics: json reads flat objects, and 'jobs' is "
+		  "an array: read a nested document with a path for each metric (metrics: {json: ., NAME: "
+		  "jobs.KEY})" },
+		{ "{\"x\": 1,\n \"y\": 2}", "metrics: json reads one JSON object a line, and this one spans lines 2 "
+		  "to 3: read a document with a path for each metric (metrics: {json: ., NAME: a.b[0]})" },
 	};
 	char *argv[] = { "sh", PROG, "bad", NULL };
 	char *none[] = { "sh", PROG, "none" };
@@ -337,7 +343,7 @@ static void test_strict_metrics(void)
 		argv[3] = (char *)bad[i].line;
 		ct_init(&c, argv, 4, METRICS_JSON);
 		command_run(&c.ex, &c.t, &c.r);
-		snprintf(want, sizeof(want), "(stdout line 2: '%s')", bad[i].line);
+		snprintf(want, sizeof(want), "(stdout line 2: '%.*s')", (int)strcspn(bad[i].line, "\n"), bad[i].line);
 		CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, bad[i].error) &&
 		      strstr(c.r.error, want), "%s fails the cell: '%s'", bad[i].line, c.r.error);
 		result_release(&c.r);
