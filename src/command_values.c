@@ -116,6 +116,14 @@ void command_values_add(struct command_values *t, const char *item, const char *
 	mean_add_value(&acc_get(t, item, metric)->m, v);
 }
 
+int command_values_has_metric(const struct command_values *t, const char *metric)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].metric, metric))
+			return 1;
+	return 0;
+}
+
 void command_values_free(struct command_values *t)
 {
 	if (!t)

@@ -15,6 +15,8 @@ void command_values_add(struct command_values *v, const char *item, const char *
  * r->metrics: the mean over its items, or of its values when none has an item; "seconds", unless a metric
  * is named so, the median of r's samples. */
 void command_values_finish(const struct command_values *v, struct result *r);
+/* Whether metric has a value, of any item. */
+int command_values_has_metric(const struct command_values *v, const char *metric);
 void command_values_free(struct command_values *v);
 
 #endif

@@ -196,7 +196,10 @@ static void test_items(void)
 	CHECK_NEAR(item(&c.r, "fixed", "w", &n), 2, 1e-12, "a line's own item wins; repeated values average");
 	CHECK_INT(n, 1, "one row for fixed/w");
 	CHECK_NEAR(metric(&c.r, "w"), 2, 1e-12, "w");
-	CHECK_INT(c.r.nitems, 4, "four item values");
+	CHECK_INT(c.r.nitems, 7, "four item values, and each item's seconds");
+	CHECK(item(&c.r, "1", "seconds", &n) == c.r.samples[0] && item(&c.r, "3", "seconds", &n) == c.r.samples[2],
+	      "an item's seconds is its run's wall time");
+	CHECK(isnan(item(&c.r, "fixed", "seconds", &n)), "an item the output names has none");
 	result_release(&c.r);
 
 	ct_init(&c, argv, 4, METRICS_JSON);
