@@ -128,8 +128,10 @@ struct spec {
 	char *json_item;       /* METRICS_SELECT: the path of a record's item name; NULL: one record */
 	struct spec_jmetric *jmetrics;
 	int njmetrics;
-	int runs;              /* command runs kept per cell (or item) at least: 0, the default, is one run and
-				* no stopping rule; N: timing's rule with min_samples N */
+	int runs;              /* command runs kept per cell (or item): 0, the default, is one run and no
+				* stopping rule; N: exactly N when runs_exact (runs: N), else at least N, then
+				* timing's rule with min_samples N (min_runs: N) */
+	int runs_exact;
 	int warmup_runs;       /* warmup: runs before, not kept */
 	char **prepare, **cleanup;   /* prepare:, cleanup: argv templates run around every run; NULL: none */
 	int nprepare, ncleanup;

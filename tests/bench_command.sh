@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench_command.sh (make bench): a command cell's wall time against hyperfine's on the same commands, in the
 # same run. For each command, ROUNDS rounds run hyperfine (-N: no shell; --warmup 2 --runs RUNS), a sweep of
-# one cell (runs: RUNS, warmup: 2, max_samples: RUNS) and a third timer (posix_spawn and waitpid between two
+# one cell (runs: RUNS, exactly RUNS runs, warmup: 2) and a third timer (posix_spawn and waitpid between two
 # clock readings) in a random order, so that load that comes and goes falls on each alike. The ratio is the
 # median of all of sweep's runs over the median of all of hyperfine's (within 2 %: ok); beside it the ratio of
 # the fastest runs (on a loaded machine the median carries the scheduler's delays, the fastest run the
@@ -72,8 +72,7 @@ for c in "${commands[@]}"; do
 				python3 -c "import json; print('\n'.join(map(str, json.load(open('h$r.json'))['results'][0]['times'])))" \
 					>>hyperfine.times ;;
 			sweep)
-				printf 'sweep: b%s\ncommand: [%s]\nruns: %s\nwarmup: 2\ntiming: {precision: 1e-9, max_samples: %s, timeout: 600}\n' \
-					"$r" "$argv" "$RUNS" "$RUNS" >b.yaml
+				printf 'sweep: b%s\ncommand: [%s]\nruns: %s\nwarmup: 2\n' "$r" "$argv" "$RUNS" >b.yaml
 				rm -f b.db*
 				"$SWEEP" run b.yaml --db b.db --quiet 2>/dev/null || { echo "sweep failed on '$line'"; exit 1; }
 				"$SWEEP" sql b.db "SELECT seconds FROM samples" --csv | tail -n +2 >>sweep.times ;;

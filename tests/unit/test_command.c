@@ -635,6 +635,17 @@ static void test_runs(void)
 	CHECK(isnan(c.r.warmup), "no warm-up run");
 	result_release(&c.r);
 
+	/* runs: N exactly (runs_exact): neither the stopping rule nor its deadline nor max_samples counts. */
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.runs = 7;
+	c.s.runs_exact = 1;
+	c.s.timing = (struct spec_timing){ .min_time = 0, .max_noise = 0, .timeout = 1e-9, .max_samples = 5 };
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK(c.r.nsamples == 7 && c.r.stop == STOP_COUNT, "exactly 7 runs, the count stored: %d, stop %d",
+	      c.r.nsamples, (int)c.r.stop);
+	CHECK(c.r.noise_ok == 1 && c.r.precise == 1, "no noise target or precision was asked");
+	result_release(&c.r);
+
 	/* Without runs: one run, no stopping rule, no noise target. */
 	ct_init(&c, argv, 3, METRICS_JSON);
 	command_run(&c.ex, &c.t, &c.r);

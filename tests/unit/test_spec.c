@@ -72,7 +72,7 @@ static const char full[] =
 	"order: interleave\n"
 	"seed: 7\n"
 	"timing: {precision: 0.002, min_time: 0.2, max_noise: 0.01, timeout: 5, max_samples: 40}\n"
-	"runs: 3\n"
+	"min_runs: 3\n"
 	"warmup: 2\n"
 	"prepare: [sync, \"{M}\"]\n"
 	"cleanup: [rm, -f, \"out-{item}.txt\"]\n"
@@ -176,6 +176,7 @@ static void test_full(void)
 	CHECK_NEAR(s.timing.timeout, 5, 1e-12, "timing timeout");
 	CHECK_INT(s.timing.max_samples, 40, "max_samples");
 	CHECK_INT(s.runs, 3, "runs");
+	CHECK_INT(s.runs_exact, 0, "min_runs: at least, then the stopping rule");
 	CHECK_INT(s.warmup_runs, 2, "warm-up runs");
 	CHECK(s.nprepare == 2 && !strcmp(s.prepare[1], "{M}"), "prepare keeps its placeholder");
 	CHECK(s.ncleanup == 3 && !strcmp(s.cleanup[2], "out-{item}.txt"), "cleanup");
@@ -236,8 +237,9 @@ static void test_kernel_timing(void)
 	CHECK_INT(s.runs, 0, "no runs for a kernel");
 	spec_release(&s);
 	/* A command's min_samples is runs: the kernels' default of 10 is no bound on its max_samples. */
-	rc = parse("sweep: c\ncommand: [x]\nruns: 3\ntiming: {max_samples: 5}\n", &s);
-	CHECK(rc == 0 && s.runs == 3 && s.timing.max_samples == 5, "runs 3, max_samples 5: %s", errs);
+	rc = parse("sweep: c\ncommand: [x]\nmin_runs: 3\ntiming: {max_samples: 5}\n", &s);
+	CHECK(rc == 0 && s.runs == 3 && !s.runs_exact && s.timing.max_samples == 5, "min_runs 3, max_samples 5: %s",
+	      errs);
 	if (!rc)
 		spec_release(&s);
 }
@@ -671,20 +673,43 @@ static void test_errors(void)
 	}
 
 	/* Command timing: runs under timing's stopping rule; keys with no meaning for a command refused. */
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {min_samples: 5}\n",
-		  "4:10: 'min_samples' means nothing for a command (a command's least number of runs is 'runs: N')");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {warmup: 1}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {min_samples: 5}\n",
+		  "4:10: 'min_samples' means nothing for a command (a command's least number of runs is 'min_runs: N')");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {warmup: 1}\n",
 		  "4:10: 'warmup' means nothing for a command (a command's warm-up is 'warmup: N' runs)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {max_noise: 0.1, l2: hot}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {max_noise: 0.1, l2: hot}\n",
 		  "4:26: 'l2' means nothing for a command (a command's runs have no L2 flush)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {throttle: 0.5}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {throttle: 0.5}\n",
 		  "4:10: 'throttle' means nothing for a command (a command's runs have no SM clock)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {batch: 2}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {batch: 2}\n",
 		  "4:10: 'batch' means nothing for a command (a command's sample is one run)");
 	CHECK_ERR("sweep: a\ncommand: [x]\ntiming: {max_noise: 0.1}\n",
-		  "3:9: 'timing' of a command sweep needs 'runs: N' (without it a command runs once)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 20\ntiming: {max_samples: 10}\n",
-		  "3:7: runs 20 is over timing's max_samples 10");
+		  "3:9: 'timing' of a command sweep needs 'min_runs: N', its stopping rule's least number of runs "
+		  "(runs: N is exactly N runs; without either a command runs once)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 4\ntiming: {max_noise: 0.1}\n",
+		  "4:9: 'timing' of a command sweep needs 'min_runs: N', its stopping rule's least number of runs "
+		  "(runs: N is exactly N runs; without either a command runs once)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 20\ntiming: {max_samples: 10}\n",
+		  "3:11: min_runs 20 is over timing's max_samples 10");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 20\nmax_runs: 10\n", "3:11: min_runs 20 is over max_runs 10");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\nmin_runs: 2\n",
+		  "4:11: 'runs' is exactly N runs, 'min_runs' and 'max_runs' the stopping rule's bounds: give one or the "
+		  "other");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmax_runs: 5\n",
+		  "3:11: 'max_runs' needs 'min_runs: N' (runs: N is exactly N runs)");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [x]\nruns: 50\n", &s);
+
+		CHECK(rc == 0 && s.runs == 50 && s.runs_exact == 1, "runs: 50 is exactly 50, over any max_samples");
+		if (!rc)
+			spec_release(&s);
+		rc = parse("sweep: a\ncommand: [x]\nmin_runs: 2\nmax_runs: 9\n", &s);
+		CHECK(rc == 0 && s.runs == 2 && !s.runs_exact && s.timing.max_samples == 9,
+		      "min_runs 2 and max_runs 9: the stopping rule's bounds");
+		if (!rc)
+			spec_release(&s);
+	}
 	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 0\n", "3:7: 'runs' must be at least 1, got 0");
 	CHECK_ERR("sweep: a\ncommand: [x]\nwarmup: -1\n", "3:9: 'warmup' must be at least 0, got -1");
 	CHECK_ERR("sweep: a\nkernel: sleep\nwarmup: 2\n",
