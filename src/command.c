@@ -444,6 +444,13 @@ char *command_expand(const char *tmpl, const struct json_obj *params, const char
 		/* the spec's grammar (spec_placeholder_len); a longer name is kept as written */
 		size_t len = *p == '{' ? spec_placeholder_len(p) : 0;
 
+		/* {{ and }} are literal braces: hyperfine's own {name} is written {{name}} */
+		if ((*p == '{' || *p == '}') && p[1] == *p) {
+			sb_addc(&sb, *p);
+			p += 2;
+			continue;
+		}
+
 		v = NULL;
 		if (len && len <= SPEC_PLACEHOLDER_MAX) {
 			memcpy(name, p + 1, len);

@@ -24,3 +24,37 @@ test_expect_success 'each item has its seconds: its run'\''s wall time, the cell
 	test "$(head -1 c.csv)" = "item,n,seconds_slow,seconds_fast,ratio,ci_lo,ci_hi" &&
 	awk -F, "NR > 1 { if (\$2 != 1 || \$5 < 1.3) bad = 1; n++ } END { exit bad || n != 2 }" c.csv
 '
+
+# {{ and }} are literal braces: hyperfine's own {n} of --parameter-list, beside sweep's {ms}.
+cat >"$T/braces.yaml" <<'Y'
+sweep: braces
+command: [hyperfine, -N, --runs, "3", --parameter-list, n, "1,2", --export-json, "{cell}.json",
+          "sleep 0.0{{n}}{ms}"]
+params:
+  ms: [0, 5]
+metrics:
+  from: "{cell}.json"
+  json: "results[*]"
+  item: command
+  mean: mean
+Y
+
+test_needs hyperfine hyperfine --version
+
+test_expect_success '{{n}} reaches hyperfine as {n}: its parameter scan, an item a value, its means stored' '
+	"$SWEEP" run braces.yaml --db braces.db --quiet &&
+	test "$(sql braces.db "SELECT group_concat(item, \",\") FROM (SELECT DISTINCT item FROM items
+		WHERE metric = '\''mean'\'' ORDER BY item)")" = "sleep 0.010,sleep 0.015,sleep 0.020,sleep 0.025" &&
+	for f in *.json; do
+		python3 -c "
+import json, sys
+for r in json.load(open(sys.argv[1]))[\"results\"]:
+    print(r[\"command\"] + \"|\" + repr(r[\"mean\"]))" "$f" || return 1
+	done | sort >want &&
+	sql braces.db "SELECT item || \"|\" || value FROM items WHERE metric = '\''mean'\'' ORDER BY item" >got &&
+	python3 -c "
+import sys
+w = dict(l.strip().split(\"|\") for l in open(\"want\"))
+g = dict(l.strip().split(\"|\") for l in open(\"got\"))
+assert w.keys() == g.keys() and all(abs(float(w[k]) - float(g[k])) <= 1e-12 * float(w[k]) for k in w), (w, g)"
+'

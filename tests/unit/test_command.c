@@ -37,8 +37,11 @@ static void test_expand(void)
 	s = command_expand("{item}{host}{cell}{nope}", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{item}{host}{cell}{nope}", "unknown or NULL placeholders are kept as written");
 	free(s);
-	s = command_expand("{} { M} {M {{M}} }{ x{", &p, NULL, 0, NULL, NULL);
+	s = command_expand("{} { M} {M {{{M}}} }{ x{", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{} { M} {M {128} }{ x{", "braces that are not placeholders are kept");
+	free(s);
+	s = command_expand("sleep {{M}} {{{{ }}}} {{nope} {M}}}", &p, NULL, 0, NULL, NULL);
+	CHECK_STR(s, "sleep {M} {{ }} {nope} 128}", "{{ and }} are literal braces");
 	free(s);
 	s = command_expand("{\"v\": {M}}", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{\"v\": 128}", "JSON text around a placeholder is kept");
@@ -561,7 +564,7 @@ static void json_file_run(struct ct *c, char **argv, int argc, struct spec_jmetr
 /* JSON from stderr and from a file the command writes; a file left by an earlier run is not read. */
 static void test_json_sources(void)
 {
-	char *err[] = { "sh", "-c", "echo log; echo '{\"x\": 1,' >&2; echo ' \"y\": {\"v\": 7}}' >&2" };
+	char *err[] = { "sh", "-c", "echo log; echo '{\"x\": 1,' >&2; echo ' \"y\": {\"v\": 7} }' >&2" };
 	char *file[] = { "sh", "-c", "echo '[{\"k\": \"a\", \"v\": 2}, {\"k\": 3, \"v\": 4}]' >{cell}.json" };
 	char *nothing[] = { "true" };
 	struct spec_jmetric jm[] = { { .name = "y", .path = "y.v" }, { .name = "v", .path = "v" } };

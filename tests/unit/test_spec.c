@@ -717,6 +717,15 @@ static void test_errors(void)
 	CHECK_ERR("sweep: a\nkernel: sleep\nruns: 2\n", "3:1: 'runs' is for command sweeps only");
 	CHECK_ERR("sweep: a\ncommand: [x]\nprepare: [\"{nope}\"]\n", "3:11: unknown placeholder '{nope}'");
 	CHECK_ERR("sweep: a\ncommand: [x]\ncleanup: sync\n", "3:10: expected a list for 'cleanup', got a scalar");
+	CHECK_ERR("sweep: a\ncommand: [x, \"{{n}} {nope}\"]\n", "2:14: unknown placeholder '{nope}'");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [hyperfine, \"sleep {{n}}\", \"{{{{x}}}}\"]\n", &s);
+
+		CHECK(rc == 0, "{{n}} is no placeholder: %s", errs);
+		if (!rc)
+			spec_release(&s);
+	}
 
 	/* Metrics: from, match, unit, JSON paths. */
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=([0-9]+)', match: some}}\n",
