@@ -622,7 +622,9 @@ static void json_end(struct command_metrics *m)
 		bad(m, "metrics: %s is over %zu MiB", where, COMMAND_METRICS_TEXT_MAX >> 20);
 		return;
 	}
-	if (json_docs_read(text ? text : "", len, s->metrics == METRICS_SELECT && m->records[0] == '[', &d,
+	if (json_docs_read(text ? text : "", len, (s->metrics == METRICS_SELECT && m->records[0] == '[' ?
+			   JSON_DOCS_ARRAYS : 0) | (s->json_dups == SPEC_DUP_LAST ? JSON_DOCS_DUP_LAST :
+			   s->json_dups == SPEC_DUP_FIRST ? JSON_DOCS_DUP_FIRST : 0), &d,
 			   &docline, &errline, why, sizeof(why))) {
 		struct strbuf sb = STRBUF_INIT;
 		char *line = line_of(text, len, docline);

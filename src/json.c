@@ -428,11 +428,76 @@ static const char *line_end(const char *p, const char *end)
 	return nl ? nl + 1 : end;
 }
 
-int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *out, long *docline,
+/*
+ * The document at p (in buf, ending before end) with each later pair of a key its object already has
+ * blanked out (its ',' through its value, newlines kept: lines stay where they were), so that jansson's
+ * strict reading keeps each key's first value. Keys are compared as written. Each object's keys are held
+ * in a jansson object used as a set, so 100,000 keys stay linear. The walk stops where the document ends
+ * (its depth back at 0); text that is no JSON is left for jansson to refuse.
+ */
+static void blank_later_keys(char *p, const char *end)
+{
+	json_t *seen[JSON_MAX_DEPTH + 2] = { 0 };
+	char *comma[JSON_MAX_DEPTH + 2] = { 0 }, *blank_from = NULL, *key = NULL;
+	int depth = 0, blank_depth = -1;
+
+	for (; p < end; p++) {
+		if (*p == '"') {
+			char *q = p + 1;
+
+			while (q < end && *q != '"')
+				q += *q == '\\' ? 2 : 1;
+			key = p;
+			p = q < end ? q : p;
+			continue;
+		}
+		if (*p == ':' && key && depth >= 1 && depth <= JSON_MAX_DEPTH && seen[depth] && blank_depth < 0) {
+			char *k = xstrndup(key + 1, (size_t)(p - key - 1));
+
+			/* the key is the last string before the ':', blanks aside */
+			if (json_object_get(seen[depth], k) && comma[depth]) {
+				blank_from = comma[depth];
+				blank_depth = depth;
+			} else {
+				json_object_set_new(seen[depth], k, json_true());
+			}
+			free(k);
+		} else if (*p == '{' || *p == '[') {
+			if (++depth <= JSON_MAX_DEPTH)
+				seen[depth] = *p == '{' ? json_object() : NULL;
+			if (depth <= JSON_MAX_DEPTH)
+				comma[depth] = NULL;
+		} else if (*p == ',' || *p == '}' || *p == ']') {
+			if (blank_depth == depth && blank_from) {
+				for (char *b = blank_from; b < p; b++)
+					if (*b != '\n')
+						*b = ' ';
+				blank_from = NULL;
+				blank_depth = -1;
+			}
+			if (*p == ',' && depth <= JSON_MAX_DEPTH)
+				comma[depth] = p;
+			if (*p != ',') {
+				if (depth <= JSON_MAX_DEPTH)
+					json_decref(seen[depth]);
+				if (--depth <= 0)
+					break;
+			}
+		}
+		key = *p == ':' ? NULL : key;
+	}
+	for (int d = 1; d <= depth && d <= JSON_MAX_DEPTH; d++)
+		json_decref(seen[d]);
+}
+
+int json_docs_read(const char *text, size_t len, int flags, struct json_docs *out, long *docline,
 		   long *errline, char *err, size_t errlen)
 {
-	const char *p = text, *end = text + len, *q;
+	char *copy = flags & JSON_DOCS_DUP_FIRST ? xstrndup(text, len) : NULL;
+	const char *p = copy ? copy : text, *end = p + len, *q;
+	size_t read = flags & (JSON_DOCS_DUP_FIRST | JSON_DOCS_DUP_LAST) ? JSON_DECODE_INT_AS_REAL : JSON_READ_FLAGS;
 	long line = 1;
+	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	while (p < end) {
@@ -441,18 +506,19 @@ int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *o
 
 		for (q = p; q < end && (*q == ' ' || *q == '\t'); q++)
 			;
-		if (q == end || (*q != '{' && !(arrays && *q == '['))) {
+		if (q == end || (*q != '{' && !((flags & JSON_DOCS_ARRAYS) && *q == '['))) {
 			p = line_end(p, end);
 			line++;
 			continue;
 		}
-		v = json_loadb(q, (size_t)(end - q), JSON_READ_FLAGS | JSON_DISABLE_EOF_CHECK, &je);
+		if (copy)
+			blank_later_keys(copy + (q - copy), end);
+		v = json_loadb(q, (size_t)(end - q), read | JSON_DISABLE_EOF_CHECK, &je);
 		if (!v) {
 			read_error(q, &je, err, errlen);
 			*docline = line;
 			*errline = line + (je.line > 0 ? je.line - 1 : 0);
-			json_docs_release(out);
-			return -1;
+			goto out;
 		}
 		ALLOC_GROW(out->v, out->n + 1, out->alloc);
 		out->line = xrealloc(out->line, out->alloc * sizeof(*out->line));
@@ -469,15 +535,19 @@ int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *o
 			snprintf(err, errlen, "text after the JSON value");
 			*docline = out->line[out->n - 1];
 			*errline = line;
-			json_docs_release(out);
-			return -1;
+			goto out;
 		}
 		if (p < end) {
 			p++;
 			line++;
 		}
 	}
-	return 0;
+	ret = 0;
+out:
+	if (ret)
+		json_docs_release(out);
+	free(copy);
+	return ret;
 }
 
 /*

@@ -87,6 +87,10 @@ struct spec_regex {
 	int better;            /* better: SPEC_BETTER_LOWER, _HIGHER, or 0 when not given */
 };
 
+/* duplicate_keys: which value of a key a JSON object gives twice is read (error: none, the document is
+ * refused). */
+enum { SPEC_DUP_ERROR = 0, SPEC_DUP_LAST, SPEC_DUP_FIRST };
+
 /* A metric of METRICS_SELECT: the value at path in each record. */
 struct spec_jmetric {
 	char *name;
@@ -126,6 +130,7 @@ struct spec {
 	struct spec_source json_src;   /* METRICS_SELECT: where the documents are */
 	char *json_records;    /* METRICS_SELECT: the path of the records in each document ("." itself) */
 	char *json_item;       /* METRICS_SELECT: the path of a record's item name; NULL: one record */
+	int json_dups;         /* METRICS_SELECT: duplicate_keys: SPEC_DUP_ERROR (default), _LAST or _FIRST */
 	struct spec_jmetric *jmetrics;
 	int njmetrics;
 	int runs;              /* command runs kept per cell (or item): 0, the default, is one run and no

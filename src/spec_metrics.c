@@ -313,14 +313,16 @@ static int has_key(const struct ynode *n, const char *key)
 	return 0;
 }
 
-/* The mapping form: from, json and item are the reader's keys; every other key is a metric: a regex, or
- * with json: a path, unless it is {regex: ...} (both read the same run's output). */
+static const char *const dup_names[] = { "error", "last", "first", NULL };
+
+/* The mapping form: from, json, item and duplicate_keys are the reader's keys; every other key is a
+ * metric: a regex, or with json: a path, unless it is {regex: ...} (both read the same run's output). */
 static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 {
-	const struct ynode *from = NULL, *json = NULL, *item = NULL;
+	const struct ynode *from = NULL, *json = NULL, *item = NULL, *dups = NULL;
 	struct spec *s = p->s;
 	struct spec_source src = { FROM_STDOUT, NULL };
-	int nmetrics = 0;
+	int nmetrics = 0, e;
 
 	for (int j = 0; j < n->n; j++) {
 		const char *key = spec_node_key(p, ydoc_key(n, j));
@@ -334,6 +336,8 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 			slot = &json;
 		else if (!strcmp(key, "item"))
 			slot = &item;
+		else if (!strcmp(key, "duplicate_keys"))
+			slot = &dups;
 		else
 			nmetrics++;
 		if (slot && *slot)
@@ -360,6 +364,11 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 		src.path = NULL;
 		if (item && (t = parse_path(p, item, "item", 0)))
 			s->json_item = xstrdup(t);
+		if (dups && (e = spec_node_enum(p, dups, "duplicate_keys", dup_names)) > 0)
+			s->json_dups = e;
+	} else if (dups) {
+		spec_node_problem(p, dups, "'duplicate_keys' says how json metrics read a key given twice; "
+			"regexes read no keys");
 	} else if (item) {
 		spec_node_problem(p, item, "'item' names the records of json metrics; a regex's matches become "
 			"items with match: each");
@@ -369,7 +378,7 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 		const char *name = spec_node_key(p, kn);
 
 		if (!name || !strcmp(name, "from") || !strcmp(name, "json") || !strcmp(name, "item") ||
-		    !metric_name_ok(p, kn, name))
+		    !strcmp(name, "duplicate_keys") || !metric_name_ok(p, kn, name))
 			continue;
 		if (json && !has_key(ydoc_value(n, j), "regex"))
 			parse_json_metric(p, name, ydoc_value(n, j));
@@ -431,6 +440,8 @@ void spec_metrics_text(const struct spec *s, struct strbuf *sb)
 		sb_adds(sb, " from ");
 		source_text(sb, &s->json_src);
 		sb_addf(sb, " records %s item %s", s->json_records, s->json_item ? s->json_item : "-");
+		if (s->json_dups)
+			sb_addf(sb, " duplicate keys %s", dup_names[s->json_dups]);
 	}
 	for (int i = 0; i < s->nregex; i++) {
 		sb_addf(sb, "; %s=%s from ", s->regex[i].name, s->regex[i].pattern);

@@ -11,10 +11,10 @@ libssl-dev
 openmpi-bin"
 run="python3 gnuplot-nox procps"
 # The programs the command-cell examples run (examples/tools): Google Benchmark (built with g++), hyperfine,
-# fio, sysbench, pytest-benchmark; zstd, openssl and perf, whose text the tests read as printed; GNU time
-# checks what a run cost; chromium (headless) opens a report's HTML page.
+# fio, sysbench, pytest-benchmark; zstd, openssl, perf and iperf3, whose output the tests read as printed;
+# GNU time checks what a run cost; chromium (headless) opens a report's HTML page.
 tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client
-g++ libbenchmark-dev hyperfine fio sysbench python3-pytest-benchmark time zstd openssl linux-perf
+g++ libbenchmark-dev hyperfine fio sysbench python3-pytest-benchmark time zstd openssl linux-perf iperf3
 chromium"
 list=
 [ "$1" = list ] && { list=1; shift; }

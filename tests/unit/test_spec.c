@@ -630,6 +630,19 @@ static void test_errors(void)
 		  "3:14: invalid regex for metric 't': missing closing parenthesis at offset 2");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'a{99999}(b)'}\n",
 		  "3:14: invalid regex for metric 't': number too big in {} quantifier at offset 7");
+	/* duplicate_keys: beside json: only. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: ., duplicate_keys: some, v: a}\n",
+		  "3:36: invalid value 'some' for 'duplicate_keys' (expected error|last|first)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {duplicate_keys: last, v: 'v=(.*)'}\n",
+		  "3:27: 'duplicate_keys' says how json metrics read a key given twice; regexes read no keys");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [x]\nmetrics: {json: ., duplicate_keys: first, v: a}\n", &s);
+
+		CHECK(rc == 0 && s.json_dups == SPEC_DUP_FIRST && s.njmetrics == 1, "duplicate_keys: first: %s", errs);
+		if (!rc)
+			spec_release(&s);
+	}
 	/* unit_base and scale: how a metric reads k/M/G/T and a bare number. */
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: B, unit_base: 1023}}\n",
 		  "3:52: unit_base is 1000 or 1024, not '1023'");
