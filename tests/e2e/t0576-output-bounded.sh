@@ -69,3 +69,13 @@ test_expect_success 'a declared path metric past the largest double fails the ce
 	test "$(sql over.db "SELECT count(*) FROM metrics")" = 0
 '
 
+
+test_expect_success 'a line over 1 MiB fails the cell naming its number and the limit, never skipped' '
+	printf "%s\n" "sweep: long" \
+		"command: [sh, -c, \"echo t=1; head -c 1100000 /dev/zero | tr '\''\\\\0'\'' x; echo; echo t=5\"]" \
+		"metrics: {t: {regex: \"^t=([0-9]+)\", match: last}}" "max_attempts: 3" >long.yaml &&
+	test_expect_code 3 "$SWEEP" run long.yaml --db long.db 2>err &&
+	test "$(sql long.db "SELECT state || attempts || \"|\" || error FROM cells")" = \
+		"quarantined1|metric '\''t'\'': stdout line 2 is over 1 MiB, the longest line a regex reads" &&
+	test "$(sql long.db "SELECT count(*) FROM metrics")" = 0
+'
