@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include "json.h"
 #include "rx.h"
-#include "stats.h"
 #include "unit.h"
 #include "command_values.h"
 #include "command_metrics.h"
@@ -59,13 +58,6 @@ struct command_metrics {
 	char *json_file, *records, *item_path;   /* expanded for the run */
 	char **paths, **unit_paths;
 	char *bad;                 /* the run's first problem */
-	/* Each item's kept runs' wall times, in the order the items ran (an item's runs come together). */
-	struct item_walls {
-		char *item;
-		double *wall;
-		int n, alloc;
-	} *walls;
-	int nwalls, walls_alloc;
 };
 
 /* Keep the run's first problem. */
@@ -731,30 +723,15 @@ void command_metrics_stderr(struct command_metrics *m, const char *buf, size_t n
 	source_add(m, &m->err, buf, n);
 }
 
-/* The wall time of the run just kept (r's last sample) for its item. */
-static void item_wall(struct command_metrics *m, const struct result *r)
-{
-	struct item_walls *w = m->nwalls ? &m->walls[m->nwalls - 1] : NULL;
-
-	if (!m->item || !r->nsamples)
-		return;
-	if (!w || strcmp(w->item, m->item)) {
-		ALLOC_GROW(m->walls, m->nwalls + 1, m->walls_alloc);
-		w = &m->walls[m->nwalls++];
-		memset(w, 0, sizeof(*w));
-		w->item = xstrdup(m->item);
-	}
-	ALLOC_GROW(w->wall, w->n + 1, w->alloc);
-	w->wall[w->n++] = r->samples[r->nsamples - 1];
-}
-
 int command_metrics_end(struct command_metrics *m, struct result *r)
 {
 	const struct spec *s = m->s;
 
 	if (!m->keep)
 		return 0;
-	item_wall(m, r);
+	/* The wall time of the run just kept (r's last sample) for its item. */
+	if (m->item && r->nsamples)
+		command_values_wall(m->acc, m->item, r->samples[r->nsamples - 1]);
 	source_end(m, &m->out);
 	source_end(m, &m->err);
 	for (int i = 0; i < m->nre; i++) {
@@ -777,12 +754,7 @@ int command_metrics_end(struct command_metrics *m, struct result *r)
 
 void command_metrics_finish(struct command_metrics *m, struct result *r)
 {
-	int own = command_values_has_metric(m->acc, "seconds");
-
 	command_values_finish(m->acc, r);
-	/* Each item's wall time, as a metric of the output would be: the median of its runs. */
-	for (int i = 0; i < m->nwalls && !own; i++)
-		result_add_item(r, m->walls[i].item, "seconds", stats_median(m->walls[i].wall, m->walls[i].n));
 }
 
 void command_metrics_free(struct command_metrics *m)
@@ -815,11 +787,6 @@ void command_metrics_free(struct command_metrics *m)
 	sb_release(&m->err.line);
 	sb_release(&m->err.shown);
 	sb_release(&m->err.text);
-	for (int i = 0; i < m->nwalls; i++) {
-		free(m->walls[i].item);
-		free(m->walls[i].wall);
-	}
-	free(m->walls);
 	command_values_free(m->acc);
 	free(m);
 }

@@ -50,6 +50,13 @@ struct command_values {
 	struct acc *v;
 	size_t n, alloc;
 	size_t *slots, nslots;
+	/* Each item's kept runs' wall times, in the order the items ran (an item's runs come together). */
+	struct item_walls {
+		char *item;
+		double *wall;
+		size_t n, alloc;
+	} *walls;
+	size_t nwalls, walls_alloc;
 };
 
 struct command_values *command_values_new(void)
@@ -116,18 +123,29 @@ void command_values_add(struct command_values *t, const char *item, const char *
 	mean_add_value(&acc_get(t, item, metric)->m, v);
 }
 
-int command_values_has_metric(const struct command_values *t, const char *metric)
+void command_values_wall(struct command_values *t, const char *item, double seconds)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].metric, metric))
-			return 1;
-	return 0;
+	struct item_walls *w = t->nwalls ? &t->walls[t->nwalls - 1] : NULL;
+
+	if (!w || strcmp(w->item, item)) {
+		ALLOC_GROW(t->walls, t->nwalls + 1, t->walls_alloc);
+		w = &t->walls[t->nwalls++];
+		memset(w, 0, sizeof(*w));
+		w->item = xstrdup(item);
+	}
+	ALLOC_GROW(w->wall, w->n + 1, w->alloc);
+	w->wall[w->n++] = seconds;
 }
 
 void command_values_free(struct command_values *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; i < t->nwalls; i++) {
+		free(t->walls[i].item);
+		free(t->walls[i].wall);
+	}
+	free(t->walls);
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].item);
 		free(t->v[i].metric);
@@ -184,5 +202,8 @@ void command_values_finish(const struct command_values *t, struct result *r)
 	}
 	if (!has_seconds && r->nsamples)
 		result_set_metric(r, "seconds", stats_median(r->samples, r->nsamples));
+	/* Each item's wall time, as a metric of the output would be: the median of its runs. */
+	for (size_t i = 0; i < t->nwalls && !has_seconds; i++)
+		result_add_item(r, t->walls[i].item, "seconds", stats_median(t->walls[i].wall, t->walls[i].n));
 	command_values_free(per);
 }

@@ -428,13 +428,9 @@ static const char *line_end(const char *p, const char *end)
 	return nl ? nl + 1 : end;
 }
 
-/*
- * The document at p (in buf, ending before end) with each later pair of a key its object already has
- * blanked out (its ',' through its value, newlines kept: lines stay where they were), so that jansson's
- * strict reading keeps each key's first value. Keys are compared as written. Each object's keys are held
- * in a jansson object used as a set, so 100,000 keys stay linear. The walk stops where the document ends
- * (its depth back at 0); text that is no JSON is left for jansson to refuse.
- */
+/* The document at p with each later pair of a key its object already has blanked (its ',' through its
+ * value, newlines kept), so that jansson's strict reading keeps each key's first value. Keys compare as
+ * written; each object's are a set in a jansson object (linear). Stops where the document ends. */
 static void blank_later_keys(char *p, const char *end)
 {
 	json_t *seen[JSON_MAX_DEPTH + 2] = { 0 };
