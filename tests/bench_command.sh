@@ -109,7 +109,8 @@ with open('obj.txt', 'w') as f:
     f.write(json.dumps({'k%d' % i: i for i in range(100000)}) + '\n')" || exit 1
 echo "== reading a program's output: one cell each, wall and CPU seconds of the whole run (2 s at most; load average $(cut -d" " -f1 /proc/loadavg))"
 printf '%-34s %10s %10s\n' output "wall s" "cpu s"
-for c in "160,000 JSON lines|lines.txt|160000" "one object of 100,000 keys|obj.txt|100000"; do
+# values read: 160,000 items and the cell's v; 100,000 metrics
+for c in "160,000 JSON lines|lines.txt|160001" "one object of 100,000 keys|obj.txt|100000"; do
 	IFS='|' read -r name file want <<<"$c"
 	printf 'sweep: read\ncommand: [cat, %s]\nmetrics: json\ntimeout: 120\n' "$B/$file" >read.yaml
 	rm -f read.db*
