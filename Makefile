@@ -12,7 +12,7 @@ MPICC_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 EXTRA_CFLAGS ?=
 EXTRA_LIBS   ?=
 SQLITE_LIBS  ?= -lsqlite3
-LIBS := $(EXTRA_LIBS) -lyaml $(SQLITE_LIBS) -ljansson -lcrypto -lhwloc -lopenblas $(MPICC_LIBS) -lpthread -ldl -lm
+LIBS := $(EXTRA_LIBS) -lyaml $(SQLITE_LIBS) -ljansson -lpcre2-8 -lcrypto -lhwloc -lopenblas $(MPICC_LIBS) -lpthread -ldl -lm
 
 # CUDA is built when nvcc is found (CUDA=0 turns it off). The binary links cudart statically, so a machine
 # without a driver still runs every CPU kernel.

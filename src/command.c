@@ -280,8 +280,8 @@ static int command_stop_rank(enum stop_rule stop)
 }
 
 /*
- * The warm-up runs and the kept runs of st->item: one run without runs: in the spec; else runs: N at
- * least, then timing's stopping rule (criterion.c, with min_samples N) on the runs' wall times. The rule
+ * The warm-up runs and the kept runs of st->item: one run without runs: in the spec; exactly N with runs: N;
+ * with min_runs: N at least N, then timing's stopping rule (criterion.c, min_samples N) on their wall times. The rule
  * that stopped them into *stop and the noise target it held them to into *target. 0, or -1 when r is
  * failed.
  */
@@ -310,9 +310,10 @@ static int command_runs(struct command_state *st, enum stop_rule *stop, double *
 		/* The deadline ends the sampling only once the runs asked for are in. */
 		now = now_mono();
 		if (c.n >= s->runs)
-			*stop = criterion_check(&c, now - start, start + s->timing.timeout - now);
+			*stop = s->runs_exact ? STOP_COUNT : criterion_check(&c, now - start,
+									    start + s->timing.timeout - now);
 	}
-	*target = s->runs ? criterion_target(&c) : INFINITY;
+	*target = s->runs && !s->runs_exact ? criterion_target(&c) : INFINITY;
 	ret = 0;
 out:
 	criterion_release(&c);
@@ -398,7 +399,7 @@ void command_run(const struct executor *ex, const struct task *t, struct result 
 		/* Noise and precision are verdicts on one program's runs: items are different programs, and
 		 * without runs: there is one run, with no interval to judge. */
 		if (s->runs && !(uses_item && s->nitems > 1))
-			result_summarize(r, target, s->timing.precision);
+			result_summarize(r, target, s->runs_exact ? NAN : s->timing.precision);
 		else
 			result_summarize(r, INFINITY, NAN);
 	}
@@ -463,6 +464,13 @@ char *command_expand(const char *tmpl, const struct json_obj *params, const char
 	while (*p) {
 		/* the spec's grammar (spec_placeholder_len); a longer name is kept as written */
 		size_t len = *p == '{' ? spec_placeholder_len(p) : 0;
+
+		/* {{ and }} are literal braces: hyperfine's own {name} is written {{name}} */
+		if ((*p == '{' || *p == '}') && p[1] == *p) {
+			sb_addc(&sb, *p);
+			p += 2;
+			continue;
+		}
 
 		v = NULL;
 		if (len && len <= SPEC_PLACEHOLDER_MAX) {

@@ -17,8 +17,8 @@
  * command that exited are killed too. When the command (or what a run uses: env, prepare, cleanup, the
  * metrics' files) uses {item}, what follows is done for each s->items entry:
  * - s->warmup_runs runs whose output is not read (their wall time summed in r->warmup);
- * - one run kept, or with s->runs N at least N, then timing's stopping rule (criterion.c, min_samples N)
- *   on their wall times: each kept run is a sample with its usage (wait4: user and system CPU time, peak
+ * - one run kept; with s->runs N and s->runs_exact exactly N; else at least N, then timing's stopping rule
+ *   (criterion.c, min_samples N) on their wall times: each kept run is a sample with its usage (wait4: user and system CPU time, peak
  *   RSS), r->stop the rule that ended them (the worst over items), noise_ok against max_noise (no target
  *   for a cell of several items, or without runs);
  * - s->prepare before and s->cleanup after every run, their stdout dropped, a failure failing the cell.

@@ -1,19 +1,21 @@
 /* command_metrics.c: a command's metrics read from what its runs print or write (command_metrics.h). */
 #include <errno.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "json.h"
+#include "rx.h"
 #include "unit.h"
 #include "command_values.h"
 #include "command_metrics.h"
 
-/* Longest line a regex sees; the rest of a longer line is skipped. */
+/* Longest line a regex reads: a longer one fails the run, naming it (never skipped, which would let a later
+ * line satisfy match: one). */
 #define LINE_MAX_BYTES (1024 * 1024)
+#define LINE_MAX_TEXT "1 MiB"
 /* The lines a message lists for a regex that matched more often than once. */
 #define SHOWN_MATCHES 5
 /* Bytes of a line or a record quoted in a message. */
@@ -24,7 +26,8 @@ struct source {
 	const char *name;          /* "stdout", "stderr" or the file's path, for messages */
 	enum spec_from from;
 	struct strbuf line;        /* the line being assembled */
-	int line_skip;             /* it went over LINE_MAX_BYTES: dropped up to its newline */
+	struct strbuf shown;       /* a line with '\r' in it, as a terminal shows it */
+	int line_skip;             /* it went over LINE_MAX_BYTES (said): dropped up to its newline */
 	long lineno;               /* lines so far */
 	int whole;                 /* JSON is read from it: all of it is kept in text */
 	struct strbuf text;
@@ -44,7 +47,7 @@ struct rx_run {
 
 struct command_metrics {
 	const struct spec *s;
-	regex_t *re;
+	struct rx **re;
 	int nre;                   /* compiled */
 	struct command_values *acc;    /* the values so far */
 	/* The run in progress. */
@@ -91,15 +94,17 @@ static const char *for_item(const struct command_metrics *m, char *buf, size_t n
 	return buf;
 }
 
-/* A value's text converted as metric name declares (unit NULL: a plain number); a problem names the
+/* A value's text converted as regex metric sr declares (no unit: a plain number); a problem names the
  * line. 0, or -1 after bad(). */
-static int convert(struct command_metrics *m, const char *name, const char *text, const char *unit,
+static int convert(struct command_metrics *m, const struct spec_regex *sr, const char *text,
 		   const char *where, long lineno, const char *line, double *v)
 {
+	struct unit_how how = { sr->unit_base, sr->scale };
+	const char *name = sr->name;
 	struct strbuf sb = STRBUF_INIT;
 	char why[128];
 
-	if (!unit_parse(text, unit, v, why, sizeof(why)))
+	if (!unit_parse_how(text, sr->unit, &how, v, why, sizeof(why)))
 		return 0;
 	sb_addf(&sb, "metric '%s': '", name);
 	sb_add_printable(&sb, text, 64);
@@ -119,13 +124,15 @@ static void rx_store(struct rx_run *x, const char *cap, const char *line, long l
 	x->lineno = lineno;
 }
 
-/* A match of regex i on line: counted; its value taken now (match: each) or kept for the run's end. */
-static void rx_match(struct command_metrics *m, int i, const struct source *src, const char *line,
-		     const char *p, const regmatch_t *mt)
+/* A match of regex i on line (ov: rx_match's offsets): counted; its value taken now (match: each) or kept
+ * for the run's end. */
+static void rx_found(struct command_metrics *m, int i, const struct source *src, const char *line,
+		     const long *ov)
 {
 	const struct spec_regex *sr = &m->s->regex[i];
 	struct rx_run *x = &m->rx[i];
-	char *cap = xstrndup(p + mt[sr->groups].rm_so, (size_t)(mt[sr->groups].rm_eo - mt[sr->groups].rm_so));
+	const long *g = ov + 2 * sr->groups;
+	char *cap = xstrndup(line + g[0], (size_t)(g[1] - g[0]));
 	double v;
 
 	if (x->count < SHOWN_MATCHES)
@@ -133,10 +140,10 @@ static void rx_match(struct command_metrics *m, int i, const struct source *src,
 	x->where = src->name;
 	x->count++;
 	if (sr->match == MATCH_EACH) {
-		char *item = sr->groups == 2 ? xstrndup(p + mt[1].rm_so, (size_t)(mt[1].rm_eo - mt[1].rm_so)) :
+		char *item = sr->groups == 2 ? xstrndup(line + ov[2], (size_t)(ov[3] - ov[2])) :
 			     xasprintf("%ld", x->count);
 
-		if (!convert(m, sr->name, cap, sr->unit, src->name, src->lineno, line, &v))
+		if (!convert(m, sr, cap, src->name, src->lineno, line, &v))
 			command_values_add(m->acc, item, sr->name, v);
 		free(item);
 	} else if (sr->match == MATCH_LAST || x->count == 1) {
@@ -155,22 +162,86 @@ static int rx_reads(const struct command_metrics *m, int i, const struct source 
 	return src->from != FROM_FILE || !strcmp(x->file, src->name);
 }
 
-/* Every match of every regex that reads src, one line at a time. */
+/* A regex that stopped at its limits on a line: the run fails, naming both (the next attempt would too). */
+static void rx_limit(struct command_metrics *m, int i, const struct source *src, const char *line,
+		     const char *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "metric '%s': regex '%s' stopped at its limits (%s): it backtracks too much on this line",
+		m->s->regex[i].name, m->s->regex[i].pattern, why);
+	at_line(&sb, src->name, src->lineno, line);
+	bad(m, "%s", sb.buf);
+	sb_release(&sb);
+}
+
+/*
+ * What a terminal shows of line[0, len) into *out: each '\r' goes back to the line's start and the text after
+ * it overwrites what was there (zstd -b prints its progress so, and its last " 1#" overwrites the "|-" of
+ * the figures before it). Linear: each part is copied once.
+ */
+static void terminal_line(const char *line, size_t len, struct strbuf *out)
+{
+	const char *p = line, *end = line + len, *cr;
+	size_t col, n;
+
+	sb_reset(out);
+	for (; p <= end; p = cr + 1) {
+		cr = memchr(p, '\r', (size_t)(end - p));
+		if (!cr)
+			cr = end;
+		n = (size_t)(cr - p);
+		col = n < out->len ? n : out->len;
+		if (col)
+			memcpy(out->buf, p, col);
+		sb_add(out, p + col, n - col);
+	}
+}
+
+/* Every match of every regex that reads src, one line at a time. The line is what a terminal shows
+ * (terminal_line), without the '\r' of a "\r\n" ending and trailing blanks. */
 static void source_line(struct command_metrics *m, struct source *src, char *line, size_t len)
 {
-	regmatch_t mt[3];
-	const char *p;
+	char why[128];
+	long ov[6];
+	size_t at;
+	int rc;
 
 	src->lineno++;
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		line[--len] = '\0';
-	for (int i = 0; i < m->nre; i++) {
+	if (memchr(line, '\r', len)) {
+		terminal_line(line, len, &src->shown);
+		line = src->shown.buf ? src->shown.buf : (char *)"";
+		len = src->shown.len;
+		while (len && line[len - 1] == ' ')
+			line[--len] = '\0';
+	}
+	/* Text stops at a NUL byte, as it always has for the regexes. */
+	len = strnlen(line, len);
+	for (int i = 0; i < m->nre && !m->bad; i++) {
 		if (!rx_reads(m, i, src))
 			continue;
-		for (p = line; *p && !regexec(&m->re[i], p, 3, mt, p == line ? 0 : REG_NOTBOL); ) {
-			if (mt[m->s->regex[i].groups].rm_so >= 0 && (m->s->regex[i].groups == 1 || mt[1].rm_so >= 0))
-				rx_match(m, i, src, line, p, mt);
-			p += mt[0].rm_eo > 0 ? mt[0].rm_eo : 1;
+		for (at = 0; at < len && (rc = rx_match(m->re[i], line, len, at, ov, 6, why, sizeof(why))); ) {
+			if (rc < 0) {
+				rx_limit(m, i, src, line, why);
+				break;
+			}
+			if (ov[2 * m->s->regex[i].groups] >= 0 && (m->s->regex[i].groups == 1 || ov[2] >= 0))
+				rx_found(m, i, src, line, ov);
+			at = (size_t)ov[1] > at ? (size_t)ov[1] : at + 1;
+		}
+	}
+}
+
+/* A line over LINE_MAX_BYTES: the run fails when a regex reads it (JSON is read from the whole text). */
+static void line_too_long(struct command_metrics *m, const struct source *src)
+{
+	for (int i = 0; i < m->nre; i++) {
+		if (rx_reads(m, i, src)) {
+			bad(m, "metric '%s': %s line %ld is over %s, the longest line a regex reads",
+			    m->s->regex[i].name, src->name, src->lineno + 1, LINE_MAX_TEXT);
+			return;
 		}
 	}
 }
@@ -197,6 +268,7 @@ static void source_add(struct command_metrics *m, struct source *src, const char
 			if (src->line.len > LINE_MAX_BYTES) {
 				src->line_skip = 1;
 				sb_reset(&src->line);
+				line_too_long(m, src);
 			}
 		}
 		if (!nl)
@@ -252,7 +324,7 @@ static int read_file(struct command_metrics *m, const char *path, struct strbuf 
 /* The regexes that read file path: its lines, as if they came from a stream. */
 static void file_lines(struct command_metrics *m, const char *path)
 {
-	struct source src = { path, FROM_FILE, STRBUF_INIT, 0, 0, 0, STRBUF_INIT, 0 };
+	struct source src = { path, FROM_FILE, STRBUF_INIT, STRBUF_INIT, 0, 0, 0, STRBUF_INIT, 0 };
 	struct strbuf text = STRBUF_INIT;
 
 	if (!read_file(m, path, &text))
@@ -263,6 +335,7 @@ static void file_lines(struct command_metrics *m, const char *path)
 			m->rx[i].file_lines = src.lineno;
 	sb_release(&text);
 	sb_release(&src.line);
+	sb_release(&src.shown);
 	sb_release(&src.text);
 }
 
@@ -293,7 +366,7 @@ static void rx_end(struct command_metrics *m, int i, const struct source *out)
 		sb_release(&sb);
 		return;
 	}
-	if (sr->match != MATCH_EACH && !convert(m, sr->name, x->cap, sr->unit, x->where, x->lineno, x->line, &v))
+	if (sr->match != MATCH_EACH && !convert(m, sr, x->cap, x->where, x->lineno, x->line, &v))
 		command_values_add(m->acc, m->item, sr->name, v);
 }
 
@@ -308,10 +381,12 @@ static char *line_of(const char *text, size_t len, long lineno)
 	return xstrndup(p, (size_t)((nl ? nl : end) - p));
 }
 
-/* One value of metrics: json lines: a number of the line's item, or of the run's. */
+/* One value of metrics: json lines: a number of the line's item, or of the run's. The line's text is found
+ * only for a message: looking it up for every line would make a long output quadratic. */
 struct line_ctx {
 	struct command_metrics *m;
-	const char *item, *where, *line;
+	const char *item, *where, *text;
+	size_t len;
 	long lineno;
 };
 
@@ -319,16 +394,27 @@ static void json_line_member(const char *key, const struct json_val *v, void *da
 {
 	struct line_ctx *c = data;
 	struct strbuf sb = STRBUF_INIT;
+	char *line;
 	double d;
 
 	if (!strcmp(key, "item"))
 		return;
 	if (!json_val_number(v, &d)) {
 		command_values_add(c->m->acc, c->item, key, d);
-	} else if (!strcmp(json_val_kind(v), "null")) {
+		return;
+	}
+	if (!strcmp(json_val_kind(v), "null")) {
 		sb_addf(&sb, "metric '%s' is null, not a number", key);
-		at_line(&sb, c->where, c->lineno, c->line);
+	} else if (*json_val_kind(v) == 'a' && strchr("oa", json_val_kind(v)[3])) {
+		/* "an object", "an array": a document's figures are below, and its top level is no record. */
+		sb_addf(&sb, "metrics: json reads flat objects, and '%s' is %s: read a nested document with a "
+			"path for each metric (metrics: {json: ., NAME: %s.KEY})", key, json_val_kind(v), key);
+	}
+	if (sb.len) {
+		line = line_of(c->text, c->len, c->lineno);
+		at_line(&sb, c->where, c->lineno, line);
 		bad(c->m, "%s", sb.buf);
+		free(line);
 	}
 	sb_release(&sb);
 }
@@ -346,7 +432,9 @@ static void json_item_member(const char *key, const struct json_val *v, void *da
 		json_add_num(item, d);
 }
 
-/* metrics: json: every number of every object line is a value of its key. */
+/* metrics: json: every number of every object line is a value of its key. A document over several lines,
+ * or a member that is an object or an array, is an error: a pretty-printed document's top level (fio's
+ * "timestamp") would be kept as its figures, and its real figures dropped. */
 static void json_lines(struct command_metrics *m, const struct json_docs *d, const char *text, size_t len)
 {
 	char it[96];
@@ -356,14 +444,25 @@ static void json_lines(struct command_metrics *m, const struct json_docs *d, con
 		    for_item(m, it, sizeof(it)), m->out.lineno);
 	for (size_t i = 0; i < d->n && !m->bad; i++) {
 		struct strbuf item = STRBUF_INIT;
-		char *line = line_of(text, len, d->line[i]);
-		struct line_ctx c = { m, m->item, "stdout", line, d->line[i] };
+		struct line_ctx c = { m, m->item, "stdout", text, len, d->line[i] };
 
+		if (d->last[i] != d->line[i]) {
+			struct strbuf sb = STRBUF_INIT;
+			char *line = line_of(text, len, d->line[i]);
+
+			sb_addf(&sb, "metrics: json reads one JSON object a line, and this one spans lines %ld to %ld: "
+				"read a document with a path for each metric (metrics: {json: ., NAME: a.b[0]})",
+				d->line[i], d->last[i]);
+			at_line(&sb, "stdout", d->line[i], line);
+			bad(m, "%s", sb.buf);
+			sb_release(&sb);
+			free(line);
+			break;
+		}
 		json_val_foreach(d->v[i], json_item_member, &item);
 		if (item.len)
 			c.item = item.buf;
 		json_val_foreach(d->v[i], json_line_member, &c);
-		free(line);
 		sb_release(&item);
 	}
 }
@@ -401,6 +500,7 @@ static int record_value(struct command_metrics *m, int j, const struct json_val 
 {
 	const struct spec_jmetric *jm = &m->s->jmetrics[j];
 	const struct json_val *v = one_value(rec, m->paths[j], why, n), *u;
+	struct unit_how how = { jm->unit_base, jm->scale };
 	const char *unit = NULL, *text;
 	char num[64], inner[64];
 
@@ -419,11 +519,12 @@ static int record_value(struct command_metrics *m, int j, const struct json_val 
 		snprintf(why, n, "is %s, not a number", json_val_kind(v));
 		return -1;
 	}
-	if (text && unit_parse(text, unit ? NULL : jm->unit, out, num, sizeof(num))) {
+	if (text && unit_parse_how(text, unit ? NULL : jm->unit, &how, out, num, sizeof(num))) {
 		snprintf(why, n, "is \"%.40s\": %s", text, num);
 		return -1;
 	}
-	if ((unit || (!text && jm->unit)) && unit_convert(*out, unit ? unit : "", jm->unit, out, num, sizeof(num))) {
+	if ((unit || (!text && jm->unit)) &&
+	    unit_convert_how(*out, unit ? unit : "", jm->unit, &how, out, num, sizeof(num))) {
 		snprintf(why, n, "%s", num);
 		return -1;
 	}
@@ -513,7 +614,9 @@ static void json_end(struct command_metrics *m)
 		bad(m, "metrics: %s is over %zu MiB", where, COMMAND_METRICS_TEXT_MAX >> 20);
 		return;
 	}
-	if (json_docs_read(text ? text : "", len, s->metrics == METRICS_SELECT && m->records[0] == '[', &d,
+	if (json_docs_read(text ? text : "", len, (s->metrics == METRICS_SELECT && m->records[0] == '[' ?
+			   JSON_DOCS_ARRAYS : 0) | (s->json_dups == SPEC_DUP_LAST ? JSON_DOCS_DUP_LAST :
+			   s->json_dups == SPEC_DUP_FIRST ? JSON_DOCS_DUP_FIRST : 0), &d,
 			   &docline, &errline, why, sizeof(why))) {
 		struct strbuf sb = STRBUF_INIT;
 		char *line = line_of(text, len, docline);
@@ -540,6 +643,8 @@ struct command_metrics *command_metrics_new(const struct spec *s, struct result 
 	struct command_metrics *m = xcalloc(1, sizeof(*m));
 	int json_from = s->metrics == METRICS_JSON ? FROM_STDOUT : s->metrics == METRICS_SELECT ?
 			(int)s->json_src.from : -1;
+	char why[160];
+	int groups;
 
 	m->s = s;
 	m->acc = command_values_new();
@@ -554,9 +659,9 @@ struct command_metrics *command_metrics_new(const struct spec *s, struct result 
 	m->paths = xcalloc((size_t)s->njmetrics + 1, sizeof(*m->paths));
 	m->unit_paths = xcalloc((size_t)s->njmetrics + 1, sizeof(*m->unit_paths));
 	for (; m->nre < s->nregex; m->nre++) {
-		if (regcomp(&m->re[m->nre], s->regex[m->nre].pattern, REG_EXTENDED)) {
-			result_fail(r, RESULT_INVALID, "metric '%s': bad regex '%s'", s->regex[m->nre].name,
-				    s->regex[m->nre].pattern);
+		if (!(m->re[m->nre] = rx_compile(s->regex[m->nre].pattern, &groups, why, sizeof(why)))) {
+			result_fail(r, RESULT_INVALID, "metric '%s': bad regex '%s': %s", s->regex[m->nre].name,
+				    s->regex[m->nre].pattern, why);
 			command_metrics_free(m);
 			return NULL;
 		}
@@ -624,6 +729,9 @@ int command_metrics_end(struct command_metrics *m, struct result *r)
 
 	if (!m->keep)
 		return 0;
+	/* The wall time of the run just kept (r's last sample) for its item. */
+	if (m->item && r->nsamples)
+		command_values_wall(m->acc, m->item, r->samples[r->nsamples - 1]);
 	source_end(m, &m->out);
 	source_end(m, &m->err);
 	for (int i = 0; i < m->nre; i++) {
@@ -654,7 +762,7 @@ void command_metrics_free(struct command_metrics *m)
 	if (!m)
 		return;
 	for (int i = 0; i < m->nre; i++)
-		regfree(&m->re[i]);
+		rx_free(m->re[i]);
 	for (int i = 0; i < m->s->nregex; i++) {
 		free(m->rx[i].file);
 		free(m->rx[i].cap);
@@ -674,8 +782,10 @@ void command_metrics_free(struct command_metrics *m)
 	free(m->item);
 	free(m->bad);
 	sb_release(&m->out.line);
+	sb_release(&m->out.shown);
 	sb_release(&m->out.text);
 	sb_release(&m->err.line);
+	sb_release(&m->err.shown);
 	sb_release(&m->err.text);
 	command_values_free(m->acc);
 	free(m);

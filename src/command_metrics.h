@@ -35,7 +35,8 @@ void command_metrics_stderr(struct command_metrics *m, const char *buf, size_t n
 int command_metrics_end(struct command_metrics *m, struct result *r);
 /* After the last run: per-item values into r->items, each metric's cell value (the mean over its items,
  * or of its values when none has an item) into r->metrics; "seconds", unless a metric is named so, the
- * median of r's samples. */
+ * median of r's samples, and each item's "seconds" the median of its runs' wall times (r's samples taken
+ * when command_metrics_end was called for a run of that item). */
 void command_metrics_finish(struct command_metrics *m, struct result *r);
 void command_metrics_free(struct command_metrics *m);
 

@@ -1,23 +1,62 @@
 /* command_values.c: the values a command cell's runs gave, by item and metric, and the cell's metrics made
  * of them (command_values.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "stats.h"
 #include "command_values.h"
 
-/* The values one metric got for one item (item NULL: none) over the whole cell. */
-struct acc {
-	char *item, *metric;
-	double sum;
+/*
+ * A mean that never overflows: sum is exact as far as doubles go, and what cell values have always been;
+ * scaled is the same sum of values times 2^-MEAN_SCALE, which stays finite for up to 2^MEAN_SCALE values
+ * of any size, and is used when sum is not (two values of 1.7e308 sum to inf, their mean does not).
+ */
+#define MEAN_SCALE 32
+struct mean {
+	double sum, scaled;
 	long n;
 };
 
-/* acc entries in first-seen order, with an open-addressing index so a long output with many items
- * stays linear. slots hold index + 1; 0 is an empty slot. */
+static void mean_add(struct mean *m, const struct mean *v)
+{
+	m->sum += v->sum;
+	m->scaled += v->scaled;
+	m->n += v->n;
+}
+
+static void mean_add_value(struct mean *m, double v)
+{
+	struct mean one = { v, ldexp(v, -MEAN_SCALE), 1 };
+
+	mean_add(m, &one);
+}
+
+static double mean_get(const struct mean *m)
+{
+	return isfinite(m->sum) ? m->sum / m->n : ldexp(m->scaled / m->n, MEAN_SCALE);
+}
+
+/* The values one metric got for one item (item NULL: none) over the whole cell. In command_values_finish's
+ * table of metrics, m is the mean of the metric's item means and cell the mean of its values without an
+ * item. */
+struct acc {
+	char *item, *metric;
+	struct mean m, cell;
+};
+
+/* acc entries in first-seen order, with an open-addressing index so a long output with many items or
+ * metrics stays linear. slots hold index + 1; 0 is an empty slot. */
 struct command_values {
 	struct acc *v;
 	size_t n, alloc;
 	size_t *slots, nslots;
+	/* Each item's kept runs' wall times, in the order the items ran (an item's runs come together). */
+	struct item_walls {
+		char *item;
+		double *wall;
+		size_t n, alloc;
+	} *walls;
+	size_t nwalls, walls_alloc;
 };
 
 struct command_values *command_values_new(void)
@@ -56,7 +95,8 @@ static void acc_rehash(struct command_values *t)
 	}
 }
 
-void command_values_add(struct command_values *t, const char *item, const char *metric, double v)
+/* The entry of (item, metric), made empty at the end of the order when there is none. */
+static struct acc *acc_get(struct command_values *t, const char *item, const char *metric)
 {
 	struct acc *a;
 	size_t j;
@@ -66,25 +106,46 @@ void command_values_add(struct command_values *t, const char *item, const char *
 	j = acc_hash(item, metric) & (t->nslots - 1);
 	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
 		a = &t->v[t->slots[j] - 1];
-		if (acc_same(a, item, metric)) {
-			a->sum += v;
-			a->n++;
-			return;
-		}
+		if (acc_same(a, item, metric))
+			return a;
 	}
 	ALLOC_GROW(t->v, t->n + 1, t->alloc);
 	a = &t->v[t->n];
+	memset(a, 0, sizeof(*a));
 	a->item = item ? xstrdup(item) : NULL;
 	a->metric = xstrdup(metric);
-	a->sum = v;
-	a->n = 1;
 	t->slots[j] = ++t->n;
+	return a;
+}
+
+void command_values_add(struct command_values *t, const char *item, const char *metric, double v)
+{
+	mean_add_value(&acc_get(t, item, metric)->m, v);
+}
+
+void command_values_wall(struct command_values *t, const char *item, double seconds)
+{
+	struct item_walls *w = t->nwalls ? &t->walls[t->nwalls - 1] : NULL;
+
+	if (!w || strcmp(w->item, item)) {
+		ALLOC_GROW(t->walls, t->nwalls + 1, t->walls_alloc);
+		w = &t->walls[t->nwalls++];
+		memset(w, 0, sizeof(*w));
+		w->item = xstrdup(item);
+	}
+	ALLOC_GROW(w->wall, w->n + 1, w->alloc);
+	w->wall[w->n++] = seconds;
 }
 
 void command_values_free(struct command_values *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; i < t->nwalls; i++) {
+		free(t->walls[i].item);
+		free(t->walls[i].wall);
+	}
+	free(t->walls);
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].item);
 		free(t->v[i].metric);
@@ -94,40 +155,55 @@ void command_values_free(struct command_values *t)
 	free(t);
 }
 
+/*
+ * result_set_metric(r, name, value) for names that are new to r, in one step each: it looks for name
+ * among r's metrics, which would make a cell of 100,000 metrics quadratic. It is called on r with no
+ * metric, and the pair it made is moved onto the end of r's own.
+ */
+static void set_new_metric(struct result *r, const char *name, double value)
+{
+	struct json_obj own = r->metrics;
+
+	r->metrics = (struct json_obj)JSON_OBJ_INIT;
+	result_set_metric(r, name, value);
+	if (r->metrics.n) {
+		ALLOC_GROW(own.v, own.n + 1, own.alloc);
+		own.v[own.n++] = r->metrics.v[0];
+	}
+	free(r->metrics.v);
+	r->metrics = own;
+}
+
 void command_values_finish(const struct command_values *t, struct result *r)
 {
-	const char **names = xcalloc(t->n + 1, sizeof(*names));
-	size_t i, j, nnames = 0;
-	int has_seconds = 0;
+	struct command_values *per = command_values_new();
+	int has_seconds = 0, fresh = !r->metrics.n;
 
-	for (i = 0; i < t->n; i++) {
-		if (t->v[i].item)
-			result_add_item(r, t->v[i].item, t->v[i].metric, t->v[i].sum / t->v[i].n);
-		for (j = 0; j < nnames && strcmp(names[j], t->v[i].metric); j++)
-			;
-		if (j == nnames)
-			names[nnames++] = t->v[i].metric;
-	}
-	for (j = 0; j < nnames; j++) {
-		double isum = 0, csum = 0;
-		long in = 0, cn = 0;
+	/* One entry a metric, in first-seen order. */
+	for (size_t i = 0; i < t->n; i++) {
+		struct acc *a = &t->v[i], *pm = acc_get(per, NULL, a->metric);
 
-		for (i = 0; i < t->n; i++) {
-			if (strcmp(t->v[i].metric, names[j]))
-				continue;
-			if (t->v[i].item) {
-				isum += t->v[i].sum / t->v[i].n;
-				in++;
-			} else {
-				csum += t->v[i].sum;
-				cn += t->v[i].n;
-			}
+		if (a->item) {
+			result_add_item(r, a->item, a->metric, mean_get(&a->m));
+			mean_add_value(&pm->m, mean_get(&a->m));
+		} else {
+			mean_add(&pm->cell, &a->m);
 		}
-		result_set_metric(r, names[j], in ? isum / in : csum / cn);
-		has_seconds |= !strcmp(names[j], "seconds");
+	}
+	for (size_t j = 0; j < per->n; j++) {
+		const struct acc *pm = &per->v[j];
+		double v = mean_get(pm->m.n ? &pm->m : &pm->cell);
+
+		if (fresh)
+			set_new_metric(r, pm->metric, v);
+		else
+			result_set_metric(r, pm->metric, v);
+		has_seconds |= !strcmp(pm->metric, "seconds");
 	}
 	if (!has_seconds && r->nsamples)
 		result_set_metric(r, "seconds", stats_median(r->samples, r->nsamples));
-	free(names);
+	/* Each item's wall time, as a metric of the output would be: the median of its runs. */
+	for (size_t i = 0; i < t->nwalls && !has_seconds; i++)
+		result_add_item(r, t->walls[i].item, "seconds", stats_median(t->walls[i].wall, t->walls[i].n));
+	command_values_free(per);
 }
-

@@ -259,7 +259,8 @@ static int ring(struct loop *l)
 
 /* r's record into the data pipe at once (a crash in a later cell loses nothing), and a ring when the
  * master should have the results now (link_results_due: a long cell's at once, short ones together).
- * A full pipe rings first, so that the worker empties it. */
+ * A full pipe rings first, so that the worker empties it: also when r's is the only record in it, since
+ * one record can be larger than the pipe (a command's 100,000 items), and the worker reads it in parts. */
 static int put_result(struct loop *l, const struct result *r, int last, int must_ring)
 {
 	size_t off = 0;
@@ -274,7 +275,7 @@ static int put_result(struct loop *l, const struct result *r, int last, int must
 		} else if (n < 0 && errno == EAGAIN) {
 			struct pollfd p = { l->data, POLLOUT, 0 };
 
-			if (l->unrung && ring(l))
+			if (ring(l))
 				return -1;
 			poll(&p, 1, 1000);
 		} else if (!(n < 0 && errno == EINTR)) {

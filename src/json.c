@@ -416,6 +416,7 @@ void json_docs_release(struct json_docs *d)
 		json_decref((json_t *)d->v[i]);
 	free(d->v);
 	free(d->line);
+	free(d->last);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -427,11 +428,72 @@ static const char *line_end(const char *p, const char *end)
 	return nl ? nl + 1 : end;
 }
 
-int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *out, long *docline,
+/* The document at p with each later pair of a key its object already has blanked (its ',' through its
+ * value, newlines kept), so that jansson's strict reading keeps each key's first value. Keys compare as
+ * written; each object's are a set in a jansson object (linear). Stops where the document ends. */
+static void blank_later_keys(char *p, const char *end)
+{
+	json_t *seen[JSON_MAX_DEPTH + 2] = { 0 };
+	char *comma[JSON_MAX_DEPTH + 2] = { 0 }, *blank_from = NULL, *key = NULL;
+	int depth = 0, blank_depth = -1;
+
+	for (; p < end; p++) {
+		if (*p == '"') {
+			char *q = p + 1;
+
+			while (q < end && *q != '"')
+				q += *q == '\\' ? 2 : 1;
+			key = p;
+			p = q < end ? q : p;
+			continue;
+		}
+		if (*p == ':' && key && depth >= 1 && depth <= JSON_MAX_DEPTH && seen[depth] && blank_depth < 0) {
+			char *k = xstrndup(key + 1, (size_t)(p - key - 1));
+
+			/* the key is the last string before the ':', blanks aside */
+			if (json_object_get(seen[depth], k) && comma[depth]) {
+				blank_from = comma[depth];
+				blank_depth = depth;
+			} else {
+				json_object_set_new(seen[depth], k, json_true());
+			}
+			free(k);
+		} else if (*p == '{' || *p == '[') {
+			if (++depth <= JSON_MAX_DEPTH)
+				seen[depth] = *p == '{' ? json_object() : NULL;
+			if (depth <= JSON_MAX_DEPTH)
+				comma[depth] = NULL;
+		} else if (*p == ',' || *p == '}' || *p == ']') {
+			if (blank_depth == depth && blank_from) {
+				for (char *b = blank_from; b < p; b++)
+					if (*b != '\n')
+						*b = ' ';
+				blank_from = NULL;
+				blank_depth = -1;
+			}
+			if (*p == ',' && depth <= JSON_MAX_DEPTH)
+				comma[depth] = p;
+			if (*p != ',') {
+				if (depth <= JSON_MAX_DEPTH)
+					json_decref(seen[depth]);
+				if (--depth <= 0)
+					break;
+			}
+		}
+		key = *p == ':' ? NULL : key;
+	}
+	for (int d = 1; d <= depth && d <= JSON_MAX_DEPTH; d++)
+		json_decref(seen[d]);
+}
+
+int json_docs_read(const char *text, size_t len, int flags, struct json_docs *out, long *docline,
 		   long *errline, char *err, size_t errlen)
 {
-	const char *p = text, *end = text + len, *q;
+	char *copy = flags & JSON_DOCS_DUP_FIRST ? xstrndup(text, len) : NULL;
+	const char *p = copy ? copy : text, *end = p + len, *q;
+	size_t read = flags & (JSON_DOCS_DUP_FIRST | JSON_DOCS_DUP_LAST) ? JSON_DECODE_INT_AS_REAL : JSON_READ_FLAGS;
 	long line = 1;
+	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	while (p < end) {
@@ -440,41 +502,48 @@ int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *o
 
 		for (q = p; q < end && (*q == ' ' || *q == '\t'); q++)
 			;
-		if (q == end || (*q != '{' && !(arrays && *q == '['))) {
+		if (q == end || (*q != '{' && !((flags & JSON_DOCS_ARRAYS) && *q == '['))) {
 			p = line_end(p, end);
 			line++;
 			continue;
 		}
-		v = json_loadb(q, (size_t)(end - q), JSON_READ_FLAGS | JSON_DISABLE_EOF_CHECK, &je);
+		if (copy)
+			blank_later_keys(copy + (q - copy), end);
+		v = json_loadb(q, (size_t)(end - q), read | JSON_DISABLE_EOF_CHECK, &je);
 		if (!v) {
 			read_error(q, &je, err, errlen);
 			*docline = line;
 			*errline = line + (je.line > 0 ? je.line - 1 : 0);
-			json_docs_release(out);
-			return -1;
+			goto out;
 		}
 		ALLOC_GROW(out->v, out->n + 1, out->alloc);
 		out->line = xrealloc(out->line, out->alloc * sizeof(*out->line));
+		out->last = xrealloc(out->last, out->alloc * sizeof(*out->last));
 		out->v[out->n] = (struct json_val *)v;
 		out->line[out->n++] = line;
 		/* The value ends its line: what follows on it would be read as nothing. */
 		for (p = q; p < q + je.position; p++)
 			line += *p == '\n';
+		out->last[out->n - 1] = line;
 		for (; p < end && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
 			;
 		if (p < end && *p != '\n') {
 			snprintf(err, errlen, "text after the JSON value");
 			*docline = out->line[out->n - 1];
 			*errline = line;
-			json_docs_release(out);
-			return -1;
+			goto out;
 		}
 		if (p < end) {
 			p++;
 			line++;
 		}
 	}
-	return 0;
+	ret = 0;
+out:
+	if (ret)
+		json_docs_release(out);
+	free(copy);
+	return ret;
 }
 
 /*

@@ -62,6 +62,7 @@ struct json_val;
 struct json_docs {
 	struct json_val **v;   /* each document */
 	long *line;            /* the line (1-based) of text each starts on */
+	long *last;            /* and the line it ends on */
 	size_t n, alloc;
 };
 struct json_sel {
@@ -70,13 +71,18 @@ struct json_sel {
 };
 
 /*
- * The JSON documents in text: each starts on a line whose first non-blank character is '{' (or '[' when
- * arrays is set), may take several lines, and must end its last line; the lines between documents are
- * skipped (a program's log). Strict JSON as json_parse_flat reads it (no NaN, 1e999 or key twice); numbers
- * are doubles. 0, or -1 with the reason in err, the line where the document at fault starts in *docline,
- * the line of the fault in *errline, and *out empty. json_docs_release frees *out.
+ * The JSON documents in text: each starts on a line whose first non-blank character is '{' (or '[' with
+ * JSON_DOCS_ARRAYS in flags), may take several lines, and must end its last line; the lines between
+ * documents are skipped (a program's log). Strict JSON as json_parse_flat reads it (no NaN, 1e999 or key
+ * twice, unless flags say which of a key's values to keep: JSON_DOCS_DUP_LAST or JSON_DOCS_DUP_FIRST, in
+ * each object at every level); numbers are doubles. 0, or -1 with the reason in err, the line where the
+ * document at fault starts in *docline, the line of the fault in *errline, and *out empty.
+ * json_docs_release frees *out.
  */
-int json_docs_read(const char *text, size_t len, int arrays, struct json_docs *out, long *docline,
+#define JSON_DOCS_ARRAYS 1
+#define JSON_DOCS_DUP_LAST 2
+#define JSON_DOCS_DUP_FIRST 4
+int json_docs_read(const char *text, size_t len, int flags, struct json_docs *out, long *docline,
 		   long *errline, char *err, size_t errlen);
 void json_docs_release(struct json_docs *d);
 /*

@@ -141,6 +141,7 @@ static void measurement_changes(const struct spec *o, const struct spec *s, stru
 	if (s->command) {
 		add_num_change(what, "timeout", o->timeout, s->timeout);
 		add_num_change(what, "runs", o->runs, s->runs);
+		add_num_change(what, "runs exactly (runs: 1, min_runs: 0)", o->runs_exact, s->runs_exact);
 		add_num_change(what, "warmup", o->warmup_runs, s->warmup_runs);
 	}
 	add_num_change(what, "timing.precision", o->timing.precision, s->timing.precision);

@@ -16,12 +16,12 @@
 enum top_key {
 	K_SWEEP, K_DB, K_KERNEL, K_COMMAND, K_PARAMS, K_EXCLUDE, K_REPEAT, K_ORDER, K_SEED, K_TIMING, K_PER,
 	K_HOSTS, K_GANG, K_MAX_ATTEMPTS, K_CONTROL, K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP,
-	K_PREPARE, K_CLEANUP, K_INPUTS, K_WORKDIR, K_CLOCKS, K_COUNTERS, NTOP
+	K_PREPARE, K_CLEANUP, K_INPUTS, K_WORKDIR, K_CLOCKS, K_COUNTERS, K_MIN_RUNS, K_MAX_RUNS, NTOP
 };
 static const char *const top_names[] = {
 	"sweep", "db", "kernel", "command", "params", "exclude", "repeat", "order", "seed", "timing", "per",
 	"hosts", "gang", "max_attempts", "control", "metrics", "timeout", "env", "items", "runs", "warmup",
-	"prepare", "cleanup", "inputs", "workdir", "clocks", "counters", NULL
+	"prepare", "cleanup", "inputs", "workdir", "clocks", "counters", "min_runs", "max_runs", NULL
 };
 enum timing_key {
 	T_PRECISION, T_MIN_SAMPLES, T_MIN_TIME, T_MAX_NOISE, T_TIMEOUT, T_WARMUP, T_MAX_WARMUP, T_L2, T_THROTTLE,
@@ -40,7 +40,7 @@ static const struct {
 	int key;
 	const char *why;
 } command_timing[] = {
-	{ T_MIN_SAMPLES, "a command's least number of runs is 'runs: N'" },
+	{ T_MIN_SAMPLES, "a command's least number of runs is 'min_runs: N'" },
 	{ T_WARMUP, "a command's warm-up is 'warmup: N' runs" },
 	{ T_L2, "a command's runs have no L2 flush" },
 	{ T_THROTTLE, "a command's runs have no SM clock" },
@@ -64,7 +64,7 @@ static void timing_conflict(struct sp *p, const struct ynode *const *v, const in
 			  v[a + b - later]->line, why);
 }
 
-/* timing: for a command sweep: its stopping rule applies to runs (runs: N is its min_samples). */
+/* timing: for a command sweep: its stopping rule applies to runs (min_runs: N is its min_samples). */
 static int parse_command_timing(struct sp *p, const struct ynode *n, const struct ynode **k, int runs)
 {
 	int bad = 0;
@@ -77,8 +77,8 @@ static int parse_command_timing(struct sp *p, const struct ynode *n, const struc
 		}
 	}
 	if (!runs) {
-		spec_node_problem(p, n, "'timing' of a command sweep needs 'runs: N' (without it a command runs "
-			"once)");
+		spec_node_problem(p, n, "'timing' of a command sweep needs 'min_runs: N', its stopping rule's least "
+			"number of runs (runs: N is exactly N runs; without either a command runs once)");
 		bad = 1;
 	}
 	return bad ? -1 : 0;
@@ -182,6 +182,30 @@ static void parse_kernel(struct sp *p, const struct ynode *n)
 		p->knames[i] = p->kernel->params[i].name;
 }
 
+/*
+ * runs: N is exactly N runs (as hyperfine's --runs); min_runs: N at least N, then timing's stopping rule,
+ * which max_runs: M caps (timing's max_samples: hyperfine's --min-runs and --max-runs). One or the other.
+ */
+static void parse_command_runs(struct sp *p, const struct ynode *const *v)
+{
+	struct spec *s = p->s;
+	int max;
+
+	if (v[K_RUNS] && (v[K_MIN_RUNS] || v[K_MAX_RUNS])) {
+		spec_node_problem(p, v[K_MIN_RUNS] ? v[K_MIN_RUNS] : v[K_MAX_RUNS], "'runs' is exactly N runs, "
+			"'min_runs' and 'max_runs' the stopping rule's bounds: give one or the other");
+		return;
+	}
+	if (v[K_RUNS] && !spec_node_int(p, v[K_RUNS], "runs", 1, &s->runs))
+		s->runs_exact = 1;
+	if (v[K_MIN_RUNS])
+		spec_node_int(p, v[K_MIN_RUNS], "min_runs", 1, &s->runs);
+	else if (v[K_MAX_RUNS])
+		spec_node_problem(p, v[K_MAX_RUNS], "'max_runs' needs 'min_runs: N' (runs: N is exactly N runs)");
+	if (v[K_MAX_RUNS] && v[K_MIN_RUNS] && !spec_node_int(p, v[K_MAX_RUNS], "max_runs", 1, &max))
+		s->timing.max_samples = max;
+}
+
 /* A command sweep's keys beside command (read by parse_doc): their placeholders, items, runs. */
 static void parse_command_keys(struct sp *p, const struct ynode *const *v)
 {
@@ -198,8 +222,7 @@ static void parse_command_keys(struct sp *p, const struct ynode *const *v)
 		s->prepare = spec_command_argv(p, v[K_PREPARE], "prepare", &s->nprepare, &uses_item);
 	if (v[K_CLEANUP])
 		s->cleanup = spec_command_argv(p, v[K_CLEANUP], "cleanup", &s->ncleanup, &uses_item);
-	if (v[K_RUNS])
-		spec_node_int(p, v[K_RUNS], "runs", 1, &s->runs);
+	parse_command_runs(p, v);
 	if (v[K_WARMUP])
 		spec_node_int(p, v[K_WARMUP], "warmup", 0, &s->warmup_runs);
 	if (v[K_TIMEOUT])
@@ -233,7 +256,7 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 {
 	const struct ynode *v[NTOP + 1] = { 0 }, *k[NTOP + 1] = { 0 };
 	static const int command_only[] = { K_METRICS, K_TIMEOUT, K_ENV, K_ITEMS, K_RUNS, K_WARMUP, K_PREPARE,
-					    K_CLEANUP, K_WORKDIR };
+					    K_CLEANUP, K_WORKDIR, K_MIN_RUNS, K_MAX_RUNS };
 	struct spec *s = p->s;
 	int e;
 
@@ -295,11 +318,13 @@ static void parse_doc(struct sp *p, const struct ynode *root)
 		if (!spec_node_long(p, v[K_SEED], "seed", 0, LONG_MAX, &seed))
 			s->seed = (uint64_t)seed;
 	}
-	if (v[K_TIMING])
-		parse_timing(p, v[K_TIMING], v[K_RUNS]);
-	if (s->command && s->runs > s->timing.max_samples)
-		spec_node_problem(p, v[K_RUNS], "runs %d is over timing's max_samples %d", s->runs,
-			s->timing.max_samples);
+	if (v[K_TIMING] && v[K_MAX_RUNS] && v[K_MIN_RUNS])
+		spec_node_problem(p, v[K_MAX_RUNS], "'max_runs' is timing's max_samples: give one of them");
+	else if (v[K_TIMING])
+		parse_timing(p, v[K_TIMING], v[K_MIN_RUNS]);
+	if (s->command && !s->runs_exact && s->runs > s->timing.max_samples)
+		spec_node_problem(p, v[K_MIN_RUNS], "min_runs %d is over %s %d", s->runs,
+			v[K_MAX_RUNS] ? "max_runs" : "timing's max_samples", s->timing.max_samples);
 	if (v[K_PER] && (e = spec_node_enum(p, v[K_PER], "per", per_names)) >= 0)
 		s->per = (enum spec_per)e;
 	if (v[K_HOSTS])
@@ -461,6 +486,7 @@ void spec_release(struct spec *s)
 		free(s->regex[i].pattern);
 		free(s->regex[i].src.path);
 		free(s->regex[i].unit);
+		free(s->regex[i].scale);
 	}
 	free(s->regex);
 	for (int i = 0; i < s->njmetrics; i++) {
@@ -468,6 +494,7 @@ void spec_release(struct spec *s)
 		free(s->jmetrics[i].path);
 		free(s->jmetrics[i].unit);
 		free(s->jmetrics[i].unit_path);
+		free(s->jmetrics[i].scale);
 	}
 	free(s->jmetrics);
 	free(s->json_src.path);

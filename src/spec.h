@@ -77,13 +77,19 @@ enum { SPEC_BETTER_LOWER = -1, SPEC_BETTER_HIGHER = 1 };
 
 struct spec_regex {
 	char *name;
-	char *pattern;         /* POSIX extended regex with one capture group (two with match: each: item, value) */
+	char *pattern;         /* PCRE2 regex with one capture group (two with match: each: item, value) */
 	struct spec_source src;
 	enum spec_matches match;
 	int groups;
 	char *unit;            /* the unit values are converted into (unit.h); NULL: plain numbers */
+	int unit_base;         /* unit_base: 1024 (k, M, G, T as powers of 1024), else 0 */
+	char *scale;           /* scale: the unit of a value printed without one; NULL: none */
 	int better;            /* better: SPEC_BETTER_LOWER, _HIGHER, or 0 when not given */
 };
+
+/* duplicate_keys: which value of a key a JSON object gives twice is read (error: none, the document is
+ * refused). */
+enum { SPEC_DUP_ERROR = 0, SPEC_DUP_LAST, SPEC_DUP_FIRST };
 
 /* A metric of METRICS_SELECT: the value at path in each record. */
 struct spec_jmetric {
@@ -91,6 +97,8 @@ struct spec_jmetric {
 	char *path;
 	char *unit;            /* as spec_regex's: the value is a string with its unit, or unit_path gives it */
 	char *unit_path;       /* the record's value naming the unit ("time_unit": "ns"); NULL: none */
+	int unit_base;         /* as spec_regex's */
+	char *scale;
 	int better;            /* as spec_regex's */
 };
 
@@ -122,10 +130,13 @@ struct spec {
 	struct spec_source json_src;   /* METRICS_SELECT: where the documents are */
 	char *json_records;    /* METRICS_SELECT: the path of the records in each document ("." itself) */
 	char *json_item;       /* METRICS_SELECT: the path of a record's item name; NULL: one record */
+	int json_dups;         /* METRICS_SELECT: duplicate_keys: SPEC_DUP_ERROR (default), _LAST or _FIRST */
 	struct spec_jmetric *jmetrics;
 	int njmetrics;
-	int runs;              /* command runs kept per cell (or item) at least: 0, the default, is one run and
-				* no stopping rule; N: timing's rule with min_samples N */
+	int runs;              /* command runs kept per cell (or item): 0, the default, is one run and no
+				* stopping rule; N: exactly N when runs_exact (runs: N), else at least N, then
+				* timing's rule with min_samples N (min_runs: N) */
+	int runs_exact;
 	int warmup_runs;       /* warmup: runs before, not kept */
 	char **prepare, **cleanup;   /* prepare:, cleanup: argv templates run around every run; NULL: none */
 	int nprepare, ncleanup;

@@ -21,6 +21,10 @@ void spec_command_placeholders(struct sp *p, const char *t, const struct ynode *
 		char *name;
 		int known = 0;
 
+		if (c[1] == '{') {
+			c++;   /* {{ is a literal brace (command_expand) */
+			continue;
+		}
 		if (!len)
 			continue;
 		name = xstrndup(c + 1, len);

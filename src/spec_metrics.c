@@ -3,167 +3,58 @@
 #include "spec_int.h"
 
 #include <ctype.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rx.h"
 #include "unit.h"
 
-/* A metric regex is a line's worth of text; glibc's regcomp copies repeated parts (see regex_too_big). */
+/* A metric regex is a line's worth of text. PCRE2 runs it under match limits (rx.h), so a pattern that
+ * backtracks badly fails the cell at its first attempt instead of running for hours. */
 #define REGEX_MAX_LEN 1000
-#define REGEX_MAX_NODES 2000
-#define REGEX_MAX_NODES_TEXT "2000"
-#define REGEX_MAX_NEST 100
-#define REGEX_MAX_NEST_TEXT "100"
-/* Each regex costs up to tens of milliseconds to compile: a cap keeps a pasted mistake quick. */
+/* Each regex costs a little to compile: a cap keeps a pasted mistake quick. */
 #define REGEX_MAX_METRICS 100
 
-/* The bound of an interval {n}, {n,}, {n,m} or {,m} at c, as the copies glibc makes of what it follows
- * (an overestimate by one); *end is set past it. 0 when c starts no interval (then '{' is a literal). */
-static double regex_interval(const char *c, const char **end)
-{
-	double lo = 0, hi;
-	const char *d = c + 1;
-
-	if (!isdigit((unsigned char)*d) && *d != ',')
-		return 0;
-	for (; isdigit((unsigned char)*d); d++)
-		lo = lo * 10 + (*d - '0');
-	hi = lo;
-	if (*d == ',')
-		for (hi = 0, d++; isdigit((unsigned char)*d); d++)
-			hi = hi * 10 + (*d - '0');
-	if (*d != '}')
-		return 0;
-	*end = d;
-	return (lo > hi ? lo : hi) + 1;
-}
-
-/* Whether the interval ending at '}' c has a minimum of 0 ({0,m}, {,m}, {0}, {0,}). */
-static int regex_interval_min0(const char *c)
-{
-	while (*c != '{')
-		c--;
-	c++;
-	while (*c == '0')
-		c++;
-	return !isdigit((unsigned char)*c);
-}
-
-/* Whether escape \c is zero-width or may match nothing: an anchor (\b \B \< \> \` \') or a backreference. */
-static int regex_escape_nullable(char c)
-{
-	return (c && strchr("bB<>`'", c)) || isdigit((unsigned char)c);
-}
-
 /*
- * Whether glibc's regcomp would take too long or too much memory on pat; why is set to the reason.
- * It copies what a '+' or an interval applies to (a+ is a a*, a{2,4} is a a a? a?), so stacked or
- * nested copies ("c+++++", "((a{99}){99})") grow exponentially: count the nodes through the groups
- * (sum[d]: the group open at depth d so far, last[d]: its last atom, the one a postfix applies to).
- * And its epsilon closures take exponential time when '+' or an interval repeats a part that can match
- * nothing ("((a*)+)+", ":*+*+"): track that too (nul_seq[d]: the current alternative can match nothing,
- * nul_alt[d]: an earlier one can, nul_last[d]: the last atom can, nul_before[d]: nul_seq before it).
+ * Where pat is GNU ERE (what metric regexes were read as before PCRE2) that PCRE2 would read otherwise,
+ * without an error: the word anchors \< and \>, the buffer anchors \` and \', and {,m} (GNU's {0,m},
+ * literal text to PCRE2 10.42). NULL when there is none, else what to write instead.
  */
-static int regex_too_big(const char *pat, const char **why)
+static const char *regex_ere_only(const char *pat)
 {
-	double sum[REGEX_MAX_NEST + 1], last[REGEX_MAX_NEST + 1], atom, k;
-	char nul_seq[REGEX_MAX_NEST + 1], nul_alt[REGEX_MAX_NEST + 1], nul_last[REGEX_MAX_NEST + 1];
-	char nul_before[REGEX_MAX_NEST + 1], nul;
-	int depth = 0;
+	int bracket = 0;
 
-	*why = "its repetitions expand past " REGEX_MAX_NODES_TEXT " nodes";
-	sum[0] = last[0] = 0;
-	nul_seq[0] = nul_last[0] = nul_before[0] = 1;
-	nul_alt[0] = 0;
 	for (const char *c = pat; *c; c++) {
-		atom = 1;
-		nul = 0;
-		switch (*c) {
-		case '\\':
-			if (c[1])
-				nul = regex_escape_nullable(*++c);
-			break;
-		case '^':
-		case '$':
-			nul = 1;
-			break;
-		case '[':
-			/* A bracket expression is one node: skip to its ']' (a leading ']' is a member). */
-			c += c[1] == '^';
-			c += c[1] == ']';
-			while (c[1] && c[1] != ']')
-				c++;
-			if (!c[1])
-				return 0;   /* unterminated: regcomp says so */
-			c++;
-			break;
-		case '(':
-			if (depth == REGEX_MAX_NEST) {
-				*why = "it nests more than " REGEX_MAX_NEST_TEXT " groups";
-				return 1;
-			}
-			depth++;
-			sum[depth] = last[depth] = 0;
-			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
-			nul_alt[depth] = 0;
+		if (bracket) {
+			if (*c == '[' && c[1] == ':' && strchr(c + 2, ']'))
+				c = strchr(c + 2, ']');   /* [:digit:] */
+			else if (*c == ']')
+				bracket = 0;
 			continue;
-		case ')':
-			if (depth) {
-				atom = sum[depth] + 1;
-				nul = nul_seq[depth] || nul_alt[depth];
-				depth--;
-			}
-			break;
-		case '|':
-			sum[depth]++;
-			last[depth] = 0;
-			nul_alt[depth] |= nul_seq[depth];
-			nul_seq[depth] = nul_last[depth] = nul_before[depth] = 1;
-			continue;
-		case '*':
-		case '?':
-			/* No copy, but a node around the atom, which a following '+' copies with it. */
-			sum[depth]++;
-			last[depth]++;
-			nul_last[depth] = 1;
-			nul_seq[depth] = nul_before[depth];
-			goto check;
-		case '+':
-		case '{':
-			k = *c == '+' ? 2 : regex_interval(c, &c);
-			if (!k)
-				break;   /* a '{' that starts no interval is a literal */
-			if (nul_last[depth]) {
-				*why = "'+' or '{n,m}' repeats a part that can match nothing";
-				return 1;
-			}
-			sum[depth] += last[depth] * (k - 1) + 1;
-			last[depth] = last[depth] * k + 1;
-			/* {0,m} makes the part optional. */
-			if (*c == '}' && regex_interval_min0(c)) {
-				nul_last[depth] = 1;
-				nul_seq[depth] = nul_before[depth];
-			}
-			goto check;
 		}
-		sum[depth] += atom;
-		last[depth] = atom;
-		nul_before[depth] = nul_seq[depth];
-		nul_seq[depth] &= nul;
-		nul_last[depth] = nul;
-check:
-		if (sum[depth] > REGEX_MAX_NODES)
-			return 1;
+		if (*c == '\\' && c[1]) {
+			if (strchr("<>", c[1]))
+				return "'\\<' and '\\>' (GNU word anchors) are literal characters in PCRE2: write \\b";
+			if (strchr("`'", c[1]))
+				return "'\\`' and '\\'' (GNU buffer anchors) are not PCRE2: write ^ or $";
+			c++;
+		} else if (*c == '[') {
+			bracket = 1;
+			c += c[1] == '^';
+			c += c[1] == ']';   /* a leading ']' is a member */
+		} else if (*c == '{' && c[1] == ',' && isdigit((unsigned char)c[2]) && c > pat) {
+			return "'{,m}' is literal text in PCRE2: write {0,m}";
+		}
 	}
-	return 0;
+	return NULL;
 }
 
 static const char *const match_names[] = { "one", "first", "last", "each", NULL };
-static const char *const regex_fields[] = { "regex", "from", "match", "unit", "better", NULL };
-static const char *const json_fields[] = { "path", "unit", "unit_path", "better", NULL };
-enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, R_BETTER, NREGEX_FIELDS };
-enum { J_PATH, J_UNIT, J_UNIT_PATH, J_BETTER, NJSON_FIELDS };
+static const char *const regex_fields[] = { "regex", "from", "match", "unit", "better", "unit_base", "scale",
+					     NULL };
+static const char *const json_fields[] = { "path", "unit", "unit_path", "better", "unit_base", "scale", NULL };
+enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, R_BETTER, R_BASE, R_SCALE, NREGEX_FIELDS };
+enum { J_PATH, J_UNIT, J_UNIT_PATH, J_BETTER, J_BASE, J_SCALE, NJSON_FIELDS };
 /* better: which way a metric improves (spec.h's SPEC_BETTER_*), for sweep compare's verdict */
 static const char *const better_names[] = { "lower", "higher", NULL };
 
@@ -221,6 +112,40 @@ static char *parse_unit(struct sp *p, const struct ynode *n)
 	return xstrdup(t);
 }
 
+/*
+ * unit_base: 1000 or 1024 into *base (1024, else 0), and scale: UNIT into *scale: the unit a value printed
+ * without one has (openssl speed -mr's bytes per second). A scale needs a unit to convert into: without
+ * unit:, the scale is the unit. -1 after a problem.
+ */
+static int parse_unit_how(struct sp *p, const struct ynode *bn, const struct ynode *sn, char **unit, int *base,
+			  char **scale)
+{
+	const char *t;
+	char a[SHOW_BUF], err[96];
+
+	if (bn) {
+		if (!(t = spec_node_scalar(p, bn, "unit_base")))
+			return -1;
+		if (strcmp(t, "1000") && strcmp(t, "1024")) {
+			spec_node_problem(p, bn, "unit_base is 1000 or 1024, not '%s'", spec_shown(a, t));
+			return -1;
+		}
+		*base = !strcmp(t, "1024") ? 1024 : 0;
+	}
+	if (sn) {
+		if (!(*scale = parse_unit(p, sn)))
+			return -1;
+		if (!*unit)
+			*unit = xstrdup(*scale);
+		else if (unit_convert(1, *scale, *unit, &(double){ 0 }, err, sizeof(err))) {
+			spec_node_problem(p, sn, "scale '%s' does not convert into unit '%s': %s", spec_shown(a, *scale),
+					  *unit, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A path read at node n (many: [*] allowed), or NULL after a problem. */
 static const char *parse_path(struct sp *p, const struct ynode *n, const char *what, int many)
 {
@@ -238,31 +163,28 @@ static const char *parse_path(struct sp *p, const struct ynode *n, const char *w
 	return t;
 }
 
-/* The pattern for metric name: checked for cost and syntax, its capture groups counted into *groups. */
+/* The pattern for metric name: checked for length and syntax (PCRE2's), its capture groups counted into
+ * *groups. */
 static int check_regex(struct sp *p, const struct ynode *vn, const char *name, const char *pat, int *groups)
 {
 	char a[SHOW_BUF], msg[256];
 	const char *why;
-	regex_t re;
-	int rc;
+	struct rx *re;
 
 	if (strlen(pat) > REGEX_MAX_LEN) {
 		spec_node_problem(p, vn, "regex for metric '%s' is longer than %d characters", spec_shown(a, name),
 			REGEX_MAX_LEN);
 		return -1;
 	}
-	if (regex_too_big(pat, &why)) {
-		spec_node_problem(p, vn, "regex for metric '%s' is too complex: %s", spec_shown(a, name), why);
+	if ((why = regex_ere_only(pat))) {
+		spec_node_problem(p, vn, "regex for metric '%s': %s", spec_shown(a, name), why);
 		return -1;
 	}
-	rc = regcomp(&re, pat, REG_EXTENDED);
-	if (rc) {
-		regerror(rc, &re, msg, sizeof(msg));
+	if (!(re = rx_compile(pat, groups, msg, sizeof(msg)))) {
 		spec_node_problem(p, vn, "invalid regex for metric '%s': %s", spec_shown(a, name), msg);
 		return -1;
 	}
-	*groups = (int)re.re_nsub;
-	regfree(&re);
+	rx_free(re);
 	return 0;
 }
 
@@ -303,6 +225,8 @@ static void parse_regex_metric(struct sp *p, const char *name, const struct ynod
 	}
 	if (v[R_UNIT] && !(re.unit = parse_unit(p, v[R_UNIT])))
 		bad = 1;
+	else if (parse_unit_how(p, v[R_BASE], v[R_SCALE], &re.unit, &re.unit_base, &re.scale))
+		bad = 1;
 	if (v[R_BETTER] && parse_better(p, v[R_BETTER], &re.better))
 		bad = 1;
 	source_copy(&re.src, from);
@@ -310,6 +234,7 @@ static void parse_regex_metric(struct sp *p, const char *name, const struct ynod
 		parse_source(p, v[R_FROM], &re.src, uses_item);
 	if (bad) {
 		free(re.unit);
+		free(re.scale);
 		free(re.src.path);
 		return;
 	}
@@ -348,8 +273,10 @@ static void parse_json_metric(struct sp *p, const char *name, const struct ynode
 		return;
 	if (v[J_UNIT] && !(jm.unit = parse_unit(p, v[J_UNIT])))
 		return;
-	if (v[J_BETTER] && parse_better(p, v[J_BETTER], &jm.better)) {
+	if (parse_unit_how(p, v[J_BASE], v[J_SCALE], &jm.unit, &jm.unit_base, &jm.scale) ||
+	    (v[J_BETTER] && parse_better(p, v[J_BETTER], &jm.better))) {
 		free(jm.unit);
+		free(jm.scale);
 		return;
 	}
 	jm.name = xstrdup(name);
@@ -386,14 +313,16 @@ static int has_key(const struct ynode *n, const char *key)
 	return 0;
 }
 
-/* The mapping form: from, json and item are the reader's keys; every other key is a metric: a regex, or
- * with json: a path, unless it is {regex: ...} (both read the same run's output). */
+static const char *const dup_names[] = { "error", "last", "first", NULL };
+
+/* The mapping form: from, json, item and duplicate_keys are the reader's keys; every other key is a
+ * metric: a regex, or with json: a path, unless it is {regex: ...} (both read the same run's output). */
 static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 {
-	const struct ynode *from = NULL, *json = NULL, *item = NULL;
+	const struct ynode *from = NULL, *json = NULL, *item = NULL, *dups = NULL;
 	struct spec *s = p->s;
 	struct spec_source src = { FROM_STDOUT, NULL };
-	int nmetrics = 0;
+	int nmetrics = 0, e;
 
 	for (int j = 0; j < n->n; j++) {
 		const char *key = spec_node_key(p, ydoc_key(n, j));
@@ -407,6 +336,8 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 			slot = &json;
 		else if (!strcmp(key, "item"))
 			slot = &item;
+		else if (!strcmp(key, "duplicate_keys"))
+			slot = &dups;
 		else
 			nmetrics++;
 		if (slot && *slot)
@@ -433,6 +364,11 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 		src.path = NULL;
 		if (item && (t = parse_path(p, item, "item", 0)))
 			s->json_item = xstrdup(t);
+		if (dups && (e = spec_node_enum(p, dups, "duplicate_keys", dup_names)) > 0)
+			s->json_dups = e;
+	} else if (dups) {
+		spec_node_problem(p, dups, "'duplicate_keys' says how json metrics read a key given twice; "
+			"regexes read no keys");
 	} else if (item) {
 		spec_node_problem(p, item, "'item' names the records of json metrics; a regex's matches become "
 			"items with match: each");
@@ -442,7 +378,7 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 		const char *name = spec_node_key(p, kn);
 
 		if (!name || !strcmp(name, "from") || !strcmp(name, "json") || !strcmp(name, "item") ||
-		    !metric_name_ok(p, kn, name))
+		    !strcmp(name, "duplicate_keys") || !metric_name_ok(p, kn, name))
 			continue;
 		if (json && !has_key(ydoc_value(n, j), "regex"))
 			parse_json_metric(p, name, ydoc_value(n, j));
@@ -486,6 +422,15 @@ static void source_text(struct strbuf *sb, const struct spec_source *src)
 	sb_adds(sb, src->from == FROM_STDOUT ? "stdout" : src->from == FROM_STDERR ? "stderr" : src->path);
 }
 
+/* unit_base and scale where given (a spec without them keeps the text it always had). */
+static void how_text(struct strbuf *sb, int base, const char *scale)
+{
+	if (base)
+		sb_addf(sb, " base %d", base);
+	if (scale)
+		sb_addf(sb, " scale %s", scale);
+}
+
 void spec_metrics_text(const struct spec *s, struct strbuf *sb)
 {
 	static const char *const kinds[] = { "none", "json lines", "regex", "json" };
@@ -495,17 +440,22 @@ void spec_metrics_text(const struct spec *s, struct strbuf *sb)
 		sb_adds(sb, " from ");
 		source_text(sb, &s->json_src);
 		sb_addf(sb, " records %s item %s", s->json_records, s->json_item ? s->json_item : "-");
+		if (s->json_dups)
+			sb_addf(sb, " duplicate keys %s", dup_names[s->json_dups]);
 	}
 	for (int i = 0; i < s->nregex; i++) {
 		sb_addf(sb, "; %s=%s from ", s->regex[i].name, s->regex[i].pattern);
 		source_text(sb, &s->regex[i].src);
 		sb_addf(sb, " match %s unit %s", match_names[s->regex[i].match],
 			s->regex[i].unit ? s->regex[i].unit : "-");
+		how_text(sb, s->regex[i].unit_base, s->regex[i].scale);
 	}
-	for (int i = 0; i < s->njmetrics; i++)
+	for (int i = 0; i < s->njmetrics; i++) {
 		sb_addf(sb, "; %s=%s unit %s at %s", s->jmetrics[i].name, s->jmetrics[i].path,
 			s->jmetrics[i].unit ? s->jmetrics[i].unit : "-",
 			s->jmetrics[i].unit_path ? s->jmetrics[i].unit_path : "-");
+		how_text(sb, s->jmetrics[i].unit_base, s->jmetrics[i].scale);
+	}
 }
 
 /* Which way a unit improves: a time (converts into seconds) lower, a rate (per second) higher, else 0. */

@@ -285,6 +285,19 @@ static void result_usage(const struct result *r, double *user, double *sys, doub
 	free(v);
 }
 
+/* A metric's value as it travels (the text of a JSON number): parse_double refuses the ERANGE strtod sets
+ * for a subnormal (4.9e-324), which would be stored as NULL. NaN for a value that is not a finite number. */
+static double metric_value(const struct json_pair *p)
+{
+	char *end;
+	double v;
+
+	if (p->type != JSON_NUM || !*p->val)
+		return NAN;
+	v = strtod(p->val, &end);
+	return *end || !isfinite(v) ? NAN : v;
+}
+
 static int store_put_details(struct store *st, int64_t id, const struct result *r)
 {
 	sqlite3_stmt *s = store_stmt(st, r->usage ? SQL_SAMPLE_USAGE : SQL_SAMPLE), *m = store_stmt(st, SQL_METRIC);
@@ -307,11 +320,10 @@ static int store_put_details(struct store *st, int64_t id, const struct result *
 	}
 	for (size_t i = 0; i < r->metrics.n; i++) {
 		const struct json_pair *p = &r->metrics.v[i];
-		double v;
 
 		sqlite3_bind_int64(m, 1, id);
 		store_bind_text(m, 2, p->key);
-		store_bind_num(m, 3, p->type == JSON_NUM && !parse_double(p->val, &v) ? v : NAN);
+		store_bind_num(m, 3, metric_value(p));
 		if (store_step(st, m))
 			return -1;
 	}

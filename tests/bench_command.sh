@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench_command.sh (make bench): a command cell's wall time against hyperfine's on the same commands, in the
 # same run. For each command, ROUNDS rounds run hyperfine (-N: no shell; --warmup 2 --runs RUNS), a sweep of
-# one cell (runs: RUNS, warmup: 2, max_samples: RUNS) and a third timer (posix_spawn and waitpid between two
+# one cell (runs: RUNS, exactly RUNS runs, warmup: 2) and a third timer (posix_spawn and waitpid between two
 # clock readings) in a random order, so that load that comes and goes falls on each alike. The ratio is the
 # median of all of sweep's runs over the median of all of hyperfine's (within 2 %: ok); beside it the ratio of
 # the fastest runs (on a loaded machine the median carries the scheduler's delays, the fastest run the
@@ -72,8 +72,7 @@ for c in "${commands[@]}"; do
 				python3 -c "import json; print('\n'.join(map(str, json.load(open('h$r.json'))['results'][0]['times'])))" \
 					>>hyperfine.times ;;
 			sweep)
-				printf 'sweep: b%s\ncommand: [%s]\nruns: %s\nwarmup: 2\ntiming: {precision: 1e-9, max_samples: %s, timeout: 600}\n' \
-					"$r" "$argv" "$RUNS" "$RUNS" >b.yaml
+				printf 'sweep: b%s\ncommand: [%s]\nruns: %s\nwarmup: 2\n' "$r" "$argv" "$RUNS" >b.yaml
 				rm -f b.db*
 				"$SWEEP" run b.yaml --db b.db --quiet 2>/dev/null || { echo "sweep failed on '$line'"; exit 1; }
 				"$SWEEP" sql b.db "SELECT seconds FROM samples" --csv | tail -n +2 >>sweep.times ;;
@@ -95,5 +94,34 @@ print(statistics.median(s) * 1e3, statistics.median(h) * 1e3, statistics.median(
 	python3 -c "import sys; sys.exit(abs($ratio - 1) > 0.02)" || { verdict="OVER 2 %"; fail=1; }
 	printf '%-28s %12.3f %12.3f %8.4f %10.4f %10.3f  %s (%d runs each)\n' "$name" "$s" "$h" "$ratio" "$mins" \
 		"$p" "$verdict" "$(wc -l <sweep.times)"
+done
+
+# Reading a program's output is linear: 160,000 JSON lines (3.7 MB) and one object of 100,000 keys, each a
+# cell whose command only prints a file, timed from `sweep run` to its exit (the run's start included: about
+# 0.3 s here) and in CPU seconds of sweep and its executor (which a machine shared with other work inflates
+# less). Over 2 s of wall time fails.
+python3 -c "
+import json
+with open('lines.txt', 'w') as f:
+    for i in range(160000):
+        f.write(json.dumps({'item': 'i%d' % i, 'v': i * 0.5}) + '\n')
+with open('obj.txt', 'w') as f:
+    f.write(json.dumps({'k%d' % i: i for i in range(100000)}) + '\n')" || exit 1
+echo "== reading a program's output: one cell each, wall and CPU seconds of the whole run (2 s at most; load average $(cut -d" " -f1 /proc/loadavg))"
+printf '%-34s %10s %10s\n' output "wall s" "cpu s"
+# values read: 160,000 items and the cell's v; 100,000 metrics
+for c in "160,000 JSON lines|lines.txt|160001" "one object of 100,000 keys|obj.txt|100000"; do
+	IFS='|' read -r name file want <<<"$c"
+	printf 'sweep: read\ncommand: [cat, %s]\nmetrics: json\ntimeout: 120\n' "$B/$file" >read.yaml
+	rm -f read.db*
+	/usr/bin/time -f '%e %U %S' -o read.time "$SWEEP" run read.yaml --db read.db --quiet 2>/dev/null ||
+		{ echo "sweep failed reading $file"; exit 1; }
+	read -r wall user sys <read.time
+	got=$("$SWEEP" sql read.db "SELECT (SELECT count(*) FROM items) + (SELECT count(*) FROM metrics
+		WHERE name <> 'seconds')" --csv | tail -1)
+	verdict=ok
+	[ "$got" = "$want" ] || { verdict="$got values read, not $want"; fail=1; }
+	python3 -c "import sys; sys.exit($wall > 2)" || { verdict="OVER 2 s"; fail=1; }
+	printf '%-34s %10.2f %10.2f  %s\n' "$name" "$wall" "$(python3 -c "print($user + $sys)")" "$verdict"
 done
 exit $fail

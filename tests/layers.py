@@ -38,6 +38,7 @@ OWNERS = {
     "hwloc/cudart.h": ["src/topo.c"],
     "mpi.h": ["src/comm.c"],
     "jansson.h": ["src/json.c"],
+    "pcre2.h": ["src/rx.c"],
     "openssl/sha.h": ["src/sha256.c"],
     "openssl/evp.h": ["src/sha256.c"],
     "openssl/err.h": ["src/sha256.c"],

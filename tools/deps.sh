@@ -6,14 +6,16 @@
 #   tools/deps.sh list run|all   print the packages, one a line, and install nothing
 # `sweep launch --build` runs `make deps-run` (this with run) on rented hosts: no services there.
 build="gcc make libyaml-dev libsqlite3-dev sqlite3 libhwloc-dev hwloc libopenblas-dev libopenmpi-dev libjansson-dev
+libpcre2-dev
 libssl-dev
 openmpi-bin"
 run="python3 gnuplot-nox procps"
 # The programs the command-cell examples run (examples/tools): Google Benchmark (built with g++), hyperfine,
-# fio, sysbench, pytest-benchmark; GNU time checks what a run cost; chromium (headless) opens a report's
-# HTML page; e2fsprogs and mount (losetup) let t0335 cut the power under a run on an ext4 image.
+# fio, sysbench, pytest-benchmark; zstd, openssl, perf and iperf3, whose output the tests read as printed;
+# GNU time checks what a run cost; chromium (headless) opens a report's HTML page; e2fsprogs and mount
+# (losetup) let t0335 cut the power under a run on an ext4 image.
 tests="clang python3-mpi4py iproute2 psmisc slurm-wlm munge openssh-server openssh-client e2fsprogs mount
-g++ libbenchmark-dev hyperfine fio sysbench python3-pytest-benchmark time
+g++ libbenchmark-dev hyperfine fio sysbench python3-pytest-benchmark time zstd openssl linux-perf iperf3
 chromium"
 list=
 [ "$1" = list ] && { list=1; shift; }

@@ -21,7 +21,7 @@ q "$R/parent.db" "SELECT stdout FROM results"
 
 step "peak RSS (kB): command cells against GNU time"
 for prog in "pass" "b = bytearray(200 * 2 ** 20)"; do
-	printf 'sweep: rss\ncommand: [/usr/bin/python3, -c, "%s"]\nruns: 5\ntiming: {max_samples: 5}\n' "$prog" \
+	printf 'sweep: rss\ncommand: [/usr/bin/python3, -c, "%s"]\nruns: 5\n' "$prog" \
 		>"$R/rss.yaml"
 	rm -f "$R/rss.db"*
 	$S run "$R/rss.yaml" --db "$R/rss.db" --quiet

@@ -43,7 +43,7 @@ sweep: x
 command: [echo, "{modle}"]
 params: {model: [a, b]}
 Y
-bad command-timing 'command-timing.yaml:3:9: .timing. of a command sweep needs .runs: N.' <<'Y'
+bad command-timing 'command-timing.yaml:3:9: .timing. of a command sweep needs .min_runs: N.' <<'Y'
 sweep: x
 command: [true]
 timing: {warmup: 1, min_samples: 10}
@@ -51,7 +51,7 @@ Y
 bad command-l2 "command-l2.yaml:4:27: 'l2' means nothing for a command" <<'Y'
 sweep: x
 command: [true]
-runs: 5
+min_runs: 5
 timing: {max_noise: 0.01, l2: hot}
 Y
 bad metric-match "metric-match.yaml:3:53: invalid value 'evry' for 'match' \\(expected one\\|first\\|last\\|each\\)" <<'Y'

@@ -77,14 +77,28 @@ cat >"$T/timed.yaml" <<Y
 sweep: timed
 command: [sh, -c, 'echo run >>$T/log; echo "{\"x\": 1}"']
 metrics: json
-runs: 4
+min_runs: 4
 warmup: 2
 prepare: [sh, -c, 'echo prepare >>$T/log']
 cleanup: [sh, -c, 'echo cleanup >>$T/log']
 timing: {precision: 1e-9, max_samples: 6, timeout: 100}
 Y
 
-test_expect_success 'runs: N under the stopping rule, warm-up runs, prepare and cleanup around each run' '
+test_expect_success 'runs: N runs exactly N, as hyperfine --runs (a 10 ms command ran 117 times)' '
+	printf "%s\n" "sweep: exact" "command: [sh, -c, \"echo run >>$T/exact.log; sleep 0.01\"]" "runs: 5" >exact.yaml &&
+	"$SWEEP" run exact.yaml --db exact.db 2>err &&
+	test "$(wc -l <exact.log)" = 5 &&
+	test "$(sql exact.db "SELECT n || stop || launches FROM v_results")" = 5count1 &&
+	printf "%s\n" "sweep: bounded" "command: [sh, -c, \"echo run >>$T/bounded.log; sleep 0.01\"]" \
+		"min_runs: 3" "max_runs: 4" "timing: {max_noise: 0}" >bounded.yaml &&
+	test_expect_code 2 "$SWEEP" run bounded.yaml --db bounded.db 2>err &&
+	grep -q "max_runs. is timing.s max_samples: give one of them" err &&
+	sed "/^timing:/d" bounded.yaml >b2.yaml &&
+	"$SWEEP" run b2.yaml --db bounded.db 2>err &&
+	test "$(sql bounded.db "SELECT n || stop FROM v_results")" = 4max_samples
+'
+
+test_expect_success 'min_runs: N under the stopping rule, warm-up runs, prepare and cleanup around each run' '
 	"$SWEEP" run timed.yaml --db timed.db 2>err &&
 	test "$(sql timed.db "SELECT n || stop || launches || (warmup > 0) FROM v_results")" = 6max_samples11 &&
 	test "$(tr "\n" " " <log)" = "$(for i in 1 2 3 4 5 6 7 8; do printf "prepare run cleanup "; done)" &&
@@ -94,7 +108,7 @@ test_expect_success 'runs: N under the stopping rule, warm-up runs, prepare and 
 '
 
 test_expect_success 'runs, warm-up, prepare and how metrics are read are the measurement: a change is refused' '
-	sed "s/^runs: 4/runs: 5/" timed.yaml >runs5.yaml &&
+	sed "s/^min_runs: 4/min_runs: 5/" timed.yaml >runs5.yaml &&
 	test_expect_code 2 "$SWEEP" run runs5.yaml --db timed.db 2>err &&
 	grep -q "runs: 4 -> 5" err &&
 	sed "s/^metrics: json/metrics: {x: {regex: \"(1)\", match: last}}/" timed.yaml >rx.yaml &&

@@ -16,7 +16,7 @@ json)
 	echo '{"rate": 100}'
 	echo '{"rate": 200, "flag": true, "name": "x"}'
 	echo 'not json {"rate": 999}'
-	echo '{"item": "c", "acc": 1, "deep": {"rate": 5, "list": [1, 2]}}'
+	echo '{"item": "c", "acc": 1}'
 	printf '{"item": "a", "acc": 0}'
 	;;
 item)

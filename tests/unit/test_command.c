@@ -37,8 +37,11 @@ static void test_expand(void)
 	s = command_expand("{item}{host}{cell}{nope}", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{item}{host}{cell}{nope}", "unknown or NULL placeholders are kept as written");
 	free(s);
-	s = command_expand("{} { M} {M {{M}} }{ x{", &p, NULL, 0, NULL, NULL);
+	s = command_expand("{} { M} {M {{{M}}} }{ x{", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{} { M} {M {128} }{ x{", "braces that are not placeholders are kept");
+	free(s);
+	s = command_expand("sleep {{M}} {{{{ }}}} {{nope} {M}}}", &p, NULL, 0, NULL, NULL);
+	CHECK_STR(s, "sleep {M} {{ }} {nope} 128}", "{{ and }} are literal braces");
 	free(s);
 	s = command_expand("{\"v\": {M}}", &p, NULL, 0, NULL, NULL);
 	CHECK_STR(s, "{\"v\": 128}", "JSON text around a placeholder is kept");
@@ -97,12 +100,12 @@ static void ct_init(struct ct *c, char **argv, int argc, enum spec_metrics metri
 	result_init(&c->r);
 }
 
+/* strtod, not parse_double, which refuses a subnormal (ERANGE). */
 static double metric(const struct result *r, const char *name)
 {
 	const char *v = json_obj_get(&r->metrics, name);
-	double d;
 
-	return v && !parse_double(v, &d) ? d : NAN;
+	return v ? strtod(v, NULL) : NAN;
 }
 
 /* The value of item/metric in r, NaN when absent; *count how many rows matched. */
@@ -146,7 +149,7 @@ static void test_json(void)
 	CHECK_NEAR(item(&c.r, "a", "tok", &n), 10, 0, "a/tok");
 	CHECK_NEAR(item(&c.r, "b", "acc", &n), 0, 0, "b/acc");
 	CHECK_NEAR(item(&c.r, "3", "acc", &n), 0.5, 0, "a numeric item name");
-	CHECK_NEAR(item(&c.r, "c", "acc", &n), 1, 0, "nested values are skipped, the rest kept");
+	CHECK_NEAR(item(&c.r, "c", "acc", &n), 1, 0, "c/acc");
 	CHECK(c.r.nitems == 6 && !strcmp(c.r.items[0].item, "a") && !strcmp(c.r.items[4].item, "3"),
 	      "items in first-seen order");
 	CHECK_NEAR(metric(&c.r, "acc"), (0.5 + 0 + 0.5 + 1) / 4, 1e-12, "acc: mean over items");
@@ -196,7 +199,10 @@ static void test_items(void)
 	CHECK_NEAR(item(&c.r, "fixed", "w", &n), 2, 1e-12, "a line's own item wins; repeated values average");
 	CHECK_INT(n, 1, "one row for fixed/w");
 	CHECK_NEAR(metric(&c.r, "w"), 2, 1e-12, "w");
-	CHECK_INT(c.r.nitems, 4, "four item values");
+	CHECK_INT(c.r.nitems, 7, "four item values, and each item's seconds");
+	CHECK(item(&c.r, "1", "seconds", &n) == c.r.samples[0] && item(&c.r, "3", "seconds", &n) == c.r.samples[2],
+	      "an item's seconds is its run's wall time");
+	CHECK(isnan(item(&c.r, "fixed", "seconds", &n)), "an item the output names has none");
 	result_release(&c.r);
 
 	ct_init(&c, argv, 4, METRICS_JSON);
@@ -317,6 +323,12 @@ static void test_strict_metrics(void)
 		{ "{\"x\": 1}garbage", "metrics: not JSON: text after the JSON value" },
 		{ "{\"x\": 1, \"x\": 2}", "metrics: not JSON: duplicate key 'x'" },
 		{ "{\"x\": null}", "metric 'x' is null, not a number" },
+		/* A document's top level is no record: nested or pretty-printed, it is read by path. */
+		{ "{\"jobs\": [{\"iops\": 7}], \"timestamp\": 5}", "metrics: json reads flat objects, and 'jobs' is "
+		  "an array: read a nested document with a path for each metric (metrics: {json: ., NAME: "
+		  "jobs.KEY})" },
+		{ "{\"x\": 1,\n \"y\": 2}", "metrics: json reads one JSON object a line, and this one spans lines 2 "
+		  "to 3: read a document with a path for each metric (metrics: {json: ., NAME: a.b[0]})" },
 	};
 	char *argv[] = { "sh", PROG, "bad", NULL };
 	char *none[] = { "sh", PROG, "none" };
@@ -337,7 +349,7 @@ static void test_strict_metrics(void)
 		argv[3] = (char *)bad[i].line;
 		ct_init(&c, argv, 4, METRICS_JSON);
 		command_run(&c.ex, &c.t, &c.r);
-		snprintf(want, sizeof(want), "(stdout line 2: '%s')", bad[i].line);
+		snprintf(want, sizeof(want), "(stdout line 2: '%.*s')", (int)strcspn(bad[i].line, "\n"), bad[i].line);
 		CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, bad[i].error) &&
 		      strstr(c.r.error, want), "%s fails the cell: '%s'", bad[i].line, c.r.error);
 		result_release(&c.r);
@@ -356,6 +368,60 @@ static void test_strict_metrics(void)
 	run_regex(&c, text, 3, never, 2);
 	CHECK_STR(c.r.error, "metric 'never': regex 'zzz([0-9]+)' matched no line of stdout (3 lines)",
 		  "a declared regex that never matches fails");
+	result_release(&c.r);
+}
+
+/* What a program prints cannot hang the reader or lose a value: a regex that backtracks past its limits
+ * fails at once naming it and the line; a line over the regex reader's limit fails, naming it; progress
+ * overwritten with '\r' is not a match; a sum past the largest double is averaged; a value no double holds
+ * fails; a subnormal value is kept. */
+static void test_bounded(void)
+{
+	char *hard[] = { "sh", "-c", "head -c 3000 /dev/zero | tr '\\0' a; echo cb" };
+	char *longl[] = { "sh", "-c", "head -c 1100000 /dev/zero | tr '\\0' x; echo; echo t=5" };
+	char *cr[] = { "sh", "-c", "printf 'x=1 MB/s\\rx=2 MB/s\\rx=3 MB/s\\r\\n x=44 GB/s\\r 7\\r\\n'" };
+	char *big[] = { "sh", "-c", "echo '{\"v\": 1.7e308}'; echo '{\"v\": 1.7e308, \"w\": -1.7e308}'" };
+	char *tiny[] = { "sh", "-c", "echo '{\"v\": 4.9e-324}'" };
+	char *gb[] = { "sh", "-c", "echo 'size: 1e308 GB'" };
+	struct spec_regex rx_hard[] = { { .name = "x", .pattern = "(a+a+)+b", .groups = 1 } };
+	struct spec_regex rx_t[] = { { .name = "t", .pattern = "t=([0-9]+)", .groups = 1 } };
+	struct spec_regex rx_cr[] = { { .name = "x", .pattern = "x=([0-9]+ MB/s)", .groups = 1, .unit = "B/s" },
+				      { .name = "y", .pattern = "^ ([0-9]+)=44 GB/s$", .groups = 1 } };
+	struct spec_regex rx_gb[] = { { .name = "size", .pattern = "size: (.*)", .groups = 1, .unit = "B" } };
+	struct ct c;
+
+	run_regex(&c, hard, 3, rx_hard, 1);
+	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "metric 'x': regex '(a+a+)+b' "
+	      "stopped at its limits (match limit exceeded): it backtracks too much on this line (stdout line 1: "
+	      "'aaaaaaaa"), "a regex past its limits fails the cell, naming it and the line: '%s'", c.r.error);
+	result_release(&c.r);
+
+	run_regex(&c, longl, 3, rx_t, 1);
+	CHECK_STR(c.r.error, "metric 't': stdout line 1 is over 1 MiB, the longest line a regex reads",
+		  "a line over the limit fails, never skipped");
+	result_release(&c.r);
+
+	run_regex(&c, cr, 3, rx_cr, 2);
+	CHECK_INT(c.r.status, RESULT_OK, "progress overwritten with \\r: one line, one match");
+	CHECK_NEAR(metric(&c.r, "x"), 3e6, 0, "the text after the last \\r is the line");
+	CHECK_NEAR(metric(&c.r, "y"), 7, 0, "and overwrites the start of what was there, as on a terminal");
+	result_release(&c.r);
+
+	ct_init(&c, big, 3, METRICS_JSON);
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_OK, "values near the largest double");
+	CHECK_NEAR(metric(&c.r, "v"), 1.7e308, 0, "two values of 1.7e308 average to 1.7e308, not inf");
+	CHECK_NEAR(metric(&c.r, "w"), -1.7e308, 0, "and one of -1.7e308 is kept");
+	result_release(&c.r);
+
+	ct_init(&c, tiny, 3, METRICS_JSON);
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK(metric(&c.r, "v") == 4.9e-324, "a subnormal value is kept: %g", metric(&c.r, "v"));
+	result_release(&c.r);
+
+	run_regex(&c, gb, 3, rx_gb, 1);
+	CHECK_STR(c.r.error, "metric 'size': '1e308 GB': out of range in 'B' (over 1.8e308) (stdout line 1: "
+		  "'size: 1e308 GB')", "a value no double holds in the declared unit fails, naming it");
 	result_release(&c.r);
 }
 
@@ -498,7 +564,7 @@ static void json_file_run(struct ct *c, char **argv, int argc, struct spec_jmetr
 /* JSON from stderr and from a file the command writes; a file left by an earlier run is not read. */
 static void test_json_sources(void)
 {
-	char *err[] = { "sh", "-c", "echo log; echo '{\"x\": 1,' >&2; echo ' \"y\": {\"v\": 7}}' >&2" };
+	char *err[] = { "sh", "-c", "echo log; echo '{\"x\": 1,' >&2; echo ' \"y\": {\"v\": 7} }' >&2" };
 	char *file[] = { "sh", "-c", "echo '[{\"k\": \"a\", \"v\": 2}, {\"k\": 3, \"v\": 4}]' >{cell}.json" };
 	char *nothing[] = { "true" };
 	struct spec_jmetric jm[] = { { .name = "y", .path = "y.v" }, { .name = "v", .path = "v" } };
@@ -570,6 +636,17 @@ static void test_runs(void)
 	CHECK(c.r.nsamples == 3 && c.r.stop == STOP_TIMEOUT, "3 runs, then the timeout: %d, stop %d",
 	      c.r.nsamples, (int)c.r.stop);
 	CHECK(isnan(c.r.warmup), "no warm-up run");
+	result_release(&c.r);
+
+	/* runs: N exactly (runs_exact): neither the stopping rule nor its deadline nor max_samples counts. */
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.runs = 7;
+	c.s.runs_exact = 1;
+	c.s.timing = (struct spec_timing){ .min_time = 0, .max_noise = 0, .timeout = 1e-9, .max_samples = 5 };
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK(c.r.nsamples == 7 && c.r.stop == STOP_COUNT, "exactly 7 runs, the count stored: %d, stop %d",
+	      c.r.nsamples, (int)c.r.stop);
+	CHECK(c.r.noise_ok == 1 && c.r.precise == 1, "no noise target or precision was asked");
 	result_release(&c.r);
 
 	/* Without runs: one run, no stopping rule, no noise target. */
@@ -817,6 +894,7 @@ int main(void)
 	test_runs();
 	test_limit();
 	test_strict_metrics();
+	test_bounded();
 	test_capture();
 	test_failures();
 	test_timeout();

@@ -591,6 +591,34 @@ static void test_docs_paths(void)
 	      errline == 1 && !strcmp(err, "text after the JSON value"), "a document ends its line: %s", err);
 	CHECK(json_docs_read("{\"a\": NaN}", 10, 0, &d, &docline, &errline, err, sizeof(err)) &&
 	      !strcmp(err, "expected a value"), "strict JSON: %s", err);
+
+	/* A key twice (iperf3 -P 2): its last or its first value, at every level, when asked. */
+	text = "log {\"x\": 0}\n{\"a\": 1, \"n\": {\"s\": \"x,}\\\"\", \"s\": [1, {\"s\": 5}]},\n \"a\": {\"deep\": [2]},"
+	       " \"b\": 3, \"a\": 4}\n{\"c\": 5}\n";
+	{
+		static const struct {
+			int flags;
+			const char *want;
+		} dup[] = {
+			{ JSON_DOCS_DUP_LAST, "{\"a\":4.0,\"n\":{\"s\":[1.0,{\"s\":5.0}]},\"b\":3.0}" },
+			{ JSON_DOCS_DUP_FIRST, "{\"a\":1.0,\"n\":{\"s\":\"x,}\\\"\"},\"b\":3.0}" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(dup); i++) {
+			struct strbuf sb = STRBUF_INIT;
+			int rc = json_docs_read(text, strlen(text), dup[i].flags, &d, &docline, &errline, err, sizeof(err));
+
+			if (!rc)
+				json_val_show(&sb, d.v[0], 200);
+			CHECK(!rc && d.n == 2 && d.line[0] == 2 && d.last[0] == 3 && d.line[1] == 4 && sb.buf &&
+			      !strcmp(sb.buf, dup[i].want), "duplicate keys %s: %s (%s)", i ? "first" : "last",
+			      sb.buf ? sb.buf : "", rc ? err : "read");
+			sb_release(&sb);
+			json_docs_release(&d);
+		}
+	}
+	CHECK(json_docs_read(text, strlen(text), 0, &d, &docline, &errline, err, sizeof(err)) &&
+	      !strcmp(err, "duplicate key 's'"), "refused by default: %s", err);
 }
 
 int main(void)

@@ -72,7 +72,7 @@ static const char full[] =
 	"order: interleave\n"
 	"seed: 7\n"
 	"timing: {precision: 0.002, min_time: 0.2, max_noise: 0.01, timeout: 5, max_samples: 40}\n"
-	"runs: 3\n"
+	"min_runs: 3\n"
 	"warmup: 2\n"
 	"prepare: [sync, \"{M}\"]\n"
 	"cleanup: [rm, -f, \"out-{item}.txt\"]\n"
@@ -176,6 +176,7 @@ static void test_full(void)
 	CHECK_NEAR(s.timing.timeout, 5, 1e-12, "timing timeout");
 	CHECK_INT(s.timing.max_samples, 40, "max_samples");
 	CHECK_INT(s.runs, 3, "runs");
+	CHECK_INT(s.runs_exact, 0, "min_runs: at least, then the stopping rule");
 	CHECK_INT(s.warmup_runs, 2, "warm-up runs");
 	CHECK(s.nprepare == 2 && !strcmp(s.prepare[1], "{M}"), "prepare keeps its placeholder");
 	CHECK(s.ncleanup == 3 && !strcmp(s.cleanup[2], "out-{item}.txt"), "cleanup");
@@ -236,8 +237,9 @@ static void test_kernel_timing(void)
 	CHECK_INT(s.runs, 0, "no runs for a kernel");
 	spec_release(&s);
 	/* A command's min_samples is runs: the kernels' default of 10 is no bound on its max_samples. */
-	rc = parse("sweep: c\ncommand: [x]\nruns: 3\ntiming: {max_samples: 5}\n", &s);
-	CHECK(rc == 0 && s.runs == 3 && s.timing.max_samples == 5, "runs 3, max_samples 5: %s", errs);
+	rc = parse("sweep: c\ncommand: [x]\nmin_runs: 3\ntiming: {max_samples: 5}\n", &s);
+	CHECK(rc == 0 && s.runs == 3 && !s.runs_exact && s.timing.max_samples == 5, "min_runs 3, max_samples 5: %s",
+	      errs);
 	if (!rc)
 		spec_release(&s);
 }
@@ -625,33 +627,102 @@ static void test_errors(void)
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '(a)(b)'}\n",
 		  "3:14: regex for metric 't' must have exactly one capture group, it has 2");
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '(a'}\n",
-		  "3:14: invalid regex for metric 't': Unmatched ( or \\(");
-	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '((a{200}){200})'}\n",
-		  "3:14: regex for metric 't' is too complex: its repetitions expand past 2000 nodes");
-	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'c++++++++++++++++++++++++++++++ ([0-9]+)'}\n",
-		  "3:14: regex for metric 't' is too complex: its repetitions expand past 2000 nodes");
-	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '((x*)+)+ ([0-9]+)'}\n",
-		  "3:14: regex for metric 't' is too complex: '+' or '{n,m}' repeats a part that can match "
-		  "nothing");
-	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'a++++r$:*+*+++++.p]'}\n",
-		  "3:14: regex for metric 't' is too complex: '+' or '{n,m}' repeats a part that can match "
-		  "nothing");
+		  "3:14: invalid regex for metric 't': missing closing parenthesis at offset 2");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'a{99999}(b)'}\n",
+		  "3:14: invalid regex for metric 't': number too big in {} quantifier at offset 7");
+	/* duplicate_keys: beside json: only. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: ., duplicate_keys: some, v: a}\n",
+		  "3:36: invalid value 'some' for 'duplicate_keys' (expected error|last|first)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {duplicate_keys: last, v: 'v=(.*)'}\n",
+		  "3:27: 'duplicate_keys' says how json metrics read a key given twice; regexes read no keys");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [x]\nmetrics: {json: ., duplicate_keys: first, v: a}\n", &s);
+
+		CHECK(rc == 0 && s.json_dups == SPEC_DUP_FIRST && s.njmetrics == 1, "duplicate_keys: first: %s", errs);
+		if (!rc)
+			spec_release(&s);
+	}
+	/* unit_base and scale: how a metric reads k/M/G/T and a bare number. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: B, unit_base: 1023}}\n",
+		  "3:52: unit_base is 1000 or 1024, not '1023'");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: s, scale: B}}\n",
+		  "3:48: scale 'B' does not convert into unit 's': 'B' is not a unit of 's'");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: B/s, unit_base: 1024, "
+			       "scale: MB/s}, u: {regex: 'u=(.*)', scale: ms}}\n", &s);
+
+		CHECK_INT(rc, 0, "unit_base and scale parse");
+		if (!rc) {
+			CHECK(s.regex[0].unit_base == 1024 && !strcmp(s.regex[0].scale, "MB/s") &&
+			      !strcmp(s.regex[0].unit, "B/s"), "base 1024, scale MB/s, unit B/s");
+			CHECK(!s.regex[1].unit_base && !strcmp(s.regex[1].unit, "ms"), "a scale alone is the unit");
+			spec_release(&s);
+		}
+	}
+	/* GNU ERE that PCRE2 would read otherwise without a word is refused, saying what to write. */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: '\\<took ([0-9]+)'}\n",
+		  "3:14: regex for metric 't': '\\<' and '\\>' (GNU word anchors) are literal characters in PCRE2: "
+		  "write \\b");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: 'took ([0-9]{,3})'}\n",
+		  "3:14: regex for metric 't': '{,m}' is literal text in PCRE2: write {0,m}");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: \"x ([0-9]+)\\\\'\"}\n",
+		  "3:14: regex for metric 't': '\\`' and '\\'' (GNU buffer anchors) are not PCRE2: write ^ or $");
+	/* What glibc's matcher could not run in bounded time parses: PCRE2 runs it under limits. A '<' or
+	 * '{,' in brackets is a member, and non-capturing groups do not count as groups. */
+	{
+		struct spec s;
+
+		CHECK_INT(parse("sweep: a\ncommand: [x]\nmetrics: {t: '((x*)+)+ ([0-9]+)'}\n", &s), -1,
+			  "four groups are refused");
+		int rc = parse("sweep: a\ncommand: [x]\nmetrics: {t: '(?:(?:x*)+)+ ([0-9]+)[<{,3}]'}\n", &s);
+
+		CHECK_INT(rc, 0, "nested repeats in non-capturing groups parse");
+		if (!rc) {
+			CHECK_INT(s.regex[0].groups, 1, "non-capturing groups are not counted");
+			spec_release(&s);
+		}
+	}
 
 	/* Command timing: runs under timing's stopping rule; keys with no meaning for a command refused. */
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {min_samples: 5}\n",
-		  "4:10: 'min_samples' means nothing for a command (a command's least number of runs is 'runs: N')");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {warmup: 1}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {min_samples: 5}\n",
+		  "4:10: 'min_samples' means nothing for a command (a command's least number of runs is 'min_runs: N')");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {warmup: 1}\n",
 		  "4:10: 'warmup' means nothing for a command (a command's warm-up is 'warmup: N' runs)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {max_noise: 0.1, l2: hot}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {max_noise: 0.1, l2: hot}\n",
 		  "4:26: 'l2' means nothing for a command (a command's runs have no L2 flush)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {throttle: 0.5}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {throttle: 0.5}\n",
 		  "4:10: 'throttle' means nothing for a command (a command's runs have no SM clock)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\ntiming: {batch: 2}\n",
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 3\ntiming: {batch: 2}\n",
 		  "4:10: 'batch' means nothing for a command (a command's sample is one run)");
 	CHECK_ERR("sweep: a\ncommand: [x]\ntiming: {max_noise: 0.1}\n",
-		  "3:9: 'timing' of a command sweep needs 'runs: N' (without it a command runs once)");
-	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 20\ntiming: {max_samples: 10}\n",
-		  "3:7: runs 20 is over timing's max_samples 10");
+		  "3:9: 'timing' of a command sweep needs 'min_runs: N', its stopping rule's least number of runs "
+		  "(runs: N is exactly N runs; without either a command runs once)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 4\ntiming: {max_noise: 0.1}\n",
+		  "4:9: 'timing' of a command sweep needs 'min_runs: N', its stopping rule's least number of runs "
+		  "(runs: N is exactly N runs; without either a command runs once)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 20\ntiming: {max_samples: 10}\n",
+		  "3:11: min_runs 20 is over timing's max_samples 10");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmin_runs: 20\nmax_runs: 10\n", "3:11: min_runs 20 is over max_runs 10");
+	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 3\nmin_runs: 2\n",
+		  "4:11: 'runs' is exactly N runs, 'min_runs' and 'max_runs' the stopping rule's bounds: give one or the "
+		  "other");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmax_runs: 5\n",
+		  "3:11: 'max_runs' needs 'min_runs: N' (runs: N is exactly N runs)");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [x]\nruns: 50\n", &s);
+
+		CHECK(rc == 0 && s.runs == 50 && s.runs_exact == 1, "runs: 50 is exactly 50, over any max_samples");
+		if (!rc)
+			spec_release(&s);
+		rc = parse("sweep: a\ncommand: [x]\nmin_runs: 2\nmax_runs: 9\n", &s);
+		CHECK(rc == 0 && s.runs == 2 && !s.runs_exact && s.timing.max_samples == 9,
+		      "min_runs 2 and max_runs 9: the stopping rule's bounds");
+		if (!rc)
+			spec_release(&s);
+	}
 	CHECK_ERR("sweep: a\ncommand: [x]\nruns: 0\n", "3:7: 'runs' must be at least 1, got 0");
 	CHECK_ERR("sweep: a\ncommand: [x]\nwarmup: -1\n", "3:9: 'warmup' must be at least 0, got -1");
 	CHECK_ERR("sweep: a\nkernel: sleep\nwarmup: 2\n",
@@ -659,6 +730,15 @@ static void test_errors(void)
 	CHECK_ERR("sweep: a\nkernel: sleep\nruns: 2\n", "3:1: 'runs' is for command sweeps only");
 	CHECK_ERR("sweep: a\ncommand: [x]\nprepare: [\"{nope}\"]\n", "3:11: unknown placeholder '{nope}'");
 	CHECK_ERR("sweep: a\ncommand: [x]\ncleanup: sync\n", "3:10: expected a list for 'cleanup', got a scalar");
+	CHECK_ERR("sweep: a\ncommand: [x, \"{{n}} {nope}\"]\n", "2:14: unknown placeholder '{nope}'");
+	{
+		struct spec s;
+		int rc = parse("sweep: a\ncommand: [hyperfine, \"sleep {{n}}\", \"{{{{x}}}}\"]\n", &s);
+
+		CHECK(rc == 0, "{{n}} is no placeholder: %s", errs);
+		if (!rc)
+			spec_release(&s);
+	}
 
 	/* Metrics: from, match, unit, JSON paths. */
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=([0-9]+)', match: some}}\n",
