@@ -17,6 +17,9 @@ max_attempts: 1
 Y
 cp "$ROOT/tests/data/sweeps/slow.yaml" "$T/"
 
+# has_ok DB: DB holds an ok result (what was committed before the file moved is what the run must keep).
+has_ok() { test "$(status_n "$1" ok 2>/dev/null)" -ge 1 2>/dev/null; }
+
 # stopped_within PID MS: the background job PID ends with exit status 1 within MS milliseconds.
 stopped_within() {
 	local t0 rc=0
@@ -28,7 +31,7 @@ stopped_within() {
 test_expect_success 'a database renamed during a run: no second writer; the run stops, its results in the new name' '
 	run_bg "$SWEEP" run s30.yaml --db "$T/x.db" 2>err &&
 	first=$BG_PID &&
-	wait_running x.db &&
+	wait_running x.db && wait_for 30 has_ok x.db &&
 	kill -STOP $first &&
 	kept=$(sql x.db "SELECT count(*) FROM results WHERE status = '\''ok'\''") &&
 	mv x.db y.db &&
@@ -69,7 +72,7 @@ test_expect_success 'a database replaced during a run: the run stops, its result
 	"$SWEEP" plan slow.yaml --db other.db >/dev/null &&
 	run_bg "$SWEEP" run s30.yaml --db "$T/r.db" 2>err &&
 	first=$BG_PID &&
-	wait_running r.db &&
+	wait_running r.db && wait_for 30 has_ok r.db &&
 	mv other.db r.db &&
 	stopped_within $first 3000 &&
 	saved=$(ls r.db.saved-*) &&
@@ -85,7 +88,7 @@ test_expect_success 'a database replaced during a run: the run stops, its result
 test_expect_success 'a database deleted during a run: the run stops, its results copied beside the name' '
 	run_bg "$SWEEP" run s30.yaml --db "$T/d.db" 2>err &&
 	first=$BG_PID &&
-	wait_running d.db &&
+	wait_running d.db && wait_for 30 has_ok d.db &&
 	rm d.db &&
 	stopped_within $first 3000 &&
 	saved=$(ls d.db.saved-*) &&
