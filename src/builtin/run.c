@@ -220,7 +220,7 @@ const struct cmd cmd_run = { "run", run_fn,
 	"5; run the same command again to resume. So does a fault of the run's own (a full disk), and a\n"
 	"worker that sends nothing for 20 s (lost: the job ends, mpirun too when it runs on rank 0's\n"
 	"machine). Under mpirun, the exit status is mpirun's (1 once mpirun is signalled). A worker that\n"
-	"hears nothing from rank 0 for 30 s ends its cells' programs and exits by itself.\n"
+	"hears nothing from the master for 30 s ends its cells' programs and exits by itself.\n"
 	"--log FILE appends what each process says (stderr) to FILE: mpirun stops passing it on once it\n"
 	"is signalled, so a Slurm job script gives its log there.\n"
 	"--lock-clocks consents to the spec's clocks: each worker locks its GPU's clocks through NVML before\n"

@@ -21,6 +21,8 @@ MENTIONS = [
     ("run", r"the run stops \(exit (\d)\) saying what changed", "EXIT_USAGE"),
     ("run", r"a second is refused \(exit (\d)\)", "EXIT_FAIL"),
     ("run", r"recorded as interrupted [^;]*; exit (\d);", "EXIT_INTERRUPTED"),
+    ("run", r"the exit status is mpirun's \((\d) once mpirun is signalled\)", "EXIT_FAIL"),
+    ("run", r"a spec with clocks: is refused without it \(exit (\d)\)", "EXIT_USAGE"),
     ("retry", r"Exit: (\d) done", "EXIT_OK"),
     ("retry", r", (\d) bad options", "EXIT_USAGE"),
     ("retry", r", (\d) other errors", "EXIT_FAIL"),
@@ -71,5 +73,5 @@ EOF
 
 test_expect_success 'each exit code a --help names is exitcode.h'\''s for the outcome it names' '
 	python3 exits.py "$SWEEP" "$ROOT/src/exitcode.h" >out &&
-	grep -qx "28 exit codes named in [0-9]* commands. help checked" out
+	grep -qx "30 exit codes named in [0-9]* commands. help checked" out
 '
