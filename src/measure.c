@@ -111,18 +111,22 @@ static void energy_start(const struct timer_ops *tm, void *state, struct energy_
 	e->t0 = now_mono();
 }
 
+/* NVML's energy counter moves every 100 ms (docs/measured.md): over a shorter span it may not move at all,
+ * and a span of a tick or two is off by up to a tick. Under this, a result keeps no energy rather than 0 W. */
+#define ENERGY_MIN_SPAN 0.1
+
 /*
  * The span's end: its mean power, and the energy of one launch at that power, which is the median's time
  * at it (the span also holds what runs between the launches, which the median leaves out: the energy
  * counter over the span divided by its launches would charge that to them). Nothing when the counter
- * went backwards (a driver reloaded) or gave nothing.
+ * went backwards (a driver reloaded), did not move, gave nothing, or the span was under ENERGY_MIN_SPAN.
  */
 static void energy_end(const struct timer_ops *tm, void *state, const struct energy_span *e,
 		       const struct kernel_ops *k, const struct kctx *ctx, struct result *r)
 {
 	double e1, t1 = now_mono(), watts, joules, flops = 0, bytes = 0;
 
-	if (!e->ok || tm->energy(state, &e1) || t1 <= e->t0 || e1 < e->e0 || !(r->sum.median > 0))
+	if (!e->ok || tm->energy(state, &e1) || t1 - e->t0 < ENERGY_MIN_SPAN || e1 <= e->e0 || !(r->sum.median > 0))
 		return;
 	watts = (e1 - e->e0) / (t1 - e->t0);
 	joules = watts * r->sum.median;

@@ -221,6 +221,13 @@ static void test_energy(void)
 
 	tm.energy = fe_energy;
 	energy_base = now_mono() - 10;
+	/* A span under 0.1 s keeps no energy: NVML's counter moves every 100 ms. */
+	mt_init(&m, "{\"bytes\": 65536}");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy, a short span");
+	CHECK(isnan(metric(&m.r, "watts")) && isnan(metric(&m.r, "joules")), "a span under 0.1 s: no energy, not 0 W");
+	mt_release(&m);
+	t.min_time = 0.15;
+	energy_reads = 0;
 	mt_init(&m, "{\"bytes\": 1048576}");
 	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy with energy");
 	med = metric(&m.r, "seconds");
