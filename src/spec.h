@@ -72,8 +72,9 @@ struct spec_source {
 	char *path;            /* FROM_FILE: the file, with placeholders */
 };
 
-/* A metric's declared direction (better: lower|higher), which sweep compare's verdict needs. */
-enum { SPEC_BETTER_LOWER = -1, SPEC_BETTER_HIGHER = 1 };
+/* Which way a metric improves: a spec's better: lower|higher, a unit's direction, compare's --better; the
+ * one enum for it, which sweep compare's verdict needs. BETTER_UNKNOWN (0): not known, no verdict. */
+enum better { BETTER_LOWER = -1, BETTER_UNKNOWN = 0, BETTER_HIGHER = 1 };
 
 struct spec_regex {
 	char *name;
@@ -82,7 +83,7 @@ struct spec_regex {
 	enum spec_matches match;
 	int groups;
 	char *unit;            /* the unit values are converted into (unit.h); NULL: plain numbers */
-	int better;            /* better: SPEC_BETTER_LOWER, _HIGHER, or 0 when not given */
+	int better;            /* better: enum better, BETTER_UNKNOWN when not given */
 };
 
 /* A metric of METRICS_SELECT: the value at path in each record. */
