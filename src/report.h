@@ -191,7 +191,8 @@ const struct report_order *report_ctx_order(const struct report_ctx *c, const ch
 /* Open db read-only and choose the sweep: sweep when given, else the only one with results (or the only
  * one). Says on stderr how many of its cells are retired (left out of reports). An enum fail: store_open's
  * kind for a path that is no sweep database (FAIL_MISSING, FAIL_NOT_SWEEP, FAIL_CORRUPT), FAIL_USAGE for
- * a sweep that is not there or a choice to make; FAIL_IO when SQL fails. c is released by report_ctx_release whatever this returns. */
+ * a sweep that is not there or a choice to make; FAIL_IO when SQL fails. c is released by
+ * report_ctx_release whatever this returns. */
 int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep);
 void report_ctx_release(struct report_ctx *c);
 
