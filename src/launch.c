@@ -505,7 +505,7 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 					inv->hosts[hosts[k]].name, l.hostname[k]);
 	if (failed)
 		fprintf(stderr, "sweep: %d of %d host%s not started\n", failed, nhosts, nhosts == 1 ? "" : "s");
-	ret = failed ? FAIL_CELLS : FAIL_OK;
+	ret = failed ? FAIL_UNREACHABLE : FAIL_OK;
 	for (int k = 0; k < nhosts; k++) {
 		sb_release(&l.msg[k]);
 		sb_release(&l.note[k]);

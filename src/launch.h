@@ -109,8 +109,8 @@ char *launch_spec_place(const char *path);
 /*
  * `sweep launch`: start `sweep run` of s (read from spec_path, placed at spec_rel under each workdir) on
  * hosts[0..nhosts) of inv, detached, and print a line per host (started, already running, or the error).
- * Returns FAIL_CELLS (exitcode.h) when some hosts were not started, FAIL_IO after error() before any host
- * was touched.
+ * Returns FAIL_UNREACHABLE (exitcode.h) when some hosts were not reached or not started, FAIL_IO after
+ * error() before any host was touched.
  */
 int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const struct spec *s,
 	       const char *spec_path, const char *spec_rel, const struct launch_opts *o);
@@ -119,7 +119,7 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
  * `sweep pull`: a snapshot of each sweep launched on hosts[0..nhosts) of inv (only the sweep named only,
  * when not NULL), copied back into pulled/HOST/ beside into (results/ when NULL) and merged into into
  * (default results/NAME.db), the inventory's labels applied; a line per host and sweep, and what the
- * conflicts in an output are. Returns FAIL_CELLS (exitcode.h) when some hosts were not pulled, FAIL_USAGE
+ * conflicts in an output are. Returns FAIL_UNREACHABLE (exitcode.h) when some hosts were not pulled, FAIL_USAGE
  * after error() when into is given without only and the hosts hold several sweeps (one database per
  * sweep: nothing is merged).
  */
@@ -129,8 +129,8 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 /*
  * `sweep status --hosts`: the state of every sweep launched on hosts[0..nhosts) of inv (only the sweep
  * named only, when not NULL), read over ssh within timeout seconds a host, jobs hosts at once, as one
- * table on stdout, then a line for each host that could not be read. Returns FAIL_CELLS (exitcode.h)
- * when some could not.
+ * table on stdout, then a line for each host that could not be read. Returns FAIL_UNREACHABLE
+ * (exitcode.h) when some could not.
  */
 int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhosts, const char *only,
 			double timeout, int jobs);
@@ -139,7 +139,7 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
  * `sweep stop`: SIGTERM to the process group of every sweep launched and running on hosts[0..nhosts) of
  * inv (only the sweep named only, when not NULL), then wait up to wait seconds for them to end; a line
  * per host and sweep (stopped with its exit status, not running, still running, or the error). Returns
- * FAIL_CELLS (exitcode.h) when some hosts were unreachable or still ran a signalled sweep.
+ * FAIL_UNREACHABLE (exitcode.h) when some hosts were unreachable or still ran a signalled sweep.
  */
 int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const char *only, double wait,
 		int jobs);

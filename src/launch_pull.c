@@ -310,7 +310,7 @@ int launch_pull(const struct inventory *inv, const int *hosts, int nhosts, const
 		}
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not pulled\n", bad, nhosts, nhosts == 1 ? "" : "s");
-	ret = bad ? FAIL_CELLS : FAIL_OK;
+	ret = bad ? FAIL_UNREACHABLE : FAIL_OK;
 out:
 	for (int k = 0; k < nhosts; k++) {
 		for (int i = 0; i < p.res[k].n; i++) {

@@ -332,6 +332,6 @@ int launch_status_hosts(const struct inventory *inv, const int *hosts, int nhost
 		sb_release(&r->msg);
 	}
 	free(res);
-	return bad ? FAIL_CELLS : FAIL_OK;
+	return bad ? FAIL_UNREACHABLE : FAIL_OK;
 }
 

@@ -140,5 +140,5 @@ int launch_stop(const struct inventory *inv, const int *hosts, int nhosts, const
 	free(res);
 	if (bad)
 		fprintf(stderr, "sweep: %d of %d host%s not stopped\n", bad, nhosts, nhosts == 1 ? "" : "s");
-	return bad ? FAIL_CELLS : FAIL_OK;
+	return bad ? FAIL_UNREACHABLE : FAIL_OK;
 }

@@ -71,8 +71,10 @@ static int store_probe(const struct probe *p, const char *sweep, const char *db,
 	int ret;
 
 	snprintf(runs, sizeof(runs), "%lld", (long long)run);
-	if (store_open(db, STORE_RW, &st))
-		return -1;
+	if ((ret = store_open(db, STORE_RW, &st)) || (ret = store_lock(st, "sweep hosts probe"))) {
+		store_close(st);
+		return ret;   /* the kind as the store says it (FAIL_BUSY while a run writes it) */
+	}
 	ret = store_put_probes(st, sweep, run, p->name, p->unit, p->metric, p->scale);
 	if (!ret) {
 		char target[32];

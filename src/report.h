@@ -27,9 +27,6 @@ enum report_mode {
 	REPORT_PLOT                /* sweep plot: a metric against a key, through gnuplot */
 };
 
-/* Which way a metric is better: a time lower, a rate higher; unknown gives ratios and no verdict. */
-enum report_better { BETTER_LOWER = -1, BETTER_UNKNOWN = 0, BETTER_HIGHER = 1 };
-
 /*
  * The command line of a report, filled by the command and read-only after: no stage writes it. Strings
  * point into argv, except the lists and the compared key and arms, which report_opts_release frees.
@@ -69,7 +66,7 @@ struct report_opts {
 
 	const char *base_db;       /* sweep compare: BASE (db is NEW) */
 	int superseded;            /* sweep compare DB DB --superseded: base is the results --force superseded */
-	int better;                /* --better: enum report_better, BETTER_UNKNOWN when not given */
+	int better;                /* --better: enum better (spec.h), BETTER_UNKNOWN when not given */
 	double fail_above;         /* --fail-above PCT as a fraction; NaN when not given */
 	int pair_params;           /* --pair-by params: cells paired by their parameters alone, not the host */
 
@@ -192,9 +189,10 @@ struct report_ctx {
 /* The order of param (NULL: none, it sorts as SQLite sorts values). */
 const struct report_order *report_ctx_order(const struct report_ctx *c, const char *param);
 /* Open db read-only and choose the sweep: sweep when given, else the only one with results (or the only
- * one). Says on stderr how many of its cells are retired (left out of reports). An enum fail: FAIL_USAGE
- * for a path that is no sweep database (missing, another file), a sweep that is not there or a choice to
- * make; FAIL_IO when SQL fails. c is released by report_ctx_release whatever this returns. */
+ * one). Says on stderr how many of its cells are retired (left out of reports). An enum fail: store_open's
+ * kind for a path that is no sweep database (FAIL_MISSING, FAIL_NOT_SWEEP, FAIL_CORRUPT), FAIL_USAGE for
+ * a sweep that is not there or a choice to make; FAIL_IO when SQL fails. c is released by
+ * report_ctx_release whatever this returns. */
 int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep);
 void report_ctx_release(struct report_ctx *c);
 

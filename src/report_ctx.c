@@ -275,9 +275,10 @@ int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep)
 
 	memset(c, 0, sizeof(*c));
 	c->db = db;
-	/* a path that is no sweep database (missing, another file, a newer schema) is the user's to fix */
-	if (store_open(db, STORE_RO, &c->st))
-		return FAIL_USAGE;
+	/* a path that is no sweep database (missing, another file, a newer schema) is the user's to fix,
+	 * a damaged one is not: store_open's kind says which */
+	if ((ret = store_open(db, STORE_RO, &c->st)))
+		return ret;
 	if ((ret = choose_sweep(c, sweep)))
 		return ret;
 	/* Every cell of a sweep has the same parameter names, so a sample of cells finds them all; the

@@ -82,7 +82,7 @@ void report_expr_metric(const struct report_plan *p, struct report_query *q);
  * when found, 0 (no message) when not. */
 int report_expr_metric_lookup(const struct report_ctx *c, const char *name, const char **base,
 			      double *scale);
-/* Which way base, a metric sweep itself stores, improves (enum report_better): seconds lower, gflops, gbs
+/* Which way base, a metric sweep itself stores, improves (enum better (spec.h)): seconds lower, gflops, gbs
  * and a kernel's *_gbs higher, errors lower; BETTER_UNKNOWN for any other (a command's own). */
 int report_expr_metric_better(const char *base);
 /* The names in expr that are probes (owned list, for the join of report_query_probes). FAIL_USAGE after
@@ -392,7 +392,7 @@ struct report_baseline {
 	double ci;                 /* interval level, (0, 1) */
 	int boot;
 	uint64_t seed;
-	int better;                /* enum report_better */
+	int better;                /* enum better (spec.h) */
 	double threshold;          /* the verdict's, a fraction */
 	double fail_above;         /* --fail-above as a fraction, NaN when not given */
 };

@@ -555,8 +555,13 @@ int report_predict(const char *db, const char *path, const char *sweep_arg, int 
 		error("'%s' is not a CSV text file", pf.path);
 		goto out;
 	}
-	if (sha256_hex(text.buf, text.len, sha) || store_open(db, STORE_RW, &st) ||
-	    predict_read(st, &pf, text.buf, &pr, &sweeps, &nsweeps))
+	if (sha256_hex(text.buf, text.len, sha))
+		goto out;
+	/* the database's kind as store_open and store_lock say it: a writer as any other (FAIL_BUSY) */
+	if ((ret = store_open(db, STORE_RW, &st)) || (ret = store_lock(st, "sweep predict")))
+		goto out;
+	ret = FAIL_USAGE;
+	if (predict_read(st, &pf, text.buf, &pr, &sweeps, &nsweeps))
 		goto out;
 	if (pr.n)
 		qsort(pr.v, pr.n, sizeof(*pr.v), pred_cmp);

@@ -22,12 +22,16 @@
 #include "store.h"
 
 /* Open the database for writing, made when missing (*made), with its writer lock; its long statements
- * stop at an interrupt from here on (store_interruptible). */
+ * stop at an interrupt from here on (store_interruptible). 0, or store_open's or store_lock's kind. */
 static int open_for(const char *path, struct store **st, int *made)
 {
+	int ret;
+
 	*made = access(path, F_OK) != 0;
-	if (mkdir_parent(path) || store_open(path, STORE_RW, st))
-		return -1;
+	if (mkdir_parent(path))
+		return FAIL_IO;
+	if ((ret = store_open(path, STORE_RW, st)))
+		return ret;
 	store_interruptible(*st, 1);
 	return store_lock(*st, "sweep run");
 }
@@ -387,8 +391,10 @@ int run_spec(struct comm *c, const struct spec *s, const char *db, struct master
 		ret = FAIL_USAGE;
 		goto out;
 	}
-	if (open_for(path, &st, &made))
+	if ((rc = open_for(path, &st, &made))) {
+		ret = rc;
 		goto out;
+	}
 	if ((rc = start(st, s, x, path, args, o))) {
 		ret = rc;
 		if (made) {

@@ -315,9 +315,10 @@ static int prepare_dbs(const struct spec *s, const char *db, int shards)
 	uint64_t added, existing;
 	int ret;
 
-	if (store_open(db, STORE_RW, &st))
-		return -1;
-	ret = store_lock(st, "sweep submit") ? FAIL_IO : plan_db(s, st, 0, 0, &added, &existing);
+	if ((ret = store_open(db, STORE_RW, &st)))
+		return ret;
+	if (!(ret = store_lock(st, "sweep submit")))   /* FAIL_BUSY while a run writes it */
+		ret = plan_db(s, st, 0, 0, &added, &existing);
 	store_close(st);
 	if (ret)
 		return ret;
@@ -349,8 +350,8 @@ static int record_job(const char *db, const char *id, const struct slurm_job *j,
 	snprintf(nodes, sizeof(nodes), "%d", j->nodes);
 	snprintf(gpus, sizeof(gpus), "%d", j->gpus_per_node);
 	snprintf(shards, sizeof(shards), "%d", j->shards);
-	if (store_open(db, STORE_RW, &st))
-		return -1;
+	if ((ret = store_open(db, STORE_RW, &st)))
+		return ret;
 	ret = store_put_slurm_job(st, bind);
 	store_close(st);
 	return ret;

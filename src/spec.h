@@ -72,8 +72,9 @@ struct spec_source {
 	char *path;            /* FROM_FILE: the file, with placeholders */
 };
 
-/* A metric's declared direction (better: lower|higher), which sweep compare's verdict needs. */
-enum { SPEC_BETTER_LOWER = -1, SPEC_BETTER_HIGHER = 1 };
+/* Which way a metric improves: a spec's better: lower|higher, a unit's direction, compare's --better; the
+ * one enum for it, which sweep compare's verdict needs. BETTER_UNKNOWN (0): not known, no verdict. */
+enum better { BETTER_LOWER = -1, BETTER_UNKNOWN = 0, BETTER_HIGHER = 1 };
 
 struct spec_regex {
 	char *name;
@@ -84,7 +85,7 @@ struct spec_regex {
 	char *unit;            /* the unit values are converted into (unit.h); NULL: plain numbers */
 	int unit_base;         /* unit_base: 1024 (k, M, G, T as powers of 1024), else 0 */
 	char *scale;           /* scale: the unit of a value printed without one; NULL: none */
-	int better;            /* better: SPEC_BETTER_LOWER, _HIGHER, or 0 when not given */
+	int better;            /* better: enum better, BETTER_UNKNOWN when not given */
 };
 
 /* duplicate_keys: which value of a key a JSON object gives twice is read (error: none, the document is

@@ -55,17 +55,17 @@ static const char *const regex_fields[] = { "regex", "from", "match", "unit", "b
 static const char *const json_fields[] = { "path", "unit", "unit_path", "better", "unit_base", "scale", NULL };
 enum { R_REGEX, R_FROM, R_MATCH, R_UNIT, R_BETTER, R_BASE, R_SCALE, NREGEX_FIELDS };
 enum { J_PATH, J_UNIT, J_UNIT_PATH, J_BETTER, J_BASE, J_SCALE, NJSON_FIELDS };
-/* better: which way a metric improves (spec.h's SPEC_BETTER_*), for sweep compare's verdict */
+/* better: which way a metric improves (spec.h's BETTER_*), for sweep compare's verdict */
 static const char *const better_names[] = { "lower", "higher", NULL };
 
-/* better: lower|higher into *better (SPEC_BETTER_LOWER or _HIGHER); -1 after a problem. */
+/* better: lower|higher into *better (BETTER_LOWER or _HIGHER); -1 after a problem. */
 static int parse_better(struct sp *p, const struct ynode *n, int *better)
 {
 	int i = spec_node_enum(p, n, "better", better_names);
 
 	if (i < 0)
 		return -1;
-	*better = i ? SPEC_BETTER_HIGHER : SPEC_BETTER_LOWER;
+	*better = i ? BETTER_HIGHER : BETTER_LOWER;
 	return 0;
 }
 
@@ -468,8 +468,8 @@ static int unit_better(const char *unit)
 	if (!n)
 		return 0;
 	if (!unit_convert(1, unit, "s", &v, err, sizeof(err)))
-		return SPEC_BETTER_LOWER;
-	return n > 2 && !strcmp(unit + n - 2, "/s") ? SPEC_BETTER_HIGHER : 0;
+		return BETTER_LOWER;
+	return n > 2 && !strcmp(unit + n - 2, "/s") ? BETTER_HIGHER : 0;
 }
 
 int spec_metric_better(const struct spec *s, const char *name)

@@ -86,6 +86,13 @@ static int store_run(struct store *st, enum store_sql which)
 	return s ? store_step(st, s) : -1;
 }
 
+/* error() "cannot open 'path': SQLite's message" for st's last failure, and its kind (store_fail). */
+static int store_open_err(struct store *st)
+{
+	error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
+	return store_fail(st->db);
+}
+
 /* The integer value of a one-row statement (a PRAGMA); -1 without a message when it fails. */
 int store_int(struct store *st, const char *sql, int64_t *out)
 {
@@ -192,20 +199,21 @@ static int store_migrate(struct store *st)
 {
 	int64_t version, ntables;
 	char *msg = NULL, sql[64];
-	int latest = store_schema_version();
+	int latest = store_schema_version(), ret = FAIL_IO;
 
 	if (store_int(st, "PRAGMA user_version", &version))
-		return error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
+		return store_open_err(st);
 	if (version == latest)
 		return 0;
 	if (store_run(st, SQL_BEGIN))
-		return error("cannot migrate '%s'", st->path);
+		return (error("cannot migrate '%s'", st->path), store_fail(st->db));
 	/* Read again under the write lock: another process may have migrated it meanwhile. */
 	if (store_int(st, "PRAGMA user_version", &version) ||
 	    store_int(st, "SELECT count(*) FROM sqlite_master", &ntables)) {
-		error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
+		ret = store_open_err(st);
 		goto fail;
 	}
+	ret = FAIL_NOT_SWEEP;
 	if (version > latest) {
 		error("'%s' has schema version %" PRId64 ", newer than this sweep knows (%d): upgrade sweep",
 		      st->path, version, latest);
@@ -215,6 +223,7 @@ static int store_migrate(struct store *st)
 		error("'%s' is an SQLite database without a sweep schema; refusing to change it", st->path);
 		goto fail;
 	}
+	ret = FAIL_IO;
 	for (int64_t v = version; v < latest; v++) {
 		const struct store_schema_note *note = &store_schema_notes[v];
 		int64_t n = 0;
@@ -256,32 +265,38 @@ static int store_migrate(struct store *st)
 	}
 	return 0;
 fail:
+	if (ret == FAIL_IO)
+		ret = store_fail(st->db);
 	if (sqlite3_get_autocommit(st->db) == 0)
 		store_run(st, SQL_ROLLBACK);
-	return -1;
+	return ret;
 }
 
-/* A read-only open accepts only a database at the current schema, with its tables. */
+/* A read-only open accepts only a database at the current schema, with its tables: FAIL_NOT_SWEEP for
+ * any other, store_fail's kind when SQLite fails. */
 static int store_check_ro(struct store *st)
 {
 	int64_t version, ntables;
+	int ret;
 
 	if (store_int(st, "PRAGMA user_version", &version))
-		return error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
+		return store_open_err(st);
 	if (store_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
 		      " ('sweeps', 'runs', 'cells', 'results', 'samples')", &ntables))
-		return error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
-	if (version > 0 && store_schema_check_kinds(st->db, st->path))
-		return -1;
+		return store_open_err(st);
+	if (version > 0 && (ret = store_schema_check_kinds(st->db, st->path)))
+		return ret;
 	if (version == 0 || ntables != 5)
-		return error("'%s' is not a sweep database (no sweep schema)", st->path);
-	if (version > store_schema_version())
-		return error("'%s' has schema version %" PRId64 ", newer than this sweep knows (%d): "
-			     "upgrade sweep", st->path, version, store_schema_version());
-	if (version < store_schema_version())
-		return error("'%s' has schema version %" PRId64 " (current %d): open it read-write once "
-			     "(sweep run) to migrate it", st->path, version, store_schema_version());
-	return 0;
+		error("'%s' is not a sweep database (no sweep schema)", st->path);
+	else if (version > store_schema_version())
+		error("'%s' has schema version %" PRId64 ", newer than this sweep knows (%d): upgrade sweep",
+		      st->path, version, store_schema_version());
+	else if (version < store_schema_version())
+		error("'%s' has schema version %" PRId64 " (current %d): open it read-write once (sweep run) "
+		      "to migrate it", st->path, version, store_schema_version());
+	else
+		return 0;
+	return FAIL_NOT_SWEEP;
 }
 
 /*
@@ -308,7 +323,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	char *real = NULL;
 	struct stat sb;
 	int64_t dummy;
-	int ret;
+	int ret = FAIL_IO;
 
 	*out = NULL;
 	st->file_fd = st->note_fd = -1;
@@ -320,6 +335,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	}
 	/* SQLite's "unable to open database file" does not say why; errno does. */
 	if (st->readonly && access(path, R_OK)) {
+		ret = errno == ENOENT || errno == ENOTDIR ? FAIL_MISSING : FAIL_IO;
 		error("cannot open '%s': %s", path, strerror(errno));
 		goto fail;
 	}
@@ -329,13 +345,13 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 			(uintmax_t)sb.st_nlink);
 	/* A writer opens the file by the one name its lock follows, so that SQLite's -wal and -shm are
 	 * that name's whatever links led here; a file with two names has two logs and is refused. */
-	if (!st->readonly && (store_file_real(path, &real) || store_file_one_name(path, real)))
+	if (!st->readonly && ((ret = store_file_real(path, &real)) || (ret = store_file_one_name(path, real))))
 		goto fail;
 	/* The descriptor that will hold the writer lock (a reader's, to test it), open before SQLite's and
 	 * closed after (store_file_open says why). */
 	st->file_fd = store_file_open(real ? real : path, !st->readonly);
 	if (!st->readonly && st->file_fd < 0) {
-		error("cannot open '%s': %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+		ret = store_file_open_fail(path);
 		goto fail;
 	}
 	flags |= st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -351,20 +367,17 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	if (st->readonly)
 		store_time_limit(st, mode == STORE_SQL ? STORE_SQL_LIMIT : STORE_READ_LIMIT);
 	/* The first read finds out whether the file is SQLite at all ("file is not a database"). */
-	if (store_int(st, "PRAGMA user_version", &dummy)) {
-		error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
-		goto fail;
-	}
-	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
+	if (store_int(st, "PRAGMA user_version", &dummy) ||
+	    sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
 	    store_functions_register(st->db)) {
-		error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
+		ret = store_open_err(st);
 		goto fail;
 	}
 	if (st->readonly) {
 		store_read_start(st);
 		ret = store_check_ro(st);
 		store_read_end(st);
-		if (ret || (mode == STORE_SQL && store_functions_guard(st->db, &st->denied)))
+		if (ret || (mode == STORE_SQL && (ret = store_functions_guard(st->db, &st->denied))))
 			goto fail;
 	} else {
 		/* WAL lets reports read while a run writes. FULL syncs the log at every commit: a result
@@ -375,10 +388,10 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 			warning("'%s': cannot use WAL; readers will wait for writers", path);
 		if (sqlite3_exec(st->db, "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536", NULL, NULL,
 				 NULL)) {
-			error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
+			ret = store_open_err(st);
 			goto fail;
 		}
-		if (store_migrate(st) || store_schema_check_kinds(st->db, path))
+		if ((ret = store_migrate(st)) || (ret = store_schema_check_kinds(st->db, path)))
 			goto fail;
 	}
 	st->real = real;
@@ -387,7 +400,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 fail:
 	free(real);
 	store_close(st);
-	return -1;
+	return ret;
 }
 
 /* ---- taking the writer lock (its file: store_file.c) ---- */
@@ -412,14 +425,14 @@ int store_lock(struct store *st, const char *what)
 {
 	int64_t n = 0, first = 0;
 	char now[32];
-	int moved = 0;
+	int moved = 0, ret;
 
 	if (st->readonly)
 		BUG("store_lock: a read-only store");
 	if (st->note_fd >= 0)
 		return 0;
-	if (store_file_lock(st->path, st->real, st->file_fd, what, &st->note_fd))
-		return -1;
+	if ((ret = store_file_lock(st->path, st->real, st->file_fd, what, &st->note_fd)))
+		return ret;
 	/* SQLite's descriptor is of the file locked too: both opened by the name that names it now. */
 	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) || moved) {
 		error("'%s' was moved or replaced while it was being opened: not writing it", st->path);

@@ -28,7 +28,10 @@ enum store_mode {
 #define STORE_IMPRECISE(r) "NOT " r ".precise"
 
 /* Open path. Registers the SQL functions median, quantile, geomean, stdev, ratio_ci, median_ci and
- * ci_rel on the connection. Returns 0 and *out, or -1 after error(). store_close(NULL) is a no-op; closing
+ * ci_rel on the connection. Returns 0 and *out, or a kind of failure (exitcode.h) after error(), decided
+ * where it happens, for callers to pass up unchanged: FAIL_MISSING (no such file, or folder), FAIL_NOT_SWEEP
+ * (not a regular file, not SQLite, another program's SQLite, a schema newer than this sweep's or, read-only,
+ * older), FAIL_CORRUPT (SQLite finds it damaged), FAIL_IO (any other). store_close(NULL) is a no-op; closing
  * with a transaction open rolls it back. A store is used by one thread at a time. STORE_RW opens the file
  * by its name with every symbolic link followed, so that SQLite's -wal and -shm are that name's. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
@@ -168,12 +171,14 @@ int store_unfly(struct store *st, const char *sweep, uint64_t *n);
  * is a symbolic link or has several names. On taking the lock, what a dead writer left is put right:
  * runs still 'running' become 'killed', and a cell that has an ok result but is not 'ok' (a damage
  * older versions could leave when two runs shared a database) becomes 'ok'; both said on stderr. what:
- * the command, for the note. 0, or -1 after error() (held by another: the message names it).
+ * the command, for the note. 0, or after error() FAIL_BUSY (held by another: the message names it) or
+ * FAIL_IO.
  */
 int store_lock(struct store *st, const char *what);
 /* The same lock for a command that opens the database at path itself (merge): lk's descriptors, made
  * says whether locking made the file (empty). Release with store_unlock after every connection to the
- * file is closed. */
+ * file is closed. 0, or after error() FAIL_BUSY (held by another), FAIL_MISSING (its folder),
+ * FAIL_NOT_SWEEP (not a regular file) or FAIL_IO. */
 struct store_lock {
 	int file, note, made;
 };
@@ -372,8 +377,8 @@ int store_query(struct store *st, const char *sql, const char *const *binds, int
  * A consistent copy of the database at path, which a run may be writing at the time (WAL), into the new
  * file out (it must not exist): one read transaction (VACUUM INTO) sees every transaction committed
  * before it began and none after, never half of one, which a copy of the file and its -wal would not
- * promise. out is a single file in rollback-journal mode that passed quick_check. 0, or -1 after
- * error() (out is not left behind).
+ * promise. out is a single file in rollback-journal mode that passed quick_check. 0, or after error()
+ * store_open's kind for path, else FAIL_IO (out is not left behind).
  */
 int store_snapshot(const char *path, const char *out);
 
@@ -411,8 +416,10 @@ struct store_merge_opts {
  * one. A cell whose decision (cells.decided: sweep retry, run --force, --replan) is newer in an input
  * takes its state, attempts, error and ok results from there. One transaction: all or nothing. o may
  * be NULL; stats (n entries) may be NULL. 0, or a kind of failure (exitcode.h) after error(): FAIL_USAGE
- * for an input refused or an output that is no sweep database (nothing written), FAIL_BUSY when another
- * sweep writes out now (its writer lock), FAIL_IO when writing the output failed.
+ * for an input refused, FAIL_UNSAFE for an output refused (one of the inputs, a file SQLite made beside
+ * a database), store_open's kind for an output that is no sweep database (FAIL_NOT_SWEEP: nothing
+ * written), FAIL_BUSY when another sweep writes out now (its writer lock), FAIL_IO when writing the
+ * output failed.
  */
 int store_merge(const char *out, const char *const *inputs, int n, const struct store_merge_opts *o,
 		struct store_merge_stats *stats);

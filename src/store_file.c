@@ -45,12 +45,14 @@ static int file_real(const char *path, char **out)
 
 int store_file_real(const char *path, char **out)
 {
-	int rc = file_real(path, out);
+	int rc = file_real(path, out), e = errno;
 
 	if (rc > 0)
-		return error("'%s' is a symbolic link to a missing file: name the database itself", path);
+		return (error("'%s' is a symbolic link to a missing file: name the database itself", path),
+			FAIL_MISSING);
 	if (rc < 0)
-		return error("cannot resolve '%s': %s", path, strerror(errno));
+		return (error("cannot resolve '%s': %s", path, strerror(e)),
+			e == ENOENT || e == ENOTDIR ? FAIL_MISSING : FAIL_IO);
 	return 0;
 }
 
@@ -58,7 +60,8 @@ int store_file_one_name(const char *path, const char *real)
 {
 	struct stat sb;
 
-	if (!stat(real, &sb) && sb.st_nlink > 1)
+	/* (a folder's links are its entries: store_file_open refuses it as no regular file) */
+	if (!stat(real, &sb) && S_ISREG(sb.st_mode) && sb.st_nlink > 1)
 		return error("'%s' has %ju names (hard links): SQLite keeps one write-ahead log per name, so "
 			     "writing it through two names corrupts it; not writing it (keep one name: find DIR "
 			     "-samefile '%s' lists them)", path, (uintmax_t)sb.st_nlink, real);
@@ -213,9 +216,9 @@ int store_file_lock(const char *path, const char *real, int fd, const char *what
 		if (e != EAGAIN && e != EACCES)
 			return error("cannot lock '%s': %s", path, strerror(e));
 		note_read(real, who, sizeof(who));
-		return error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to "
-			     "end or stop it (status, sql, report and snapshot can read it meanwhile)", path,
-			     *who ? who : "which has not said who it is yet");
+		return (error("'%s' is being written by another sweep (%s); one writer at a time: wait for it to "
+			      "end or stop it (status, sql, report and snapshot can read it meanwhile)", path,
+			      *who ? who : "which has not said who it is yet"), FAIL_BUSY);
 	}
 	/* The file locked must be the one the name leads to now (not one moved away meanwhile). */
 	if (store_file_moved(fd, real, NULL, 0))
@@ -246,6 +249,14 @@ int store_file_moved(int fd, const char *real, char *where, size_t n)
 	return 0;
 }
 
+int store_file_open_fail(const char *path)
+{
+	int e = errno;
+
+	error("cannot open '%s': %s", path, e == EINVAL ? "not a regular file" : strerror(e));
+	return e == ENOENT || e == ENOTDIR ? FAIL_MISSING : e == EINVAL || e == EISDIR ? FAIL_NOT_SWEEP : FAIL_IO;
+}
+
 int store_lock_path(const char *path, const char *what, struct store_lock *lk)
 {
 	char *real;
@@ -255,13 +266,14 @@ int store_lock_path(const char *path, const char *what, struct store_lock *lk)
 	lk->file = lk->note = -1;
 	lk->made = 0;
 	/* Beside the file itself, whatever links lead to it; a file with two names is not written at all. */
-	if (store_file_real(path, &real))
-		return -1;
-	if (store_file_one_name(path, real))
+	if ((ret = store_file_real(path, &real)))
+		return ret;
+	if ((ret = store_file_one_name(path, real)))
 		goto out;
+	ret = FAIL_IO;
 	lk->made = stat(real, &sb) != 0;
 	if ((lk->file = store_file_open(real, 1)) < 0) {
-		error("cannot open '%s': %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+		ret = store_file_open_fail(path);
 		goto out;
 	}
 	if (!(ret = store_file_lock(path, real, lk->file, what, &lk->note)))

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "exitcode.h"
 #include "store.h"
 
 /*
@@ -149,6 +150,21 @@ int store_step(struct store *st, sqlite3_stmt *s);
 /* Step a bound statement expected to give at most one row: *found, and the integers of its first ncol
  * columns (NULL reads as 0). Resets it. 0, or -1 after error(). */
 int store_step_row(struct store *st, sqlite3_stmt *s, int *found, int64_t *col, int ncol);
+/* The kind of failure (exitcode.h) of db's last error: FAIL_NOT_SWEEP for SQLITE_NOTADB (a text file),
+ * FAIL_CORRUPT for SQLITE_CORRUPT (a damaged database), FAIL_IO for any other. */
+static inline int store_fail(sqlite3 *db)
+{
+	/* Inline: store.c, store_stmt.c and store_schema.c each ask it, and a function in one of them would
+	 * make a loop of calls between them. */
+	switch (sqlite3_errcode(db) & 0xff) {
+	case SQLITE_NOTADB:
+		return FAIL_NOT_SWEEP;
+	case SQLITE_CORRUPT:
+		return FAIL_CORRUPT;
+	default:
+		return FAIL_IO;
+	}
+}
 /* The integer value of a one-row statement (a PRAGMA); -1 without a message when it fails. */
 int store_int(struct store *st, const char *sql, int64_t *out);
 /* The wall-clock time now, as stored (ISO 8601). */
@@ -200,8 +216,9 @@ struct store_schema_object {
 extern const struct store_schema_object store_schema_bulk[];
 /* The names of the schema's tables, NULL-terminated. */
 extern const char *const store_schema_tables[];
-/* Refuse (-1 after error() naming path and the object) a database where one of the schema's tables is a
- * view or a virtual table: its SQL would run on every read (a recursive view never ends). 0 when not. */
+/* Refuse (FAIL_NOT_SWEEP after error() naming path and the object) a database where one of the schema's
+ * tables is a view or a virtual table: its SQL would run on every read (a recursive view never ends); 0
+ * when not, store_fail(db) when SQLite fails. */
 int store_schema_check_kinds(sqlite3 *db, const char *path);
 
 /* --- store_functions.c --- */
@@ -216,7 +233,8 @@ int store_functions_guard(sqlite3 *db, struct store_denied *den);
 /* --- store_file.c --- */
 
 /* The name path has with every symbolic link followed (of its folder when the file does not exist yet;
- * a link to a missing file is refused); *real is the caller's to free. 0, or -1 after error(). */
+ * a link to a missing file is refused); *real is the caller's to free. 0, or after error() FAIL_MISSING
+ * (the link's file or the folder is missing) or FAIL_IO. */
 int store_file_real(const char *path, char **real);
 /* A database is written through one name: refused (-1 after error(), naming path) when the file real has
  * several (hard links), or its -wal, -shm or -journal is a link. 0 when it does not exist. */
@@ -226,9 +244,13 @@ int store_file_one_name(const char *path, const char *real);
  * regular file). Close it only when this process has no SQLite connection to the file left: closing any
  * descriptor of a file drops every POSIX lock the process holds on it, SQLite's included. */
 int store_file_open(const char *path, int writer);
+/* After store_file_open failed (errno as it left it): error() saying why path cannot be opened, and its
+ * kind: FAIL_MISSING (no such file or folder), FAIL_NOT_SWEEP (a folder, not a regular file), FAIL_IO. */
+int store_file_open_fail(const char *path);
 /* Take the writer lock on fd, the file real (path as given) opened by store_file_open, and write the note
- * beside it (NAME-writer: who writes, the reserve) into *note. 0, or -1 after error() (held by another:
- * the message names it; the file no longer at real). */
+ * beside it (NAME-writer: who writes, the reserve) into *note. 0, or after error(): FAIL_BUSY when
+ * another process holds it (the message names it), FAIL_IO when it cannot be taken (the file no longer at
+ * real, the note). */
 int store_file_lock(const char *path, const char *real, int fd, const char *what, int *note);
 /* Whether a writer holds the lock of fd, the file real (1) or not (0); -1 when the test fails or no
  * writer is known to have written it (no note beside it: a snapshot). who (n bytes) gets the holder its

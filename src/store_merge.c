@@ -34,18 +34,18 @@ int store_merge(const char *out, const char *const *inputs, int n, const struct 
 	for (int i = 0; i < n; i++) {
 		in[i].path = inputs[i];
 		in[i].st = &st[i];
-		if (store_output_check("the output", out, inputs[i], STORE_OUT_DB))
+		if (store_output_check("the output", out, inputs[i], STORE_OUT_DB)) {
+			ret = FAIL_UNSAFE;   /* as a report's --out over what it reads */
 			goto out;
+		}
 		if (store_merge_input_open(&in[i]) || store_merge_input_check_rows(&in[i]))
 			goto out;
 		store_merge_input_busy(&in[i]);
 	}
-	if (store_lock_path(out, "sweep merge", &lock)) {
-		ret = FAIL_BUSY;
+	if ((ret = store_lock_path(out, "sweep merge", &lock)))   /* FAIL_BUSY while another writes it */
 		goto out;
-	}
 	made = lock.made;
-	if (store_merge_output_open(&m, &made))
+	if ((ret = store_merge_output_open(&m, &made)))   /* FAIL_NOT_SWEEP: not a sweep database */
 		goto out;
 	made |= lock.made;   /* the lock made it (empty) */
 	ret = FAIL_IO;

@@ -190,7 +190,8 @@ int store_merge_output_conflicts(struct merge *m);
 /* error("cannot merge into '<out>': <SQLite's message>"); returns -1. */
 int store_merge_output_err(struct merge *m);
 /* Open m->out_path for the copy, making it (*made = 1) with the current schema when missing, and check
- * that every column of its tables is one merge copies. 0, or -1 after error(). */
+ * that every column of its tables is one merge copies. 0, or after error() store_open's kind (FAIL_NOT_SWEEP:
+ * not a sweep database) or FAIL_IO. */
 int store_merge_output_open(struct merge *m, int *made);
 /* The output statement which, prepared on first use; NULL after error(). */
 sqlite3_stmt *store_merge_output_stmt(struct merge *m, enum ostmt which);

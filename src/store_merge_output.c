@@ -237,12 +237,12 @@ int store_merge_output_open(struct merge *m, int *made)
 	int rc;
 
 	*made = stat(m->out_path, &sb) != 0;
-	if (store_open(m->out_path, STORE_RW, &st))
-		return -1;
+	if ((rc = store_open(m->out_path, STORE_RW, &st)))
+		return rc;
 	store_close(st);
 	/* By the name store_open opened it by (links followed), for the same -wal and -shm. */
-	if (store_file_real(m->out_path, &real))
-		return -1;
+	if ((rc = store_file_real(m->out_path, &real)))
+		return rc;
 	rc = sqlite3_open_v2(real, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	free(real);
 	if (rc)

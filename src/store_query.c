@@ -144,8 +144,9 @@ int store_snapshot(const char *path, const char *out)
 		return -1;
 	fclose(w.f);
 	w.f = NULL;
-	if (store_open(path, STORE_RO, &st))
+	if ((ret = store_open(path, STORE_RO, &st)))
 		goto out;
+	ret = -1;
 	/* VACUUM INTO reads in one read transaction: the copy holds every transaction committed before it
 	 * began and nothing of those after, while the run goes on writing (WAL readers do not block it). */
 	if (sqlite3_prepare_v2(st->db, "VACUUM INTO ?1", -1, &s, NULL) != SQLITE_OK) {

@@ -426,19 +426,19 @@ int store_schema_check_kinds(sqlite3 *db, const char *path)
 	/* Names are compared as SQLite does (case aside); a virtual table's code is not SQLite's file. */
 	if (sqlite3_prepare_v2(db, "SELECT name, type, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
 			       " WHERE type IN ('table', 'view')", -1, &s, NULL))
-		return error("cannot open '%s': %s", path, sqlite3_errmsg(db));
+		return (error("cannot open '%s': %s", path, sqlite3_errmsg(db)), store_fail(db));
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(s, 0);
 		const char *type = (const char *)sqlite3_column_text(s, 1);
 
 		for (const char *const *t = store_schema_tables; *t && name && type && !ret; t++)
 			if (!strcasecmp(name, *t) && (strcmp(type, "table") || sqlite3_column_int(s, 2)))
-				ret = error("'%s' is not a sweep database: its '%s' is a %s, where sweep keeps a "
-					    "table; refusing to read it", path, name,
-					    strcmp(type, "table") ? type : "virtual table");
+				ret = (error("'%s' is not a sweep database: its '%s' is a %s, where sweep keeps "
+					     "a table; refusing to read it", path, name,
+					     strcmp(type, "table") ? type : "virtual table"), FAIL_NOT_SWEEP);
 	}
 	if (!ret && rc != SQLITE_DONE)
-		ret = error("cannot open '%s': %s", path, sqlite3_errmsg(db));
+		ret = (error("cannot open '%s': %s", path, sqlite3_errmsg(db)), store_fail(db));
 	sqlite3_finalize(s);
 	return ret;
 }

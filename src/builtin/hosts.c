@@ -110,14 +110,17 @@ static int hosts_label(int argc, char **argv)
 
 	if (argc != 3)
 		return SHOW_USAGE;
-	if (access(argv[1], F_OK))
-		return fail_usage("cannot open '%s': %s", argv[1], strerror(errno));
+	if (access(argv[1], F_OK))   /* a writer's open would make it */
+		return (error("cannot open '%s': %s", argv[1], strerror(errno)), FAIL_MISSING);
 	if (inventory_load(argv[2], &inv))
 		return FAIL_USAGE;
-	if (store_open(argv[1], STORE_RW, &st)) {   /* not a sweep database, or a newer one */
+	/* a writer as any other: the lock's kind (FAIL_BUSY while a run writes) as store_open's */
+	if ((ret = store_open(argv[1], STORE_RW, &st)) || (ret = store_lock(st, "sweep hosts label"))) {
+		store_close(st);
 		inventory_release(&inv);
-		return FAIL_USAGE;
+		return ret;
 	}
+	ret = FAIL_IO;
 	if (!inventory_apply(&inv, st, &matched, &unmatched, &missing)) {
 		printf("%s: labels of %d host%s written; %d hostname%s not in %s%s%s\n", argv[1], matched,
 		       matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", argv[2],

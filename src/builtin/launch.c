@@ -113,4 +113,5 @@ const struct cmd cmd_launch = { "launch", launch_fn,
 	"The launch learns each host's hostname over ssh (recorded in results/NAME.host; pull labels the\n"
 	"host by it) and refuses a host whose hostname is not the one the inventory gives. Hosts are\n"
 	"handled at once, each within --timeout (120 s). 'sweep stop' interrupts what launch started.\n"
-	"Exit: 0 every host started or running, 3 some did not." };
+	"Exit: 0 every host started or running, 6 some host was unreachable or did not start (its line\n"
+	"says which; the others were started)." };

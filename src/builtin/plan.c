@@ -45,8 +45,12 @@ static int plan_fn(int argc, char **argv)
 	}
 	made = access(path, F_OK) != 0;
 	/* Only the holder of the lock removes a database it made: another plan may be making it too. */
-	locked = !mkdir_parent(path) && !store_open(path, STORE_RW, &st) && !store_lock(st, "sweep plan");
-	ret = locked ? plan_db_with(&s, st, &o, &added, &existing) : FAIL_IO;
+	ret = mkdir_parent(path) ? FAIL_IO : store_open(path, STORE_RW, &st);
+	if (!ret)
+		ret = store_lock(st, "sweep plan");   /* FAIL_BUSY while a run writes it */
+	locked = !ret;
+	if (locked)
+		ret = plan_db_with(&s, st, &o, &added, &existing);
 	if (!ret)
 		printf("%s: %llu cells planned in %s: %llu new, %llu already there%s\n", s.name,
 		       (unsigned long long)(added + existing), path, (unsigned long long)added,

@@ -27,8 +27,8 @@ static int predict_fn(int argc, char **argv)
 	db = argv[optind];
 	/* a prediction needs planned cells: never create a database here */
 	if (access(db, F_OK))
-		return exitcode_of(fail_usage("cannot open '%s': %m (plan the sweep first: sweep plan SPEC --db %s)",
-					      db, db));
+		return exitcode_of((error("cannot open '%s': %m (plan the sweep first: sweep plan SPEC --db %s)", db,
+					  db), FAIL_MISSING));
 	return exitcode_of(report_predict(db, argv[optind + 1], sweep, late));
 }
 

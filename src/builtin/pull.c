@@ -62,5 +62,5 @@ const struct cmd cmd_pull = { "pull", pull_fn,
 	"per sweep: --into takes one sweep, so where the hosts hold several it needs --sweep NAME); the\n"
 	"inventory's labels go into the hosts' facts. Pulling again adds only what is new. A snapshot\n"
 	"left on a host by a pull cut short is removed there once the pull's --timeout is over. A host\n"
-	"that cannot be reached is reported and the others are still pulled. Exit 3 when some host was\n"
-	"not, 2 when --into would take several sweeps." };
+	"that cannot be reached is reported and the others are still pulled. Exit 6 when some host was\n"
+	"unreachable or not pulled, 2 when --into would take several sweeps." };

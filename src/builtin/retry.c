@@ -46,13 +46,14 @@ static int retry_fn(int argc, char **argv)
 	if (optind != argc - 1)
 		return cmd_usage(&cmd_retry);
 	/* The sweep and the --where names, as reports resolve them (read-only). */
-	if (report_ctx_open(&ctx, argv[optind], sweep) ||
-	    (expr && report_expr_sql(&ctx, &where, "--where", expr, 0))) {
-		ret = FAIL_USAGE;
+	if ((ret = report_ctx_open(&ctx, argv[optind], sweep)) ||
+	    (expr && (ret = report_expr_sql(&ctx, &where, "--where", expr, 0) ? FAIL_USAGE : FAIL_OK)))
 		goto out;
-	}
-	if (store_open(ctx.db, STORE_RW, &st) || store_lock(st, "sweep retry") || store_begin(st))
+	/* store_open's and store_lock's kinds as they are: a run writing it is FAIL_BUSY */
+	if ((ret = store_open(ctx.db, STORE_RW, &st)) || (ret = store_lock(st, "sweep retry")) ||
+	    (ret = store_begin(st)))
 		goto out;
+	ret = FAIL_IO;
 	if (store_retry(st, ctx.sweep, states, expr ? where.sql.buf : NULL, (const char *const *)where.binds,
 			(int)where.nbind, &n) || store_commit(st)) {
 		store_rollback(st);

@@ -17,8 +17,10 @@
 static int force_where(const struct spec *s, const char *db, const char *expr, struct report_ctx *c,
 		       struct report_query *where, struct run_extra *x)
 {
-	if (report_ctx_open(c, db ? db : s->db, s->name) || report_expr_sql(c, where, "--where", expr, 0))
-		return -1;
+	int ret = report_ctx_open(c, db ? db : s->db, s->name);
+
+	if (ret || report_expr_sql(c, where, "--where", expr, 0))
+		return ret ? ret : FAIL_USAGE;   /* the database's kind, or the expression's */
 	x->force_where = where->sql.buf;
 	x->force_binds = (const char *const *)where->binds;
 	x->nforce_binds = (int)where->nbind;
@@ -72,9 +74,8 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 		return FAIL_USAGE;
 	}
 	x->inv = &inv;
-	if (x->force_where && force_where(&s, db, x->force_where, &ctx, &where, x)) {
+	if (x->force_where && (ret = force_where(&s, db, x->force_where, &ctx, &where, x))) {
 		run_release_workers(c);
-		ret = FAIL_USAGE;
 		goto out;
 	}
 	for (int i = 0; i < argc; i++)

@@ -6,10 +6,12 @@
 
 static int snapshot_fn(int argc, char **argv)
 {
+	int ret;
+
 	if (argc != 3)
 		return cmd_usage(&cmd_snapshot);
-	if (store_snapshot(argv[1], argv[2]))
-		return exitcode_of(FAIL_IO);
+	if ((ret = store_snapshot(argv[1], argv[2])))
+		return exitcode_of(ret);
 	printf("%s: snapshot written to %s\n", argv[1], argv[2]);
 	return exitcode_of(FAIL_OK);
 }

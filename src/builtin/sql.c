@@ -32,8 +32,8 @@ static int sql_fn(int argc, char **argv)
 	}
 	if (optind != argc - 2)
 		return cmd_usage(&cmd_sql);
-	if (store_open(argv[optind], STORE_SQL, &st))
-		return exitcode_of(FAIL_USAGE);
+	if ((ret = store_open(argv[optind], STORE_SQL, &st)))
+		return exitcode_of(ret);
 	store_time_limit(st, timeout);
 	/* the query is the user's: one SQLite refuses (or the guard does, or the limit stops) is theirs to
 	 * change */

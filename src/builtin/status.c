@@ -13,8 +13,8 @@ static int status_db(const char *db, int json, const char *sweep)
 	struct store *st;
 	int rc;
 
-	if (store_open(db, STORE_RO, &st))   /* no such file, or not a sweep database */
-		return FAIL_USAGE;
+	if ((rc = store_open(db, STORE_RO, &st)))   /* no such file, not a sweep database, damaged */
+		return rc;
 	rc = json ? status_json(st, sweep, &sb) : status_print(st);
 	if (!rc && json)
 		printf("%s\n", sb.buf ? sb.buf : "{}");
@@ -91,4 +91,5 @@ const struct cmd cmd_status = { "status", status_fn,
 	"sweep NAME (or of every sweep but probe runs), what --hosts reads on each host.\n"
 	"--hosts: the sweeps 'sweep launch' started on the hosts of the inventory, read over ssh, in one\n"
 	"table: state (running, finished, failed, stopped, unreachable), done/total cells, rate, ETA,\n"
-	"failed attempts and the time of the latest result. Exit 3 when a host could not be read." };
+	"failed attempts and the time of the latest result. Exit 6 when a host was unreachable or could not\n"
+	"be read. A DB that is missing or no sweep database exits 2, as in every command that reads one." };

@@ -66,4 +66,4 @@ const struct cmd cmd_stop = { "stop", stop_fn,
 	"to end. The run records itself interrupted and charges no attempt: 'sweep launch' again resumes\n"
 	"it; 'sweep pull' takes what it measured. One line per host and sweep: stopped (with its exit\n"
 	"status), not running, still running, or the error.\n"
-	"Exit: 0 every signalled sweep ended, 3 a host was unreachable or a sweep still runs." };
+	"Exit: 0 every signalled sweep ended, 6 a host was unreachable or a sweep still runs." };

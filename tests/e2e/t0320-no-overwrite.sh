@@ -119,20 +119,20 @@ test_expect_success 'snapshot is never written as a side file of a database, nor
 	! test -e nowhere.db
 '
 
-test_expect_success 'merge: the output is no input, no side file of a database, no log (exit 2)' '
+test_expect_success 'merge: the output is no input, no side file of a database, no log (exit 1, as a report --out)' '
 	"$SWEEP" run tok.yaml --db in.db 2>/dev/null && before=$(sum in.db) &&
-	test_expect_code 2 "$SWEEP" merge in.db-wal in.db 2>err &&
+	test_expect_code 1 "$SWEEP" merge in.db-wal in.db 2>err &&
 	grep -q "^sweep: the output .in.db-wal. is the wal file of the database .*/in.db.: not overwriting it$" err &&
 	! test -e in.db-wal &&
 	test -e in.db-writer && test ! -s in.db-writer &&
-	test_expect_code 2 "$SWEEP" merge in.db-writer in.db 2>err &&
+	test_expect_code 1 "$SWEEP" merge in.db-writer in.db 2>err &&
 	grep -q "is the writer file of the database" err && test ! -s in.db-writer &&
 	cp wal.bin log.db &&
-	test_expect_code 2 "$SWEEP" merge log.db in.db 2>err &&
+	test_expect_code 1 "$SWEEP" merge log.db in.db 2>err &&
 	grep -q "^sweep: the output .log.db. is an SQLite write-ahead log: not overwriting it$" err &&
 	cmp wal.bin log.db &&
 	ln -s in.db in-link.db &&
-	test_expect_code 2 "$SWEEP" merge in-link.db in.db 2>err &&
+	test_expect_code 1 "$SWEEP" merge in-link.db in.db 2>err &&
 	grep -q "^sweep: the output .in-link.db. is the database being read: not overwriting it$" err &&
 	test "$(sum in.db)" = "$before" &&
 	"$SWEEP" merge merged.db in.db >/dev/null &&

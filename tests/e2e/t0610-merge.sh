@@ -307,12 +307,12 @@ test_expect_success 'Slurm tables: a job id that is no number, a run not there, 
 	refuse jobcol.db "table .slurm_jobs. has column .evil., which sweep merge does not copy"
 '
 
-test_expect_success 'a refused input leaves no new output behind; the output is no input' '
+test_expect_success 'a refused input leaves no new output behind; the output is no input (exit 1, as a report --out)' '
 	test_expect_code 2 "$SWEEP" merge new.db c1.db corrupt.db 2>err &&
 	grep -q "cannot merge .corrupt.db.: the database is corrupt" err &&
 	grep -q "nothing was merged; .new.db. is as it was" err && ! test -e new.db &&
 	before=$(dump cm.db) &&
-	test_expect_code 2 "$SWEEP" merge cm.db cm.db 2>err &&
+	test_expect_code 1 "$SWEEP" merge cm.db cm.db 2>err &&
 	grep -q "^sweep: the output .cm.db. is the database being read: not overwriting it$" err &&
 	test_expect_code 2 "$SWEEP" merge cm.db nothere.db 2>err && grep -q "cannot open .nothere.db." err &&
 	! test -e nothere.db && test "$(dump cm.db)" = "$before"

@@ -65,9 +65,9 @@ test_expect_success 'the hosts: three sshds, each its own address and hostname' 
 	test "$(ssh_host 2 "ip -br addr show eth0" | awk "{print \$3}")" = "$(netns_addr 2)/24"
 '
 
-test_expect_success 'launch without --sync: no folder, no sweep binary: an error per host, exit 3' '
+test_expect_success 'launch without --sync: no folder, no sweep binary: an error per host, exit 6' '
 	mkdir -p w1 &&
-	test_expect_code 3 "$SWEEP" launch inv.yaml long.yaml >out 2>err &&
+	test_expect_code 6 "$SWEEP" launch inv.yaml long.yaml >out 2>err &&
 	cat out err &&
 	grep -q "^r1: error: no sweep binary .build/sweep. in $T/w1 on the host" out &&
 	grep -q "^r2: error: no folder $T/w2 on the host" out &&
@@ -84,7 +84,7 @@ test_expect_success 'launch --hosts with an unknown name is refused before any h
 
 test_expect_success 'launch --min-free refuses a host whose disk is too full' '
 	mkdir -p w1/build && cp "$SWEEP" w1/build/sweep && cp long.yaml w1/ &&
-	test_expect_code 3 "$SWEEP" launch inv.yaml long.yaml --hosts r1 --min-free 1P >out 2>err &&
+	test_expect_code 6 "$SWEEP" launch inv.yaml long.yaml --hosts r1 --min-free 1P >out 2>err &&
 	cat out &&
 	# 1P is 2^40 KiB
 	grep -qx "r1: error: disk full: [0-9]* KiB free for $T/w1/results, under 1099511627776 KiB" out &&
@@ -319,7 +319,7 @@ test_expect_success 'sweep stop again: nothing running there; launch resumes the
 
 test_expect_success 'a hostname the inventory gets wrong is named; sweep hosts label names those it lacks' '
 	sed "s/hostname: $H1,/hostname: wrong-name,/" inv.yaml >wrong.yaml &&
-	test_expect_code 3 "$SWEEP" launch wrong.yaml stoppable.yaml --hosts r1 --sync >out 2>err &&
+	test_expect_code 6 "$SWEEP" launch wrong.yaml stoppable.yaml --hosts r1 --sync >out 2>err &&
 	cat out &&
 	line=$(grep -n "name: r1," wrong.yaml | cut -d: -f1) &&
 	grep -qx "r1: error: its hostname is .$H1., but wrong.yaml:$line:[0-9]* says hostname .wrong-name. (correct it, or leave it out for launch to learn it)" out &&
@@ -469,7 +469,7 @@ test_expect_success 'launch --build: built once a commit and make set; no git ch
 	kill -9 -- -"$(cat w3/results/slow.pid)" &&
 	# another set of make variables is another build: this one fails, and says so
 	cp w3/build/sweep built-before &&
-	test_expect_code 3 env LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build \
+	test_expect_code 6 env LD_LIBRARY_PATH=$T/lib src/build/sweep launch inv.yaml slow.yaml --hosts r3 --build \
 		--make CC=nosuchcc --make CUDA=0 >out 2>err &&
 	cat out err &&
 	bad=$(cd w3/.sweep-build && ls -d "$commit"-* | grep -vx "$key") && echo "$bad" | grep -qx "$commit-[0-9a-f]*" &&
@@ -494,7 +494,7 @@ test_expect_success 'sweep stop: a run that ignores SIGTERM is reported still ru
 	"$SWEEP" launch deaf.yaml quick.yaml >out && cat out && grep -q "^r1: started, pid" out &&
 	pid=$(cat w1/results/quick.pid) &&
 	start=$(date +%s) &&
-	test_expect_code 3 "$SWEEP" stop deaf.yaml --sweep quick --timeout 2 >out 2>err &&
+	test_expect_code 6 "$SWEEP" stop deaf.yaml --sweep quick --timeout 2 >out 2>err &&
 	cat out err &&
 	took=$(( $(date +%s) - start )) && echo "took $took s" && test $took -le 10 &&
 	grep -qx "r1: quick: still running 2 s after SIGTERM, pid $pid" out &&
@@ -521,7 +521,7 @@ test_expect_success 'two inventory hosts with one hostname: launch warns that th
 
 test_expect_success 'one host'"'"'s sshd stopped: launch reports it and starts the others' '
 	ssh_stop 3 &&
-	test_expect_code 3 "$SWEEP" launch inv.yaml short.yaml --sync >out 2>err &&
+	test_expect_code 6 "$SWEEP" launch inv.yaml short.yaml --sync >out 2>err &&
 	cat out err &&
 	grep -q "^r1: started" out && grep -q "^r2: started" out &&
 	grep -q "^r3: error: unreachable: .*Connection refused" out &&
@@ -530,7 +530,7 @@ test_expect_success 'one host'"'"'s sshd stopped: launch reports it and starts t
 '
 
 test_expect_success 'status --hosts reports it unreachable and shows the others' '
-	test_expect_code 3 "$SWEEP" status --hosts inv.yaml >st 2>err &&
+	test_expect_code 6 "$SWEEP" status --hosts inv.yaml >st 2>err &&
 	cat st err &&
 	grep -q "^r3  *-  *unreachable" st &&
 	grep -q "^r3: unreachable: .*Connection refused" st &&
@@ -544,7 +544,7 @@ test_expect_success 'pull reports it and still pulls the others' '
 		if test -s w1/results/short.exit && test -s w2/results/short.exit; then break; fi &&
 		sleep 0.1 || return 1
 	done &&
-	test_expect_code 3 "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err &&
+	test_expect_code 6 "$SWEEP" pull inv.yaml --sweep short --into short.db >out 2>err &&
 	cat out err &&
 	grep -q "^r3: unreachable: .*Connection refused" out &&
 	grep -q "^r1: short: 4 cells, 4 results new" out &&
@@ -562,7 +562,7 @@ test_expect_success 'a host that does not answer at all is given up on within --
 		"{name: ghost, address: $NETNS_NET.99, workdir: $T/wg}" \
 		"{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1}" &&
 	start=$(date +%s) &&
-	test_expect_code 3 "$SWEEP" status --hosts ghost.yaml --timeout 3 >st 2>err &&
+	test_expect_code 6 "$SWEEP" status --hosts ghost.yaml --timeout 3 >st 2>err &&
 	took=$(( $(date +%s) - start )) &&
 	cat st err && echo "took $took s" &&
 	test $took -le 10 &&
@@ -574,7 +574,7 @@ test_expect_success 'a run that fails at once is an error with the end of its lo
 	chmod +x fake.sh &&
 	inventory fake.yaml \
 		"{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/fake.sh}" &&
-	test_expect_code 3 "$SWEEP" launch fake.yaml short.yaml >out 2>err &&
+	test_expect_code 6 "$SWEEP" launch fake.yaml short.yaml >out 2>err &&
 	cat out err &&
 	grep -q "^r1: error: sweep run exited 127 at once; the end of $T/w1/results/short.log:" out &&
 	grep -q "^    fake: cannot load libcudart.so.12" out &&

@@ -79,7 +79,8 @@ test_expect_success 'snapshot refuses to overwrite, and what is not a sweep data
 	test_expect_code 1 "$SWEEP" snapshot s.db snap.db 2>err &&
 	grep -q "snap.db. exists" err && test "$(sha256sum <snap.db)" = "$before" &&
 	sqlite3 other.db "CREATE TABLE t(x)" &&
-	test_expect_code 1 "$SWEEP" snapshot other.db o2.db 2>err &&
+	# the wrong file named: exit 2, as from every command that reads a database (t0597)
+	test_expect_code 2 "$SWEEP" snapshot other.db o2.db 2>err &&
 	cat err && grep -q "not a sweep database" err && test ! -e o2.db &&
 	test_expect_code 2 "$SWEEP" snapshot s.db 2>err &&
 	grep -q "usage: sweep snapshot DB OUT.db" err
@@ -120,19 +121,22 @@ hosts:
   - {name: closed, address: 127.0.0.1, port: 1}
 Y
 
-test_expect_success 'launch, status --hosts and pull report a host that refuses ssh' '
-	test_expect_code 3 "$SWEEP" launch refuse.yaml slow.yaml >out 2>err &&
+test_expect_success 'launch, status --hosts, pull and stop report a host that refuses ssh: exit 6' '
+	test_expect_code 6 "$SWEEP" launch refuse.yaml slow.yaml >out 2>err &&
 	cat out err &&
 	grep -q "^closed: error: unreachable: ssh: connect to host 127.0.0.1 port 1: Connection refused" out &&
-	test_expect_code 3 "$SWEEP" status --hosts refuse.yaml >out 2>err &&
+	test_expect_code 6 "$SWEEP" status --hosts refuse.yaml >out 2>err &&
 	cat out err &&
 	grep -q "^closed  *-  *unreachable" out &&
 	grep -q "^closed: unreachable: ssh: connect to host 127.0.0.1 port 1: Connection refused" out &&
-	test_expect_code 3 "$SWEEP" pull refuse.yaml --into p/pulled.db >out 2>err &&
+	test_expect_code 6 "$SWEEP" pull refuse.yaml --into p/pulled.db >out 2>err &&
 	cat out err &&
 	grep -q "^closed: unreachable: ssh: connect to host 127.0.0.1 port 1: Connection refused" out &&
 	grep -q "1 of 1 host not pulled" err &&
-	test ! -e p/pulled.db && test ! -e p
+	test ! -e p/pulled.db && test ! -e p &&
+	test_expect_code 6 "$SWEEP" stop refuse.yaml >out 2>err &&
+	cat out err &&
+	grep -q "^closed: .*Connection refused" out
 '
 
 test_expect_success 'usage errors: exit 2, nothing done' '

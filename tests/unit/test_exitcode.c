@@ -19,6 +19,26 @@ int main(void)
 	CHECK_INT(exitcode_of(FAIL_WORSE), EXIT_WORSE, "a bar missed");
 	CHECK_INT(exitcode_of(FAIL_INTERRUPTED), EXIT_INTERRUPTED, "a signal stopped it");
 	CHECK_INT(EXIT_INTERRUPTED, 5, "interrupted is 5 (4 is kept for a comparison below its bar)");
+	/* the database named is the wrong file: the user's, as a bad option */
+	CHECK_INT(exitcode_of(FAIL_MISSING), EXIT_USAGE, "no such database: the user named it");
+	CHECK_INT(exitcode_of(FAIL_NOT_SWEEP), EXIT_USAGE, "a text file or another program's SQLite");
+	CHECK_INT(exitcode_of(FAIL_CORRUPT), EXIT_FAIL, "a damaged database is sweep's file, not a usage");
+	/* a host not reached is not a cell that failed: its own code */
+	CHECK_INT(EXIT_UNREACHABLE, 6, "a host not reached is 6");
+	CHECK_INT(exitcode_of(FAIL_UNREACHABLE), EXIT_UNREACHABLE, "a host not reached");
+	CHECK(exitcode_of(FAIL_UNREACHABLE) != exitcode_of(FAIL_CELLS), "hosts and cells apart");
+	/* every kind is distinct: a number never means two things */
+	{
+		static const int kinds[] = { FAIL_OK, FAIL_IO, FAIL_USAGE, FAIL_BUSY, FAIL_UNSAFE, FAIL_CELLS,
+					     FAIL_WORSE, FAIL_INTERRUPTED, FAIL_MISSING, FAIL_NOT_SWEEP,
+					     FAIL_CORRUPT, FAIL_UNREACHABLE };
+		int same = 0;
+
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+			for (size_t j = 0; j < i; j++)
+				same += kinds[i] == kinds[j];
+		CHECK_INT(same, 0, "twelve kinds, twelve values");
+	}
 	/* a function that only says error() fails as FAIL_IO; fail_usage says it and blames the input */
 	test_capture_start();
 	CHECK_INT(error("disk '%s'", "d"), FAIL_IO, "error() is FAIL_IO");

@@ -256,16 +256,16 @@ static void test_metric_better(void)
 	CHECK_STR(errs, "", "nothing printed");
 	if (rc)
 		return;
-	CHECK_INT(spec_metric_better(&s, "lat"), SPEC_BETTER_LOWER, "a time unit: lower");
-	CHECK_INT(spec_metric_better(&s, "bw"), SPEC_BETTER_HIGHER, "a rate per second: higher");
+	CHECK_INT(spec_metric_better(&s, "lat"), BETTER_LOWER, "a time unit: lower");
+	CHECK_INT(spec_metric_better(&s, "bw"), BETTER_HIGHER, "a rate per second: higher");
 	CHECK_INT(spec_metric_better(&s, "n"), 0, "a count: unknown");
 	CHECK_INT(spec_metric_better(&s, "plain"), 0, "no unit: unknown");
-	CHECK_INT(spec_metric_better(&s, "hits"), SPEC_BETTER_HIGHER, "better: higher");
-	CHECK_INT(spec_metric_better(&s, "t"), SPEC_BETTER_HIGHER, "better: over the unit");
+	CHECK_INT(spec_metric_better(&s, "hits"), BETTER_HIGHER, "better: higher");
+	CHECK_INT(spec_metric_better(&s, "t"), BETTER_HIGHER, "better: over the unit");
 	CHECK_INT(spec_metric_better(&s, "nope"), 0, "not declared: unknown");
 	spec_release(&s);
 	rc = parse("sweep: b\ncommand: [x]\nmetrics: {json: '.', lat: {path: x, better: lower}}\n", &s);
-	CHECK(!rc && spec_metric_better(&s, "lat") == SPEC_BETTER_LOWER, "a json metric's better:");
+	CHECK(!rc && spec_metric_better(&s, "lat") == BETTER_LOWER, "a json metric's better:");
 	if (!rc)
 		spec_release(&s);
 }

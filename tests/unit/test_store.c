@@ -5,6 +5,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "exitcode.h"
 #include "test.h"
 #include "plan.h"
 #include "stats.h"
@@ -80,6 +81,47 @@ static void write_file(const char *path, const char *data, size_t n)
 	fclose(f);
 }
 
+/* The kinds store_open gives where the database cannot be used, each decided where it happens. */
+static void test_open_kinds(void)
+{
+	char *path = tmp_path("kinds.db"), *dir = tmp_path("kinds-dir"), *deep = tmp_path("no-dir/x.db"), *msg, *wal;
+	struct store *st = NULL;
+	char page[512];
+	FILE *f;
+
+	/* A writer makes a missing file, not a missing folder; a folder is not a database. */
+	test_capture_start();
+	CHECK_INT(store_open(deep, STORE_RW, &st), FAIL_MISSING, "rw in a missing folder");
+	CHECK_INT(store_open(deep, STORE_RO, &st), FAIL_MISSING, "ro in a missing folder");
+	CHECK(mkdir(dir, 0755) == 0, "a folder");
+	CHECK_INT(store_open(dir, STORE_RW, &st), FAIL_NOT_SWEEP, "rw of a folder");
+	msg = test_capture_end();
+	CHECK(strstr(msg, "Is a directory") != NULL, "a folder's message: %s", msg);
+	free(msg);
+	rmdir(dir);
+	/* A sweep database whose schema page is overwritten: SQLite finds it damaged (SQLITE_CORRUPT). */
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "a database");
+	store_close(st);
+	wal = xasprintf("%s-wal", path);
+	CHECK(access(wal, F_OK) != 0, "the last close left no -wal beside it: all is in the file");
+	free(wal);
+	memset(page, 0x5a, sizeof(page));
+	f = fopen(path, "r+b");
+	CHECK(f && fseek(f, 100, SEEK_SET) == 0 && fwrite(page, 1, sizeof(page), f) == sizeof(page), "page 1 hit");
+	if (f)
+		fclose(f);
+	test_capture_start();
+	CHECK_INT(store_open(path, STORE_RO, &st), FAIL_CORRUPT, "ro damaged: corrupt");
+	CHECK_INT(store_open(path, STORE_RW, &st), FAIL_CORRUPT, "rw damaged: corrupt");
+	msg = test_capture_end();
+	CHECK(strstr(msg, "malformed") != NULL, "damaged message: %s", msg);
+	free(msg);
+	store_remove_files(path);
+	free(path);
+	free(dir);
+	free(deep);
+}
+
 static void test_open(void)
 {
 	char *path = tmp_path("open.db"), *want, *msg;
@@ -130,7 +172,7 @@ static void test_open(void)
 	free(path);
 	path = tmp_path("missing.db");
 	test_capture_start();
-	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro missing file");
+	CHECK_INT(store_open(path, STORE_RO, &st), FAIL_MISSING, "ro missing file: its kind");
 	msg = test_capture_end();
 	CHECK(st == NULL, "no store on failure");
 	CHECK(strstr(msg, path) && strstr(msg, "No such file"), "missing message: %s", msg);
@@ -148,8 +190,8 @@ static void test_open(void)
 		write_file(path, junk, sizeof(junk));
 	}
 	test_capture_start();
-	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro garbage");
-	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw garbage");
+	CHECK_INT(store_open(path, STORE_RO, &st), FAIL_NOT_SWEEP, "ro garbage: not a sweep database");
+	CHECK_INT(store_open(path, STORE_RW, &st), FAIL_NOT_SWEEP, "rw garbage: not a sweep database");
 	msg = test_capture_end();
 	want = xasprintf("cannot open '%s': file is not a database", path);
 	CHECK(strstr(msg, want) != NULL, "garbage message: %s", msg);
@@ -162,7 +204,7 @@ static void test_open(void)
 	path = tmp_path("empty.db");
 	write_file(path, "", 0);
 	test_capture_start();
-	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro empty file");
+	CHECK_INT(store_open(path, STORE_RO, &st), FAIL_NOT_SWEEP, "ro empty file");
 	msg = test_capture_end();
 	want = xasprintf("'%s' is not a sweep database", path);
 	CHECK(strstr(msg, want) != NULL, "empty message: %s", msg);
@@ -174,8 +216,8 @@ static void test_open(void)
 		  "reset user_version");
 	store_close(st);
 	test_capture_start();
-	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro non-sweep sqlite");
-	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw non-sweep sqlite");
+	CHECK_INT(store_open(path, STORE_RO, &st), FAIL_NOT_SWEEP, "ro non-sweep sqlite");
+	CHECK_INT(store_open(path, STORE_RW, &st), FAIL_NOT_SWEEP, "rw non-sweep sqlite");
 	msg = test_capture_end();
 	want = xasprintf("'%s' is not a sweep database", path);
 	CHECK(strstr(msg, want) != NULL, "non-sweep ro message: %s", msg);
@@ -191,13 +233,14 @@ static void test_open(void)
 	CHECK_INT(store_query(st, "PRAGMA user_version = 99", NULL, 0, 0, NULL, NULL), 0, "future version");
 	store_close(st);
 	test_capture_start();
-	CHECK_INT(store_open(path, STORE_RW, &st), -1, "rw newer schema");
-	CHECK_INT(store_open(path, STORE_RO, &st), -1, "ro newer schema");
+	CHECK_INT(store_open(path, STORE_RW, &st), FAIL_NOT_SWEEP, "rw newer schema");
+	CHECK_INT(store_open(path, STORE_RO, &st), FAIL_NOT_SWEEP, "ro newer schema");
 	msg = test_capture_end();
 	CHECK(strstr(msg, "schema version 99") != NULL, "newer message: %s", msg);
 	free(msg);
 	store_remove_files(path);
 	free(path);
+	test_open_kinds();
 }
 
 struct collect {
@@ -969,7 +1012,7 @@ static void test_foreign(void)
 		store_close(st);
 		test_capture_start();
 		t = now_mono();
-		CHECK(store_open(view, STORE_RO, &st) == -1, "a view named %s is refused", table);
+		CHECK(store_open(view, STORE_RO, &st) == FAIL_NOT_SWEEP, "a view named %s is refused", table);
 		CHECK(now_mono() - t < 2, "at once (%.1f s)", now_mono() - t);
 		msg = test_capture_end();
 		sql = xasprintf("its '%s' is a view, where sweep keeps a table", table);
@@ -1135,7 +1178,7 @@ static void test_writer(void)
 	CHECK_INT(store_lock(a, "test a"), 0, "taking it again is a no-op");
 	CHECK_INT(store_open(path, STORE_RW, &b), 0, "open b");
 	test_capture_start();
-	CHECK_INT(store_lock(b, "test b"), -1, "b is refused");
+	CHECK_INT(store_lock(b, "test b"), FAIL_BUSY, "b is refused: busy");
 	err = test_capture_end();
 	CHECK(strstr(err, "is being written by another sweep (host ") && strstr(err, ": test a)"),
 	      "the message names the holder: %s", err);

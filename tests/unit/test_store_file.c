@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "exitcode.h"
 #include "test.h"
 #include "store.h"
 #include "util.h"
@@ -77,11 +78,11 @@ static void test_one_writer(void)
 
 	CHECK_INT(store_open(sym, STORE_RW, &b), 0, "a link to a file of one name opens for writing");
 	want = xasprintf("'%s' is being written by another sweep (host ", sym);
-	CHECK_SAYS(store_lock(b, "test b"), -1, want, "a second writer through a symbolic link is refused");
-	CHECK_SAYS(store_lock(b, "test b"), -1, ": test a)", "naming the first");
+	CHECK_SAYS(store_lock(b, "test b"), FAIL_BUSY, want, "a second writer through a symbolic link is refused");
+	CHECK_SAYS(store_lock(b, "test b"), FAIL_BUSY, ": test a)", "naming the first");
 	store_close(b);
 	free(want);
-	CHECK_SAYS(store_lock_path(via_folder, "test c", &fd), -1, "is being written by another sweep",
+	CHECK_SAYS(store_lock_path(via_folder, "test c", &fd), FAIL_BUSY, "is being written by another sweep",
 		   "through a link to its folder too");
 	CHECK(access(lock, F_OK) != 0, "no lock file beside the link");
 	CHECK_INT(store_open(sym, STORE_RO, &r), 0, "a reader through the link");
@@ -105,7 +106,7 @@ static void test_one_writer(void)
 	store_close(a);
 
 	CHECK(!symlink("nowhere.db", dang), "a link to a missing file");
-	CHECK_SAYS(store_open(dang, STORE_RW, &b), -1, "is a symbolic link to a missing file",
+	CHECK_SAYS(store_open(dang, STORE_RW, &b), FAIL_MISSING, "is a symbolic link to a missing file",
 		   "is not opened for writing");
 	CHECK(access(nowhere, F_OK) != 0, "and makes no file");
 
@@ -156,14 +157,14 @@ static void test_lock_inode(void)
 	CHECK_INT(store_lock(a, "test a"), 0, "it takes the lock");
 	CHECK(!unlink(note), "its note removed");
 	CHECK_INT(store_open(db, STORE_RW, &b), 0, "a second writer opens");
-	CHECK_SAYS(store_lock(b, "test b"), -1, "is being written by another sweep", "but is refused");
+	CHECK_SAYS(store_lock(b, "test b"), FAIL_BUSY, "is being written by another sweep", "but is refused");
 	store_close(b);
 	CHECK_INT(store_begin(a), 0, "the writer goes on");
 	CHECK_INT(store_add_cell(a, "s", "k2", "{\"ms\":2}", 0, "", 1, "planned", &added), 0, "a cell");
 	CHECK_INT(store_commit(a), 0, "committed");
 	CHECK(!rename(db, moved), "the file renamed");
 	CHECK_INT(store_open(moved, STORE_RW, &b), 0, "a writer of the new name opens");
-	CHECK_SAYS(store_lock(b, "test b"), -1, "is being written by another sweep", "but is refused");
+	CHECK_SAYS(store_lock(b, "test b"), FAIL_BUSY, "is being written by another sweep", "but is refused");
 	store_close(b);
 	CHECK_INT(store_open(moved, STORE_RO, &r), 0, "a reader of the new name");
 	CHECK_INT(store_writer_alive(r), 1, "sees the writer alive");
