@@ -238,7 +238,7 @@ static void parse_command_keys(struct sp *p, const struct ynode *const *v)
 static void parse_paths(struct sp *p, const struct ynode *const *v)
 {
 	struct spec *s = p->s;
-	const char *t;
+	const char *t = NULL;
 
 	if (v[K_DB] && (t = spec_node_scalar(p, v[K_DB], "db")) && !*t)
 		spec_node_problem(p, v[K_DB], "empty 'db'");
