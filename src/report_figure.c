@@ -54,6 +54,8 @@ static char *row_label(const struct report_rows *r, size_t j)
 		sb_addf(&sb, "%s%s", sb.len ? " " : "", q);
 		free(q);
 	}
+	if (!sb.len)
+		sb_adds(&sb, "all results");     /* a table without keys: one row, named all the same */
 	return sb_detach(&sb);
 }
 
@@ -182,44 +184,176 @@ static void value_range(const struct fig *f, struct strbuf *gp)
 			min = v < min ? v : min;
 			max = v > max ? v : max;
 		}
-	if (min <= max)
+	/* a throughput or a share is read against zero: its axis starts there */
+	if (f->o->mode != REPORT_COMPARE && !f->o->logy && min >= 0 && max > 0)
+		sb_addf(gp, "set xrange [0:%.17g]\n", max * 1.12);
+	else if (min <= max)
 		sb_addf(gp, "set xrange [%.17g:%.17g]\n", min - (max - min) * 0.05 - (min == max),
 			max + (max - min) * 0.12 + (min == max));
 }
 
-/* The table's footnotes under the figure, for the marks its rows' labels carry. */
-static void fig_footnotes(const struct fig *f, struct strbuf *gp)
+/* The marks of row j (MARK_IMPRECISE, MARK_CAVEAT), over its columns. */
+static unsigned row_marks(const struct report_rows *r, size_t j)
 {
 	unsigned m = 0;
-	char *t;
 
-	for (size_t i = 0; i < f->r->n * (size_t)f->r->ncol; i++)
-		m |= f->r->mark[i];
-	if (m & (MARK_CAVEAT | MARK_IMPRECISE))
-		sb_addf(gp, "set bmargin %d\n", (m & MARK_CAVEAT) && (m & MARK_IMPRECISE) ? 7 : 6);
-	if (m & MARK_CAVEAT) {
-		t = xasprintf(TABLE_MARK2 " %s (see the warnings)",
-			      f->d->caveat ? f->d->caveat : "to read with care");
-		sb_adds(gp, "set label ");
-		report_plot_str(gp, t);
-		sb_adds(gp, " at screen 0.01, screen 0.01 left font ',8'\n");
-		free(t);
+	for (int c = 0; c < r->ncol; c++)
+		m |= r->mark[j * (size_t)r->ncol + (size_t)c];
+	return m;
+}
+
+/* The table's footnote for the marks in m (one of them), as the legend's entry of the marker drawn around
+ * the rows that carry it. Owned. */
+static char *mark_text(const struct fig *f, unsigned m)
+{
+	if (m & MARK_CAVEAT)
+		return xasprintf(TABLE_MARK2 " %s (see the warnings)", f->d->caveat ? f->d->caveat : "to read with care");
+	return xstrdup(TABLE_MARK " holds medians not known to the precision asked");
+}
+
+/* The marks some row carries. */
+static unsigned fig_marks(const struct fig *f)
+{
+	unsigned m = 0;
+
+	for (size_t j = 0; j < f->r->n; j++)
+		m |= row_marks(f->r, j);
+	return m & (MARK_CAVEAT | MARK_IMPRECISE);
+}
+
+/* The entries of the legend, in the order of the plot command. Each owned, NULL-terminated. */
+static char **fig_entries(const struct fig *f, int nbands)
+{
+	char **e = xcalloc((size_t)f->nval * 2 + 6, sizeof(*e));
+	unsigned m = fig_marks(f);
+	int n = 0;
+
+	if (nbands) {
+		e[n++] = xasprintf("95%% t interval of the mean over %s%s", f->p->unit ? f->p->unit : "the rows",
+				   f->r->group >= 0 ? ", per group" : "");
+		e[n++] = xstrdup("mean");
 	}
-	if (m & MARK_IMPRECISE) {
-		sb_adds(gp, "set label ");
-		report_plot_str(gp, TABLE_MARK " holds medians not known to the precision asked");
-		sb_addf(gp, " at screen 0.01, screen %s left font ',8'\n", m & MARK_CAVEAT ? "0.04" : "0.01");
+	for (int s = 0; s < f->nval; s++) {
+		e[n++] = xstrdup(f->r->ci_head && f->ci ? f->r->ci_head : f->r->col[f->val[s]].name);
+		if (f->ci)
+			e[n++] = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu", f->o->ci * 100,
+					   f->o->interval == STATS_BCA ? "BCa" : "percentile", f->o->boot,
+					   (unsigned long long)f->o->seed);
+	}
+	if (m & MARK_IMPRECISE)
+		e[n++] = mark_text(f, MARK_IMPRECISE);
+	if (m & MARK_CAVEAT)
+		e[n++] = mark_text(f, MARK_CAVEAT);
+	return e;
+}
+
+/* The legend of those entries, under the figure. */
+static void fig_key(char **e, const char *out, struct report_plot_key *k)
+{
+	*k = (struct report_plot_key){ .em = report_plot_em(out), .lines_each = 1, .cols = 1, .rows = 1 };
+	for (; *e; e++) {
+		size_t w = strlen(*e);
+
+		k->nentry++;
+		k->widest = w > PLOT_WRAP ? PLOT_WRAP : w > k->widest ? w : k->widest;
+		k->lines_each = w > PLOT_WRAP ? 2 : k->lines_each;
 	}
 }
 
+/* The rows' labels on the y axis, from the top down, with the table's marks. */
+static void fig_rows_axis(const struct fig *f, struct strbuf *gp)
+{
+	const struct report_rows *r = f->r;
+
+	sb_addf(gp, "set yrange [-0.6:%g]\nset ytics (", (double)r->n - 0.4);
+	for (size_t j = 0; j < r->n; j++) {
+		unsigned m = row_marks(r, j);
+		char *label = row_label(r, j), *marked;
+
+		sb_adds(gp, j ? ", " : "");
+		/* the table's marks on the row's label: a value to read with care is drawn as one */
+		marked = xasprintf("%s%s%s", label, m & MARK_IMPRECISE ? " " TABLE_MARK : "",
+				   m & MARK_CAVEAT ? " " TABLE_MARK2 : "");
+		report_plot_str(gp, marked);
+		sb_addf(gp, " %zu", r->n - 1 - j);
+		free(label);
+		free(marked);
+	}
+	sb_adds(gp, ")\n");
+}
+
+/* "using X:Y" of the rows that carry mark m: the others' y is NaN, so only theirs are drawn. */
+static void using_marked(const struct fig *f, unsigned m, struct strbuf *gp)
+{
+	int first = 1;
+
+	sb_adds(gp, "using 3:((");
+	for (size_t j = 0; j < f->r->n; j++)
+		if (row_marks(f->r, j) & m) {
+			sb_addf(gp, "%s$1 == %zu", first ? "" : " || ", f->r->n - 1 - j);
+			first = 0;
+		}
+	sb_adds(gp, ") ? $1 : NaN)");
+}
+
+/* The plot command: the bands, each series' points (and intervals), a marker around the marked rows. */
+static void fig_plot(const struct fig *f, const char *datpath, int nbands, char **e, struct strbuf *gp)
+{
+	unsigned m = fig_marks(f);
+
+	sb_adds(gp, "plot");
+	if (nbands) {
+		/* the band of each group: its t interval shaded, its mean a line, its name at the right */
+		sb_adds(gp, " ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using (($5+$6)/2):(($1+$2)/2):5:6:1:2 with boxxyerror fs transparent solid 0.2 "
+			"noborder lc rgb '#4477aa' title ", f->nval);
+		report_plot_wrap(gp, *e++, PLOT_WRAP);
+		sb_adds(gp, ", ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using 4:1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title ", f->nval);
+		report_plot_wrap(gp, *e++, PLOT_WRAP);
+		sb_adds(gp, ", ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using 6:(($1+$2)/2):3 with labels left offset 1,0 notitle,", f->nval);
+	}
+	for (int s = 0; s < f->nval; s++) {
+		sb_adds(gp, s ? ", " : " ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using 3:1 with points pt 7 ps 1.5 lt %d title ", s, s + 1);
+		report_plot_wrap(gp, *e++, PLOT_WRAP);
+		if (f->ci) {
+			sb_adds(gp, ", ");
+			report_plot_str(gp, datpath);
+			sb_addf(gp, " index %d using 3:1:4:5 with xerrorbars pt 0 lw 1.5 lt %d title ", s, s + 1);
+			report_plot_wrap(gp, *e++, PLOT_WRAP);
+		}
+	}
+	/* a marked value is drawn so: a black ring (†) or square (‡) around its point, named as the footnote */
+	for (unsigned k = MARK_IMPRECISE; k; k = k == MARK_IMPRECISE ? MARK_CAVEAT : 0) {
+		if (!(m & k))
+			continue;
+		sb_adds(gp, ", ");
+		report_plot_str(gp, datpath);
+		sb_adds(gp, " index 0 ");
+		using_marked(f, k, gp);
+		sb_addf(gp, " with points pt %d ps 2.6 lw 1.5 lc rgb 'black' title ", k == MARK_IMPRECISE ? 6 : 4);
+		report_plot_wrap(gp, *e++, PLOT_WRAP);
+	}
+	sb_adds(gp, "\n");
+}
+
 /* The script: rows from the top down, labelled on the y axis; bands under the points; a line at 1 for a
- * ratio. */
+ * ratio; the title on top, the legend under the figure. */
 static void fig_script(const struct fig *f, const char *out, const char *datpath, int nbands, struct strbuf *gp)
 {
 	const struct report_rows *r = f->r;
-	double h = (100.0 + 24.0 * (double)r->n) / 560;
-	char *label;
+	char **e = fig_entries(f, nbands), *label;
+	struct report_plot_key k;
+	double h;
 
+	fig_key(e, out, &k);
+	h = (100.0 + 24.0 * (double)r->n + 15.0 * report_plot_key_lines(&k)) / 560;
 	sb_addf(gp, "# sweep figure: %s\n", f->o->mode == REPORT_COMPARE ? "comparison" : f->o->mode ==
 		REPORT_LIMIT ? "shares of a limit" : "table");
 	if (f->d->caption) {
@@ -228,26 +362,10 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 		sb_adds(gp, "\n");
 	}
 	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
-	sb_adds(gp, "set grid xtics\nset key outside top center horizontal box\n");
-	sb_addf(gp, "set yrange [-0.6:%g]\nset ytics (", (double)r->n - 0.4);
-	for (size_t j = 0; j < r->n; j++) {
-		unsigned m = 0;
-		char *marked;
-
-		for (int c = 0; c < r->ncol; c++)
-			m |= r->mark[j * (size_t)r->ncol + (size_t)c];
-		sb_adds(gp, j ? ", " : "");
-		label = row_label(r, j);
-		/* the table's marks on the row's label: a value to read with care is drawn as one */
-		marked = xasprintf("%s%s%s", label, m & MARK_IMPRECISE ? " " TABLE_MARK : "",
-				   m & MARK_CAVEAT ? " " TABLE_MARK2 : "");
-		free(label);
-		label = marked;
-		report_plot_str(gp, label);
-		sb_addf(gp, " %zu", r->n - 1 - j);
-		free(label);
-	}
-	sb_adds(gp, ")\nset title ");
+	sb_adds(gp, "set grid xtics\n");
+	report_plot_key(gp, &k);
+	fig_rows_axis(f, gp);
+	sb_adds(gp, "set title ");
 	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
 	sb_adds(gp, "\nset ylabel ");
 	label = keys_label(r);
@@ -261,39 +379,10 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 	value_range(f, gp);
 	if (f->o->mode == REPORT_COMPARE)
 		sb_adds(gp, "set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lw 1.5 lc rgb 'black'\n");
-	fig_footnotes(f, gp);
-	sb_adds(gp, "plot");
-	if (nbands) {
-		/* the band of each group: its t interval shaded, its mean a line, its name at the right */
-		sb_adds(gp, " ");
-		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using (($5+$6)/2):(($1+$2)/2):5:6:1:2 with boxxyerror fs transparent solid 0.2 "
-			"noborder lc rgb '#4477aa' title '95%% t interval of the mean over %s%s', ", f->nval,
-			f->p->unit ? f->p->unit : "the rows", f->r->group >= 0 ? ", per group" : "");
-		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using 4:1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title 'mean', ",
-			f->nval);
-		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using 6:(($1+$2)/2):3 with labels left offset 1,0 notitle,", f->nval);
-	}
-	for (int s = 0; s < f->nval; s++) {
-		sb_adds(gp, s ? ", " : " ");
-		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using 3:1 with points pt 7 ps 1.2 lt %d title ", s, s + 1);
-		report_plot_str(gp, r->ci_head && f->ci ? r->ci_head : r->col[f->val[s]].name);
-		if (f->ci) {
-			char *t = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu",
-					    f->o->ci * 100, f->o->interval == STATS_BCA ? "BCa" : "percentile",
-					    f->o->boot, (unsigned long long)f->o->seed);
-
-			sb_adds(gp, ", ");
-			report_plot_str(gp, datpath);
-			sb_addf(gp, " index %d using 3:1:4:5 with xerrorbars pt 0 lw 1.5 lt %d title ", s, s + 1);
-			report_plot_str(gp, t);
-			free(t);
-		}
-	}
-	sb_adds(gp, "\n");
+	fig_plot(f, datpath, nbands, e, gp);
+	for (char **p = e; *p; p++)
+		free(*p);
+	free(e);
 }
 
 /* Whether some row has a value to draw: gnuplot refuses a plot with none. */

@@ -457,8 +457,35 @@ void report_plot_terminal(struct strbuf *gp, const char *out, double w, double h
 char *report_plot_beside(const char *out, const char *ext);
 /* "set xtics (...)" (axis "x" or "y") on the n sorted grid values (on a log axis or when there are 10 or
  * fewer; else steps of 1, 2, 5 x 10^k, or of powers of two for sizes), labelled in binary prefixes when
- * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). */
-void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale);
+ * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). On an axis len characters long (0: any),
+ * the ticks whose labels would come closer than a character to the previous one are left out. */
+void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale,
+		       double len);
+/* What the figures assume of the font: a character's width over the font's size (an upper bound for
+ * digits and most letters of DejaVu Sans). */
+#define PLOT_CHAR_W 0.62
+/* The width of a panel at out (png, svg or pdf, from its extension) in sizes of its font. */
+double report_plot_em(const char *out);
+/* The width at which a legend's entry is wrapped. */
+#define PLOT_WRAP 80
+/* s as a gnuplot double-quoted string wrapped at width characters (at spaces, with "\n"), safe as
+ * report_plot_str's (a quote or backslash escaped). Returns its lines. */
+int report_plot_wrap(struct strbuf *sb, const char *s, size_t width);
+/* The legend of a panel: nentry entries, the widest widest characters and each lines_each lines; the panel
+ * col, row of a layout cols x rows; extra lines the x axis needs beyond its labels (turned ticks), below
+ * lines under the legend (footnotes). */
+struct report_plot_key {
+	double em;             /* report_plot_em */
+	size_t nentry, widest;
+	int lines_each;
+	int col, row, cols, rows;
+	int extra, below;
+};
+/* The lines a legend takes: its entries in the columns that fit the figure's width. */
+int report_plot_key_lines(const struct report_plot_key *k);
+/* "set key ..." and "set bmargin ...": the legend under the x axis's label, never over the plot, and the
+ * bottom margin that holds the axis, the legend and the lines below it ("unset key" without entries). */
+void report_plot_key(struct strbuf *gp, const struct report_plot_key *k);
 /* Write the data and the script beside out (.dat, .gp) and render out with gnuplot; say: print what was
  * written (or, without gnuplot, how to render it) on stdout. None of the three is written over db, its side
  * files or another SQLite file (report_out_check). 0 when rendered, 1 when gnuplot is not installed,
