@@ -38,18 +38,24 @@ static void fig_columns(struct fig *f)
 			f->val[f->nval++] = c;
 }
 
-/* Row j's label: its keys' values, as the table prints them for reading ("-" for unknown). Owned. */
-static char *row_label(const struct report_rows *r, size_t j)
+/* Row j's label: its keys' values, as the table prints them for reading ("-" for unknown), a number in the
+ * units sweep plot's axes use (64 KiB, 16.4k). Owned. */
+static char *row_label(const struct report_ctx *ctx, const struct report_rows *r, size_t j)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	sb_add(&sb, "", 0);
 	for (int c = 0; c < r->ncol; c++) {
 		const char *s = report_rows_text(r, j, c);
-		char *q;
+		char *q, *end, buf[48];
+		double v = s ? strtod(s, &end) : 0;
 
 		if ((r->col[c].kind != RCOL_KEY && r->col[c].kind != RCOL_LABEL) || c == r->group)
 			continue;
+		if (s && *s && !*end && isfinite(v)) {
+			report_plot_label(v, report_plot_key_bytes(ctx, r->col[c].name), buf, sizeof(buf));
+			s = buf;
+		}
 		q = s ? report_rows_quote(s) : xstrdup("-");
 		sb_addf(&sb, "%s%s", sb.len ? " " : "", q);
 		free(q);
@@ -82,7 +88,7 @@ static void fig_rows(const struct fig *f, struct strbuf *dat)
 
 		sb_addf(dat, "%s# %s\n", s ? "\n\n" : "", r->col[c].name);
 		for (size_t j = 0; j < r->n; j++) {
-			char *label = row_label(r, j);
+			char *label = row_label(f->p->c, r, j);
 
 			sb_addf(dat, "%zu\t", r->n - 1 - j);
 			table_add_safe(dat, label);
@@ -158,6 +164,8 @@ static char *value_label(const struct fig *f)
 			      !strcmp(o->stat, "geomean") ? "geometric mean of the ratios" : "ratio of means");
 	else if (o->mode == REPORT_LIMIT)
 		s = xasprintf("share of the limit: %s / limit, %s over passes%s", o->metric, o->stat, pooled);
+	else if (report_plot_unit(o->metric))
+		s = xasprintf("%s (%s), %s over passes%s", o->metric, report_plot_unit(o->metric), o->stat, pooled);
 	else
 		s = xasprintf("%s, %s over passes%s", o->metric, o->stat, pooled);
 	free(pooled);
@@ -268,7 +276,7 @@ static void fig_rows_axis(const struct fig *f, struct strbuf *gp)
 	sb_addf(gp, "set yrange [-0.6:%g]\nset ytics (", (double)r->n - 0.4);
 	for (size_t j = 0; j < r->n; j++) {
 		unsigned m = row_marks(r, j);
-		char *label = row_label(r, j), *marked;
+		char *label = row_label(f->p->c, r, j), *marked;
 
 		sb_adds(gp, j ? ", " : "");
 		/* the table's marks on the row's label: a value to read with care is drawn as one */

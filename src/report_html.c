@@ -60,8 +60,6 @@ static void page_method(const struct report_plan *p, const struct report_doc *d,
 	char *pooled = report_print_pooled(o), *s;
 
 	sb_adds(sb, "<section id=\"method\">\n<h2>Method</h2>\n<table class=\"kv\">\n");
-	if (d->caption)
-		method_row(sb, "table", d->caption);
 	if (o->mode == REPORT_COMPARE)
 		s = xasprintf("each unit's mean over passes%s, then the %s", pooled, !strcmp(o->stat, "geomean") ?
 			      "geometric mean of the units' ratios" : "ratio of the means of the paired units");
@@ -165,10 +163,9 @@ static int page_figure(const struct report_plan *p, const struct report_doc *d, 
 		ret = error("cannot read the figure '%s': %m", svg);
 	if (!ret && (start = strstr(pic.buf, "<svg"))) {
 		sb_adds(sb, "<section id=\"figures\">\n<h2>Figure</h2>\n<figure id=\"figure-1\">\n");
+		/* the table's caption, above it, says what the figure draws: it is not said again */
 		sb_adds(sb, start);
-		sb_adds(sb, "<figcaption>");
-		table_add_html(sb, d->caption ? d->caption : p->c->sweep);
-		sb_adds(sb, "</figcaption>\n<details><summary>the numbers drawn</summary><pre class=\"figure-data\">");
+		sb_adds(sb, "<details><summary>the numbers drawn</summary><pre class=\"figure-data\">");
 		html_lines(sb, data.buf);
 		sb_adds(sb, "</pre></details>\n</figure>\n</section>\n");
 	}

@@ -461,6 +461,14 @@ char *report_plot_beside(const char *out, const char *ext);
  * the ticks whose labels would come closer than a character to the previous one are left out. */
 void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale,
 		       double len);
+/* The unit of a metric or parameter sweep knows ("GB/s" for gbs), for an axis's label; NULL if none. */
+const char *report_plot_unit(const char *name);
+/* Whether key holds sizes in bytes: a parameter the sweep's kernel declares as a size, or one a command
+ * sweep calls bytes (or NAME_bytes). */
+int report_plot_key_bytes(const struct report_ctx *c, const char *key);
+/* v as an axis labels it: a size in binary prefixes (64 KiB) when bytes, else a count in SI from 10000 on
+ * (16.4k). */
+void report_plot_label(double v, int bytes, char *buf, size_t n);
 /* What the figures assume of the font: a character's width over the font's size (an upper bound for
  * digits and most letters of DejaVu Sans). */
 #define PLOT_CHAR_W 0.62

@@ -18,7 +18,7 @@ static const char *const plot_units[][2] = {
 	{ "busbw", "GB/s" }, { "algbw", "GB/s" },
 };
 
-static const char *unit_of(const char *name)
+const char *report_plot_unit(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(plot_units); i++)
 		if (!strcmp(name, plot_units[i][0]))
@@ -199,6 +199,11 @@ static void label_si(double v, char *buf, size_t n)
 		k++;
 	}
 	snprintf(buf, n, "%.3g%s", v, prefix[k]);
+}
+
+void report_plot_label(double v, int bytes, char *buf, size_t n)
+{
+	(bytes ? label_bytes : label_si)(v, buf, n);
 }
 
 /* Ticks at "nice" places of [min, max]: steps of 1, 2 or 5 times a power of ten, or of two for sizes. */
@@ -393,7 +398,7 @@ static int all_pow2(const struct plot *pl)
 
 /* Whether the key holds sizes in bytes: a parameter the sweep's kernel declares as a size, or one a
  * command sweep calls bytes (or NAME_bytes). */
-static int key_bytes(const struct report_ctx *c, const char *key)
+int report_plot_key_bytes(const struct report_ctx *c, const char *key)
 {
 	const struct kernel_ops *k = c->kernel ? kernel_find(c->kernel) : NULL;
 	size_t n = strlen(key);
@@ -427,7 +432,7 @@ static void x_ticks(const struct plot *pl, struct strbuf *gp)
 			n = k;
 		else if (grid[i] != grid[k - 1])
 			grid[k++] = grid[i];
-	report_plot_ticks(gp, "x", grid, n, key_bytes(pl->p->c, pl->o->x), pl->o->logx, pl->em * 0.8);
+	report_plot_ticks(gp, "x", grid, n, report_plot_key_bytes(pl->p->c, pl->o->x), pl->o->logx, pl->em * 0.8);
 	free(grid);
 }
 
@@ -519,7 +524,7 @@ static double plot_height(const struct plot *pl)
 static void script_head(const struct plot *pl, const char *out, struct strbuf *gp)
 {
 	const struct report_opts *o = pl->o;
-	const char *xu = unit_of(o->x);
+	const char *xu = report_plot_unit(o->x);
 	char *label, *pooled = report_print_pooled(o);
 
 	sb_addf(gp, "# sweep plot of %s against %s, sweep ", o->metric, o->x);
@@ -701,7 +706,7 @@ static void time_unit(struct plot *pl)
 	double max = 0;
 
 	pl->yscale = 1;
-	pl->yunit = unit_of(pl->o->metric);
+	pl->yunit = report_plot_unit(pl->o->metric);
 	if (strcmp(pl->o->metric, "seconds"))
 		return;
 	for (size_t i = 0; i < pl->pt->n; i++)

@@ -174,6 +174,31 @@ test_expect_success 'shares of a limit: rows, summary and the band figure; --for
 	page_requests rl >req && test ! -s req
 '
 
+test_expect_success 'the figure draws what the table prints: units of sweep plot, zero, marks; the caption once' '
+	cat >cp.yaml <<-\EOF &&
+	sweep: cp
+	kernel: cpu.copy
+	params: {bytes: [16K, 64K]}
+	timing: {max_samples: 30, min_time: 0, max_noise: 1, timeout: 5}
+	EOF
+	"$SWEEP" run cp.yaml --db cp.db 2>/dev/null &&
+	sql cp.db "UPDATE results SET precise = (id <> (SELECT min(id) FROM results))" &&
+	"$SWEEP" report cp.db --rows bytes --metric gbs --out cp.html 2>/dev/null &&
+	browse cp.html cp && python3 dom.py cp.dom >cp.got &&
+	grep -qx "table|16384|1|[0-9.]*†" cp.got &&
+	# rows in binary prefixes as sweep plot labels sizes, the marked one so; the value axis with its unit,
+	# from 0; the marked value ringed, the ring named by the footnote
+	sed -n "/<svg/,/<\/svg>/p" cp.html >cp.svg &&
+	grep -q "<text>16 KiB †</text>" cp.svg && grep -q "<text>64 KiB</text>" cp.svg && ! grep -q ">16384<" cp.svg &&
+	grep -q "<text>gbs (GB/s), median over passes</text>" cp.svg && grep -q "<text> 0</text>" cp.svg &&
+	grep -q "<text>† holds medians not known to the precision asked</text>" cp.svg &&
+	test "$(grep -c "xlink:href=.#gpPt5. transform=.*color=.rgb(  0,   0,   0)" cp.svg)" = 2 &&
+	python3 "$ROOT/tests/figure_geometry.py" cp.svg >cp.geo &&
+	# the caption once, above the table; no condition without a value
+	test "$(grep -o "median of gbs over passes, sweep cp" cp.html | wc -l)" = 1 &&
+	grep -q "^conditions|cores|" cp.got && ! grep -q "^conditions|[^|]*|$" cp.got
+'
+
 test_expect_success 'sweep compare makes no page: --format html and .html are refused, nothing written' '
 	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --format html >out 2>err &&
 	grep -qx "sweep: sweep compare prints md, text, csv, latex or json, not a page (html); '\''sweep report --format html'\'' makes one" err &&
