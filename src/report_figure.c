@@ -403,6 +403,84 @@ static int fig_drawable(const struct fig *f)
 	return 0;
 }
 
+/* ---- the drift of control cells (--drift) ---- */
+
+/* A worker's row of the drift table: "host, run R, worker W[, gpu G]". Owned. */
+static char *drift_label(const struct report_rows *r, size_t j)
+{
+	const char *gpu = report_rows_text(r, j, 3);
+
+	gpu = gpu && strcmp(gpu, "-") ? gpu : NULL;       /* a worker without a GPU */
+	return xasprintf("%s, run %s, worker %s%s%s", report_rows_text(r, j, 0), report_rows_text(r, j, 1),
+			 report_rows_text(r, j, 2), gpu ? ", gpu " : "", gpu ? gpu : "");
+}
+
+/* The data of a drift figure: a block per worker, a point a line: its place among the control's points
+ * (1 the first run, the last its last) and the ratio as the table prints it. */
+static void drift_data(const struct fig *f, struct strbuf *dat)
+{
+	for (size_t j = 0; j < f->r->n; j++) {
+		size_t n;
+		double *ratio = report_rows_series(f->r, j, 6, &n);
+		char *label = drift_label(f->r, j);
+
+		sb_adds(dat, j ? "\n\n# " : "# ");
+		table_add_safe(dat, label);
+		sb_adds(dat, "\n");
+		for (size_t k = 0; k < n; k++) {
+			sb_addf(dat, "%zu\t", k + 1);
+			report_plot_num(f->o, ratio[k], 4, dat);
+			sb_adds(dat, "\n");
+		}
+		free(ratio);
+		free(label);
+	}
+}
+
+/* The drift figure: each worker's control ratio over its runs, a line each, over the band within which a
+ * host is stable (1 +- the threshold), and the legend naming the unstable. */
+static void drift_script(const struct fig *f, const char *out, const char *datpath, struct strbuf *gp)
+{
+	double t = f->o->threshold;
+	char **e = xcalloc(f->r->n + 2, sizeof(*e));
+	struct report_plot_key k;
+	double h;
+
+	for (size_t j = 0; j < f->r->n; j++) {
+		char *label = drift_label(f->r, j);
+
+		e[j] = xasprintf("%s: %s", label, report_rows_text(f->r, j, 9));
+		free(label);
+	}
+	e[f->r->n] = xasprintf("stable: within %g%% of 1", t * 100);
+	fig_key(e, out, &k);
+	h = (430.0 + 15.0 * report_plot_key_lines(&k)) / 560;
+	sb_adds(gp, "# sweep figure: drift of the control cells\n");
+	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
+	sb_adds(gp, "set grid\n");
+	report_plot_key(gp, &k);
+	sb_adds(gp, "set title ");
+	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+	sb_adds(gp, "\nset xlabel 'the control''s runs, first to last'\n"
+		"set ylabel 'median time / median of its runs'\nset xtics 1\nset offsets 0.2, 0.2, 0, 0\n");
+	sb_addf(gp, "set yrange [*<%.17g:%.17g<*]\n", 1 - 1.5 * t, 1 + 1.5 * t);
+	sb_addf(gp, "set object 1 rect from graph 0, first %.17g to graph 1, first %.17g behind fc rgb '#4477aa' "
+		"fs transparent solid 0.15 noborder\n", 1 - t, 1 + t);
+	sb_adds(gp, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'\nplot");
+	for (size_t j = 0; j < f->r->n; j++) {
+		sb_adds(gp, j ? ", " : " ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %zu using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt %zu title ", j, j + 1);
+		report_plot_wrap(gp, e[j], PLOT_WRAP);
+	}
+	sb_adds(gp, ", keyentry with boxes fs transparent solid 0.15 noborder lc rgb '#4477aa' title ");
+	report_plot_wrap(gp, e[f->r->n], PLOT_WRAP);
+	sb_adds(gp, "\n");
+	for (size_t j = 0; j <= f->r->n; j++)
+		free(e[j]);
+	free(e);
+}
+
 int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say)
 {
 	struct fig f = { p, p->o, d, d->rows, { 0 }, 0, 0, 0 };
@@ -410,6 +488,11 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	char *datpath = report_plot_beside(out, ".dat");
 	int nbands, ret;
 
+	if (p->o->mode == REPORT_DRIFT) {
+		drift_data(&f, &dat);
+		drift_script(&f, out, datpath, &gp);
+		goto render;
+	}
 	fig_columns(&f);
 	if (!fig_drawable(&f)) {
 		free(datpath);
@@ -420,6 +503,7 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	fig_rows(&f, &dat);
 	nbands = fig_bands(&f, &dat);
 	fig_script(&f, out, datpath, nbands, &gp);
+render:
 	ret = report_plot_render(p->o->db, out, dat.buf, gp.buf, say);
 	free(datpath);
 	sb_release(&gp);

@@ -199,6 +199,36 @@ test_expect_success 'the figure draws what the table prints: units of sweep plot
 	grep -q "^conditions|cores|" cp.got && ! grep -q "^conditions|[^|]*|$" cp.got
 '
 
+test_expect_success 'a drift page: the control ratio of each worker over its runs, over the band of the stable' '
+	cat >ctl.sh <<-\EOF &&
+	d=$(dirname "$0")/ctlstate; mkdir -p "$d"
+	ms=$1
+	if [ "$SIM_HOST" = drifty ] && [ "$ms" = 300 ]; then
+		n=$(cat "$d/n" 2>/dev/null || echo 0); echo $((n + 1)) >"$d/n"; ms=$((300 + 120 * n))
+	fi
+	sleep "$(echo "$ms" | awk "{ printf \"%.3f\", \$1 / 1000 }")"
+	echo "{\"t\": $1}"
+	EOF
+	printf "sweep: ctl\ncommand: [sh, %s/ctl.sh, \"{ms}\"]\nmetrics: json\nparams: {ms: [1, 2, 3, 4, 5, 6]}\nper: host\n%s\n" \
+		"$T" "control: {params: {ms: 300}, every: 2}" >ctl.yaml &&
+	"$ROOT/examples/simulate-hosts.sh" d.db ctl.yaml steady 2>/dev/null &&
+	"$ROOT/examples/simulate-hosts.sh" d.db ctl.yaml drifty 2>/dev/null &&
+	"$SWEEP" report d.db --drift --threshold 25 --out d.html 2>/dev/null &&
+	"$SWEEP" report d.db --drift --threshold 25 --format csv >d.csv &&
+	browse d.html d && python3 dom.py d.dom >d.got &&
+	test "$(grep "^svg|" d.got)" = "svg|1" &&
+	# the points drawn are the ratios the table prints, a worker a line, in the order of the table
+	tail -n +2 d.csv | cut -d, -f7 |
+		awk "{ for (i = 1; i <= NF; i++) printf \"data|%d\t%s\n\", i, \$i }" >want.data &&
+	test "$(wc -l <want.data)" -ge 6 && grep "^data|" d.got | cmp want.data - &&
+	grep -q "# drifty, run [0-9]*, worker 0$" d.html && grep -q "# steady, run [0-9]*, worker 0$" d.html &&
+	sed -n "/<svg/,/<\/svg>/p" d.html >d.svg &&
+	grep -q "<text>drifty, run [0-9]*, worker 0: UNSTABLE: drift [0-9.]*% > 25%</text>" d.svg &&
+	grep -q "<text>steady, run [0-9]*, worker 0: stable</text>" d.svg &&
+	grep -q "<text>stable: within 25% of 1</text>" d.svg &&
+	python3 "$ROOT/tests/figure_geometry.py" d.svg >d.geo
+'
+
 test_expect_success 'sweep compare makes no page: --format html and .html are refused, nothing written' '
 	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --format html >out 2>err &&
 	grep -qx "sweep: sweep compare prints md, text, csv, latex or json, not a page (html); '\''sweep report --format html'\'' makes one" err &&
