@@ -481,6 +481,88 @@ static void drift_script(const struct fig *f, const char *out, const char *datpa
 	free(e);
 }
 
+/* ---- predictions against their measures (--score) ---- */
+
+/* The data of a score figure: a block per metric and kind (blind, late), a prediction a line: predicted,
+ * measured. Returns the largest value. */
+static double score_data(const struct fig *f, const struct report_rows *r, struct strbuf *dat)
+{
+	double most = 0;
+
+	for (size_t j = 0; j < r->n; j++) {
+		if (!j || strcmp(report_rows_text(r, j, 0), report_rows_text(r, j - 1, 0)) ||
+		    report_rows_num(r, j, 1) != report_rows_num(r, j - 1, 1)) {
+			sb_adds(dat, j ? "\n\n# " : "# ");
+			table_add_safe(dat, report_rows_text(r, j, 0));
+			sb_adds(dat, report_rows_num(r, j, 1) == 1 ? " blind\n" : " late\n");
+		}
+		for (int c = 2; c < 4; c++) {
+			report_plot_num(f->o, report_rows_num(r, j, c), 6, dat);
+			sb_adds(dat, c == 2 ? "\t" : "\n");
+			most = report_rows_num(r, j, c) > most ? report_rows_num(r, j, c) : most;
+		}
+	}
+	return most;
+}
+
+/* The legend's entries of a score figure, in the order of the plot command. Each owned, NULL-terminated. */
+static char **score_entries(const struct fig *f, const struct report_rows *r)
+{
+	char **e = xcalloc(r->n + 3, sizeof(*e));
+	int n = 0;
+
+	if (!isnan(f->o->bar))
+		e[n++] = xasprintf("within the bar: %g%% of the prediction (the table holds the rms error to it)",
+				   f->o->bar);
+	e[n++] = xstrdup("measured = predicted");
+	for (size_t j = 0; j < r->n; j++)
+		if (!j || strcmp(report_rows_text(r, j, 0), report_rows_text(r, j - 1, 0)) ||
+		    report_rows_num(r, j, 1) != report_rows_num(r, j - 1, 1))
+			e[n++] = xasprintf("%s, %s predictions", report_rows_text(r, j, 0),
+					   report_rows_num(r, j, 1) == 1 ? "blind" : "late");
+	return e;
+}
+
+/* The score figure: each prediction (x) against its measure (y), a colour per metric and kind, over the
+ * line where they agree and the band of the bar around it. */
+static void score_script(const struct fig *f, const struct report_rows *r, const char *out, const char *datpath,
+			 double most, struct strbuf *gp)
+{
+	char **e = score_entries(f, r), **p = e;
+	struct report_plot_key k;
+	double h, top = most > 0 ? most * 1.1 : 1;
+	int lt = 1;
+
+	fig_key(e, out, &k);
+	h = (430.0 + 15.0 * report_plot_key_lines(&k)) / 560;
+	sb_adds(gp, "# sweep figure: predictions against their measures\n");
+	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
+	sb_adds(gp, "set grid\n");
+	report_plot_key(gp, &k);
+	sb_adds(gp, "set title ");
+	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+	sb_addf(gp, "\nset xlabel 'predicted'\nset ylabel 'measured'\nset xrange [0:%.17g]\nset yrange [0:%.17g]\n"
+		"set samples 2\nplot", top, top);
+	if (!isnan(f->o->bar)) {
+		sb_addf(gp, " '+' using 1:($1*%.17g):($1*%.17g) with filledcurves fc rgb '#4477aa' "
+			"fs transparent solid 0.15 noborder title ", 1 - f->o->bar / 100, 1 + f->o->bar / 100);
+		report_plot_wrap(gp, *p++, PLOT_WRAP);
+		sb_adds(gp, ",");
+	}
+	sb_adds(gp, " x with lines dt 2 lc rgb 'black' title ");
+	report_plot_wrap(gp, *p++, PLOT_WRAP);
+	for (int b = 0; *p; b++, p++) {
+		sb_adds(gp, ", ");
+		report_plot_str(gp, datpath);
+		sb_addf(gp, " index %d using 1:2 with points pt 7 ps 1.5 lt %d title ", b, lt++);
+		report_plot_wrap(gp, *p, PLOT_WRAP);
+	}
+	sb_adds(gp, "\n");
+	for (p = e; *p; p++)
+		free(*p);
+	free(e);
+}
+
 int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say)
 {
 	struct fig f = { p, p->o, d, d->rows, { 0 }, 0, 0, 0 };
@@ -491,6 +573,19 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	if (p->o->mode == REPORT_DRIFT) {
 		drift_data(&f, &dat);
 		drift_script(&f, out, datpath, &gp);
+		goto render;
+	}
+	if (p->o->mode == REPORT_SCORE) {
+		/* each prediction with its measure, which the table's groups sum up */
+		struct report_rows pairs;
+
+		if ((ret = report_plan_query(p, report_query_score_pairs, &pairs)) || !pairs.n) {
+			report_rows_release(&pairs);
+			free(datpath);
+			return ret ? ret : 2;
+		}
+		score_script(&f, &pairs, out, datpath, score_data(&f, &pairs, &dat), &gp);
+		report_rows_release(&pairs);
 		goto render;
 	}
 	fig_columns(&f);

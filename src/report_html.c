@@ -121,11 +121,13 @@ static int page_conditions(const struct report_plan *p, struct strbuf *sb)
 
 	if (!m)
 		return error("cannot make the page's conditions: %s", strerror(errno));
-	/* the conditions are those of a metric's results: a drift table's numbers are control runs, none */
+	/* the conditions are those of a metric's results: a drift table's numbers are control runs, a score's
+	 * those of any metric predicted */
 	ret = p->metric_base ? report_conditions_to(p, m) : 0;
 	if (!p->metric_base)
-		fputs("<p class=\"caption\">the numbers are control runs, which are no results: their conditions are "
-		      "their workers' (sweep report DB --rows host --metric M --conditions)</p>\n", m);
+		fprintf(m, "<p class=\"caption\">%s: 'sweep report DB --rows host --metric M --conditions' says "
+			"theirs</p>\n", p->o->mode == REPORT_DRIFT ? "the numbers are control runs, which are no "
+			"results: their conditions are their workers'" : "the numbers are of the metrics predicted");
 	if (fclose(m))
 		ret = ret ? ret : error("cannot make the page's conditions: %s", strerror(errno));
 	sb_adds(sb, "<section id=\"conditions\">\n<h2>Conditions</h2>\n");
@@ -146,7 +148,7 @@ static int page_figure(const struct report_plan *p, const struct report_doc *d, 
 	const char *start;
 	int ret;
 
-	if (p->o->mode == REPORT_SCORE || !d->rows->n) {
+	if (!d->rows->n) {
 		free(dir);
 		return FAIL_OK;
 	}

@@ -143,6 +143,9 @@ int report_query_compare(const struct report_plan *p, struct report_query *q);
 int report_query_limit(const struct report_plan *p, struct report_query *q);
 /* --score: row keys, metric, blind, n, mean(err^2), mean(err), predictions not measured yet. */
 int report_query_score(const struct report_plan *p, struct report_query *q);
+/* --score's predictions with a measure, one row each: metric, blind (1, or 0 for late), predicted, measured;
+ * by metric, blind first, then predicted. */
+int report_query_score_pairs(const struct report_plan *p, struct report_query *q);
 /* --drift: the control runs: host, run, rank, gpu, params, median, noise, by worker and in time order. */
 int report_query_drift(const struct report_plan *p, struct report_query *q);
 /* Whether a summary's rows share hosts: the distinct (row keys, group, host) of the table's results, and

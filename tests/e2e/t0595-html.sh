@@ -229,6 +229,37 @@ test_expect_success 'a drift page: the control ratio of each worker over its run
 	python3 "$ROOT/tests/figure_geometry.py" d.svg >d.geo
 '
 
+# a sweep whose value is 10 M, two passes, for predictions to score
+cat >"$T/pr.yaml" <<'EOF'
+sweep: pr
+command: [sh, -c, 'echo "{\"v\": $(({M} * 10))}"']
+metrics: json
+params:
+  M: [1, 2, 3]
+repeat: 2
+EOF
+
+test_expect_success 'a score page: each prediction against its measure, over the line of agreement and the bar' '
+	printf "sweep,M,metric,value\npr,1,v,10\npr,2,v,2.5e1\n" >pred.csv &&
+	"$SWEEP" plan pr.yaml --db pr.db >/dev/null && "$SWEEP" predict pr.db pred.csv >/dev/null &&
+	"$SWEEP" run pr.yaml --db pr.db 2>/dev/null &&
+	key=$(sql pr.db "SELECT key FROM cells WHERE json_extract(params, '\''$.M'\'') = 3 ORDER BY pass LIMIT 1") &&
+	printf "key,metric,value\n%s,v,24\n" "$key" >late.csv && "$SWEEP" predict pr.db late.csv --late >/dev/null &&
+	test_expect_code 4 "$SWEEP" report pr.db --score --bar 15 --out s.html 2>/dev/null &&
+	browse s.html s && python3 dom.py s.dom >s.got &&
+	grep -qx "table|v|blind|4|14.1|-10.0|met" s.got && grep -qx "table|v|late|1|25.0|25.0|missed" s.got &&
+	test "$(grep "^svg|" s.got)" = "svg|1" &&
+	# blind: M = 1 predicted 10, measured 10; M = 2 predicted 25, measured 20 (two passes each); late: 24, 30
+	printf "data|10\t10\ndata|10\t10\ndata|25\t20\ndata|25\t20\ndata|24\t30\n" >want.s &&
+	grep "^data|" s.got | cmp want.s - &&
+	sed -n "/<svg/,/<\/svg>/p" s.html >s.svg &&
+	grep -q "<text>v, blind predictions</text>" s.svg && grep -q "<text>v, late predictions</text>" s.svg &&
+	grep -q "<text>measured = predicted</text>" s.svg &&
+	grep -q "<text>within the bar: 15% of the prediction (the table holds the rms error to it)</text>" s.svg &&
+	python3 "$ROOT/tests/figure_geometry.py" s.svg >s.geo &&
+	grep -q "the numbers are of the metrics predicted" s.html
+'
+
 test_expect_success 'sweep compare makes no page: --format html and .html are refused, nothing written' '
 	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --format html >out 2>err &&
 	grep -qx "sweep: sweep compare prints md, text, csv, latex or json, not a page (html); '\''sweep report --format html'\'' makes one" err &&
