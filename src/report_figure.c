@@ -361,7 +361,7 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 	double h;
 
 	fig_key(e, out, &k);
-	h = (100.0 + 24.0 * (double)r->n + 15.0 * report_plot_key_lines(&k)) / 560;
+	h = (100.0 + 24.0 * (double)r->n + PLOT_LINE_EM * 11 * report_plot_key_lines(&k)) / 560;
 	sb_addf(gp, "# sweep figure: %s\n", f->o->mode == REPORT_COMPARE ? "comparison" : f->o->mode ==
 		REPORT_LIMIT ? "shares of a limit" : "table");
 	if (f->d->caption) {
@@ -454,7 +454,7 @@ static void drift_script(const struct fig *f, const char *out, const char *datpa
 	}
 	e[f->r->n] = xasprintf("stable: within %g%% of 1", t * 100);
 	fig_key(e, out, &k);
-	h = (430.0 + 15.0 * report_plot_key_lines(&k)) / 560;
+	h = (430.0 + PLOT_LINE_EM * 11 * report_plot_key_lines(&k)) / 560;
 	sb_adds(gp, "# sweep figure: drift of the control cells\n");
 	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
 	sb_adds(gp, "set grid\n");
@@ -534,7 +534,7 @@ static void score_script(const struct fig *f, const struct report_rows *r, const
 	int lt = 1;
 
 	fig_key(e, out, &k);
-	h = (430.0 + 15.0 * report_plot_key_lines(&k)) / 560;
+	h = (430.0 + PLOT_LINE_EM * 11 * report_plot_key_lines(&k)) / 560;
 	sb_adds(gp, "# sweep figure: predictions against their measures\n");
 	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
 	sb_adds(gp, "set grid\n");

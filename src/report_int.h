@@ -460,7 +460,7 @@ void report_plot_terminal(struct strbuf *gp, const char *out, double w, double h
 char *report_plot_beside(const char *out, const char *ext);
 /* "set xtics (...)" (axis "x" or "y") on the n sorted grid values (on a log axis or when there are 10 or
  * fewer; else steps of 1, 2, 5 x 10^k, or of powers of two for sizes), labelled in binary prefixes when
- * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). On an axis len characters long (0: any),
+ * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). On an axis len font sizes long (0: any),
  * the ticks whose labels would come closer than a character to the previous one are left out. */
 void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale,
 		       double len);
@@ -475,6 +475,8 @@ void report_plot_label(double v, int bytes, char *buf, size_t n);
 /* What the figures assume of the font: a character's width over the font's size (an upper bound for
  * digits and most letters of DejaVu Sans). */
 #define PLOT_CHAR_W 0.62
+/* A line of text as gnuplot spaces them (a margin's unit), in sizes of the font: 17 pixels at 11. */
+#define PLOT_LINE_EM 1.57
 /* The width of a panel at out (png, svg or pdf, from its extension) in sizes of its font. */
 double report_plot_em(const char *out);
 /* The width at which a legend's entry is wrapped. */
@@ -483,8 +485,8 @@ double report_plot_em(const char *out);
  * report_plot_str's (a quote or backslash escaped). Returns its lines. */
 int report_plot_wrap(struct strbuf *sb, const char *s, size_t width);
 /* The legend of a panel: nentry entries, the widest widest characters and each lines_each lines; the panel
- * col, row of a layout cols x rows; extra lines the x axis needs beyond its labels (turned ticks), below
- * lines under the legend (footnotes). */
+ * col, row of a layout cols x rows; extra lines the x axis needs beyond a line of labels (labels turned
+ * upright), below lines under the legend (footnotes). */
 struct report_plot_key {
 	double em;             /* report_plot_em */
 	size_t nentry, widest;

@@ -227,8 +227,8 @@ static double tick_at(double v, double min, double max, int logscale)
 	return max > min ? (0.03 + f) / 1.06 : 0.5;
 }
 
-/* Whether the labels of the ticks at a and b (PLOT_CHAR_W of the font a character each, centred on their
- * places) on an axis from min to max, len characters long, come closer than a character. */
+/* Whether the labels of the ticks at a and b (PLOT_CHAR_W of the font's size a character each, centred on
+ * their places) on an axis from min to max, len font sizes long, come closer than a character. */
 static int ticks_clash(double a, const char *la, double b, const char *lb, const double *range, double len,
 		       int logscale)
 {
@@ -363,6 +363,7 @@ struct plot {
 	const char *yunit;
 	int bars;              /* some point has an interval to draw (its low below its high) */
 	double em;             /* a panel's width in font sizes */
+	int xturn;             /* the lines the x axis's category labels take turned (0: flat) */
 };
 
 /* Point i's facet and series: NULL when the plot has none, "-" for an unknown value. */
@@ -485,7 +486,7 @@ static void panel_key(const struct plot *pl, size_t i, int panel, struct report_
 	char *bars = pl->bars ? bars_text(pl->o) : NULL;
 
 	*k = (struct report_plot_key){ .em = pl->em, .lines_each = 1, .col = panel % pl->cols,
-				       .row = panel / pl->cols, .cols = pl->cols, .rows = pl->rows };
+				       .row = panel / pl->cols, .cols = pl->cols, .rows = pl->rows, .extra = pl->xturn };
 	for (size_t s = i; s < e; s = series_end(pl, s)) {
 		char *t = series_title(pl, s);
 		size_t w = strlen(t);
@@ -503,8 +504,8 @@ static void panel_key(const struct plot *pl, size_t i, int panel, struct report_
 	free(bars);
 }
 
-/* A figure's height over the default's: room for a legend of more than 8 lines, so that the plot keeps its
- * share of the figure. */
+/* A figure's height over the default's: room for a legend of more than 8 lines and for turned labels, so
+ * that the plot keeps its share of the figure (60 % or more). */
 static double plot_height(const struct plot *pl)
 {
 	int most = 0;
@@ -517,7 +518,9 @@ static double plot_height(const struct plot *pl)
 		lines = report_plot_key_lines(&k);
 		most = lines > most ? lines : most;
 	}
-	return most > 8 ? 1 + (most - 8) * 1.3 * 11 / 560 : 1;
+	/* twice their lines: the plot grows with the figure, and keeps its share */
+	most = (most > 8 ? most - 8 : 0) + pl->xturn;
+	return 1 + 2 * most * PLOT_LINE_EM * 11 / 560;
 }
 
 /* The script's settings: terminal and size from out's extension, labels (with units), scales. */
@@ -549,6 +552,8 @@ static void script_head(const struct plot *pl, const char *out, struct strbuf *g
 	sb_adds(gp, "\n");
 	if (pl->x_text)
 		sb_adds(gp, "set offsets 0.4, 0.4, 0, 0\n");
+	if (pl->xturn)
+		sb_adds(gp, "set xtics rotate by 90 right\n");
 	if (o->logx && !pl->x_text)
 		sb_addf(gp, "set logscale x %d\n", all_pow2(pl) ? 2 : 10);
 	if (!pl->x_text) {
@@ -700,6 +705,25 @@ static void plot_data(const struct plot *pl, struct strbuf *dat)
 	free(xcat);
 }
 
+/* Categories on the x axis whose labels, side by side, would not fit its length are turned upright:
+ * the lines their longest takes under the axis, or 0. */
+static int x_turn(const struct plot *pl)
+{
+	double width = 0, longest = 0;
+
+	for (size_t i = 0; pl->x_text && i < pl->pt->n; i++) {
+		const char *x = report_rows_text(pl->pt, i, 2);
+		double w = (double)plot_chars(x ? x : "") * PLOT_CHAR_W;
+		size_t j;
+
+		for (j = 0; j < i && !same(report_rows_text(pl->pt, j, 2), x); j++)
+			;
+		width += j == i ? w + 1 : 0;     /* each category once, a character apart */
+		longest = w > longest ? w : longest;
+	}
+	return width > pl->em * 0.8 ? (int)ceil(longest / PLOT_LINE_EM) : 0;
+}
+
 /* Seconds are drawn in the unit that suits the largest value: s, ms or µs. */
 static void time_unit(struct plot *pl)
 {
@@ -722,7 +746,7 @@ static void time_unit(struct plot *pl)
 int report_plot_print(const struct report_plan *p, const struct report_rows *points)
 {
 	const struct report_opts *o = p->o;
-	struct plot pl = { p, o, points, 0, 0, 0, 0, 1, NULL, 0, report_plot_em(o->out) };
+	struct plot pl = { p, o, points, 0, 0, 0, 0, 1, NULL, 0, report_plot_em(o->out), 0 };
 	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
 	char *datpath = report_plot_beside(o->out, ".dat");
 	int ret;
@@ -735,6 +759,7 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 	pl.cols = (int)ceil(sqrt((double)pl.nfacet));
 	pl.rows = (int)((pl.nfacet + (size_t)pl.cols - 1) / (size_t)pl.cols);
 	time_unit(&pl);
+	pl.xturn = x_turn(&pl);
 	plot_data(&pl, &dat);
 	plot_script(&pl, o->out, datpath, &gp);
 	ret = report_plot_render(o->db, o->out, dat.buf, gp.buf, 1);

@@ -31,6 +31,16 @@ params:
            prefetch-with-a-long-name-ten]
 EOF
 
+# eight benchmarks with long names, as categories on the x axis
+cat >"$T/it.yaml" <<'EOF'
+sweep: it
+command: [sh, -c, 'echo "{\"tok_s\": 5}"']
+metrics: json
+params:
+  bench: [matrix-multiply-large, matrix-multiply-small, convolution-depthwise, convolution-grouped,
+          attention-flash-long, attention-paged-short, layernorm-fused, softmax-online-long]
+EOF
+
 # python3 points.py SVG N: at least N places where the SVG draws a point marker (gnuplot's points, the legend's
 # samples), each seen last (on top) as a filled circle (gnuplot pt 7, the SVG's gpPt6) in its colour, at a
 # size that reads in print
@@ -53,6 +63,7 @@ layout() {
 test_expect_success 'setup' '
 	"$SWEEP" run sz.yaml --db sz.db 2>/dev/null &&
 	"$SWEEP" run ln.yaml --db ln.db 2>/dev/null &&
+	"$SWEEP" run it.yaml --db it.db 2>/dev/null &&
 	"$ROOT/examples/decode-grid.sh" "$T/dg.db" >/dev/null 2>&1 &&
 	"$ROOT/examples/roofline.sh" "$T/rl.db" >/dev/null 2>&1 &&
 	test "$(sql sz.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 153 &&
@@ -85,6 +96,15 @@ test_expect_success 'lines without bars, --errors ci, facets: room kept, legends
 test_expect_success 'a legend of ten long names stays under the plot, which keeps its room' '
 	"$SWEEP" plot ln.db --x batch --y tok_s --series system --out ln.svg >/dev/null &&
 	layout ln.svg && test "$(grep -c "system=.*-with-a-long-name-" ln.svg)" -ge 10
+'
+
+test_expect_success 'long categories on the x axis are turned upright, the figure taller, the plot kept' '
+	"$SWEEP" plot it.db --x bench --y tok_s --out it.svg >/dev/null &&
+	grep -q "^set xtics rotate by 90 right$" it.gp && layout it.svg &&
+	grep -q "^set terminal svg noenhanced size 900,[6-9][0-9][0-9] " it.gp &&
+	# short ones stay flat
+	"$SWEEP" plot it.db --x bench --y tok_s --where "bench LIKE '\''conv%'\''" --out it2.svg >/dev/null &&
+	! grep -q "rotate" it2.gp && layout it2.svg
 '
 
 test_expect_success '--compare and --limit: the legend under the plot, below the title; one row named' '
