@@ -259,13 +259,8 @@ static char **fig_entries(const struct fig *f, int nbands)
 static void fig_key(char **e, const char *out, struct report_plot_key *k)
 {
 	*k = (struct report_plot_key){ .em = report_plot_em(out), .lines_each = 1, .cols = 1, .rows = 1 };
-	for (; *e; e++) {
-		size_t w = strlen(*e);
-
-		k->nentry++;
-		k->widest = w > PLOT_WRAP ? PLOT_WRAP : w > k->widest ? w : k->widest;
-		k->lines_each = w > PLOT_WRAP ? 2 : k->lines_each;
-	}
+	for (; *e; e++)
+		report_plot_key_add(k, *e);
 }
 
 /* The rows' labels on the y axis, from the top down, with the table's marks. */

@@ -494,6 +494,8 @@ struct report_plot_key {
 	int col, row, cols, rows;
 	int extra, below;
 };
+/* One more entry in k: its width (up to PLOT_WRAP) and its lines wrapped. */
+void report_plot_key_add(struct report_plot_key *k, const char *title);
 /* The lines a legend takes: its entries in the columns that fit the figure's width. */
 int report_plot_key_lines(const struct report_plot_key *k);
 /* "set key ..." and "set bmargin ...": the legend under the x axis's label, never over the plot, and the

@@ -96,6 +96,19 @@ int report_plot_wrap(struct strbuf *sb, const char *s, size_t width)
 	return lines;
 }
 
+void report_plot_key_add(struct report_plot_key *k, const char *title)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int lines = report_plot_wrap(&sb, title, PLOT_WRAP);
+	size_t w = plot_chars(title);
+
+	w = w > PLOT_WRAP ? PLOT_WRAP : w;
+	k->nentry++;
+	k->widest = w > k->widest ? w : k->widest;
+	k->lines_each = lines > k->lines_each ? lines : k->lines_each;
+	sb_release(&sb);
+}
+
 /* The columns of a legend: as many entries as fit in 85 % of the panel's width, each its text, a sample two
  * characters long and the gaps around them. */
 static size_t key_cols(const struct report_plot_key *k)
@@ -127,8 +140,10 @@ void report_plot_key(struct strbuf *gp, const struct report_plot_key *k)
 		sb_addf(gp, "screen %.4g", (k->rows - 1 - k->row + 0.01) / k->rows);
 	else
 		sb_addf(gp, "character %g", k->below + 0.4);
-	sb_addf(gp, " center bottom horizontal Left reverse box samplen 2 maxcols %zu maxrows %d\n", key_cols(k),
-		lines);
+	sb_adds(gp, " center bottom horizontal Left reverse box samplen 2");
+	if (k->lines_each > 1)
+		sb_addf(gp, " spacing %d", k->lines_each);   /* a row of the legend holds its longest entry's lines */
+	sb_addf(gp, " maxcols %zu maxrows %d\n", key_cols(k), lines);
 	sb_addf(gp, "set bmargin %d\n", 5 + k->extra + lines + k->below);
 }
 
@@ -489,18 +504,12 @@ static void panel_key(const struct plot *pl, size_t i, int panel, struct report_
 				       .row = panel / pl->cols, .cols = pl->cols, .rows = pl->rows, .extra = pl->xturn };
 	for (size_t s = i; s < e; s = series_end(pl, s)) {
 		char *t = series_title(pl, s);
-		size_t w = strlen(t);
 
-		k->nentry++;
-		k->widest = w > PLOT_WRAP ? PLOT_WRAP : w > k->widest ? w : k->widest;
-		k->lines_each = w > PLOT_WRAP ? 2 : k->lines_each;
+		report_plot_key_add(k, t);
 		free(t);
 	}
-	if (bars) {
-		k->nentry++;
-		k->widest = strlen(bars) > PLOT_WRAP ? PLOT_WRAP : strlen(bars) > k->widest ? strlen(bars) : k->widest;
-		k->lines_each = strlen(bars) > PLOT_WRAP ? 2 : k->lines_each;
-	}
+	if (bars)
+		report_plot_key_add(k, bars);
 	free(bars);
 }
 

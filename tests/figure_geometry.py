@@ -6,7 +6,8 @@
 - the x tick labels under a border do not overlap, each label's box taken from its place, its anchor, its
   font size and its text (0.62 of the font size a character: wider than DejaVu Sans's digits and most
   letters, so that a pass means no overlap);
-- the legend's box is under its panel's plot area (so under its title), and each entry's text lies inside it.
+- the legend's box is under its panel's plot area (so under its title), each entry's text lies inside it,
+  and no two lines of its text overlap.
 Prints "panel K: area W% x H%" per panel and "ok", or what is wrong, and exits 1.
 """
 import math
@@ -93,10 +94,15 @@ def main():
                 if meet(key, box_of(t)):
                     bad.append("the legend's box meets the title '%s'" % t[4])
     for key in keys:
-        for t in ts:
-            if t[2] == "start" and key[1] <= t[1] <= key[3] and key[0] <= t[0] <= key[2]:
-                if box_of(t)[2] > key[2] + 2:
-                    bad.append("the legend's entry '%s' spills out of its box" % t[4])
+        entries = [t for t in ts if t[2] == "start" and key[1] <= t[1] <= key[3] and key[0] <= t[0] <= key[2]]
+        for t in entries:
+            if box_of(t)[2] > key[2] + 2:
+                bad.append("the legend's entry '%s' spills out of its box" % t[4])
+        for i, t in enumerate(entries):
+            for u in entries[i + 1:]:
+                a, b = box_of(t), box_of(u)
+                if a[0] < b[2] and b[0] < a[2] and abs(t[1] - u[1]) < 0.9 * t[3]:
+                    bad.append("the legend's lines '%s' and '%s' overlap" % (t[4], u[4]))
     for line in bad:
         print(line)
     if not bad:

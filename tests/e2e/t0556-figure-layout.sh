@@ -31,6 +31,17 @@ params:
            prefetch-with-a-long-name-ten]
 EOF
 
+# a series whose name needs two lines of the legend
+cat >"$T/lt.yaml" <<'EOF'
+sweep: lt
+command: [sh, -c, 'echo "{\"tok_s\": {batch}}"']
+metrics: json
+params:
+  batch: [1, 2]
+  system: [a system whose name is long enough to need more than one line in the legend of a figure of default size,
+           short]
+EOF
+
 # eight benchmarks with long names, as categories on the x axis
 cat >"$T/it.yaml" <<'EOF'
 sweep: it
@@ -64,6 +75,7 @@ test_expect_success 'setup' '
 	"$SWEEP" run sz.yaml --db sz.db 2>/dev/null &&
 	"$SWEEP" run ln.yaml --db ln.db 2>/dev/null &&
 	"$SWEEP" run it.yaml --db it.db 2>/dev/null &&
+	"$SWEEP" run lt.yaml --db lt.db 2>/dev/null &&
 	"$ROOT/examples/decode-grid.sh" "$T/dg.db" >/dev/null 2>&1 &&
 	"$ROOT/examples/roofline.sh" "$T/rl.db" >/dev/null 2>&1 &&
 	test "$(sql sz.db "SELECT count(*) FROM results WHERE status = '\''ok'\''")" = 153 &&
@@ -93,9 +105,13 @@ test_expect_success 'lines without bars, --errors ci, facets: room kept, legends
 	layout f.svg && test "$(grep -c "^panel [1-3]: area" f.svg.geo)" = 3
 '
 
-test_expect_success 'a legend of ten long names stays under the plot, which keeps its room' '
+test_expect_success 'a legend of ten long names, or of one too long for a line, stays under the plot' '
 	"$SWEEP" plot ln.db --x batch --y tok_s --series system --out ln.svg >/dev/null &&
-	layout ln.svg && test "$(grep -c "system=.*-with-a-long-name-" ln.svg)" -ge 10
+	layout ln.svg && test "$(grep -c "system=.*-with-a-long-name-" ln.svg)" -ge 10 &&
+	# a name too long for a line is wrapped, and the rows of the legend make room for its lines
+	"$SWEEP" plot lt.db --x batch --y tok_s --series system --out lt.svg >/dev/null &&
+	grep -q "title \"system=a system whose name is long enough to need more than one line in the\\\\nlegend of" lt.gp &&
+	grep -q "samplen 2 spacing 2 " lt.gp && layout lt.svg
 '
 
 test_expect_success 'long categories on the x axis are turned upright, the figure taller, the plot kept' '
