@@ -192,8 +192,10 @@ static void value_range(const struct fig *f, struct strbuf *gp)
 			min = v < min ? v : min;
 			max = v > max ? v : max;
 		}
-	/* a throughput or a share is read against zero: its axis starts there */
-	if (f->o->mode != REPORT_COMPARE && !f->o->logy && min >= 0 && max > 0)
+	/* a throughput or a share is read against zero: its axis starts there; --logy: a log axis */
+	if (f->o->logy && min > 0)
+		sb_addf(gp, "set logscale x\nset xrange [%.17g:%.17g]\n", min / 1.1, max * 1.25);
+	else if (f->o->mode != REPORT_COMPARE && min >= 0 && max > 0)
 		sb_addf(gp, "set xrange [0:%.17g]\n", max * 1.12);
 	else if (min <= max)
 		sb_addf(gp, "set xrange [%.17g:%.17g]\n", min - (max - min) * 0.05 - (min == max),

@@ -131,8 +131,11 @@ test_expect_success '--compare and --limit: the legend under the plot, below the
 	"$SWEEP" plot rl.db --rows host,model --y tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
 		--summary=label.class --out r.svg >/dev/null 2>&1 &&
 	layout r.svg &&
-	# a share is read against zero
-	grep -q "^set xrange \[0:" r.gp
+	# a share is read against zero, unless on a log axis
+	grep -q "^set xrange \[0:" r.gp &&
+	"$SWEEP" plot rl.db --rows host,model --y tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" --logy \
+		--out rlog.svg >/dev/null 2>&1 &&
+	grep -q "^set logscale x$" rlog.gp && grep -q "^set xrange \[0\.[0-9]*:" rlog.gp && layout rlog.svg
 '
 
 test_expect_success 'a legend names what is drawn: no bars without them, the interval when there are' '
