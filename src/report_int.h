@@ -481,8 +481,9 @@ void report_plot_label(double v, int bytes, char *buf, size_t n);
 double report_plot_em(const char *out);
 /* The width at which a legend's entry is wrapped. */
 #define PLOT_WRAP 80
-/* s as a gnuplot double-quoted string wrapped at width characters (at spaces, with "\n"), safe as
- * report_plot_str's (a quote or backslash escaped). Returns its lines. */
+/* s wrapped at width characters (at spaces) as a gnuplot string expression: each line as report_plot_str
+ * writes it (safe: nothing in single quotes is expanded), joined by ."\n". (a double-quoted string that
+ * holds only the newline). Returns its lines. */
 int report_plot_wrap(struct strbuf *sb, const char *s, size_t width);
 /* The legend of a panel: nentry entries, the widest widest characters and each lines_each lines; the panel
  * col, row of a layout cols x rows; extra lines the x axis needs beyond a line of labels (labels turned

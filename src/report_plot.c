@@ -61,38 +61,36 @@ static size_t plot_chars(const char *s)
 
 int report_plot_wrap(struct strbuf *sb, const char *s, size_t width)
 {
-	struct strbuf safe = STRBUF_INIT;
+	struct strbuf line = STRBUF_INIT;
 	size_t col = 0;
 	int lines = 1;
 
-	sb_add(&safe, "", 0);
-	table_add_safe(&safe, s);
-	sb_addc(sb, '"');
-	for (const char *p = safe.buf; *p;) {
-		size_t n = strcspn(p, " "), w;
+	/* each line a single-quoted string (report_plot_str's safety), joined by a newline in double quotes,
+	 * which hold nothing else: no text of ours is ever in a string gnuplot expands */
+	sb_add(&line, "", 0);
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, " ");
 		char *word = xstrndup(p, n);
+		size_t w = plot_chars(word);
 
-		w = plot_chars(word);
 		if (col && col + 1 + w > width) {
-			sb_adds(sb, "\\n");
+			report_plot_str(sb, line.buf);
+			sb_adds(sb, ".\"\\n\".");
+			sb_reset(&line);
 			col = 0;
 			lines++;
 		} else if (col) {
-			sb_addc(sb, ' ');
+			sb_addc(&line, ' ');
 			col++;
 		}
-		for (const char *q = word; *q; q++) {
-			if (*q == '"' || *q == '\\')
-				sb_addc(sb, '\\');
-			sb_addc(sb, *q);
-		}
+		sb_adds(&line, word);
 		col += w;
 		free(word);
 		p += n;
 		p += *p == ' ';
 	}
-	sb_addc(sb, '"');
-	sb_release(&safe);
+	report_plot_str(sb, line.buf);
+	sb_release(&line);
 	return lines;
 }
 

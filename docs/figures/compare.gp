@@ -13,4 +13,4 @@ set ylabel 'model, budget'
 set xlabel 'tok_s cache/baseline, ratio of means over paired units'
 set xrange [0.99549900958131188:1.1008221853786144]
 set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lw 1.5 lc rgb 'black'
-plot 'compare.dat' index 0 using 3:1 with points pt 7 ps 1.5 lt 1 title "cache/baseline [95% CI]", 'compare.dat' index 0 using 3:1:4:5 with xerrorbars pt 0 lw 1.5 lt 1 title "95% paired percentile bootstrap interval, 10000 resamples, seed 1"
+plot 'compare.dat' index 0 using 3:1 with points pt 7 ps 1.5 lt 1 title 'cache/baseline [95% CI]', 'compare.dat' index 0 using 3:1:4:5 with xerrorbars pt 0 lw 1.5 lt 1 title '95% paired percentile bootstrap interval, 10000 resamples, seed 1'

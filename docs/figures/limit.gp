@@ -12,4 +12,4 @@ set title 'roofline'
 set ylabel 'host, model'
 set xlabel 'share of the limit: tok_s / limit, median over passes'
 set xrange [0:1.1083348764899288]
-plot 'limit.dat' index 1 using (($5+$6)/2):(($1+$2)/2):5:6:1:2 with boxxyerror fs transparent solid 0.2 noborder lc rgb '#4477aa' title "95% t interval of the mean over host, per group", 'limit.dat' index 1 using 4:1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title "mean", 'limit.dat' index 1 using 6:(($1+$2)/2):3 with labels left offset 1,0 notitle, 'limit.dat' index 0 using 3:1 with points pt 7 ps 1.5 lt 1 title "share"
+plot 'limit.dat' index 1 using (($5+$6)/2):(($1+$2)/2):5:6:1:2 with boxxyerror fs transparent solid 0.2 noborder lc rgb '#4477aa' title '95% t interval of the mean over host, per group', 'limit.dat' index 1 using 4:1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title 'mean', 'limit.dat' index 1 using 6:(($1+$2)/2):3 with labels left offset 1,0 notitle, 'limit.dat' index 0 using 3:1 with points pt 7 ps 1.5 lt 1 title 'share'

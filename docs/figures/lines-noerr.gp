@@ -12,4 +12,4 @@ set yrange [0:*]
 set title 'decode-grid'
 set key at screen 0.5, character 0.4 center bottom horizontal Left reverse box samplen 2 maxcols 2 maxrows 1
 set bmargin 6
-plot 'lines-noerr.dat' index 0 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 1 title "system=cache", 'lines-noerr.dat' index 1 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 2 title "system=baseline"
+plot 'lines-noerr.dat' index 0 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 1 title 'system=cache', 'lines-noerr.dat' index 1 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 2 title 'system=baseline'

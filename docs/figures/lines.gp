@@ -12,4 +12,4 @@ set yrange [0:*]
 set title 'decode-grid'
 set key at screen 0.5, character 0.4 center bottom horizontal Left reverse box samplen 2 maxcols 2 maxrows 2
 set bmargin 7
-plot 'lines.dat' index 0 using 1:2:5:6 with yerrorbars lt 1 lw 1.5 pt 0 notitle, 'lines.dat' index 0 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 1 title "system=cache", 'lines.dat' index 1 using 1:2:5:6 with yerrorbars lt 2 lw 1.5 pt 0 notitle, 'lines.dat' index 1 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 2 title "system=baseline", keyentry with yerrorbars lc 'black' lw 1.5 pt 0 title "bars: min-max over passes and host, model"
+plot 'lines.dat' index 0 using 1:2:5:6 with yerrorbars lt 1 lw 1.5 pt 0 notitle, 'lines.dat' index 0 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 1 title 'system=cache', 'lines.dat' index 1 using 1:2:5:6 with yerrorbars lt 2 lw 1.5 pt 0 notitle, 'lines.dat' index 1 using 1:2 with linespoints pt 7 ps 1.2 lw 2 lt 2 title 'system=baseline', keyentry with yerrorbars lc 'black' lw 1.5 pt 0 title 'bars: min-max over passes and host, model'

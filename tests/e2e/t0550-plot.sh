@@ -29,7 +29,7 @@ test_expect_success 'png: data, script and picture; labels with units, one line 
 	grep -q "^set logscale x 2$" fig/tok.gp &&
 	grep -q "^set multiplot layout 1,2" fig/tok.gp &&
 	grep -q "^set title '\''model=large'\''$" fig/tok.gp &&
-	grep -q "title \"system=fast\"" fig/tok.gp && grep -q "title \"system=slow\"" fig/tok.gp &&
+	grep -q "title '\''system=fast'\''" fig/tok.gp && grep -q "title '\''system=slow'\''" fig/tok.gp &&
 	# one pass, no pooling: every interval is its point, no bar is drawn and the legend names none
 	! grep -q "yerrorbars\|bars:" fig/tok.gp &&
 	# 4 blocks of 5 points: the fast series doubles with batch (3, 6, 12, 24, 48)
@@ -57,7 +57,7 @@ test_expect_success 'text on the x axis becomes categories' '
 	# one point per model, in the spec'\''s order: the median over the 5 batches of each system (3 or 2 times
 	# 1, 2, 4, 8, 16), with their min and max, drawn as bars and named so
 	printf "0\t12\tsmall\t5\t3\t48\n1\t12\tlarge\t5\t3\t48\n0\t8\tsmall\t5\t2\t32\n1\t8\tlarge\t5\t2\t32\n" >want &&
-	grep -q "keyentry with yerrorbars .* title \"bars: min-max over passes and batch\"" cat.gp &&
+	grep -q "keyentry with yerrorbars .* title '\''bars: min-max over passes and batch'\''" cat.gp &&
 	grep "^[0-9]" cat.dat | cmp want - &&
 	grep -q "^# fast$" cat.dat && grep -q "^# slow$" cat.dat
 '

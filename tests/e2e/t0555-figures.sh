@@ -41,7 +41,7 @@ for ext in png svg pdf; do
 test_expect_success "$ext: each point its median with the min-max over passes, the numbers the tables print" '
 	"$SWEEP" plot p.db --x batch --y tok_s --series system --facet model --logx --out f.'$ext' >out &&
 	test -s f.'$ext' &&
-	grep -q "keyentry with yerrorbars .* title \"bars: min-max over passes\"$" f.gp &&
+	grep -q "keyentry with yerrorbars .* title '\''bars: min-max over passes'\''$" f.gp &&
 	test "$(grep -o "with yerrorbars lt" f.gp | wc -l)" = 4 &&
 	for s in median:2 min:5 max:6; do
 		"$SWEEP" report p.db --rows model,system,batch --metric tok_s --stat ${s%:*} --format csv |
@@ -56,7 +56,7 @@ done
 
 test_expect_success '--spread 50: the quartiles, named; --errors none: no bars' '
 	"$SWEEP" plot p.db --x batch --y tok_s --series system --facet model --spread 50 --out q.svg >/dev/null &&
-	grep -q "title \"bars: 25-75 percentile over passes\"" q.gp &&
+	grep -q "title '\''bars: 25-75 percentile over passes'\''" q.gp &&
 	"$SWEEP" sql p.db "SELECT k || '\'','\'' || quantile(v, 0.25) FROM (SELECT json_extract(params, '\''$.model'\'')
 		|| '\'','\'' || json_extract(params, '\''$.system'\'') || '\'','\'' || json_extract(params, '\''$.batch'\'') AS k,
 		m.value AS v FROM v_results r JOIN metrics m ON m.result = r.id AND m.name = '\''tok_s'\'') GROUP BY k" --csv |
@@ -88,7 +88,7 @@ test_expect_success '--errors ci: the median interval results keep, in the unit 
 	fi &&
 	sql ci.db "UPDATE results SET ci_lo = median * 0.9, ci_hi = median * 1.25" &&
 	"$SWEEP" plot ci.db --x bytes --y gbs --errors ci --out ci.svg >/dev/null &&
-	grep -q "title \"bars: 95% interval of each result'\''s median, median over passes\"" ci.gp &&
+	grep -q "title '\''bars: 95% interval of each result'\'''\''s median, median over passes'\''" ci.gp &&
 	# a rate: gbs / 1.25 to gbs / 0.9
 	awk -F"\t" "/^[0-9]/ { if (!(\$5 > 0 && (\$5 * 1.25 / \$2 - 1) ^ 2 < 1e-9 && (\$6 * 0.9 / \$2 - 1) ^ 2 < 1e-9)) bad = 1; n++ }
 		END { exit bad || n != 3 }" ci.dat &&
@@ -145,7 +145,7 @@ test_expect_success 'shares of a limit as a figure: each row, each class mean an
 		awk -F"\t" "/^# y from/ { on = 1; next } on && NF { print \$3 \"\t\" \$4 \"\t\" \$5 \"\t\" \$6 }" l.dat |
 			cmp want.bands - || return 1
 	done &&
-	grep -q "with boxxyerror" l.gp && grep -q "title \"mean\"" l.gp && grep -q "consumer" l.svg &&
+	grep -q "with boxxyerror" l.gp && grep -q "title '\''mean'\''" l.gp && grep -q "consumer" l.svg &&
 	# --limit draws host rows unless told
 	"$SWEEP" plot rl.db --y tok_s --limit "host_read_gbs * 1e9 / bytes_per_token" \
 		--pool model,bytes_per_token --out h.svg >/dev/null &&

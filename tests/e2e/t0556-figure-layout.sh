@@ -110,7 +110,7 @@ test_expect_success 'a legend of ten long names, or of one too long for a line, 
 	layout ln.svg && test "$(grep -c "system=.*-with-a-long-name-" ln.svg)" -ge 10 &&
 	# a name too long for a line is wrapped, and the rows of the legend make room for its lines
 	"$SWEEP" plot lt.db --x batch --y tok_s --series system --out lt.svg >/dev/null &&
-	grep -q "title \"system=a system whose name is long enough to need more than one line in the\\\\nlegend of" lt.gp &&
+	grep -q "title '\''system=a system whose name is long enough to need more than one line in the'\''.\"\\\\n\".'\''legend of" lt.gp &&
 	grep -q "samplen 2 spacing 2 " lt.gp && layout lt.svg
 '
 
