@@ -18,7 +18,39 @@ struct fig {
 	int nval;
 	int ci;                /* the series' columns are followed by their interval's bounds */
 	int sum_col;           /* the first series' column among the summary's number columns */
+	double xs;             /* seconds drawn in the unit that suits them, as sweep plot draws them: 1, 1e3, 1e6 */
+	const char *xunit;     /* the value axis's unit, or NULL */
 };
+
+/* A value axis of seconds in the unit that suits the largest value drawn: s, ms or µs. */
+static void fig_unit(struct fig *f)
+{
+	double max = 0;
+
+	f->xs = 1;
+	f->xunit = f->o->mode == REPORT_TABLE ? report_plot_unit(f->o->metric) : NULL;
+	if (f->o->mode != REPORT_TABLE || strcmp(f->o->metric, "seconds"))
+		return;
+	for (int s = 0; s < f->nval; s++)
+		for (size_t j = 0; j < f->r->n; j++)
+			if (fabs(report_rows_num(f->r, j, f->val[s])) > max)
+				max = fabs(report_rows_num(f->r, j, f->val[s]));
+	if (max > 0 && max < 1e-3)
+		f->xs = 1e6, f->xunit = "µs";
+	else if (max > 0 && max < 1)
+		f->xs = 1e3, f->xunit = "ms";
+}
+
+/* The value of expr (a column's number, or an expression) in the axis's unit. */
+static void xcol(const struct fig *f, const char *expr, struct strbuf *gp)
+{
+	if (f->xs == 1)
+		sb_adds(gp, expr);
+	else if (strspn(expr, "0123456789") == strlen(expr))
+		sb_addf(gp, "($%s*%g)", expr, f->xs);
+	else
+		sb_addf(gp, "(%s*%g)", expr, f->xs);
+}
 
 /* What is drawn: the column with an interval (the ratio of --compare), else the last number column (the
  * share of --limit), else (a table) every number column that is not a count. */
@@ -164,8 +196,8 @@ static char *value_label(const struct fig *f)
 			      !strcmp(o->stat, "geomean") ? "geometric mean of the ratios" : "ratio of means");
 	else if (o->mode == REPORT_LIMIT)
 		s = xasprintf("share of the limit: %s / limit, %s over passes%s", o->metric, o->stat, pooled);
-	else if (report_plot_unit(o->metric))
-		s = xasprintf("%s (%s), %s over passes%s", o->metric, report_plot_unit(o->metric), o->stat, pooled);
+	else if (f->xunit)
+		s = xasprintf("%s (%s), %s over passes%s", o->metric, f->xunit, o->stat, pooled);
 	else
 		s = xasprintf("%s, %s over passes%s", o->metric, o->stat, pooled);
 	free(pooled);
@@ -192,6 +224,8 @@ static void value_range(const struct fig *f, struct strbuf *gp)
 			min = v < min ? v : min;
 			max = v > max ? v : max;
 		}
+	min *= f->xs;
+	max *= f->xs;
 	/* a throughput or a share is read against zero: its axis starts there; --logy: a log axis */
 	if (f->o->logy && min > 0)
 		sb_addf(gp, "set logscale x\nset xrange [%.17g:%.17g]\n", min / 1.1, max * 1.25);
@@ -292,7 +326,9 @@ static void using_marked(const struct fig *f, unsigned m, struct strbuf *gp)
 {
 	int first = 1;
 
-	sb_adds(gp, "using 3:((");
+	sb_adds(gp, "using ");
+	xcol(f, "3", gp);
+	sb_adds(gp, ":((");
 	for (size_t j = 0; j < f->r->n; j++)
 		if (row_marks(f->r, j) & m) {
 			sb_addf(gp, "%s$1 == %zu", first ? "" : " || ", f->r->n - 1 - j);
@@ -311,26 +347,43 @@ static void fig_plot(const struct fig *f, const char *datpath, int nbands, char 
 		/* the band of each group: its t interval shaded, its mean a line, its name at the right */
 		sb_adds(gp, " ");
 		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using (($5+$6)/2):(($1+$2)/2):5:6:1:2 with boxxyerror fs transparent solid 0.2 "
-			"noborder lc rgb '#4477aa' title ", f->nval);
+		sb_addf(gp, " index %d using ", f->nval);
+		xcol(f, "(($5+$6)/2)", gp);
+		sb_adds(gp, ":(($1+$2)/2):");
+		xcol(f, "5", gp);
+		sb_adds(gp, ":");
+		xcol(f, "6", gp);
+		sb_adds(gp, ":1:2 with boxxyerror fs transparent solid 0.2 noborder lc rgb '#4477aa' title ");
 		report_plot_wrap(gp, *e++, PLOT_WRAP);
 		sb_adds(gp, ", ");
 		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using 4:1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title ", f->nval);
+		sb_addf(gp, " index %d using ", f->nval);
+		xcol(f, "4", gp);
+		sb_adds(gp, ":1:(0):($2-$1) with vectors nohead lw 2 lc rgb '#4477aa' title ");
 		report_plot_wrap(gp, *e++, PLOT_WRAP);
 		sb_adds(gp, ", ");
 		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using 6:(($1+$2)/2):3 with labels left offset 1,0 notitle,", f->nval);
+		sb_addf(gp, " index %d using ", f->nval);
+		xcol(f, "6", gp);
+		sb_adds(gp, ":(($1+$2)/2):3 with labels left offset 1,0 notitle,");
 	}
 	for (int s = 0; s < f->nval; s++) {
 		sb_adds(gp, s ? ", " : " ");
 		report_plot_str(gp, datpath);
-		sb_addf(gp, " index %d using 3:1 with points pt 7 ps 1.5 lt %d title ", s, s + 1);
+		sb_addf(gp, " index %d using ", s);
+		xcol(f, "3", gp);
+		sb_addf(gp, ":1 with points pt 7 ps 1.5 lt %d title ", s + 1);
 		report_plot_wrap(gp, *e++, PLOT_WRAP);
 		if (f->ci) {
 			sb_adds(gp, ", ");
 			report_plot_str(gp, datpath);
-			sb_addf(gp, " index %d using 3:1:4:5 with xerrorbars pt 0 lw 1.5 lt %d title ", s, s + 1);
+			sb_addf(gp, " index %d using ", s);
+			xcol(f, "3", gp);
+			sb_adds(gp, ":1:");
+			xcol(f, "4", gp);
+			sb_adds(gp, ":");
+			xcol(f, "5", gp);
+			sb_addf(gp, " with xerrorbars pt 0 lw 1.5 lt %d title ", s + 1);
 			report_plot_wrap(gp, *e++, PLOT_WRAP);
 		}
 	}
@@ -562,7 +615,7 @@ static void score_script(const struct fig *f, const struct report_rows *r, const
 
 int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say)
 {
-	struct fig f = { p, p->o, d, d->rows, { 0 }, 0, 0, 0 };
+	struct fig f = { p, p->o, d, d->rows, { 0 }, 0, 0, 0, 1, NULL };
 	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
 	char *datpath = report_plot_beside(out, ".dat");
 	int nbands, ret;
@@ -592,6 +645,7 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	}
 	for (int k = 0; k < f.val[0]; k++)
 		f.sum_col += f.r->col[k].kind == RCOL_NUM;
+	fig_unit(&f);
 	fig_rows(&f, &dat);
 	nbands = fig_bands(&f, &dat);
 	fig_script(&f, out, datpath, nbands, &gp);
