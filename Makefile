@@ -116,6 +116,12 @@ demo: deps-run
 	$(B)/sweep run sweeps/demo.yaml
 	$(B)/sweep report results/demo.db --rows dtype,M --cols N --metric gflops
 
+# The pictures of the docs (docs/figures/: every kind of figure and the tour's page), drawn again from the
+# simulated examples; tests/e2e/t0557-docs-figures.sh fails when they are not what the code draws.
+figures: deps-run
+	$(MAKE) -j$(NPROC) $(B)/sweep
+	SWEEP=$(CURDIR)/$(B)/sweep tools/figures.sh docs/figures
+
 check: deps
 	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN) $(FAKE_NVML)
 	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
@@ -148,6 +154,6 @@ fuzz: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps deps-run demo check bench fuzz clean FORCE
+.PHONY: all deps deps-run demo figures check bench fuzz clean FORCE
 .SECONDARY:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -32,8 +32,8 @@ static void put(struct report_conds *c, struct json_obj *o, const char *name, co
 {
 	size_t i;
 
-	if (!val || json_obj_find(o, name))
-		return;
+	if (!val || !*val || json_obj_find(o, name))
+		return;     /* an empty value is as unknown as a missing one (isolated_cpus on a host with none) */
 	json_obj_add(o, name, val, type);
 	for (i = 0; i < c->nnames && strcmp(c->names[i], name); i++)
 		;

@@ -60,8 +60,6 @@ static void page_method(const struct report_plan *p, const struct report_doc *d,
 	char *pooled = report_print_pooled(o), *s;
 
 	sb_adds(sb, "<section id=\"method\">\n<h2>Method</h2>\n<table class=\"kv\">\n");
-	if (d->caption)
-		method_row(sb, "table", d->caption);
 	if (o->mode == REPORT_COMPARE)
 		s = xasprintf("each unit's mean over passes%s, then the %s", pooled, !strcmp(o->stat, "geomean") ?
 			      "geometric mean of the units' ratios" : "ratio of the means of the paired units");
@@ -123,7 +121,13 @@ static int page_conditions(const struct report_plan *p, struct strbuf *sb)
 
 	if (!m)
 		return error("cannot make the page's conditions: %s", strerror(errno));
-	ret = report_conditions_to(p, m);
+	/* the conditions are those of a metric's results: a drift table's numbers are control runs, a score's
+	 * those of any metric predicted */
+	ret = p->metric_base ? report_conditions_to(p, m) : 0;
+	if (!p->metric_base)
+		fprintf(m, "<p class=\"caption\">%s: 'sweep report DB --rows host --metric M --conditions' says "
+			"theirs</p>\n", p->o->mode == REPORT_DRIFT ? "the numbers are control runs, which are no "
+			"results: their conditions are their workers'" : "the numbers are of the metrics predicted");
 	if (fclose(m))
 		ret = ret ? ret : error("cannot make the page's conditions: %s", strerror(errno));
 	sb_adds(sb, "<section id=\"conditions\">\n<h2>Conditions</h2>\n");
@@ -144,7 +148,7 @@ static int page_figure(const struct report_plan *p, const struct report_doc *d, 
 	const char *start;
 	int ret;
 
-	if (p->o->mode == REPORT_DRIFT || p->o->mode == REPORT_SCORE || !d->rows->n) {
+	if (!d->rows->n) {
 		free(dir);
 		return FAIL_OK;
 	}
@@ -165,10 +169,9 @@ static int page_figure(const struct report_plan *p, const struct report_doc *d, 
 		ret = error("cannot read the figure '%s': %m", svg);
 	if (!ret && (start = strstr(pic.buf, "<svg"))) {
 		sb_adds(sb, "<section id=\"figures\">\n<h2>Figure</h2>\n<figure id=\"figure-1\">\n");
+		/* the table's caption, above it, says what the figure draws: it is not said again */
 		sb_adds(sb, start);
-		sb_adds(sb, "<figcaption>");
-		table_add_html(sb, d->caption ? d->caption : p->c->sweep);
-		sb_adds(sb, "</figcaption>\n<details><summary>the numbers drawn</summary><pre class=\"figure-data\">");
+		sb_adds(sb, "<details><summary>the numbers drawn</summary><pre class=\"figure-data\">");
 		html_lines(sb, data.buf);
 		sb_adds(sb, "</pre></details>\n</figure>\n</section>\n");
 	}

@@ -143,6 +143,9 @@ int report_query_compare(const struct report_plan *p, struct report_query *q);
 int report_query_limit(const struct report_plan *p, struct report_query *q);
 /* --score: row keys, metric, blind, n, mean(err^2), mean(err), predictions not measured yet. */
 int report_query_score(const struct report_plan *p, struct report_query *q);
+/* --score's predictions with a measure, one row each: metric, blind (1, or 0 for late), predicted, measured;
+ * by metric, blind first, then predicted. */
+int report_query_score_pairs(const struct report_plan *p, struct report_query *q);
 /* --drift: the control runs: host, run, rank, gpu, params, median, noise, by worker and in time order. */
 int report_query_drift(const struct report_plan *p, struct report_query *q);
 /* Whether a summary's rows share hosts: the distinct (row keys, group, host) of the table's results, and
@@ -459,8 +462,48 @@ void report_plot_terminal(struct strbuf *gp, const char *out, double w, double h
 char *report_plot_beside(const char *out, const char *ext);
 /* "set xtics (...)" (axis "x" or "y") on the n sorted grid values (on a log axis or when there are 10 or
  * fewer; else steps of 1, 2, 5 x 10^k, or of powers of two for sizes), labelled in binary prefixes when
- * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). */
-void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale);
+ * bytes (64 KiB, 1 MiB), else in SI from 10000 on (16.4k, 1M). On an axis len font sizes long (0: any),
+ * the ticks whose labels would come closer than a character to the previous one are left out. */
+void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale,
+		       double len);
+/* The unit of a metric or parameter sweep knows ("GB/s" for gbs), for an axis's label; NULL if none. */
+const char *report_plot_unit(const char *name);
+/* Whether key holds sizes in bytes: a parameter the sweep's kernel declares as a size, or one a command
+ * sweep calls bytes (or NAME_bytes). */
+int report_plot_key_bytes(const struct report_ctx *c, const char *key);
+/* v as an axis labels it: a size in binary prefixes (64 KiB) when bytes, else a count in SI from 10000 on
+ * (16.4k). */
+void report_plot_label(double v, int bytes, char *buf, size_t n);
+/* What the figures assume of the font: a character's width over the font's size (an upper bound for
+ * digits and most letters of DejaVu Sans). */
+#define PLOT_CHAR_W 0.62
+/* A line of text as gnuplot spaces them (a margin's unit), in sizes of the font: 17 pixels at 11. */
+#define PLOT_LINE_EM 1.57
+/* The width of a panel at out (png, svg or pdf, from its extension) in sizes of its font. */
+double report_plot_em(const char *out);
+/* The width at which a legend's entry is wrapped. */
+#define PLOT_WRAP 80
+/* s wrapped at width characters (at spaces) as a gnuplot string expression: each line as report_plot_str
+ * writes it (safe: nothing in single quotes is expanded), joined by ."\n". (a double-quoted string that
+ * holds only the newline). Returns its lines. */
+int report_plot_wrap(struct strbuf *sb, const char *s, size_t width);
+/* The legend of a panel: nentry entries, the widest widest characters and each lines_each lines; the panel
+ * col, row of a layout cols x rows; extra lines the x axis needs beyond a line of labels (labels turned
+ * upright), below lines under the legend (footnotes). */
+struct report_plot_key {
+	double em;             /* report_plot_em */
+	size_t nentry, widest;
+	int lines_each;
+	int col, row, cols, rows;
+	int extra, below;
+};
+/* One more entry in k: its width (up to PLOT_WRAP) and its lines wrapped. */
+void report_plot_key_add(struct report_plot_key *k, const char *title);
+/* The lines a legend takes: its entries in the columns that fit the figure's width. */
+int report_plot_key_lines(const struct report_plot_key *k);
+/* "set key ..." and "set bmargin ...": the legend under the x axis's label, never over the plot, and the
+ * bottom margin that holds the axis, the legend and the lines below it ("unset key" without entries). */
+void report_plot_key(struct strbuf *gp, const struct report_plot_key *k);
 /* Write the data and the script beside out (.dat, .gp) and render out with gnuplot; say: print what was
  * written (or, without gnuplot, how to render it) on stdout. None of the three is written over db, its side
  * files or another SQLite file (report_out_check). 0 when rendered, 1 when gnuplot is not installed,

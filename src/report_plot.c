@@ -18,7 +18,7 @@ static const char *const plot_units[][2] = {
 	{ "busbw", "GB/s" }, { "algbw", "GB/s" },
 };
 
-static const char *unit_of(const char *name)
+const char *report_plot_unit(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(plot_units); i++)
 		if (!strcmp(name, plot_units[i][0]))
@@ -47,6 +47,107 @@ void report_plot_str(struct strbuf *sb, const char *s)
 	}
 	sb_addc(sb, '\'');
 	sb_release(&safe);
+}
+
+/* The characters of s (UTF-8: a continuation byte is no character). */
+static size_t plot_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+int report_plot_wrap(struct strbuf *sb, const char *s, size_t width)
+{
+	struct strbuf line = STRBUF_INIT;
+	size_t col = 0;
+	int lines = 1;
+
+	/* each line a single-quoted string (report_plot_str's safety), joined by a newline in double quotes,
+	 * which hold nothing else: no text of ours is ever in a string gnuplot expands */
+	sb_add(&line, "", 0);
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, " ");
+		char *word = xstrndup(p, n);
+		size_t w = plot_chars(word);
+
+		if (col && col + 1 + w > width) {
+			report_plot_str(sb, line.buf);
+			sb_adds(sb, ".\"\\n\".");
+			sb_reset(&line);
+			col = 0;
+			lines++;
+		} else if (col) {
+			sb_addc(&line, ' ');
+			col++;
+		}
+		sb_adds(&line, word);
+		col += w;
+		free(word);
+		p += n;
+		p += *p == ' ';
+	}
+	report_plot_str(sb, line.buf);
+	sb_release(&line);
+	return lines;
+}
+
+void report_plot_key_add(struct report_plot_key *k, const char *title)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int lines = report_plot_wrap(&sb, title, PLOT_WRAP);
+	size_t w = plot_chars(title);
+
+	w = w > PLOT_WRAP ? PLOT_WRAP : w;
+	k->nentry++;
+	k->widest = w > k->widest ? w : k->widest;
+	k->lines_each = lines > k->lines_each ? lines : k->lines_each;
+	sb_release(&sb);
+}
+
+/* The columns of a legend: as many entries as fit in 85 % of the panel's width, each its text, a sample two
+ * characters long and the gaps around them. */
+static size_t key_cols(const struct report_plot_key *k)
+{
+	size_t cols = (size_t)(k->em * 0.85 / PLOT_CHAR_W) / (k->widest + 6);
+
+	return cols < 1 ? 1 : cols > k->nentry ? k->nentry : cols;
+}
+
+int report_plot_key_lines(const struct report_plot_key *k)
+{
+	size_t cols = key_cols(k);
+
+	return k->nentry ? (int)((k->nentry + cols - 1) / cols) * k->lines_each : 0;
+}
+
+void report_plot_key(struct strbuf *gp, const struct report_plot_key *k)
+{
+	int lines = report_plot_key_lines(k);
+
+	if (!k->nentry) {
+		sb_adds(gp, "unset key\n");
+		sb_addf(gp, "set bmargin %d\n", 4 + k->extra + k->below);
+		return;
+	}
+	/* under the x axis's label, centred on the panel, in the columns that fit; the bottom margin holds it */
+	sb_addf(gp, "set key at screen %.4g, ", (k->col + 0.5) / k->cols);
+	if (k->rows > 1)
+		sb_addf(gp, "screen %.4g", (k->rows - 1 - k->row + 0.01) / k->rows);
+	else
+		sb_addf(gp, "character %g", k->below + 0.4);
+	sb_adds(gp, " center bottom horizontal Left reverse box samplen 2");
+	if (k->lines_each > 1)
+		sb_addf(gp, " spacing %d", k->lines_each);   /* a row of the legend holds its longest entry's lines */
+	sb_addf(gp, " maxcols %zu maxrows %d\n", key_cols(k), lines);
+	sb_addf(gp, "set bmargin %d\n", 5 + k->extra + lines + k->below);
+}
+
+double report_plot_em(const char *out)
+{
+	return !strcmp(strrchr(out, '.'), ".pdf") ? 7.5 * 72 / 10 : 900.0 / 11;
 }
 
 void report_plot_num(const struct report_opts *o, double v, int sig, struct strbuf *sb)
@@ -113,6 +214,11 @@ static void label_si(double v, char *buf, size_t n)
 	snprintf(buf, n, "%.3g%s", v, prefix[k]);
 }
 
+void report_plot_label(double v, int bytes, char *buf, size_t n)
+{
+	(bytes ? label_bytes : label_si)(v, buf, n);
+}
+
 /* Ticks at "nice" places of [min, max]: steps of 1, 2 or 5 times a power of ten, or of two for sizes. */
 static double nice_step(double min, double max, int bytes)
 {
@@ -126,12 +232,50 @@ static double nice_step(double min, double max, int bytes)
 	return raw <= step ? step : raw <= 2 * step ? 2 * step : raw <= 5 * step ? 5 * step : 10 * step;
 }
 
-void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale)
+/* Where v falls on the axis from min to max, in [0, 1] (with the 3 % margins the plots keep at both ends). */
+static double tick_at(double v, double min, double max, int logscale)
 {
-	double min = INFINITY, max = -INFINITY, step;
-	char buf[48];
-	int first = 1;
-	size_t every;
+	double f = logscale ? (log(v) - log(min)) / (log(max) - log(min)) : (v - min) / (max - min);
+
+	return max > min ? (0.03 + f) / 1.06 : 0.5;
+}
+
+/* Whether the labels of the ticks at a and b (PLOT_CHAR_W of the font's size a character each, centred on
+ * their places) on an axis from min to max, len font sizes long, come closer than a character. */
+static int ticks_clash(double a, const char *la, double b, const char *lb, const double *range, double len,
+		       int logscale)
+{
+	double wa = (double)plot_chars(la) * PLOT_CHAR_W, wb = (double)plot_chars(lb) * PLOT_CHAR_W;
+
+	return (tick_at(b, range[0], range[1], logscale) - tick_at(a, range[0], range[1], logscale)) * len <
+	       (wa + wb) / 2 + 1;
+}
+
+/* Keep the ticks whose labels do not clash with the previous one kept: the first, and the last in place of
+ * those before it that it clashes with. Returns how many are kept, moved to the front. */
+static size_t ticks_thin(double *v, char (*label)[48], size_t n, double len, int logscale)
+{
+	const double range[2] = { v[0], v[n - 1] };
+	size_t k = 1;
+
+	for (size_t i = 1; i < n; i++) {
+		while (i + 1 == n && k > 1 && ticks_clash(v[k - 1], label[k - 1], v[i], label[i], range, len, logscale))
+			k--;
+		if (ticks_clash(v[k - 1], label[k - 1], v[i], label[i], range, len, logscale))
+			continue;
+		v[k] = v[i];
+		memmove(label[k], label[i], sizeof(label[k]));
+		k++;
+	}
+	return k;
+}
+
+void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, size_t n, int bytes, int logscale,
+		       double len)
+{
+	double min = INFINITY, max = -INFINITY, step, *v;
+	char (*label)[48];
+	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		min = grid[i] < min ? grid[i] : min;
@@ -139,26 +283,27 @@ void report_plot_ticks(struct strbuf *gp, const char *axis, const double *grid, 
 	}
 	if (!n)
 		return;
-	sb_addf(gp, "set %stics (", axis);
-	if (logscale || n <= 10) {
-		/* the values the grid holds; on a long log axis every k-th, the first and last kept */
-		every = n > 16 ? (n + 15) / 16 : 1;
-		for (size_t i = 0; i < n; i++) {
-			if (i % every && i + 1 < n)
-				continue;
-			(bytes ? label_bytes : label_si)(grid[i], buf, sizeof(buf));
-			sb_addf(gp, "%s'%s' %.17g", first ? "" : ", ", buf, grid[i]);
-			first = 0;
-		}
-	} else {
-		step = nice_step(min, max, bytes);
-		for (double v = ceil(min / step) * step; v <= max + step / 2; v += step) {
-			(bytes ? label_bytes : label_si)(v, buf, sizeof(buf));
-			sb_addf(gp, "%s'%s' %.17g", first ? "" : ", ", buf, v);
-			first = 0;
-		}
+	step = logscale || n <= 10 ? 0 : nice_step(min, max, bytes);
+	/* the values the grid holds on a log axis or a short grid; else nice steps */
+	n = step ? (size_t)(floor(max / step) - ceil(min / step) + 2) : n;
+	v = xcalloc(n, sizeof(*v));
+	label = xcalloc(n, sizeof(*label));
+	for (size_t i = 0; i < n; i++) {
+		double x = step ? (ceil(min / step) + (double)i) * step : grid[i];
+
+		if (step && x > max + step / 2)
+			break;
+		v[k] = x;
+		(bytes ? label_bytes : label_si)(x, label[k++], sizeof(*label));
 	}
+	if (len > 0 && k > 1)
+		k = ticks_thin(v, label, k, len, logscale);
+	sb_addf(gp, "set %stics (", axis);
+	for (size_t i = 0; i < k; i++)
+		sb_addf(gp, "%s'%s' %.17g", i ? ", " : "", label[i], v[i]);
 	sb_adds(gp, ")\n");
+	free(v);
+	free(label);
 }
 
 /* text into path (named what), whole or not at all (store_out_open), never over db or its side files. */
@@ -266,6 +411,9 @@ struct plot {
 	int cols, rows;        /* panels */
 	double yscale;         /* seconds drawn in the unit that suits them */
 	const char *yunit;
+	int bars;              /* some point has an interval to draw (its low below its high) */
+	double em;             /* a panel's width in font sizes */
+	int xturn;             /* the lines the x axis's category labels take turned (0: flat) */
 };
 
 /* Point i's facet and series: NULL when the plot has none, "-" for an unknown value. */
@@ -301,7 +449,7 @@ static int all_pow2(const struct plot *pl)
 
 /* Whether the key holds sizes in bytes: a parameter the sweep's kernel declares as a size, or one a
  * command sweep calls bytes (or NAME_bytes). */
-static int key_bytes(const struct report_ctx *c, const char *key)
+int report_plot_key_bytes(const struct report_ctx *c, const char *key)
 {
 	const struct kernel_ops *k = c->kernel ? kernel_find(c->kernel) : NULL;
 	size_t n = strlen(key);
@@ -335,7 +483,7 @@ static void x_ticks(const struct plot *pl, struct strbuf *gp)
 			n = k;
 		else if (grid[i] != grid[k - 1])
 			grid[k++] = grid[i];
-	report_plot_ticks(gp, "x", grid, n, key_bytes(pl->p->c, pl->o->x), pl->o->logx);
+	report_plot_ticks(gp, "x", grid, n, report_plot_key_bytes(pl->p->c, pl->o->x), pl->o->logx, pl->em * 0.8);
 	free(grid);
 }
 
@@ -355,18 +503,82 @@ static char *bars_text(const struct report_opts *o)
 	return s;
 }
 
+/* The title of series s's line in the legend: "KEY=VALUE", or the metric. Owned. */
+static char *series_title(const struct plot *pl, size_t s)
+{
+	return pl->o->series ? xasprintf("%s=%s", pl->o->series, series_of(pl, s)) : xstrdup(pl->o->metric);
+}
+
+/* The end of the series that starts at point s, and of the panel that starts at point i. */
+static size_t series_end(const struct plot *pl, size_t s)
+{
+	size_t e = s;
+
+	while (e < pl->pt->n && same(facet_of(pl, e), facet_of(pl, s)) && same(series_of(pl, e), series_of(pl, s)))
+		e++;
+	return e;
+}
+
+static size_t panel_end(const struct plot *pl, size_t i)
+{
+	size_t e = i;
+
+	while (e < pl->pt->n && same(facet_of(pl, e), facet_of(pl, i)))
+		e++;
+	return e;
+}
+
+/* The legend of the panel that starts at point i: a line per series, and what the bars are when some are
+ * drawn. */
+static void panel_key(const struct plot *pl, size_t i, int panel, struct report_plot_key *k)
+{
+	size_t e = panel_end(pl, i);
+	char *bars = pl->bars ? bars_text(pl->o) : NULL;
+
+	*k = (struct report_plot_key){ .em = pl->em, .lines_each = 1, .col = panel % pl->cols,
+				       .row = panel / pl->cols, .cols = pl->cols, .rows = pl->rows, .extra = pl->xturn };
+	for (size_t s = i; s < e; s = series_end(pl, s)) {
+		char *t = series_title(pl, s);
+
+		report_plot_key_add(k, t);
+		free(t);
+	}
+	if (bars)
+		report_plot_key_add(k, bars);
+	free(bars);
+}
+
+/* A figure's height over the default's: room for a legend of more than 8 lines and for turned labels, so
+ * that the plot keeps its share of the figure (60 % or more). */
+static double plot_height(const struct plot *pl)
+{
+	int most = 0;
+
+	for (size_t i = 0; i < pl->pt->n; i = panel_end(pl, i)) {
+		struct report_plot_key k;
+		int lines;
+
+		panel_key(pl, i, 0, &k);
+		lines = report_plot_key_lines(&k);
+		most = lines > most ? lines : most;
+	}
+	/* twice their lines: the plot grows with the figure, and keeps its share */
+	most = (most > 8 ? most - 8 : 0) + pl->xturn;
+	return 1 + 2 * most * PLOT_LINE_EM * 11 / 560;
+}
+
 /* The script's settings: terminal and size from out's extension, labels (with units), scales. */
 static void script_head(const struct plot *pl, const char *out, struct strbuf *gp)
 {
 	const struct report_opts *o = pl->o;
-	const char *xu = unit_of(o->x);
+	const char *xu = report_plot_unit(o->x);
 	char *label, *pooled = report_print_pooled(o);
 
 	sb_addf(gp, "# sweep plot of %s against %s, sweep ", o->metric, o->x);
 	table_add_safe(gp, pl->p->c->sweep);     /* a comment ends at a newline: none may be in it */
 	sb_adds(gp, ": render with 'gnuplot THIS_FILE'\n");
-	report_plot_terminal(gp, out, pl->cols, pl->rows);
-	sb_adds(gp, "set grid\nset key outside right top box\n");
+	report_plot_terminal(gp, out, pl->cols, pl->rows * plot_height(pl));
+	sb_adds(gp, "set grid\n");
 	sb_adds(gp, "set xlabel ");
 	label = o->xlabel ? xstrdup(o->xlabel) : xu ? xasprintf("%s (%s)", o->x, xu) : xstrdup(o->x);
 	report_plot_str(gp, label);
@@ -384,6 +596,8 @@ static void script_head(const struct plot *pl, const char *out, struct strbuf *g
 	sb_adds(gp, "\n");
 	if (pl->x_text)
 		sb_adds(gp, "set offsets 0.4, 0.4, 0, 0\n");
+	if (pl->xturn)
+		sb_adds(gp, "set xtics rotate by 90 right\n");
 	if (o->logx && !pl->x_text)
 		sb_addf(gp, "set logscale x %d\n", all_pow2(pl) ? 2 : 10);
 	if (!pl->x_text) {
@@ -403,12 +617,15 @@ static void ycol(const struct plot *pl, int col, struct strbuf *gp)
 		sb_addf(gp, "($%d*%g)", col, pl->yscale);
 }
 
-/* One panel's plot command: a line (or points, for categories) per series, from the data file's blocks
- * (*block counts them), with its bars in the same colour. Returns the first point after the panel. */
-static size_t script_panel(const struct plot *pl, size_t i, const char *dat, size_t *block, struct strbuf *gp)
+/* One panel (the n-th): its title, its legend, and its plot command: a line (or points, for categories) per
+ * series, from the data file's blocks (*block counts them), with its bars in the same colour. Returns the
+ * first point after the panel. */
+static size_t script_panel(const struct plot *pl, size_t i, int n, const char *dat, size_t *block,
+			   struct strbuf *gp)
 {
 	const struct report_opts *o = pl->o;
-	size_t e = i;
+	struct report_plot_key k;
+	size_t e = panel_end(pl, i);
 	int lt = 1;
 
 	if (pl->nfacet > 1 || o->title || pl->nfacet == 1) {
@@ -420,24 +637,15 @@ static size_t script_panel(const struct plot *pl, size_t i, const char *dat, siz
 		sb_adds(gp, "\n");
 		free(t);
 	}
+	panel_key(pl, i, n, &k);
+	report_plot_key(gp, &k);
 	sb_adds(gp, "plot");
-	while (e < pl->pt->n && same(facet_of(pl, e), facet_of(pl, i))) {
-		size_t s = e;
+	for (size_t s = i; s < e; s = series_end(pl, s)) {
+		char *t = series_title(pl, s);
 
-		while (e < pl->pt->n && same(facet_of(pl, e), facet_of(pl, i)) &&
-		       same(series_of(pl, e), series_of(pl, s)))
-			e++;
 		sb_addf(gp, "%s ", s == i ? "" : ",");
-		report_plot_str(gp, dat);
-		/* categories are not a scale: points, not lines between them */
-		sb_addf(gp, " index %zu using 1:", *block);
-		ycol(pl, 2, gp);
-		sb_addf(gp, "%s with %s lt %d title ", pl->x_text ? ":xtic(3)" : "",
-			pl->x_text ? "points pt 7 ps 1.3" : "linespoints pt 7 ps 0.8 lw 1.5", lt);
-		report_plot_str(gp, o->series ? series_of(pl, s) : o->metric);
-		if (o->errors != ERRORS_NONE) {
-			/* a point without an interval (an empty field) has no bar, and keeps its point */
-			sb_adds(gp, ", ");
+		if (pl->bars) {
+			/* under the points; a point without an interval (an empty field) has no bar */
 			report_plot_str(gp, dat);
 			sb_addf(gp, " index %zu using 1:", *block);
 			ycol(pl, 2, gp);
@@ -445,48 +653,45 @@ static size_t script_panel(const struct plot *pl, size_t i, const char *dat, siz
 			ycol(pl, 5, gp);
 			sb_adds(gp, ":");
 			ycol(pl, 6, gp);
-			sb_addf(gp, " with yerrorbars lt %d pt 0 notitle", lt);
+			sb_addf(gp, " with yerrorbars lt %d lw 1.5 pt 0 notitle, ", lt);
 		}
+		report_plot_str(gp, dat);
+		/* categories are not a scale: points, not lines between them */
+		sb_addf(gp, " index %zu using 1:", *block);
+		ycol(pl, 2, gp);
+		sb_addf(gp, "%s with %s lt %d title ", pl->x_text ? ":xtic(3)" : "",
+			pl->x_text ? "points pt 7 ps 1.5" : "linespoints pt 7 ps 1.2 lw 2", lt);
+		report_plot_wrap(gp, t, PLOT_WRAP);
+		free(t);
 		(*block)++;
 		lt++;
 	}
+	if (pl->bars) {
+		/* what the bars are, once, in black: a bar's colour is its series' */
+		char *bars = bars_text(o);
+
+		sb_adds(gp, ", keyentry with yerrorbars lc 'black' lw 1.5 pt 0 title ");
+		report_plot_wrap(gp, bars, PLOT_WRAP);
+		free(bars);
+	}
 	sb_adds(gp, "\n");
 	return e;
-}
-
-/* The legend's title: the series key, and what the bars are (NULL for neither). Owned. */
-static char *key_title(const struct plot *pl)
-{
-	const struct report_opts *o = pl->o;
-	char *bars = o->errors != ERRORS_NONE ? bars_text(o) : NULL, *s;
-
-	if (!o->series)
-		return bars;
-	s = bars ? xasprintf("%s; %s", o->series, bars) : xstrdup(o->series);
-	free(bars);
-	return s;
 }
 
 /* The gnuplot script: one panel per facet, one line per series, into out. */
 static void plot_script(const struct plot *pl, const char *out, const char *dat, struct strbuf *gp)
 {
 	size_t block = 0;
-	char *key = key_title(pl);
+	int n = 0;
 
 	script_head(pl, out, gp);
-	if (key) {
-		sb_adds(gp, "set key title ");
-		report_plot_str(gp, key);
-		sb_adds(gp, "\n");
-		free(key);
-	}
 	if (pl->nfacet > 1) {
 		sb_addf(gp, "set multiplot layout %d,%d title ", pl->rows, pl->cols);
 		report_plot_str(gp, pl->o->title ? pl->o->title : pl->p->c->sweep);
 		sb_adds(gp, "\n");
 	}
-	for (size_t i = 0; i < pl->pt->n;)
-		i = script_panel(pl, i, dat, &block, gp);
+	for (size_t i = 0; i < pl->pt->n; n++)
+		i = script_panel(pl, i, n, dat, &block, gp);
 	if (pl->nfacet > 1)
 		sb_adds(gp, "unset multiplot\n");
 }
@@ -544,13 +749,32 @@ static void plot_data(const struct plot *pl, struct strbuf *dat)
 	free(xcat);
 }
 
+/* Categories on the x axis whose labels, side by side, would not fit its length are turned upright:
+ * the lines their longest takes under the axis, or 0. */
+static int x_turn(const struct plot *pl)
+{
+	double width = 0, longest = 0;
+
+	for (size_t i = 0; pl->x_text && i < pl->pt->n; i++) {
+		const char *x = report_rows_text(pl->pt, i, 2);
+		double w = (double)plot_chars(x ? x : "") * PLOT_CHAR_W;
+		size_t j;
+
+		for (j = 0; j < i && !same(report_rows_text(pl->pt, j, 2), x); j++)
+			;
+		width += j == i ? w + 1 : 0;     /* each category once, a character apart */
+		longest = w > longest ? w : longest;
+	}
+	return width > pl->em * 0.8 ? (int)ceil(longest / PLOT_LINE_EM) : 0;
+}
+
 /* Seconds are drawn in the unit that suits the largest value: s, ms or µs. */
 static void time_unit(struct plot *pl)
 {
 	double max = 0;
 
 	pl->yscale = 1;
-	pl->yunit = unit_of(pl->o->metric);
+	pl->yunit = report_plot_unit(pl->o->metric);
 	if (strcmp(pl->o->metric, "seconds"))
 		return;
 	for (size_t i = 0; i < pl->pt->n; i++)
@@ -566,7 +790,7 @@ static void time_unit(struct plot *pl)
 int report_plot_print(const struct report_plan *p, const struct report_rows *points)
 {
 	const struct report_opts *o = p->o;
-	struct plot pl = { p, o, points, 0, 0, 0, 0, 1, NULL };
+	struct plot pl = { p, o, points, 0, 0, 0, 0, 1, NULL, 0, report_plot_em(o->out), 0 };
 	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
 	char *datpath = report_plot_beside(o->out, ".dat");
 	int ret;
@@ -574,10 +798,12 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 	for (size_t i = 0; i < points->n; i++) {
 		pl.x_text |= isnan(x_of(&pl, i));
 		pl.nfacet += !i || !same(facet_of(&pl, i), facet_of(&pl, i - 1));
+		pl.bars |= o->errors != ERRORS_NONE && report_rows_num(points, i, 5) < report_rows_num(points, i, 6);
 	}
 	pl.cols = (int)ceil(sqrt((double)pl.nfacet));
 	pl.rows = (int)((pl.nfacet + (size_t)pl.cols - 1) / (size_t)pl.cols);
 	time_unit(&pl);
+	pl.xturn = x_turn(&pl);
 	plot_data(&pl, &dat);
 	plot_script(&pl, o->out, datpath, &gp);
 	ret = report_plot_render(o->db, o->out, dat.buf, gp.buf, 1);

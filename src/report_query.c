@@ -433,6 +433,18 @@ int report_query_score(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
+int report_query_score_pairs(const struct report_plan *p, struct report_query *q)
+{
+	int ret;
+
+	sb_adds(&q->sql, "SELECT metric, blind, predicted, measured"
+		" FROM (SELECT p.value AS predicted, m.value AS measured, ");
+	if ((ret = score_from(p, q)))
+		return ret;
+	sb_adds(&q->sql, ") WHERE measured IS NOT NULL ORDER BY metric, blind DESC, predicted, measured");
+	return FAIL_OK;
+}
+
 int report_query_drift(const struct report_plan *p, struct report_query *q)
 {
 	sb_adds(&q->sql, "SELECT h.hostname, w.run, w.rank, w.gpu, ctl.params, ctl.median, ctl.noise"

@@ -258,9 +258,9 @@ test_expect_success 'the summary of a comparison summarises the ratio only' '
 '
 
 # The figure of the table: a row the table marks ‡ has the mark on its label, and the footnote is drawn.
-test_expect_success 'plot --compare marks the rows the table marks, with the footnote under the figure' '
+test_expect_success 'plot --compare marks the rows the table marks, boxed, the footnote in the legend' '
 	"$SWEEP" plot c.db --rows model --y tok_s --compare system=a/b --out g.svg >/dev/null 2>&1 &&
 	grep -qx "set ytics ('\''m1 $(printf "\342\200\241")'\'' 1, '\''m2 $(printf "\342\200\241")'\'' 0)" g.gp &&
-	grep -q "^set label '\''$(printf "\342\200\241") an interval rests on fewer than 5 pairs (see the warnings)'\'' at screen" g.gp &&
-	grep -q "$(printf "\342\200\241")" g.svg
+	grep -q "using 3:((\$1 == 1 || \$1 == 0) ? \$1 : NaN) with points pt 4 .* title '\''$(printf "\342\200\241") an interval rests on fewer than 5 pairs (see the warnings)'\''$" g.gp &&
+	grep -q "<text>$(printf "\342\200\241") an interval rests on fewer than 5 pairs (see the warnings)</text>" g.svg
 '

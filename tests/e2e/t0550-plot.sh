@@ -28,8 +28,10 @@ test_expect_success 'png: data, script and picture; labels with units, one line 
 	grep -q "^set ylabel '\''tok_s (tokens/s), median over passes'\''$" fig/tok.gp &&
 	grep -q "^set logscale x 2$" fig/tok.gp &&
 	grep -q "^set multiplot layout 1,2" fig/tok.gp &&
-	grep -q "^set title '\''model=large'\''$" fig/tok.gp && grep -q "^set key title '\''system; bars: min-max over passes'\''$" fig/tok.gp &&
-	grep -q "title '\''fast'\''" fig/tok.gp && grep -q "title '\''slow'\''" fig/tok.gp &&
+	grep -q "^set title '\''model=large'\''$" fig/tok.gp &&
+	grep -q "title '\''system=fast'\''" fig/tok.gp && grep -q "title '\''system=slow'\''" fig/tok.gp &&
+	# one pass, no pooling: every interval is its point, no bar is drawn and the legend names none
+	! grep -q "yerrorbars\|bars:" fig/tok.gp &&
 	# 4 blocks of 5 points: the fast series doubles with batch (3, 6, 12, 24, 48)
 	test "$(grep -c "^[0-9]" fig/tok.dat)" = 20 &&
 	grep -A5 "^# model=large fast" fig/tok.dat | grep -q "^16	48	16	1	48	48$"
@@ -38,7 +40,7 @@ test_expect_success 'png: data, script and picture; labels with units, one line 
 test_expect_success 'svg holds the axis labels, panel titles and legend as text' '
 	"$SWEEP" plot p.db --x batch --y tok_s --series system --facet model --out tok.svg >/dev/null &&
 	grep -q "<svg" tok.svg && grep -q "tok_s (tokens/s), median over passes" tok.svg &&
-	grep -q ">batch<" tok.svg && grep -q "model=small" tok.svg && grep -q ">fast<" tok.svg
+	grep -q ">batch<" tok.svg && grep -q "model=small" tok.svg && grep -q ">system=fast<" tok.svg
 '
 
 test_expect_success 'pdf, a title and axis labels of ones own' '
@@ -52,9 +54,10 @@ test_expect_success 'pdf, a title and axis labels of ones own' '
 test_expect_success 'text on the x axis becomes categories' '
 	"$SWEEP" plot p.db --x model --y tok_s --series system --pool batch --out cat.png >/dev/null &&
 	grep -q "using 1:2:xtic(3)" cat.gp &&
-	# one point per model: the median over the 5 batches of each system (3 or 2 times 1, 2, 4, 8, 16), with
-	# their min and max
-	printf "0\t12\tlarge\t5\t3\t48\n1\t12\tsmall\t5\t3\t48\n0\t8\tlarge\t5\t2\t32\n1\t8\tsmall\t5\t2\t32\n" >want &&
+	# one point per model, in the spec'\''s order: the median over the 5 batches of each system (3 or 2 times
+	# 1, 2, 4, 8, 16), with their min and max, drawn as bars and named so
+	printf "0\t12\tsmall\t5\t3\t48\n1\t12\tlarge\t5\t3\t48\n0\t8\tsmall\t5\t2\t32\n1\t8\tlarge\t5\t2\t32\n" >want &&
+	grep -q "keyentry with yerrorbars .* title '\''bars: min-max over passes and batch'\''" cat.gp &&
 	grep "^[0-9]" cat.dat | cmp want - &&
 	grep -q "^# fast$" cat.dat && grep -q "^# slow$" cat.dat
 '

@@ -41,8 +41,8 @@ for ext in png svg pdf; do
 test_expect_success "$ext: each point its median with the min-max over passes, the numbers the tables print" '
 	"$SWEEP" plot p.db --x batch --y tok_s --series system --facet model --logx --out f.'$ext' >out &&
 	test -s f.'$ext' &&
-	grep -q "^set key title '\''system; bars: min-max over passes'\''$" f.gp &&
-	test "$(grep -o "with yerrorbars" f.gp | wc -l)" = 4 &&
+	grep -q "keyentry with yerrorbars .* title '\''bars: min-max over passes'\''$" f.gp &&
+	test "$(grep -o "with yerrorbars lt" f.gp | wc -l)" = 4 &&
 	for s in median:2 min:5 max:6; do
 		"$SWEEP" report p.db --rows model,system,batch --metric tok_s --stat ${s%:*} --format csv |
 			awk -F, "NR > 1 { print \$1 \",\" \$2 \",\" \$3 \",\" \$5 }" | sort >want.${s%:*} &&
@@ -56,7 +56,7 @@ done
 
 test_expect_success '--spread 50: the quartiles, named; --errors none: no bars' '
 	"$SWEEP" plot p.db --x batch --y tok_s --series system --facet model --spread 50 --out q.svg >/dev/null &&
-	grep -q "bars: 25-75 percentile over passes" q.gp &&
+	grep -q "title '\''bars: 25-75 percentile over passes'\''" q.gp &&
 	"$SWEEP" sql p.db "SELECT k || '\'','\'' || quantile(v, 0.25) FROM (SELECT json_extract(params, '\''$.model'\'')
 		|| '\'','\'' || json_extract(params, '\''$.system'\'') || '\'','\'' || json_extract(params, '\''$.batch'\'') AS k,
 		m.value AS v FROM v_results r JOIN metrics m ON m.result = r.id AND m.name = '\''tok_s'\'') GROUP BY k" --csv |
@@ -88,7 +88,7 @@ test_expect_success '--errors ci: the median interval results keep, in the unit 
 	fi &&
 	sql ci.db "UPDATE results SET ci_lo = median * 0.9, ci_hi = median * 1.25" &&
 	"$SWEEP" plot ci.db --x bytes --y gbs --errors ci --out ci.svg >/dev/null &&
-	grep -q "bars: 95% interval of each result'\'''\''s median, median over passes" ci.gp &&
+	grep -q "title '\''bars: 95% interval of each result'\'''\''s median, median over passes'\''" ci.gp &&
 	# a rate: gbs / 1.25 to gbs / 0.9
 	awk -F"\t" "/^[0-9]/ { if (!(\$5 > 0 && (\$5 * 1.25 / \$2 - 1) ^ 2 < 1e-9 && (\$6 * 0.9 / \$2 - 1) ^ 2 < 1e-9)) bad = 1; n++ }
 		END { exit bad || n != 3 }" ci.dat &&

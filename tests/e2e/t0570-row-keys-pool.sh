@@ -65,7 +65,7 @@ test_expect_success 'plot: a value trying to run a command through the gnuplot s
 system(\"touch $T/PWNED3\")" --out e.svg >/dev/null &&
 	! test -e PWNED && ! test -e PWNED2 && ! test -e PWNED3 &&
 	test -s e.svg &&
-	grep -q "title .b..?system" e.gp &&
+	grep -q "title .s=b..?system" e.gp &&
 	test $(grep -c "^system" e.gp) = 0 &&
 	"$SWEEP" merge m.db e.db >/dev/null 2>&1 &&
 	"$SWEEP" plot m.db --x x --y v --facet s --out m.svg >/dev/null &&

@@ -174,6 +174,97 @@ test_expect_success 'shares of a limit: rows, summary and the band figure; --for
 	page_requests rl >req && test ! -s req
 '
 
+test_expect_success 'the figure draws what the table prints: units of sweep plot, zero, marks; the caption once' '
+	cat >cp.yaml <<-\EOF &&
+	sweep: cp
+	kernel: cpu.copy
+	params: {bytes: [16K, 64K]}
+	timing: {max_samples: 30, min_time: 0, max_noise: 1, timeout: 5}
+	EOF
+	"$SWEEP" run cp.yaml --db cp.db 2>/dev/null &&
+	sql cp.db "UPDATE results SET precise = (id <> (SELECT min(id) FROM results))" &&
+	"$SWEEP" report cp.db --rows bytes --metric gbs --out cp.html 2>/dev/null &&
+	browse cp.html cp && python3 dom.py cp.dom >cp.got &&
+	grep -qx "table|16384|1|[0-9.]*†" cp.got &&
+	# rows in binary prefixes as sweep plot labels sizes, the marked one so; the value axis with its unit,
+	# from 0; the marked value ringed, the ring named by the footnote
+	sed -n "/<svg/,/<\/svg>/p" cp.html >cp.svg &&
+	grep -q "<text>16 KiB †</text>" cp.svg && grep -q "<text>64 KiB</text>" cp.svg && ! grep -q ">16384<" cp.svg &&
+	grep -q "<text>gbs (GB/s), median over passes</text>" cp.svg && grep -q "<text> 0</text>" cp.svg &&
+	grep -q "<text>† holds medians not known to the precision asked</text>" cp.svg &&
+	test "$(grep -c "xlink:href=.#gpPt5. transform=.*color=.rgb(  0,   0,   0)" cp.svg)" = 2 &&
+	python3 "$ROOT/tests/figure_geometry.py" cp.svg >cp.geo &&
+	# seconds in the unit that suits them, as sweep plot draws them: no tick at 0.0001
+	"$SWEEP" report cp.db --rows bytes --metric seconds --out cs.html 2>/dev/null &&
+	sed -n "/<svg/,/<\/svg>/p" cs.html >cs.svg &&
+	grep -Eq "<text>seconds \((ms|µs)\), median over passes</text>" cs.svg && ! grep -q "<text> 0\.0" cs.svg &&
+	grep -q "<text> [1-9][0-9]*</text>" cs.svg &&
+	# the caption once, above the table; no condition without a value
+	test "$(grep -o "median of gbs over passes, sweep cp" cp.html | wc -l)" = 1 &&
+	grep -q "^conditions|cores|" cp.got && ! grep -q "^conditions|[^|]*|$" cp.got
+'
+
+test_expect_success 'a drift page: the control ratio of each worker over its runs, over the band of the stable' '
+	cat >ctl.sh <<-\EOF &&
+	d=$(dirname "$0")/ctlstate; mkdir -p "$d"
+	ms=$1
+	if [ "$SIM_HOST" = drifty ] && [ "$ms" = 300 ]; then
+		n=$(cat "$d/n" 2>/dev/null || echo 0); echo $((n + 1)) >"$d/n"; ms=$((300 + 120 * n))
+	fi
+	sleep "$(echo "$ms" | awk "{ printf \"%.3f\", \$1 / 1000 }")"
+	echo "{\"t\": $1}"
+	EOF
+	printf "sweep: ctl\ncommand: [sh, %s/ctl.sh, \"{ms}\"]\nmetrics: json\nparams: {ms: [1, 2, 3, 4, 5, 6]}\nper: host\n%s\n" \
+		"$T" "control: {params: {ms: 300}, every: 2}" >ctl.yaml &&
+	"$ROOT/examples/simulate-hosts.sh" d.db ctl.yaml steady 2>/dev/null &&
+	"$ROOT/examples/simulate-hosts.sh" d.db ctl.yaml drifty 2>/dev/null &&
+	"$SWEEP" report d.db --drift --threshold 25 --out d.html 2>/dev/null &&
+	"$SWEEP" report d.db --drift --threshold 25 --format csv >d.csv &&
+	browse d.html d && python3 dom.py d.dom >d.got &&
+	test "$(grep "^svg|" d.got)" = "svg|1" &&
+	# the points drawn are the ratios the table prints, a worker a line, in the order of the table
+	tail -n +2 d.csv | cut -d, -f7 |
+		awk "{ for (i = 1; i <= NF; i++) printf \"data|%d\t%s\n\", i, \$i }" >want.data &&
+	test "$(wc -l <want.data)" -ge 6 && grep "^data|" d.got | cmp want.data - &&
+	grep -q "# drifty, run [0-9]*, worker 0$" d.html && grep -q "# steady, run [0-9]*, worker 0$" d.html &&
+	sed -n "/<svg/,/<\/svg>/p" d.html >d.svg &&
+	grep -q "<text>drifty, run [0-9]*, worker 0: UNSTABLE: drift [0-9.]*% > 25%</text>" d.svg &&
+	grep -q "<text>steady, run [0-9]*, worker 0: stable</text>" d.svg &&
+	grep -q "<text>stable: within 25% of 1</text>" d.svg &&
+	python3 "$ROOT/tests/figure_geometry.py" d.svg >d.geo
+'
+
+# a sweep whose value is 10 M, two passes, for predictions to score
+cat >"$T/pr.yaml" <<'EOF'
+sweep: pr
+command: [sh, -c, 'echo "{\"v\": $(({M} * 10))}"']
+metrics: json
+params:
+  M: [1, 2, 3]
+repeat: 2
+EOF
+
+test_expect_success 'a score page: each prediction against its measure, over the line of agreement and the bar' '
+	printf "sweep,M,metric,value\npr,1,v,10\npr,2,v,2.5e1\n" >pred.csv &&
+	"$SWEEP" plan pr.yaml --db pr.db >/dev/null && "$SWEEP" predict pr.db pred.csv >/dev/null &&
+	"$SWEEP" run pr.yaml --db pr.db 2>/dev/null &&
+	key=$(sql pr.db "SELECT key FROM cells WHERE json_extract(params, '\''$.M'\'') = 3 ORDER BY pass LIMIT 1") &&
+	printf "key,metric,value\n%s,v,24\n" "$key" >late.csv && "$SWEEP" predict pr.db late.csv --late >/dev/null &&
+	test_expect_code 4 "$SWEEP" report pr.db --score --bar 15 --out s.html 2>/dev/null &&
+	browse s.html s && python3 dom.py s.dom >s.got &&
+	grep -qx "table|v|blind|4|14.1|-10.0|met" s.got && grep -qx "table|v|late|1|25.0|25.0|missed" s.got &&
+	test "$(grep "^svg|" s.got)" = "svg|1" &&
+	# blind: M = 1 predicted 10, measured 10; M = 2 predicted 25, measured 20 (two passes each); late: 24, 30
+	printf "data|10\t10\ndata|10\t10\ndata|25\t20\ndata|25\t20\ndata|24\t30\n" >want.s &&
+	grep "^data|" s.got | cmp want.s - &&
+	sed -n "/<svg/,/<\/svg>/p" s.html >s.svg &&
+	grep -q "<text>v, blind predictions</text>" s.svg && grep -q "<text>v, late predictions</text>" s.svg &&
+	grep -q "<text>measured = predicted</text>" s.svg &&
+	grep -q "<text>within the bar: 15% of the prediction (the table holds the rms error to it)</text>" s.svg &&
+	python3 "$ROOT/tests/figure_geometry.py" s.svg >s.geo &&
+	grep -q "the numbers are of the metrics predicted" s.html
+'
+
 test_expect_success 'sweep compare makes no page: --format html and .html are refused, nothing written' '
 	test_expect_code 2 "$SWEEP" compare dg.db dg.db --metric tok_s --format html >out 2>err &&
 	grep -qx "sweep: sweep compare prints md, text, csv, latex or json, not a page (html); '\''sweep report --format html'\'' makes one" err &&
