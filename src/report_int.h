@@ -474,6 +474,8 @@ int report_plot_key_bytes(const struct report_ctx *c, const char *key);
 /* v as an axis labels it: a size in binary prefixes (64 KiB) when bytes, else a count in SI from 10000 on
  * (16.4k). */
 void report_plot_label(double v, int bytes, char *buf, size_t n);
+/* The characters of s (UTF-8: a continuation byte is no character), for the width of a label. */
+size_t report_plot_chars(const char *s);
 /* What the figures assume of the font: a character's width over the font's size (an upper bound for
  * digits and most letters of DejaVu Sans). */
 #define PLOT_CHAR_W 0.62
