@@ -11,7 +11,7 @@ NAME=decode_tune
 . tests/gpu/lib.sh
 build
 CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
-LINK="build/cuda/libsweep.a -L$V/lib -Wl,-rpath,$V/lib -lyaml -l:libsqlite3.so.0 -ljansson -lcrypto -lhwloc
+LINK="build/cuda/libsweep.a -L$V/lib -Wl,-rpath,$V/lib -lyaml -l:libsqlite3.so.0 -ljansson -lpcre2-8 -lcrypto -lhwloc
 	-lopenblas $(mpicc --showme:link) -lpthread -ldl -lm -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64
 	-lcudart_static -lnccl -lrt -lstdc++"
 obj() { # NAME SOURCE DEFINES...: compile a variant's object (in the background)

@@ -9,7 +9,7 @@ NAME=decode_variants
 . tests/gpu/lib.sh
 build
 CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
-LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -ljansson -lcrypto -l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link) -lpthread
+LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -ljansson -lpcre2-8 -lcrypto -l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link) -lpthread
 	-ldl -lm -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcudart_static -lcublasLt -lnccl -lrt -lstdc++"
 variant() { # NAME DEFINES...
 	local n=$1; shift

@@ -59,7 +59,7 @@ build_check() {
 	local cuda
 	cuda=$(dirname "$(dirname "$(command -v nvcc)")")
 	gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA -I"$cuda/include" \
-		-I"$V/include" tests/gpu/check_kernels.c build/cuda/libsweep.a -L"$V/lib" -Wl,-rpath,"$V/lib" -lyaml -ljansson -lcrypto \
+		-I"$V/include" tests/gpu/check_kernels.c build/cuda/libsweep.a -L"$V/lib" -Wl,-rpath,"$V/lib" -lyaml -ljansson -lpcre2-8 -lcrypto \
 		-l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link) -lpthread -ldl -lm -L"$cuda/lib64" \
 		-Wl,-rpath,"$cuda/lib64" -lcudart_static -lnccl -lrt -lstdc++ -o build/check_kernels || exit 1
 }

@@ -52,7 +52,7 @@ else
 	echo "build/sweep NOT built; drivers linked from the objects that compiled"
 fi
 CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
-LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -ljansson -lcrypto -l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link)
+LIBS="-L$V/lib -Wl,-rpath,$V/lib -lyaml -ljansson -lpcre2-8 -lcrypto -l:libsqlite3.so.0 -lhwloc -lopenblas $(mpicc --showme:link)
 	-lpthread -ldl -lm -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcudart_static -lcublasLt
 	-lnccl -lrt -lstdc++"
 gcc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -DSWEEP_CUDA \
@@ -79,8 +79,10 @@ build/check_kernels 0 cells \
 build/gemm_direct 8192 8192 8192 0
 cp "$R/check.log" "$R/cells.log" "$OUT/"
 [ "${1:-full}" = quick ] && finish
-step check_kernels on GPU 1, small cells, under compute-sanitizer memcheck
-timeout 100 compute-sanitizer --tool memcheck --print-limit 20 build/check_kernels 1 small 2>&1 |
+# The last GPU (the second of two; the only one of a one-GPU machine).
+G=$(($(nvidia-smi -L | wc -l) - 1))
+step check_kernels on GPU $G, small cells, under compute-sanitizer memcheck
+timeout 100 compute-sanitizer --tool memcheck --print-limit 20 build/check_kernels $G small 2>&1 |
 	tail -40 | tee "$R/memcheck.log" | grep -E 'ERROR SUMMARY|not ok|PASSED|FAILED|========= [A-Z]'
 grep -q "ERROR SUMMARY: 0 errors" "$R/memcheck.log" && ! grep -q '^not ok' "$R/memcheck.log" || fail memcheck
 
