@@ -256,7 +256,7 @@ test_expect_success 'a job requeued mid-run resumes and finishes with every cell
 	grep -v "^[0-9]*/" slow-$job.log | tail -8 &&
 	grep -q "DUE TO JOB REQUEUE" slow-$job.log &&
 	# sweep said so itself before the job went
-	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
+	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*\( or SIGTERM to mpirun (it passes either on to the ranks as SIGTERM)\)\{0,1\}: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
 	test "$(sql rq.db "SELECT count(*) FROM cells WHERE state = '\''ok'\''")" = 40 &&
 	test "$(sql rq.db "SELECT count(*) FROM cells c WHERE (SELECT count(*) FROM results r
 		WHERE r.cell = c.id AND r.status = '\''ok'\'') != 1")" = 0 &&
@@ -310,7 +310,7 @@ test_expect_success 'scancel JOB: sweep'\''s line lands in the log before the jo
 	scancel "$job" &&
 	test "$(slurm_wait "$job" 60)" = CANCELLED &&
 	grep -v "^[0-9]*/" slow-$job.log | tail -4 &&
-	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
+	grep -q "^sweep: slow: interrupted by SIG[A-Z0-9]*\( or SIGTERM to mpirun (it passes either on to the ranks as SIGTERM)\)\{0,1\}: [0-9]* cells in flight went back to planned (no attempt charged); run the same command again to resume$" slow-$job.log &&
 	test "$(sql pc.db "SELECT status FROM runs")" = interrupted &&
 	test "$(attempts_used pc.db)" = 0
 '
