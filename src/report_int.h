@@ -373,6 +373,12 @@ struct report_warned {
 void report_warned_add(struct report_warned *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The rows of a warning, "a; b and 3 more". Owned. */
 char *report_warned_list(const struct report_warned *w);
+/* Fewer pairs than this, or fewer resamples than REPORT_BOOT_FEW: the interval is marked and warned of. */
+#define REPORT_FEW_PAIRS 5
+#define REPORT_BOOT_FEW 1000
+/* The warnings and footnote caveats both comparisons share (report --compare, sweep compare): the rows
+ * resting on fewer than REPORT_FEW_PAIRS pairs (few), and a --boot under REPORT_BOOT_FEW (0: none). */
+void report_warn_few(struct report_notes *nt, const struct report_warned *few, int boot);
 
 /* ---- report_verdict.c: sweep compare's pairing and verdict, pure ---- */
 

@@ -13,9 +13,6 @@
 /* The columns of report_query_compare after the nkey keys (and group). */
 enum { U_IN_A, U_IN_B, U_UNIT, U_VALUE, U_PASSES, U_MARKED };
 
-/* Fewer pairs than this, or fewer resamples than BOOT_FEW: the interval is marked and warned of. */
-#define FEW_PAIRS 5
-#define BOOT_FEW 1000
 
 static const char *unit_of(const struct report_rows *in, size_t j, int nkey)
 {
@@ -142,6 +139,23 @@ char *report_warned_list(const struct report_warned *w)
 	return w->n > 10 ? xasprintf("%s and %zu more", s, w->n - 10) : xstrdup(s);
 }
 
+void report_warn_few(struct report_notes *nt, const struct report_warned *few, int boot)
+{
+	char *v;
+
+	if (few->n) {
+		report_notes_warn(nt, "fewer than %d pairs: %s; an interval of so few is rough, of one missing "
+				  "(marked)", REPORT_FEW_PAIRS, v = report_warned_list(few));
+		report_notes_caveat(nt, "an interval rests on fewer than 5 pairs");
+		free(v);
+	}
+	if (boot > 0 && boot < REPORT_BOOT_FEW) {
+		report_notes_warn(nt, "--boot %d: fewer than %d resamples, the bounds move with --seed (marked)",
+				  boot, REPORT_BOOT_FEW);
+		report_notes_caveat(nt, "fewer than 1000 resamples");
+	}
+}
+
 /* What a comparison warns of, row by row. */
 struct caveats {
 	struct report_warned few, nonpos, unequal, none;
@@ -155,7 +169,7 @@ static void caveat_row(const struct report_pairing *pp, const struct report_rows
 	char *name = row_name(pp, in, j);
 	int care = 0;
 
-	if (pr->n < FEW_PAIRS) {
+	if (pr->n < REPORT_FEW_PAIRS) {
 		report_warned_add(&cv->few, "%s (n = %zu)", name, pr->n);
 		care = 1;
 	}
@@ -175,7 +189,7 @@ static void caveat_row(const struct report_pairing *pp, const struct report_rows
 		report_warned_add(&cv->none, "%s", name);
 		care = 1;
 	}
-	if (care || (pp->boot > 0 && pp->boot < BOOT_FEW && pr->n))
+	if (care || (pp->boot > 0 && pp->boot < REPORT_BOOT_FEW && pr->n))
 		report_rows_mark(out, at, v0 + 3, MARK_CAVEAT);
 	free(name);
 }
@@ -186,17 +200,7 @@ static void caveat_warn(const struct report_pairing *pp, struct caveats *cv, str
 	const char *what = pp->stat == STATS_GEOMEAN_RATIO ? "geometric mean of ratios" : "ratio of means";
 	char *v;
 
-	if (cv->few.n) {
-		report_notes_warn(nt, "fewer than %d pairs: %s; an interval of so few is rough, of one missing "
-				  "(marked)", FEW_PAIRS, v = report_warned_list(&cv->few));
-		report_notes_caveat(nt, "an interval rests on fewer than 5 pairs");
-		free(v);
-	}
-	if (pp->boot > 0 && pp->boot < BOOT_FEW) {
-		report_notes_warn(nt, "--boot %d: fewer than %d resamples, the bounds move with --seed (marked)",
-				  pp->boot, BOOT_FEW);
-		report_notes_caveat(nt, "fewer than 1000 resamples");
-	}
+	report_warn_few(nt, &cv->few, pp->boot);
 	if (cv->nonpos.n) {
 		report_notes_warn(nt, "a value <= 0 in an arm: %s; %s (marked)", v = report_warned_list(&cv->nonpos),
 				  pp->stat == STATS_GEOMEAN_RATIO ? "the ratios have no geometric mean" :

@@ -11,9 +11,6 @@
 /* The columns of report_query_baseline after the keys. */
 enum { B_UNIT, B_VALUE, B_MARKED, B_REP };
 
-/* Fewer pairs than this, or fewer resamples than BOOT_FEW: the interval is marked and warned of. */
-#define FEW_PAIRS 5
-#define BOOT_FEW 1000
 
 /* How much slower NEW is than BASE (above 1: slower), and its interval: the ratio for a metric where lower
  * is better, its inverse where higher is. */
@@ -255,9 +252,9 @@ static void caveat_row(const struct report_baseline *bl, const struct report_row
 	int one_b = c->r[0].nrep < 2, one_n = c->r[1].nrep < 2;
 	struct strbuf why = STRBUF_INIT;   /* the row's own caveats, for the caveat column */
 
-	if (c->n < FEW_PAIRS) {
+	if (c->n < REPORT_FEW_PAIRS) {
 		report_warned_add(&cv->few, "%s (n = %zu)", name, c->n);
-		sb_addf(&why, "; fewer than %d pairs (%zu)", FEW_PAIRS, c->n);
+		sb_addf(&why, "; fewer than %d pairs (%zu)", REPORT_FEW_PAIRS, c->n);
 	}
 	if (c->nonpos) {
 		report_warned_add(&cv->nonpos, "%s (%s in %s: %g)", name, c->nonpos, c->nonpos_new ? "new" : "base",
@@ -276,8 +273,8 @@ static void caveat_row(const struct report_baseline *bl, const struct report_row
 		sb_addf(&why, "; %s: run-to-run variation not measured", one_b && one_n ? "one pass a side" :
 			one_b ? "one pass in base" : "one pass in new");
 	}
-	if (bl->boot > 0 && bl->boot < BOOT_FEW && c->n >= 2)
-		sb_addf(&why, "; fewer than %d resamples", BOOT_FEW);
+	if (bl->boot > 0 && bl->boot < REPORT_BOOT_FEW && c->n >= 2)
+		sb_addf(&why, "; fewer than %d resamples", REPORT_BOOT_FEW);
 	if (why.len) {
 		report_rows_mark(out, at, bl->nkey + 3, MARK_CAVEAT);
 		report_rows_set_text(out, at, out->ncol - 1, why.buf + 2);
@@ -291,17 +288,7 @@ static void caveat_warn(const struct report_baseline *bl, struct caveats *cv, st
 {
 	char *v;
 
-	if (cv->few.n) {
-		report_notes_warn(nt, "fewer than %d pairs: %s; an interval of so few is rough, of one missing "
-				  "(marked)", FEW_PAIRS, v = report_warned_list(&cv->few));
-		report_notes_caveat(nt, "an interval rests on fewer than 5 pairs");
-		free(v);
-	}
-	if (bl->boot > 0 && bl->boot < BOOT_FEW) {
-		report_notes_warn(nt, "--boot %d: fewer than %d resamples, the bounds move with --seed (marked)",
-				  bl->boot, BOOT_FEW);
-		report_notes_caveat(nt, "fewer than 1000 resamples");
-	}
+	report_warn_few(nt, &cv->few, bl->boot);
 	if (cv->nonpos.n) {
 		report_notes_warn(nt, "a value <= 0: %s; a ratio of means over values of both signs says little "
 				  "(marked)", v = report_warned_list(&cv->nonpos));
