@@ -487,14 +487,29 @@ static void drift_data(const struct fig *f, struct strbuf *dat)
 	}
 }
 
+/* The head of a figure on x and y axes (drift, score): the legend of entries e under it, the figure as
+ * tall as the plot (430 pixels of 560) and the legend need, a grid and the title. */
+static void xy_head(const struct fig *f, char **e, const char *out, const char *what, struct strbuf *gp)
+{
+	struct report_plot_key k;
+	double h;
+
+	fig_key(e, out, &k);
+	h = (430.0 + PLOT_LINE_EM * 11 * report_plot_key_lines(&k)) / 560;
+	sb_addf(gp, "# sweep figure: %s\n", what);
+	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
+	sb_adds(gp, "set grid\n");
+	report_plot_key(gp, &k);
+	sb_adds(gp, "set title ");
+	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+}
+
 /* The drift figure: each worker's control ratio over its runs, a line each, over the band within which a
  * host is stable (1 +- the threshold), and the legend naming the unstable. */
 static void drift_script(const struct fig *f, const char *out, const char *datpath, struct strbuf *gp)
 {
 	double t = f->o->threshold;
 	char **e = xcalloc(f->r->n + 2, sizeof(*e));
-	struct report_plot_key k;
-	double h;
 
 	for (size_t j = 0; j < f->r->n; j++) {
 		char *label = drift_label(f->r, j);
@@ -503,14 +518,7 @@ static void drift_script(const struct fig *f, const char *out, const char *datpa
 		free(label);
 	}
 	e[f->r->n] = xasprintf("stable: within %g%% of 1", t * 100);
-	fig_key(e, out, &k);
-	h = (430.0 + PLOT_LINE_EM * 11 * report_plot_key_lines(&k)) / 560;
-	sb_adds(gp, "# sweep figure: drift of the control cells\n");
-	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
-	sb_adds(gp, "set grid\n");
-	report_plot_key(gp, &k);
-	sb_adds(gp, "set title ");
-	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+	xy_head(f, e, out, "drift of the control cells", gp);
 	sb_adds(gp, "\nset xlabel 'the control''s runs, first to last'\n"
 		"set ylabel 'median time / median of its runs'\nset xtics 1\nset offsets 0.2, 0.2, 0, 0\n");
 	sb_addf(gp, "set yrange [*<%.17g:%.17g<*]\n", 1 - 1.5 * t, 1 + 1.5 * t);
@@ -579,18 +587,10 @@ static void score_script(const struct fig *f, const struct report_rows *r, const
 			 double most, struct strbuf *gp)
 {
 	char **e = score_entries(f, r), **p = e;
-	struct report_plot_key k;
-	double h, top = most > 0 ? most * 1.1 : 1;
+	double top = most > 0 ? most * 1.1 : 1;
 	int lt = 1;
 
-	fig_key(e, out, &k);
-	h = (430.0 + PLOT_LINE_EM * 11 * report_plot_key_lines(&k)) / 560;
-	sb_adds(gp, "# sweep figure: predictions against their measures\n");
-	report_plot_terminal(gp, out, 1, h < 1 ? 1 : h);
-	sb_adds(gp, "set grid\n");
-	report_plot_key(gp, &k);
-	sb_adds(gp, "set title ");
-	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+	xy_head(f, e, out, "predictions against their measures", gp);
 	sb_addf(gp, "\nset xlabel 'predicted'\nset ylabel 'measured'\nset xrange [0:%.17g]\nset yrange [0:%.17g]\n"
 		"set samples 2\nplot", top, top);
 	if (!isnan(f->o->bar)) {
