@@ -335,16 +335,48 @@ int store_functions_register(sqlite3 *db)
 
 /* ---- a collation that orders text as a spec lists it (store_order_text) ---- */
 
+/* A listed value and its place; the list is kept sorted by bytes, so that a comparison (the hot path of a
+ * sort) finds each side's place by binary search, not by reading the list. */
+struct text_place {
+	char *v;
+	size_t len, place;
+};
+
 struct text_order {
-	char **v;              /* the listed values, in their order */
+	struct text_place *p;
 	size_t n;
 };
 
+static int bytes_cmp(const void *a, size_t na, const void *b, size_t nb)
+{
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	return c ? c : na < nb ? -1 : na > nb;
+}
+
+static int place_cmp(const void *a, const void *b)
+{
+	const struct text_place *x = a, *y = b;
+
+	return bytes_cmp(x->v, x->len, y->v, y->len);
+}
+
+/* The place of s (len bytes) among the listed values; n (after them all) when it is not listed. */
 static size_t text_rank(const struct text_order *o, int len, const void *s)
 {
-	for (size_t i = 0; i < o->n; i++)
-		if (strlen(o->v[i]) == (size_t)len && !memcmp(o->v[i], s, (size_t)len))
-			return i;
+	size_t lo = 0, hi = o->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = bytes_cmp(s, (size_t)len, o->p[mid].v, o->p[mid].len);
+
+		if (!c)
+			return o->p[mid].place;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return o->n;
 }
 
@@ -353,12 +385,10 @@ static size_t text_rank(const struct text_order *o, int len, const void *s)
 static int text_order_cmp(void *arg, int na, const void *a, int nb, const void *b)
 {
 	size_t ra = text_rank(arg, na, a), rb = text_rank(arg, nb, b);
-	int c;
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
-	c = memcmp(a, b, (size_t)(na < nb ? na : nb));
-	return c ? c : na - nb;
+	return bytes_cmp(a, (size_t)na, b, (size_t)nb);
 }
 
 static void text_order_free(void *arg)
@@ -366,8 +396,8 @@ static void text_order_free(void *arg)
 	struct text_order *o = arg;
 
 	for (size_t i = 0; i < o->n; i++)
-		free(o->v[i]);
-	free(o->v);
+		free(o->p[i].v);
+	free(o->p);
 	free(o);
 }
 
@@ -375,9 +405,10 @@ int store_order_text(struct store *st, const char *name, const char *const *valu
 {
 	struct text_order *o = xcalloc(1, sizeof(*o));
 
-	o->v = xcalloc(n + 1, sizeof(*o->v));
+	o->p = xcalloc(n + 1, sizeof(*o->p));
 	for (; o->n < n; o->n++)
-		o->v[o->n] = xstrdup(values[o->n]);
+		o->p[o->n] = (struct text_place){ xstrdup(values[o->n]), strlen(values[o->n]), o->n };
+	qsort(o->p, o->n, sizeof(*o->p), place_cmp);
 	/* On failure SQLite calls text_order_free itself. */
 	if (sqlite3_create_collation_v2(st->db, name, SQLITE_UTF8, o, text_order_cmp, text_order_free))
 		return error("sql error: %s", sqlite3_errmsg(st->db));
