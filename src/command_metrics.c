@@ -94,6 +94,32 @@ static const char *for_item(const struct command_metrics *m, char *buf, size_t n
 	return buf;
 }
 
+/* One value of metric for item in the run; a second record of them under combine: error fails the run,
+ * named in sb (the caller says where). 0, or -1 with the message in sb. */
+static int keep_value(struct command_metrics *m, const char *item, const char *metric, double v,
+		      struct strbuf *sb)
+{
+	if (!command_values_add(m->acc, item, metric, v))
+		return 0;
+	sb_addf(sb, "metric '%s': a second record of %s%s%s in one run, and combine: error refuses it (mean, "
+		"sum, max or min combines them)", metric, item ? "item '" : "the cell", item ? item : "",
+		item ? "'" : "");
+	return -1;
+}
+
+/* keep_value, for a value read from line lineno of where: a refusal fails the run naming the line. */
+static void keep_line_value(struct command_metrics *m, const char *item, const char *metric, double v,
+			    const char *where, long lineno, const char *line)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (keep_value(m, item, metric, v, &sb)) {
+		at_line(&sb, where, lineno, line);
+		bad(m, "%s", sb.buf);
+	}
+	sb_release(&sb);
+}
+
 /* A value's text converted as regex metric sr declares (no unit: a plain number); a problem names the
  * line. 0, or -1 after bad(). */
 static int convert(struct command_metrics *m, const struct spec_regex *sr, const char *text,
@@ -144,7 +170,7 @@ static void rx_found(struct command_metrics *m, int i, const struct source *src,
 			     xasprintf("%ld", x->count);
 
 		if (!convert(m, sr, cap, src->name, src->lineno, line, &v))
-			command_values_add(m->acc, item, sr->name, v);
+			keep_line_value(m, item, sr->name, v, src->name, src->lineno, line);
 		free(item);
 	} else if (sr->match == MATCH_LAST || x->count == 1) {
 		rx_store(x, cap, line, src->lineno);
@@ -175,31 +201,8 @@ static void rx_limit(struct command_metrics *m, int i, const struct source *src,
 	sb_release(&sb);
 }
 
-/*
- * What a terminal shows of line[0, len) into *out: each '\r' goes back to the line's start and the text after
- * it overwrites what was there (zstd -b prints its progress so, and its last " 1#" overwrites the "|-" of
- * the figures before it). Linear: each part is copied once.
- */
-static void terminal_line(const char *line, size_t len, struct strbuf *out)
-{
-	const char *p = line, *end = line + len, *cr;
-	size_t col, n;
-
-	sb_reset(out);
-	for (; p <= end; p = cr + 1) {
-		cr = memchr(p, '\r', (size_t)(end - p));
-		if (!cr)
-			cr = end;
-		n = (size_t)(cr - p);
-		col = n < out->len ? n : out->len;
-		if (col)
-			memcpy(out->buf, p, col);
-		sb_add(out, p + col, n - col);
-	}
-}
-
 /* Every match of every regex that reads src, one line at a time. The line is what a terminal shows
- * (terminal_line), without the '\r' of a "\r\n" ending and trailing blanks. */
+ * (sb_set_terminal), without the '\r' of a "\r\n" ending and trailing blanks. */
 static void source_line(struct command_metrics *m, struct source *src, char *line, size_t len)
 {
 	char why[128];
@@ -211,7 +214,7 @@ static void source_line(struct command_metrics *m, struct source *src, char *lin
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		line[--len] = '\0';
 	if (memchr(line, '\r', len)) {
-		terminal_line(line, len, &src->shown);
+		sb_set_terminal(&src->shown, line, len);
 		line = src->shown.buf ? src->shown.buf : (char *)"";
 		len = src->shown.len;
 		while (len && line[len - 1] == ' ')
@@ -367,7 +370,7 @@ static void rx_end(struct command_metrics *m, int i, const struct source *out)
 		return;
 	}
 	if (sr->match != MATCH_EACH && !convert(m, sr, x->cap, x->where, x->lineno, x->line, &v))
-		command_values_add(m->acc, m->item, sr->name, v);
+		keep_line_value(m, m->item, sr->name, v, x->where, x->lineno, x->line);
 }
 
 /* The text of line lineno (1-based) of text, for messages. */
@@ -400,10 +403,8 @@ static void json_line_member(const char *key, const struct json_val *v, void *da
 	if (!strcmp(key, "item"))
 		return;
 	if (!json_val_number(v, &d)) {
-		command_values_add(c->m->acc, c->item, key, d);
-		return;
-	}
-	if (!strcmp(json_val_kind(v), "null")) {
+		keep_value(c->m, c->item, key, d, &sb);
+	} else if (!strcmp(json_val_kind(v), "null")) {
 		sb_addf(&sb, "metric '%s' is null, not a number", key);
 	} else if (*json_val_kind(v) == 'a' && strchr("oa", json_val_kind(v)[3])) {
 		/* "an object", "an array": a document's figures are below, and its top level is no record. */
@@ -552,7 +553,7 @@ static void json_record(struct command_metrics *m, size_t k, const struct json_v
 	}
 	for (int j = 0; j < m->s->njmetrics && !sb.len; j++) {
 		if (!record_value(m, j, rec, &d, why, sizeof(why)))
-			command_values_add(m->acc, item.len ? item.buf : m->item, m->s->jmetrics[j].name, d);
+			keep_value(m, item.len ? item.buf : m->item, m->s->jmetrics[j].name, d, &sb);
 		else
 			sb_addf(&sb, "metric '%s': '%s' %s", m->s->jmetrics[j].name, m->paths[j], why);
 	}
@@ -583,9 +584,9 @@ static void json_select_records(struct command_metrics *m, const struct json_doc
 	if (!m->bad && !sel.n)
 		bad(m, "metrics: json '%s' selected no record in %s%s (%zu JSON documents)", m->records, where,
 		    for_item(m, it, sizeof(it)), d->n);
-	else if (!m->bad && sel.n > 1 && !m->item_path)
-		bad(m, "metrics: json '%s' selected %zu records in %s: name each with item: PATH", m->records,
-		    sel.n, where);
+	else if (!m->bad && sel.n > 1 && !m->item_path && !m->s->combine_said)
+		bad(m, "metrics: json '%s' selected %zu records in %s: name each with item: PATH, or say how "
+		    "they make one value with combine: mean, sum, max or min", m->records, sel.n, where);
 	for (size_t k = 0; k < sel.n && !m->bad; k++)
 		json_record(m, k, sel.v[k], where, line[k]);
 	free(line);
@@ -647,7 +648,7 @@ struct command_metrics *command_metrics_new(const struct spec *s, struct result 
 	int groups;
 
 	m->s = s;
-	m->acc = command_values_new();
+	m->acc = command_values_new(s->combine, s->combine_said);
 	m->out.name = "stdout";
 	m->out.from = FROM_STDOUT;
 	m->out.whole = json_from == FROM_STDOUT;
@@ -726,6 +727,7 @@ void command_metrics_stderr(struct command_metrics *m, const char *buf, size_t n
 int command_metrics_end(struct command_metrics *m, struct result *r)
 {
 	const struct spec *s = m->s;
+	char *why;
 
 	if (!m->keep)
 		return 0;
@@ -747,6 +749,10 @@ int command_metrics_end(struct command_metrics *m, struct result *r)
 		rx_end(m, i, &m->out);
 	if (!m->bad && (s->metrics == METRICS_JSON || s->metrics == METRICS_SELECT))
 		json_end(m);
+	if (command_values_run_end(m->acc, &why)) {
+		bad(m, "%s", why);
+		free(why);
+	}
 	if (m->bad)
 		return result_fail(r, RESULT_INVALID, "%s", m->bad);
 	return 0;

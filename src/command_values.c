@@ -1,5 +1,6 @@
-/* command_values.c: the values a command cell's runs gave, by item and metric, and the cell's metrics made
- * of them (command_values.h). */
+/* command_values.c: the values a command cell's runs gave, by item and metric, combined in each run as the
+ * spec says and averaged over runs, and the cell's metrics made of them (command_values.h). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +37,28 @@ static double mean_get(const struct mean *m)
 	return isfinite(m->sum) ? m->sum / m->n : ldexp(m->scaled / m->n, MEAN_SCALE);
 }
 
-/* The values one metric got for one item (item NULL: none) over the whole cell. In command_values_finish's
- * table of metrics, m is the mean of the metric's item means and cell the mean of its values without an
- * item. */
+/* The values one metric got for one item (item NULL: none) over the whole cell: m, the mean of each run's
+ * value; the run in progress's records (run_n of them) combined into run (run_v for sum, max, min); most,
+ * the most records one run gave. In command_values_finish's table of metrics, m is the mean of the metric's
+ * item means and cell the mean of its values without an item. */
 struct acc {
 	char *item, *metric;
-	struct mean m, cell;
+	struct mean m, cell, run;
+	double run_v;
+	long run_n, most;
 };
 
 /* acc entries in first-seen order, with an open-addressing index so a long output with many items or
  * metrics stays linear. slots hold index + 1; 0 is an empty slot. */
 struct command_values {
+	enum spec_combine combine;
+	int said;                  /* combine was given: its averaging goes without a note */
 	struct acc *v;
 	size_t n, alloc;
 	size_t *slots, nslots;
+	/* The entries the run in progress gave a value (indexes into v). */
+	size_t *touched;
+	size_t ntouched, touched_alloc;
 	/* Each item's kept runs' wall times, in the order the items ran (an item's runs come together). */
 	struct item_walls {
 		char *item;
@@ -59,9 +68,13 @@ struct command_values {
 	size_t nwalls, walls_alloc;
 };
 
-struct command_values *command_values_new(void)
+struct command_values *command_values_new(enum spec_combine combine, int said)
 {
-	return xcalloc(1, sizeof(struct command_values));
+	struct command_values *t = xcalloc(1, sizeof(struct command_values));
+
+	t->combine = combine;
+	t->said = said;
+	return t;
 }
 
 static uint64_t acc_hash(const char *item, const char *metric)
@@ -118,9 +131,48 @@ static struct acc *acc_get(struct command_values *t, const char *item, const cha
 	return a;
 }
 
-void command_values_add(struct command_values *t, const char *item, const char *metric, double v)
+int command_values_add(struct command_values *t, const char *item, const char *metric, double v)
 {
-	mean_add_value(&acc_get(t, item, metric)->m, v);
+	struct acc *a = acc_get(t, item, metric);
+
+	if (!a->run_n) {
+		ALLOC_GROW(t->touched, t->ntouched + 1, t->touched_alloc);
+		t->touched[t->ntouched++] = (size_t)(a - t->v);
+		a->run = (struct mean){ 0, 0, 0 };
+		a->run_v = v;
+	} else if (t->combine == COMBINE_ERROR) {
+		return -1;
+	} else if (t->combine == COMBINE_SUM) {
+		a->run_v += v;
+	} else if (t->combine == COMBINE_MAX) {
+		a->run_v = fmax(a->run_v, v);
+	} else if (t->combine == COMBINE_MIN) {
+		a->run_v = fmin(a->run_v, v);
+	}
+	mean_add_value(&a->run, v);
+	a->run_n++;
+	return 0;
+}
+
+int command_values_run_end(struct command_values *t, char **why)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < t->ntouched; i++) {
+		struct acc *a = &t->v[t->touched[i]];
+		double v = t->combine == COMBINE_MEAN ? mean_get(&a->run) : a->run_v;
+
+		if (!isfinite(v) && !ret) {
+			*why = xasprintf("metric '%s': the sum of %ld records%s%s in one run is past %g", a->metric,
+					 a->run_n, a->item ? " of item " : "", a->item ? a->item : "", DBL_MAX);
+			ret = -1;
+		}
+		mean_add_value(&a->m, v);
+		a->most = a->run_n > a->most ? a->run_n : a->most;
+		a->run_n = 0;
+	}
+	t->ntouched = 0;
+	return ret;
 }
 
 void command_values_wall(struct command_values *t, const char *item, double seconds)
@@ -146,6 +198,7 @@ void command_values_free(struct command_values *t)
 		free(t->walls[i].wall);
 	}
 	free(t->walls);
+	free(t->touched);
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].item);
 		free(t->v[i].metric);
@@ -174,10 +227,46 @@ static void set_new_metric(struct result *r, const char *name, double value)
 	r->metrics = own;
 }
 
+/* "2 records of item r averaged" (and of how many more items), when the default combine averaged several
+ * records of one item in one run; NULL when none did or combine was said. */
+static char *averaged_note(const struct command_values *t)
+{
+	struct command_values *seen = command_values_new(COMBINE_MEAN, 1);
+	const struct acc *first = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	long more = 0;
+
+	for (size_t i = 0; i < t->n && !t->said; i++) {
+		const struct acc *a = &t->v[i];
+		struct acc *s;
+
+		if (a->most < 2)
+			continue;
+		s = acc_get(seen, a->item, "");
+		if (!s->most++ && first)
+			more++;
+		if (!first || (acc_same(first, a->item, first->metric) && a->most > first->most))
+			first = a;
+	}
+	command_values_free(seen);
+	if (!first)
+		return NULL;
+	sb_addf(&sb, "%ld records", first->most);
+	if (first->item)
+		sb_addf(&sb, " of item %s", first->item);
+	sb_adds(&sb, " averaged");
+	if (more)
+		sb_addf(&sb, ", and of %ld more item%s", more, more == 1 ? "" : "s");
+	return sb_detach(&sb);
+}
+
 void command_values_finish(const struct command_values *t, struct result *r)
 {
-	struct command_values *per = command_values_new();
+	struct command_values *per = command_values_new(COMBINE_MEAN, 1);
 	int has_seconds = 0, fresh = !r->metrics.n;
+
+	free(r->note);
+	r->note = averaged_note(t);
 
 	/* One entry a metric, in first-seen order. */
 	for (size_t i = 0; i < t->n; i++) {

@@ -320,6 +320,7 @@ void msg_put_result(struct strbuf *sb, const struct result *r)
 	}
 	put_str(sb, r->out);
 	put_str(sb, r->err);
+	put_str(sb, r->note);
 }
 
 int msg_get_result(const char *buf, size_t len, struct result *r)
@@ -404,6 +405,7 @@ int msg_get_result(const char *buf, size_t len, struct result *r)
 	}
 	r->out = get_str(&c);
 	r->err = get_str(&c);
+	r->note = get_str(&c);
 	if (done(&c)) {
 		result_release(r);
 		return -1;

@@ -132,6 +132,9 @@ int report_query_table(const struct report_plan *p, struct report_query *q);
 int report_query_ledger(const struct report_plan *p, struct report_query *q);
 /* Among the results of the table, --strict or not: the marked ones (STORE_IMPRECISE), and all of them. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
+/* The notes the table's results carry (results.note: "2 records of item r averaged") and how many results
+ * carry each, the most carried first. */
+int report_query_notes(const struct report_plan *p, struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
 int report_query_arms(const struct report_plan *p, struct report_query *q);
 /* --compare, one row per row key, [group], unit and arm: row keys, [group], in A, in B, unit, the mean of
@@ -431,6 +434,7 @@ struct report_doc {
 	const char *caveat;        /* why values carry MARK_CAVEAT (report_notes_caveats), for its footnote */
 	int append;                /* added after another table of the same report (--out not emptied) */
 	const struct report_notes *notes;  /* the notes and warnings stderr had, which a page shows too; or NULL */
+	const char *said;          /* what the results' own notes say (results.note), a footnote; or NULL */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);

@@ -424,6 +424,8 @@ static void print_table(const struct report_opts *o, const struct report_doc *d,
 	}
 	if ((marks & MARK_CAVEAT) && o->fmt->footnote)
 		o->fmt->footnote(1, d->caveat ? d->caveat : "to read with care", " (see the warnings)", f);
+	if (d->said && o->fmt->footnote)
+		o->fmt->footnote(TABLE_NOTE, d->said, "", f);
 }
 
 void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f)

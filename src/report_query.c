@@ -205,6 +205,17 @@ int report_query_marked(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
+int report_query_notes(const struct report_plan *p, struct report_query *q)
+{
+	int ret;
+
+	sb_adds(&q->sql, "SELECT r.note, count(DISTINCT r.id)");
+	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
+		return ret;
+	sb_adds(&q->sql, " AND r.note IS NOT NULL GROUP BY r.note ORDER BY 2 DESC, 1");
+	return FAIL_OK;
+}
+
 int report_query_arms(const struct report_plan *p, struct report_query *q)
 {
 	int ret;

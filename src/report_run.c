@@ -109,6 +109,28 @@ static int emit(const struct report_plan *p, const struct report_doc *d)
 	return report_print(p->o, d);
 }
 
+/* What the results of the table say of themselves (results.note), each with the count of results that
+ * say it, at most three, into *said (NULL: none said anything; the caller frees it). */
+#define SAID_SHOWN 3
+static int results_said(const struct report_plan *p, char **said)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct report_rows r;
+	int ret = report_plan_query(p, report_query_notes, &r);
+
+	for (size_t j = 0; !ret && j < r.n && j < SAID_SHOWN; j++) {
+		long n = (long)report_rows_num(&r, j, 1);
+
+		sb_addf(&sb, "%s%s (%ld result%s)", j ? "; " : "", report_rows_text(&r, j, 0), n, n == 1 ? "" : "s");
+	}
+	if (!ret && r.n > SAID_SHOWN)
+		sb_addf(&sb, "; and %zu more notes (sweep sql: SELECT note FROM v_results)", r.n - SAID_SHOWN);
+	*said = sb.len ? sb_detach(&sb) : NULL;
+	sb_release(&sb);
+	report_rows_release(&r);
+	return ret;
+}
+
 /* Print a table of rows under the caption of its method, with the --summary rows (which order the rows by
  * their group) and what the stage said in nt: marked counts the results behind the marks (-1: not
  * counted). */
@@ -116,9 +138,9 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL };
-	char *cap = NULL, *words, *caveat, *part = measured(p), *full = NULL;
-	int ret = FAIL_OK;
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL, NULL };
+	char *cap = NULL, *words, *caveat, *part = measured(p), *full = NULL, *said = NULL;
+	int ret = results_said(p, &said);
 
 	/* in the caption (text, Markdown, LaTeX's comment, the page) and among the notes (stderr, the page) */
 	if (part) {
@@ -134,17 +156,19 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		words = summary_caption(p);
 		d.caption = cap = xasprintf("%s%s", caption, words);
 		free(words);
-		if (!p->unit)
+		if (!ret && !p->unit)
 			ret = note_shared(p);
 	}
 	report_notes_print(nt);
 	d.caveat = caveat = report_notes_caveats(nt);
 	d.notes = nt;
+	d.said = said;
 	if (!ret)
 		ret = emit(p, &d);
 	if (d.summary)
 		report_rows_release(&sum);
 	free(caveat);
+	free(said);
 	free(cap);
 	free(full);
 	free(part);
@@ -324,7 +348,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL };
 	char *cap;
 	int ret, nunstable;
 
@@ -359,7 +383,7 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL };
 	char bar[64] = "", *cap;
 	int ret;
 

@@ -45,6 +45,7 @@ void result_release(struct result *r)
 	free(r->items);
 	free(r->out);
 	free(r->err);
+	free(r->note);
 	result_init(r);
 }
 

@@ -81,6 +81,7 @@ struct result {
 	struct item_value *items;
 	size_t nitems, alloc_items;
 	char *out, *err;       /* captured stdout/stderr of a command cell (capped), else NULL */
+	char *note;            /* what a reader of the value should know (command_values.h), else NULL */
 };
 void result_init(struct result *r);
 void result_release(struct result *r);

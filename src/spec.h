@@ -92,6 +92,10 @@ struct spec_regex {
  * refused). */
 enum { SPEC_DUP_ERROR = 0, SPEC_DUP_LAST, SPEC_DUP_FIRST };
 
+/* combine: what several records of one item and metric in one run make (fio's jobs of one name, Google
+ * Benchmark's repetitions): their mean (the default), sum, largest, smallest, or an error. */
+enum spec_combine { COMBINE_MEAN = 0, COMBINE_SUM, COMBINE_MAX, COMBINE_MIN, COMBINE_ERROR };
+
 /* A metric of METRICS_SELECT: the value at path in each record. */
 struct spec_jmetric {
 	char *name;
@@ -134,6 +138,8 @@ struct spec {
 	int json_dups;         /* METRICS_SELECT: duplicate_keys: SPEC_DUP_ERROR (default), _LAST or _FIRST */
 	struct spec_jmetric *jmetrics;
 	int njmetrics;
+	enum spec_combine combine;   /* the metrics block's combine: */
+	int combine_said;      /* 1 when combine: was given (the default's averaging is noted in the result) */
 	int runs;              /* command runs kept per cell (or item): 0, the default, is one run and no
 				* stopping rule; N: exactly N when runs_exact (runs: N), else at least N, then
 				* timing's rule with min_samples N (min_runs: N) */

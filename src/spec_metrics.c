@@ -314,12 +314,32 @@ static int has_key(const struct ynode *n, const char *key)
 }
 
 static const char *const dup_names[] = { "error", "last", "first", NULL };
+static const char *const combine_names[] = { "mean", "sum", "max", "min", "error", NULL };
 
-/* The mapping form: from, json, item and duplicate_keys are the reader's keys; every other key is a
- * metric: a regex, or with json: a path, unless it is {regex: ...} (both read the same run's output). */
+/* The reader's keys of the mapping form; every other key is a metric. */
+static int reader_key(const char *key)
+{
+	return !strcmp(key, "from") || !strcmp(key, "json") || !strcmp(key, "item") ||
+	       !strcmp(key, "duplicate_keys") || !strcmp(key, "combine");
+}
+
+/* combine: how several records of one item and metric in one run make its value. */
+static void parse_combine(struct sp *p, const struct ynode *n)
+{
+	int e = spec_node_enum(p, n, "combine", combine_names);
+
+	if (e >= 0) {
+		p->s->combine = (enum spec_combine)e;
+		p->s->combine_said = 1;
+	}
+}
+
+/* The mapping form: from, json, item, duplicate_keys and combine are the reader's keys; every other key is
+ * a metric: a regex, or with json: a path, unless it is {regex: ...} (both read the same run's output).
+ * json: lines with no metric is the JSON lines reader (metrics: json) with a combine: of its own. */
 static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 {
-	const struct ynode *from = NULL, *json = NULL, *item = NULL, *dups = NULL;
+	const struct ynode *from = NULL, *json = NULL, *item = NULL, *dups = NULL, *combine = NULL;
 	struct spec *s = p->s;
 	struct spec_source src = { FROM_STDOUT, NULL };
 	int nmetrics = 0, e;
@@ -338,6 +358,8 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 			slot = &item;
 		else if (!strcmp(key, "duplicate_keys"))
 			slot = &dups;
+		else if (!strcmp(key, "combine"))
+			slot = &combine;
 		else
 			nmetrics++;
 		if (slot && *slot)
@@ -347,6 +369,13 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 	}
 	if (nmetrics > REGEX_MAX_METRICS) {
 		spec_node_problem(p, n, "more than %d metrics", REGEX_MAX_METRICS);
+		return;
+	}
+	if (combine)
+		parse_combine(p, combine);
+	if (!nmetrics && json && json->kind == YNODE_SCALAR && !strcmp(json->text, "lines") && !from && !item &&
+	    !dups) {
+		s->metrics = METRICS_JSON;
 		return;
 	}
 	if (!nmetrics) {
@@ -377,8 +406,7 @@ static void parse_map(struct sp *p, const struct ynode *n, int *uses_item)
 		const struct ynode *kn = ydoc_key(n, j);
 		const char *name = spec_node_key(p, kn);
 
-		if (!name || !strcmp(name, "from") || !strcmp(name, "json") || !strcmp(name, "item") ||
-		    !strcmp(name, "duplicate_keys") || !metric_name_ok(p, kn, name))
+		if (!name || reader_key(name) || !metric_name_ok(p, kn, name))
 			continue;
 		if (json && !has_key(ydoc_value(n, j), "regex"))
 			parse_json_metric(p, name, ydoc_value(n, j));
@@ -443,6 +471,8 @@ void spec_metrics_text(const struct spec *s, struct strbuf *sb)
 		if (s->json_dups)
 			sb_addf(sb, " duplicate keys %s", dup_names[s->json_dups]);
 	}
+	if (s->combine_said)
+		sb_addf(sb, " combine %s", combine_names[s->combine]);
 	for (int i = 0; i < s->nregex; i++) {
 		sb_addf(sb, "; %s=%s from ", s->regex[i].name, s->regex[i].pattern);
 		source_text(sb, &s->regex[i].src);

@@ -51,6 +51,7 @@ static const struct mcol results_cols[] = {
 	{ "launches", K_INT_NULL }, { "warmup", K_REAL_NULL }, { "cpu_user", K_REAL_NULL },
 	{ "cpu_sys", K_REAL_NULL }, { "peak_rss", K_INT_NULL },
 	{ "ci_lo", K_REAL_NULL }, { "ci_hi", K_REAL_NULL }, { "precise", K_INT }, { "settled", K_INT_NULL },
+	{ "note", K_TEXT_NULL },
 };
 /* input.lacks has a bit a column; results is the widest table. */
 _Static_assert(ARRAY_SIZE(results_cols) <= 64, "a table of more columns than input.lacks has bits");

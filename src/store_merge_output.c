@@ -143,9 +143,9 @@ static const char *const ostmt_sql[NOSTMT] = {
 		" AND NOT EXISTS (SELECT 1 FROM results r WHERE r.cell = ?2 AND r.status = 'ok')",
 	[O_RESULT_ADD] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median, mean,"
 		" min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop, launches,"
-		" warmup, cpu_user, cpu_sys, peak_rss, ci_lo, ci_hi, precise, settled) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
-		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-		" ?27, ?28, ?29, ?30, ?31, ?32)",
+		" warmup, cpu_user, cpu_sys, peak_rss, ci_lo, ci_hi, precise, settled, note) VALUES(?1, ?2, ?3, ?4,"
+		" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
+		" ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
 	[O_SAMPLE_ADD] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[O_METRIC_ADD] = "INSERT INTO metrics(result, name, value) VALUES(?1, ?2, ?3)",

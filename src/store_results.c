@@ -411,6 +411,7 @@ static int store_put_result_rows(struct store *st, int64_t run, const struct res
 	store_bind_num(s, 30, sum->ci_hi);
 	sqlite3_bind_int(s, 31, r->precise);
 	store_bind_num(s, 32, r->settled >= 0 ? r->settled : NAN);
+	store_bind_text(s, 33, r->note);
 	/* No look-up before the insert (it was a tenth of a short cell's cost): the constraints answer. A
 	 * failed statement is undone alone; the transaction goes on. */
 	rc = sqlite3_step(s);

@@ -386,6 +386,34 @@ const char *const store_schema_migrations[] = {
 	"	FROM results r JOIN cells c ON c.id = r.cell\n"
 	"	LEFT JOIN workers w ON w.id = r.worker\n"
 	"	LEFT JOIN hosts h ON h.id = w.host;\n",
+	/*
+	 * 11: a note beside a result that its reader should know (results.note, in v_results): a command
+	 * cell's default combine averaged several records of one item in one run ("2 records of item r
+	 * averaged"), which a report shows as a footnote. NULL where there is nothing to say.
+	 */
+	"ALTER TABLE results ADD COLUMN note TEXT;\n"
+	"DROP VIEW v_results;\n"
+	"CREATE VIEW v_results AS\n"
+	"	SELECT r.id AS id, r.cell AS cell, c.sweep AS sweep, c.key AS key, c.params AS params,\n"
+	"	       c.pass AS pass, c.replica AS replica, r.status AS status, r.attempt AS attempt,\n"
+	"	       r.median AS median, r.mean AS mean, r.min AS min, r.max AS max, r.stdev AS stdev,\n"
+	"	       r.noise AS noise, r.noise_ok AS noise_ok, r.n AS n, h.hostname AS host,\n"
+	"	       w.gpu AS gpu,\n"
+	"	       r.run AS run, r.q1 AS q1, r.q3 AS q3, r.sm_clock AS sm_clock,\n"
+	"	       r.throttled AS throttled, r.started AS started, r.wall AS wall, r.error AS error,\n"
+	"	       r.stop AS stop, r.launches AS launches, r.warmup AS warmup,\n"
+	"	       r.cpu_user AS cpu_user, r.cpu_sys AS cpu_sys, r.peak_rss AS peak_rss,\n"
+	"	       r.ci_lo AS ci_lo, r.ci_hi AS ci_hi, r.precise AS precise, r.settled AS settled,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'joules') AS joules,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'watts') AS watts,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'lock_sm') AS lock_sm,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'lock_mem') AS lock_mem,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'locked_sm') AS locked_sm,\n"
+	"	       (SELECT value FROM metrics WHERE result = r.id AND name = 'locked_mem') AS locked_mem,\n"
+	"	       r.note AS note\n"
+	"	FROM results r JOIN cells c ON c.id = r.cell\n"
+	"	LEFT JOIN workers w ON w.id = r.worker\n"
+	"	LEFT JOIN hosts h ON h.id = w.host;\n",
 };
 
 /*
@@ -406,6 +434,7 @@ const struct store_schema_note store_schema_notes[] = {
 	{ "SELECT count(*) FROM results WHERE n >= 6",
 	  "results now keep the 95 %% interval of their median: computed from the stored samples of %lld"
 	  " results; kernel results whose interval is wider than +-0.5 %% (the default precision) are marked" },
+	{ NULL, NULL },
 	{ NULL, NULL },
 	{ NULL, NULL },
 };

@@ -58,9 +58,9 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	/* The attempt is the cell's count, read here: NULL (refused: NOT NULL) when there is no such cell. */
 	[SQL_RESULT] = "INSERT INTO results(cell, run, worker, status, attempt, started, wall, n, median,"
 		" mean, min, max, stdev, q1, q3, noise, noise_ok, throttled, sm_clock, error, stdout, stderr, stop,"
-		" launches, warmup, cpu_user, cpu_sys, peak_rss, ci_lo, ci_hi, precise, settled) VALUES(?1, ?2, ?3,"
-		" ?4, (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+		" launches, warmup, cpu_user, cpu_sys, peak_rss, ci_lo, ci_hi, precise, settled, note) VALUES(?1, ?2,"
+		" ?3, ?4, (SELECT attempts FROM cells WHERE id = ?1), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+		" ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
 	[SQL_SAMPLE] = "INSERT INTO samples(result, i, seconds, sm_clock) VALUES(?1, ?2, ?3, ?4)",
 	/* A command's run: a kernel's samples leave these NULL without binding them. */
 	[SQL_SAMPLE_USAGE] = "INSERT INTO samples(result, i, seconds, sm_clock, cpu_user, cpu_sys, peak_rss)"

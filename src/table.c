@@ -387,9 +387,15 @@ static void heading_line(const char *text, FILE *f)
 	fprintf(f, "%s\n\n", text);
 }
 
+/* What leads footnote k: its mark, or "Note:" (TABLE_NOTE). */
+static const char *lead(int k, const char *const *marks)
+{
+	return k == TABLE_NOTE ? "Note:" : marks[k];
+}
+
 static void footnote_line(int k, const char *meaning, const char *hint, FILE *f)
 {
-	fprintf(f, "\n%s %s%s\n", mark_text[k], meaning, hint);
+	fprintf(f, "\n%s %s%s\n", lead(k, mark_text), meaning, hint);
 }
 
 /* A LaTeX comment: one line, whatever the text holds. */
@@ -405,6 +411,13 @@ static void latex_comment(const char *text, FILE *f)
 
 static void latex_footnote(int k, const char *meaning, const char *hint, FILE *f)
 {
+	if (k == TABLE_NOTE) {
+		latex_comment(meaning, f);
+		fputs("\\par{\\footnotesize Note: ", f);
+		latex_cell(f, meaning);
+		fputs(".}\n", f);
+		return;
+	}
 	fprintf(f, "%% $^%s$: %s%s\n\\par{\\footnotesize $^%s$ %s.}\n", mark_latex[k], meaning, hint, mark_latex[k],
 		meaning);
 }
@@ -483,7 +496,10 @@ static void html_footnote(int k, const char *meaning, const char *hint, FILE *f)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	sb_addf(&sb, "<p class=\"footnote\"><sup>%s</sup> ", mark_text[k]);
+	if (k == TABLE_NOTE)
+		sb_adds(&sb, "<p class=\"footnote\">Note: ");
+	else
+		sb_addf(&sb, "<p class=\"footnote\"><sup>%s</sup> ", mark_text[k]);
 	table_add_html(&sb, meaning);
 	table_add_html(&sb, hint);
 	sb_adds(&sb, "</p>\n");

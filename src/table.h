@@ -19,6 +19,8 @@ struct table {
 #define TABLE_MARK "\u2020"
 #define TABLE_MARK2 "\u2021"
 #define TABLE_NMARKS 2
+/* A footnote of no mark: what the whole table's results say ("Note: 2 records of item r averaged"). */
+#define TABLE_NOTE (-1)
 
 /* Column names are unique, so that a reader that keys cells by name (a JSON object, a CSV reader of
  * dictionaries) loses none: a name an earlier column has is renamed with a suffix, _2 or the first of _3,
@@ -55,7 +57,8 @@ struct table_format {
 	/* The method a table was made with (statistic, interval, resamples): a heading for text and Markdown,
 	 * a comment in LaTeX, which a paper includes whole, so that the method travels with the table. */
 	void (*method)(const char *text, FILE *f);
-	/* After the table: what mark k means ("holds ...") and how to do without it ("; --strict ..."). */
+	/* After the table: what mark k means ("holds ...") and how to do without it ("; --strict ..."); k
+	 * TABLE_NOTE: a note on the table, led by "Note:". */
 	void (*footnote)(int k, const char *meaning, const char *hint, FILE *f);
 };
 extern const struct table_format table_text, table_md, table_csv, table_latex, table_json, table_html;

@@ -183,6 +183,24 @@ void sb_add_word(struct strbuf *sb, const char *s)
 	sb_addc(sb, '\'');
 }
 
+void sb_set_terminal(struct strbuf *sb, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len, *cr;
+	size_t col, n;
+
+	sb_reset(sb);
+	for (; p <= end; p = cr + 1) {
+		cr = memchr(p, '\r', (size_t)(end - p));
+		if (!cr)
+			cr = end;
+		n = (size_t)(cr - p);
+		col = n < sb->len ? n : sb->len;
+		if (col)
+			memcpy(sb->buf, p, col);
+		sb_add(sb, p + col, n - col);
+	}
+}
+
 void sb_add_printable(struct strbuf *sb, const char *s, size_t max)
 {
 	for (size_t i = 0; s[i] && i < max; i++)

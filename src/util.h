@@ -47,6 +47,9 @@ void sb_addc(struct strbuf *sb, char c);
 /* Up to max bytes of s with control bytes as '?': text from a file or another machine made safe for a
  * terminal. printable() writes it to buf (max + 4 bytes) with "..." when s was longer, for messages. */
 void sb_add_printable(struct strbuf *sb, const char *s, size_t max);
+/* sb holds what a terminal shows of line[0, len): each '\r' goes back to the line's start and the text
+ * after it overwrites what was there (zstd -b prints its progress so). Linear: each part is copied once. */
+void sb_set_terminal(struct strbuf *sb, const char *line, size_t len);
 const char *printable(char *buf, const char *s, size_t max);
 /* The first line of s made printable into buf (max + 4 bytes), cut at a word's end (not inside one) with
  * "..." when over max, and "..." when more lines follow: a reason in a closing line, whole where it fits. */

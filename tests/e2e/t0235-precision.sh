@@ -111,7 +111,7 @@ test_expect_success 'a database of schema version 3 gains the intervals of its r
 	sql old.db "SELECT spec FROM sweeps WHERE name = '\''steady'\''" >steady.yaml &&
 	"$SWEEP" plan steady.yaml --db old.db 2>err &&
 	grep -q "schema version 7 -> 8: results now keep the 95 % interval of their median: computed from the stored samples of 5 results" err &&
-	test "$(sql old.db "PRAGMA user_version")" = 10 &&
+	test "$(sql old.db "PRAGMA user_version")" = 11 &&
 	db_sound old.db &&
 	test "$(python3 interval.py old.db 0.005)" = "intervals 5" &&
 	test "$(sql old.db "SELECT c.sweep || \":\" || r.precise FROM results r JOIN cells c ON c.id = r.cell

@@ -117,7 +117,8 @@ test_expect_success 'kernel defaults are in every cell, so reports can use them'
 
 make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in params, narrower CHECKs, no stop,
 	# no usage columns (schema 5), no counts, grids or their indexes (schema 6), no file hashes, commit or
-	# conditions (schema 7), no intervals (schema 8), no launcher line (schema 9), no energy in v_results (schema 10)
+	# conditions (schema 7), no intervals (schema 8), no launcher line (schema 9), no energy in v_results (schema 10),
+	# no note (schema 11)
 	sql "$1" "ALTER TABLE sweeps DROP COLUMN inputs; ALTER TABLE runs DROP COLUMN revision;
 		ALTER TABLE runs DROP COLUMN launcher;
 		ALTER TABLE runs DROP COLUMN inputs; ALTER TABLE workers DROP COLUMN conditions;
@@ -132,7 +133,8 @@ make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in par
 		ALTER TABLE samples DROP COLUMN cpu_user; ALTER TABLE samples DROP COLUMN cpu_sys;
 		ALTER TABLE samples DROP COLUMN peak_rss; ALTER TABLE results DROP COLUMN ci_lo;
 		ALTER TABLE results DROP COLUMN ci_hi; ALTER TABLE results DROP COLUMN precise;
-		ALTER TABLE results DROP COLUMN settled; CREATE VIEW v_results AS SELECT 1;
+		ALTER TABLE results DROP COLUMN settled; ALTER TABLE results DROP COLUMN note;
+		CREATE VIEW v_results AS SELECT 1;
 		PRAGMA writable_schema = ON;
 		UPDATE sqlite_master SET sql = replace(replace(sql, ' OR state = ''retired''', ''),
 			' OR status = ''superseded''', '') WHERE name IN ('cells', 'results');
@@ -148,8 +150,8 @@ test_expect_success 'a database of schema 1 is migrated: defaults filled in, key
 	grep -q "this run: 0 results ok" err &&
 	test "$(sql old.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" = \
 		"$(sql def.db "SELECT group_concat(key) FROM (SELECT key FROM cells ORDER BY id)")" &&
-	test "$(sql old.db "PRAGMA user_version")" = 10 &&
-	test "$(sql def.db "PRAGMA user_version")" = 10 &&
+	test "$(sql old.db "PRAGMA user_version")" = 11 &&
+	test "$(sql def.db "PRAGMA user_version")" = 11 &&
 	test "$(sql old.db "SELECT count(*) FROM v_results WHERE stop IS NULL")" = 2 &&
 	# version 4 adds cells.decided after the CHECK version 3 widened in place: the table is whole
 	test "$(sql old.db "SELECT group_concat(name || '\'' '\'' || type) FROM pragma_table_info('\''cells'\'')

@@ -495,7 +495,7 @@ static void test_json_select(void)
 	command_run(&c.ex, &c.t, &c.r);
 	CHECK_INT(c.r.status, RESULT_INVALID, "several records and no item");
 	CHECK_STR(c.r.error, "metrics: json 'benchmarks[*]' selected 4 records in stdout: name each with item: "
-		  "PATH", "says how to name them");
+		  "PATH, or say how they make one value with combine: mean, sum, max or min", "says how to name them");
 	result_release(&c.r);
 
 	json_spec(&c, argv, 2, "benchmarks[-1]", NULL, jm, 2);
@@ -592,6 +592,70 @@ static void test_json_sources(void)
 }
 
 /* runs: N under the stopping rule, warm-up runs, prepare and cleanup around each run, and their usage. */
+/* Several records of one item in one run combine as combine: says, then each run's value is averaged; the
+ * default's averaging is said in the result's note. Run n prints item a twice (n, 10 n) and b once (7). */
+static void test_combine(void)
+{
+	char *argv[] = { "sh", "-c", "n=$(($(cat n 2>/dev/null || echo 0) + 1)); echo $n >n; "
+				     "echo \"{\\\"item\\\": \\\"a\\\", \\\"v\\\": $n}\"; "
+				     "echo \"{\\\"item\\\": \\\"a\\\", \\\"v\\\": $((10 * n))}\"; "
+				     "echo '{\"item\": \"b\", \"v\": 7}'" };
+	char *big[] = { "sh", "-c", "echo '{\"v\": 1e308}'; echo '{\"v\": 1e308}'" };
+	static const struct { enum spec_combine how; int said; double a; const char *note; } want[] = {
+		{ COMBINE_MEAN, 0, (5.5 + 11) / 2, "2 records of item a averaged" },
+		{ COMBINE_MEAN, 1, (5.5 + 11) / 2, NULL },
+		{ COMBINE_SUM, 1, (11 + 22) / 2.0, NULL },
+		{ COMBINE_MAX, 1, (10 + 20) / 2.0, NULL },
+		{ COMBINE_MIN, 1, (1 + 2) / 2.0, NULL },
+	};
+	struct ct c;
+	int n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		unlink("n");
+		ct_init(&c, argv, 3, METRICS_JSON);
+		c.s.runs = 2;
+		c.s.runs_exact = 1;
+		c.s.combine = want[i].how;
+		c.s.combine_said = want[i].said;
+		command_run(&c.ex, &c.t, &c.r);
+		CHECK(c.r.status == RESULT_OK && c.r.nsamples == 2, "combine %d: '%s'", (int)want[i].how,
+		      c.r.error ? c.r.error : "");
+		CHECK(fabs(item(&c.r, "a", "v", &n) - want[i].a) < 1e-12, "combine %d: each run's records of a "
+		      "combined, the runs averaged: %g", (int)want[i].how, item(&c.r, "a", "v", &n));
+		CHECK_NEAR(item(&c.r, "b", "v", &n), 7, 0, "one record of b: its value");
+		CHECK(want[i].note ? c.r.note && !strcmp(c.r.note, want[i].note) : !c.r.note,
+		      "combine %d said %d: the note '%s'", (int)want[i].how, want[i].said, c.r.note ? c.r.note : "");
+		result_release(&c.r);
+	}
+
+	unlink("n");
+	ct_init(&c, argv, 3, METRICS_JSON);
+	c.s.combine = COMBINE_ERROR;
+	c.s.combine_said = 1;
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK_INT(c.r.status, RESULT_INVALID, "combine: error and two records: no run can help");
+	CHECK_STR(c.r.error, "metric 'v': a second record of item 'a' in one run, and combine: error refuses it "
+		  "(mean, sum, max or min combines them) (stdout line 2: '{\"item\": \"a\", \"v\": 10}')",
+		  "names the record's line");
+	result_release(&c.r);
+	unlink("n");
+
+	ct_init(&c, big, 3, METRICS_JSON);
+	c.s.combine = COMBINE_SUM;
+	c.s.combine_said = 1;
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_INVALID && c.r.error && strstr(c.r.error, "metric 'v': the sum of 2 records in "
+	      "one run is past 1.79769e+308"), "a sum past the largest double fails: '%s'", c.r.error);
+	result_release(&c.r);
+	ct_init(&c, big, 3, METRICS_JSON);
+	command_run(&c.ex, &c.t, &c.r);
+	CHECK(c.r.status == RESULT_OK && c.r.note && !strcmp(c.r.note, "2 records averaged"),
+	      "the cell's own two records averaged, said: '%s'", c.r.note ? c.r.note : "");
+	CHECK_NEAR(metric(&c.r, "v"), 1e308, 1e296, "their mean never overflows");
+	result_release(&c.r);
+}
+
 static void test_runs(void)
 {
 	char *argv[] = { "sh", "-c", "echo run >>runs.log; "
@@ -892,6 +956,7 @@ int main(void)
 	test_json_select();
 	test_json_sources();
 	test_runs();
+	test_combine();
 	test_limit();
 	test_strict_metrics();
 	test_bounded();

@@ -88,6 +88,7 @@ static void test_result(void)
 	result_set_metric(&r, "gflops", 123.5);
 	result_add_item(&r, "p1", "tok_s", 88.5);
 	r.out = xstrdup("line\n");
+	r.note = xstrdup("2 records of item p1 averaged");
 	msg_put_result(&sb, &r);
 	CHECK(!msg_get_result(sb.buf, sb.len, &u), "result decodes");
 	CHECK_INT(u.cell, 7, "result cell");
@@ -110,6 +111,7 @@ static void test_result(void)
 	CHECK_NEAR(u.items[0].value, 88.5, 0, "item value");
 	CHECK_STR(u.out, "line\n", "captured stdout");
 	CHECK(u.err == NULL, "absent stderr stays NULL");
+	CHECK_STR(u.note, "2 records of item p1 averaged", "the result's note");
 	result_release(&u);
 	for (size_t n = 0; n < sb.len; n += 3)
 		CHECK(msg_get_result(sb.buf, n, &u) == -1, "truncated result (%zu bytes) is refused", n);

@@ -69,7 +69,7 @@ static void compare_rows(struct report_rows *r)
 static void test_compare_formats(void)
 {
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "CAP", 1, -1, NULL, 0, NULL };
+	struct report_doc d = { &r, NULL, "CAP", 1, -1, NULL, 0, NULL, NULL };
 	char *s;
 
 	compare_rows(&r);
@@ -111,6 +111,24 @@ static void test_compare_formats(void)
 		   "\n\xe2\x80\xa0 holds medians not known to the precision asked (2 results); --strict leaves them out\n",
 		   "text with --digits 2, the marked results counted");
 	free(s);
+	/* What the results said of themselves: a footnote of no mark, in each format that has footnotes. */
+	d.said = "2 records of item r_1 averaged (1 result)";
+	s = printed(&table_md, 0, &d);
+	CHECK(strstr(s, "--strict leaves them out\n\nNote: 2 records of item r_1 averaged (1 result)\n") != NULL,
+	      "Markdown: the note under the other footnotes: '%s'", s);
+	free(s);
+	s = printed(&table_latex, 0, &d);
+	CHECK(strstr(s, "\n% 2 records of item r_1 averaged (1 result)\n"
+		      "\\par{\\footnotesize Note: 2 records of item r\\_1 averaged (1 result).}\n") != NULL,
+	      "LaTeX: a comment and a paragraph, its text escaped: '%s'", s);
+	free(s);
+	s = printed(&table_html, 0, &d);
+	CHECK(strstr(s, "<p class=\"footnote\">Note: 2 records of item r_1 averaged (1 result)</p>\n") != NULL,
+	      "HTML: a footnote paragraph: '%s'", s);
+	free(s);
+	s = printed(&table_csv, 0, &d);
+	CHECK(!strstr(s, "Note"), "CSV: only rows");
+	free(s);
 	report_rows_release(&r);
 }
 
@@ -123,7 +141,7 @@ static void test_summary_print(void)
 	static const double v[] = { 1, 4, 10 };
 	struct report_notes nt = { 0 };
 	struct report_rows r, s;
-	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL };
+	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL, NULL };
 	char *p, *caveat;
 
 	report_rows_init(&r);
@@ -194,7 +212,7 @@ static void test_summary_apart_from_1(void)
 	static const double v[] = { 0.9996, 0.9997, 0.99975, 0.9998, 0.99985 };
 	struct report_notes nt = { 0 };
 	struct report_rows r, s;
-	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL };
+	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL, NULL };
 	char *p;
 
 	report_rows_init(&r);
@@ -229,7 +247,7 @@ static void test_interval_precision(void)
 		{ 1, 1, 1 },                       /* A/A: [1, 1] for true */
 	};
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, NULL, 1, -1, NULL, 0, NULL };
+	struct report_doc d = { &r, NULL, NULL, 1, -1, NULL, 0, NULL, NULL };
 	char *p;
 	int c;
 
@@ -287,7 +305,7 @@ static void test_text_print(void)
 {
 	static const double ratio[] = { 1, 1.02, 0.97 };
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "H", 0, -1, NULL, 0, NULL };
+	struct report_doc d = { &r, NULL, "H", 0, -1, NULL, 0, NULL, NULL };
 	char *p;
 
 	report_rows_init(&r);

@@ -643,6 +643,31 @@ static void test_errors(void)
 		if (!rc)
 			spec_release(&s);
 	}
+	/* combine: in the mapping form, of regexes, of json paths, and of JSON lines (json: lines). */
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: ., combine: avg, v: a}\n",
+		  "3:29: invalid value 'avg' for 'combine' (expected mean|sum|max|min|error)");
+	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {json: lines, item: x}\n",
+		  "3:10: no metric in 'metrics' (name: path)");
+	{
+		static const char *const text[] = {
+			"sweep: a\ncommand: [x]\nmetrics: {json: ., combine: max, v: a}\n",
+			"sweep: a\ncommand: [x]\nmetrics: {combine: error, v: 'v=(.*)'}\n",
+			"sweep: a\ncommand: [x]\nmetrics: {json: lines, combine: sum}\n",
+			"sweep: a\ncommand: [x]\nmetrics: json\n",
+		};
+		static const int how[] = { COMBINE_MAX, COMBINE_ERROR, COMBINE_SUM, COMBINE_MEAN };
+		static const int kind[] = { METRICS_SELECT, METRICS_REGEX, METRICS_JSON, METRICS_JSON };
+		struct spec s;
+
+		for (int i = 0; i < 4; i++) {
+			int rc = parse(text[i], &s);
+
+			CHECK(rc == 0 && (int)s.combine == how[i] && s.combine_said == (i < 3) &&
+			      (int)s.metrics == kind[i], "combine: spec %d: %s", i, errs);
+			if (!rc)
+				spec_release(&s);
+		}
+	}
 	/* unit_base and scale: how a metric reads k/M/G/T and a bare number. */
 	CHECK_ERR("sweep: a\ncommand: [x]\nmetrics: {t: {regex: 't=(.*)', unit: B, unit_base: 1023}}\n",
 		  "3:52: unit_base is 1000 or 1024, not '1023'");

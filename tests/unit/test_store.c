@@ -145,10 +145,10 @@ static void test_open(void)
 	check_q1(st, "SELECT group_concat(name, ' ') FROM pragma_table_info('results')",
 		 "id cell run worker status attempt started wall n median mean min max stdev q1 q3 noise noise_ok "
 		 "throttled sm_clock error stdout stderr stop launches warmup cpu_user cpu_sys peak_rss ci_lo ci_hi precise "
-		 "settled");
+		 "settled note");
 	check_q1(st, "SELECT group_concat(name, ' ') FROM pragma_table_info('v_results') WHERE cid >= 30",
 		 "cpu_user cpu_sys peak_rss ci_lo ci_hi precise settled joules watts lock_sm lock_mem locked_sm "
-		 "locked_mem");
+		 "locked_mem note");
 	check_q1(st, "PRAGMA integrity_check", "ok");
 	store_close(st);
 	store_close(NULL);
