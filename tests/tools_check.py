@@ -164,7 +164,134 @@ def nvbench(db):
             same("%s %s" % (st["name"], m), vals.get((st["name"], m)), float(value))
 
 
+def gbench_console(db):
+    """Its console table: bytes' k, M, G as powers of 1024, items' as powers of 1000, times with their unit;
+    against the same run's JSON file too, to the console's rounding (6 significant digits, times 3)."""
+    got = items(db)
+    rows = captured(db, "stdout")
+    count("cells", len(rows), 2)
+    for key, out in rows:
+        doc = json.load(open("build/tools/%s-gbench-console.json" % key))
+        for b in doc["benchmarks"]:
+            line = re.search(r"^%s +([0-9.]+) ([a-z]+) .*bytes_per_second=([0-9.]+)([kMGT]?)/s "
+                             r"items_per_second=([0-9.]+)([kMGT]?)/s" % re.escape(b["name"]), out, re.M)
+            vals = got[key]
+            for m, at, base in (("bytes_per_second", 3, 1024), ("items_per_second", 5, 1000)):
+                text = float(line.group(at)) * base ** " kMGT".index(line.group(at + 1) or " ")
+                same("%s %s, the text's k, M, G of %d" % (b["name"], m, base), vals.get((b["name"], m)), text)
+                same("%s %s against its JSON" % (b["name"], m), vals.get((b["name"], m)), b[m], 5e-6)
+            same(b["name"] + " time, the text", vals.get((b["name"], "time")), float(line.group(1)) * TIME[line.group(2)])
+            same(b["name"] + " time against its JSON", vals.get((b["name"], "time")),
+                 b["real_time"] * TIME[b["time_unit"]], 5e-3)
+
+
+def captured(db, stream):
+    """[(cell key, what the tool wrote on stream)] of the ok results: sweep keeps each cell's stdout head and
+    stderr tail (64 KiB), as the tool wrote them."""
+    rows = sql(db, "SELECT v.key, r.%s AS text FROM v_results v JOIN results r ON r.id = v.id"
+                   " WHERE v.status = 'ok'" % stream)
+    return [(r["key"], r["text"]) for r in rows]
+
+
+TIME = {"ns": 1e-9, "nsec": 1e-9, "us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "sec": 1.0}
+
+
+def terminal(line):
+    """What a terminal shows of a line that '\r' went back over: each part overwrites the start of the last."""
+    shown = ""
+    for part in line.split("\r"):
+        shown = part + shown[len(part):]
+    return shown.rstrip(" ")
+
+
+def zstd(db):
+    got = metrics(db)
+    rows = captured(db, "stdout")
+    count("cells", len(rows), 2)
+    for key, out in rows:
+        (line,) = [terminal(l) for l in out.split("\n") if "#" in l]
+        comp, dec = re.findall(r"([0-9.]+) MB/s", line)
+        same("compression MB/s, the last figure shown", got[key].get("comp"), float(comp))
+        same("decompression MB/s", got[key].get("dec"), float(dec))
+        same("ratio", got[key].get("ratio"), float(re.search(r"\(x([0-9.]+)\)", line).group(1)))
+
+
+def timeit(db):
+    got = metrics(db)
+    rows = captured(db, "stdout")
+    count("cells", len(rows), 2)
+    for key, out in rows:
+        v, u = re.search(r"best of [0-9]+: ([0-9.]+) ([a-z]+) per loop", out).groups()
+        same("per loop in s (it printed %s %s)" % (v, u), got[key].get("loop"), float(v) * TIME[u])
+
+
+def openssl(db):
+    got = metrics(db)
+    rows = captured(db, "stdout")
+    count("cells", len(rows), 4)
+    for key, out in rows:
+        v = re.search(r"^[+]F:[0-9]+:[^:]+:([0-9.]+)$", out, re.M).group(1)
+        same("MB/s of its bytes per second", got[key].get("rate"), float(v) / 1e6)
+
+
+def perf_stat(db):
+    got = metrics(db)
+    rows = captured(db, "stderr")
+    count("cells", len(rows), 2)
+    for key, err in rows:
+        same("task-clock in s", got[key].get("task_clock"),
+             float(re.search(r"([0-9.]+) msec +task-clock", err).group(1)) / 1e3)
+        v, p = re.search(r"page-faults +# +([0-9.]+) ([KMG]?)/sec", err).groups()
+        same("page faults a second", got[key].get("faults_rate"), float(v) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[p])
+
+
+def iperf3(db):
+    got = metrics(db)
+    rows = captured(db, "stdout")
+    count("cells", len(rows), 2)
+    for key, out in rows:
+        doc = json.loads(out)   # a key given twice: python keeps its last value, as duplicate_keys: last
+        same("bits per second received", got[key].get("received_bps"), doc["end"]["sum_received"]["bits_per_second"])
+        same("bits per second sent", got[key].get("sent_bps"), doc["end"]["sum_sent"]["bits_per_second"])
+        same("retransmits", got[key].get("retransmits"), doc["end"]["sum_sent"]["retransmits"])
+
+
+def pyperf(db):
+    got = metrics(db)
+    rows = captured(db, "stdout")
+    count("cells", len(rows), 1)
+    for key, out in rows:
+        m, mu, sd, su = re.search(r"Mean \+- std dev: ([0-9.]+) ([a-z]+) \+- ([0-9.]+) ([a-z]+)", out).groups()
+        same("mean in s (it printed %s %s)" % (m, mu), got[key].get("mean"), float(m) * TIME[mu])
+        same("std dev in s", got[key].get("stdev"), float(sd) * TIME[su])
+
+
+def pyperf_json(db):
+    got = metrics(db)
+    count("cells", len(got), 1)
+    for key, vals in got.items():
+        doc = json.load(open("build/tools/%s-pyperf.json" % key))
+        values = [v for run in doc["benchmarks"][0]["runs"] for v in run.get("values", [])]
+        same("the mean of its %d values" % len(values), vals.get("mean"), sum(values) / len(values))
+
+
+def fio_jobs(db):
+    """Two jobs of one name: their sum (combine: sum), no note."""
+    got = items(db)
+    rows = captured(db, "stdout")
+    count("cells", len(rows), 1)
+    for key, out in rows:
+        jobs = [j for j in json.loads(out)["jobs"] if j["jobname"] == "reader"]
+        count("jobs named reader", len(jobs), 2)
+        for m, path in (("iops", "iops"), ("bw_bytes", "bw_bytes"), ("ios", "total_ios")):
+            same("reader %s, the jobs' sum" % m, got[key].get(("reader", m)), sum(j["read"][path] for j in jobs))
+    count("results with a note", sql(db, "SELECT count(*) AS n FROM results WHERE note IS NOT NULL")[0]["n"], 0)
+
+
 if __name__ == "__main__":
     checks = {"gbench": gbench, "hyperfine": hyperfine, "fio": fio, "sysbench": sysbench,
-              "pytest-benchmark": pytest_benchmark, "nccl-tests": nccl_tests, "nvbench": nvbench}
+              "pytest-benchmark": pytest_benchmark, "nccl-tests": nccl_tests, "nvbench": nvbench, "zstd": zstd,
+              "gbench-console": gbench_console,
+              "timeit": timeit, "openssl": openssl, "perf-stat": perf_stat, "iperf3": iperf3, "pyperf": pyperf,
+              "pyperf-json": pyperf_json, "fio-jobs": fio_jobs}
     checks[sys.argv[1]](sys.argv[2])

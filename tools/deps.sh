@@ -32,10 +32,21 @@ missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "deps: installing$missing"
-sudo=""
-[ "$(id -u)" = 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends $missing >/dev/null ||
-	{ echo "deps: apt-get install$missing failed" >&2; exit 1; }
+if [ -n "$missing" ]; then
+	echo "deps: installing$missing"
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+		{ echo "deps: apt-get install$missing failed" >&2; exit 1; }
+fi
+# pyperf is on PyPI only: the tests' python3 gets it there (examples/tools/pyperf.yaml).
+pypi=""
+[ "${1:-all}" = all ] && ! python3 -c "import pyperf" 2>/dev/null && pypi="pyperf"
+if [ -n "$pypi" ]; then
+	echo "deps: installing $pypi from PyPI"
+	python3 -m pip install -q --disable-pip-version-check "$pypi" 2>/dev/null ||
+		python3 -m pip install -q --disable-pip-version-check --break-system-packages "$pypi" ||
+		{ echo "deps: pip install $pypi failed" >&2; exit 1; }
+fi
+

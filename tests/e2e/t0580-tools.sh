@@ -21,6 +21,11 @@ test_expect_success 'Google Benchmark: its JSON file, an item a benchmark, the t
 	example gbench && check gbench
 '
 
+test_expect_success 'Google Benchmark'\''s console: bytes'\'' G of 1024 (unit_base: 1024), items'\'' of 1000, against its JSON' '
+	(cd "$ROOT" && make -s build/tools/gbench) &&
+	example gbench-console && check gbench-console
+'
+
 test_expect_success 'hyperfine: its exported JSON, an item a command, mean, median, user and system time' '
 	example hyperfine && check hyperfine
 '
@@ -44,4 +49,46 @@ test_expect_success 'nccl-tests (a real run'\''s text): an item a size, match: e
 
 test_expect_success 'NVBench (a real run'\''s JSON): an item a state, values it writes as strings, by filter' '
 	example nvbench && check nvbench
+'
+
+# Tools whose text is read as they print it: each check parses the output sweep kept (results.stdout and
+# stderr, as the tool wrote it) with python's re, and what the tool wrote in a file with python's json.
+test_needs "zstd" zstd --version
+test_expect_success 'zstd -b: progress overwritten with \r, the figures a terminal shows last' '
+	example zstd && check zstd
+'
+
+test_expect_success 'python -m timeit: "nsec per loop" (or usec, msec, sec) in seconds' '
+	example timeit && check timeit
+'
+
+test_needs "openssl" openssl version
+test_expect_success 'openssl speed -mr: bare bytes per second given their unit by scale:' '
+	example openssl && check openssl
+'
+
+test_expect_success 'fio, two jobs of one name: combine: sum adds them, as its group total' '
+	example fio-jobs && check fio-jobs
+'
+
+test_needs "pyperf (PyPI)" python3 -c "import pyperf"
+test_expect_success 'pyperf timeit: its text ("Mean +- std dev: 352 ns +- 24 ns") in seconds' '
+	example pyperf && check pyperf
+'
+
+test_expect_success 'pyperf timeit -o: its JSON values, bare seconds, one record each, combine: mean' '
+	example pyperf-json && check pyperf-json
+'
+
+# The example's server: iperf3 -s on the port it names, for two client runs (one a cell).
+test_needs "iperf3" iperf3 --version
+test_expect_success 'iperf3 -J (-P 2 writes keys twice): duplicate_keys: last, as python reads them' '
+	run_bg timeout 60 iperf3 -s -p 5201 && server=$BG_PID &&
+	wait_for 10 sh -c "ss -ltn | grep -q \":5201 \"" &&
+	example iperf3 && kill "$server" && { wait_gone "$server" || :; } && check iperf3
+'
+
+test_needs "perf stat (perf_event_paranoid)" perf stat -e task-clock true
+test_expect_success 'perf stat: "msec task-clock" and "K/sec" as perf means them' '
+	example perf-stat && check perf-stat
 '
