@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clocks.h"
+#include "exitcode.h"
 #include "msg.h"
 #include "nvml.h"
 #include "util.h"
@@ -53,6 +54,18 @@ const char *clocks_forbidden(void)
 
 	return v && *v && strcmp(v, "0") ? "SWEEP_NO_LOCK_CLOCKS is set: this machine's clocks are not to be changed" :
 	       NULL;
+}
+
+int clocks_consent(const struct spec *s, const char *path, int lock)
+{
+	/* Locking changes the card's settings for everyone on it until the run puts them back: asked, never
+	 * assumed. */
+	if (lock && clocks_forbidden())
+		return fail_usage("--lock-clocks is refused: %s", clocks_forbidden());
+	if (spec_clocks_asked(s) && !lock)
+		return fail_usage("%s: 'clocks:' locks the GPU clocks of every worker; give --lock-clocks to "
+				  "consent (or remove 'clocks:')", path);
+	return FAIL_OK;
 }
 
 int clocks_lock(const struct spec *s, void *dev, const char *name, struct clocks_held *h)

@@ -27,6 +27,12 @@ int clocks_device(const char *uuid, int local_rank, void **dev, char *name, size
  * not 0: the GPU checks set it), else NULL. */
 const char *clocks_forbidden(void);
 /*
+ * Whether spec s (read from path) may run with lock (--lock-clocks given: 1) as sweep run, launch and
+ * submit check it before anything starts: clocks: needs the consent, and the consent is refused where
+ * clocks_forbidden says so. FAIL_OK, or FAIL_USAGE after error() saying which.
+ */
+int clocks_consent(const struct spec *s, const char *path, int lock);
+/*
  * Lock dev's clocks at what s asks (sm first, then memory), recording each in h; -1 after error() that
  * says why (without root or the driver's permission: that), with what was already locked put back.
  */

@@ -33,6 +33,7 @@ struct launch {
 	const struct launch_source *src;   /* NULL: nothing to build from */
 	const char *make_args;
 	long min_free_kib;
+	int lock_clocks;       /* sweep run --lock-clocks there */
 	double timeout;
 	/* Per host (index into hosts): */
 	int *state;            /* L_STARTED, L_RUNNING, L_ERROR */
@@ -272,7 +273,8 @@ static void script_start(struct strbuf *sc, const struct launch *l, const struct
 	remote_quote(sc, bin);
 	sb_adds(sc, "; S=");
 	remote_quote(sc, l->spec_rel);
-	sb_addf(sc, "; N=%s; P=results/%s.pid; L=results/%s.log; X=results/%s.exit\n", n, n, n, n);
+	sb_addf(sc, "; N=%s; P=results/%s.pid; L=results/%s.log; X=results/%s.exit; K=%s\n", n, n, n, n,
+		l->lock_clocks ? "--lock-clocks" : "");
 	script_hostname(sc, h);
 	sb_addf(sc,
 		"mkdir -p results || { say error cannot make \"$W/results\"; exit 0; }\n"
@@ -299,15 +301,15 @@ static void script_start(struct strbuf *sc, const struct launch *l, const struct
 		"fi\n"
 		"export SWEEP_LAUNCH_MPI\n"
 		"echo \"--- sweep launch $(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ):"
-		" ${SWEEP_LAUNCH_MPI:+$SWEEP_LAUNCH_MPI }$B run $S --db results/$N.db\" >>\"$L\"\n"
+		" ${SWEEP_LAUNCH_MPI:+$SWEEP_LAUNCH_MPI }$B run $S --db results/$N.db${K:+ $K}\" >>\"$L\"\n"
 		"SS=; command -v setsid >/dev/null 2>&1 && SS=setsid\n"
 		/* Its own session (setsid), no terminal, no input: the run outlives this ssh session. The
 		 * shell writes its own pid, so the pid file is right whether setsid forks or not. */
 		/* SIGTERM (sweep stop) reaches the whole group; the shell's trap lets it outlive the run
 		 * to write the exit status (a trapped signal is not inherited: the run gets the default). */
 		"nohup $SS sh -c 'echo $$ >\"$1\"; trap : TERM; $SWEEP_LAUNCH_MPI \"$2\" run \"$3\" --db \"$4\""
-		" --progress=30; c=$?; date +%%s >\"${5%%.exit}.end\"; echo $c >\"$5\"'"
-		" sweep-launch \"$P\" \"$B\" \"$S\" \"results/$N.db\" \"$X\" </dev/null >>\"$L\" 2>&1 &\n"
+		" --progress=30 $6; c=$?; date +%%s >\"${5%%.exit}.end\"; echo $c >\"$5\"'"
+		" sweep-launch \"$P\" \"$B\" \"$S\" \"results/$N.db\" \"$X\" \"$K\" </dev/null >>\"$L\" 2>&1 &\n"
 		"i=0; while [ $i -lt 50 ] && [ ! -s \"$P\" ]; do sleep 0.1; i=$((i + 1)); done\n"
 		"[ -s \"$P\" ] || { say error the run did not start;"
 		" tail -n 3 \"$L\" | sed 's/^/" REMOTE_TAG "log /'; exit 0; }\n"
@@ -457,6 +459,7 @@ int launch_run(const struct inventory *inv, const int *hosts, int nhosts, const 
 	l.make_args = o->make_args;
 	l.timeout = o->timeout;
 	l.min_free_kib = o->min_free_kib;
+	l.lock_clocks = o->lock_clocks;
 	if (l.sync || l.build) {
 		char self[PATH_MAX];
 		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);

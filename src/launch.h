@@ -74,6 +74,7 @@ struct launch_opts {
 	const char *make_args; /* more arguments of make there ("CUDA=0 CUDA_ARCH=..."), checked; or NULL */
 	double timeout;        /* seconds per host */
 	long min_free_kib;     /* refuse a host with less free space for results/ */
+	int lock_clocks;       /* sweep run --lock-clocks on each host (the spec's clocks:, consented to) */
 	int jobs;              /* hosts at once */
 };
 

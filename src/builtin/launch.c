@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../clocks.h"
 #include "../launch.h"
 #include "builtin.h"
 
@@ -12,7 +13,8 @@ static int launch_fn(int argc, char **argv)
 		{ "sync", no_argument, NULL, 's' }, { "hosts", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 't' }, { "min-free", required_argument, NULL, 'm' },
 		{ "jobs", required_argument, NULL, 'j' }, { "build", no_argument, NULL, 'b' },
-		{ "make", required_argument, NULL, 'M' }, { NULL, 0, NULL, 0 },
+		{ "make", required_argument, NULL, 'M' }, { "lock-clocks", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct launch_opts o = { .timeout = LAUNCH_TIMEOUT, .jobs = LAUNCH_JOBS };
 	struct inventory inv = { 0 };
@@ -30,6 +32,9 @@ static int launch_fn(int argc, char **argv)
 			break;
 		case 'b':
 			o.build = 1;
+			break;
+		case 'L':
+			o.lock_clocks = 1;
 			break;
 		case 'M':
 			if (launch_make_arg_ok(optarg)) {
@@ -75,6 +80,9 @@ static int launch_fn(int argc, char **argv)
 	if (spec_load(argv[optind + 1], &s))
 		goto out;
 	loaded = 1;
+	if ((ret = clocks_consent(&s, argv[optind + 1], o.lock_clocks)))
+		goto out;
+	ret = FAIL_USAGE;
 	if (!launch_name_ok(s.name)) {
 		error("sweep name '%s': its files on the hosts would be hidden or taken for options", s.name);
 		goto out;
@@ -97,7 +105,7 @@ out:
 
 const struct cmd cmd_launch = { "launch", launch_fn,
 	"sweep launch INVENTORY SPEC [--sync | --build] [--make NAME=VALUE]... [--hosts NAME,...]\n"
-	"                    [--min-free SIZE] [--timeout SECONDS] [--jobs N]",
+	"                    [--min-free SIZE] [--timeout SECONDS] [--jobs N] [--lock-clocks]",
 	"Start 'sweep run SPEC' on every host of the inventory over ssh (user, port, identity, ssh_options\n"
 	"from the inventory; your own ssh config and keys), in the host's workdir, detached so that it\n"
 	"outlives the ssh session, writing results/NAME.db and results/NAME.log there (under mpirun -np\n"
@@ -113,5 +121,7 @@ const struct cmd cmd_launch = { "launch", launch_fn,
 	"The launch learns each host's hostname over ssh (recorded in results/NAME.host; pull labels the\n"
 	"host by it) and refuses a host whose hostname is not the one the inventory gives. Hosts are\n"
 	"handled at once, each within --timeout (120 s). 'sweep stop' interrupts what launch started.\n"
+	"--lock-clocks consents to the spec's clocks: (sweep run --lock-clocks on each host); a spec with\n"
+	"clocks: is refused without it.\n"
 	"Exit: 0 every host started or running, 6 some host was unreachable or did not start (its line\n"
 	"says which; the others were started)." };

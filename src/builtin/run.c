@@ -60,13 +60,10 @@ static int run_master(struct comm *c, const char *path, const char *db, struct m
 		run_release_workers(c);
 		return FAIL_USAGE;
 	}
-	/* Locking changes the card's settings for everyone on it until the run puts them back: asked, never
-	 * assumed. */
-	if (spec_clocks_asked(&s) && !lock_clocks) {
+	if ((ret = clocks_consent(&s, path, lock_clocks))) {
 		run_release_workers(c);
 		spec_release(&s);
-		return fail_usage("%s: 'clocks:' locks the GPU clocks of every worker; give --lock-clocks to "
-				  "consent (or remove 'clocks:')", path);
+		return ret;
 	}
 	if (inv_path && inventory_load(inv_path, &inv)) {
 		run_release_workers(c);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../clocks.h"
 #include "../slurm.h"
 #include "builtin.h"
 
@@ -27,14 +28,14 @@ static int submit_fn(int argc, char **argv)
 		{ "sbatch", required_argument, NULL, 's' }, { "no-requeue", no_argument, NULL, 'R' },
 		{ "dry-run", no_argument, NULL, 'n' }, { "exclusive", no_argument, NULL, 'x' },
 		{ "no-exclusive", no_argument, NULL, 'X' }, { "cpus-per-task", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
+		{ "lock-clocks", no_argument, NULL, 'L' }, { NULL, 0, NULL, 0 },
 	};
 	struct slurm_submit x = SLURM_SUBMIT_INIT;
 	struct slurm_job *j = &x.job;
 	const char *db = NULL, *tmpl = NULL, *inv = NULL, **extra = NULL;
 	char id[64];
 	struct spec s;
-	int opt, dry = 0, have_spec = 0, ret = FAIL_USAGE;
+	int opt, dry = 0, have_spec = 0, lock = 0, ret = FAIL_USAGE;
 
 	while ((opt = getopt_long(argc, argv, "N:G:T:t:p:A:a:d:f:i:s:RnxXc:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -59,6 +60,7 @@ static int submit_fn(int argc, char **argv)
 		case 'x': j->exclusive = 1; break;
 		case 'X': j->exclusive = 0; break;
 		case 'c': if (positive("cpus-per-task", optarg, 1, &j->cpus_per_task)) goto out; break;
+		case 'L': lock = 1; break;
 		default: ret = SHOW_USAGE; goto out;
 		}
 	}
@@ -70,6 +72,11 @@ static int submit_fn(int argc, char **argv)
 	if (spec_load(argv[optind], &s))
 		goto out;
 	have_spec = 1;
+	if ((ret = clocks_consent(&s, argv[optind], lock)))
+		goto out;
+	ret = FAIL_USAGE;
+	if (lock)
+		sb_adds(&x.args, "--lock-clocks ");
 	if (slurm_prepare(&x, &s, argv[optind], db, tmpl, inv))
 		goto out;
 	/* What resubmits it, for 'sweep status' once the job is over and the sweep is not. */
@@ -114,7 +121,7 @@ const struct cmd cmd_submit = { "submit", submit_fn,
 	"sweep submit SPEC [--nodes N] [--gpus-per-node G] [--ntasks-per-node T]\n"
 	"                    [--time T] [--partition P] [--account A] [--array K] [--db PATH] [--template FILE]\n"
 	"                    [--inventory FILE] [--sbatch OPTION]... [--no-requeue] [--dry-run]\n"
-	"                    [--exclusive | --no-exclusive] [--cpus-per-task C]",
+	"                    [--exclusive | --no-exclusive] [--cpus-per-task C] [--lock-clocks]",
 	"Run the sweep as a Slurm batch job: plan it, render the job script from slurm/sweep.sbatch (or\n"
 	"--template; edit it to load modules or launch with srun), hand it to sbatch and print the job id.\n"
 	"Each node runs G ranks (or T; 1 without GPUs) under mpirun. The job is requeueable: requeued,\n"
@@ -125,4 +132,5 @@ const struct cmd cmd_submit = { "submit", submit_fn,
 	"A sweep of kernels has its nodes to itself (--exclusive; --no-exclusive shares them); a sweep of\n"
 	"commands shares them unless --exclusive. Each rank gets the CPUs of a node over its ranks\n"
 	"(--cpus-per-task, from sinfo; give C where sinfo cannot tell). When sbatch refuses the job, the\n"
-	"databases the submit made are removed." };
+	"databases the submit made are removed. --lock-clocks consents to the spec's clocks: (the job runs\n"
+	"sweep run --lock-clocks); a spec with clocks: is refused without it." };

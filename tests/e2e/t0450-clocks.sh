@@ -32,6 +32,17 @@ test_expect_success 'clocks: without --lock-clocks is refused with that word, be
 	test "$(sql refused.db "SELECT count(*) FROM results" 2>/dev/null || echo 0)" = 0
 '
 
+test_expect_success 'sweep submit: clocks: needs --lock-clocks, which the job passes to sweep run; refused where forbidden' '
+	test_expect_code 2 "$SWEEP" submit lock.yaml --db sub.db --dry-run >job 2>err &&
+	grep -q "^sweep: lock.yaml: .clocks:. locks the GPU clocks of every worker; give --lock-clocks to consent" err &&
+	test ! -s job && test ! -e sub.db &&
+	"$SWEEP" submit lock.yaml --db sub.db --dry-run --lock-clocks >job 2>err &&
+	grep -q " run $T/lock.yaml --db $T/sub.db .* --lock-clocks *&\$" job &&
+	test_expect_code 2 env SWEEP_NO_LOCK_CLOCKS=1 "$SWEEP" submit lock.yaml --db sub.db --dry-run --lock-clocks \
+		>job 2>err &&
+	grep -q "^sweep: --lock-clocks is refused: SWEEP_NO_LOCK_CLOCKS is set" err && test ! -s job
+'
+
 test_expect_success 'clocks: values are checked where they are written' '
 	rm -f nvml.log &&
 	printf "sweep: x\nkernel: cpu.copy\nclocks: {sm: fast, memory: base}\n" >bad.yaml &&

@@ -582,3 +582,18 @@ test_expect_success 'a run that fails at once is an error with the end of its lo
 	cat st &&
 	grep -q "^r1  *short  *failed (exit 127) " st
 '
+
+test_expect_success 'launch --lock-clocks: sweep run --lock-clocks on the host; clocks: without it is refused before any host' '
+	printf "#!/bin/sh\necho \"\$*\" >%s/args\nexit 3\n" "$T" >args.sh && chmod +x args.sh &&
+	inventory args.yaml \
+		"{name: r1, hostname: $H1, address: $(netns_addr 1), workdir: $T/w1, sweep_bin: $T/args.sh}" &&
+	printf "sweep: clk\nkernel: sleep\nparams: {ms: [1]}\nclocks: {sm: 1410}\n" >clk.yaml &&
+	cp clk.yaml "$T/w1/" &&
+	test_expect_code 2 "$SWEEP" launch args.yaml clk.yaml >out 2>err &&
+	grep -q "^sweep: clk.yaml: .clocks:. locks the GPU clocks of every worker; give --lock-clocks to consent" err &&
+	test ! -e "$T/w1/results/clk.log" && test ! -e args &&
+	sh -c "\"\$0\" launch args.yaml clk.yaml --lock-clocks >out 2>err; echo \$? >rc" "$SWEEP" &&
+	cat out err rc && cat "$T/w1/results/clk.log" &&
+	test "$(cat args)" = "run clk.yaml --db results/clk.db --progress=30 --lock-clocks" &&
+	grep -q "^--- sweep launch .*: $T/args.sh run clk.yaml --db results/clk.db --lock-clocks$" "$T/w1/results/clk.log"
+'
