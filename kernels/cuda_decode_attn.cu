@@ -698,6 +698,12 @@ static void attn_counts(const struct kctx *ctx, double *flops, double *bytes)
 	*bytes = 2.0 * s->batch * s->kv_heads * s->kv_len * s->dim * 2;
 }
 
+/* A decode step makes one token a sequence. */
+static double attn_tokens(const struct kctx *ctx)
+{
+	return (double)((const struct attn_state *)ctx->priv)->batch;
+}
+
 static void attn_teardown(struct kctx *ctx)
 {
 	struct attn_state *s = (struct attn_state *)ctx->priv;
@@ -729,6 +735,7 @@ static struct kernel_ops decode_attn_ops(void)
 	k.launch = attn_launch;
 	k.check = attn_check;
 	k.counts = attn_counts;
+	k.tokens = attn_tokens;
 	k.teardown = attn_teardown;
 	return k;
 }

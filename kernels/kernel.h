@@ -55,6 +55,9 @@ struct kernel_ops {
 	int (*launch)(struct kctx *);
 	int (*check)(struct kctx *);    /* may be NULL: nothing to check (sleep) */
 	void (*counts)(const struct kctx *, double *flops, double *bytes);   /* may be NULL */
+	/* may be NULL: the tokens one launch makes (a decode step: one a sequence), for the metrics tok_s and,
+	 * with the launch's energy, tok_per_j */
+	double (*tokens)(const struct kctx *);
 	void (*teardown)(struct kctx *);                                      /* may be NULL */
 	int (*open)(struct kctx *);                                           /* may be NULL */
 

@@ -92,6 +92,8 @@ static void measure_metrics(const struct kernel_ops *k, const struct kctx *ctx, 
 		result_set_metric(r, "gflops", flops / median / 1e9);
 	if (bytes > 0)
 		result_set_metric(r, "gbs", bytes / median / 1e9);
+	if (k->tokens && (v = k->tokens(ctx)) > 0)
+		result_set_metric(r, "tok_s", v / median);
 	r->launches = batch;
 	r->warmup = warmup;
 	for (i = 0; i < ctx->metrics->n; i++)
@@ -124,7 +126,7 @@ static void energy_start(const struct timer_ops *tm, void *state, struct energy_
 static void energy_end(const struct timer_ops *tm, void *state, const struct energy_span *e,
 		       const struct kernel_ops *k, const struct kctx *ctx, struct result *r)
 {
-	double e1, t1 = now_mono(), watts, joules, flops = 0, bytes = 0;
+	double e1, t1 = now_mono(), watts, joules, flops = 0, bytes = 0, tokens;
 
 	if (!e->ok || tm->energy(state, &e1) || t1 - e->t0 < ENERGY_MIN_SPAN || e1 <= e->e0 || !(r->sum.median > 0))
 		return;
@@ -138,6 +140,8 @@ static void energy_end(const struct timer_ops *tm, void *state, const struct ene
 		result_set_metric(r, "gflop_per_j", flops / joules / 1e9);
 	if (bytes > 0 && joules > 0)
 		result_set_metric(r, "gb_per_j", bytes / joules / 1e9);
+	if (k->tokens && (tokens = k->tokens(ctx)) > 0 && joules > 0)
+		result_set_metric(r, "tok_per_j", tokens / joules);
 }
 
 /* The timer's power verdict (criterion.h), asked while it is pending or free: 1 when it has just unsettled

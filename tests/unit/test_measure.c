@@ -211,9 +211,17 @@ static int fe_energy(void *state, double *joules)
 	return 0;
 }
 
-/* The span's energy as watts and joules (watts x median), and work per joule from counts(). */
+/* A kernel's tokens a launch (a decode step's batch): 8, for cpu.copy made a decoder below. */
+static double eight_tokens(const struct kctx *ctx)
+{
+	(void)ctx;
+	return 8;
+}
+
+/* The span's energy as watts and joules (watts x median), and work per joule from counts() and tokens(). */
 static void test_energy(void)
 {
+	struct kernel_ops decoder = *kernel_find("cpu.copy");
 	struct spec_timing t = timing_fast();
 	struct timer_ops tm = timer_cpu;
 	double med, j;
@@ -243,6 +251,14 @@ static void test_energy(void)
 	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.gemm"), &m.ctx, &t, &m.r), 0, "gemm with energy");
 	CHECK_NEAR(metric(&m.r, "gflop_per_j"), 2.0 * 32 * 32 * 32 / metric(&m.r, "joules") / 1e9, 1e-9,
 		   "gflop_per_j = flops / joules");
+	CHECK(isnan(metric(&m.r, "tok_s")) && isnan(metric(&m.r, "tok_per_j")), "gemm makes no tokens");
+	mt_release(&m);
+
+	decoder.tokens = eight_tokens;
+	mt_init(&m, "{\"bytes\": 1048576}");
+	CHECK_INT(measure_with_timer(&tm, &decoder, &m.ctx, &t, &m.r), 0, "a kernel that makes tokens, with energy");
+	CHECK_NEAR(metric(&m.r, "tok_s"), 8 / metric(&m.r, "seconds"), 1e-9, "tok_s = tokens / median");
+	CHECK_NEAR(metric(&m.r, "tok_per_j"), 8 / metric(&m.r, "joules"), 1e-12, "tok_per_j = tokens / joules");
 	mt_release(&m);
 
 	energy_fails = 1;
