@@ -64,6 +64,16 @@ extern const struct timer_ops timer_cuda;
  */
 int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
 		   struct result *r);
+/* What runs once after a cell's timed samples, before its teardown, when they ended well: nothing of it
+ * is timed (a spec's counters: read through CUPTI over one more launch). fn may add metrics to r; it
+ * leaves r's status alone. */
+struct measure_after {
+	void (*fn)(void *arg, const struct kernel_ops *k, struct kctx *ctx, struct result *r);
+	void *arg;
+};
+/* measure_kernel, then after (NULL: nothing) as its comment says. */
+int measure_kernel_after(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
+			 const struct measure_after *after, struct result *r);
 /* measure_kernel with the timer given: measure_kernel picks timer_cpu or timer_cuda by k->place (a CUDA
  * kernel in a build without CUDA is an error result); tests pass a fake timer to drive clocks. */
 int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
@@ -75,6 +85,12 @@ int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, s
  * cells, which meet it again and fail saying why.
  */
 void measure_open(const struct kernel_ops *k, int gpu);
+/* The CUDA context current on this thread (a CUcontext), NULL when there is none (a build without CUDA, no
+ * driver, a CPU kernel's process that made none). */
+void *measure_context(void);
+/* Wait for what a CUDA kernel's ctx has queued on its stream: 0, or -1 with why in ctx->err (nothing to wait
+ * for on the host or without CUDA). */
+int measure_sync(struct kctx *ctx);
 /* What a profiler attached with profiling from the start off (ncu --profile-from-start off) profiles:
  * from measure_profile(1) to measure_profile(0) (cudaProfilerStart and Stop; nothing without CUDA). */
 void measure_profile(int on);

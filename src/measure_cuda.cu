@@ -1,5 +1,6 @@
 /* measure_cuda.cu: timer_cuda, how measure.c samples CUDA kernels: events, cold L2, batches of launches
  * (graphs when the L2 stays hot, flushed launches timed one by one when it is cold). */
+#include <cuda.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -583,4 +584,31 @@ extern "C" void measure_profile(int on)
 {
 	if (on ? cudaProfilerStart() : cudaProfilerStop())
 		cudaGetLastError();
+}
+
+/* cuCtxGetCurrent through the runtime's table of driver entry points: the binary links no libcuda. */
+extern "C" void *measure_context(void)
+{
+	typedef CUresult (*current_fn)(CUcontext *);
+	cudaDriverEntryPointQueryResult found;
+	void *fn = NULL;
+	CUcontext c = NULL;
+
+	if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+	    found != cudaDriverEntryPointSuccess || !fn) {
+		cudaGetLastError();
+		return NULL;
+	}
+	return ((current_fn)fn)(&c) == CUDA_SUCCESS ? (void *)c : NULL;
+}
+
+extern "C" int measure_sync(struct kctx *ctx)
+{
+	cudaError_t e;
+
+	if (ctx->gpu < 0 || !ctx->stream)
+		return 0;
+	if ((e = cudaStreamSynchronize((cudaStream_t)ctx->stream)) != cudaSuccess)
+		return kfail(ctx, "%s", cudaGetErrorString(e));
+	return 0;
 }

@@ -311,6 +311,42 @@ static const struct kernel_ops fake_kernel = {
 	.setup = fake_setup, .launch = fake_launch, .check = fake_check, .teardown = fake_teardown,
 };
 
+/* What measure_kernel_after's fn saw: how often it ran, the samples and teardowns by then. */
+static int after_calls, after_samples, after_teardowns;
+
+static void after_fn(void *arg, const struct kernel_ops *k, struct kctx *ctx, struct result *r)
+{
+	after_calls++;
+	after_samples = r->nsamples;
+	after_teardowns = fake_teardowns;
+	result_set_metric(r, (const char *)arg, 7);
+}
+
+/* The untimed pass after the samples (a spec's counters: through CUPTI): once, after the samples and
+ * before the teardown, its metrics kept; not at all when the cell failed. */
+static void test_after(void)
+{
+	struct measure_after after = { .fn = after_fn, .arg = "dram__bytes_read.sum" };
+	struct spec_timing t = timing_fast();
+	struct mt m;
+
+	fake_teardowns = after_calls = 0;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_kernel_after(&fake_kernel, &m.ctx, &t, &after, &m.r), 0, "measures with an after");
+	CHECK_INT(after_calls, 1, "after runs once");
+	CHECK(after_samples >= t.min_samples, "after runs after the samples (%d by then)", after_samples);
+	CHECK_INT(after_teardowns, 0, "after runs before the teardown");
+	CHECK_INT(fake_teardowns, 1, "the teardown still runs");
+	CHECK_NEAR(metric(&m.r, "dram__bytes_read.sum"), 7, 0, "after's metric reaches the result");
+	mt_release(&m);
+
+	fake_launches = 0;
+	mt_init(&m, "{\"fail\": \"launch\"}");
+	CHECK_INT(measure_kernel_after(&fake_kernel, &m.ctx, &t, &after, &m.r), -1, "a failed launch fails");
+	CHECK_INT(after_calls, 1, "no after when the cell failed");
+	mt_release(&m);
+}
+
 static void test_failures(void)
 {
 	struct spec_timing t = timing_fast();
@@ -1023,6 +1059,7 @@ int main(void)
 	test_throughput();
 	test_energy();
 	test_failures();
+	test_after();
 	test_throttle();
 	test_settle();
 	test_settle_power();
