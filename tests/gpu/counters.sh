@@ -52,12 +52,12 @@ counters: [dram__bytes_read.sum, dram__bytes_write.sum, lts__t_sector_hit_rate.p
 Y
 step "kernel cells through CUPTI (c.db): a 2 GiB copy, a GEMM; the copy without counters"
 for s in copy gemm plain; do
-	timeout 300 $S run "$R/$s.yaml" --db "$R/c.db" 2>&1 | grep '^sweep: '
+	timeout 150 $S run "$R/$s.yaml" --db "$R/c.db" 2>&1 | grep '^sweep: '
 done
 if [ "$NCU" = 1 ]; then
 	step "the same kernel cells through ncu (n.db: no CUPTI to load), and a command cell"
 	for s in copy gemm command; do
-		SWEEP_CUPTI_LIB="$R/no-libcupti.so" timeout 300 $S run "$R/$s.yaml" --db "$R/n.db" 2>&1 | grep '^sweep: '
+		SWEEP_CUPTI_LIB="$R/no-libcupti.so" timeout 150 $S run "$R/$s.yaml" --db "$R/n.db" 2>&1 | grep '^sweep: '
 	done
 fi
 for db in c n; do
