@@ -155,9 +155,9 @@ static int cupti_config(struct cupti_pass *ps, const char **names, int n, int gp
 	return CALL(cuptiProfilerHostGetConfigImage, &ci);
 }
 
-/* Before, start, launch, stop: once a pass, until CUPTI has every pass (kernel replay: one launch holds
- * them all). */
-static int cupti_passes(CUpti_RangeProfiler_Object *rp, const struct counters_launch *l, char *why, size_t wn)
+/* Start, launch, stop: once a pass, until CUPTI has every pass (kernel replay: one launch holds them all). */
+static int cupti_passes(CUpti_RangeProfiler_Object *rp, int (*launch)(void *arg), void *arg, char *why,
+			size_t wn)
 {
 	PARAMS(CUpti_RangeProfiler_Start_Params, st);
 	PARAMS(CUpti_RangeProfiler_Stop_Params, sp);
@@ -165,9 +165,10 @@ static int cupti_passes(CUpti_RangeProfiler_Object *rp, const struct counters_la
 
 	st.pRangeProfilerObject = sp.pRangeProfilerObject = rp;
 	do {
-		if ((l->before && l->before(l->arg, why, wn)) || CALL(cuptiRangeProfilerStart, &st))
+		if (CALL(cuptiRangeProfilerStart, &st))
 			return -1;
-		if (l->launch(l->arg, why, wn)) {
+		if (launch(arg)) {
+			snprintf(why, wn, "the launch profiled failed");
 			cupti.p_cuptiRangeProfilerStop(&sp);
 			return -1;
 		}
@@ -183,7 +184,7 @@ static int cupti_passes(CUpti_RangeProfiler_Object *rp, const struct counters_la
 
 /* The range profiler on cuctx, the counter data image for names, the passes, and the data decoded. */
 static int cupti_collect(struct cupti_pass *ps, const char **names, int n, void *cuctx,
-			 const struct counters_launch *l, char *why, size_t wn)
+			 int (*launch)(void *arg), void *arg, char *why, size_t wn)
 {
 	PARAMS(CUpti_RangeProfiler_Enable_Params, en);
 	PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, ds);
@@ -213,7 +214,7 @@ static int cupti_collect(struct cupti_pass *ps, const char **names, int n, void 
 	sc.minNestingLevel = 1;
 	sc.targetNestingLevel = 1;
 	if (CALL(cuptiRangeProfilerCounterDataImageInitialize, &di) || CALL(cuptiRangeProfilerSetConfig, &sc) ||
-	    cupti_passes(ps->rp, l, why, wn) || CALL(cuptiRangeProfilerDecodeData, &dd))
+	    cupti_passes(ps->rp, launch, arg, why, wn) || CALL(cuptiRangeProfilerDecodeData, &dd))
 		return -1;
 	if (dd.numOfRangeDropped) {
 		snprintf(why, wn, "CUPTI dropped %zu of the launch's kernels (more than %d): none kept",
@@ -283,8 +284,8 @@ static void cupti_end(struct cupti_pass *ps)
 	free(ps->data);
 }
 
-extern "C" int counters_cupti(char *const *names, int n, int gpu, void *cuctx, const struct counters_launch *l,
-			      struct result *r, char *why, size_t wn)
+extern "C" int counters_cupti(char *const *names, int n, int gpu, void *cuctx, int (*launch)(void *arg),
+			      void *arg, struct result *r, char *why, size_t wn)
 {
 	PARAMS(CUpti_Profiler_Initialize_Params, in);
 	struct cupti_pass ps;
@@ -299,7 +300,7 @@ extern "C" int counters_cupti(char *const *names, int n, int gpu, void *cuctx, c
 	if (CALL(cuptiProfilerInitialize, &in))
 		return -1;
 	if (!cupti_config(&ps, (const char **)names, n, gpu, cuctx, why, wn) &&
-	    !cupti_collect(&ps, (const char **)names, n, cuctx, l, why, wn))
+	    !cupti_collect(&ps, (const char **)names, n, cuctx, launch, arg, why, wn))
 		ret = cupti_evaluate(&ps, names, n, r, why, wn);
 	cupti_end(&ps);
 	return ret;

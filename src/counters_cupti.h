@@ -10,28 +10,18 @@
  * caller may read the counters another way (ncu). */
 #define COUNTERS_NO_CUPTI 1
 
-/* What a CUPTI session profiles: before (NULL: nothing) runs ahead of each pass, outside the session, so
- * that nothing it launches is counted (an L2 flush); launch inside it, waiting for its work. Each returns 0,
- * or -1 with why (wn bytes). */
-struct counters_launch {
-	int (*before)(void *arg, char *why, size_t wn);
-	int (*launch)(void *arg, char *why, size_t wn);
-	void *arg;
-};
-
 /*
- * Read names (n counters, Nsight Compute's metric names) over what l->launch runs on GPU gpu, in CUDA
+ * Read names (n counters, Nsight Compute's metric names) over what launch(arg) runs on GPU gpu, in CUDA
  * context cuctx (a CUcontext; NULL: the current one): a range profiler session of automatic ranges (one a
  * kernel) in kernel replay (CUPTI runs each kernel once per pass, restoring its memory), around one call
- * of l->launch a pass (kernel replay: one pass holds them all). Each counter a range gave becomes a metric
- * of r under its own name, folded over the kernels as counters_fold says. Returns 0; -1 with why (wn
- * bytes) holding the one line CUPTI answered ("cuptiRangeProfilerEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
- * (35): ...") or the callback's, no value set; or COUNTERS_NO_CUPTI with why saying what is missing. The
- * library is the one the environment's SWEEP_CUPTI_LIB names when set (the tests' fake,
- * tests/unit/fake_cupti.cc), else libcupti.so.13 or libcupti.so on the loader's path; it stays loaded for
- * the life of the process.
+ * of launch, which returns 0 or -1 and waits for its work. Each counter a range gave becomes a metric of r
+ * under its own name, folded over the kernels as counters_fold says. Returns 0; -1 with why (wn bytes)
+ * holding the one line CUPTI answered ("cuptiRangeProfilerEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+ * ..."), no value set; or COUNTERS_NO_CUPTI with why saying what is missing. The library is the one the
+ * environment's SWEEP_CUPTI_LIB names when set (the tests' fake, tests/unit/fake_cupti.c), else
+ * libcupti.so.13 or libcupti.so on the loader's path; it stays loaded for the life of the process.
  */
-int counters_cupti(char *const *names, int n, int gpu, void *cuctx, const struct counters_launch *l,
+int counters_cupti(char *const *names, int n, int gpu, void *cuctx, int (*launch)(void *arg), void *arg,
 		   struct result *r, char *why, size_t wn);
 
 #endif

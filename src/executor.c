@@ -222,34 +222,18 @@ struct executor_cupti {
 	char why[256];
 };
 
-/* Before each pass, outside CUPTI's session: the L2 flushed of what the timed launches left dirty, which the
- * launch would otherwise write back and count as its own (as ncu flushes it). */
-static int executor_cupti_before(void *arg, char *why, size_t wn)
-{
-	struct executor_cupti *c = arg;
-
-	if (c->k->place != KERNEL_CUDA || !measure_flush(c->ctx))
-		return 0;
-	snprintf(why, wn, "before the pass: %s", c->ctx->err);
-	return -1;
-}
-
 /* The one launch CUPTI profiles, waited for. */
-static int executor_cupti_launch(void *arg, char *why, size_t wn)
+static int executor_cupti_launch(void *arg)
 {
 	struct executor_cupti *c = arg;
 
-	if (!c->k->launch(c->ctx) && (c->k->place != KERNEL_CUDA || !measure_sync(c->ctx)))
-		return 0;
-	snprintf(why, wn, "the launch profiled: %s", c->ctx->err);
-	return -1;
+	return c->k->launch(c->ctx) || (c->k->place == KERNEL_CUDA && measure_sync(c->ctx)) ? -1 : 0;
 }
 
 /* After the timed samples, before the teardown: one launch more inside CUPTI's range profiler. */
 static void executor_cupti(void *arg, const struct kernel_ops *k, struct kctx *ctx, struct result *r)
 {
 	struct executor_cupti *c = arg;
-	struct counters_launch l = { .before = executor_cupti_before, .launch = executor_cupti_launch, .arg = c };
 	int ret;
 
 	if (k->gang_open) {
@@ -258,8 +242,8 @@ static void executor_cupti(void *arg, const struct kernel_ops *k, struct kctx *c
 	}
 	c->k = k;
 	c->ctx = ctx;
-	ret = counters_cupti(c->s->counters, c->s->ncounters, ctx->gpu, measure_context(), &l, r, c->why,
-			     sizeof(c->why));
+	ret = counters_cupti(c->s->counters, c->s->ncounters, ctx->gpu, measure_context(), executor_cupti_launch,
+			     c, r, c->why, sizeof(c->why));
 	if (ret == COUNTERS_NO_CUPTI)
 		c->no_cupti = 1;
 	else if (ret)

@@ -484,11 +484,6 @@ int measure_sync(struct kctx *ctx)
 {
 	return 0;
 }
-
-int measure_flush(struct kctx *ctx)
-{
-	return 0;
-}
 #endif
 
 void measure_open(const struct kernel_ops *k, int gpu)

@@ -91,10 +91,6 @@ void *measure_context(void);
 /* Wait for what a CUDA kernel's ctx has queued on its stream: 0, or -1 with why in ctx->err (nothing to wait
  * for on the host or without CUDA). */
 int measure_sync(struct kctx *ctx);
-/* Leave the L2 of a CUDA kernel's GPU holding nothing its launches wrote, as ncu does before it profiles
- * (--cache-control all): twice the L2 written, then read (cuda_l2_flush), waited for. 0, or -1 with why in
- * ctx->err (nothing to do on the host or without CUDA). */
-int measure_flush(struct kctx *ctx);
 /* What a profiler attached with profiling from the start off (ncu --profile-from-start off) profiles:
  * from measure_profile(1) to measure_profile(0) (cudaProfilerStart and Stop; nothing without CUDA). */
 void measure_profile(int on);

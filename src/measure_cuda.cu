@@ -612,27 +612,3 @@ extern "C" int measure_sync(struct kctx *ctx)
 		return kfail(ctx, "%s", cudaGetErrorString(e));
 	return 0;
 }
-
-extern "C" int measure_flush(struct kctx *ctx)
-{
-	cudaStream_t st = (cudaStream_t)ctx->stream;
-	int l2 = 0, sms = 0;
-	void *buf = NULL;
-	cudaError_t e;
-
-	if (ctx->gpu < 0 || !ctx->stream)
-		return 0;
-	if ((e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ctx->gpu)) != cudaSuccess ||
-	    (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->gpu)) != cudaSuccess || l2 <= 0 ||
-	    (e = cudaMalloc(&buf, 2 * (size_t)l2 + 16)) != cudaSuccess)
-		goto out;
-	if ((e = cuda_l2_flush(buf, 2 * (size_t)l2, 0x5a, 4 * (unsigned)sms, st)) == cudaSuccess)
-		e = cudaStreamSynchronize(st);
-	cudaFree(buf);
-out:
-	if (e != cudaSuccess) {
-		cudaGetLastError();
-		return kfail(ctx, "the L2 flush: %s", cudaGetErrorString(e));
-	}
-	return 0;
-}
