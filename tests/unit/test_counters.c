@@ -1,9 +1,12 @@
 /* test_counters.c: ncu's CSV read into a result's metrics (counters.c), on what ncu 2025.3 printed for one
  * 2 GiB copy kernel on an H100 (tests/data/ncu-copy-2g.csv, with its ==PROF== lines and the program's own
- * output), on several kernels, and on a refusal. */
+ * output), on several kernels, and on a refusal; and CUPTI's session (counters_cupti.cu) against the fake
+ * CUPTI (tests/unit/fake_cupti.cc): where the launch runs among its calls, and a launch that fails. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "counters.h"
+#include "counters_cupti.h"
 #include "test.h"
 
 static double metric(const struct result *r, const char *name)
@@ -86,10 +89,75 @@ static void test_refused(void)
 	result_release(&r);
 }
 
+#ifdef SWEEP_CUDA
+#define CUPTI_LOG "build/tests/fake/test_counters.log"
+
+/* The launch's line in the fake's log, between CUPTI's own. */
+static int cupti_launch(void *arg)
+{
+	FILE *f = fopen(CUPTI_LOG, "a");
+
+	if (!f)
+		BUG("cannot open %s", CUPTI_LOG);
+	fprintf(f, "launch\n");
+	fclose(f);
+	return *(int *)arg;
+}
+
+static void test_cupti(void)
+{
+	char *names[] = { "dram__bytes_read.sum", "dram__bytes_write.sum" };
+	char why[256] = "", *log;
+	struct result r;
+	int fails = 0;
+
+	unlink(CUPTI_LOG);
+	setenv("FAKE_CUPTI_LOG", CUPTI_LOG, 1);
+	setenv("SWEEP_CUPTI_LIB", "build/tests/fake/libcupti-fake.so", 1);
+	result_init(&r);
+	CHECK_INT(counters_cupti(names, 2, 0, NULL, cupti_launch, &fails, &r, why, sizeof(why)), 0,
+		  "read through CUPTI");
+	CHECK_NEAR(metric(&r, "dram__bytes_write.sum"), 2147484648.0, 0, "summed over the fake's two kernels");
+	log = slurp(CUPTI_LOG);
+	CHECK(strstr(log, "cuptiRangeProfilerStart = 0\nlaunch\ncuptiRangeProfilerStop = 0\n") != NULL,
+	      "the launch between the session's start and stop");
+	free(log);
+	result_release(&r);
+
+	fails = -1;
+	result_init(&r);
+	CHECK_INT(counters_cupti(names, 2, 0, NULL, cupti_launch, &fails, &r, why, sizeof(why)), -1,
+		  "a broken launch fails");
+	CHECK_STR(why, "the launch profiled failed", "said so");
+	CHECK(json_obj_get(&r.metrics, "dram__bytes_read.sum") == NULL, "and no value is made up");
+	log = slurp(CUPTI_LOG);
+	CHECK(strstr(log, "launch\ncuptiRangeProfilerStop = 0\ncuptiRangeProfilerDisable = 0\n"
+			  "cuptiProfilerHostDeinitialize = 0\ncuptiProfilerDeInitialize = 0\n") != NULL,
+	      "the session stopped and put away after it");
+	free(log);
+	result_release(&r);
+	unlink(CUPTI_LOG);
+}
+#else
+/* A build without CUDA has no CUPTI to ask: ncu is asked instead (executor.c). */
+static void test_cupti(void)
+{
+	char *names[] = { "dram__bytes_read.sum" };
+	char why[256] = "";
+	struct result r;
+
+	result_init(&r);
+	CHECK_INT(counters_cupti(names, 1, 0, NULL, NULL, NULL, &r, why, sizeof(why)), COUNTERS_NO_CUPTI, "no CUPTI");
+	CHECK_STR(why, "no CUPTI in a build without CUDA", "said why");
+	result_release(&r);
+}
+#endif
+
 int main(void)
 {
 	test_real();
 	test_kernels();
 	test_refused();
+	test_cupti();
 	return test_done();
 }
