@@ -230,7 +230,7 @@ void counters_note(struct result *r, const char *why)
 
 #ifndef SWEEP_CUDA
 /* counters_cupti.cu's answer in a build without CUDA. */
-int counters_cupti(char *const *names, int n, int gpu, void *cuctx, int (*launch)(void *arg), void *arg,
+int counters_cupti(char *const *names, int n, int gpu, void *cuctx, const struct counters_launch *l,
 		   struct result *r, char *why, size_t wn)
 {
 	snprintf(why, wn, "no CUPTI in a build without CUDA");

@@ -1,5 +1,5 @@
 /* counters_cupti.cu: a spec's counters: read in process through CUPTI's range profiler and its host API
- * (libcupti by dlopen), over one untimed launch of a kernel cell. C++ for the host API's header alone (it
+ * (libcupti by dlopen), over untimed launches of a kernel cell, one a pass (user replay). C++ for the host API's header alone (it
  * includes <string>); no device code. Without CUDA, counters.c answers for it. */
 #include <dlfcn.h>
 #include <math.h>
@@ -22,7 +22,7 @@ extern "C" {
 /* Kernels one launch may hold (one range each, automatic ranges): more are dropped, and a dropped range
  * makes the pass fail rather than sum part of the launch. */
 #define CUPTI_MAX_RANGES 256
-/* Kernel replay takes every pass in one launch; a session that asks for more launches than this is stuck. */
+/* User replay takes one launch a pass; a session that asks for more launches than this is stuck. */
 #define CUPTI_MAX_PASSES 64
 
 /* The entry points used, each as p_ and its own name, of the type the toolkit's headers declare. */
@@ -155,9 +155,9 @@ static int cupti_config(struct cupti_pass *ps, const char **names, int n, int gp
 	return CALL(cuptiProfilerHostGetConfigImage, &ci);
 }
 
-/* Start, launch, stop: once a pass, until CUPTI has every pass (kernel replay: one launch holds them all). */
-static int cupti_passes(CUpti_RangeProfiler_Object *rp, int (*launch)(void *arg), void *arg, char *why,
-			size_t wn)
+/* Before (outside the session), start, launch, stop: once a pass, until CUPTI has every pass (user replay:
+ * the launch runs again a pass, its memory not restored between them). */
+static int cupti_passes(CUpti_RangeProfiler_Object *rp, const struct counters_launch *l, char *why, size_t wn)
 {
 	PARAMS(CUpti_RangeProfiler_Start_Params, st);
 	PARAMS(CUpti_RangeProfiler_Stop_Params, sp);
@@ -165,10 +165,9 @@ static int cupti_passes(CUpti_RangeProfiler_Object *rp, int (*launch)(void *arg)
 
 	st.pRangeProfilerObject = sp.pRangeProfilerObject = rp;
 	do {
-		if (CALL(cuptiRangeProfilerStart, &st))
+		if ((l->before && l->before(l->arg, why, wn)) || CALL(cuptiRangeProfilerStart, &st))
 			return -1;
-		if (launch(arg)) {
-			snprintf(why, wn, "the launch profiled failed");
+		if (l->launch(l->arg, why, wn)) {
 			cupti.p_cuptiRangeProfilerStop(&sp);
 			return -1;
 		}
@@ -184,7 +183,7 @@ static int cupti_passes(CUpti_RangeProfiler_Object *rp, int (*launch)(void *arg)
 
 /* The range profiler on cuctx, the counter data image for names, the passes, and the data decoded. */
 static int cupti_collect(struct cupti_pass *ps, const char **names, int n, void *cuctx,
-			 int (*launch)(void *arg), void *arg, char *why, size_t wn)
+			 const struct counters_launch *l, char *why, size_t wn)
 {
 	PARAMS(CUpti_RangeProfiler_Enable_Params, en);
 	PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, ds);
@@ -208,13 +207,13 @@ static int cupti_collect(struct cupti_pass *ps, const char **names, int n, void 
 	sc.configSize = ps->config_size;
 	sc.pConfig = ps->config;
 	sc.range = CUPTI_AutoRange;
-	sc.replayMode = CUPTI_KernelReplay;
+	sc.replayMode = CUPTI_UserReplay;   /* not kernel replay: the header says why */
 	sc.maxRangesPerPass = CUPTI_MAX_RANGES;
 	sc.numNestingLevels = 1;
 	sc.minNestingLevel = 1;
 	sc.targetNestingLevel = 1;
 	if (CALL(cuptiRangeProfilerCounterDataImageInitialize, &di) || CALL(cuptiRangeProfilerSetConfig, &sc) ||
-	    cupti_passes(ps->rp, launch, arg, why, wn) || CALL(cuptiRangeProfilerDecodeData, &dd))
+	    cupti_passes(ps->rp, l, why, wn) || CALL(cuptiRangeProfilerDecodeData, &dd))
 		return -1;
 	if (dd.numOfRangeDropped) {
 		snprintf(why, wn, "CUPTI dropped %zu of the launch's kernels (more than %d): none kept",
@@ -284,8 +283,8 @@ static void cupti_end(struct cupti_pass *ps)
 	free(ps->data);
 }
 
-extern "C" int counters_cupti(char *const *names, int n, int gpu, void *cuctx, int (*launch)(void *arg),
-			      void *arg, struct result *r, char *why, size_t wn)
+extern "C" int counters_cupti(char *const *names, int n, int gpu, void *cuctx, const struct counters_launch *l,
+			      struct result *r, char *why, size_t wn)
 {
 	PARAMS(CUpti_Profiler_Initialize_Params, in);
 	struct cupti_pass ps;
@@ -300,7 +299,7 @@ extern "C" int counters_cupti(char *const *names, int n, int gpu, void *cuctx, i
 	if (CALL(cuptiProfilerInitialize, &in))
 		return -1;
 	if (!cupti_config(&ps, (const char **)names, n, gpu, cuctx, why, wn) &&
-	    !cupti_collect(&ps, (const char **)names, n, cuctx, launch, arg, why, wn))
+	    !cupti_collect(&ps, (const char **)names, n, cuctx, l, why, wn))
 		ret = cupti_evaluate(&ps, names, n, r, why, wn);
 	cupti_end(&ps);
 	return ret;

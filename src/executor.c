@@ -212,28 +212,46 @@ static void executor_counters_ncu(const struct executor *ex, const struct task *
 	unlink(path);
 }
 
-/* The counters' pass of a kernel cell in this process (measure_after): its kctx and kernel, and whether
- * CUPTI was missing (COUNTERS_NO_CUPTI: ncu is asked after the teardown) and why. */
+/* The counters' passes of a kernel cell in this process (measure_after): its kctx, kernel and timer, and
+ * whether CUPTI was missing (COUNTERS_NO_CUPTI: ncu is asked after the teardown) and why. */
 struct executor_cupti {
 	const struct spec *s;
 	const struct kernel_ops *k;
 	struct kctx *ctx;
+	const struct measure_l2 *l2;
 	int no_cupti;
 	char why[256];
 };
 
-/* The one launch CUPTI profiles, waited for. */
-static int executor_cupti_launch(void *arg)
+/* Before each pass, outside CUPTI's session: the L2 left holding no dirty line, which the launch would
+ * otherwise write back and count as its own (as ncu flushes it before each pass). */
+static int executor_cupti_before(void *arg, char *why, size_t wn)
 {
 	struct executor_cupti *c = arg;
 
-	return c->k->launch(c->ctx) || (c->k->place == KERNEL_CUDA && measure_sync(c->ctx)) ? -1 : 0;
+	if (!measure_clean(c->l2, c->ctx))
+		return 0;
+	snprintf(why, wn, "before the pass: %s", c->ctx->err);
+	return -1;
 }
 
-/* After the timed samples, before the teardown: one launch more inside CUPTI's range profiler. */
-static void executor_cupti(void *arg, const struct kernel_ops *k, struct kctx *ctx, struct result *r)
+/* The launch of a pass, waited for. */
+static int executor_cupti_launch(void *arg, char *why, size_t wn)
 {
 	struct executor_cupti *c = arg;
+
+	if (!c->k->launch(c->ctx) && (c->k->place != KERNEL_CUDA || !measure_sync(c->ctx)))
+		return 0;
+	snprintf(why, wn, "the launch profiled: %s", c->ctx->err);
+	return -1;
+}
+
+/* After the timed samples, before the teardown: a launch a pass inside CUPTI's range profiler. */
+static void executor_cupti(void *arg, const struct kernel_ops *k, struct kctx *ctx, const struct measure_l2 *l2,
+			   struct result *r)
+{
+	struct executor_cupti *c = arg;
+	struct counters_launch l = { .before = executor_cupti_before, .launch = executor_cupti_launch, .arg = c };
 	int ret;
 
 	if (k->gang_open) {
@@ -242,8 +260,9 @@ static void executor_cupti(void *arg, const struct kernel_ops *k, struct kctx *c
 	}
 	c->k = k;
 	c->ctx = ctx;
-	ret = counters_cupti(c->s->counters, c->s->ncounters, ctx->gpu, measure_context(), executor_cupti_launch,
-			     c, r, c->why, sizeof(c->why));
+	c->l2 = l2;
+	ret = counters_cupti(c->s->counters, c->s->ncounters, ctx->gpu, measure_context(), &l, r, c->why,
+			     sizeof(c->why));
 	if (ret == COUNTERS_NO_CUPTI)
 		c->no_cupti = 1;
 	else if (ret)

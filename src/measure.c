@@ -420,6 +420,7 @@ static int measure_timed(const struct timer_ops *tm, const struct kernel_ops *k,
 	struct json_obj no_metrics = JSON_OBJ_INIT, *metrics = ctx->metrics;
 	double deadline = now_mono() + t->timeout;
 	void *state = NULL;
+	struct measure_l2 l2;
 	int ret;
 
 	/* Kernels may dereference cancel and metrics without testing them. */
@@ -440,8 +441,11 @@ static int measure_timed(const struct timer_ops *tm, const struct kernel_ops *k,
 		ret = measure_loop(tm, state, k, ctx, t, r, deadline);
 	if (tm->idle && tm->idle(state, ctx) && !ret)
 		ret = measure_fail(r, ctx, "launch");
-	if (!ret && after && after->fn)
-		after->fn(after->arg, k, ctx, r);
+	if (!ret && after && after->fn) {
+		l2.tm = tm;
+		l2.state = state;
+		after->fn(after->arg, k, ctx, &l2, r);
+	}
 	if (k->teardown)
 		k->teardown(ctx);
 	tm->fini(state);
@@ -453,9 +457,14 @@ out:
 }
 
 int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
-		       const struct spec_timing *t, struct result *r)
+		       const struct spec_timing *t, const struct measure_after *after, struct result *r)
 {
-	return measure_timed(tm, k, ctx, t, NULL, r);
+	return measure_timed(tm, k, ctx, t, after, r);
+}
+
+int measure_clean(const struct measure_l2 *l2, struct kctx *ctx)
+{
+	return l2->tm->clean ? l2->tm->clean(l2->state, ctx) : 0;
 }
 
 /* The timer for k's cells: NULL for a CUDA kernel in a build without CUDA. */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t0461-cupti: a kernel cell's counters: read in the executor's own process through CUPTI's range profiler,
-# over one launch more after the timed samples (automatic ranges, kernel replay): each counter a metric of
+# over a launch a pass after the timed samples (automatic ranges, user replay): each counter a metric of
 # the result, folded over the kernels (ranges) as ncu's rows are, read by `report --metric`; a driver's
 # refusal is the result's one line, in CUPTI's words, and nothing is made up (no ncu asked after it).
 # The CUPTI here is a fake (tests/unit/fake_cupti.cc, loaded through SWEEP_CUPTI_LIB) that logs each call;
@@ -39,10 +39,10 @@ test_expect_success 'counters through CUPTI: folded over the kernels, stored, re
 	test ! -e ncu.args
 '
 
-test_expect_success 'one session a cell: the metrics asked, automatic ranges, kernel replay, all undone' '
+test_expect_success 'one session a cell: the metrics asked, automatic ranges, user replay, all undone' '
 	test "$(grep -c "^cuptiRangeProfilerEnable = 0" cupti.log)" = 2 &&
 	test "$(grep -c "^cuptiRangeProfilerStart = 0" cupti.log)" = 2 &&
-	test "$(grep -c "^config: auto range 1, kernel replay 1, config image 64 bytes" cupti.log)" = 2 &&
+	test "$(grep -c "^config: auto range 1, user replay, config image 64 bytes" cupti.log)" = 2 &&
 	test "$(grep "^metric " cupti.log | sort | uniq -c | awk "{print \$1 \$3}" | tr "\n" " ")" = "2dram__bytes_read.sum 2lts__t_sector_hit_rate.pct 2sm__cycles_elapsed.max " &&
 	test "$(grep -c "^cuptiProfilerHostEvaluateToGpuValues = 0" cupti.log)" = 4 &&
 	test "$(grep -c "^cuptiRangeProfilerDisable = 0" cupti.log)" = 2 &&

@@ -6,7 +6,9 @@
  * metrics asked and the modes set are logged with their calls). Set by the environment:
  *   FAKE_CUPTI_DENY    the entry point that refuses, as a driver that restricts counters to admin users
  *                      answers (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
- *   FAKE_CUPTI_PASSES  the passes a session takes (default 1: kernel replay's one)
+ *   FAKE_CUPTI_PASSES  the passes a session of user replay takes (default 1), each a Start and a Stop of its
+ *                      own; a session of kernel replay takes its passes inside one launch, so its first
+ *                      Stop has them all, as the real one's does
  *   FAKE_CUPTI_RANGES  the kernels (ranges) the launch held (default 2)
  * Range i's value of a counter: for a .sum 2147483648 in range 0 and 1000 in the others, for a .pct
  * 10.5 + 10 i, for any other name 7 + i; a name starting "none." has no value (NaN).
@@ -27,6 +29,8 @@
 
 static struct {
 	int metrics, pass;
+	int started;                  /* between a Start and its Stop */
+	CUpti_ProfilerReplayMode replay;
 	char names[FAKE_MAX_METRICS][128];
 } fake;
 
@@ -80,7 +84,8 @@ extern "C" {
 CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
 {
 	*str = result == CUPTI_SUCCESS ? "CUPTI_SUCCESS" : result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ?
-	       "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" : "CUPTI_ERROR_UNKNOWN";
+	       "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" : result == CUPTI_ERROR_INVALID_OPERATION ?
+	       "CUPTI_ERROR_INVALID_OPERATION" : "CUPTI_ERROR_UNKNOWN";
 	return CUPTI_SUCCESS;
 }
 
@@ -157,7 +162,7 @@ CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
 	static int object;
 
 	p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&object;
-	fake.pass = 0;
+	fake.pass = fake.started = 0;
 	return answer("cuptiRangeProfilerEnable");
 }
 
@@ -179,25 +184,47 @@ CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_Cou
 
 CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
 {
-	say("config: auto range %d, kernel replay %d, config image %zu bytes", p->range == CUPTI_AutoRange,
-	    p->replayMode == CUPTI_KernelReplay, p->configSize);
+	fake.replay = p->replayMode;
+	say("config: auto range %d, %s replay, config image %zu bytes", p->range == CUPTI_AutoRange,
+	    p->replayMode == CUPTI_KernelReplay ? "kernel" : p->replayMode == CUPTI_UserReplay ? "user" :
+	    p->replayMode == CUPTI_ApplicationReplay ? "application" : "unknown", p->configSize);
 	return answer("cuptiRangeProfilerSetConfig");
 }
 
+/* A Start inside a pass, or a Stop outside one, is refused as the real one refuses it. */
 CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
 {
+	if (fake.started) {
+		say("cuptiRangeProfilerStart = %d", (int)CUPTI_ERROR_INVALID_OPERATION);
+		return CUPTI_ERROR_INVALID_OPERATION;
+	}
+	fake.started = 1;
 	return answer("cuptiRangeProfilerStart");
 }
 
 CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 {
+	int passes = fake.replay == CUPTI_UserReplay ? env_int("FAKE_CUPTI_PASSES", 1) : 1;
+
+	if (!fake.started) {
+		say("cuptiRangeProfilerStop = %d", (int)CUPTI_ERROR_INVALID_OPERATION);
+		return CUPTI_ERROR_INVALID_OPERATION;
+	}
+	fake.started = 0;
 	p->passIndex = (size_t)fake.pass;
-	p->isAllPassSubmitted = ++fake.pass >= env_int("FAKE_CUPTI_PASSES", 1);
+	p->isAllPassSubmitted = ++fake.pass >= passes;
 	return answer("cuptiRangeProfilerStop");
 }
 
+/* Refused inside a pass, and before the session has had every pass it asked for. */
 CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *p)
 {
+	int passes = fake.replay == CUPTI_UserReplay ? env_int("FAKE_CUPTI_PASSES", 1) : 1;
+
+	if (fake.started || fake.pass < passes) {
+		say("cuptiRangeProfilerDecodeData = %d", (int)CUPTI_ERROR_INVALID_OPERATION);
+		return CUPTI_ERROR_INVALID_OPERATION;
+	}
 	p->numOfRangeDropped = 0;
 	return answer("cuptiRangeProfilerDecodeData");
 }
