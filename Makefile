@@ -81,6 +81,14 @@ $(FAKE_NVML): tests/unit/fake_nvml.c
 	$(CC) $(CSTD) $(WARN) -O1 -g -shared -fPIC -o $@ $<
 $(B)/tests/test_nvml $(B)/san/tests/test_nvml: $(FAKE_NVML)
 
+# The fake CUPTI the tests load instead of the toolkit's (SWEEP_CUPTI_LIB): test_counters and
+# tests/e2e/t0461-cupti.sh use it. Built against the toolkit's CUPTI headers, so only where CUDA is.
+FAKE_CUPTI := $(if $(filter 1,$(CUDA)),$(B)/tests/fake/libcupti-fake.so)
+$(B)/tests/fake/libcupti-fake.so: tests/unit/fake_cupti.cc
+	@mkdir -p $(dir $@)
+	c++ -std=c++17 -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g -shared -fPIC -I$(CUDA_HOME)/include -o $@ $<
+$(B)/tests/test_counters: $(FAKE_CUPTI)
+
 SAN := $(B)/san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_OBJ := $(SRC_C:%.c=$(SAN)/%.o)
@@ -123,7 +131,7 @@ figures: deps-run
 	SWEEP=$(CURDIR)/$(B)/sweep tools/figures.sh docs/figures
 
 check: deps
-	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN) $(FAKE_NVML)
+	$(MAKE) -j$(NPROC) $(B)/sweep $(UNIT_BIN) $(FAKE_NVML) $(FAKE_CUPTI)
 	$(MAKE) -j$(NPROC) CUDA=0 $(SAN_BIN)
 	SWEEP_CHECK=1 LAYERS_OBJ=$(O) tests/run.sh tests/layers.py tests/layers_planted.py tests/docs_links.py $(UNIT_BIN) $(SAN_BIN) $(sort $(wildcard tests/e2e/t*.sh))
 

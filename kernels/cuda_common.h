@@ -177,10 +177,10 @@ static inline int cuda_fill_bytes(struct kctx *ctx, void *p, size_t bytes, uint6
 /*
  * The cold-L2 flush the timer does before each GPU sample (src/measure_cuda.cu), here so that reference
  * programs (tests/gpu) flush the same way. buf holds bytes (a multiple of 16, twice the L2) and 16 more
- * for the read's sink. It is written with value, then read back: the write alone leaves the L2 full of
- * dirty lines whose write-back would land inside the next timed launch (up to the L2's size of extra
- * writes: 3 % of a 1 GiB copy); reading evicts them here and leaves only clean lines. The sink's store
- * never happens (the XOR of equal bytes is not the sentinel) but keeps the loads from being dropped.
+ * for the read's sink. It is written with value, then read back (cuda_l2_read): the write alone leaves the
+ * L2 full of dirty lines whose write-back would land inside the next timed launch (up to the L2's size of
+ * extra writes: 3 % of a 1 GiB copy); reading evicts them here and leaves only clean lines. The sink's
+ * store never happens (the XOR of equal bytes is not the sentinel) but keeps the loads from being dropped.
  */
 static __global__ void cuda_flush_read_kernel(const uint4 *p, size_t n16, unsigned *sink)
 {
@@ -193,6 +193,16 @@ static __global__ void cuda_flush_read_kernel(const uint4 *p, size_t n16, unsign
 		*sink = acc;
 }
 
+/* The flush's second half alone: buf (bytes, twice the L2, and 16 more) read, nothing written. After work
+ * that was waited for, the L2 is left holding clean lines of buf only: each dirty line was written back
+ * during the read, not later (src/measure_cuda.cu's clean, before a launch that counters are read over). */
+static inline cudaError_t cuda_l2_read(void *buf, size_t bytes, unsigned blocks, cudaStream_t st)
+{
+	cuda_flush_read_kernel<<<blocks, 256, 0, st>>>((const uint4 *)buf, bytes / 16,
+							 (unsigned *)((char *)buf + bytes));
+	return cudaGetLastError();
+}
+
 static inline cudaError_t cuda_l2_flush(void *buf, size_t bytes, unsigned value, unsigned blocks,
 					cudaStream_t st)
 {
@@ -200,9 +210,7 @@ static inline cudaError_t cuda_l2_flush(void *buf, size_t bytes, unsigned value,
 
 	if (e != cudaSuccess)
 		return e;
-	cuda_flush_read_kernel<<<blocks, 256, 0, st>>>((const uint4 *)buf, bytes / 16,
-							 (unsigned *)((char *)buf + bytes));
-	return cudaGetLastError();
+	return cuda_l2_read(buf, bytes, blocks, st);
 }
 
 /* The lowest index i < n where a[i] != b[i] goes to *first (left at ~0 when equal). */

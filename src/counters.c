@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "counters.h"
+#include "counters_cupti.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -57,11 +58,6 @@ static int counters_value(const char *text, double *v)
 	return parse_double(buf, v);
 }
 
-struct counter_sum {
-	double v;
-	int n;
-};
-
 static int counters_ends(const char *name, const char *suffix)
 {
 	size_t a = strlen(name), b = strlen(suffix);
@@ -69,9 +65,7 @@ static int counters_ends(const char *name, const char *suffix)
 	return a > b && !strcmp(name + a - b, suffix);
 }
 
-/* Fold value into name's running value: the largest for a .max, the smallest for a .min, else the sum
- * (a mean's sum, for a name that is not a .sum: counters_parse_ncu divides). */
-static void counters_fold(const char *name, struct counter_sum *c, double value)
+void counters_fold(const char *name, struct counter_sum *c, double value)
 {
 	if (!c->n)
 		c->v = value;
@@ -143,6 +137,18 @@ int counters_parse_ncu(const char *text, char *const *names, int n, struct resul
 				counters_fold(names[i], &sum[i], v);
 		free(metric);
 	}
+	set = counters_set(names, n, sum, r);
+	if (!set)
+		counters_error(text, why, wn);
+	sb_release(&f);
+	free(sum);
+	return set;
+}
+
+int counters_set(char *const *names, int n, const struct counter_sum *sum, struct result *r)
+{
+	int set = 0;
+
 	for (int i = 0; i < n; i++) {
 		int plain = !counters_ends(names[i], ".sum") && !counters_ends(names[i], ".max") &&
 			    !counters_ends(names[i], ".min");
@@ -152,10 +158,6 @@ int counters_parse_ncu(const char *text, char *const *names, int n, struct resul
 		result_set_metric(r, names[i], plain ? sum[i].v / sum[i].n : sum[i].v);
 		set++;
 	}
-	if (!set)
-		counters_error(text, why, wn);
-	sb_release(&f);
-	free(sum);
 	return set;
 }
 
@@ -225,3 +227,13 @@ void counters_note(struct result *r, const char *why)
 	free(r->err);
 	r->err = s;
 }
+
+#ifndef SWEEP_CUDA
+/* counters_cupti.cu's answer in a build without CUDA. */
+int counters_cupti(char *const *names, int n, int gpu, void *cuctx, const struct counters_launch *l,
+		   struct result *r, char *why, size_t wn)
+{
+	snprintf(why, wn, "no CUPTI in a build without CUDA");
+	return COUNTERS_NO_CUPTI;
+}
+#endif

@@ -7,6 +7,17 @@
 #include "result.h"
 #include "spec.h"
 
+/* A counter's running value over the kernels read (ncu's rows, CUPTI's ranges); zeroed: none yet. */
+struct counter_sum {
+	double v;
+	int n;
+};
+/* Fold value into name's running value: the largest for a .max, the smallest for a .min, else the sum
+ * (a mean's sum, for a name that is neither a .sum nor a .max nor a .min: counters_set divides). */
+void counters_fold(const char *name, struct counter_sum *c, double value);
+/* Each of names (n) that has a value in sum[i] becomes a metric of r: the sum for a .sum, the largest or
+ * smallest for a .max or .min, else (ratios, .pct, .avg) the mean over the kernels. Returns how many. */
+int counters_set(char *const *names, int n, const struct counter_sum *sum, struct result *r);
 /*
  * ncu's CSV (text, as `ncu --csv --print-units base` prints it, its own ==PROF== lines among it): each of
  * names (n) becomes a metric of r, its value over the kernels profiled: summed for a .sum, the largest

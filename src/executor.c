@@ -11,6 +11,7 @@
 #include "clocks.h"
 #include "command.h"
 #include "counters.h"
+#include "counters_cupti.h"
 #include "measure.h"
 #include "executor.h"
 
@@ -177,11 +178,13 @@ static int executor_params(const struct kernel_ops *k, const char *text, struct 
 }
 
 /*
- * counters: the cell once more, untimed, in a process of its own under ncu (sweep __counters, from this
- * executor's own binary and the spec's text in a file of its own), only its one launch profiled; what could
- * not be read is said in one line (counters_note).
+ * counters: where this process has no CUPTI (no library), the cell once more, untimed, in a process of its
+ * own under ncu (sweep __counters, from this executor's own binary and the spec's text in a file of its
+ * own), only its one launch profiled; what could not be read is said in one line (counters_note), after
+ * what CUPTI lacked.
  */
-static void executor_counters(const struct executor *ex, const struct task *t, struct result *r)
+static void executor_counters_ncu(const struct executor *ex, const struct task *t, const char *no_cupti,
+				  struct result *r)
 {
 	char path[] = "/tmp/sweep-counters-XXXXXX", exe[4096], gpu[16], why[256];
 	char *argv[] = { exe, "__counters", path, t->params ? t->params : "{}", gpu, NULL };
@@ -200,9 +203,70 @@ static void executor_counters(const struct executor *ex, const struct task *t, s
 	close(fd);
 	exe[n] = '\0';
 	snprintf(gpu, sizeof(gpu), "%d", ex->gpu);
-	if (counters_command(ex->spec, argv, NULL, 0, r, why, sizeof(why)))
-		counters_note(r, why);
+	if (counters_command(ex->spec, argv, NULL, 0, r, why, sizeof(why))) {
+		char *both = xasprintf("%s; %s", no_cupti, why);
+
+		counters_note(r, both);
+		free(both);
+	}
 	unlink(path);
+}
+
+/* The counters' passes of a kernel cell in this process (measure_after): its kctx, kernel and timer, and
+ * whether CUPTI was missing (COUNTERS_NO_CUPTI: ncu is asked after the teardown) and why. */
+struct executor_cupti {
+	const struct spec *s;
+	const struct kernel_ops *k;
+	struct kctx *ctx;
+	const struct measure_l2 *l2;
+	int no_cupti;
+	char why[256];
+};
+
+/* Before each pass, outside CUPTI's session: the L2 left holding no dirty line, which the launch would
+ * otherwise write back and count as its own (as ncu flushes it before each pass). */
+static int executor_cupti_before(void *arg, char *why, size_t wn)
+{
+	struct executor_cupti *c = arg;
+
+	if (!measure_clean(c->l2, c->ctx))
+		return 0;
+	snprintf(why, wn, "before the pass: %s", c->ctx->err);
+	return -1;
+}
+
+/* The launch of a pass, waited for. */
+static int executor_cupti_launch(void *arg, char *why, size_t wn)
+{
+	struct executor_cupti *c = arg;
+
+	if (!c->k->launch(c->ctx) && (c->k->place != KERNEL_CUDA || !measure_sync(c->ctx)))
+		return 0;
+	snprintf(why, wn, "the launch profiled: %s", c->ctx->err);
+	return -1;
+}
+
+/* After the timed samples, before the teardown: a launch a pass inside CUPTI's range profiler. */
+static void executor_cupti(void *arg, const struct kernel_ops *k, struct kctx *ctx, const struct measure_l2 *l2,
+			   struct result *r)
+{
+	struct executor_cupti *c = arg;
+	struct counters_launch l = { .before = executor_cupti_before, .launch = executor_cupti_launch, .arg = c };
+	int ret;
+
+	if (k->gang_open) {
+		counters_note(r, "a gang's kernel (a collective) has no launch of its own to profile: none read");
+		return;
+	}
+	c->k = k;
+	c->ctx = ctx;
+	c->l2 = l2;
+	ret = counters_cupti(c->s->counters, c->s->ncounters, ctx->gpu, measure_context(), &l, r, c->why,
+			     sizeof(c->why));
+	if (ret == COUNTERS_NO_CUPTI)
+		c->no_cupti = 1;
+	else if (ret)
+		counters_note(r, c->why);
 }
 
 static void executor_run_kernel(struct executor *ex, const struct task *t, struct result *r)
@@ -212,6 +276,8 @@ static void executor_run_kernel(struct executor *ex, const struct task *t, struc
 	struct json_obj params = JSON_OBJ_INIT, metrics = JSON_OBJ_INIT;
 	volatile int cancel = 0;
 	struct watchdog *wd = watchdog_get(ex);
+	struct executor_cupti cupti = { .s = s };
+	struct measure_after after = { .fn = executor_cupti, .arg = &cupti };
 	struct kctx ctx;
 
 	if (!k) {
@@ -234,10 +300,10 @@ static void executor_run_kernel(struct executor *ex, const struct task *t, struc
 		goto out;
 	}
 	watchdog_arm(wd, &cancel, s->timing.timeout + EXECUTOR_CANCEL_MARGIN);
-	measure_kernel(k, &ctx, &s->timing, r);
+	measure_kernel_after(k, &ctx, &s->timing, s->ncounters ? &after : NULL, r);
 	watchdog_disarm(wd);
-	if (s->ncounters && r->status == RESULT_OK)
-		executor_counters(ex, t, r);
+	if (cupti.no_cupti && r->status == RESULT_OK)
+		executor_counters_ncu(ex, t, cupti.why, r);
 out:
 	json_obj_release(&params);
 	json_obj_release(&metrics);

@@ -416,14 +416,15 @@ static int measure_gang_loop(const struct timer_ops *tm, void *state, const stru
 	return 0;
 }
 
-int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
-		       const struct spec_timing *t, struct result *r)
+static int measure_timed(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
+			 const struct spec_timing *t, const struct measure_after *after, struct result *r)
 {
 	volatile int no_cancel = 0;
 	volatile int *cancel = ctx->cancel;
 	struct json_obj no_metrics = JSON_OBJ_INIT, *metrics = ctx->metrics;
 	double deadline = now_mono() + t->timeout;
 	void *state = NULL;
+	struct measure_l2 l2;
 	int ret;
 
 	/* Kernels may dereference cancel and metrics without testing them. */
@@ -444,6 +445,11 @@ int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, s
 		ret = measure_loop(tm, state, k, ctx, t, r, deadline);
 	if (tm->idle && tm->idle(state, ctx) && !ret)
 		ret = measure_fail(r, ctx, "launch");
+	if (!ret && after && after->fn) {
+		l2.tm = tm;
+		l2.state = state;
+		after->fn(after->arg, k, ctx, &l2, r);
+	}
 	if (k->teardown)
 		k->teardown(ctx);
 	tm->fini(state);
@@ -452,6 +458,17 @@ out:
 	ctx->metrics = metrics;
 	json_obj_release(&no_metrics);
 	return ret;
+}
+
+int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
+		       const struct spec_timing *t, const struct measure_after *after, struct result *r)
+{
+	return measure_timed(tm, k, ctx, t, after, r);
+}
+
+int measure_clean(const struct measure_l2 *l2, struct kctx *ctx)
+{
+	return l2->tm->clean ? l2->tm->clean(l2->state, ctx) : 0;
 }
 
 /* The timer for k's cells: NULL for a CUDA kernel in a build without CUDA. */
@@ -470,6 +487,16 @@ static const struct timer_ops *measure_timer(const struct kernel_ops *k)
 void measure_profile(int on)
 {
 }
+
+void *measure_context(void)
+{
+	return NULL;
+}
+
+int measure_sync(struct kctx *ctx)
+{
+	return 0;
+}
 #endif
 
 void measure_open(const struct kernel_ops *k, int gpu)
@@ -485,12 +512,18 @@ void measure_open(const struct kernel_ops *k, int gpu)
 		k->open(&ctx);
 }
 
-int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
-		   struct result *r)
+int measure_kernel_after(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
+			 const struct measure_after *after, struct result *r)
 {
 	const struct timer_ops *tm = measure_timer(k);
 
 	if (!tm)
 		return result_fail(r, RESULT_ERROR, "kernel '%s' needs CUDA: built without CUDA", k->name);
-	return measure_with_timer(tm, k, ctx, t, r);
+	return measure_timed(tm, k, ctx, t, after, r);
+}
+
+int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
+		   struct result *r)
+{
+	return measure_kernel_after(k, ctx, t, NULL, r);
 }

@@ -42,6 +42,9 @@ struct timer_ops {
 	/* The energy the device has used since some fixed point, in joules, read now: 0, or -1 when the device
 	 * gives none (NULL: none). measure.c reads it at both ends of the samples' span (measure_energy). */
 	int (*energy)(void *state, double *joules);
+	/* Leave the L2 holding no line a launch wrote, waited for, before an untimed launch that counters are
+	 * read over (measure_clean; NULL: nothing to leave, the CPU's). 0, or -1 with why in ctx->err. */
+	int (*clean)(void *state, struct kctx *ctx);
 };
 extern const struct timer_ops timer_cpu;
 #ifdef SWEEP_CUDA
@@ -64,10 +67,30 @@ extern const struct timer_ops timer_cuda;
  */
 int measure_kernel(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
 		   struct result *r);
-/* measure_kernel with the timer given: measure_kernel picks timer_cpu or timer_cuda by k->place (a CUDA
- * kernel in a build without CUDA is an error result); tests pass a fake timer to drive clocks. */
+/* The cell's timer, handed to an after's fn for measure_clean. */
+struct measure_l2 {
+	const struct timer_ops *tm;
+	void *state;
+};
+/* What runs once after a cell's timed samples, before its teardown, when they ended well: nothing of it
+ * is timed (a spec's counters: read through CUPTI over more launches, measure_clean before each). fn may
+ * add metrics to r; it leaves r's status alone. */
+struct measure_after {
+	void (*fn)(void *arg, const struct kernel_ops *k, struct kctx *ctx, const struct measure_l2 *l2,
+		   struct result *r);
+	void *arg;
+};
+/* Before a launch of an after's fn that counters are read over: the L2 left as ncu leaves it before each
+ * pass (--cache-control all), holding no line that the launches before wrote, by the timer's clean
+ * (nothing for a timer without one). 0, or -1 with why in ctx->err. */
+int measure_clean(const struct measure_l2 *l2, struct kctx *ctx);
+/* measure_kernel, then after (NULL: nothing) as its comment says. */
+int measure_kernel_after(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,
+			 const struct measure_after *after, struct result *r);
+/* measure_kernel_after with the timer given: measure_kernel picks timer_cpu or timer_cuda by k->place (a
+ * CUDA kernel in a build without CUDA is an error result); tests pass a fake timer to drive clocks. */
 int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, struct kctx *ctx,
-		       const struct spec_timing *t, struct result *r);
+		       const struct spec_timing *t, const struct measure_after *after, struct result *r);
 /*
  * Before a process's first cell of k on GPU gpu (-1: none): the timer's open, then k's (a CUDA context, a
  * library), so that what a process pays once is not in the wall time of its first cell: on an H200 the
@@ -75,6 +98,12 @@ int measure_with_timer(const struct timer_ops *tm, const struct kernel_ops *k, s
  * cells, which meet it again and fail saying why.
  */
 void measure_open(const struct kernel_ops *k, int gpu);
+/* The CUDA context current on this thread (a CUcontext), NULL when there is none (a build without CUDA, no
+ * driver, a CPU kernel's process that made none). */
+void *measure_context(void);
+/* Wait for what a CUDA kernel's ctx has queued on its stream: 0, or -1 with why in ctx->err (nothing to wait
+ * for on the host or without CUDA). */
+int measure_sync(struct kctx *ctx);
 /* What a profiler attached with profiling from the start off (ncu --profile-from-start off) profiles:
  * from measure_profile(1) to measure_profile(0) (cudaProfilerStart and Stop; nothing without CUDA). */
 void measure_profile(int on);

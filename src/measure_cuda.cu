@@ -1,5 +1,6 @@
 /* measure_cuda.cu: timer_cuda, how measure.c samples CUDA kernels: events, cold L2, batches of launches
  * (graphs when the L2 stays hot, flushed launches timed one by one when it is cold). */
+#include <cuda.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -534,6 +535,47 @@ static int cuda_power(void *state, double warm_start)
 	return criterion_power_judge(w->watts, w->limit, w->capped, w->fresh - warm_start);
 }
 
+/*
+ * Before a launch that counters are read over (measure_clean): the device synchronized, so that nothing
+ * queued before is still writing, then the flush's read alone (cuda_l2_read) over twice the L2, waited for.
+ * The L2 is left holding clean lines of the flush's buffer only: a line left dirty, by the launches before
+ * or by a memset (the cold samples' flush starts with one), would be written back during the launch and
+ * counted as its DRAM writes. The buffer is the cold samples' one, or one made for this call when the L2
+ * stays hot (l2_hot).
+ */
+static int cuda_clean(void *state, struct kctx *ctx)
+{
+	struct cuda_timer *s = (struct cuda_timer *)state;
+	void *buf = s->flush;
+	size_t bytes = s->flush_bytes;
+	int blocks = s->flush_blocks, l2 = 0;
+	cudaError_t e;
+
+	if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+		goto out;
+	if (!buf) {
+		if ((e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, s->gpu)) != cudaSuccess ||
+		    (e = cudaDeviceGetAttribute(&blocks, cudaDevAttrMultiProcessorCount, s->gpu)) != cudaSuccess)
+			goto out;
+		if (l2 <= 0)
+			return 0;
+		bytes = 2 * (size_t)l2;
+		blocks *= 4;
+		if ((e = cudaMalloc(&buf, bytes + 16)) != cudaSuccess)
+			goto out;
+	}
+	if ((e = cuda_l2_read(buf, bytes, (unsigned)blocks, s->stream)) == cudaSuccess)
+		e = cudaStreamSynchronize(s->stream);
+	if (buf != s->flush)
+		cudaFree(buf);
+out:
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		return kfail(ctx, "the L2 left clean: %s", cudaGetErrorString(e));
+	}
+	return 0;
+}
+
 /* Teardown has run by now (measure.c), so nothing is queued on the stream any more that needs it. */
 static void cuda_fini(void *state)
 {
@@ -574,6 +616,7 @@ static struct timer_ops cuda_timer_ops(void)
 	t.grows = 1;
 	t.open = cuda_open;
 	t.energy = cuda_energy;
+	t.clean = cuda_clean;
 	return t;
 }
 
@@ -583,4 +626,31 @@ extern "C" void measure_profile(int on)
 {
 	if (on ? cudaProfilerStart() : cudaProfilerStop())
 		cudaGetLastError();
+}
+
+/* cuCtxGetCurrent through the runtime's table of driver entry points: the binary links no libcuda. */
+extern "C" void *measure_context(void)
+{
+	typedef CUresult (*current_fn)(CUcontext *);
+	cudaDriverEntryPointQueryResult found;
+	void *fn = NULL;
+	CUcontext c = NULL;
+
+	if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+	    found != cudaDriverEntryPointSuccess || !fn) {
+		cudaGetLastError();
+		return NULL;
+	}
+	return ((current_fn)fn)(&c) == CUDA_SUCCESS ? (void *)c : NULL;
+}
+
+extern "C" int measure_sync(struct kctx *ctx)
+{
+	cudaError_t e;
+
+	if (ctx->gpu < 0 || !ctx->stream)
+		return 0;
+	if ((e = cudaStreamSynchronize((cudaStream_t)ctx->stream)) != cudaSuccess)
+		return kfail(ctx, "%s", cudaGetErrorString(e));
+	return 0;
 }

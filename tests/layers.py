@@ -45,6 +45,11 @@ OWNERS = {
     "cblas.h": ["kernels/cpu_gemm.c"],
     "nccl.h": ["kernels/nccl.cu"],
     "spawn.h": ["src/spawn.c"],
+    "cupti_profiler_host.h": ["src/counters_cupti.cu", "tests/unit/fake_cupti.cc"],
+    "cupti_profiler_target.h": ["src/counters_cupti.cu", "tests/unit/fake_cupti.cc"],
+    "cupti_range_profiler.h": ["src/counters_cupti.cu", "tests/unit/fake_cupti.cc"],
+    "cupti_target.h": ["src/counters_cupti.cu", "tests/unit/fake_cupti.cc"],
+    "cupti_result.h": ["src/counters_cupti.cu", "tests/unit/fake_cupti.cc"],
 }
 # Edges up the layers that the design keeps (at most 3), each with its reason: (from, to) -> why.
 UPWARD = {

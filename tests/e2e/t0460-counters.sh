@@ -2,8 +2,9 @@
 # t0460-counters: a spec's counters: a command cell's program runs once more, untimed, under Nsight
 # Compute's CLI (ncu --csv) and each counter asked becomes a metric of its result (summed over kernels for
 # a .sum, the mean for a ratio); a driver that refuses counters (ERR_NVGPUCTRPERM), or no ncu, is said in
-# one line of the result's stderr and nothing is made up; a kernel cell runs once more, untimed, in
-# `sweep __counters` under ncu with only its launch profiled.
+# one line of the result's stderr and nothing is made up; a kernel cell where no CUPTI can be loaded runs
+# once more, untimed, in `sweep __counters` under ncu with only its launch profiled (its CUPTI path, in
+# process: t0461-cupti.sh).
 # The ncu here is a fake (on PATH) that logs its arguments, runs the program and prints what ncu prints.
 . tests/e2e/lib.sh
 
@@ -73,11 +74,11 @@ test_expect_success 'no ncu on PATH: said, nothing made up' '
 	test "$(sql none.db "SELECT group_concat(DISTINCT name) FROM metrics WHERE name <> '\''seconds'\''")" = t
 '
 
-test_expect_success 'a kernel cell: one launch more, in sweep __counters under ncu, only it profiled' '
+test_expect_success 'a kernel cell without CUPTI: one launch more, in sweep __counters under ncu, only it profiled' '
 	rm -f ncu.args &&
 	printf "%s\n" "sweep: k" "kernel: cpu.copy" "params: {bytes: [4K, 8K]}" "counters: [dram__bytes_read.sum]" \
 		"timing: {min_samples: 3, min_time: 0, max_noise: 1, warmup: 0}" >k.yaml &&
-	PATH="$T/bin:$PATH" "$SWEEP" run k.yaml --db k.db 2>err &&
+	SWEEP_CUPTI_LIB="$T/no-libcupti.so" PATH="$T/bin:$PATH" "$SWEEP" run k.yaml --db k.db 2>err &&
 	test "$(wc -l <ncu.args)" = 2 &&
 	grep -q -- "--metrics dram__bytes_read.sum --profile-from-start off $SWEEP __counters /tmp/sweep-counters-[A-Za-z0-9]* {\"bytes\":4096} -1$" ncu.args &&
 	test "$(sql k.db "SELECT group_concat(DISTINCT r.status || '\''|'\'' || m.value) FROM results r JOIN metrics m ON m.result = r.id

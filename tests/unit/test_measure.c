@@ -231,13 +231,13 @@ static void test_energy(void)
 	energy_base = now_mono() - 10;
 	/* A span under 0.1 s keeps no energy: NVML's counter moves every 100 ms. */
 	mt_init(&m, "{\"bytes\": 65536}");
-	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy, a short span");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, NULL, &m.r), 0, "copy, a short span");
 	CHECK(isnan(metric(&m.r, "watts")) && isnan(metric(&m.r, "joules")), "a span under 0.1 s: no energy, not 0 W");
 	mt_release(&m);
 	t.min_time = 0.15;
 	energy_reads = 0;
 	mt_init(&m, "{\"bytes\": 1048576}");
-	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy with energy");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, NULL, &m.r), 0, "copy with energy");
 	med = metric(&m.r, "seconds");
 	j = metric(&m.r, "joules");
 	CHECK_NEAR(metric(&m.r, "watts"), 250, 0.01, "watts: the counter's rise over the span's time");
@@ -248,7 +248,7 @@ static void test_energy(void)
 	mt_release(&m);
 
 	mt_init(&m, "{\"M\": 32, \"N\": 32, \"K\": 32, \"dtype\": \"f64\", \"threads\": 1}");
-	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.gemm"), &m.ctx, &t, &m.r), 0, "gemm with energy");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.gemm"), &m.ctx, &t, NULL, &m.r), 0, "gemm with energy");
 	CHECK_NEAR(metric(&m.r, "gflop_per_j"), 2.0 * 32 * 32 * 32 / metric(&m.r, "joules") / 1e9, 1e-9,
 		   "gflop_per_j = flops / joules");
 	CHECK(isnan(metric(&m.r, "tok_s")) && isnan(metric(&m.r, "tok_per_j")), "gemm makes no tokens");
@@ -263,7 +263,7 @@ static void test_energy(void)
 
 	energy_fails = 1;
 	mt_init(&m, "{\"bytes\": 65536}");
-	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy, no counter");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, NULL, &m.r), 0, "copy, no counter");
 	CHECK(isnan(metric(&m.r, "watts")) && isnan(metric(&m.r, "joules")), "no counter: no energy made up");
 	mt_release(&m);
 	energy_fails = 0;
@@ -271,7 +271,7 @@ static void test_energy(void)
 	energy_back = 1;
 	energy_reads = 0;
 	mt_init(&m, "{\"bytes\": 65536}");
-	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, &m.r), 0, "copy, counter back");
+	CHECK_INT(measure_with_timer(&tm, kernel_find("cpu.copy"), &m.ctx, &t, NULL, &m.r), 0, "copy, counter back");
 	CHECK(isnan(metric(&m.r, "watts")), "a counter that went back gives no energy");
 	mt_release(&m);
 	energy_back = 0;
@@ -326,6 +326,46 @@ static const struct kernel_ops fake_kernel = {
 	.name = "test.fake", .doc = "test", .params = fake_params, .place = KERNEL_CPU, .gpus = 1,
 	.setup = fake_setup, .launch = fake_launch, .check = fake_check, .teardown = fake_teardown,
 };
+
+/* What measure_kernel_after's fn saw: how often it ran, the samples and teardowns by then, and what
+ * measure_clean answered it. */
+static int after_calls, after_samples, after_teardowns, after_clean;
+
+static void after_fn(void *arg, const struct kernel_ops *k, struct kctx *ctx, const struct measure_l2 *l2,
+		     struct result *r)
+{
+	after_calls++;
+	after_samples = r->nsamples;
+	after_teardowns = fake_teardowns;
+	after_clean = measure_clean(l2, ctx);
+	result_set_metric(r, (const char *)arg, 7);
+}
+
+/* The untimed pass after the samples (a spec's counters: through CUPTI): once, after the samples and
+ * before the teardown, its metrics kept; not at all when the cell failed. */
+static void test_after(void)
+{
+	struct measure_after after = { .fn = after_fn, .arg = "dram__bytes_read.sum" };
+	struct spec_timing t = timing_fast();
+	struct mt m;
+
+	fake_teardowns = after_calls = 0;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_kernel_after(&fake_kernel, &m.ctx, &t, &after, &m.r), 0, "measures with an after");
+	CHECK_INT(after_calls, 1, "after runs once");
+	CHECK(after_samples >= t.min_samples, "after runs after the samples (%d by then)", after_samples);
+	CHECK_INT(after_teardowns, 0, "after runs before the teardown");
+	CHECK_INT(after_clean, 0, "the CPU's timer has no L2 to clean: nothing to do");
+	CHECK_INT(fake_teardowns, 1, "the teardown still runs");
+	CHECK_NEAR(metric(&m.r, "dram__bytes_read.sum"), 7, 0, "after's metric reaches the result");
+	mt_release(&m);
+
+	fake_launches = 0;
+	mt_init(&m, "{\"fail\": \"launch\"}");
+	CHECK_INT(measure_kernel_after(&fake_kernel, &m.ctx, &t, &after, &m.r), -1, "a failed launch fails");
+	CHECK_INT(after_calls, 1, "no after when the cell failed");
+	mt_release(&m);
+}
 
 static void test_failures(void)
 {
@@ -402,6 +442,7 @@ static void test_failures(void)
 /* A fake device timer: every other sample runs at half the max clock. */
 struct fake_timer {
 	int calls, inits, finis;
+	int cleans, calls_at_clean, clean_fails;    /* clean's calls, the samples before it; fail it */
 	double max;
 	int idles, teardowns_at_idle, idle_fails;   /* idle's calls, the teardowns before it; fail it */
 };
@@ -439,6 +480,15 @@ static int ft_idle(void *state, struct kctx *ctx)
 	return f->idle_fails ? kfail(ctx, "the sample enqueued ahead failed") : 0;
 }
 
+static int ft_clean(void *state, struct kctx *ctx)
+{
+	struct fake_timer *f = state;
+
+	f->cleans++;
+	f->calls_at_clean = f->calls;
+	return f->clean_fails ? kfail(ctx, "no L2 to clean") : 0;
+}
+
 static void ft_fini(void *state)
 {
 	((struct fake_timer *)state)->finis++;
@@ -451,7 +501,7 @@ static double ft_resolution(void *state, int batch)
 
 static const struct timer_ops fake_timer = {
 	.init = ft_init, .sample = ft_sample, .max_clock = ft_max_clock, .resolution = ft_resolution,
-	.idle = ft_idle, .fini = ft_fini,
+	.idle = ft_idle, .fini = ft_fini, .clean = ft_clean,
 };
 
 static void test_throttle(void)
@@ -464,7 +514,7 @@ static void test_throttle(void)
 	fake_timer_state.max = 1980;
 	t.min_time = 0;
 	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "fake timer measures");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, NULL, &m.r), 0, "fake timer measures");
 	CHECK(m.r.throttled > 0, "throttled samples dropped: %d", m.r.throttled);
 	for (i = 0; i < m.r.nsamples; i++)
 		ok &= m.r.clocks[i] == 1980;
@@ -483,7 +533,7 @@ static void test_throttle(void)
 	fake_timer_state.max = 1980;
 	fake_timer_state.idle_fails = 1;
 	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &m.r), -1, "a failed idle fails");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, NULL, &m.r), -1, "a failed idle fails");
 	CHECK(m.r.error && !strcmp(m.r.error, "launch: the sample enqueued ahead failed"), "error: '%s'",
 	      m.r.error);
 	mt_release(&m);
@@ -494,8 +544,39 @@ static void test_throttle(void)
 	t.throttle = 1.5;
 	t.timeout = 0.2;
 	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &m.r), -1, "all throttled fails");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, NULL, &m.r), -1, "all throttled fails");
 	CHECK(m.r.error && strstr(m.r.error, "throttled"), "error: '%s'", m.r.error);
+	mt_release(&m);
+}
+
+/* An after's measure_clean is its cell's timer's clean, after the samples, before the teardown; what a
+ * failed clean says reaches the after. */
+static void test_after_clean(void)
+{
+	struct measure_after after = { .fn = after_fn, .arg = "dram__bytes_write.sum" };
+	struct spec_timing t = timing_fast();
+	struct mt m;
+
+	memset(&fake_timer_state, 0, sizeof(fake_timer_state));
+	fake_timer_state.max = 1980;
+	t.throttle = 0;
+	after_calls = 0;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &after, &m.r), 0, "measures, cleans");
+	CHECK_INT(after_calls, 1, "after runs once");
+	CHECK_INT(fake_timer_state.cleans, 1, "the timer's clean, called from the after");
+	CHECK_INT(fake_timer_state.calls_at_clean, fake_timer_state.calls, "after every sample");
+	CHECK_INT(after_clean, 0, "and its answer given back");
+	CHECK_INT(after_teardowns, fake_teardowns - 1, "before the teardown");
+	mt_release(&m);
+
+	memset(&fake_timer_state, 0, sizeof(fake_timer_state));
+	fake_timer_state.max = 1980;
+	fake_timer_state.clean_fails = 1;
+	mt_init(&m, "{\"fail\": \"none\"}");
+	CHECK_INT(measure_with_timer(&fake_timer, &fake_kernel, &m.ctx, &t, &after, &m.r), 0, "a failed clean");
+	CHECK_INT(after_clean, -1, "fails the after's clean");
+	CHECK_STR(m.ctx.err, "no L2 to clean", "saying why");
 	mt_release(&m);
 }
 
@@ -560,7 +641,7 @@ static int curve_measure(struct mt *m, double (*curve)(double), const struct spe
 {
 	clock_curve = curve;
 	mt_init(m, "{\"fail\": \"none\"}");
-	return measure_with_timer(&curve_timer, &fake_kernel, &m->ctx, t, &m->r);
+	return measure_with_timer(&curve_timer, &fake_kernel, &m->ctx, t, NULL, &m->r);
 }
 
 /* Warm-up lasts until the SM clock has settled: at `warmup` for a clock that never moved, after the fall
@@ -676,7 +757,7 @@ static int power_measure(struct mt *m, double (*curve)(double), enum power_verdi
 	power_reading = reading;
 	mt_init(m, "{\"fail\": \"none\"}");
 	*seconds = now_mono();
-	ret = measure_with_timer(&power_timer, &fake_kernel, &m->ctx, t, &m->r);
+	ret = measure_with_timer(&power_timer, &fake_kernel, &m->ctx, t, NULL, &m->r);
 	*seconds = now_mono() - *seconds;
 	return ret;
 }
@@ -885,7 +966,7 @@ static void test_grow(void)
 	t.timeout = 1;
 	cycle_launches = cycle_batch = 0;
 	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "cycling launches measure");
+	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, NULL, &m.r), 0, "cycling launches measure");
 	CHECK_INT(m.r.launches, CRITERION_GROW, "a sample grew from 1 launch");
 	CHECK_INT(cycle_batch, 1, "the timer still timed one launch at a time");
 	CHECK_INT(m.r.stop, STOP_PRECISION, "then the median's precision stopped it");
@@ -903,7 +984,7 @@ static void test_grow(void)
 	t.batch = 1;
 	t.timeout = 0.3;
 	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "a fixed batch measures");
+	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, NULL, &m.r), 0, "a fixed batch measures");
 	CHECK_INT(m.r.launches, 1, "the spec's batch is kept");
 	CHECK_INT(m.r.stop, STOP_TIMEOUT, "its median never known to 0.5 % : timeout");
 	CHECK_INT(m.r.precise, 0, "not precise, and said so");
@@ -913,7 +994,7 @@ static void test_grow(void)
 	t.batch = 0;
 	cycle_scale = 10;
 	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "long launches measure");
+	CHECK_INT(measure_with_timer(&cycle_timer, &fake_kernel, &m.ctx, &t, NULL, &m.r), 0, "long launches measure");
 	CHECK_INT(m.r.launches, 1, "a sample of a millisecond and more stays one launch");
 	CHECK_INT(m.r.stop, STOP_TIMEOUT, "its median never known: timeout");
 	mt_release(&m);
@@ -922,7 +1003,7 @@ static void test_grow(void)
 	/* A thread's wall time (timer_cpu's kind) never grows its batch. */
 	wall_timer.grows = 0;
 	mt_init(&m, "{\"fail\": \"none\"}");
-	CHECK_INT(measure_with_timer(&wall_timer, &fake_kernel, &m.ctx, &t, &m.r), 0, "a wall timer measures");
+	CHECK_INT(measure_with_timer(&wall_timer, &fake_kernel, &m.ctx, &t, NULL, &m.r), 0, "a wall timer measures");
 	CHECK_INT(m.r.launches, 1, "its batch stays 1");
 	CHECK_INT(m.r.stop, STOP_TIMEOUT, "and its median is never known: timeout");
 	mt_release(&m);
@@ -1039,7 +1120,9 @@ int main(void)
 	test_throughput();
 	test_energy();
 	test_failures();
+	test_after();
 	test_throttle();
+	test_after_clean();
 	test_settle();
 	test_settle_power();
 	test_managed_span();
