@@ -256,7 +256,7 @@ static void test_energy(void)
 
 	decoder.tokens = eight_tokens;
 	mt_init(&m, "{\"bytes\": 1048576}");
-	CHECK_INT(measure_with_timer(&tm, &decoder, &m.ctx, &t, &m.r), 0, "a kernel that makes tokens, with energy");
+	CHECK_INT(measure_with_timer(&tm, &decoder, &m.ctx, &t, NULL, &m.r), 0, "a kernel that makes tokens, with energy");
 	CHECK_NEAR(metric(&m.r, "tok_s"), 8 / metric(&m.r, "seconds"), 1e-9, "tok_s = tokens / median");
 	CHECK_NEAR(metric(&m.r, "tok_per_j"), 8 / metric(&m.r, "joules"), 1e-12, "tok_per_j = tokens / joules");
 	mt_release(&m);
