@@ -185,9 +185,17 @@ struct report_ctx {
 	int median_ci;             /* results keep the interval of their median (results.ci_lo, ci_hi) */
 	struct report_order *orders;   /* the parameters with text values, in their spec's order */
 	size_t norders;
+	struct report_better {     /* which way each metric the spec declares improves (enum better) */
+		char *metric;
+		int better;
+	} *betters;
+	size_t nbetters;
 };
 /* The order of param (NULL: none, it sorts as SQLite sorts values). */
 const struct report_order *report_ctx_order(const struct report_ctx *c, const char *param);
+/* Which way metric improves as the stored spec declares it (its better:, else its unit), BETTER_UNKNOWN
+ * when the spec says nothing of it. */
+int report_ctx_better(const struct report_ctx *c, const char *metric);
 /* Open db read-only and choose the sweep: sweep when given, else the only one with results (or the only
  * one). Says on stderr how many of its cells are retired (left out of reports). An enum fail: store_open's
  * kind for a path that is no sweep database (FAIL_MISSING, FAIL_NOT_SWEEP, FAIL_CORRUPT), FAIL_USAGE for

@@ -120,29 +120,14 @@ out:
 	return ret;
 }
 
-/* Which way the metric improves: --better, else the spec's better: or unit (a command's metric), else
- * what sweep knows of the metrics it stores itself. */
+/* Which way the metric improves: --better, else the spec's better: or unit (a command's metric, as the
+ * context read it), else what sweep knows of the metrics it stores itself. */
 static int metric_better(const struct side *s)
 {
-	const struct report_opts *o = s->p.o;
-	struct spec spec;
-	char *is_command = NULL, *text = NULL;
-	int better = BETTER_UNKNOWN;
+	int better = s->p.o->better;
 
-	if (o->better)
-		return o->better;
-	if (side_text(s, "SELECT 1 FROM sweeps WHERE name = ?1 AND command IS NOT NULL", 1,
-		      &is_command) || !is_command)
-		goto known;
-	/* the spec stored with the results: what it declared when they were measured */
-	if (!store_sweep_spec(s->c.st, s->c.sweep, &text) && text &&
-	    !spec_parse(s->c.sweep, text, strlen(text), &spec)) {
-		better = spec_metric_better(&spec, s->p.metric_base);
-		spec_release(&spec);
-	}
-known:
-	free(is_command);
-	free(text);
+	if (!better)
+		better = report_ctx_better(&s->c, s->p.metric_base);
 	return better ? better : report_expr_metric_better(s->p.metric_base);
 }
 

@@ -226,7 +226,21 @@ static void axis_text_values(const struct spec_axis *ax, int k, struct report_or
 
 /* Text axes keep the spec's order (small, medium, large; 1M, 4M, 16M) wherever a report sorts by them:
  * read from the spec the sweep stored, leniently (this build may lack its kernel). */
-static int text_orders(struct report_ctx *c)
+/* Which way each metric s declares improves, for a verdict: read here once with the rest of the spec. */
+static void spec_betters(struct report_ctx *c, const struct spec *s)
+{
+	c->betters = xcalloc((size_t)(s->nregex + s->njmetrics) + 1, sizeof(*c->betters));
+	for (int i = 0; i < s->nregex + s->njmetrics; i++) {
+		const char *name = i < s->nregex ? s->regex[i].name : s->jmetrics[i - s->nregex].name;
+
+		c->betters[c->nbetters].metric = xstrdup(name);
+		c->betters[c->nbetters++].better = spec_metric_better(s, name);
+	}
+}
+
+/* What the report takes from the spec stored with the sweep, read once: the order of the parameters with
+ * text values (as their axes list them) and which way each declared metric improves. */
+static int spec_facts(struct report_ctx *c)
 {
 	struct spec s;
 	char **text;
@@ -235,8 +249,10 @@ static int text_orders(struct report_ctx *c)
 
 	if ((ret = query_names(c, "SELECT spec FROM sweeps WHERE name = ?1", c->sweep, &text, &n)))
 		return ret;
-	if (n)
+	if (n) {
 		spec_read_leniently(text[0], strlen(text[0]), &s);
+		spec_betters(c, &s);
+	}
 	free_list(text);
 	for (int a = 0; n && a < s.naxes; a++)
 		for (int k = 0; k < s.axes[a].nkeys; k++) {
@@ -259,6 +275,14 @@ static int text_orders(struct report_ctx *c)
 	if (n)
 		spec_release(&s);
 	return ret;
+}
+
+int report_ctx_better(const struct report_ctx *c, const char *metric)
+{
+	for (size_t i = 0; i < c->nbetters; i++)
+		if (!strcmp(c->betters[i].metric, metric))
+			return c->betters[i].better;
+	return BETTER_UNKNOWN;
 }
 
 const struct report_order *report_ctx_order(const struct report_ctx *c, const char *param)
@@ -294,7 +318,7 @@ int report_ctx_open(struct report_ctx *c, const char *db, const char *sweep)
 		return ret;
 	if (store_query(c->st, "SELECT sqlite_version()", NULL, 0, 1, read_version, &c->materialize))
 		return FAIL_IO;
-	if ((ret = note_retired(c)) || (ret = spec_order(c)) || (ret = kernel_and_ci(c)) || (ret = text_orders(c)))
+	if ((ret = note_retired(c)) || (ret = spec_order(c)) || (ret = kernel_and_ci(c)) || (ret = spec_facts(c)))
 		return ret;
 	return FAIL_OK;
 }
@@ -308,6 +332,9 @@ void report_ctx_release(struct report_ctx *c)
 	free_list(c->spec_order);
 	free_list(c->metrics);
 	free_list(c->probes);
+	for (size_t i = 0; i < c->nbetters; i++)
+		free(c->betters[i].metric);
+	free(c->betters);
 	for (size_t i = 0; i < c->norders; i++) {
 		free(c->orders[i].param);
 		free(c->orders[i].collation);
