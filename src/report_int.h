@@ -73,6 +73,12 @@ void report_expr_bind(struct report_query *q, const char *value);
  * after error() (with the known names) when key is none of these.
  */
 int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key);
+/*
+ * "sweep_group(...)" (store_keys.c) of the n keys (NULL ones skipped): one integer for each distinct tuple
+ * of their values, to GROUP BY; the parameters among them read once per distinct params. FAIL_USAGE after
+ * error() as report_expr_key.
+ */
+int report_expr_group(const struct report_ctx *c, struct report_query *q, const char *const *key, int n);
 /* Whether key is the item of per-item values: "item", unless the sweep has a parameter of that name
  * (parameters keep their names; param.item is the same). */
 int report_expr_is_item(const struct report_ctx *c, const char *key);

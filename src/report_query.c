@@ -98,6 +98,18 @@ static int keys(const struct report_plan *p, struct report_query *q, const char 
 	return FAIL_OK;
 }
 
+/*
+ * " GROUP BY sweep_group(...)" (report_expr_group): the rows of equal keys together, by one integer rather
+ * than by the keys, which SQLite sorts more slowly and, for a parameter, reads from the JSON of each row;
+ * each key, equal within a group, is read from one of its rows, and ORDER BY puts the groups in the keys'
+ * order. n keys, NULL ones skipped.
+ */
+static int group_by(const struct report_plan *p, struct report_query *q, const char *const *key, int n)
+{
+	sb_adds(&q->sql, " GROUP BY ");
+	return report_expr_group(p->c, q, key, n);
+}
+
 /* " GROUP BY 1, 2" or " ORDER BY 1, 2": n column numbers from at[0] on, then the extra ones (> 0). */
 static void by(struct report_query *q, const char *what, int n, int extra1, int extra2)
 {
@@ -161,8 +173,17 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 	if ((ret = from(p, q, JOIN_METRIC, o->strict)))
 		return ret;
 	if (nr + nc + ng) {
+		const char **key = xcalloc((size_t)(nr + nc + ng), sizeof(*key));
+
+		memcpy(key, p->rows, (size_t)nr * sizeof(*key));
+		memcpy(key + nr, o->cols, (size_t)nc * sizeof(*key));
+		if (ng)
+			key[nr + nc] = o->summary_by;
+		ret = group_by(p, q, key, nr + nc + ng);
+		free(key);
+		if (ret)
+			return ret;
 		/* a row's cells (row keys and summary group) come together, its columns after */
-		by(q, "GROUP BY", nr + nc, ng ? nr + nc + 3 : 0, 0);
 		sb_adds(&q->sql, " ORDER BY ");
 		for (int i = 0; i < nr; i++)
 			sb_addf(&q->sql, "%d, ", i + 1);
