@@ -158,7 +158,6 @@ int report_expr_group(const struct report_ctx *c, struct report_query *q, const 
 		if ((ret = report_expr_key(c, q, key[i])))
 			return ret;
 	}
-	sb_addc(&q->sql, ')');
 	return FAIL_OK;
 }
 

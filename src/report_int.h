@@ -74,9 +74,9 @@ void report_expr_bind(struct report_query *q, const char *value);
  */
 int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key);
 /*
- * "sweep_group(...)" (store_keys.c) of the n keys (NULL ones skipped): one integer for each distinct tuple
- * of their values, to GROUP BY; the parameters among them read once per distinct params. FAIL_USAGE after
- * error() as report_expr_key.
+ * "sweep_group(..." (store_keys.c) of the n keys (NULL ones skipped), left open for the caller's other
+ * values (", x") and its ')': one integer for each distinct tuple of their values, to GROUP BY; the
+ * parameters among them read once per distinct params. FAIL_USAGE after error() as report_expr_key.
  */
 int report_expr_group(const struct report_ctx *c, struct report_query *q, const char *const *key, int n);
 /* Whether key is the item of per-item values: "item", unless the sweep has a parameter of that name
@@ -138,8 +138,13 @@ int report_query_table(const struct report_plan *p, struct report_query *q);
 int report_query_ledger(const struct report_plan *p, struct report_query *q);
 /* Among the results of the table, --strict or not: the marked ones (STORE_IMPRECISE), and all of them. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
+/* Drop from q's statement the joins of workers and hosts when nothing else in it reads them (w., h.): before
+ * it runs. */
+void report_query_trim(struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
 int report_query_arms(const struct report_plan *p, struct report_query *q);
+/* --compare KEY=A/B: one row, whether results of A are there (1 or 0), and of B; cheaper than the arms. */
+int report_query_arms_found(const struct report_plan *p, struct report_query *q);
 /* --compare, one row per row key, [group], unit and arm: row keys, [group], in A, in B, unit, the mean of
  * the unit over passes, the passes (results) it holds, marked results. Units are items, or the values of
  * --paired-by KEY. */
@@ -168,7 +173,8 @@ enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
  * replicate. The pass is never a key: cells that differ only in pass are one cell of the comparison. */
 int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
 			  struct report_query *q);
-/* Per candidate parameter, the most values it takes inside one group of keys (NULL keys skipped). */
+/* Per candidate parameter, 2 when it takes more than one value inside a group of keys (NULL keys skipped),
+ * else 1. */
 int report_query_varying(const struct report_plan *p, const char *const *keys, int nkeys,
 			 const char *const *cand, int ncand, struct report_query *q);
 

@@ -125,7 +125,7 @@ static int varying(const struct report_plan *p, const char *const *keys, int nke
 	if (!ncand)
 		goto out;
 	if ((ret = report_query_varying(p, keys, nkeys, cand, ncand, &q)) ||
-	    (ret = report_rows_fetch(p->c, &q, &max)))
+	    (report_query_trim(&q), ret = report_rows_fetch(p->c, &q, &max)))
 		goto out;
 	*out = report_agg_varying(&max, cand, ncand, nout);
 out:
@@ -197,8 +197,10 @@ int report_plan_query(const struct report_plan *p,
 	int ret;
 
 	report_rows_init(rows);
-	if (!(ret = build(p, &q)))
+	if (!(ret = build(p, &q))) {
+		report_query_trim(&q);
 		ret = report_rows_fetch(p->c, &q, rows);
+	}
 	report_query_release(&q);
 	return ret;
 }
@@ -213,6 +215,11 @@ int report_plan_arms(const struct report_plan *p)
 	if (report_expr_is_item(p->c, o->cmp_key))
 		return fail_usage("--compare %s=%s/%s: items are what is paired, not arms: compare a parameter "
 				  "(--rows item gives the ratio of each item)", o->cmp_key, o->cmp_a, o->cmp_b);
+	/* both arms found (the usual case) without reading every result; else each value for the message */
+	if ((ret = report_plan_query(p, report_query_arms_found, &vals)) ||
+	    (vals.n && report_rows_num(&vals, 0, 0) == 1 && report_rows_num(&vals, 0, 1) == 1))
+		goto out;
+	report_rows_release(&vals);
 	if ((ret = report_plan_query(p, report_query_arms, &vals)))
 		goto out;
 	for (size_t i = 0; i < vals.n; i++) {

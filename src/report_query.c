@@ -1,5 +1,6 @@
 /* report_query.c: the statement of every report, SQL and its bound values: the FROM ... WHERE they share
  * (the sweep, --where, the excluded hosts, --strict) and one SELECT per mode. Nothing runs here. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,10 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 	const struct report_opts *o = p->o;
 	int ret;
 
-	sb_adds(&q->sql, " FROM results r JOIN cells c ON c.id = r.cell"
-		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
+	sb_adds(&q->sql, " FROM results r JOIN cells c ON c.id = r.cell");
+	q->hosts_at = q->sql.len;
+	sb_adds(&q->sql, " LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
+	q->hosts_len = q->sql.len - q->hosts_at;
 	if ((join & JOIN_METRIC) && p->metric_own) {
 		/* a figure of the result itself (its noise, its precision), as if it were a stored metric */
 		sb_addf(&q->sql, " JOIN (SELECT id AS result, value FROM (SELECT id, %s AS value FROM results)"
@@ -84,6 +87,30 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 	return FAIL_OK;
 }
 
+/* Whether sql[from, to) names the alias w or h ("w.gpu", "h.hostname"; not "ph.id" or "w2.id"). */
+static int names_hosts(const char *sql, size_t from, size_t to)
+{
+	for (size_t i = from; i + 1 < to; i++)
+		if ((sql[i] == 'w' || sql[i] == 'h') && sql[i + 1] == '.' &&
+		    (i == 0 || !(isalnum((unsigned char)sql[i - 1]) || sql[i - 1] == '_')))
+			return 1;
+	return 0;
+}
+
+void report_query_trim(struct report_query *q)
+{
+	struct strbuf *sb = &q->sql;
+	size_t at = q->hosts_at, n = q->hosts_len;
+
+	/* SQLite leaves out an unused LEFT JOIN only without GROUP BY or ORDER BY; a lookup of each of a
+	 * million rows in two tables costs a tenth of a report */
+	if (!n || names_hosts(sb->buf, 0, at) || names_hosts(sb->buf, at + n, sb->len))
+		return;
+	memmove(sb->buf + at, sb->buf + at + n, sb->len - at - n + 1);
+	sb->len -= n;
+	q->hosts_at = q->hosts_len = 0;
+}
+
 /* "k1, k2, " for each key, or the first failure. */
 static int keys(const struct report_plan *p, struct report_query *q, const char *const *key, int n,
 		const char *sep)
@@ -106,8 +133,13 @@ static int keys(const struct report_plan *p, struct report_query *q, const char 
  */
 static int group_by(const struct report_plan *p, struct report_query *q, const char *const *key, int n)
 {
+	int ret;
+
 	sb_adds(&q->sql, " GROUP BY ");
-	return report_expr_group(p->c, q, key, n);
+	if ((ret = report_expr_group(p->c, q, key, n)))
+		return ret;
+	sb_addc(&q->sql, ')');
+	return FAIL_OK;
 }
 
 /* " GROUP BY 1, 2" or " ORDER BY 1, 2": n column numbers from at[0] on, then the extra ones (> 0). */
@@ -226,6 +258,31 @@ int report_query_marked(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
+/* "CAST(key AS TEXT) = ?arm": whether a result is in that arm. The key was checked by report_plan_arms. */
+static void arm_test(const struct report_plan *p, struct report_query *q, const char *arm)
+{
+	sb_adds(&q->sql, "CAST(");
+	report_expr_key(p->c, q, p->o->cmp_key);
+	sb_adds(&q->sql, " AS TEXT) = ");
+	report_expr_bind(q, arm);
+}
+
+int report_query_arms_found(const struct report_plan *p, struct report_query *q)
+{
+	int ret;
+
+	/* each EXISTS stops at the first result of its arm */
+	for (int b = 0; b < 2; b++) {
+		sb_adds(&q->sql, b ? ", EXISTS (SELECT 1" : "SELECT EXISTS (SELECT 1");
+		if ((ret = from(p, q, JOIN_NONE, p->o->strict)))
+			return ret;
+		sb_adds(&q->sql, " AND ");
+		arm_test(p, q, b ? p->o->cmp_b : p->o->cmp_a);
+		sb_addc(&q->sql, ')');
+	}
+	return FAIL_OK;
+}
+
 int report_query_arms(const struct report_plan *p, struct report_query *q)
 {
 	int ret;
@@ -240,37 +297,37 @@ int report_query_arms(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
-/* "CAST(key AS TEXT) = ?arm": whether a result is in that arm. The key was checked by report_plan_arms. */
-static void arm_test(const struct report_plan *p, struct report_query *q, const char *arm)
+/* The unit a comparison pairs: m.item, or the --paired-by key as text. */
+static int unit_sql(const struct report_plan *p, struct report_query *q, int by_item)
 {
+	int ret;
+
+	if (by_item) {
+		sb_adds(&q->sql, "m.item");
+		return FAIL_OK;
+	}
 	sb_adds(&q->sql, "CAST(");
-	report_expr_key(p->c, q, p->o->cmp_key);
-	sb_adds(&q->sql, " AS TEXT) = ");
-	report_expr_bind(q, arm);
+	if ((ret = report_expr_key(p->c, q, p->o->paired_by)))
+		return ret;
+	sb_adds(&q->sql, " AS TEXT)");
+	return FAIL_OK;
 }
 
-int report_query_compare(const struct report_plan *p, struct report_query *q)
+static int compare_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey,
+		       int by_item)
 {
 	const struct report_opts *o = p->o;
-	int by_item = !o->paired_by || !strcmp(o->paired_by, "item");
-	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
-	if ((ret = keys(p, q, (const char *const *)p->rows, p->nrows, ", ")) ||
-	    (ret = keys(p, q, &o->summary_by, o->summary_by ? 1 : 0, ", ")))
+	if ((ret = keys(p, q, key, nkey, ", ")))
 		return ret;
 	arm_test(p, q, o->cmp_a);
 	sb_adds(&q->sql, ", ");
 	arm_test(p, q, o->cmp_b);
 	sb_adds(&q->sql, ", ");
-	if (by_item) {
-		sb_adds(&q->sql, "m.item");
-	} else {
-		sb_adds(&q->sql, "CAST(");
-		if ((ret = report_expr_key(p->c, q, o->paired_by)))
-			return ret;
-		sb_adds(&q->sql, " AS TEXT)");
-	}
+	if ((ret = unit_sql(p, q, by_item)))
+		return ret;
 	sb_adds(&q->sql, ", avg(");
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
@@ -284,9 +341,32 @@ int report_query_compare(const struct report_plan *p, struct report_query *q)
 	sb_adds(&q->sql, ", ");
 	report_expr_bind(q, o->cmp_b);
 	sb_adds(&q->sql, ")");
-	by(q, "GROUP BY", nkey + 3, 0, 0);
-	by(q, "ORDER BY", nkey, nkey + 3, 0);
+	/* the keys; the arm as the key's text, of which the arm tests are functions; the unit */
+	sb_adds(&q->sql, " GROUP BY ");
+	if ((ret = report_expr_group(p->c, q, key, nkey)))
+		return ret;
+	sb_adds(&q->sql, ", CAST(");
+	report_expr_key(p->c, q, o->cmp_key);
+	sb_adds(&q->sql, " AS TEXT), ");
+	unit_sql(p, q, by_item);
+	sb_addc(&q->sql, ')');
+	/* the keys, the unit, then b's row before a's, as grouping by every column ordered them */
+	by(q, "ORDER BY", nkey, nkey + 3, nkey + 1);
+	sb_addf(&q->sql, ", %d", nkey + 2);
 	return FAIL_OK;
+}
+
+int report_query_compare(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
+
+	memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
+	key[p->nrows] = o->summary_by;
+	ret = compare_sql(p, q, key, nkey, !o->paired_by || !strcmp(o->paired_by, "item"));
+	free(key);
+	return ret;
 }
 
 int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
@@ -587,28 +667,25 @@ int report_query_plot(const struct report_plan *p, struct report_query *q)
 int report_query_varying(const struct report_plan *p, const char *const *key, int nkeys,
 			 const char *const *cand, int ncand, struct report_query *q)
 {
-	int ret, k = 0;
+	int ret, n = 0;
 
+	/* 2 where a candidate varies inside a group, else 1: report_agg_varying asks for more than one */
 	sb_adds(&q->sql, "SELECT ");
 	for (int i = 0; i < ncand; i++)
-		sb_addf(&q->sql, "%smax(v%d)", i ? ", " : "", i);
+		sb_addf(&q->sql, "%s1 + max(v%d)", i ? ", " : "", i);
 	sb_adds(&q->sql, " FROM (SELECT ");
 	for (int i = 0; i < ncand; i++) {
-		sb_addf(&q->sql, "%scount(DISTINCT ", i ? ", " : "");
+		sb_addf(&q->sql, "%ssweep_varies(", i ? ", " : "");
 		if ((ret = report_expr_key(p->c, q, cand[i])))
 			return ret;
 		sb_addf(&q->sql, ") AS v%d", i);
 	}
 	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
 		return ret;
-	for (int i = 0; i < nkeys; i++) {
-		if (!key[i])
-			continue;
-		sb_adds(&q->sql, k++ ? ", " : " GROUP BY ");
-		if ((ret = report_expr_key(p->c, q, key[i])))
-			return ret;
-	}
+	for (int i = 0; i < nkeys; i++)
+		n += key[i] != NULL;
+	if (n && (ret = group_by(p, q, key, nkeys)))
+		return ret;
 	sb_addc(&q->sql, ')');
 	return FAIL_OK;
 }
-

@@ -296,7 +296,7 @@ static int limit(struct report_plan *p)
 		return ret;
 	/* the statement is kept: it names the probes the limit joins, for the notes */
 	report_rows_init(&in);
-	if ((ret = report_query_limit(p, &q)) || (ret = report_rows_fetch(p->c, &q, &in)))
+	if ((ret = report_query_limit(p, &q)) || (report_query_trim(&q), ret = report_rows_fetch(p->c, &q, &in)))
 		goto out;
 	report_agg_limit(&in, (const char *const *)p->rows, p->nrows, o->summary_by, o->metric,
 			 (const char *const *)q.joined, q.njoined, &out, &nt);

@@ -1,6 +1,7 @@
 /* store_keys.c: the SQL functions a report's keys go through: sweep_param (a parameter of a cell, as
- * json_extract reads it, without parsing the JSON) and sweep_group (one integer for each distinct tuple of
- * keys, which a GROUP BY sorts faster than the tuple). */
+ * json_extract reads it, without parsing the JSON), sweep_group (one integer for each distinct tuple of
+ * keys, which a GROUP BY sorts faster than the tuple) and sweep_varies (whether a key takes several values
+ * in a group). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,38 +315,68 @@ static void key_value(struct strbuf *sb, sqlite3_value *v)
 	}
 }
 
-/* Byte strings numbered 0, 1, 2, ... in the order they are first met. */
+/* Byte strings numbered 0, 1, 2, ... in the order they are first met. A slot holds the hash beside the
+ * number, so that a lookup reads the string only when the hash matches. */
+struct key_entry {
+	size_t at, len;            /* in bytes */
+	uint64_t hash;
+};
+struct key_slot {
+	uint64_t hash;
+	size_t id;                 /* number + 1; 0: a free slot */
+};
 struct key_map {
 	struct strbuf bytes;       /* every string, back to back */
-	size_t *at, *len;          /* by number */
-	uint64_t *hash;
+	struct key_entry *e;       /* by number */
 	size_t n, alloc;
-	size_t *slot;              /* open addressing: number + 1, 0 free; at most half full */
+	struct key_slot *slot;     /* open addressing, at most half full */
 	size_t cap;
 };
 
 static void key_map_release(struct key_map *m)
 {
 	sb_release(&m->bytes);
-	free(m->at);
-	free(m->len);
-	free(m->hash);
+	free(m->e);
 	free(m->slot);
+}
+
+static uint64_t key_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
 }
 
 static uint64_t key_hash(const char *s, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL, w;
 
 	for (; n >= 8; s += 8, n -= 8) {
 		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
+		h = (h ^ key_mix(w)) * 0x9e3779b97f4a7c15ULL;
 	}
-	for (; n; s++, n--)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	h ^= h >> 29;
-	return h * 0xc4ceb9fe1a85ec53ULL;
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ key_mix(w)) * 0x9e3779b97f4a7c15ULL;
+	}
+	return key_mix(h);
+}
+
+static void key_map_grow(struct key_map *m)
+{
+	size_t i;
+
+	m->cap = m->cap ? 2 * m->cap : 1024;
+	free(m->slot);
+	m->slot = xcalloc(m->cap, sizeof(*m->slot));
+	for (size_t id = 0; id < m->n; id++) {
+		for (i = m->e[id].hash & (m->cap - 1); m->slot[i].id; i = (i + 1) & (m->cap - 1))
+			;
+		m->slot[i] = (struct key_slot){ m->e[id].hash, id + 1 };
+	}
 }
 
 /* The number of s[0, n): the one it was given, else the next (*added set). */
@@ -355,30 +386,18 @@ static size_t key_map_id(struct key_map *m, const char *s, size_t n, int *added)
 	size_t i;
 
 	*added = 0;
-	if (2 * (m->n + 1) > m->cap) {
-		m->cap = m->cap ? 2 * m->cap : 1024;
-		free(m->slot);
-		m->slot = xcalloc(m->cap, sizeof(*m->slot));
-		for (size_t id = 0; id < m->n; id++) {
-			for (i = m->hash[id] & (m->cap - 1); m->slot[i]; i = (i + 1) & (m->cap - 1))
-				;
-			m->slot[i] = id + 1;
-		}
-	}
-	for (i = h & (m->cap - 1); m->slot[i]; i = (i + 1) & (m->cap - 1)) {
-		size_t id = m->slot[i] - 1;
+	if (2 * (m->n + 1) > m->cap)
+		key_map_grow(m);
+	for (i = h & (m->cap - 1); m->slot[i].id; i = (i + 1) & (m->cap - 1)) {
+		const struct key_entry *e = &m->e[m->slot[i].id - 1];
 
-		if (m->hash[id] == h && m->len[id] == n && !memcmp(m->bytes.buf + m->at[id], s, n))
-			return id;
+		if (m->slot[i].hash == h && e->len == n && !memcmp(m->bytes.buf + e->at, s, n))
+			return m->slot[i].id - 1;
 	}
-	ALLOC_GROW(m->at, m->n + 1, m->alloc);
-	m->len = xrealloc(m->len, m->alloc * sizeof(*m->len));
-	m->hash = xrealloc(m->hash, m->alloc * sizeof(*m->hash));
-	m->at[m->n] = m->bytes.len;
-	m->len[m->n] = n;
-	m->hash[m->n] = h;
+	ALLOC_GROW(m->e, m->n + 1, m->alloc);
+	m->e[m->n] = (struct key_entry){ m->bytes.len, n, h };
 	sb_add(&m->bytes, s, n);
-	m->slot[i] = m->n + 1;
+	m->slot[i] = (struct key_slot){ h, m->n + 1 };
 	*added = 1;
 	return m->n++;
 }
@@ -505,11 +524,57 @@ static void fn_sweep_group(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_set_auxdata(ctx, 1, g, group_state_free);
 }
 
+/*
+ * sweep_varies(x), an aggregate: 1 when x takes more than one value in the group, NULLs aside, as GROUP BY
+ * tells values apart (key_value); else 0. What count(DISTINCT x) > 1 says, without keeping every value.
+ */
+struct varies_state {
+	struct strbuf first;       /* the first value that is not NULL, key_value's bytes */
+	struct strbuf key;
+	int seen, varies;
+};
+
+static void varies_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct varies_state *v = sqlite3_aggregate_context(ctx, sizeof(*v));
+
+	(void)argc;
+	if (!v) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (v->varies || sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (!v->seen) {
+		sb_init(&v->first);
+		sb_init(&v->key);
+		key_value(&v->first, argv[0]);
+		v->seen = 1;
+		return;
+	}
+	sb_reset(&v->key);
+	key_value(&v->key, argv[0]);
+	v->varies = v->key.len != v->first.len || memcmp(v->key.buf, v->first.buf, v->key.len);
+}
+
+static void varies_final(sqlite3_context *ctx)
+{
+	struct varies_state *v = sqlite3_aggregate_context(ctx, 0);
+
+	sqlite3_result_int(ctx, v && v->varies);
+	if (v && v->seen) {
+		sb_release(&v->first);
+		sb_release(&v->key);
+	}
+}
+
 int store_keys_register(sqlite3 *db)
 {
 	if (sqlite3_create_function_v2(db, "sweep_param", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 				       fn_sweep_param, NULL, NULL, NULL) ||
-	    sqlite3_create_function_v2(db, "sweep_group", -1, SQLITE_UTF8, NULL, fn_sweep_group, NULL, NULL, NULL))
+	    sqlite3_create_function_v2(db, "sweep_group", -1, SQLITE_UTF8, NULL, fn_sweep_group, NULL, NULL, NULL) ||
+	    sqlite3_create_function_v2(db, "sweep_varies", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL,
+				       varies_step, varies_final, NULL))
 		return error("sql error: %s", sqlite3_errmsg(db));
 	return 0;
 }
