@@ -63,8 +63,8 @@ static int json_path(const char *prefix, const char *name, char *buf, size_t n)
 	return FAIL_OK;
 }
 
-/* fn(column, path): json_extract, or sweep_param (store_functions.c) for a cell's params, the same values
- * read without parsing the JSON of each of a million rows. */
+/* fn(column, path): sweep_param (store_keys.c) for a cell's params, sweep_fact for a host's facts: what
+ * json_extract gives, without parsing the JSON of each of a million rows. */
 static int json_extract(struct report_query *q, const char *fn, const char *column, const char *prefix,
 			const char *name)
 {
@@ -114,7 +114,7 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 		return FAIL_OK;
 	}
 	if (!strncmp(key, "label.", 6) && key[6])
-		return json_extract(q, "json_extract", "h.facts", "$.labels.", key + 6);
+		return json_extract(q, "sweep_fact", "h.id, h.facts", "$.labels.", key + 6);
 	if (name) {
 		const struct report_order *o = report_ctx_order(c, name);
 		int ret = json_extract(q, "sweep_param", "c.params", "$.", name);

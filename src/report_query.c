@@ -423,10 +423,10 @@ static int probes_cte(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
-int report_query_limit(const struct report_plan *p, struct report_query *q)
+static int limit_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey)
 {
 	const struct report_opts *o = p->o;
-	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+	int ret;
 
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
 	 * row aggregates the metric and the limit alike; the share is the statistic of the metric over that
@@ -448,7 +448,7 @@ int report_query_limit(const struct report_plan *p, struct report_query *q)
 		sb_addf(&q->sql, ", group_concat(DISTINCT miss%zu)", i);
 	sb_adds(&q->sql, ", sum(noisy) FROM (SELECT ");
 	for (int i = 0; i < nkey; i++) {
-		if ((ret = report_expr_key(p->c, q, i < p->nrows ? p->rows[i] : o->summary_by)))
+		if ((ret = report_expr_key(p->c, q, key[i])))
 			return ret;
 		sb_addf(&q->sql, " AS k%d, ", i);
 	}
@@ -460,18 +460,35 @@ int report_query_limit(const struct report_plan *p, struct report_query *q)
 	for (size_t i = 0; i < q->njoined; i++)
 		sb_addf(&q->sql, ", CASE WHEN rp%zu.value IS NULL"
 			" THEN coalesce(h.hostname, '(unknown host)') END AS miss%zu", i, i);
+	if (nkey) {
+		sb_adds(&q->sql, ", ");
+		if ((ret = report_expr_group(p->c, q, key, nkey)))
+			return ret;
+		sb_adds(&q->sql, ") AS g");
+	}
 	if ((ret = from(p, q, JOIN_METRIC | JOIN_PROBES, o->strict)))
 		return ret;
-	sb_adds(&q->sql, ")");
+	/* LIMIT keeps SQLite from flattening the rows into the aggregates, which would compute the limit
+	 * three times a row (once in each statistic that reads it) */
+	sb_adds(&q->sql, " LIMIT -1)");
 	if (nkey) {
-		sb_adds(&q->sql, " GROUP BY ");
-		for (int i = 0; i < nkey; i++)
-			sb_addf(&q->sql, "%sk%d", i ? ", " : "", i);
-		sb_adds(&q->sql, " ORDER BY ");
+		sb_adds(&q->sql, " GROUP BY g ORDER BY ");
 		for (int i = 0; i < nkey; i++)
 			sb_addf(&q->sql, "%sk%d", i ? ", " : "", i);
 	}
 	return FAIL_OK;
+}
+
+int report_query_limit(const struct report_plan *p, struct report_query *q)
+{
+	int nkey = p->nrows + (p->o->summary_by ? 1 : 0), ret;
+	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
+
+	memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
+	key[p->nrows] = p->o->summary_by;
+	ret = limit_sql(p, q, key, nkey);
+	free(key);
+	return ret;
 }
 
 /* The predictions' own FROM: each scored against every ok result of its cell's parameters and pass (the

@@ -1,7 +1,7 @@
 /* store_keys.c: the SQL functions a report's keys go through: sweep_param (a parameter of a cell, as
- * json_extract reads it, without parsing the JSON), sweep_group (one integer for each distinct tuple of
- * keys, which a GROUP BY sorts faster than the tuple) and sweep_varies (whether a key takes several values
- * in a group). */
+ * json_extract reads it, without parsing the JSON), sweep_fact (a host's label, read once per host),
+ * sweep_group (one integer for each distinct tuple of keys, which a GROUP BY sorts faster than the tuple)
+ * and sweep_varies (whether a key takes several values in a group). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,6 +525,88 @@ static void fn_sweep_group(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /*
+ * sweep_fact(id, facts, path): json_extract(facts, path), read once per id in a statement. A report reads a
+ * host's label for each of its million results, and the facts of a host row (its id) do not change while
+ * a statement reads them; json_extract would parse them at every row.
+ */
+struct fact_cache {
+	struct param_cache pc;     /* its nested json_extract */
+	int64_t *id;               /* open addressing; value NULL: a free slot */
+	sqlite3_value **value;
+	size_t n, cap;
+};
+
+static void fact_cache_free(void *p)
+{
+	struct fact_cache *f = p;
+
+	param_cache_release(&f->pc);
+	for (size_t i = 0; i < f->cap; i++)
+		sqlite3_value_free(f->value[i]);
+	free(f->id);
+	free(f->value);
+	free(f);
+}
+
+static void fact_grow(struct fact_cache *f)
+{
+	int64_t *id = f->id;
+	sqlite3_value **value = f->value;
+	size_t cap = f->cap;
+
+	f->cap = cap ? 2 * cap : 64;
+	f->id = xcalloc(f->cap, sizeof(*f->id));
+	f->value = xcalloc(f->cap, sizeof(*f->value));
+	for (size_t i = 0; i < cap; i++)
+		if (value[i]) {
+			size_t s = key_mix((uint64_t)id[i]) & (f->cap - 1);
+
+			while (f->value[s])
+				s = (s + 1) & (f->cap - 1);
+			f->id[s] = id[i];
+			f->value[s] = value[i];
+		}
+	free(id);
+	free(value);
+}
+
+static void fn_sweep_fact(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct fact_cache *kept = sqlite3_get_auxdata(ctx, 2), *f = kept;
+	int64_t id = sqlite3_value_int64(argv[0]);
+	sqlite3_value *v = NULL;
+	size_t s;
+
+	(void)argc;
+	if (!f)
+		f = xcalloc(1, sizeof(*f));
+	if (2 * (f->n + 1) > f->cap)
+		fact_grow(f);
+	for (s = key_mix((uint64_t)id) & (f->cap - 1); f->value[s] && f->id[s] != id; s = (s + 1) & (f->cap - 1))
+		;
+	if (sqlite3_value_type(argv[0]) == SQLITE_INTEGER && f->value[s]) {
+		sqlite3_result_value(ctx, f->value[s]);
+	} else if (!param_prepare(ctx, &f->pc)) {
+		sqlite3_bind_value(f->pc.extract, 1, argv[1]);
+		sqlite3_bind_value(f->pc.extract, 2, argv[2]);
+		if (!param_step(ctx, &f->pc, &v)) {
+			sqlite3_result_value(ctx, v);
+			/* kept by id: a NULL id (no host) is no host's */
+			if (sqlite3_value_type(argv[0]) == SQLITE_INTEGER) {
+				f->id[s] = id;
+				f->value[s] = v;
+				f->n++;
+			} else {
+				sqlite3_value_free(v);
+			}
+		}
+	}
+	/* last: SQLite may free it at once; and setting it again would free what it holds */
+	if (!kept)
+		sqlite3_set_auxdata(ctx, 2, f, fact_cache_free);
+}
+
+/*
  * sweep_varies(x), an aggregate: 1 when x takes more than one value in the group, NULLs aside, as GROUP BY
  * tells values apart (key_value); else 0. What count(DISTINCT x) > 1 says, without keeping every value.
  */
@@ -573,6 +655,8 @@ int store_keys_register(sqlite3 *db)
 	if (sqlite3_create_function_v2(db, "sweep_param", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 				       fn_sweep_param, NULL, NULL, NULL) ||
 	    sqlite3_create_function_v2(db, "sweep_group", -1, SQLITE_UTF8, NULL, fn_sweep_group, NULL, NULL, NULL) ||
+	    sqlite3_create_function_v2(db, "sweep_fact", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				       fn_sweep_fact, NULL, NULL, NULL) ||
 	    sqlite3_create_function_v2(db, "sweep_varies", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL,
 				       varies_step, varies_final, NULL))
 		return error("sql error: %s", sqlite3_errmsg(db));

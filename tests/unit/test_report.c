@@ -131,7 +131,7 @@ static void test_expr(void)
 		   "sweep_param(c.params, ?1) >= 1024 AND sweep_param(c.params, ?2) = ?3 |"
 		   " ?1=$.\"M\" ?2=$.\"dtype\" ?3=f32");
 	check_expr(&r, "host in ('a', 'it''s') or label.class = 'server'", 0,
-		   "h.hostname IN ( ?1 , ?2 ) OR json_extract(h.facts, ?3) = ?4 |"
+		   "h.hostname IN ( ?1 , ?2 ) OR sweep_fact(h.id, h.facts, ?3) = ?4 |"
 		   " ?1=a ?2=it's ?3=$.labels.\"class\" ?4=server");
 	check_expr(&r, "tok_s > 1.5e3", 0,
 		   "(SELECT value FROM metrics WHERE result = r.id AND name = ?1) > 1.5e3 | ?1=tok_s");
@@ -329,6 +329,22 @@ static void test_noise_and_pool(void)
 		  "--strict leaves out the marked results; --where");
 	free(sql);
 	report_plan_release(&p);
+
+	/* report_query_trim drops the joins of workers and hosts that nothing reads, and only those */
+	for (int host = 0; host < 2; host++) {
+		struct report_query q = REPORT_QUERY_INIT;
+
+		o.where = host ? "host = 'n1'" : "M > 2";
+		report_plan_init(&p, &o, &c);
+		CHECK(!report_plan_metric(&p) && report_query_table(&p, &q) == FAIL_OK, "a table");
+		report_query_trim(&q);
+		CHECK(!strstr(q.sql.buf, " LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host")
+		      == !host, "joins %s: %s", host ? "kept for h.hostname" : "dropped", q.sql.buf);
+		CHECK(strstr(q.sql.buf, "FROM results r JOIN cells c ON c.id = r.cell ") != NULL, "the rest kept: %s",
+		      q.sql.buf);
+		report_query_release(&q);
+		report_plan_release(&p);
+	}
 
 	pooled = report_print_pooled(&o);
 	CHECK_STR(pooled, "", "nothing pooled, nothing said");

@@ -950,6 +950,14 @@ static void test_param(void)
 			free(want);
 		}
 	check_q1(st, "SELECT sweep_param(NULL, '$.\"M\"') IS NULL AND sweep_param('{\"M\":1}', NULL) IS NULL", "1");
+	/* sweep_fact(id, facts, path) is json_extract(facts, path), kept per id: hosts met again, more hosts
+	 * than its first table, a NULL id (no host), NULL facts, a missing label */
+	check_q1(st, "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 299),"
+		 " f(id, facts) AS (SELECT i % 150, json_object('labels', json_object('c', CASE WHEN i % 3 THEN"
+		 " i % 150 ELSE 'h' || (i % 150) END)) FROM n UNION ALL VALUES (NULL, '{\"labels\":{\"c\":\"z\"}}'),"
+		 " (NULL, '{\"labels\":{\"c\":1.5}}'), (900, NULL), (901, '{\"labels\":{}}'))"
+		 " SELECT sum(quote(sweep_fact(id, facts, '$.labels.\"c\"')) IS quote(json_extract(facts,"
+		 " '$.labels.\"c\"'))) || '/' || count(*) FROM f", "304/304");
 	for (size_t d = 0; d < ARRAY_SIZE(bad); d++) {
 		sb_reset(&sql);
 		sb_addf(&sql, "SELECT sweep_param('%s', '$.\"M\"')", bad[d]);
@@ -1009,6 +1017,11 @@ static void test_group(void)
 		free(got);
 		free(want);
 	}
+	/* sweep_varies(x) is count(DISTINCT x) > 1 (NULLs aside, 1 and 1.0 one value), in groups that vary and
+	 * groups that do not */
+	check_q1(st, "SELECT sum(a <> b) || ' ' || sum(a) || ' ' || count(*) FROM (SELECT sweep_varies(k) AS a,"
+		 " count(DISTINCT k) > 1 AS b FROM t GROUP BY h, v % 5 = 0)", "0 6 7");
+	check_q1(st, "SELECT sweep_varies(k) FROM t WHERE h IS NULL", "0");
 	test_capture_start();
 	got = q1(st, "SELECT sweep_group(p, 3, '$.\"a\"') FROM t");
 	free(test_capture_end());
