@@ -35,6 +35,9 @@ struct report_plan {
 	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
 	int superseded;            /* read the results --force or --replan superseded, not the ok ones (the
 				    * base of `sweep compare DB DB --superseded`) */
+	const char **cand;         /* report_plan_rows_later: the parameters the table asks whether they vary
+				    * inside a row (the context's names; the array owned) */
+	int ncand;
 };
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
@@ -46,6 +49,13 @@ int report_plan_metric(struct report_plan *p);
  * varies inside a group of the row keys, the column keys and the named extra keys (NULL ones skipped), and
  * is not in --pool, becomes a row key after --rows, with a note on stderr. Needs the metric. */
 int report_plan_rows(struct report_plan *p, const char *const *extra, int nextra);
+/* The same in the table's own statement rather than one of its own: the parameters that may vary inside a
+ * row are kept in p->cand, the table asks of each (report_query_table's last columns), and
+ * report_plan_split reads the answer. FAIL_USAGE after error() for a --pool key that is none. */
+int report_plan_rows_later(struct report_plan *p, const char *const *extra, int nextra);
+/* Drop p->cand's columns from the table's rows in; those that vary inside a row become row keys, with the
+ * note report_plan_rows writes: 1 then (run the statement again), else 0. */
+int report_plan_split(struct report_plan *p, struct report_rows *in);
 /* The same for a plot, whose points are grouped by --x, --series and --facet: such a parameter is
  * refused (FAIL_USAGE), naming it. */
 int report_plan_points(struct report_plan *p);
@@ -253,6 +263,8 @@ void report_rows_sort_group(struct report_rows *r);
 int report_rows_same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey);
 /* "host=a model=m": the first nkey cells of row j named by keys, for notes; "all" without keys. Owned. */
 char *report_rows_name(const struct report_rows *r, size_t j, const char *const *keys, int nkey);
+/* Drop the last n columns of every row. */
+void report_rows_drop(struct report_rows *r, int n);
 /* The rows of q's statement on c, columns named as SQLite names them. FAIL_IO after error(). r is
  * initialised either way (release it). */
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);

@@ -202,6 +202,13 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 			return ret;
 	}
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
+	/* report_plan_rows_later's question, answered in the same pass: 2 when it varies inside a row */
+	for (int i = 0; i < p->ncand; i++) {
+		sb_adds(&q->sql, ", 1 + sweep_varies(");
+		if ((ret = report_expr_key(p->c, q, p->cand[i])))
+			return ret;
+		sb_addc(&q->sql, ')');
+	}
 	if ((ret = from(p, q, JOIN_METRIC, o->strict)))
 		return ret;
 	if (nr + nc + ng) {

@@ -177,10 +177,16 @@ static int table(struct report_plan *p)
 	long marked;
 	int ret;
 
-	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)) ||
-	    (ret = report_plan_unit(p)))
+	if ((ret = report_plan_metric(p)) ||
+	    (ret = report_plan_rows_later(p, &o->summary_by, o->summary_by ? 1 : 0)))
 		return ret;
-	ret = report_plan_query(p, report_query_table, &in);
+	/* one pass, unless a parameter varies inside a row: then again, split by it */
+	if (!(ret = report_plan_query(p, report_query_table, &in)) && report_plan_split(p, &in)) {
+		report_rows_release(&in);
+		ret = report_plan_query(p, report_query_table, &in);
+	}
+	if (!ret)
+		ret = report_plan_unit(p);
 	if (!ret && (!in.n || (!p->nrows && !o->ncols && isnan(report_rows_num(&in, 0, 0)))))
 		ret = nothing(p);
 	if (ret) {
