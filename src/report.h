@@ -214,8 +214,9 @@ struct report_query {
 	size_t nbind, alloc_binds;
 	char **joined;             /* probes joined as rp0, rp1, ... (report_query_probes) */
 	size_t njoined;
+	size_t hosts_at, hosts_len;        /* where the joins of workers and hosts are in sql (report_query_trim) */
 };
-#define REPORT_QUERY_INIT { STRBUF_INIT, NULL, 0, 0, NULL, 0 }
+#define REPORT_QUERY_INIT { STRBUF_INIT, NULL, 0, 0, NULL, 0, 0, 0 }
 void report_query_release(struct report_query *q);
 
 /* ---- report_expr.c: user expressions ---- */

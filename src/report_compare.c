@@ -210,8 +210,10 @@ static int fetch_unit(struct side *const *s, const char *const *keys, int nkey, 
 		struct report_query q = REPORT_QUERY_INIT;
 
 		report_rows_release(r[i]);
-		if (!(ret = report_query_baseline(&s[i]->p, unit, keys, nkey, &q)))
+		if (!(ret = report_query_baseline(&s[i]->p, unit, keys, nkey, &q))) {
+			report_query_trim(&q);
 			ret = report_rows_fetch(&s[i]->c, &q, r[i]);
+		}
 		report_query_release(&q);
 	}
 	return ret;

@@ -63,31 +63,50 @@ static int json_path(const char *prefix, const char *name, char *buf, size_t n)
 	return FAIL_OK;
 }
 
-static int json_extract(struct report_query *q, const char *column, const char *prefix, const char *name)
+/* fn(column, path): sweep_param (store_keys.c) for a cell's params, sweep_fact for a host's facts: what
+ * json_extract gives, without parsing the JSON of each of a million rows. */
+static int json_extract(struct report_query *q, const char *fn, const char *column, const char *prefix,
+			const char *name)
 {
 	char path[512];
 	int ret;
 
 	if ((ret = json_path(prefix, name, path, sizeof(path))))
 		return ret;
-	sb_addf(&q->sql, "json_extract(%s, ", column);
+	sb_addf(&q->sql, "%s(%s, ", fn, column);
 	report_expr_bind(q, path);
 	sb_addc(&q->sql, ')');
 	return FAIL_OK;
 }
 
+static const char *const special_key[][2] = {
+	{ "host", "h.hostname" }, { "gpu", "w.gpu" }, { "pass", "c.pass" },
+	{ "replica", "c.replica" }, { "sweep", "c.sweep" },
+};
+
+/* The parameter a key names (param.NAME or NAME), or NULL for any other key. */
+static const char *key_param(const struct report_ctx *c, const char *key)
+{
+	const char *name = key;
+
+	for (size_t i = 0; i < ARRAY_SIZE(special_key); i++)
+		if (!strcmp(key, special_key[i][0]))
+			return NULL;
+	if (report_expr_is_item(c, key) || !strncmp(key, "label.", 6))
+		return NULL;
+	if (!strncmp(key, "param.", 6) && key[6])
+		name = key + 6;
+	return in_names(c->params, name) ? name : NULL;
+}
+
 int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key)
 {
-	static const char *const special[][2] = {
-		{ "host", "h.hostname" }, { "gpu", "w.gpu" }, { "pass", "c.pass" },
-		{ "replica", "c.replica" }, { "sweep", "c.sweep" },
-	};
 	struct strbuf known = STRBUF_INIT;
-	const char *name = key, *near;
+	const char *name = key_param(c, key), *near;
 
-	for (size_t i = 0; i < ARRAY_SIZE(special); i++)
-		if (!strcmp(key, special[i][0])) {
-			sb_adds(&q->sql, special[i][1]);
+	for (size_t i = 0; i < ARRAY_SIZE(special_key); i++)
+		if (!strcmp(key, special_key[i][0])) {
+			sb_adds(&q->sql, special_key[i][1]);
 			return FAIL_OK;
 		}
 	if (report_expr_is_item(c, key)) {
@@ -95,17 +114,16 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 		return FAIL_OK;
 	}
 	if (!strncmp(key, "label.", 6) && key[6])
-		return json_extract(q, "h.facts", "$.labels.", key + 6);
-	if (!strncmp(key, "param.", 6) && key[6])
-		name = key + 6;
-	if (in_names(c->params, name)) {
+		return json_extract(q, "sweep_fact", "h.id, h.facts", "$.labels.", key + 6);
+	if (name) {
 		const struct report_order *o = report_ctx_order(c, name);
-		int ret = json_extract(q, "c.params", "$.", name);
+		int ret = json_extract(q, "sweep_param", "c.params", "$.", name);
 
 		if (!ret && o)
 			sb_addf(&q->sql, " COLLATE %s", o->collation);
 		return ret;
 	}
+	name = !strncmp(key, "param.", 6) && key[6] ? key + 6 : key;
 	report_ctx_join(&known, c->params, c->nparams);
 	near = c->nparams ? closest_name(name, (const char *const *)c->params) : NULL;
 	error("unknown key '%s'%s%s%s: not a parameter of sweep '%s' (%s), nor host, gpu, pass, replica or "
@@ -113,6 +131,34 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 	      c->sweep, known.buf);
 	sb_release(&known);
 	return FAIL_USAGE;
+}
+
+int report_expr_group(const struct report_ctx *c, struct report_query *q, const char *const *key, int n)
+{
+	char path[512];
+	int np = 0, ret;
+
+	for (int i = 0; i < n; i++)
+		np += key[i] && key_param(c, key[i]);
+	sb_addf(&q->sql, "sweep_group(%s, %d", np ? "c.params" : "NULL", np);
+	for (int i = 0; i < n; i++) {
+		const char *name = key[i] ? key_param(c, key[i]) : NULL;
+
+		if (!name)
+			continue;
+		if ((ret = json_path("$.", name, path, sizeof(path))))
+			return ret;
+		sb_adds(&q->sql, ", ");
+		report_expr_bind(q, path);
+	}
+	for (int i = 0; i < n; i++) {
+		if (!key[i] || key_param(c, key[i]))
+			continue;
+		sb_adds(&q->sql, ", ");
+		if ((ret = report_expr_key(c, q, key[i])))
+			return ret;
+	}
+	return FAIL_OK;
 }
 
 int report_expr_is_item(const struct report_ctx *c, const char *key)

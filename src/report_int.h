@@ -35,6 +35,9 @@ struct report_plan {
 	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
 	int superseded;            /* read the results --force or --replan superseded, not the ok ones (the
 				    * base of `sweep compare DB DB --superseded`) */
+	const char **cand;         /* report_plan_rows_later: the parameters the table asks whether they vary
+				    * inside a row (the context's names; the array owned) */
+	int ncand;
 };
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
@@ -46,6 +49,13 @@ int report_plan_metric(struct report_plan *p);
  * varies inside a group of the row keys, the column keys and the named extra keys (NULL ones skipped), and
  * is not in --pool, becomes a row key after --rows, with a note on stderr. Needs the metric. */
 int report_plan_rows(struct report_plan *p, const char *const *extra, int nextra);
+/* The same in the table's own statement rather than one of its own: the parameters that may vary inside a
+ * row are kept in p->cand, the table asks of each (report_query_table's last columns), and
+ * report_plan_split reads the answer. FAIL_USAGE after error() for a --pool key that is none. */
+int report_plan_rows_later(struct report_plan *p, const char *const *extra, int nextra);
+/* Drop p->cand's columns from the table's rows in; those that vary inside a row become row keys, with the
+ * note report_plan_rows writes: 1 then (run the statement again), else 0. */
+int report_plan_split(struct report_plan *p, struct report_rows *in);
 /* The same for a plot, whose points are grouped by --x, --series and --facet: such a parameter is
  * refused (FAIL_USAGE), naming it. */
 int report_plan_points(struct report_plan *p);
@@ -73,6 +83,12 @@ void report_expr_bind(struct report_query *q, const char *value);
  * after error() (with the known names) when key is none of these.
  */
 int report_expr_key(const struct report_ctx *c, struct report_query *q, const char *key);
+/*
+ * "sweep_group(..." (store_keys.c) of the n keys (NULL ones skipped), left open for the caller's other
+ * values (", x") and its ')': one integer for each distinct tuple of their values, to GROUP BY; the
+ * parameters among them read once per distinct params. FAIL_USAGE after error() as report_expr_key.
+ */
+int report_expr_group(const struct report_ctx *c, struct report_query *q, const char *const *key, int n);
 /* Whether key is the item of per-item values: "item", unless the sweep has a parameter of that name
  * (parameters keep their names; param.item is the same). */
 int report_expr_is_item(const struct report_ctx *c, const char *key);
@@ -132,11 +148,18 @@ int report_query_table(const struct report_plan *p, struct report_query *q);
 int report_query_ledger(const struct report_plan *p, struct report_query *q);
 /* Among the results of the table, --strict or not: the marked ones (STORE_IMPRECISE), and all of them. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
-/* The notes the table's results carry (results.note: "2 records of item r averaged") and how many results
- * carry each, the most carried first. */
+/* Whether any result of the database has a note (one row, 1 or 0), then the notes the table's results
+ * carry (results.note: "2 records of item r averaged") and how many results carry each, the most carried
+ * first. */
+int report_query_noted(const struct report_plan *p, struct report_query *q);
 int report_query_notes(const struct report_plan *p, struct report_query *q);
+/* Drop from q's statement the joins of workers and hosts when nothing else in it reads them (w., h.): before
+ * it runs. */
+void report_query_trim(struct report_query *q);
 /* The values the compared key takes (as text, "NULL" for none), sorted. */
 int report_query_arms(const struct report_plan *p, struct report_query *q);
+/* --compare KEY=A/B: one row, whether results of A are there (1 or 0), and of B; cheaper than the arms. */
+int report_query_arms_found(const struct report_plan *p, struct report_query *q);
 /* --compare, one row per row key, [group], unit and arm: row keys, [group], in A, in B, unit, the mean of
  * the unit over passes, the passes (results) it holds, marked results. Units are items, or the values of
  * --paired-by KEY. */
@@ -165,7 +188,8 @@ enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
  * replicate. The pass is never a key: cells that differ only in pass are one cell of the comparison. */
 int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
 			  struct report_query *q);
-/* Per candidate parameter, the most values it takes inside one group of keys (NULL keys skipped). */
+/* Per candidate parameter, 2 when it takes more than one value inside a group of keys (NULL keys skipped),
+ * else 1. */
 int report_query_varying(const struct report_plan *p, const char *const *keys, int nkeys,
 			 const char *const *cand, int ncand, struct report_query *q);
 
@@ -244,6 +268,8 @@ void report_rows_sort_group(struct report_rows *r);
 int report_rows_same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey);
 /* "host=a model=m": the first nkey cells of row j named by keys, for notes; "all" without keys. Owned. */
 char *report_rows_name(const struct report_rows *r, size_t j, const char *const *keys, int nkey);
+/* Drop the last n columns of every row. */
+void report_rows_drop(struct report_rows *r, int n);
 /* The rows of q's statement on c, columns named as SQLite names them. FAIL_IO after error(). r is
  * initialised either way (release it). */
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);

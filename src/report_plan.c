@@ -44,6 +44,7 @@ void report_plan_release(struct report_plan *p)
 	free(p->metric_base);
 	free_list(p->rows, (size_t)p->nrows);
 	free_list(p->excluded, p->nexcluded);
+	free(p->cand);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -96,18 +97,16 @@ static int in_keys(const char *const *v, int n, const char *s)
 	return 0;
 }
 
-/* The parameters (spec order, owned list) that vary inside a group of keys, less --pool's. */
-static int varying(const struct report_plan *p, const char *const *keys, int nkeys, char ***out, int *nout)
+/* The parameters (spec order; a list of the context's names, owned) that may vary inside a group of keys:
+ * those neither keys nor --pool's, after checking that each --pool key is one. */
+static int candidates(const struct report_plan *p, const char *const *keys, int nkeys, const char ***cand,
+		      int *ncand)
 {
 	const struct report_opts *o = p->o;
-	struct report_query q = REPORT_QUERY_INIT;
-	struct report_rows max;
-	const char **cand = xcalloc(p->c->nparams + 1, sizeof(*cand));
-	int ncand = 0, ret;
+	int ret;
 
-	*out = NULL;
-	*nout = 0;
-	report_rows_init(&max);
+	*cand = xcalloc(p->c->nparams + 1, sizeof(**cand));
+	*ncand = 0;
 	/* a --pool key must be one: said before anything is aggregated over it */
 	for (int i = 0; i < o->npool; i++) {
 		struct report_query scratch = REPORT_QUERY_INIT;
@@ -115,17 +114,30 @@ static int varying(const struct report_plan *p, const char *const *keys, int nke
 		ret = report_expr_key(p->c, &scratch, o->pool[i]);
 		report_query_release(&scratch);
 		if (ret)
-			goto out;
+			return ret;
 	}
 	for (size_t i = 0; p->c->spec_order[i]; i++)
 		if (!in_keys(keys, nkeys, p->c->spec_order[i]) &&
 		    !in_keys((const char *const *)o->pool, o->npool, p->c->spec_order[i]))
-			cand[ncand++] = p->c->spec_order[i];
-	ret = FAIL_OK;
-	if (!ncand)
+			(*cand)[(*ncand)++] = p->c->spec_order[i];
+	return FAIL_OK;
+}
+
+/* The parameters (spec order, owned list) that vary inside a group of keys, less --pool's. */
+static int varying(const struct report_plan *p, const char *const *keys, int nkeys, char ***out, int *nout)
+{
+	struct report_query q = REPORT_QUERY_INIT;
+	struct report_rows max;
+	const char **cand;
+	int ncand, ret;
+
+	*out = NULL;
+	*nout = 0;
+	report_rows_init(&max);
+	if ((ret = candidates(p, keys, nkeys, &cand, &ncand)) || !ncand)
 		goto out;
 	if ((ret = report_query_varying(p, keys, nkeys, cand, ncand, &q)) ||
-	    (ret = report_rows_fetch(p->c, &q, &max)))
+	    (report_query_trim(&q), ret = report_rows_fetch(p->c, &q, &max)))
 		goto out;
 	*out = report_agg_varying(&max, cand, ncand, nout);
 out:
@@ -135,26 +147,28 @@ out:
 	return ret;
 }
 
-int report_plan_rows(struct report_plan *p, const char *const *extra, int nextra)
+/* The keys a report groups by: the row keys, the column keys and the extra ones (owned array). */
+static const char **group_keys(const struct report_plan *p, const char *const *extra, int nextra, int *nk)
 {
 	const struct report_opts *o = p->o;
-	int nk = p->nrows + o->ncols + nextra, nv, ret;
-	const char **keys = xcalloc((size_t)nk + 1, sizeof(*keys));
-	struct strbuf sb = STRBUF_INIT;
-	char **v;
+	const char **keys;
 
+	*nk = p->nrows + o->ncols + nextra;
+	keys = xcalloc((size_t)*nk + 1, sizeof(*keys));
 	for (int i = 0; i < p->nrows; i++)
 		keys[i] = p->rows[i];
 	for (int i = 0; i < o->ncols; i++)
 		keys[p->nrows + i] = o->cols[i];
 	for (int i = 0; i < nextra; i++)
 		keys[p->nrows + o->ncols + i] = extra[i];
-	ret = varying(p, keys, nk, &v, &nv);
-	free(keys);
-	if (ret || !nv) {
-		free(v);
-		return ret;
-	}
+	return keys;
+}
+
+/* The nv parameters of v (owned, taken) become row keys, with the note that says so. */
+static void split(struct report_plan *p, char **v, int nv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
 	p->rows = xrealloc(p->rows, (size_t)(p->nrows + nv + 1) * sizeof(*p->rows));
 	for (int i = 0; i < nv; i++) {
 		sb_addf(&sb, "%s%s", i ? "," : "", v[i]);
@@ -165,7 +179,57 @@ int report_plan_rows(struct report_plan *p, const char *const *extra, int nextra
 		    "aggregates over it)", sb.buf, nv > 1 ? "vary" : "varies", sb.buf);
 	free(v);
 	sb_release(&sb);
+}
+
+int report_plan_rows(struct report_plan *p, const char *const *extra, int nextra)
+{
+	int nk, nv, ret;
+	const char **keys = group_keys(p, extra, nextra, &nk);
+	char **v;
+
+	ret = varying(p, keys, nk, &v, &nv);
+	free(keys);
+	if (ret || !nv) {
+		free(v);
+		return ret;
+	}
+	split(p, v, nv);
 	return FAIL_OK;
+}
+
+int report_plan_rows_later(struct report_plan *p, const char *const *extra, int nextra)
+{
+	int nk, ret;
+	const char **keys = group_keys(p, extra, nextra, &nk);
+
+	free(p->cand);
+	ret = candidates(p, keys, nk, &p->cand, &p->ncand);
+	free(keys);
+	return ret;
+}
+
+int report_plan_split(struct report_plan *p, struct report_rows *in)
+{
+	int base = in->ncol - p->ncand, nv = 0;
+	char **v = xcalloc((size_t)p->ncand + 1, sizeof(*v));
+
+	for (int i = 0; base >= 0 && i < p->ncand; i++)
+		for (size_t j = 0; j < in->n; j++)
+			if (report_rows_num(in, j, base + i) > 1) {
+				v[nv++] = xstrdup(p->cand[i]);
+				break;
+			}
+	if (in->ncol >= p->ncand)       /* a statement without rows may have no columns */
+		report_rows_drop(in, p->ncand);
+	free(p->cand);
+	p->cand = NULL;
+	p->ncand = 0;
+	if (!nv) {
+		free(v);
+		return 0;
+	}
+	split(p, v, nv);
+	return 1;
 }
 
 int report_plan_points(struct report_plan *p)
@@ -197,8 +261,10 @@ int report_plan_query(const struct report_plan *p,
 	int ret;
 
 	report_rows_init(rows);
-	if (!(ret = build(p, &q)))
+	if (!(ret = build(p, &q))) {
+		report_query_trim(&q);
 		ret = report_rows_fetch(p->c, &q, rows);
+	}
 	report_query_release(&q);
 	return ret;
 }
@@ -213,6 +279,11 @@ int report_plan_arms(const struct report_plan *p)
 	if (report_expr_is_item(p->c, o->cmp_key))
 		return fail_usage("--compare %s=%s/%s: items are what is paired, not arms: compare a parameter "
 				  "(--rows item gives the ratio of each item)", o->cmp_key, o->cmp_a, o->cmp_b);
+	/* both arms found (the usual case) without reading every result; else each value for the message */
+	if ((ret = report_plan_query(p, report_query_arms_found, &vals)) ||
+	    (vals.n && report_rows_num(&vals, 0, 0) == 1 && report_rows_num(&vals, 0, 1) == 1))
+		goto out;
+	report_rows_release(&vals);
 	if ((ret = report_plan_query(p, report_query_arms, &vals)))
 		goto out;
 	for (size_t i = 0; i < vals.n; i++) {

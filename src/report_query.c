@@ -1,5 +1,6 @@
 /* report_query.c: the statement of every report, SQL and its bound values: the FROM ... WHERE they share
  * (the sweep, --where, the excluded hosts, --strict) and one SELECT per mode. Nothing runs here. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,10 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 	const struct report_opts *o = p->o;
 	int ret;
 
-	sb_adds(&q->sql, " FROM results r JOIN cells c ON c.id = r.cell"
-		" LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
+	sb_adds(&q->sql, " FROM results r JOIN cells c ON c.id = r.cell");
+	q->hosts_at = q->sql.len;
+	sb_adds(&q->sql, " LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host");
+	q->hosts_len = q->sql.len - q->hosts_at;
 	if ((join & JOIN_METRIC) && p->metric_own) {
 		/* a figure of the result itself (its noise, its precision), as if it were a stored metric */
 		sb_addf(&q->sql, " JOIN (SELECT id AS result, value FROM (SELECT id, %s AS value FROM results)"
@@ -84,6 +87,30 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 	return FAIL_OK;
 }
 
+/* Whether sql[from, to) names the alias w or h ("w.gpu", "h.hostname"; not "ph.id" or "w2.id"). */
+static int names_hosts(const char *sql, size_t from, size_t to)
+{
+	for (size_t i = from; i + 1 < to; i++)
+		if ((sql[i] == 'w' || sql[i] == 'h') && sql[i + 1] == '.' &&
+		    (i == 0 || !(isalnum((unsigned char)sql[i - 1]) || sql[i - 1] == '_')))
+			return 1;
+	return 0;
+}
+
+void report_query_trim(struct report_query *q)
+{
+	struct strbuf *sb = &q->sql;
+	size_t at = q->hosts_at, n = q->hosts_len;
+
+	/* SQLite leaves out an unused LEFT JOIN only without GROUP BY or ORDER BY; a lookup of each of a
+	 * million rows in two tables costs a tenth of a report */
+	if (!n || names_hosts(sb->buf, 0, at) || names_hosts(sb->buf, at + n, sb->len))
+		return;
+	memmove(sb->buf + at, sb->buf + at + n, sb->len - at - n + 1);
+	sb->len -= n;
+	q->hosts_at = q->hosts_len = 0;
+}
+
 /* "k1, k2, " for each key, or the first failure. */
 static int keys(const struct report_plan *p, struct report_query *q, const char *const *key, int n,
 		const char *sep)
@@ -95,6 +122,23 @@ static int keys(const struct report_plan *p, struct report_query *q, const char 
 			return ret;
 		sb_adds(&q->sql, sep);
 	}
+	return FAIL_OK;
+}
+
+/*
+ * " GROUP BY sweep_group(...)" (report_expr_group): the rows of equal keys together, by one integer rather
+ * than by the keys, which SQLite sorts more slowly and, for a parameter, reads from the JSON of each row;
+ * each key, equal within a group, is read from one of its rows, and ORDER BY puts the groups in the keys'
+ * order. n keys, NULL ones skipped.
+ */
+static int group_by(const struct report_plan *p, struct report_query *q, const char *const *key, int n)
+{
+	int ret;
+
+	sb_adds(&q->sql, " GROUP BY ");
+	if ((ret = report_expr_group(p->c, q, key, n)))
+		return ret;
+	sb_addc(&q->sql, ')');
 	return FAIL_OK;
 }
 
@@ -158,11 +202,27 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 			return ret;
 	}
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
+	/* report_plan_rows_later's question, answered in the same pass: 2 when it varies inside a row */
+	for (int i = 0; i < p->ncand; i++) {
+		sb_adds(&q->sql, ", 1 + sweep_varies(");
+		if ((ret = report_expr_key(p->c, q, p->cand[i])))
+			return ret;
+		sb_addc(&q->sql, ')');
+	}
 	if ((ret = from(p, q, JOIN_METRIC, o->strict)))
 		return ret;
 	if (nr + nc + ng) {
+		const char **key = xcalloc((size_t)(nr + nc + ng), sizeof(*key));
+
+		memcpy(key, p->rows, (size_t)nr * sizeof(*key));
+		memcpy(key + nr, o->cols, (size_t)nc * sizeof(*key));
+		if (ng)
+			key[nr + nc] = o->summary_by;
+		ret = group_by(p, q, key, nr + nc + ng);
+		free(key);
+		if (ret)
+			return ret;
 		/* a row's cells (row keys and summary group) come together, its columns after */
-		by(q, "GROUP BY", nr + nc, ng ? nr + nc + 3 : 0, 0);
 		sb_adds(&q->sql, " ORDER BY ");
 		for (int i = 0; i < nr; i++)
 			sb_addf(&q->sql, "%d, ", i + 1);
@@ -205,6 +265,14 @@ int report_query_marked(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
+int report_query_noted(const struct report_plan *p, struct report_query *q)
+{
+	(void)p;
+	/* results_noted answers without reading a result */
+	sb_adds(&q->sql, "SELECT EXISTS (SELECT 1 FROM results WHERE note IS NOT NULL)");
+	return FAIL_OK;
+}
+
 int report_query_notes(const struct report_plan *p, struct report_query *q)
 {
 	int ret;
@@ -213,6 +281,31 @@ int report_query_notes(const struct report_plan *p, struct report_query *q)
 	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
 		return ret;
 	sb_adds(&q->sql, " AND r.note IS NOT NULL GROUP BY r.note ORDER BY 2 DESC, 1");
+	return FAIL_OK;
+}
+
+/* "CAST(key AS TEXT) = ?arm": whether a result is in that arm. The key was checked by report_plan_arms. */
+static void arm_test(const struct report_plan *p, struct report_query *q, const char *arm)
+{
+	sb_adds(&q->sql, "CAST(");
+	report_expr_key(p->c, q, p->o->cmp_key);
+	sb_adds(&q->sql, " AS TEXT) = ");
+	report_expr_bind(q, arm);
+}
+
+int report_query_arms_found(const struct report_plan *p, struct report_query *q)
+{
+	int ret;
+
+	/* each EXISTS stops at the first result of its arm */
+	for (int b = 0; b < 2; b++) {
+		sb_adds(&q->sql, b ? ", EXISTS (SELECT 1" : "SELECT EXISTS (SELECT 1");
+		if ((ret = from(p, q, JOIN_NONE, p->o->strict)))
+			return ret;
+		sb_adds(&q->sql, " AND ");
+		arm_test(p, q, b ? p->o->cmp_b : p->o->cmp_a);
+		sb_addc(&q->sql, ')');
+	}
 	return FAIL_OK;
 }
 
@@ -230,37 +323,37 @@ int report_query_arms(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
-/* "CAST(key AS TEXT) = ?arm": whether a result is in that arm. The key was checked by report_plan_arms. */
-static void arm_test(const struct report_plan *p, struct report_query *q, const char *arm)
+/* The unit a comparison pairs: m.item, or the --paired-by key as text. */
+static int unit_sql(const struct report_plan *p, struct report_query *q, int by_item)
 {
+	int ret;
+
+	if (by_item) {
+		sb_adds(&q->sql, "m.item");
+		return FAIL_OK;
+	}
 	sb_adds(&q->sql, "CAST(");
-	report_expr_key(p->c, q, p->o->cmp_key);
-	sb_adds(&q->sql, " AS TEXT) = ");
-	report_expr_bind(q, arm);
+	if ((ret = report_expr_key(p->c, q, p->o->paired_by)))
+		return ret;
+	sb_adds(&q->sql, " AS TEXT)");
+	return FAIL_OK;
 }
 
-int report_query_compare(const struct report_plan *p, struct report_query *q)
+static int compare_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey,
+		       int by_item)
 {
 	const struct report_opts *o = p->o;
-	int by_item = !o->paired_by || !strcmp(o->paired_by, "item");
-	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
-	if ((ret = keys(p, q, (const char *const *)p->rows, p->nrows, ", ")) ||
-	    (ret = keys(p, q, &o->summary_by, o->summary_by ? 1 : 0, ", ")))
+	if ((ret = keys(p, q, key, nkey, ", ")))
 		return ret;
 	arm_test(p, q, o->cmp_a);
 	sb_adds(&q->sql, ", ");
 	arm_test(p, q, o->cmp_b);
 	sb_adds(&q->sql, ", ");
-	if (by_item) {
-		sb_adds(&q->sql, "m.item");
-	} else {
-		sb_adds(&q->sql, "CAST(");
-		if ((ret = report_expr_key(p->c, q, o->paired_by)))
-			return ret;
-		sb_adds(&q->sql, " AS TEXT)");
-	}
+	if ((ret = unit_sql(p, q, by_item)))
+		return ret;
 	sb_adds(&q->sql, ", avg(");
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
@@ -274,9 +367,32 @@ int report_query_compare(const struct report_plan *p, struct report_query *q)
 	sb_adds(&q->sql, ", ");
 	report_expr_bind(q, o->cmp_b);
 	sb_adds(&q->sql, ")");
-	by(q, "GROUP BY", nkey + 3, 0, 0);
-	by(q, "ORDER BY", nkey, nkey + 3, 0);
+	/* the keys; the arm as the key's text, of which the arm tests are functions; the unit */
+	sb_adds(&q->sql, " GROUP BY ");
+	if ((ret = report_expr_group(p->c, q, key, nkey)))
+		return ret;
+	sb_adds(&q->sql, ", CAST(");
+	report_expr_key(p->c, q, o->cmp_key);
+	sb_adds(&q->sql, " AS TEXT), ");
+	unit_sql(p, q, by_item);
+	sb_addc(&q->sql, ')');
+	/* the keys, the unit, then b's row before a's, as grouping by every column ordered them */
+	by(q, "ORDER BY", nkey, nkey + 3, nkey + 1);
+	sb_addf(&q->sql, ", %d", nkey + 2);
 	return FAIL_OK;
+}
+
+int report_query_compare(const struct report_plan *p, struct report_query *q)
+{
+	const struct report_opts *o = p->o;
+	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
+
+	memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
+	key[p->nrows] = o->summary_by;
+	ret = compare_sql(p, q, key, nkey, !o->paired_by || !strcmp(o->paired_by, "item"));
+	free(key);
+	return ret;
 }
 
 int report_query_baseline(const struct report_plan *p, enum report_unit unit, const char *const *key, int nkey,
@@ -333,10 +449,10 @@ static int probes_cte(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
-int report_query_limit(const struct report_plan *p, struct report_query *q)
+static int limit_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey)
 {
 	const struct report_opts *o = p->o;
-	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+	int ret;
 
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
 	 * row aggregates the metric and the limit alike; the share is the statistic of the metric over that
@@ -358,7 +474,7 @@ int report_query_limit(const struct report_plan *p, struct report_query *q)
 		sb_addf(&q->sql, ", group_concat(DISTINCT miss%zu)", i);
 	sb_adds(&q->sql, ", sum(noisy) FROM (SELECT ");
 	for (int i = 0; i < nkey; i++) {
-		if ((ret = report_expr_key(p->c, q, i < p->nrows ? p->rows[i] : o->summary_by)))
+		if ((ret = report_expr_key(p->c, q, key[i])))
 			return ret;
 		sb_addf(&q->sql, " AS k%d, ", i);
 	}
@@ -370,18 +486,35 @@ int report_query_limit(const struct report_plan *p, struct report_query *q)
 	for (size_t i = 0; i < q->njoined; i++)
 		sb_addf(&q->sql, ", CASE WHEN rp%zu.value IS NULL"
 			" THEN coalesce(h.hostname, '(unknown host)') END AS miss%zu", i, i);
+	if (nkey) {
+		sb_adds(&q->sql, ", ");
+		if ((ret = report_expr_group(p->c, q, key, nkey)))
+			return ret;
+		sb_adds(&q->sql, ") AS g");
+	}
 	if ((ret = from(p, q, JOIN_METRIC | JOIN_PROBES, o->strict)))
 		return ret;
-	sb_adds(&q->sql, ")");
+	/* LIMIT keeps SQLite from flattening the rows into the aggregates, which would compute the limit
+	 * three times a row (once in each statistic that reads it) */
+	sb_adds(&q->sql, " LIMIT -1)");
 	if (nkey) {
-		sb_adds(&q->sql, " GROUP BY ");
-		for (int i = 0; i < nkey; i++)
-			sb_addf(&q->sql, "%sk%d", i ? ", " : "", i);
-		sb_adds(&q->sql, " ORDER BY ");
+		sb_adds(&q->sql, " GROUP BY g ORDER BY ");
 		for (int i = 0; i < nkey; i++)
 			sb_addf(&q->sql, "%sk%d", i ? ", " : "", i);
 	}
 	return FAIL_OK;
+}
+
+int report_query_limit(const struct report_plan *p, struct report_query *q)
+{
+	int nkey = p->nrows + (p->o->summary_by ? 1 : 0), ret;
+	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
+
+	memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
+	key[p->nrows] = p->o->summary_by;
+	ret = limit_sql(p, q, key, nkey);
+	free(key);
+	return ret;
 }
 
 /* The predictions' own FROM: each scored against every ok result of its cell's parameters and pass (the
@@ -577,28 +710,25 @@ int report_query_plot(const struct report_plan *p, struct report_query *q)
 int report_query_varying(const struct report_plan *p, const char *const *key, int nkeys,
 			 const char *const *cand, int ncand, struct report_query *q)
 {
-	int ret, k = 0;
+	int ret, n = 0;
 
+	/* 2 where a candidate varies inside a group, else 1: report_agg_varying asks for more than one */
 	sb_adds(&q->sql, "SELECT ");
 	for (int i = 0; i < ncand; i++)
-		sb_addf(&q->sql, "%smax(v%d)", i ? ", " : "", i);
+		sb_addf(&q->sql, "%s1 + max(v%d)", i ? ", " : "", i);
 	sb_adds(&q->sql, " FROM (SELECT ");
 	for (int i = 0; i < ncand; i++) {
-		sb_addf(&q->sql, "%scount(DISTINCT ", i ? ", " : "");
+		sb_addf(&q->sql, "%ssweep_varies(", i ? ", " : "");
 		if ((ret = report_expr_key(p->c, q, cand[i])))
 			return ret;
 		sb_addf(&q->sql, ") AS v%d", i);
 	}
 	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
 		return ret;
-	for (int i = 0; i < nkeys; i++) {
-		if (!key[i])
-			continue;
-		sb_adds(&q->sql, k++ ? ", " : " GROUP BY ");
-		if ((ret = report_expr_key(p->c, q, key[i])))
-			return ret;
-	}
+	for (int i = 0; i < nkeys; i++)
+		n += key[i] != NULL;
+	if (n && (ret = group_by(p, q, key, nkeys)))
+		return ret;
 	sb_addc(&q->sql, ')');
 	return FAIL_OK;
 }
-

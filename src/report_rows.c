@@ -57,6 +57,26 @@ size_t report_rows_add(struct report_rows *r)
 	return r->n++;
 }
 
+void report_rows_drop(struct report_rows *r, int n)
+{
+	size_t nc = (size_t)r->ncol, keep = nc - (size_t)n;
+
+	if (n < 0 || n > r->ncol)
+		BUG("report_rows_drop: %d of %d columns", n, r->ncol);
+	for (size_t j = 0; j < r->n; j++) {
+		for (size_t c = keep; c < nc; c++)
+			free(r->text[j * nc + c]);
+		for (size_t c = 0; c < keep; c++) {
+			r->text[j * keep + c] = r->text[j * nc + c];
+			r->num[j * keep + c] = r->num[j * nc + c];
+			r->mark[j * keep + c] = r->mark[j * nc + c];
+		}
+	}
+	for (size_t c = keep; c < nc; c++)
+		free(r->col[c].name);
+	r->ncol = (int)keep;
+}
+
 static size_t cell(const struct report_rows *r, size_t row, int col)
 {
 	if (row >= r->n || col < 0 || col >= r->ncol)

@@ -116,8 +116,14 @@ static int results_said(const struct report_plan *p, char **said)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct report_rows r;
-	int ret = report_plan_query(p, report_query_notes, &r);
+	int ret = report_plan_query(p, report_query_noted, &r), noted;
 
+	/* most databases have no note at all: the table's results are not read again to find none */
+	noted = !ret && r.n && report_rows_num(&r, 0, 0) > 0;
+	report_rows_release(&r);
+	report_rows_init(&r);
+	if (noted)
+		ret = report_plan_query(p, report_query_notes, &r);
 	for (size_t j = 0; !ret && j < r.n && j < SAID_SHOWN; j++) {
 		long n = (long)report_rows_num(&r, j, 1);
 
@@ -201,10 +207,16 @@ static int table(struct report_plan *p)
 	long marked;
 	int ret;
 
-	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)) ||
-	    (ret = report_plan_unit(p)))
+	if ((ret = report_plan_metric(p)) ||
+	    (ret = report_plan_rows_later(p, &o->summary_by, o->summary_by ? 1 : 0)))
 		return ret;
-	ret = report_plan_query(p, report_query_table, &in);
+	/* one pass, unless a parameter varies inside a row: then again, split by it */
+	if (!(ret = report_plan_query(p, report_query_table, &in)) && report_plan_split(p, &in)) {
+		report_rows_release(&in);
+		ret = report_plan_query(p, report_query_table, &in);
+	}
+	if (!ret)
+		ret = report_plan_unit(p);
 	if (!ret && (!in.n || (!p->nrows && !o->ncols && isnan(report_rows_num(&in, 0, 0)))))
 		ret = nothing(p);
 	if (ret) {
@@ -320,7 +332,7 @@ static int limit(struct report_plan *p)
 		return ret;
 	/* the statement is kept: it names the probes the limit joins, for the notes */
 	report_rows_init(&in);
-	if ((ret = report_query_limit(p, &q)) || (ret = report_rows_fetch(p->c, &q, &in)))
+	if ((ret = report_query_limit(p, &q)) || (report_query_trim(&q), ret = report_rows_fetch(p->c, &q, &in)))
 		goto out;
 	report_agg_limit(&in, (const char *const *)p->rows, p->nrows, o->summary_by, o->metric,
 			 (const char *const *)q.joined, q.njoined, &out, &nt);

@@ -369,7 +369,7 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 	/* The first read finds out whether the file is SQLite at all ("file is not a database"). */
 	if (store_int(st, "PRAGMA user_version", &dummy) ||
 	    sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
-	    store_functions_register(st->db)) {
+	    store_functions_register(st->db) || store_keys_register(st->db)) {
 		ret = store_open_err(st);
 		goto fail;
 	}

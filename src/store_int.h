@@ -9,9 +9,9 @@
 #include "store.h"
 
 /*
- * The store module's files, lowest first: store_schema.c (the migration scripts), store_functions.c
- * (SQL functions) and store_file.c (the database as a file: its name, lock, side files) call no other
- * store file; store.c (the connection: open, migrate, transactions, cached statements and the helpers
+ * The store module's files, lowest first: store_schema.c (the migration scripts), store_functions.c and
+ * store_keys.c (SQL functions) and store_file.c (the database as a file: its name, lock, side files) call no
+ * other store file; store.c (the connection: open, migrate, transactions, cached statements and the helpers
  * below) calls them; store_cells.c, store_results.c and store_query.c call store.c; store_merge*.c
  * (store_merge_int.h) call those. No file calls one above it.
  */
@@ -225,6 +225,8 @@ int store_schema_check_kinds(sqlite3 *db, const char *path);
 
 /* Register the SQL functions on db; 0, or -1 after error(). */
 int store_functions_register(sqlite3 *db);
+/* Register sweep_param and sweep_group (store_keys.c) on db; 0, or -1 after error(). */
+int store_keys_register(sqlite3 *db);
 /* Guard db for SQL a person typed (STORE_SQL): SQLite's defensive settings, and an authorizer that allows
  * only the functions and PRAGMAs on its lists and no ATTACH, noting a refusal in *den (which must live as
  * long as db). 0, or -1 after error(). */

@@ -44,3 +44,22 @@ test_expect_success '--quiet: nothing on stderr when all is well; with cells lef
 	grep -q "^sweep: bad: 1 cells quarantined: .*; to measure them again: sweep retry d.db --sweep bad --state quarantined, then run again$" err &&
 	test "$(wc -l <err)" = 2
 '
+
+cat >"$T/short.yaml" <<'Y'
+sweep: short
+kernel: sleep
+params: {ms: 0, jitter: [0.01, 0.011]}
+timing: {batch: 1, precision: 1e-9, timeout: 0.2}
+Y
+
+# make bench reads a run's seconds from its closing line with tests/bench.sh's run_seconds; a closing line
+# that grew a clause once left its overhead figure empty, unnoticed.
+test_expect_success 'the closing line gives its seconds to make bench (tests/bench.sh run_seconds), clauses after them and all' '
+	"$SWEEP" run short.yaml --db e.db 2>err &&
+	grep -q "^sweep: short: 2 cells ok, .* failed attempts in [0-9.]* s; 2 cells ok short of their precision$" err &&
+	eval "$(grep "^run_seconds()" "$ROOT/tests/bench.sh")" &&
+	s=$(run_seconds err) &&
+	test -n "$s" &&
+	grep -q " in $s s; " err &&
+	echo "$s" | grep -Eq "^[0-9]+([.][0-9]+)?$"
+'

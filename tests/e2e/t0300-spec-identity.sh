@@ -133,7 +133,7 @@ make_schema1() { # make_schema1 DB: what schema 1 made of it: no defaults in par
 		ALTER TABLE samples DROP COLUMN cpu_user; ALTER TABLE samples DROP COLUMN cpu_sys;
 		ALTER TABLE samples DROP COLUMN peak_rss; ALTER TABLE results DROP COLUMN ci_lo;
 		ALTER TABLE results DROP COLUMN ci_hi; ALTER TABLE results DROP COLUMN precise;
-		ALTER TABLE results DROP COLUMN settled; ALTER TABLE results DROP COLUMN note;
+		ALTER TABLE results DROP COLUMN settled; DROP INDEX results_noted; ALTER TABLE results DROP COLUMN note;
 		CREATE VIEW v_results AS SELECT 1;
 		PRAGMA writable_schema = ON;
 		UPDATE sqlite_master SET sql = replace(replace(sql, ' OR state = ''retired''', ''),

@@ -125,24 +125,24 @@ static void test_expr(void)
 
 	report_fixture(&r);
 	/* names become SQL we write, with the name itself bound; division is real */
-	check_expr(&r, "M / K", 0, "json_extract(c.params, ?1) * 1.0 / json_extract(c.params, ?2) |"
+	check_expr(&r, "M / K", 0, "sweep_param(c.params, ?1) * 1.0 / sweep_param(c.params, ?2) |"
 		   " ?1=$.\"M\" ?2=$.\"K\"");
 	check_expr(&r, "M >= 1024 AND dtype = 'f32'", 0,
-		   "json_extract(c.params, ?1) >= 1024 AND json_extract(c.params, ?2) = ?3 |"
+		   "sweep_param(c.params, ?1) >= 1024 AND sweep_param(c.params, ?2) = ?3 |"
 		   " ?1=$.\"M\" ?2=$.\"dtype\" ?3=f32");
 	check_expr(&r, "host in ('a', 'it''s') or label.class = 'server'", 0,
-		   "h.hostname IN ( ?1 , ?2 ) OR json_extract(h.facts, ?3) = ?4 |"
+		   "h.hostname IN ( ?1 , ?2 ) OR sweep_fact(h.id, h.facts, ?3) = ?4 |"
 		   " ?1=a ?2=it's ?3=$.labels.\"class\" ?4=server");
 	check_expr(&r, "tok_s > 1.5e3", 0,
 		   "(SELECT value FROM metrics WHERE result = r.id AND name = ?1) > 1.5e3 | ?1=tok_s");
 	check_expr(&r, "tflops > .5", 0,
 		   "(SELECT value * 0.001 FROM metrics WHERE result = r.id AND name = ?1) > .5 | ?1=gflops");
-	snprintf(want, sizeof(want), "%s * 1e9 * 1.0 / json_extract(c.params, ?2) | ?1=host_read_gbs "
+	snprintf(want, sizeof(want), "%s * 1e9 * 1.0 / sweep_param(c.params, ?2) | ?1=host_read_gbs "
 		 "?2=$.\"bytes_per_token\"", probe);
 	check_expr(&r, "host_read_gbs * 1e9 / bytes_per_token", EXPR_PROBES, want);
 	check_expr(&r, "CASE WHEN dtype = 'f16' THEN 2 ELSE 4 END * abs(M - K)", 0,
-		   "CASE WHEN json_extract(c.params, ?1) = ?2 THEN 2 ELSE 4 END * abs ("
-		   " json_extract(c.params, ?3) - json_extract(c.params, ?4) ) |"
+		   "CASE WHEN sweep_param(c.params, ?1) = ?2 THEN 2 ELSE 4 END * abs ("
+		   " sweep_param(c.params, ?3) - sweep_param(c.params, ?4) ) |"
 		   " ?1=$.\"dtype\" ?2=f16 ?3=$.\"M\" ?4=$.\"K\"");
 	/* probes only where the report allows them (--limit) */
 	check_expr(&r, "host_read_gbs > 1", 0, "error");
@@ -151,7 +151,7 @@ static void test_expr(void)
 	check_expr(&r, "M = 1; DROP TABLE cells", 0, "error");
 	check_expr(&r, "M = 1 -- comment", 0, "error");
 	check_expr(&r, "M -- K", 0,
-		   "json_extract(c.params, ?1) - - json_extract(c.params, ?2) | ?1=$.\"M\" ?2=$.\"K\"");
+		   "sweep_param(c.params, ?1) - - sweep_param(c.params, ?2) | ?1=$.\"M\" ?2=$.\"K\"");
 	check_expr(&r, "load_extension('x')", 0, "error");
 	check_expr(&r, "(SELECT 1)", 0, "error");
 	check_expr(&r, "dtype = \"f32\"", 0, "error");
@@ -168,11 +168,11 @@ static void test_expr(void)
 	check_expr(&r, "M = @x", 0, "error");
 	/* "/" followed by "*" cannot open a comment: tokens are separated by spaces */
 	check_expr(&r, "M /*x*/ K", 0, "error");
-	check_expr(&r, "M / -K", 0, "json_extract(c.params, ?1) * 1.0 / - json_extract(c.params, ?2) |"
+	check_expr(&r, "M / -K", 0, "sweep_param(c.params, ?1) * 1.0 / - sweep_param(c.params, ?2) |"
 		   " ?1=$.\"M\" ?2=$.\"K\"");
 	/* a text value holding SQL stays a bound value */
 	check_expr(&r, "dtype = ''' OR 1=1 --'", 0,
-		   "json_extract(c.params, ?1) = ?2 | ?1=$.\"dtype\" ?2=' OR 1=1 --");
+		   "sweep_param(c.params, ?1) = ?2 | ?1=$.\"dtype\" ?2=' OR 1=1 --");
 	report_ctx_release(&r);
 }
 
@@ -211,16 +211,16 @@ static void test_grammar(void)
 	struct strbuf deep = STRBUF_INIT, chain = STRBUF_INIT;
 
 	static const char *const accepted[][2] = {
-		{ "\"case\" = 'n1'", "json_extract(c.params, ?1) = ?2 | ?1=$.\"case\" ?2=n1" },
+		{ "\"case\" = 'n1'", "sweep_param(c.params, ?1) = ?2 | ?1=$.\"case\" ?2=n1" },
 		{ "\"M\" IS NOT NULL AND NOT M IN (1, 2) AND dtype NOT LIKE 'f%'",
-		  "json_extract(c.params, ?1) IS NOT NULL AND NOT json_extract(c.params, ?2) IN ( 1 , 2 ) AND "
-		  "json_extract(c.params, ?3) NOT LIKE ?4 | ?1=$.\"M\" ?2=$.\"M\" ?3=$.\"dtype\" ?4=f%" },
+		  "sweep_param(c.params, ?1) IS NOT NULL AND NOT sweep_param(c.params, ?2) IN ( 1 , 2 ) AND "
+		  "sweep_param(c.params, ?3) NOT LIKE ?4 | ?1=$.\"M\" ?2=$.\"M\" ?3=$.\"dtype\" ?4=f%" },
 		{ "CASE dtype WHEN 'f32' THEN 1 ELSE 2 END = 1 OR M NOT BETWEEN -1 AND +2",
-		  "CASE json_extract(c.params, ?1) WHEN ?2 THEN 1 ELSE 2 END = 1 OR json_extract(c.params, ?3) "
+		  "CASE sweep_param(c.params, ?1) WHEN ?2 THEN 1 ELSE 2 END = 1 OR sweep_param(c.params, ?3) "
 		  "NOT BETWEEN - 1 AND + 2 | ?1=$.\"dtype\" ?2=f32 ?3=$.\"M\"" },
 		{ "round(M, 2) > min(K, 3, 4) AND log(2, M) < 1",
-		  "round ( json_extract(c.params, ?1) , 2 ) > min ( json_extract(c.params, ?2) , 3 , 4 ) AND log ( 2 , "
-		  "json_extract(c.params, ?3) ) < 1 | ?1=$.\"M\" ?2=$.\"K\" ?3=$.\"M\"" },
+		  "round ( sweep_param(c.params, ?1) , 2 ) > min ( sweep_param(c.params, ?2) , 3 , 4 ) AND log ( 2 , "
+		  "sweep_param(c.params, ?3) ) < 1 | ?1=$.\"M\" ?2=$.\"K\" ?3=$.\"M\"" },
 	};
 	/* what is refused, and the message's words */
 	static const char *const refused[][2] = {
@@ -293,12 +293,13 @@ static void test_noise_and_pool(void)
 	report_plan_init(&p, &o, &c);
 	CHECK(!report_plan_metric(&p) && p.metric_own, "noise is a metric of every result");
 	sql = table_sql(&p);
-	CHECK_STR(sql, "SELECT json_extract(c.params, ?1), median(m.value), count(m.value), sum(NOT r.precise)"
+	CHECK_STR(sql, "SELECT sweep_param(c.params, ?1), median(m.value), count(m.value), sum(NOT r.precise)"
 		  " FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w ON w.id = r.worker"
 		  " LEFT JOIN hosts h ON h.id = w.host JOIN (SELECT id AS result, value FROM (SELECT id, noise AS value"
 		  " FROM results) WHERE value IS NOT NULL) m ON m.result = r.id WHERE r.status = 'ok'"
 		  " AND c.state <> 'retired'"
-		  " AND c.sweep = ?2 GROUP BY 1 ORDER BY 1 | ?1=$.\"M\" ?2=s", "noise joined as m.value, every result");
+		  " AND c.sweep = ?2 GROUP BY sweep_group(c.params, 1, ?3) ORDER BY 1 | ?1=$.\"M\" ?2=s ?3=$.\"M\"",
+		  "noise joined as m.value, every result");
 	free(sql);
 	report_plan_release(&p);
 	o.metric = "precision";
@@ -319,14 +320,31 @@ static void test_noise_and_pool(void)
 	report_plan_init(&p, &o, &c);
 	CHECK(!report_plan_metric(&p) && !p.metric_own && !strcmp(p.metric_base, "gflops"), "tflops is gflops");
 	sql = table_sql(&p);
-	CHECK_STR(sql, "SELECT json_extract(c.params, ?1), avg((m.value * 0.001)), count(m.value),"
+	CHECK_STR(sql, "SELECT sweep_param(c.params, ?1), avg((m.value * 0.001)), count(m.value),"
 		  " sum(NOT r.precise) FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w"
 		  " ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host JOIN metrics m ON m.result = r.id"
 		  " AND m.name = ?2 WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ?3"
-		  " AND NOT (NOT r.precise) AND (json_extract(c.params, ?4) > 2) GROUP BY 1 ORDER BY 1 |"
-		  " ?1=$.\"M\" ?2=gflops ?3=s ?4=$.\"K\"", "--strict leaves out the marked results; --where");
+		  " AND NOT (NOT r.precise) AND (sweep_param(c.params, ?4) > 2) GROUP BY sweep_group(c.params, 1, ?5)"
+		  " ORDER BY 1 | ?1=$.\"M\" ?2=gflops ?3=s ?4=$.\"K\" ?5=$.\"M\"",
+		  "--strict leaves out the marked results; --where");
 	free(sql);
 	report_plan_release(&p);
+
+	/* report_query_trim drops the joins of workers and hosts that nothing reads, and only those */
+	for (int host = 0; host < 2; host++) {
+		struct report_query q = REPORT_QUERY_INIT;
+
+		o.where = host ? "host = 'n1'" : "M > 2";
+		report_plan_init(&p, &o, &c);
+		CHECK(!report_plan_metric(&p) && report_query_table(&p, &q) == FAIL_OK, "a table");
+		report_query_trim(&q);
+		CHECK(!strstr(q.sql.buf, " LEFT JOIN workers w ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host")
+		      == !host, "joins %s: %s", host ? "kept for h.hostname" : "dropped", q.sql.buf);
+		CHECK(strstr(q.sql.buf, "FROM results r JOIN cells c ON c.id = r.cell ") != NULL, "the rest kept: %s",
+		      q.sql.buf);
+		report_query_release(&q);
+		report_plan_release(&p);
+	}
 
 	pooled = report_print_pooled(&o);
 	CHECK_STR(pooled, "", "nothing pooled, nothing said");

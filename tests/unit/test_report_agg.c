@@ -432,11 +432,29 @@ static void test_points(void)
 	report_rows_release(&r);
 }
 
+/* report_rows_drop keeps each row's first cells in place: the table's statement ends with the columns a
+ * split of rows asks for, dropped before the table is laid out. */
+static void test_drop(void)
+{
+	static const char *const cell[] = { "'a", "1", "2", "'x", "'b", "3", NULL, "'y" };
+	struct report_rows r;
+
+	test_rows(&r, 4, cell, 2);
+	report_rows_drop(&r, 2);
+	CHECK(r.ncol == 2, "two columns left: %d", r.ncol);
+	CHECK_STR(test_cell(&r, 0, 0), "a|-", "row 0, col 0");
+	CHECK_STR(test_cell(&r, 0, 1), "1|1", "row 0, col 1");
+	CHECK_STR(test_cell(&r, 1, 0), "b|-", "row 1, col 0");
+	CHECK_STR(test_cell(&r, 1, 1), "3|3", "row 1, col 1");
+	report_rows_release(&r);
+}
+
 int main(void)
 {
 	test_table();
 	test_pivot();
 	test_varying();
+	test_drop();
 	test_summary();
 	test_summary_units();
 	test_limit();

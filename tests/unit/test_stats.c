@@ -634,12 +634,47 @@ static void test_between(void)
 	CHECK_NEAR(hi, 1.2800260491578261, 1e-12, "NaN variance: unchanged");
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* stats_median selects the middle values rather than sorting a copy: the same value as the midpoint of a
+ * sorted copy's middle pair, for sizes odd and even, with ties and negatives; with a NaN among them, what
+ * the sort gives (NaN last). */
+static void test_median_select(void)
+{
+	double x[257], c[257];
+	uint64_t r = 88172645463325252ULL;
+	int bad = 0;
+
+	for (size_t n = 1; n <= 257; n++) {
+		for (size_t i = 0; i < n; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			x[i] = (double)(int64_t)(r % 41) - 20 + (r % 3 ? 0 : 0.25);
+		}
+		memcpy(c, x, n * sizeof(*c));
+		qsort(c, n, sizeof(*c), cmp_double);
+		if (stats_median(x, n) != (n % 2 ? c[n / 2] : 0.5 * c[n / 2 - 1] + 0.5 * c[n / 2]))
+			bad++;
+	}
+	CHECK(bad == 0, "median by selection is the sorted copy's, n = 1 to 257: %d differ", bad);
+	x[0] = NAN;
+	x[1] = 1;
+	x[2] = 2;
+	CHECK(stats_median(x, 3) == 2 && isnan(stats_median(x, 2)), "with a NaN: sorted last (%g, %g)",
+	      stats_median(x, 3), stats_median(x, 2));
+}
+
 int main(void)
 {
 	test_median_ci_ranks();
 	test_median_ci_values();
 	test_median_ci_coverage();
 	test_median();
+	test_median_select();
 	test_quantile();
 	test_mean_stdev_geomean();
 	test_summary();

@@ -913,6 +913,126 @@ static void test_functions(void)
 	free(path);
 }
 
+/* sweep_param(params, path) is json_extract(params, path): the same type and value, the same errors, for
+ * the members a scan reads, those json_extract alone reads (an object, an escaped name) and other paths. */
+static void test_param(void)
+{
+	static const char *const doc[] = {
+		"{\"M\":64,\"dtype\":\"f32\",\"N\":0}", "{ \"M\" :\t-64 ,\n\"dtype\" : \"a b\" }\r\n",
+		"{\"M\":0.0005,\"dtype\":1e3,\"N\":-2.5}", "{\"M\":1.0,\"dtype\":true,\"N\":false,\"K\":null}",
+		"{\"M\":123456789012345678,\"dtype\":1234567890123456789,\"N\":-0}",
+		"{\"M\":\"a\\u0041\\n\",\"dtype\":\"x\\\"y\"}", "{\"M\\u0041\":1,\"M\":2}", "{\"M\":1,\"M\":2}",
+		"{\"M\":{\"N\":1},\"N\":[1,2],\"dtype\":3}", "{}", "[1,2]", "5", "{\"M\":\"\"}", "{\"Mx\":1,\"M\":\"x\"}",
+	};
+	static const char *const path[] = { "$.\"M\"", "$.\"dtype\"", "$.\"N\"", "$.\"K\"", "$.M", "$", "$[0]",
+					    "$.\"MA\"" };
+	static const char *const bad[] = { "{\"M\":1,\"N\":tru}", "{\"M\":1,}", "{\"M\":01}", "{\"M\":1} x",
+					   "{\"M\":\"a\\q\"}", "{\"M\" 1}" };
+	char *file = tmp_path("param.db"), *got = NULL, *want = NULL;
+	struct strbuf sql = STRBUF_INIT;
+	struct store *st;
+
+	CHECK_INT(store_open(file, STORE_RW, &st), 0, "open");
+	for (size_t d = 0; d < ARRAY_SIZE(doc); d++)
+		for (size_t p = 0; p < ARRAY_SIZE(path); p++) {
+			for (int f = 0; f < 2; f++) {
+				sb_reset(&sql);
+				sb_addf(&sql, "SELECT typeof(v) || ':' || quote(v) FROM (SELECT %s(column1, column2) AS v"
+					" FROM (VALUES ('%s', '%s'), ('%s', '%s')))", f ? "json_extract" : "sweep_param",
+					doc[d], path[p], doc[d], path[p]);
+				if (f)
+					want = q1(st, sql.buf);
+				else
+					got = q1(st, sql.buf);
+			}
+			CHECK(!strcmp(got, want), "%s of %s: got %s, want %s", path[p], doc[d], got, want);
+			free(got);
+			free(want);
+		}
+	check_q1(st, "SELECT sweep_param(NULL, '$.\"M\"') IS NULL AND sweep_param('{\"M\":1}', NULL) IS NULL", "1");
+	/* sweep_fact(id, facts, path) is json_extract(facts, path), kept per id: hosts met again, more hosts
+	 * than its first table, a NULL id (no host), NULL facts, a missing label */
+	check_q1(st, "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 299),"
+		 " f(id, facts) AS (SELECT i % 150, json_object('labels', json_object('c', CASE WHEN i % 3 THEN"
+		 " i % 150 ELSE 'h' || (i % 150) END)) FROM n UNION ALL VALUES (NULL, '{\"labels\":{\"c\":\"z\"}}'),"
+		 " (NULL, '{\"labels\":{\"c\":1.5}}'), (900, NULL), (901, '{\"labels\":{}}'))"
+		 " SELECT sum(quote(sweep_fact(id, facts, '$.labels.\"c\"')) IS quote(json_extract(facts,"
+		 " '$.labels.\"c\"'))) || '/' || count(*) FROM f", "304/304");
+	for (size_t d = 0; d < ARRAY_SIZE(bad); d++) {
+		sb_reset(&sql);
+		sb_addf(&sql, "SELECT sweep_param('%s', '$.\"M\"')", bad[d]);
+		test_capture_start();
+		got = q1(st, sql.buf);
+		free(test_capture_end());
+		CHECK(!strcmp(got, "error"), "malformed %s: got %s", bad[d], got);
+		free(got);
+	}
+	/* more reals than the statement keeps: each past the cache read by json_extract, the same */
+	check_q1(st, "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)"
+		 " SELECT count(*) FROM (SELECT json_object('x', i + 0.5, 'M', i * 0.25) AS p FROM n, (SELECT 1 UNION"
+		 " ALL SELECT 2)) WHERE quote(sweep_param(p, '$.\"M\"')) IS quote(json_extract(p, '$.\"M\"'))", "6000");
+	sb_release(&sql);
+	store_close(st);
+	store_remove_files(file);
+	free(file);
+}
+
+/* sweep_group(params, n, paths..., keys...) groups as GROUP BY the values does: 64 and 64.0 together, text
+ * by its bytes, NULLs together, a parameter as json_extract reads it, past the first thousand groups. */
+static void test_group(void)
+{
+	static const char *const by[][2] = {
+		{ "json_extract(p, '$.\"a\"'), h", "sweep_group(p, 1, '$.\"a\"', h)" },
+		{ "json_extract(p, '$.\"a\"'), json_extract(p, '$.\"b\"')", "sweep_group(p, 2, '$.\"b\"', '$.\"a\"')" },
+		{ "h, k", "sweep_group(NULL, 0, k, h)" },
+		{ "json_extract(p, '$.\"b\"'), k", "sweep_group(p, 1, '$.\"b\"', k)" },
+	};
+	char *file = tmp_path("group.db"), *got = NULL, *want = NULL;
+	struct strbuf sql = STRBUF_INIT;
+	struct store *st;
+
+	CHECK_INT(store_open(file, STORE_RW, &st), 0, "open");
+	CHECK_INT(store_query(st, "CREATE TABLE t(p, h, k, v)", NULL, 0, 0, NULL, NULL), 0, "table");
+	CHECK_INT(store_query(st, "INSERT INTO t VALUES ('{\"a\":64,\"b\":\"x\"}', 'n1', 1, 1),"
+			      " ('{\"a\":64.0,\"b\":\"x\"}', 'n1', 1.0, 2), ('{ \"a\" : 64 , \"b\" : \"x\" }', NULL, '1', 4),"
+			      " ('{\"a\":\"64\",\"b\":\"x\"}', NULL, NULL, 8), ('{\"b\":\"x\\u0041\"}', 'n2', NULL, 16),"
+			      " ('{\"a\":1e3,\"b\":\"xA\"}', 'n2', 2.5, 32), ('{\"a\":1000,\"b\":null}', 'n1', x'01', 64),"
+			      " ('{\"a\":{\"c\":1},\"b\":true}', 'n1', 'x', 128), ('{\"a\":0.5,\"b\":1}', 'n1', 2.5, 256)",
+			      NULL, 0, 0, NULL, NULL), 0, "rows");
+	CHECK_INT(store_query(st, "INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE"
+			      " i < 4999) SELECT json_object('a', i % 1500, 'b', i % 7 * 0.5), 'n' || (i % 3), i % 2, i FROM n",
+			      NULL, 0, 0, NULL, NULL), 0, "many rows");
+	for (size_t i = 0; i < ARRAY_SIZE(by); i++) {
+		for (int f = 0; f < 2; f++) {
+			sb_reset(&sql);
+			sb_addf(&sql, "SELECT count(*) || ':' || group_concat(x, ' ') FROM (SELECT %s, sum(v) || '/' ||"
+				" count(*) AS x FROM t GROUP BY %s ORDER BY %s)", by[i][0], by[i][f], by[i][0]);
+			if (f)
+				got = q1(st, sql.buf);
+			else
+				want = q1(st, sql.buf);
+		}
+		CHECK(!strcmp(got, want) && strncmp(got, "error", 5), "GROUP BY %s: got %.60s, want %.60s", by[i][1], got,
+		      want);
+		free(got);
+		free(want);
+	}
+	/* sweep_varies(x) is count(DISTINCT x) > 1 (NULLs aside, 1 and 1.0 one value), in groups that vary and
+	 * groups that do not */
+	check_q1(st, "SELECT sum(a <> b) || ' ' || sum(a) || ' ' || count(*) FROM (SELECT sweep_varies(k) AS a,"
+		 " count(DISTINCT k) > 1 AS b FROM t GROUP BY h, v % 5 = 0)", "0 6 7");
+	check_q1(st, "SELECT sweep_varies(k) FROM t WHERE h IS NULL", "0");
+	test_capture_start();
+	got = q1(st, "SELECT sweep_group(p, 3, '$.\"a\"') FROM t");
+	free(test_capture_end());
+	CHECK(!strcmp(got, "error"), "more paths than arguments: %s", got);
+	free(got);
+	sb_release(&sql);
+	store_close(st);
+	store_remove_files(file);
+	free(file);
+}
+
 struct rows {
 	struct strbuf sb;
 	int n;
@@ -1285,6 +1405,8 @@ int main(void)
 	test_command_results();
 	test_sweep();
 	test_functions();
+	test_param();
+	test_group();
 	test_order_text();
 	test_query();
 	test_foreign();
