@@ -174,7 +174,7 @@ static int common_block(const struct report_plan *p, const struct report_conds *
 			FILE *to)
 {
 	struct report_rows out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	char *cap;
 	int ret;
@@ -212,7 +212,7 @@ static int varying_block(const struct report_plan *p, const struct report_rows *
 {
 	int nkey = p->nrows, ret;
 	struct report_rows out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	char *cap;
 
@@ -369,4 +369,26 @@ int report_conditions(const struct report_plan *p)
 int report_conditions_to(const struct report_plan *p, FILE *to)
 {
 	return conditions(p, 1, 0, to);
+}
+
+int report_conditions_page(const struct report_plan *p, char **html)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ret;
+
+	if (!m)
+		return error("cannot make the page's conditions: %s", strerror(errno));
+	/* the conditions are those of a metric's results: a drift table's numbers are control runs, a score's
+	 * those of any metric predicted */
+	ret = p->metric_base ? report_conditions_to(p, m) : 0;
+	if (!p->metric_base)
+		fprintf(m, "<p class=\"caption\">%s: 'sweep report DB --rows host --metric M --conditions' says "
+			"theirs</p>\n", p->o->mode == REPORT_DRIFT ? "the numbers are control runs, which are no "
+			"results: their conditions are their workers'" : "the numbers are of the metrics predicted");
+	if (fclose(m))
+		ret = ret ? ret : error("cannot make the page's conditions: %s", strerror(errno));
+	*html = buf;
+	return ret;
 }

@@ -48,5 +48,8 @@ int report_conditions(const struct report_plan *p);
 /* The same two blocks of conditions written into to in the report's format (a page's conditions
  * section). An enum fail. */
 int report_conditions_to(const struct report_plan *p, FILE *to);
+/* The same as a page's conditions section (HTML) into *html (the caller frees it; it may be set on a
+ * failure too), computed before the page is printed. An enum fail. */
+int report_conditions_page(const struct report_plan *p, char **html);
 
 #endif

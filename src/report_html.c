@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report_conditions.h"
 #include "report_int.h"
 
 /* The policy that proves the page self-contained: a browser refuses any fetch (and says so). */
@@ -110,34 +109,6 @@ static void page_notes(const struct report_doc *d, struct strbuf *sb)
 	sb_adds(sb, "</ul>\n</section>\n");
 }
 
-/* The conditions: report_conditions.c's blocks (those common to every number, then those that vary by
- * row), as `report --conditions` prints them after a table. */
-static int page_conditions(const struct report_plan *p, struct strbuf *sb)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int ret;
-
-	if (!m)
-		return error("cannot make the page's conditions: %s", strerror(errno));
-	/* the conditions are those of a metric's results: a drift table's numbers are control runs, a score's
-	 * those of any metric predicted */
-	ret = p->metric_base ? report_conditions_to(p, m) : 0;
-	if (!p->metric_base)
-		fprintf(m, "<p class=\"caption\">%s: 'sweep report DB --rows host --metric M --conditions' says "
-			"theirs</p>\n", p->o->mode == REPORT_DRIFT ? "the numbers are control runs, which are no "
-			"results: their conditions are their workers'" : "the numbers are of the metrics predicted");
-	if (fclose(m))
-		ret = ret ? ret : error("cannot make the page's conditions: %s", strerror(errno));
-	sb_adds(sb, "<section id=\"conditions\">\n<h2>Conditions</h2>\n");
-	if (!ret)
-		sb_add(sb, buf, len);
-	sb_adds(sb, "</section>\n");
-	free(buf);
-	return ret;
-}
-
 /* The figure of the report (a table, a comparison, the shares of a limit), rendered as SVG in a scratch
  * folder, and inlined with the data behind it. Nothing when the report has none or gnuplot is missing. */
 static int page_figure(const struct report_plan *p, const struct report_doc *d, struct strbuf *sb)
@@ -205,8 +176,9 @@ int report_html_page(const struct report_plan *p, const struct report_doc *d)
 		goto out;
 	page_notes(d, &rest);
 	page_method(p, d, &rest);
-	if ((ret = page_conditions(p, &rest)))
-		goto out;
+	sb_adds(&rest, "<section id=\"conditions\">\n<h2>Conditions</h2>\n");
+	sb_adds(&rest, d->conditions ? d->conditions : "");
+	sb_adds(&rest, "</section>\n");
 	if ((ret = report_out_open(p->o, 0, &w)))
 		goto out;
 	fputs(head.buf, w.f);

@@ -461,6 +461,7 @@ struct report_doc {
 	int append;                /* added after another table of the same report (--out not emptied) */
 	const struct report_notes *notes;  /* the notes and warnings stderr had, which a page shows too; or NULL */
 	const char *said;          /* what the results' own notes say (results.note), a footnote; or NULL */
+	const char *conditions;    /* a page's conditions section (report_conditions_page), or NULL */
 };
 /* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
 int report_print(const struct report_opts *o, const struct report_doc *d);
@@ -564,7 +565,8 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 
 /* d as one self-contained HTML page at o->out or stdout: the table with its caption, marks and footnotes,
  * its figure inline as SVG (when it has one and gnuplot is installed) with the figure's data, d's notes
- * and warnings, the method and the conditions the numbers were measured under (report_conditions_to).
+ * and warnings, the method and the conditions the numbers were measured under (d->conditions: computed
+ * before, as everything the page prints).
  * FAIL_UNSAFE or FAIL_IO after error(). */
 int report_html_page(const struct report_plan *p, const struct report_doc *d);
 

@@ -104,8 +104,18 @@ static int emit(const struct report_plan *p, const struct report_doc *d)
 		return ret == 2 ? fail_usage("nothing to plot: no row of the table has a value") :
 		       ret < 0 ? ret : FAIL_OK;
 	}
-	if (p->o->fmt->page)
-		return report_html_page(p, d);
+	if (p->o->fmt->page) {
+		/* the page's conditions are queried now: its printer only prints */
+		struct report_doc page = *d;
+		char *conditions = NULL;
+
+		if (!(ret = report_conditions_page(p, &conditions))) {
+			page.conditions = conditions;
+			ret = report_html_page(p, &page);
+		}
+		free(conditions);
+		return ret;
+	}
 	return report_print(p->o, d);
 }
 
@@ -144,7 +154,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL, NULL };
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL, NULL, NULL };
 	char *cap = NULL, *words, *caveat, *part = measured(p), *full = NULL, *said = NULL;
 	int ret = results_said(p, &said);
 
@@ -360,7 +370,7 @@ static int drift(struct report_plan *p)
 {
 	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL };
 	char *cap;
 	int ret, nunstable;
 
@@ -395,7 +405,7 @@ static int score(struct report_plan *p)
 	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL };
 	char bar[64] = "", *cap;
 	int ret;
 
