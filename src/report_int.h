@@ -473,9 +473,10 @@ void report_print_to(const struct report_opts *o, const struct report_doc *d, FI
  * FAIL_UNSAFE or FAIL_IO after error(). */
 int report_out_open(const struct report_opts *o, int append, struct store_out *w);
 int report_out_close(const struct report_opts *o, struct store_out *w);
-/* v as the report prints it: with o->digits (or sig when 0) significant digits for reading, %.6g and
- * empty for unknown for programs; a count (sig 0) as an integer. */
-void report_print_num(const struct report_opts *o, double v, int sig, char *buf, size_t n);
+/* v as a report prints it in fmt: with digits (--digits; else sig) significant digits for reading, %.6g
+ * (or digits) and empty for unknown for programs; a count (sig 0) as an integer. The format and the
+ * digits are all it reads of the options. */
+void report_print_num(const struct table_format *fmt, int digits, double v, int sig, char *buf, size_t n);
 /* " and N, K" (the --pool keys, for a title: "median over passes and N"), or "". Owned. */
 char *report_print_pooled(const struct report_opts *o);
 

@@ -142,11 +142,9 @@ double report_plot_em(const char *out)
 
 void report_plot_num(const struct report_opts *o, double v, int sig, struct strbuf *sb)
 {
-	struct report_opts csv = *o;
 	char buf[64];
 
-	csv.fmt = &table_csv;
-	report_print_num(&csv, v, sig, buf, sizeof(buf));
+	report_print_num(&table_csv, o->digits, v, sig, buf, sizeof(buf));
 	sb_adds(sb, buf);
 }
 

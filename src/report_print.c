@@ -35,10 +35,10 @@ int report_out_close(const struct report_opts *o, struct store_out *w)
 	return store_out_close(w) ? FAIL_IO : FAIL_OK;
 }
 
-void report_print_num(const struct report_opts *o, double v, int sig, char *buf, size_t n)
+void report_print_num(const struct table_format *fmt, int digits, double v, int sig, char *buf, size_t n)
 {
 	/* unknown: "-" for reading, an empty field (null in JSON) for programs */
-	if (isnan(v) && !o->fmt->reading) {
+	if (isnan(v) && !fmt->reading) {
 		snprintf(buf, n, "%s", "");
 		return;
 	}
@@ -49,9 +49,9 @@ void report_print_num(const struct report_opts *o, double v, int sig, char *buf,
 			snprintf(buf, n, "%.0f", v);
 		return;
 	}
-	if (o->digits) {
-		sig = o->digits;
-	} else if (!o->fmt->reading && isfinite(v)) {
+	if (digits) {
+		sig = digits;
+	} else if (!fmt->reading && isfinite(v)) {
 		/* for programs: more digits, no trailing zeros */
 		snprintf(buf, n, "%.6g", v);
 		return;
@@ -118,7 +118,7 @@ struct prec {
 static void format_num(const struct report_opts *o, double v, struct prec p, char *buf, size_t n)
 {
 	if (!p.sig || !isfinite(v))
-		report_print_num(o, v, p.sig, buf, n);
+		report_print_num(o->fmt, o->digits, v, p.sig, buf, n);
 	else if (p.dec >= 0 && (v == 0 || floor(log10(fabs(v))) + p.dec + 1 >= 2))
 		snprintf(buf, n, "%.*f", p.dec, v == 0 ? 0.0 : v);
 	else if (!o->fmt->reading && !o->digits)
@@ -213,7 +213,7 @@ static char *format_series(const struct report_opts *o, const struct report_rows
 
 	sb_add(&sb, "", 0);
 	for (size_t i = 0; i < n; i++) {
-		report_print_num(o, v[i], r->col[c].sig, buf, sizeof(buf));
+		report_print_num(o->fmt, o->digits, v[i], r->col[c].sig, buf, sizeof(buf));
 		sb_addf(&sb, "%s%s", i ? " " : "", buf);
 	}
 	free(v);

@@ -344,19 +344,19 @@ static void test_num_and_out(void)
 	FILE *f;
 
 	report_opts_init(&o);
-	report_print_num(&o, 1234.5678, 4, buf, sizeof(buf));
+	report_print_num(o.fmt, o.digits, 1234.5678, 4, buf, sizeof(buf));
 	CHECK_STR(buf, "1235", "4 significant digits for reading");
-	report_print_num(&o, NAN, 4, buf, sizeof(buf));
+	report_print_num(o.fmt, o.digits, NAN, 4, buf, sizeof(buf));
 	CHECK_STR(buf, "-", "unknown for reading");
-	report_print_num(&o, 7, 0, buf, sizeof(buf));
+	report_print_num(o.fmt, o.digits, 7, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "7", "a count");
 	o.fmt = &table_csv;
-	report_print_num(&o, 1234.5678, 4, buf, sizeof(buf));
+	report_print_num(o.fmt, o.digits, 1234.5678, 4, buf, sizeof(buf));
 	CHECK_STR(buf, "1234.57", "6 digits for programs");
-	report_print_num(&o, NAN, 0, buf, sizeof(buf));
+	report_print_num(o.fmt, o.digits, NAN, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "", "unknown for programs");
 	o.digits = 2;
-	report_print_num(&o, 1234.5678, 4, buf, sizeof(buf));
+	report_print_num(o.fmt, o.digits, 1234.5678, 4, buf, sizeof(buf));
 	CHECK_STR(buf, "1200", "--digits 2 for programs too");
 
 	snprintf(db, sizeof(db), "%s.db", out_path);
