@@ -4,7 +4,7 @@
  * context (report_ctx.c), the plan (report_plan.c), the statement (report_query.c over report_expr.c), its
  * rows (report_rows.c), pure aggregation (report_agg.c, report_pair.c), one printer (report_print.c over
  * table.c's formats; report_plot.c for gnuplot); report_run.c runs them per mode. report_int.h holds the
- * stages' types. */
+ * stages that read or write, report_rows.h the rows they pass on, report_agg.h the pure stages. */
 #ifndef SWEEP_REPORT_H
 #define SWEEP_REPORT_H
 
@@ -15,6 +15,7 @@
 #include "exitcode.h"
 #include "stats.h"
 #include "store.h"
+#include "report_rows.h"
 #include "table.h"
 #include "util.h"
 
@@ -162,14 +163,6 @@ int report_csv_record(const char *text, size_t *pos, char ***fields, char *err, 
 
 /* The database and the sweep a report reads, resolved once by report_ctx_open and read-only after. The
  * lists are sorted, NULL-terminated and owned (report_ctx_release). */
-/* A text parameter in its spec's order: its key expression sorts through the collation (store_order_text),
- * and a pivot's columns by the values' places. */
-struct report_order {
-	char *param;
-	char *collation;
-	char **values;             /* as the spec lists them, each once */
-	size_t n;
-};
 
 struct report_ctx {
 	struct store *st;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_agg.h"
 #include "stats.h"
 
 static int key_eq(const char *a, const char *b)

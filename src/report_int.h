@@ -1,12 +1,13 @@
-/* report_int.h: the stages of a report (report.h says the order), shared by src/report*.c and their unit
- * tests: the plan, the statements, the rows, the pure aggregation functions and the printer. */
+/* report_int.h: the stages of a report that read the database or write the output (report.h says the
+ * order), shared by src/report*.c and their unit tests: the plan, the statements, the printers. The rows
+ * are report_rows.h's and the pure aggregation report_agg.h's: a pure stage includes only those. */
 #ifndef SWEEP_REPORT_INT_H
 #define SWEEP_REPORT_INT_H
 
 #include "report.h"
+#include "report_agg.h"
+#include "report_rows.h"
 #include "stats.h"
-
-struct report_rows;
 
 /* ---- report_ctx.c ---- */
 
@@ -180,8 +181,6 @@ int report_query_shared(const struct report_plan *p, struct report_query *q);
 /* A plot: facet, series, x, stat(metric), count, and the point's interval (--errors): low, high; an
  * interval of the median (ci) FAIL_USAGE where results keep none or the metric does not follow the time. */
 int report_query_plot(const struct report_plan *p, struct report_query *q);
-/* What sweep compare pairs within a cell: its items (averaged over passes), its passes, or its samples. */
-enum report_unit { UNIT_ITEM, UNIT_PASS, UNIT_SAMPLE };
 /* sweep compare, one side: the nkey keys (key: names report_expr_key knows), the unit (item name, pass or
  * sample index), the mean of the metric over the unit's results in one replicate, marked results, the
  * replicate ("pass/run": a pass of a run); a row per unit and replicate, ordered by keys, unit and
@@ -193,260 +192,11 @@ int report_query_baseline(const struct report_plan *p, enum report_unit unit, co
 int report_query_varying(const struct report_plan *p, const char *const *keys, int nkeys,
 			 const char *const *cand, int ncand, struct report_query *q);
 
-/* ---- report_rows.c: rows, and the notes a stage leaves ---- */
+/* ---- report_rows.c: what a statement's rows are read into ---- */
 
-enum report_col_kind {
-	RCOL_KEY,                  /* text of a key: for reading "-" for unknown, a blank-edged value quoted */
-	RCOL_LABEL,                /* text: for reading "-" for unknown */
-	RCOL_TEXT,                 /* text as it is; unknown empty */
-	RCOL_NUM,                  /* a number */
-	RCOL_SERIES,               /* numbers separated by spaces (%.17g), each printed as a number */
-	RCOL_NOTE                  /* text for programs only (CSV, JSON): what a footnote says of the row for
-				    * reading, which leaves the column out */
-};
-struct report_col {
-	char *name;
-	enum report_col_kind kind;
-	int sig;                   /* NUM, SERIES: significant digits (4 unless set); 0 prints a count */
-	int nosum;                 /* NUM: left out of --summary (a count) */
-	int align;                 /* NUM: 0, or a group number: the columns of one group (one unit) print
-				    * with the same decimals for reading; -1: each value with its own digits */
-	int ci;                    /* NUM: followed by its interval's bounds, one cell with them for reading */
-};
-/*
- * Rows of typed cells: what a statement returns (every cell as text and as a number), what aggregation
- * makes of it and what a printer prints. Owns every string; report_rows_release.
- */
-struct report_rows {
-	int ncol;
-	struct report_col *col;
-	size_t n, alloc_text, alloc_num, alloc_mark;
-	char **text;               /* n * ncol: NULL for unknown */
-	double *num;               /* n * ncol: NaN for unknown or not a number */
-	unsigned char *mark;       /* n * ncol: its marks (enum report_mark) */
-	int group;                 /* the column of the --summary group, or -1 */
-	char *ci_head;             /* the heading of an interval's cell for reading ("a/b [95% CI]") */
-	const struct report_order *orders;   /* fetched rows: the context's text orders (borrowed), by which a
-					      * pivot sorts its columns as SQL sorted the rows */
-	size_t norders;
-};
-void report_rows_init(struct report_rows *r);
-void report_rows_release(struct report_rows *r);
-/* Add a column (kind, 4 significant digits); returns its index. Only before the first row. */
-int report_rows_col(struct report_rows *r, const char *name, enum report_col_kind kind);
-/* Add a row of unknown cells; returns its index. */
-size_t report_rows_add(struct report_rows *r);
-void report_rows_set_text(struct report_rows *r, size_t row, int col, const char *s);
-void report_rows_set_num(struct report_rows *r, size_t row, int col, double v);
-/* What a value's mark says; a printer shows MARK_IMPRECISE as table mark 0 (a precise column for programs),
- * MARK_CAVEAT as table mark 1 with report_notes' caveats as its footnote. */
-enum report_mark {
-	MARK_IMPRECISE = 1,        /* rests on a result whose median misses its precision (STORE_IMPRECISE) */
-	MARK_CAVEAT = 2            /* a statistic to read with care: a warning on stderr says why */
-};
-void report_rows_mark(struct report_rows *r, size_t row, int col, enum report_mark kind);
-static inline const char *report_rows_text(const struct report_rows *r, size_t row, int col)
-{
-	return r->text[row * (size_t)r->ncol + (size_t)col];
-}
-static inline double report_rows_num(const struct report_rows *r, size_t row, int col)
-{
-	return r->num[row * (size_t)r->ncol + (size_t)col];
-}
-/* A series cell: the numbers as text (%.17g, which reads back exact), and read back (owned, *n of them). */
-void report_rows_set_series(struct report_rows *r, size_t row, int col, const double *v, size_t n);
-double *report_rows_series(const struct report_rows *r, size_t row, int col, size_t *n);
-/* A key's value for reading: an empty or blank-edged value in double quotes, so that "" and " " are not
- * both an empty cell (or an empty "v=" heading). Owned. */
-char *report_rows_quote(const char *s);
-/* The --summary group: the key column called by, else a new RCOL_LABEL column by (call it after the keys,
- * before the values). Sets r->group; returns its index. */
-int report_rows_group(struct report_rows *r, const char *by);
-/* Order the rows by their group (unknown first), keeping the order within a group. */
-void report_rows_sort_group(struct report_rows *r);
-/* Whether row a of x and row b of y have the same first nkey cells (as text; unknown equals unknown only). */
-int report_rows_same_keys(const struct report_rows *x, size_t a, const struct report_rows *y, size_t b, int nkey);
-/* "host=a model=m": the first nkey cells of row j named by keys, for notes; "all" without keys. Owned. */
-char *report_rows_name(const struct report_rows *r, size_t j, const char *const *keys, int nkey);
-/* Drop the last n columns of every row. */
-void report_rows_drop(struct report_rows *r, int n);
 /* The rows of q's statement on c, columns named as SQLite names them. FAIL_IO after error(). r is
  * initialised either way (release it). */
 int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, struct report_rows *r);
-
-/*
- * Remarks a pure stage leaves, printed by the caller in order on stderr: notes ("note: ...") and warnings
- * ("sweep: warning: ..."), the statistics a table must not be read without; and the caveats, the reasons
- * values carry MARK_CAVEAT, each once, for the table's footnote.
- */
-struct report_notes {
-	char **v;
-	unsigned char *warn;       /* v[i] is a warning */
-	size_t n, alloc, alloc_warn;
-	char **caveat;
-	size_t ncaveat;
-};
-void report_notes_add(struct report_notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void report_notes_warn(struct report_notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Add why some values carry MARK_CAVEAT ("an interval rests on fewer than 5 pairs"), unless said. */
-void report_notes_caveat(struct report_notes *nt, const char *why);
-/* The caveats joined for a footnote ("a; b"), or NULL without any. Owned. */
-char *report_notes_caveats(const struct report_notes *nt);
-void report_notes_print(const struct report_notes *nt);
-void report_notes_release(struct report_notes *nt);
-/* "note: ..." on stderr at once: remarks that must not end up inside a CSV or JSON table. */
-void report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* ---- report_agg.c, report_pair.c: pure aggregation, rows in and rows out ---- */
-
-/*
- * The table of report_query_table's rows (nkey row keys called keys, ncolkey column keys called colkeys,
- * grouped: a group column): without column keys the row keys, n and the metric; with them the row keys
- * and one column per combination of column keys ("N=256 K=8", in SQLite's order), its row's values laid
- * out under them. A value resting on a marked result (STORE_IMPRECISE) is marked. out is initialised.
- */
-void report_agg_table(const struct report_rows *in, const char *const *keys, int nkey,
-		      const char *const *colkeys, int ncolkey, const char *group, const char *metric,
-		      struct report_rows *out);
-/* The marked results (STORE_IMPRECISE) the table's rows rest on (the sum of the marked column). */
-long report_agg_marked(const struct report_rows *in);
-/* The candidates of report_query_varying's one row that vary (take more than one value in a group), in
- * order: an owned list of *n names. */
-char **report_agg_varying(const struct report_rows *in, const char *const *cand, int ncand, int *n);
-
-/* The statistics of a --summary, one row each, in this order. */
-enum report_sum { SUM_MEDIAN, SUM_MIN, SUM_MAX, SUM_MEAN, SUM_LO, SUM_HI, SUM_N, NSUM };
-extern const char *const report_sum_name[NSUM];
-/*
- * The --summary of rows: per group (each group of in->group in order, or all rows when in->group is -1)
- * and statistic, one row: stat (text), group (text, unknown for all rows), then one column per number
- * column of in (same names, a count or a column marked nosum left unknown), holding the median, min,
- * max, mean, its 95 % Student t interval and n over the group's units: one value per unit, the mean of
- * its rows' values (a unit without a value left out). The units are the values of in's key column named
- * unit (unknown is one), each row when unit is NULL: the sample is the machines of a table of machines,
- * not their rows. A group with fewer than 5 units is warned of in nt and its interval marked MARK_CAVEAT.
- * Rows of an unknown group are in no summary. in's rows are read in order; sort them by group first.
- */
-void report_agg_summary(const struct report_rows *in, const char *unit, struct report_rows *out,
-			struct report_notes *nt);
-
-/* --limit: report_query_limit's rows (nkey keys, a group when group) as the table n, metric, limit, share,
- * the share being stat(metric) / stat(limit) over the results that have both (its one rule); per probe of
- * joined, a note naming the hosts without it. */
-void report_agg_limit(const struct report_rows *in, const char *const *keys, int nkey, const char *group,
-		      const char *metric, const char *const *joined, size_t njoined, struct report_rows *out,
-		      struct report_notes *nt);
-
-/* --drift: report_query_drift's rows as one row per worker (and set of control parameters; its first run
- * left out when drop_first and it has more): host, run, worker, gpu, n, medians (a series, in time
- * order), reference (their median), drift (max |median / reference - 1|) and noise (the largest a run
- * stored; without any, as for a command's runs of one sample, the relative standard deviation of the
- * medians; NaN for one run), both fractions. */
-void report_agg_drift(const struct report_rows *in, int drop_first, struct report_rows *out);
-/* Why a worker of report_agg_drift is unstable at threshold ("drift 4.1% > 3%"), or NULL. Owned. */
-char *report_agg_unstable(const struct report_rows *workers, size_t row, double threshold);
-/* The table of the workers: host, run, worker, gpu, n, median_s (the reference), ratio_over_time (up to 8
- * ratios to it, spread evenly, first and last included), max_drift_%, noise_%, status; *nunstable counts
- * the unstable. */
-void report_agg_drift_table(const struct report_rows *workers, double threshold, struct report_rows *out,
-			    int *nunstable);
-
-/* What a --score reports besides its table. */
-struct report_score_counts {
-	int pending;               /* predicted results not measured yet */
-	int groups, met;           /* groups judged against --bar, and those that met it */
-};
-/* --score: report_query_score's rows (nkey keys) as keys, metric, predictions (blind or late), n,
- * rms_err_%, mean_err_% and, with a bar (not NaN), met or missed; rows without a result left out. */
-void report_agg_score(const struct report_rows *in, const char *const *keys, int nkey, double bar,
-		      struct report_rows *out, struct report_score_counts *counts);
-
-/* A plot's points: report_query_plot's rows that have an x and a value: facet, series, x, y, n, lo, hi. */
-void report_agg_points(const struct report_rows *in, struct report_rows *out);
-
-/* --compare: how units are paired and the ratio computed. Two arms of rows paired by a key: nothing here
- * knows where the rows came from. */
-struct report_pairing {
-	const char *const *keys;   /* the row keys, for notes ("host=a model=m") */
-	int nkey;
-	const char *group;         /* the --summary group, or NULL */
-	const char *key, *a, *b;   /* the compared key and its arms */
-	const char *metric;
-	double ci;                 /* interval level, (0, 1) */
-	int boot;                  /* resamples; 0: the ratio alone */
-	uint64_t seed;
-	enum stats_pair_stat stat; /* the ratio of means (default) or the geometric mean of the ratios */
-	enum stats_interval interval;      /* percentile (default) or BCa */
-};
-/* The columns of a ratio A/B after the keys: count (a count of pairs), METRIC_a, METRIC_b, ratio (its
- * interval's cell for reading headed "a/b [95% CI]"), ci_lo, ci_hi. Returns the count's column. */
-int report_pair_cols(struct report_rows *out, const char *count, const char *metric, const char *a, const char *b,
-		     double ci);
-/*
- * report_query_compare's rows (ordered by row key, then unit) as one row per row key: the keys, [the
- * group], n (pairs), each arm over the pairs (the mean; the geometric mean for the geometric mean of
- * ratios), the statistic A/B of pp->stat and its bootstrap interval resampling pairs (stats_paired_ci;
- * none for one pair). A unit in one arm only is left out with a note, as is a row with no result in an
- * arm; a zero mean of B gives no ratio, with a note. A ratio to read with care is marked MARK_CAVEAT and
- * warned of in nt, one warning per reason naming its rows: fewer than 5 pairs, fewer than 1000 resamples,
- * a value <= 0 in an arm, a unit with unequal passes in the two arms, an undefined BCa interval.
- */
-void report_pair(const struct report_rows *in, const struct report_pairing *pp, struct report_rows *out,
-		 struct report_notes *nt);
-
-/* Rows a warning names: the first ten, then a count. Zeroed to start; sb released by the user. */
-struct report_warned {
-	struct strbuf sb;
-	size_t n;
-};
-void report_warned_add(struct report_warned *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The rows of a warning, "a; b and 3 more". Owned. */
-char *report_warned_list(const struct report_warned *w);
-/* Fewer pairs than this, or fewer resamples than REPORT_BOOT_FEW: the interval is marked and warned of. */
-#define REPORT_FEW_PAIRS 5
-#define REPORT_BOOT_FEW 1000
-/* The warnings and footnote caveats both comparisons share (report --compare, sweep compare): the rows
- * resting on fewer than REPORT_FEW_PAIRS pairs (few), and a --boot under REPORT_BOOT_FEW (0: none). */
-void report_warn_few(struct report_notes *nt, const struct report_warned *few, int boot);
-
-/* ---- report_verdict.c: sweep compare's pairing and verdict, pure ---- */
-
-/*
- * The verdict on a ratio NEW/BASE with its interval [lo, hi], on the slowdown (the ratio for a metric where
- * lower is better, its inverse where higher is) and its interval: "slower" when the whole interval lies
- * above 1 + threshold (a fraction: 0.02), "faster" when it lies wholly below 1 / (1 + threshold),
- * "unchanged" when it lies wholly within [1 / (1 + threshold), 1 + threshold], else "inconclusive". NULL
- * (no verdict) when the direction is unknown or there is no interval.
- */
-const char *report_verdict(double ratio, double lo, double hi, int better, double threshold);
-/* Whether NEW is slower by more than above (a fraction; NaN: never) with the whole interval past it. */
-int report_verdict_worse(double ratio, double lo, double hi, int better, double above);
-
-/* How sweep compare pairs and judges. */
-struct report_baseline {
-	const char *const *keys;   /* the keys cells are paired by, named as in the rows */
-	int nkey;
-	const char *metric;
-	double ci;                 /* interval level, (0, 1) */
-	int boot;
-	uint64_t seed;
-	int better;                /* enum better (spec.h) */
-	double threshold;          /* the verdict's, a fraction */
-	double fail_above;         /* --fail-above as a fraction, NaN when not given */
-};
-struct report_baseline_counts {
-	size_t only_base, only_new;    /* cells on one side only */
-	size_t worse;                  /* rows slower than fail_above */
-};
-/*
- * report_query_baseline's rows of both sides (the same keys) as one row per cell of both: the keys, pairs
- * (pairs of units), the mean of BASE and of NEW over the pairs, the ratio NEW/BASE with its percentile
- * bootstrap interval resampling pairs (none under 2 pairs) and the verdict. Rows are in NEW's order. A
- * cell on one side only is a note naming it and its value; units without a partner are counted in a note.
- */
-void report_baseline(const struct report_rows *base, const struct report_rows *nw,
-		     const struct report_baseline *bl, struct report_rows *out, struct report_baseline_counts *counts,
-		     struct report_notes *nt);
 
 /* ---- report_print.c: the one printer of tables ---- */
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_agg.h"
 #include "stats.h"
 
 /* The columns of report_query_compare after the nkey keys (and group). */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_agg.h"
 #include "stats.h"
 
 /* The columns of report_query_baseline after the keys. */

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include "better.h"
 #include "json.h"
 
 enum spec_order { ORDER_SEQUENTIAL, ORDER_INTERLEAVE, ORDER_SHUFFLE };
@@ -72,9 +73,6 @@ struct spec_source {
 	char *path;            /* FROM_FILE: the file, with placeholders */
 };
 
-/* Which way a metric improves: a spec's better: lower|higher, a unit's direction, compare's --better; the
- * one enum for it, which sweep compare's verdict needs. BETTER_UNKNOWN (0): not known, no verdict. */
-enum better { BETTER_LOWER = -1, BETTER_UNKNOWN = 0, BETTER_HIGHER = 1 };
 
 struct spec_regex {
 	char *name;

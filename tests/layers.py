@@ -351,6 +351,23 @@ IO_SYMBOL = re.compile(r"^(f?printf|vf?printf|puts|fputs|fputc|putc|putchar|fwri
                        r"query_\w+|table_\w+|spawn_\w+|report_rows_fetch)$")
 
 
+# What a pure stage (and each header here) may include of ours: the rows, the aggregation, the statistics
+# and the helpers; no report_int.h or report.h (the plan, the statements, the printers), store.h or table.h.
+PURE_HEADERS = ["src/report_agg.h", "src/report_rows.h", "src/better.h", "src/stats.h", "src/util.h"]
+OUR_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def impure_includes(files):
+    """"file includes header" for each pure stage or pure header that includes a header of ours that is not
+    pure (files: path -> text)."""
+    bad = []
+    for f in PURE_STAGES + PURE_HEADERS:
+        for inc in OUR_INCLUDE.findall(files.get(f, "")):
+            if os.path.normpath(os.path.join(os.path.dirname(f), inc)) not in PURE_HEADERS:
+                bad.append("%s includes %s" % (f, inc))
+    return bad
+
+
 def impure_stages(uses):
     """"file: symbols" for each pure stage whose object uses an I/O symbol (uses: file stem -> symbols)."""
     bad = []
@@ -410,6 +427,9 @@ def main(objdir):
     bad = impure_stages(uses)
     good &= check(not bad and all(f[:-2] in uses for f in PURE_STAGES),
                   "the pure stages of a report (%s) call no I/O" % ", ".join(PURE_STAGES), bad)
+    bad = impure_includes(files)
+    good &= check(not bad and all(f in files for f in PURE_HEADERS),
+                  "the pure stages include only the pure headers (%s)" % ", ".join(PURE_HEADERS), bad)
     return 0 if good else 1
 
 

@@ -86,5 +86,13 @@ expect(layers.impure_stages({"src/report_agg": {"fprintf", "sqrt"}}), True, "rep
 expect(layers.impure_stages({"src/stats": {"store_query"}}), True, "stats.o calling the store")
 expect(layers.impure_stages({"src/report_pair": {"sqrt", "xmalloc"}}), False, "report_pair.o computing")
 
+# A pure stage or header including a printer's or the statements' header; a pure one is no violation.
+expect(layers.impure_includes(files_with("src/report_pair.c", '#include "report_int.h"\n')), True,
+       "report_pair.c including report_int.h")
+expect(layers.impure_includes(files_with("src/report_rows.h", '#include "table.h"\n')), True,
+       "report_rows.h including table.h")
+expect(layers.impure_includes(files_with("src/report_verdict.c", '#include "stats.h"\n')), False,
+       "report_verdict.c including stats.h")
+
 print("# %d planted checks failed" % failed)
 sys.exit(1 if failed else 0)
