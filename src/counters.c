@@ -161,10 +161,13 @@ int counters_set(char *const *names, int n, const struct counter_sum *sum, struc
 	return set;
 }
 
-/* ncu's options, then argv: a new array of pointers (not of strings) the caller frees. */
+/* ncu's options, then argv: a new array of pointers (not of strings) the caller frees. --clock-control none:
+ * ncu's default locks the GPU's clocks to base while it profiles, a change of the card's settings that sweep
+ * never makes (the counters come from the card as found, as CUPTI's do). */
 static char **counters_argv(char *ncu, char *list, int from_start, char *const *argv)
 {
-	static char *const opts[] = { "--csv", "--print-units", "base", "--target-processes", "all", "--metrics" };
+	static char *const opts[] = { "--csv", "--print-units", "base", "--target-processes", "all",
+				      "--clock-control", "none", "--metrics" };
 	static char *const off[] = { "--profile-from-start", "off" };
 	size_t na = 0, no = sizeof(opts) / sizeof(opts[0]), k;
 	char **av;

@@ -23,9 +23,9 @@ struct counters_launch {
  * Read names (n counters, Nsight Compute's metric names) over what l->launch runs on GPU gpu, in CUDA
  * context cuctx (a CUcontext; NULL: the current one): a range profiler session of automatic ranges (one a
  * kernel) in user replay: sweep drives the passes, l->before then l->launch once a pass, until CUPTI says
- * every pass is submitted. Nothing is saved or restored between passes (kernel replay's restore of memory
- * wrote into the L2 lines the next pass was charged for): the counters are read over re-runs of the launch,
- * which must do the same work each time (its traffic is counted, not its data). Each counter a range gave
+ * every pass is submitted. Nothing is saved or restored between passes, unlike kernel replay, and before
+ * runs where nothing is counted (kernel replay has no place for it): the counters are read over re-runs of
+ * the launch, which must do the same work each time (its traffic is counted, not its data). Each counter a range gave
  * becomes a metric of r under its own name, folded over the kernels as counters_fold says. Returns 0; -1
  * with why (wn bytes) holding the one line CUPTI answered ("cuptiRangeProfilerEnable:
  * CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35): ...") or the callback's, no value set; or COUNTERS_NO_CUPTI

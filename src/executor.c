@@ -223,8 +223,8 @@ struct executor_cupti {
 	char why[256];
 };
 
-/* Before each pass, outside CUPTI's session: the L2 left holding no dirty line, which the launch would
- * otherwise write back and count as its own (as ncu flushes it before each pass). */
+/* Before each pass, outside CUPTI's session: the L2 cleaned of dirty lines, which the launch would
+ * otherwise write back and count as its own (as ncu flushes it before each pass; measure_clean). */
 static int executor_cupti_before(void *arg, char *why, size_t wn)
 {
 	struct executor_cupti *c = arg;

@@ -42,8 +42,9 @@ struct timer_ops {
 	/* The energy the device has used since some fixed point, in joules, read now: 0, or -1 when the device
 	 * gives none (NULL: none). measure.c reads it at both ends of the samples' span (measure_energy). */
 	int (*energy)(void *state, double *joules);
-	/* Leave the L2 holding no line a launch wrote, waited for, before an untimed launch that counters are
-	 * read over (measure_clean; NULL: nothing to leave, the CPU's). 0, or -1 with why in ctx->err. */
+	/* Clean the L2 of the lines launches wrote (meant to leave none dirty), waited for, before an untimed
+	 * launch that counters are read over (measure_clean; NULL: nothing to clean, the CPU's). 0, or -1 with
+	 * why in ctx->err. */
 	int (*clean)(void *state, struct kctx *ctx);
 };
 extern const struct timer_ops timer_cpu;
@@ -80,9 +81,9 @@ struct measure_after {
 		   struct result *r);
 	void *arg;
 };
-/* Before a launch of an after's fn that counters are read over: the L2 left as ncu leaves it before each
- * pass (--cache-control all), holding no line that the launches before wrote, by the timer's clean
- * (nothing for a timer without one). 0, or -1 with why in ctx->err. */
+/* Before a launch of an after's fn that counters are read over: the timer's clean (nothing for a timer
+ * without one), meant to leave the L2 as ncu's flush leaves it before each pass (--cache-control all),
+ * holding no line that the launches before wrote. 0, or -1 with why in ctx->err. */
 int measure_clean(const struct measure_l2 *l2, struct kctx *ctx);
 /* measure_kernel, then after (NULL: nothing) as its comment says. */
 int measure_kernel_after(const struct kernel_ops *k, struct kctx *ctx, const struct spec_timing *t,

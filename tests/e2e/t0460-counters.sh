@@ -16,7 +16,7 @@ echo "$*" >>"$FAKE_NCU_LOG"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--csv) shift ;;
-	--metrics|--print-units|--target-processes|--profile-from-start) shift 2 ;;
+	--metrics|--print-units|--target-processes|--profile-from-start|--clock-control) shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -50,7 +50,7 @@ Y
 test_expect_success 'a command cell: its program once under ncu, the counters as metrics' '
 	PATH="$T/bin:$PATH" "$SWEEP" run cmd.yaml --db cmd.db 2>err &&
 	test "$(wc -l <ncu.args)" = 2 &&
-	grep -qx -- "--csv --print-units base --target-processes all --metrics dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.max sh -c echo t=1" ncu.args &&
+	grep -qx -- "--csv --print-units base --target-processes all --clock-control none --metrics dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.max sh -c echo t=1" ncu.args &&
 	test "$(sql cmd.db "SELECT group_concat(name || '\''='\'' || value, '\'' '\'') FROM (SELECT m.name, m.value FROM metrics m
 		JOIN results r ON r.id = m.result JOIN cells c ON c.id = r.cell WHERE json_extract(c.params, '\''$.n'\'') = 1
 		AND m.name <> '\''seconds'\'' ORDER BY m.name)")" = "dram__bytes_read.sum=2147484648.0 lts__t_sector_hit_rate.pct=15.5 t=1.0" &&
