@@ -214,8 +214,11 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 	if (nr + nc + ng) {
 		const char **key = xcalloc((size_t)(nr + nc + ng), sizeof(*key));
 
-		memcpy(key, p->rows, (size_t)nr * sizeof(*key));
-		memcpy(key + nr, o->cols, (size_t)nc * sizeof(*key));
+		/* p->rows or o->cols is NULL when it holds no key: memcpy may not be given NULL */
+		if (nr)
+			memcpy(key, p->rows, (size_t)nr * sizeof(*key));
+		if (nc)
+			memcpy(key + nr, o->cols, (size_t)nc * sizeof(*key));
 		if (ng)
 			key[nr + nc] = o->summary_by;
 		ret = group_by(p, q, key, nr + nc + ng);
@@ -388,7 +391,8 @@ int report_query_compare(const struct report_plan *p, struct report_query *q)
 	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
 	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
 
-	memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
+	if (p->nrows)
+		memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
 	key[p->nrows] = o->summary_by;
 	ret = compare_sql(p, q, key, nkey, !o->paired_by || !strcmp(o->paired_by, "item"));
 	free(key);
@@ -510,7 +514,8 @@ int report_query_limit(const struct report_plan *p, struct report_query *q)
 	int nkey = p->nrows + (p->o->summary_by ? 1 : 0), ret;
 	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
 
-	memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
+	if (p->nrows)
+		memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
 	key[p->nrows] = p->o->summary_by;
 	ret = limit_sql(p, q, key, nkey);
 	free(key);

@@ -143,7 +143,8 @@ void sb_reset(struct strbuf *sb)
 void sb_add(struct strbuf *sb, const void *data, size_t n)
 {
 	sb_grow(sb, n);
-	memcpy(sb->buf + sb->len, data, n);
+	if (n)   /* data may be NULL then (an empty blob), which memcpy may not be given */
+		memcpy(sb->buf + sb->len, data, n);
 	sb->len += n;
 	sb->buf[sb->len] = '\0';
 }
