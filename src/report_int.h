@@ -149,10 +149,9 @@ int report_query_table(const struct report_plan *p, struct report_query *q);
 int report_query_ledger(const struct report_plan *p, struct report_query *q);
 /* Among the results of the table, --strict or not: the marked ones (STORE_IMPRECISE), and all of them. */
 int report_query_marked(const struct report_plan *p, struct report_query *q);
-/* Whether any result of the database has a note (one row, 1 or 0), then the notes the table's results
- * carry (results.note: "2 records of item r averaged") and how many results carry each, the most carried
- * first. */
-int report_query_noted(const struct report_plan *p, struct report_query *q);
+/* The notes the table's results carry (results.note: "2 records of item r averaged") and how many results
+ * carry each, the most carried first; the partial index results_noted finds them without reading the
+ * others. */
 int report_query_notes(const struct report_plan *p, struct report_query *q);
 /* Drop from q's statement the joins of workers and hosts when nothing else in it reads them (w., h.): before
  * it runs. */

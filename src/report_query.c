@@ -268,14 +268,6 @@ int report_query_marked(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
-int report_query_noted(const struct report_plan *p, struct report_query *q)
-{
-	(void)p;
-	/* results_noted answers without reading a result */
-	sb_adds(&q->sql, "SELECT EXISTS (SELECT 1 FROM results WHERE note IS NOT NULL)");
-	return FAIL_OK;
-}
-
 int report_query_notes(const struct report_plan *p, struct report_query *q)
 {
 	int ret;

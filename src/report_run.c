@@ -126,14 +126,9 @@ static int results_said(const struct report_plan *p, char **said)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct report_rows r;
-	int ret = report_plan_query(p, report_query_noted, &r), noted;
+	/* results_noted drives the statement: a table without a note costs no pass over its results */
+	int ret = report_plan_query(p, report_query_notes, &r);
 
-	/* most databases have no note at all: the table's results are not read again to find none */
-	noted = !ret && r.n && report_rows_num(&r, 0, 0) > 0;
-	report_rows_release(&r);
-	report_rows_init(&r);
-	if (noted)
-		ret = report_plan_query(p, report_query_notes, &r);
 	for (size_t j = 0; !ret && j < r.n && j < SAID_SHOWN; j++) {
 		long n = (long)report_rows_num(&r, j, 1);
 
