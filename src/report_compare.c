@@ -124,7 +124,7 @@ out:
  * context read it), else what sweep knows of the metrics it stores itself. */
 static int metric_better(const struct side *s)
 {
-	int better = s->p.o->better;
+	int better = s->p.better;
 
 	if (!better)
 		better = report_ctx_better(&s->c, s->p.metric_base);
@@ -164,7 +164,7 @@ static int pair_keys(const struct side *base, const struct side *nw, char ***key
 	*n = 0;
 	for (size_t i = 0; nw->c.spec_order[i]; i++)
 		(*keys)[(*n)++] = xstrdup(nw->c.spec_order[i]);
-	if (!nw->p.o->pair_params) {
+	if (!nw->p.pair_params) {
 		(*keys)[(*n)++] = xstrdup("host");
 		if (per && !strcmp(per, "gpu"))
 			(*keys)[(*n)++] = xstrdup("gpu");
@@ -243,21 +243,21 @@ static int side_rows(struct side *base, struct side *nw, const char *const *keys
 }
 
 /* The table's title: what is compared, over which units, how, and the direction. */
-static char *caption(const struct side *nw, enum report_unit unit, int better)
+static char *caption(const struct side *base, const struct side *nw, enum report_unit unit, int better)
 {
 	static const char *const by[] = { [UNIT_ITEM] = "item", [UNIT_PASS] = "pass",
 					  [UNIT_SAMPLE] = "sample index" };
-	const struct report_opts *o = nw->p.o;
+	const struct report_plan *p = &nw->p;
 
 	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters%s, units by %s "
 			 "(ratio of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu%s); %s, "
-			 "verdict past %g%%", o->metric, nw->c.sweep, o->db,
-			 o->superseded ? "its superseded results" : o->base_db, o->where ? ", where " : "",
-			 o->where ? o->where : "", o->pair_params ? "" : " and host", by[unit], o->ci * 100,
-			 unit_name[unit], o->boot, (unsigned long long)o->seed,
+			 "verdict past %g%%", p->metric, nw->c.sweep, p->db,
+			 base->p.superseded ? "its superseded results" : p->out.base_db, p->where ? ", where " : "",
+			 p->where ? p->where : "", p->pair_params ? "" : " and host", by[unit], p->boot.ci * 100,
+			 unit_name[unit], p->boot.resamples, (unsigned long long)p->boot.seed,
 			 unit == UNIT_PASS ? "" : ", plus the variation between passes",
 			 better == BETTER_LOWER ? "lower is better" : better == BETTER_HIGHER ? "higher is better" :
-			 "direction unknown", o->threshold * 100);
+			 "direction unknown", p->threshold * 100);
 }
 
 /* The distinct values of key column k over r's rows, sorted, joined by ", " (the first 5, then a count).
@@ -322,10 +322,10 @@ static char *unpaired_line(const struct report_baseline_counts *c)
 /* Pair, print, and judge: FAIL_WORSE when some row is slower than --fail-above. */
 static int compare_print(struct side *base, struct side *nw, const char *const *keys, int nkey)
 {
-	const struct report_opts *o = nw->p.o;
+	const struct report_plan *p = &nw->p;
 	int better = metric_better(nw), ret;
-	struct report_baseline bl = { keys, nkey, o->metric, o->ci, o->boot, o->seed, better, o->threshold,
-				      o->fail_above };
+	struct report_baseline bl = { keys, nkey, p->metric, p->boot.ci, p->boot.resamples, p->boot.seed, better,
+				      p->threshold, p->fail_above };
 	struct report_baseline_counts counts;
 	struct report_notes nt = { 0 };
 	struct report_rows b, n, out;
@@ -336,9 +336,9 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	if ((ret = side_rows(base, nw, keys, nkey, &b, &n, &unit)))
 		goto out;
 	if (!b.n || !n.n) {
-		ret = fail_usage("no ok results of sweep '%s' with metric '%s' in %s%s", nw->c.sweep, o->metric,
-				 !b.n ? (o->superseded ? "the superseded results of " : "") : "",
-				 !b.n ? o->base_db : o->db);
+		ret = fail_usage("no ok results of sweep '%s' with metric '%s' in %s%s", nw->c.sweep, p->metric,
+				 !b.n ? (base->p.superseded ? "the superseded results of " : "") : "",
+				 !b.n ? p->out.base_db : p->db);
 		goto out;
 	}
 	if ((ret = compare_conditions(base, nw, &nt)))
@@ -352,13 +352,13 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	}
 	if (better == BETTER_UNKNOWN)
 		report_notes_add(&nt, "no verdict: which way is '%s' better? give --better lower|higher, or "
-				 "'better: lower|higher' (or a unit) to the metric in the spec", o->metric);
+				 "'better: lower|higher' (or a unit) to the metric in the spec", p->metric);
 	report_notes_print(&nt);
-	cap = caption(nw, unit, better);
+	cap = caption(base, nw, unit, better);
 	left = unpaired_line(&counts);
 	d.caption = full = xasprintf("%s%s", cap, left);
 	d.caveat = caveat = report_notes_caveats(&nt);
-	ret = report_print(o, &d);
+	ret = report_print(&nw->p.out, &d);
 	free(caveat);
 	free(full);
 	free(left);
@@ -368,7 +368,7 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 			    counts.only_base, counts.only_new);
 	if (!ret && counts.worse) {
 		report_note("%zu %s slower by more than --fail-above %g%%", counts.worse,
-			    counts.worse == 1 ? "row is" : "rows are", o->fail_above * 100);
+			    counts.worse == 1 ? "row is" : "rows are", p->fail_above * 100);
 		ret = FAIL_WORSE;
 	}
 	report_rows_release(&out);

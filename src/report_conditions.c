@@ -164,8 +164,8 @@ static int same_row(const struct report_rows *in, int nkey, size_t i, size_t j)
 static int print_block(const struct report_plan *p, const struct report_doc *d, FILE *to)
 {
 	if (!to)
-		return report_print(p->o, d);
-	report_print_to(p->o, d, to);
+		return report_print(&p->out, d);
+	report_print_to(&p->out, d, to);
 	return FAIL_OK;
 }
 
@@ -274,7 +274,7 @@ static void ledger_line(const struct report_plan *p, const struct report_rows *i
 	int nkey = p->nrows;
 	const char *prov[] = { p->c->db, p->c->sweep, report_rows_text(in, r, nkey + L_KEY),
 			       report_rows_text(in, r, nkey + L_ID), report_rows_text(in, r, nkey + L_PARAMS),
-			       p->o->metric, report_rows_text(in, r, nkey + L_VALUE) };
+			       p->metric, report_rows_text(in, r, nkey + L_VALUE) };
 	static const char *const names[] = { "db", "sweep", "key", "result", "params", "metric", "value" };
 
 	for (size_t i = 0; csv && i < ARRAY_SIZE(prov); i++) {
@@ -310,13 +310,13 @@ static void ledger_line(const struct report_plan *p, const struct report_rows *i
 
 static int ledger(const struct report_plan *p, const struct report_rows *in, const struct report_conds *c)
 {
-	const char *path = p->o->ledger, *dot = strrchr(path, '.');
+	const char *path = p->ledger, *dot = strrchr(path, '.');
 	int csv = dot && !strcasecmp(dot, ".csv"), ret = FAIL_OK;
-	const char *dbs[] = { p->o->db, NULL };
+	const char *dbs[] = { p->db, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	struct store_out w;
 
-	if ((ret = report_out_check("--ledger", path, p->o->db)))
+	if ((ret = report_out_check("--ledger", path, p->db)))
 		return ret;
 	if (csv) {
 		sb_adds(&sb, "db,sweep,key,result,params,metric,value");
@@ -363,7 +363,7 @@ out:
 
 int report_conditions(const struct report_plan *p)
 {
-	return conditions(p, p->o->conditions, p->o->ledger != NULL, NULL);
+	return conditions(p, p->conditions, p->ledger != NULL, NULL);
 }
 
 int report_conditions_to(const struct report_plan *p, FILE *to)
@@ -385,7 +385,7 @@ int report_conditions_page(const struct report_plan *p, char **html)
 	ret = p->metric_base ? report_conditions_to(p, m) : 0;
 	if (!p->metric_base)
 		fprintf(m, "<p class=\"caption\">%s: 'sweep report DB --rows host --metric M --conditions' says "
-			"theirs</p>\n", p->o->mode == REPORT_DRIFT ? "the numbers are control runs, which are no "
+			"theirs</p>\n", p->mode == REPORT_DRIFT ? "the numbers are control runs, which are no "
 			"results: their conditions are their workers'" : "the numbers are of the metrics predicted");
 	if (fclose(m))
 		ret = ret ? ret : error("cannot make the page's conditions: %s", strerror(errno));

@@ -11,34 +11,30 @@
 /* A figure of rows: the table, what is drawn of it, and where. */
 struct fig {
 	const struct report_plan *p;
-	const struct report_opts *o;
 	const struct report_doc *d;
 	const struct report_rows *r;
 	int val[64];           /* the columns drawn, one series each */
 	int nval;
 	int ci;                /* the series' columns are followed by their interval's bounds */
 	int sum_col;           /* the first series' column among the summary's number columns */
-	double xs;             /* seconds drawn in the unit that suits them, as sweep plot draws them: 1, 1e3, 1e6 */
+	double xs;             /* seconds drawn in the unit that suits them, as sweep plot draws them: 1, 1e3, 1e6, 1e9 */
 	const char *xunit;     /* the value axis's unit, or NULL */
 };
 
-/* A value axis of seconds in the unit that suits the largest value drawn: s, ms or µs. */
+/* A value axis of seconds in the unit that suits the largest value drawn (report_plot_seconds). */
 static void fig_unit(struct fig *f)
 {
 	double max = 0;
 
 	f->xs = 1;
-	f->xunit = f->o->mode == REPORT_TABLE ? report_plot_unit(f->o->metric) : NULL;
-	if (f->o->mode != REPORT_TABLE || strcmp(f->o->metric, "seconds"))
+	f->xunit = f->p->mode == REPORT_TABLE ? report_plot_unit(f->p->metric) : NULL;
+	if (f->p->mode != REPORT_TABLE || strcmp(f->p->metric, "seconds"))
 		return;
 	for (int s = 0; s < f->nval; s++)
 		for (size_t j = 0; j < f->r->n; j++)
 			if (fabs(report_rows_num(f->r, j, f->val[s])) > max)
 				max = fabs(report_rows_num(f->r, j, f->val[s]));
-	if (max > 0 && max < 1e-3)
-		f->xs = 1e6, f->xunit = "µs";
-	else if (max > 0 && max < 1)
-		f->xs = 1e3, f->xunit = "ms";
+	f->xs = report_plot_seconds(max, &f->xunit);
 }
 
 /* The value of expr (a column's number, or an expression) in the axis's unit. */
@@ -63,9 +59,9 @@ static void fig_columns(struct fig *f)
 			f->val[f->nval++] = c;
 			f->ci = 1;
 		}
-	if (!f->nval && f->o->mode == REPORT_LIMIT)
+	if (!f->nval && f->p->mode == REPORT_LIMIT)
 		f->val[f->nval++] = r->ncol - 1;
-	for (int c = 0; c < r->ncol && !f->ci && f->o->mode != REPORT_LIMIT && f->nval < 64; c++)
+	for (int c = 0; c < r->ncol && !f->ci && f->p->mode != REPORT_LIMIT && f->nval < 64; c++)
 		if (r->col[c].kind == RCOL_NUM && !r->col[c].nosum)
 			f->val[f->nval++] = c;
 }
@@ -126,7 +122,7 @@ static void fig_rows(const struct fig *f, struct strbuf *dat)
 			table_add_safe(dat, label);
 			for (int k = 0; k < (f->ci ? 3 : 1); k++) {
 				sb_adds(dat, "\t");
-				report_plot_num(f->o, report_rows_num(r, j, c + k), r->col[c].sig, dat);
+				report_plot_num(f->p->out.digits, report_rows_num(r, j, c + k), r->col[c].sig, dat);
 			}
 			sb_adds(dat, "\n");
 			free(label);
@@ -177,7 +173,7 @@ static int fig_bands(const struct fig *f, struct strbuf *dat)
 		table_add_safe(dat, g ? g : "all");
 		for (enum report_sum k = SUM_MEAN; k <= SUM_HI; k++) {
 			sb_adds(dat, "\t");
-			report_plot_num(f->o, sum_value(f, g, k), f->r->col[c].sig, dat);
+			report_plot_num(f->p->out.digits, sum_value(f, g, k), f->r->col[c].sig, dat);
 		}
 		sb_adds(dat, "\n");
 		n++;
@@ -188,19 +184,19 @@ static int fig_bands(const struct fig *f, struct strbuf *dat)
 /* The label of the value axis. Owned. */
 static char *value_label(const struct fig *f)
 {
-	const struct report_opts *o = f->o;
-	char *pooled = report_print_pooled(o), *s;
+	const struct report_plan *p = f->p;
+	const char *pooled = f->p->pooled;
+	char *s;
 
-	if (o->mode == REPORT_COMPARE)
-		s = xasprintf("%s %s/%s, %s over paired units", o->metric, o->cmp_a, o->cmp_b,
-			      !strcmp(o->stat, "geomean") ? "geometric mean of the ratios" : "ratio of means");
-	else if (o->mode == REPORT_LIMIT)
-		s = xasprintf("share of the limit: %s / limit, %s over passes%s", o->metric, o->stat, pooled);
+	if (p->mode == REPORT_COMPARE)
+		s = xasprintf("%s %s/%s, %s over paired units", p->metric, p->arms.a, p->arms.b,
+			      !strcmp(p->stat, "geomean") ? "geometric mean of the ratios" : "ratio of means");
+	else if (p->mode == REPORT_LIMIT)
+		s = xasprintf("share of the limit: %s / limit, %s over passes%s", p->metric, p->stat, pooled);
 	else if (f->xunit)
-		s = xasprintf("%s (%s), %s over passes%s", o->metric, f->xunit, o->stat, pooled);
+		s = xasprintf("%s (%s), %s over passes%s", p->metric, f->xunit, p->stat, pooled);
 	else
-		s = xasprintf("%s, %s over passes%s", o->metric, o->stat, pooled);
-	free(pooled);
+		s = xasprintf("%s, %s over passes%s", p->metric, p->stat, pooled);
 	return s;
 }
 
@@ -208,7 +204,7 @@ static char *value_label(const struct fig *f)
 static void value_range(const struct fig *f, struct strbuf *gp)
 {
 	const struct report_rows *r = f->r;
-	double min = f->o->mode == REPORT_COMPARE ? 1 : INFINITY, max = -min, v;
+	double min = f->p->mode == REPORT_COMPARE ? 1 : INFINITY, max = -min, v;
 
 	for (int s = 0; s < f->nval; s++)
 		for (size_t j = 0; j < r->n; j++)
@@ -227,9 +223,9 @@ static void value_range(const struct fig *f, struct strbuf *gp)
 	min *= f->xs;
 	max *= f->xs;
 	/* a throughput or a share is read against zero: its axis starts there; --logy: a log axis */
-	if (f->o->logy && min > 0)
+	if (f->p->look.logy && min > 0)
 		sb_addf(gp, "set logscale x\nset xrange [%.17g:%.17g]\n", min / 1.1, max * 1.25);
-	else if (f->o->mode != REPORT_COMPARE && min >= 0 && max > 0)
+	else if (f->p->mode != REPORT_COMPARE && min >= 0 && max > 0)
 		sb_addf(gp, "set xrange [0:%.17g]\n", max * 1.12);
 	else if (min <= max)
 		sb_addf(gp, "set xrange [%.17g:%.17g]\n", min - (max - min) * 0.05 - (min == max),
@@ -280,9 +276,9 @@ static char **fig_entries(const struct fig *f, int nbands)
 	for (int s = 0; s < f->nval; s++) {
 		e[n++] = xstrdup(f->r->ci_head && f->ci ? f->r->ci_head : f->r->col[f->val[s]].name);
 		if (f->ci)
-			e[n++] = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu", f->o->ci * 100,
-					   f->o->interval == STATS_BCA ? "BCa" : "percentile", f->o->boot,
-					   (unsigned long long)f->o->seed);
+			e[n++] = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu", f->p->boot.ci * 100,
+					   f->p->boot.interval == STATS_BCA ? "BCa" : "percentile", f->p->boot.resamples,
+					   (unsigned long long)f->p->boot.seed);
 	}
 	if (m & MARK_IMPRECISE)
 		e[n++] = mark_text(f, MARK_IMPRECISE);
@@ -412,7 +408,7 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 
 	fig_key(e, out, &k);
 	h = (100.0 + 24.0 * (double)r->n + PLOT_LINE_EM * 11 * report_plot_key_lines(&k)) / 560;
-	sb_addf(gp, "# sweep figure: %s\n", f->o->mode == REPORT_COMPARE ? "comparison" : f->o->mode ==
+	sb_addf(gp, "# sweep figure: %s\n", f->p->mode == REPORT_COMPARE ? "comparison" : f->p->mode ==
 		REPORT_LIMIT ? "shares of a limit" : "table");
 	if (f->d->caption) {
 		sb_adds(gp, "# ");
@@ -424,18 +420,18 @@ static void fig_script(const struct fig *f, const char *out, const char *datpath
 	report_plot_key(gp, &k);
 	fig_rows_axis(f, gp);
 	sb_adds(gp, "set title ");
-	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+	report_plot_str(gp, f->p->look.title ? f->p->look.title : f->p->c->sweep);
 	sb_adds(gp, "\nset ylabel ");
 	label = keys_label(r);
-	report_plot_str(gp, f->o->ylabel ? f->o->ylabel : label);
+	report_plot_str(gp, f->p->look.ylabel ? f->p->look.ylabel : label);
 	free(label);
 	sb_adds(gp, "\nset xlabel ");
 	label = value_label(f);
-	report_plot_str(gp, f->o->xlabel ? f->o->xlabel : label);
+	report_plot_str(gp, f->p->look.xlabel ? f->p->look.xlabel : label);
 	free(label);
 	sb_adds(gp, "\n");
 	value_range(f, gp);
-	if (f->o->mode == REPORT_COMPARE)
+	if (f->p->mode == REPORT_COMPARE)
 		sb_adds(gp, "set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lw 1.5 lc rgb 'black'\n");
 	fig_plot(f, datpath, nbands, e, gp);
 	for (char **p = e; *p; p++)
@@ -479,7 +475,7 @@ static void drift_data(const struct fig *f, struct strbuf *dat)
 		sb_adds(dat, "\n");
 		for (size_t k = 0; k < n; k++) {
 			sb_addf(dat, "%zu\t", k + 1);
-			report_plot_num(f->o, ratio[k], 4, dat);
+			report_plot_num(f->p->out.digits, ratio[k], 4, dat);
 			sb_adds(dat, "\n");
 		}
 		free(ratio);
@@ -501,14 +497,14 @@ static void xy_head(const struct fig *f, char **e, const char *out, const char *
 	sb_adds(gp, "set grid\n");
 	report_plot_key(gp, &k);
 	sb_adds(gp, "set title ");
-	report_plot_str(gp, f->o->title ? f->o->title : f->p->c->sweep);
+	report_plot_str(gp, f->p->look.title ? f->p->look.title : f->p->c->sweep);
 }
 
 /* The drift figure: each worker's control ratio over its runs, a line each, over the band within which a
  * host is stable (1 +- the threshold), and the legend naming the unstable. */
 static void drift_script(const struct fig *f, const char *out, const char *datpath, struct strbuf *gp)
 {
-	double t = f->o->threshold;
+	double t = f->p->threshold;
 	char **e = xcalloc(f->r->n + 2, sizeof(*e));
 
 	for (size_t j = 0; j < f->r->n; j++) {
@@ -555,7 +551,7 @@ static double score_data(const struct fig *f, const struct report_rows *r, struc
 			sb_adds(dat, report_rows_num(r, j, 1) == 1 ? " blind\n" : " late\n");
 		}
 		for (int c = 2; c < 4; c++) {
-			report_plot_num(f->o, report_rows_num(r, j, c), 6, dat);
+			report_plot_num(f->p->out.digits, report_rows_num(r, j, c), 6, dat);
 			sb_adds(dat, c == 2 ? "\t" : "\n");
 			most = report_rows_num(r, j, c) > most ? report_rows_num(r, j, c) : most;
 		}
@@ -569,9 +565,9 @@ static char **score_entries(const struct fig *f, const struct report_rows *r)
 	char **e = xcalloc(r->n + 3, sizeof(*e));
 	int n = 0;
 
-	if (!isnan(f->o->bar))
+	if (!isnan(f->p->bar))
 		e[n++] = xasprintf("within the bar: %g%% of the prediction (the table holds the rms error to it)",
-				   f->o->bar);
+				   f->p->bar);
 	e[n++] = xstrdup("measured = predicted");
 	for (size_t j = 0; j < r->n; j++)
 		if (!j || strcmp(report_rows_text(r, j, 0), report_rows_text(r, j - 1, 0)) ||
@@ -593,9 +589,9 @@ static void score_script(const struct fig *f, const struct report_rows *r, const
 	xy_head(f, e, out, "predictions against their measures", gp);
 	sb_addf(gp, "\nset xlabel 'predicted'\nset ylabel 'measured'\nset xrange [0:%.17g]\nset yrange [0:%.17g]\n"
 		"set samples 2\nplot", top, top);
-	if (!isnan(f->o->bar)) {
+	if (!isnan(f->p->bar)) {
 		sb_addf(gp, " '+' using 1:($1*%.17g):($1*%.17g) with filledcurves fc rgb '#4477aa' "
-			"fs transparent solid 0.15 noborder title ", 1 - f->o->bar / 100, 1 + f->o->bar / 100);
+			"fs transparent solid 0.15 noborder title ", 1 - f->p->bar / 100, 1 + f->p->bar / 100);
 		report_plot_wrap(gp, *p++, PLOT_WRAP);
 		sb_adds(gp, ",");
 	}
@@ -615,17 +611,17 @@ static void score_script(const struct fig *f, const struct report_rows *r, const
 
 int report_figure_print(const struct report_plan *p, const struct report_doc *d, const char *out, int say)
 {
-	struct fig f = { p, p->o, d, d->rows, { 0 }, 0, 0, 0, 1, NULL };
+	struct fig f = { p, d, d->rows, { 0 }, 0, 0, 0, 1, NULL };
 	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
 	char *datpath = report_plot_beside(out, ".dat");
 	int nbands, ret;
 
-	if (p->o->mode == REPORT_DRIFT) {
+	if (p->mode == REPORT_DRIFT) {
 		drift_data(&f, &dat);
 		drift_script(&f, out, datpath, &gp);
 		goto render;
 	}
-	if (p->o->mode == REPORT_SCORE) {
+	if (p->mode == REPORT_SCORE) {
 		/* each prediction with its measure, which the table's groups sum up */
 		struct report_rows pairs;
 
@@ -650,7 +646,7 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	nbands = fig_bands(&f, &dat);
 	fig_script(&f, out, datpath, nbands, &gp);
 render:
-	ret = report_plot_render(p->o->db, out, dat.buf, gp.buf, say);
+	ret = report_plot_render(p->db, out, dat.buf, gp.buf, say);
 	free(datpath);
 	sb_release(&gp);
 	sb_release(&dat);

@@ -55,27 +55,27 @@ static void method_row(struct strbuf *sb, const char *what, const char *value)
 /* The method: the statistic, the interval, its resamples and seed, the filters. */
 static void page_method(const struct report_plan *p, const struct report_doc *d, struct strbuf *sb)
 {
-	const struct report_opts *o = p->o;
-	char *pooled = report_print_pooled(o), *s;
+	const char *pooled = p->pooled;
+	char *s;
 
 	sb_adds(sb, "<section id=\"method\">\n<h2>Method</h2>\n<table class=\"kv\">\n");
-	if (o->mode == REPORT_COMPARE)
-		s = xasprintf("each unit's mean over passes%s, then the %s", pooled, !strcmp(o->stat, "geomean") ?
+	if (p->mode == REPORT_COMPARE)
+		s = xasprintf("each unit's mean over passes%s, then the %s", pooled, !strcmp(p->stat, "geomean") ?
 			      "geometric mean of the units' ratios" : "ratio of the means of the paired units");
 	else
-		s = xasprintf("%s over passes%s", o->stat, pooled);
-	method_row(sb, "statistic", o->mode == REPORT_DRIFT || o->mode == REPORT_SCORE ? "as the table says" : s);
+		s = xasprintf("%s over passes%s", p->stat, pooled);
+	method_row(sb, "statistic", p->mode == REPORT_DRIFT || p->mode == REPORT_SCORE ? "as the table says" : s);
 	free(s);
-	if (o->mode == REPORT_COMPARE) {
-		s = xasprintf("%g%% %s bootstrap of the %s, resampling paired units (%s)", o->ci * 100,
-			      o->interval == STATS_BCA ? "BCa" : "percentile", !strcmp(o->stat, "geomean") ?
-			      "geometric mean of the ratios" : "ratio of means", o->paired_by ? o->paired_by : "item");
+	if (p->mode == REPORT_COMPARE) {
+		s = xasprintf("%g%% %s bootstrap of the %s, resampling paired units (%s)", p->boot.ci * 100,
+			      p->boot.interval == STATS_BCA ? "BCa" : "percentile", !strcmp(p->stat, "geomean") ?
+			      "geometric mean of the ratios" : "ratio of means", p->paired_by ? p->paired_by : "item");
 		method_row(sb, "interval", s);
 		free(s);
-		s = xasprintf("%d", o->boot);
+		s = xasprintf("%d", p->boot.resamples);
 		method_row(sb, "resamples", s);
 		free(s);
-		s = xasprintf("%llu", (unsigned long long)o->seed);
+		s = xasprintf("%llu", (unsigned long long)p->boot.seed);
 		method_row(sb, "seed", s);
 		free(s);
 	}
@@ -85,13 +85,12 @@ static void page_method(const struct report_plan *p, const struct report_doc *d,
 		method_row(sb, "summary interval", s);
 		free(s);
 	}
-	method_row(sb, "filter", o->where ? o->where : "none");
-	if (o->strict)
+	method_row(sb, "filter", p->where ? p->where : "none");
+	if (p->strict)
 		method_row(sb, "strict", "results above their noise target left out");
 	for (size_t i = 0; i < p->nexcluded; i++)
 		method_row(sb, "excluded host (unstable)", p->excluded[i]);
 	sb_adds(sb, "</table>\n</section>\n");
-	free(pooled);
 }
 
 /* The notes and warnings the report gave on stderr (what a caveat's footnote points to). */
@@ -179,14 +178,14 @@ int report_html_page(const struct report_plan *p, const struct report_doc *d)
 	sb_adds(&rest, "<section id=\"conditions\">\n<h2>Conditions</h2>\n");
 	sb_adds(&rest, d->conditions ? d->conditions : "");
 	sb_adds(&rest, "</section>\n");
-	if ((ret = report_out_open(p->o, 0, &w)))
+	if ((ret = report_out_open(&p->out, 0, &w)))
 		goto out;
 	fputs(head.buf, w.f);
-	report_print_to(p->o, d, w.f);
+	report_print_to(&p->out, d, w.f);
 	fputs("</section>\n", w.f);
 	fputs(rest.buf, w.f);
 	fputs("</body>\n</html>\n", w.f);
-	ret = report_out_close(p->o, &w);
+	ret = report_out_close(&w);
 out:
 	sb_release(&head);
 	sb_release(&rest);

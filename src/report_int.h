@@ -16,24 +16,84 @@ void report_ctx_join(struct strbuf *sb, char *const *v, size_t n);
 
 /* ---- report_plan.c: what the context and the options resolve to ---- */
 
+/* What a printer is told besides its rows: the format, the significant digits (--digits; 0: each column's
+ * own), the file (--out; NULL: stdout) and the databases that file must not be (report_out_open). */
+struct report_out {
+	const struct table_format *fmt;
+	int digits;
+	const char *path;
+	const char *db, *base_db;
+};
+
+/* --compare KEY=A/B: the key compared and its two values (key NULL: no comparison). */
+struct report_arms {
+	const char *key, *a, *b;
+};
+/* A bootstrap interval: its level in (0, 1), resamples, seed and kind (--ci, --boot, --seed, --interval). */
+struct report_boot {
+	double ci;
+	int resamples;
+	uint64_t seed;
+	enum stats_interval interval;
+};
+/* A figure: its keys (--x, --series, --facet), labels, scales and the interval on each point. */
+struct report_look {
+	const char *x, *series, *facet;
+	const char *title, *xlabel, *ylabel;
+	int logx, logy;
+	int errors;                /* enum report_errors */
+	double spread;             /* --spread as a fraction; 0: min-max */
+};
+
 /*
- * One report's plan: the options and the context it reads, and what they resolve to. Filled by the
- * report_plan_* functions before the first statement, read-only after. The strings and lists are owned
- * (report_plan_release).
+ * One report's plan: the options resolved once, the context it reads, and what they resolve to. Filled by
+ * report_plan_init and the report_plan_* functions before the first statement, read-only after; no stage
+ * reads the options themselves. The strings of the options are borrowed (the options outlive the plan);
+ * those the plan makes are owned (report_plan_release).
  */
 struct report_plan {
-	const struct report_opts *o;
 	const struct report_ctx *c;
+	enum report_mode mode;
+	const char *db;            /* the database read (sweep compare: the new one) */
+	struct report_out out;     /* what the printers are told */
+	char *pooled;              /* " and N, K": the --pool keys for a caption (report_print_pooled) */
+	char *const *pool;         /* --pool: parameters aggregated over on purpose */
+	int npool;
+	const char *metric;        /* --metric as asked (tflops): the name the output uses; NULL for --drift */
 	char *metric_base;         /* the stored metric (gflops for tflops), or "noise", "precision" */
 	double metric_scale;       /* value = stored value * metric_scale */
 	const char *metric_own;    /* the SQL of a figure of the results themselves (--metric noise or
 				    * precision) over their columns, or NULL for a stored metric */
+	const char *stat;          /* the statistic over passes (report_opts_stat's word) */
+	const char *where;         /* --where EXPR, or NULL */
+	const char *limit;         /* --limit EXPR, or NULL */
+	int strict;                /* results marked imprecise left out */
 	int items;                 /* a key is item: the metric's per-item values are read (items table) */
+	char *const *asked;        /* --rows as given */
+	int nasked;
 	char **rows;               /* the row keys: --rows, then every parameter that varies inside a row */
 	int nrows;
+	char *const *cols;         /* --cols */
+	int ncols;
+	int summary;               /* --summary */
+	const char *summary_by;    /* --summary=KEY's key, or NULL for one group */
+	const char *unit_asked;    /* --unit KEY as given, or NULL */
+	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
+	struct report_arms arms;   /* --compare */
+	const char *paired_by;     /* --paired-by item | KEY, or NULL (item) */
+	struct report_boot boot;
+	double threshold;          /* drift, noise and verdict threshold, a fraction */
+	double fail_above;         /* --fail-above as a fraction, NaN when not given */
+	double bar;                /* --score --bar as a percentage, NaN when not given */
+	int better;                /* --better: enum better, BETTER_UNKNOWN when not given */
+	int pair_params;           /* --pair-by params */
+	int drop_first;            /* --drop-first */
+	int conditions;            /* --conditions */
+	const char *ledger;        /* --ledger FILE, or NULL */
+	int figure;                /* the table drawn as a figure (sweep plot --compare, --limit) */
+	struct report_look look;
 	char **excluded;           /* hosts left out (--exclude-unstable) */
 	size_t nexcluded;
-	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
 	int superseded;            /* read the results --force or --replan superseded, not the ok ones (the
 				    * base of `sweep compare DB DB --superseded`) */
 	const char **cand;         /* report_plan_rows_later: the parameters the table asks whether they vary
@@ -212,22 +272,21 @@ struct report_doc {
 	const char *said;          /* what the results' own notes say (results.note), a footnote; or NULL */
 	const char *conditions;    /* a page's conditions section (report_conditions_page), or NULL */
 };
-/* Print d in o->fmt to o->out or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
-int report_print(const struct report_opts *o, const struct report_doc *d);
+/* Print d in out's format to its file or stdout. FAIL_UNSAFE or FAIL_IO after error(). */
+int report_print(const struct report_out *out, const struct report_doc *d);
 /* The same into f: the caption (or method), the table and the footnote. */
-void report_print_to(const struct report_opts *o, const struct report_doc *d, FILE *f);
-/* o->out opened for writing into w->f (append: after what it holds) as store_out_open writes it (a
- * temporary file renamed into place by report_out_close; report_out_check's rule against o->db and
- * o->base_db), or stdout; closed (stdout flushed) with the error of any write, the old file intact.
+void report_print_to(const struct report_out *out, const struct report_doc *d, FILE *f);
+/* out->path opened for writing into w->f (append: after what it holds) as store_out_open writes it (a
+ * temporary file renamed into place by report_out_close; report_out_check's rule against out->db and
+ * out->base_db), or stdout; closed (stdout flushed) with the error of any write, the old file intact.
  * FAIL_UNSAFE or FAIL_IO after error(). */
-int report_out_open(const struct report_opts *o, int append, struct store_out *w);
-int report_out_close(const struct report_opts *o, struct store_out *w);
+int report_out_open(const struct report_out *out, int append, struct store_out *w);
+int report_out_close(struct store_out *w);
 /* v as a report prints it in fmt: with digits (--digits; else sig) significant digits for reading, %.6g
- * (or digits) and empty for unknown for programs; a count (sig 0) as an integer. The format and the
- * digits are all it reads of the options. */
+ * (or digits) and empty for unknown for programs; a count (sig 0) as an integer. */
 void report_print_num(const struct table_format *fmt, int digits, double v, int sig, char *buf, size_t n);
 /* " and N, K" (the --pool keys, for a title: "median over passes and N"), or "". Owned. */
-char *report_print_pooled(const struct report_opts *o);
+char *report_print_pooled(char *const *pool, int npool);
 
 /* ---- report_plot.c: figures through gnuplot ---- */
 
@@ -241,7 +300,10 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 void report_plot_str(struct strbuf *sb, const char *s);
 /* v as a table prints it for programs (--format csv: 6 significant digits, empty for unknown): a figure's
  * data file holds the numbers its table holds. */
-void report_plot_num(const struct report_opts *o, double v, int sig, struct strbuf *sb);
+void report_plot_num(int digits, double v, int sig, struct strbuf *sb);
+/* The scale that draws seconds whose largest is max in the unit that suits them (ns below 1 us, us below
+ * 1 ms, ms below 1 s), its name in *unit; 1 (and *unit as it was) for max >= 1 s or none. */
+double report_plot_seconds(double max, const char **unit);
 /* The terminal of a picture at out (png, svg or pdf, from its extension), w x h times 900 x 560 pixels,
  * its output, and tab-separated data. */
 void report_plot_terminal(struct strbuf *gp, const char *out, double w, double h);

@@ -20,8 +20,39 @@ void report_plan_init(struct report_plan *p, const struct report_opts *o, const 
 	const char *const one[] = { o->summary_by, o->x, o->series, o->facet };
 
 	memset(p, 0, sizeof(*p));
-	p->o = o;
 	p->c = c;
+	p->mode = o->mode;
+	p->db = o->db;
+	p->out = (struct report_out){ o->fmt, o->digits, o->out, o->db, o->base_db };
+	p->pooled = report_print_pooled(o->pool, o->npool);
+	p->pool = o->pool;
+	p->npool = o->npool;
+	p->metric = o->metric;
+	p->stat = o->stat;
+	p->where = o->where;
+	p->limit = o->limit;
+	p->strict = o->strict;
+	p->asked = o->rows;
+	p->nasked = o->nrows;
+	p->cols = o->cols;
+	p->ncols = o->ncols;
+	p->summary = o->summary;
+	p->summary_by = o->summary_by;
+	p->unit_asked = o->unit;
+	p->arms = (struct report_arms){ o->cmp_key, o->cmp_a, o->cmp_b };
+	p->paired_by = o->paired_by;
+	p->boot = (struct report_boot){ o->ci, o->boot, o->seed, o->interval };
+	p->threshold = o->threshold;
+	p->fail_above = o->fail_above;
+	p->bar = o->bar;
+	p->better = o->better;
+	p->pair_params = o->pair_params;
+	p->drop_first = o->drop_first;
+	p->conditions = o->conditions;
+	p->ledger = o->ledger;
+	p->figure = o->figure;
+	p->look = (struct report_look){ o->x, o->series, o->facet, o->title, o->xlabel, o->ylabel, o->logx, o->logy,
+				       o->errors, o->spread };
 	p->metric_scale = 1;
 	p->rows = xcalloc((size_t)o->nrows + 1, sizeof(*p->rows));
 	for (int i = 0; i < o->nrows; i++)
@@ -42,6 +73,7 @@ static void free_list(char **v, size_t n)
 void report_plan_release(struct report_plan *p)
 {
 	free(p->metric_base);
+	free(p->pooled);
 	free_list(p->rows, (size_t)p->nrows);
 	free_list(p->excluded, p->nexcluded);
 	free(p->cand);
@@ -60,7 +92,7 @@ static const struct {
 int report_plan_metric(struct report_plan *p)
 {
 	const struct report_ctx *c = p->c;
-	const char *name = p->o->metric, *near, *base;
+	const char *name = p->metric, *near, *base;
 	struct strbuf sb = STRBUF_INIT;
 
 	if (report_expr_metric_lookup(c, name, &base, &p->metric_scale)) {
@@ -102,23 +134,22 @@ static int in_keys(const char *const *v, int n, const char *s)
 static int candidates(const struct report_plan *p, const char *const *keys, int nkeys, const char ***cand,
 		      int *ncand)
 {
-	const struct report_opts *o = p->o;
 	int ret;
 
 	*cand = xcalloc(p->c->nparams + 1, sizeof(**cand));
 	*ncand = 0;
 	/* a --pool key must be one: said before anything is aggregated over it */
-	for (int i = 0; i < o->npool; i++) {
+	for (int i = 0; i < p->npool; i++) {
 		struct report_query scratch = REPORT_QUERY_INIT;
 
-		ret = report_expr_key(p->c, &scratch, o->pool[i]);
+		ret = report_expr_key(p->c, &scratch, p->pool[i]);
 		report_query_release(&scratch);
 		if (ret)
 			return ret;
 	}
 	for (size_t i = 0; p->c->spec_order[i]; i++)
 		if (!in_keys(keys, nkeys, p->c->spec_order[i]) &&
-		    !in_keys((const char *const *)o->pool, o->npool, p->c->spec_order[i]))
+		    !in_keys((const char *const *)p->pool, p->npool, p->c->spec_order[i]))
 			(*cand)[(*ncand)++] = p->c->spec_order[i];
 	return FAIL_OK;
 }
@@ -150,17 +181,16 @@ out:
 /* The keys a report groups by: the row keys, the column keys and the extra ones (owned array). */
 static const char **group_keys(const struct report_plan *p, const char *const *extra, int nextra, int *nk)
 {
-	const struct report_opts *o = p->o;
 	const char **keys;
 
-	*nk = p->nrows + o->ncols + nextra;
+	*nk = p->nrows + p->ncols + nextra;
 	keys = xcalloc((size_t)*nk + 1, sizeof(*keys));
 	for (int i = 0; i < p->nrows; i++)
 		keys[i] = p->rows[i];
-	for (int i = 0; i < o->ncols; i++)
-		keys[p->nrows + i] = o->cols[i];
+	for (int i = 0; i < p->ncols; i++)
+		keys[p->nrows + i] = p->cols[i];
 	for (int i = 0; i < nextra; i++)
-		keys[p->nrows + o->ncols + i] = extra[i];
+		keys[p->nrows + p->ncols + i] = extra[i];
 	return keys;
 }
 
@@ -234,7 +264,7 @@ int report_plan_split(struct report_plan *p, struct report_rows *in)
 
 int report_plan_points(struct report_plan *p)
 {
-	const char *keys[] = { p->o->x, p->o->series, p->o->facet };
+	const char *keys[] = { p->look.x, p->look.series, p->look.facet };
 	struct strbuf sb = STRBUF_INIT;
 	char **v;
 	int nv, ret;
@@ -271,14 +301,13 @@ int report_plan_query(const struct report_plan *p,
 
 int report_plan_arms(const struct report_plan *p)
 {
-	const struct report_opts *o = p->o;
 	struct strbuf known = STRBUF_INIT;
 	struct report_rows vals;
 	int ret, found_a = 0, found_b = 0;
 
-	if (report_expr_is_item(p->c, o->cmp_key))
+	if (report_expr_is_item(p->c, p->arms.key))
 		return fail_usage("--compare %s=%s/%s: items are what is paired, not arms: compare a parameter "
-				  "(--rows item gives the ratio of each item)", o->cmp_key, o->cmp_a, o->cmp_b);
+				  "(--rows item gives the ratio of each item)", p->arms.key, p->arms.a, p->arms.b);
 	/* both arms found (the usual case) without reading every result; else each value for the message */
 	if ((ret = report_plan_query(p, report_query_arms_found, &vals)) ||
 	    (vals.n && report_rows_num(&vals, 0, 0) == 1 && report_rows_num(&vals, 0, 1) == 1))
@@ -289,13 +318,13 @@ int report_plan_arms(const struct report_plan *p)
 	for (size_t i = 0; i < vals.n; i++) {
 		const char *v = report_rows_text(&vals, i, 0) ? report_rows_text(&vals, i, 0) : "NULL";
 
-		found_a |= !strcmp(v, o->cmp_a);
-		found_b |= !strcmp(v, o->cmp_b);
+		found_a |= !strcmp(v, p->arms.a);
+		found_b |= !strcmp(v, p->arms.b);
 		sb_addf(&known, "%s%s", i ? ", " : "", v);
 	}
 	if (!found_a || !found_b)
-		ret = fail_usage("no ok results with %s=%s in sweep '%s' (%s takes: %s)", o->cmp_key,
-				 found_a ? o->cmp_b : o->cmp_a, p->c->sweep, o->cmp_key, vals.n ? known.buf : "no value");
+		ret = fail_usage("no ok results with %s=%s in sweep '%s' (%s takes: %s)", p->arms.key,
+				 found_a ? p->arms.b : p->arms.a, p->c->sweep, p->arms.key, vals.n ? known.buf : "no value");
 out:
 	report_rows_release(&vals);
 	sb_release(&known);
@@ -311,12 +340,12 @@ int report_plan_exclude(struct report_plan *p)
 		report_rows_release(&ctl);
 		return ret;
 	}
-	report_agg_drift(&ctl, p->o->drop_first, &w);
+	report_agg_drift(&ctl, p->drop_first, &w);
 	if (!w.n)
 		report_note("sweep '%s' has no control cells: no host can be judged, none is excluded "
 			    "(add control: to the spec)", p->c->sweep);
 	for (size_t i = 0; i < w.n; i++) {
-		char *why = report_agg_unstable(&w, i, p->o->threshold);
+		char *why = report_agg_unstable(&w, i, p->threshold);
 		const char *host = report_rows_text(&w, i, 0);
 		int seen = 0;
 
@@ -337,7 +366,7 @@ int report_plan_exclude(struct report_plan *p)
 
 int report_plan_unit(struct report_plan *p)
 {
-	const char *given = p->o->unit;
+	const char *given = p->unit_asked;
 	struct strbuf sb = STRBUF_INIT;
 
 	p->unit = NULL;

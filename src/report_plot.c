@@ -140,11 +140,26 @@ double report_plot_em(const char *out)
 	return !strcmp(strrchr(out, '.'), ".pdf") ? 7.5 * 72 / 10 : 900.0 / 11;
 }
 
-void report_plot_num(const struct report_opts *o, double v, int sig, struct strbuf *sb)
+double report_plot_seconds(double max, const char **unit)
+{
+	static const struct {
+		double below, scale;
+		const char *unit;
+	} units[] = { { 1e-6, 1e9, "ns" }, { 1e-3, 1e6, "µs" }, { 1, 1e3, "ms" } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (max > 0 && max < units[i].below) {
+			*unit = units[i].unit;
+			return units[i].scale;
+		}
+	return 1;
+}
+
+void report_plot_num(int digits, double v, int sig, struct strbuf *sb)
 {
 	char buf[64];
 
-	report_print_num(&table_csv, o->digits, v, sig, buf, sizeof(buf));
+	report_print_num(&table_csv, digits, v, sig, buf, sizeof(buf));
 	sb_adds(sb, buf);
 }
 
@@ -270,7 +285,6 @@ int report_plot_render(const char *db, const char *out, const char *dat, const c
  * needs. */
 struct plot {
 	const struct report_plan *p;
-	const struct report_opts *o;
 	const struct report_rows *pt;
 	int x_text;            /* some x is not a number: categories in order of first appearance */
 	size_t nfacet;
@@ -287,14 +301,14 @@ static const char *facet_of(const struct plot *pl, size_t i)
 {
 	const char *s = report_rows_text(pl->pt, i, 0);
 
-	return !pl->o->facet ? NULL : s ? s : "-";
+	return !pl->p->look.facet ? NULL : s ? s : "-";
 }
 
 static const char *series_of(const struct plot *pl, size_t i)
 {
 	const char *s = report_rows_text(pl->pt, i, 1);
 
-	return !pl->o->series ? NULL : s ? s : "-";
+	return !pl->p->look.series ? NULL : s ? s : "-";
 }
 
 static double x_of(const struct plot *pl, size_t i)
@@ -349,30 +363,31 @@ static void x_ticks(const struct plot *pl, struct strbuf *gp)
 			n = k;
 		else if (grid[i] != grid[k - 1])
 			grid[k++] = grid[i];
-	report_plot_ticks(gp, "x", grid, n, report_plot_key_bytes(pl->p->c, pl->o->x), pl->o->logx, pl->em * 0.8);
+	report_plot_ticks(gp, "x", grid, n, report_plot_key_bytes(pl->p->c, pl->p->look.x), pl->p->look.logx, pl->em * 0.8);
 	free(grid);
 }
 
 /* What the bars on the points are, for the legend. Owned. */
-static char *bars_text(const struct report_opts *o)
+static char *bars_text(const struct plot *pl)
 {
-	char *pooled = report_print_pooled(o), *s;
+	const struct report_plan *p = pl->p;
+	const char *pooled = pl->p->pooled;
+	char *s;
 
-	if (o->errors == ERRORS_CI)
-		s = xasprintf("bars: 95%% interval of each result's median, %s over passes%s", o->stat, pooled);
-	else if (o->spread)
-		s = xasprintf("bars: %g-%g percentile over passes%s", (1 - o->spread) / 2 * 100,
-			      (1 + o->spread) / 2 * 100, pooled);
+	if (p->look.errors == ERRORS_CI)
+		s = xasprintf("bars: 95%% interval of each result's median, %s over passes%s", p->stat, pooled);
+	else if (p->look.spread)
+		s = xasprintf("bars: %g-%g percentile over passes%s", (1 - p->look.spread) / 2 * 100,
+			      (1 + p->look.spread) / 2 * 100, pooled);
 	else
 		s = xasprintf("bars: min-max over passes%s", pooled);
-	free(pooled);
 	return s;
 }
 
 /* The title of series s's line in the legend: "KEY=VALUE", or the metric. Owned. */
 static char *series_title(const struct plot *pl, size_t s)
 {
-	return pl->o->series ? xasprintf("%s=%s", pl->o->series, series_of(pl, s)) : xstrdup(pl->o->metric);
+	return pl->p->look.series ? xasprintf("%s=%s", pl->p->look.series, series_of(pl, s)) : xstrdup(pl->p->metric);
 }
 
 /* The end of the series that starts at point s, and of the panel that starts at point i. */
@@ -399,7 +414,7 @@ static size_t panel_end(const struct plot *pl, size_t i)
 static void panel_key(const struct plot *pl, size_t i, int panel, struct report_plot_key *k)
 {
 	size_t e = panel_end(pl, i);
-	char *bars = pl->bars ? bars_text(pl->o) : NULL;
+	char *bars = pl->bars ? bars_text(pl) : NULL;
 
 	*k = (struct report_plot_key){ .em = pl->em, .lines_each = 1, .col = panel % pl->cols,
 				       .row = panel / pl->cols, .cols = pl->cols, .rows = pl->rows, .extra = pl->xturn };
@@ -436,42 +451,42 @@ static double plot_height(const struct plot *pl)
 /* The script's settings: terminal and size from out's extension, labels (with units), scales. */
 static void script_head(const struct plot *pl, const char *out, struct strbuf *gp)
 {
-	const struct report_opts *o = pl->o;
-	const char *xu = report_plot_unit(o->x);
-	char *label, *pooled = report_print_pooled(o);
+	const struct report_plan *p = pl->p;
+	const char *xu = report_plot_unit(p->look.x);
+	const char *pooled = pl->p->pooled;
+	char *label;
 
-	sb_addf(gp, "# sweep plot of %s against %s, sweep ", o->metric, o->x);
+	sb_addf(gp, "# sweep plot of %s against %s, sweep ", p->metric, p->look.x);
 	table_add_safe(gp, pl->p->c->sweep);     /* a comment ends at a newline: none may be in it */
 	sb_adds(gp, ": render with 'gnuplot THIS_FILE'\n");
 	report_plot_terminal(gp, out, pl->cols, pl->rows * plot_height(pl));
 	sb_adds(gp, "set grid\n");
 	sb_adds(gp, "set xlabel ");
-	label = o->xlabel ? xstrdup(o->xlabel) : xu ? xasprintf("%s (%s)", o->x, xu) : xstrdup(o->x);
+	label = p->look.xlabel ? xstrdup(p->look.xlabel) : xu ? xasprintf("%s (%s)", p->look.x, xu) : xstrdup(p->look.x);
 	report_plot_str(gp, label);
 	free(label);
 	sb_adds(gp, "\nset ylabel ");
-	if (o->ylabel)
-		label = xstrdup(o->ylabel);
+	if (p->look.ylabel)
+		label = xstrdup(p->look.ylabel);
 	else if (pl->yunit)
-		label = xasprintf("%s (%s), %s over passes%s", o->metric, pl->yunit, o->stat, pooled);
+		label = xasprintf("%s (%s), %s over passes%s", p->metric, pl->yunit, p->stat, pooled);
 	else
-		label = xasprintf("%s, %s over passes%s", o->metric, o->stat, pooled);
+		label = xasprintf("%s, %s over passes%s", p->metric, p->stat, pooled);
 	report_plot_str(gp, label);
 	free(label);
-	free(pooled);
 	sb_adds(gp, "\n");
 	if (pl->x_text)
 		sb_adds(gp, "set offsets 0.4, 0.4, 0, 0\n");
 	if (pl->xturn)
 		sb_adds(gp, "set xtics rotate by 90 right\n");
-	if (o->logx && !pl->x_text)
+	if (p->look.logx && !pl->x_text)
 		sb_addf(gp, "set logscale x %d\n", all_pow2(pl) ? 2 : 10);
 	if (!pl->x_text) {
 		/* a margin, so that the ticks and bars at the ends of the grid are drawn whole */
 		sb_adds(gp, "set offsets graph 0.03, graph 0.03, 0, 0\n");
 		x_ticks(pl, gp);
 	}
-	sb_adds(gp, o->logy ? "set logscale y\n" : "set yrange [0:*]\n");
+	sb_adds(gp, p->look.logy ? "set logscale y\n" : "set yrange [0:*]\n");
 }
 
 /* A column of the data file in the script's unit: "2" or "($2*1000)". */
@@ -489,14 +504,14 @@ static void ycol(const struct plot *pl, int col, struct strbuf *gp)
 static size_t script_panel(const struct plot *pl, size_t i, int n, const char *dat, size_t *block,
 			   struct strbuf *gp)
 {
-	const struct report_opts *o = pl->o;
+	const struct report_plan *p = pl->p;
 	struct report_plot_key k;
 	size_t e = panel_end(pl, i);
 	int lt = 1;
 
-	if (pl->nfacet > 1 || o->title || pl->nfacet == 1) {
-		char *t = pl->nfacet > 1 ? xasprintf("%s=%s", o->facet, facet_of(pl, i))
-			: xstrdup(o->title ? o->title : pl->p->c->sweep);
+	if (pl->nfacet > 1 || p->look.title || pl->nfacet == 1) {
+		char *t = pl->nfacet > 1 ? xasprintf("%s=%s", p->look.facet, facet_of(pl, i))
+			: xstrdup(p->look.title ? p->look.title : pl->p->c->sweep);
 
 		sb_adds(gp, "set title ");
 		report_plot_str(gp, t);
@@ -534,7 +549,7 @@ static size_t script_panel(const struct plot *pl, size_t i, int n, const char *d
 	}
 	if (pl->bars) {
 		/* what the bars are, once, in black: a bar's colour is its series' */
-		char *bars = bars_text(o);
+		char *bars = bars_text(pl);
 
 		sb_adds(gp, ", keyentry with yerrorbars lc 'black' lw 1.5 pt 0 title ");
 		report_plot_wrap(gp, bars, PLOT_WRAP);
@@ -553,7 +568,7 @@ static void plot_script(const struct plot *pl, const char *out, const char *dat,
 	script_head(pl, out, gp);
 	if (pl->nfacet > 1) {
 		sb_addf(gp, "set multiplot layout %d,%d title ", pl->rows, pl->cols);
-		report_plot_str(gp, pl->o->title ? pl->o->title : pl->p->c->sweep);
+		report_plot_str(gp, pl->p->look.title ? pl->p->look.title : pl->p->c->sweep);
 		sb_adds(gp, "\n");
 	}
 	for (size_t i = 0; i < pl->pt->n; n++)
@@ -568,12 +583,12 @@ static void plot_script(const struct plot *pl, const char *out, const char *dat,
  * them for programs (sweep report --format csv), so that the figure can be checked against the table. */
 static void plot_data(const struct plot *pl, struct strbuf *dat)
 {
-	const struct report_opts *o = pl->o;
+	const struct report_plan *p = pl->p;
 	const struct report_rows *pt = pl->pt;
 	const char **xcat = xcalloc(pt->n + 1, sizeof(*xcat));
 	size_t nxcat = 0;
 
-	sb_addf(dat, "# %s\t%s (%s)\t%s\tn\tlow\thigh\n", o->x, o->metric, o->stat, o->x);
+	sb_addf(dat, "# %s\t%s (%s)\t%s\tn\tlow\thigh\n", p->look.x, p->metric, p->stat, p->look.x);
 	for (size_t i = 0; i < pt->n; i++) {
 		const char *x = report_rows_text(pt, i, 2);
 		int block = !i || !same(facet_of(pl, i), facet_of(pl, i - 1)) ||
@@ -588,12 +603,12 @@ static void plot_data(const struct plot *pl, struct strbuf *dat)
 			sb_adds(dat, "\n\n");
 		if (block) {
 			sb_adds(dat, "# ");
-			if (o->facet) {
-				sb_addf(dat, "%s=", o->facet);
+			if (p->look.facet) {
+				sb_addf(dat, "%s=", p->look.facet);
 				table_add_safe(dat, facet_of(pl, i));
 			}
-			if (o->series) {
-				sb_adds(dat, o->facet ? " " : "");
+			if (p->look.series) {
+				sb_adds(dat, p->look.facet ? " " : "");
 				table_add_safe(dat, series_of(pl, i));
 			}
 			sb_adds(dat, "\n");
@@ -602,13 +617,13 @@ static void plot_data(const struct plot *pl, struct strbuf *dat)
 			sb_addf(dat, "%zu\t", k);
 		else
 			sb_addf(dat, "%.17g\t", x_of(pl, i));
-		report_plot_num(o, report_rows_num(pt, i, 3), 4, dat);
+		report_plot_num(p->out.digits, report_rows_num(pt, i, 3), 4, dat);
 		sb_adds(dat, "\t");
 		table_add_safe(dat, x);       /* no tab or newline may split its columns or lines */
 		sb_addf(dat, "\t%.0f", report_rows_num(pt, i, 4));
 		for (int c = 5; c < 7; c++) {
 			sb_adds(dat, "\t");
-			report_plot_num(o, report_rows_num(pt, i, c), 4, dat);
+			report_plot_num(p->out.digits, report_rows_num(pt, i, c), 4, dat);
 		}
 		sb_adds(dat, "\n");
 	}
@@ -634,45 +649,42 @@ static int x_turn(const struct plot *pl)
 	return width > pl->em * 0.8 ? (int)ceil(longest / PLOT_LINE_EM) : 0;
 }
 
-/* Seconds are drawn in the unit that suits the largest value: s, ms or µs. */
+/* Seconds are drawn in the unit that suits the largest value (report_plot_seconds). */
 static void time_unit(struct plot *pl)
 {
 	double max = 0;
 
 	pl->yscale = 1;
-	pl->yunit = report_plot_unit(pl->o->metric);
-	if (strcmp(pl->o->metric, "seconds"))
+	pl->yunit = report_plot_unit(pl->p->metric);
+	if (strcmp(pl->p->metric, "seconds"))
 		return;
 	for (size_t i = 0; i < pl->pt->n; i++)
 		for (int c = 3; c < 7; c += c == 3 ? 2 : 1)
 			if (fabs(report_rows_num(pl->pt, i, c)) > max)
 				max = fabs(report_rows_num(pl->pt, i, c));
-	if (max > 0 && max < 1e-3)
-		pl->yscale = 1e6, pl->yunit = "µs";
-	else if (max > 0 && max < 1)
-		pl->yscale = 1e3, pl->yunit = "ms";
+	if (max > 0 && max < 1)
+		pl->yscale = report_plot_seconds(max, &pl->yunit);
 }
 
 int report_plot_print(const struct report_plan *p, const struct report_rows *points)
 {
-	const struct report_opts *o = p->o;
-	struct plot pl = { p, o, points, 0, 0, 0, 0, 1, NULL, 0, report_plot_em(o->out), 0 };
+	struct plot pl = { p, points, 0, 0, 0, 0, 1, NULL, 0, report_plot_em(p->out.path), 0 };
 	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
-	char *datpath = report_plot_beside(o->out, ".dat");
+	char *datpath = report_plot_beside(p->out.path, ".dat");
 	int ret;
 
 	for (size_t i = 0; i < points->n; i++) {
 		pl.x_text |= isnan(x_of(&pl, i));
 		pl.nfacet += !i || !same(facet_of(&pl, i), facet_of(&pl, i - 1));
-		pl.bars |= o->errors != ERRORS_NONE && report_rows_num(points, i, 5) < report_rows_num(points, i, 6);
+		pl.bars |= p->look.errors != ERRORS_NONE && report_rows_num(points, i, 5) < report_rows_num(points, i, 6);
 	}
 	pl.cols = (int)ceil(sqrt((double)pl.nfacet));
 	pl.rows = (int)((pl.nfacet + (size_t)pl.cols - 1) / (size_t)pl.cols);
 	time_unit(&pl);
 	pl.xturn = x_turn(&pl);
 	plot_data(&pl, &dat);
-	plot_script(&pl, o->out, datpath, &gp);
-	ret = report_plot_render(o->db, o->out, dat.buf, gp.buf, 1);
+	plot_script(&pl, p->out.path, datpath, &gp);
+	ret = report_plot_render(p->db, p->out.path, dat.buf, gp.buf, 1);
 	free(datpath);
 	sb_release(&gp);
 	sb_release(&dat);

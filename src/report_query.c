@@ -38,7 +38,6 @@ enum join {
  */
 static int from(const struct report_plan *p, struct report_query *q, int join, int strict)
 {
-	const struct report_opts *o = p->o;
 	int ret;
 
 	sb_adds(&q->sql, " FROM results r JOIN cells c ON c.id = r.cell");
@@ -69,9 +68,9 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 	report_expr_bind(q, p->c->sweep);
 	if (strict)
 		sb_addf(&q->sql, " AND NOT (%s)", marked_sql);
-	if (o->where) {
+	if (p->where) {
 		sb_adds(&q->sql, " AND (");
-		if ((ret = report_expr_sql(p->c, q, "--where", o->where, 0)))
+		if ((ret = report_expr_sql(p->c, q, "--where", p->where, 0)))
 			return ret;
 		sb_addc(&q->sql, ')');
 	}
@@ -181,24 +180,23 @@ static void stat_of_metric(const struct report_plan *p, struct report_query *q)
 	struct report_query m = REPORT_QUERY_INIT;
 
 	report_expr_metric(p, &m);
-	stat_of(q, p->o->stat, m.sql.buf);
+	stat_of(q, p->stat, m.sql.buf);
 	report_query_release(&m);
 }
 
 int report_query_table(const struct report_plan *p, struct report_query *q)
 {
-	const struct report_opts *o = p->o;
-	int nr = p->nrows, nc = o->ncols, ng = o->summary_by ? 1 : 0, ret;
+	int nr = p->nrows, nc = p->ncols, ng = p->summary_by ? 1 : 0, ret;
 
 	sb_adds(&q->sql, "SELECT ");
 	if ((ret = keys(p, q, (const char *const *)p->rows, nr, ", ")) ||
-	    (ret = keys(p, q, (const char *const *)o->cols, nc, ", ")))
+	    (ret = keys(p, q, (const char *const *)p->cols, nc, ", ")))
 		return ret;
 	stat_of_metric(p, q);
 	sb_adds(&q->sql, ", count(m.value)");
 	if (ng) {
 		sb_adds(&q->sql, ", ");
-		if ((ret = report_expr_key(p->c, q, o->summary_by)))
+		if ((ret = report_expr_key(p->c, q, p->summary_by)))
 			return ret;
 	}
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
@@ -209,18 +207,18 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 			return ret;
 		sb_addc(&q->sql, ')');
 	}
-	if ((ret = from(p, q, JOIN_METRIC, o->strict)))
+	if ((ret = from(p, q, JOIN_METRIC, p->strict)))
 		return ret;
 	if (nr + nc + ng) {
 		const char **key = xcalloc((size_t)(nr + nc + ng), sizeof(*key));
 
-		/* p->rows or o->cols is NULL when it holds no key: memcpy may not be given NULL */
+		/* p->rows or p->cols is NULL when it holds no key: memcpy may not be given NULL */
 		if (nr)
 			memcpy(key, p->rows, (size_t)nr * sizeof(*key));
 		if (nc)
-			memcpy(key + nr, o->cols, (size_t)nc * sizeof(*key));
+			memcpy(key + nr, p->cols, (size_t)nc * sizeof(*key));
 		if (ng)
-			key[nr + nc] = o->summary_by;
+			key[nr + nc] = p->summary_by;
 		ret = group_by(p, q, key, nr + nc + ng);
 		free(key);
 		if (ret)
@@ -251,7 +249,7 @@ int report_query_ledger(const struct report_plan *p, struct report_query *q)
 	sb_adds(&q->sql, ", (SELECT version FROM runs WHERE id = r.run), (SELECT revision FROM runs WHERE id = r.run),"
 		" (SELECT inputs FROM runs WHERE id = r.run), h.hostname, w.gpu, w.conditions, h.facts,"
 		" json_extract(h.facts, '$.labels')");
-	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
+	if ((ret = from(p, q, JOIN_METRIC, p->strict)))
 		return ret;
 	by(q, "ORDER BY", nr, nr + 1, 0);
 	return FAIL_OK;
@@ -273,7 +271,7 @@ int report_query_notes(const struct report_plan *p, struct report_query *q)
 	int ret;
 
 	sb_adds(&q->sql, "SELECT r.note, count(DISTINCT r.id)");
-	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
+	if ((ret = from(p, q, JOIN_METRIC, p->strict)))
 		return ret;
 	sb_adds(&q->sql, " AND r.note IS NOT NULL GROUP BY r.note ORDER BY 2 DESC, 1");
 	return FAIL_OK;
@@ -283,7 +281,7 @@ int report_query_notes(const struct report_plan *p, struct report_query *q)
 static void arm_test(const struct report_plan *p, struct report_query *q, const char *arm)
 {
 	sb_adds(&q->sql, "CAST(");
-	report_expr_key(p->c, q, p->o->cmp_key);
+	report_expr_key(p->c, q, p->arms.key);
 	sb_adds(&q->sql, " AS TEXT) = ");
 	report_expr_bind(q, arm);
 }
@@ -295,10 +293,10 @@ int report_query_arms_found(const struct report_plan *p, struct report_query *q)
 	/* each EXISTS stops at the first result of its arm */
 	for (int b = 0; b < 2; b++) {
 		sb_adds(&q->sql, b ? ", EXISTS (SELECT 1" : "SELECT EXISTS (SELECT 1");
-		if ((ret = from(p, q, JOIN_NONE, p->o->strict)))
+		if ((ret = from(p, q, JOIN_NONE, p->strict)))
 			return ret;
 		sb_adds(&q->sql, " AND ");
-		arm_test(p, q, b ? p->o->cmp_b : p->o->cmp_a);
+		arm_test(p, q, b ? p->arms.b : p->arms.a);
 		sb_addc(&q->sql, ')');
 	}
 	return FAIL_OK;
@@ -309,10 +307,10 @@ int report_query_arms(const struct report_plan *p, struct report_query *q)
 	int ret;
 
 	sb_adds(&q->sql, "SELECT DISTINCT CAST(");
-	if ((ret = report_expr_key(p->c, q, p->o->cmp_key)))
+	if ((ret = report_expr_key(p->c, q, p->arms.key)))
 		return ret;
 	sb_adds(&q->sql, " AS TEXT)");
-	if ((ret = from(p, q, JOIN_NONE, p->o->strict)))
+	if ((ret = from(p, q, JOIN_NONE, p->strict)))
 		return ret;
 	sb_adds(&q->sql, " ORDER BY 1");
 	return FAIL_OK;
@@ -328,7 +326,7 @@ static int unit_sql(const struct report_plan *p, struct report_query *q, int by_
 		return FAIL_OK;
 	}
 	sb_adds(&q->sql, "CAST(");
-	if ((ret = report_expr_key(p->c, q, p->o->paired_by)))
+	if ((ret = report_expr_key(p->c, q, p->paired_by)))
 		return ret;
 	sb_adds(&q->sql, " AS TEXT)");
 	return FAIL_OK;
@@ -337,15 +335,14 @@ static int unit_sql(const struct report_plan *p, struct report_query *q, int by_
 static int compare_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey,
 		       int by_item)
 {
-	const struct report_opts *o = p->o;
 	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
 	if ((ret = keys(p, q, key, nkey, ", ")))
 		return ret;
-	arm_test(p, q, o->cmp_a);
+	arm_test(p, q, p->arms.a);
 	sb_adds(&q->sql, ", ");
-	arm_test(p, q, o->cmp_b);
+	arm_test(p, q, p->arms.b);
 	sb_adds(&q->sql, ", ");
 	if ((ret = unit_sql(p, q, by_item)))
 		return ret;
@@ -353,21 +350,21 @@ static int compare_sql(const struct report_plan *p, struct report_query *q, cons
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
-	if ((ret = from(p, q, by_item ? JOIN_ITEMS : JOIN_METRIC, o->strict)))
+	if ((ret = from(p, q, by_item ? JOIN_ITEMS : JOIN_METRIC, p->strict)))
 		return ret;
 	sb_adds(&q->sql, " AND CAST(");
-	report_expr_key(p->c, q, o->cmp_key);
+	report_expr_key(p->c, q, p->arms.key);
 	sb_adds(&q->sql, " AS TEXT) IN (");
-	report_expr_bind(q, o->cmp_a);
+	report_expr_bind(q, p->arms.a);
 	sb_adds(&q->sql, ", ");
-	report_expr_bind(q, o->cmp_b);
+	report_expr_bind(q, p->arms.b);
 	sb_adds(&q->sql, ")");
 	/* the keys; the arm as the key's text, of which the arm tests are functions; the unit */
 	sb_adds(&q->sql, " GROUP BY ");
 	if ((ret = report_expr_group(p->c, q, key, nkey)))
 		return ret;
 	sb_adds(&q->sql, ", CAST(");
-	report_expr_key(p->c, q, o->cmp_key);
+	report_expr_key(p->c, q, p->arms.key);
 	sb_adds(&q->sql, " AS TEXT), ");
 	unit_sql(p, q, by_item);
 	sb_addc(&q->sql, ')');
@@ -379,14 +376,13 @@ static int compare_sql(const struct report_plan *p, struct report_query *q, cons
 
 int report_query_compare(const struct report_plan *p, struct report_query *q)
 {
-	const struct report_opts *o = p->o;
-	int nkey = p->nrows + (o->summary_by ? 1 : 0), ret;
+	int nkey = p->nrows + (p->summary_by ? 1 : 0), ret;
 	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
 
 	if (p->nrows)
 		memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
-	key[p->nrows] = o->summary_by;
-	ret = compare_sql(p, q, key, nkey, !o->paired_by || !strcmp(o->paired_by, "item"));
+	key[p->nrows] = p->summary_by;
+	ret = compare_sql(p, q, key, nkey, !p->paired_by || !strcmp(p->paired_by, "item"));
 	free(key);
 	return ret;
 }
@@ -413,7 +409,7 @@ int report_query_baseline(const struct report_plan *p, enum report_unit unit, co
 	}
 	/* the replicate: a pass of a run (a day's, a host's), whose units may all shift together */
 	sb_addf(&q->sql, ", sum(%s), c.pass || '/' || coalesce(r.run, 0)", marked_sql);
-	if ((ret = from(p, q, join[unit], p->o->strict)))
+	if ((ret = from(p, q, join[unit], p->strict)))
 		return ret;
 	by(q, "GROUP BY", nkey + 1, nkey + 4, 0);
 	by(q, "ORDER BY", nkey + 1, nkey + 4, 0);
@@ -428,7 +424,7 @@ static int probes_cte(const struct report_plan *p, struct report_query *q)
 {
 	int ret;
 
-	if ((ret = report_expr_probes(p->c, p->o->limit, &q->joined, &q->njoined)))
+	if ((ret = report_expr_probes(p->c, p->limit, &q->joined, &q->njoined)))
 		return ret;
 	/* Per worker and probe name, the newest value measured on the worker's host: the worker's own GPU
 	 * first, then a host-wide probe (gpu NULL), then any GPU of that host. Hosts are matched by name:
@@ -447,7 +443,6 @@ static int probes_cte(const struct report_plan *p, struct report_query *q)
 
 static int limit_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey)
 {
-	const struct report_opts *o = p->o;
 	int ret;
 
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
@@ -459,13 +454,13 @@ static int limit_sql(const struct report_plan *p, struct report_query *q, const 
 	for (int i = 0; i < nkey; i++)
 		sb_addf(&q->sql, "k%d, ", i);
 	sb_adds(&q->sql, "count(v), ");
-	stat_of(q, o->stat, "v");
+	stat_of(q, p->stat, "v");
 	sb_adds(&q->sql, ", ");
-	stat_of(q, o->stat, "lim");
+	stat_of(q, p->stat, "lim");
 	sb_adds(&q->sql, ", ");
-	stat_of(q, o->stat, "CASE WHEN lim IS NOT NULL THEN v END");
+	stat_of(q, p->stat, "CASE WHEN lim IS NOT NULL THEN v END");
 	sb_adds(&q->sql, ", ");
-	stat_of(q, o->stat, "CASE WHEN v IS NOT NULL THEN lim END");
+	stat_of(q, p->stat, "CASE WHEN v IS NOT NULL THEN lim END");
 	for (size_t i = 0; i < q->njoined; i++)
 		sb_addf(&q->sql, ", group_concat(DISTINCT miss%zu)", i);
 	sb_adds(&q->sql, ", sum(noisy) FROM (SELECT ");
@@ -476,7 +471,7 @@ static int limit_sql(const struct report_plan *p, struct report_query *q, const 
 	}
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, " AS v, (");
-	if ((ret = report_expr_sql(p->c, q, "--limit", o->limit, EXPR_PROBES)))
+	if ((ret = report_expr_sql(p->c, q, "--limit", p->limit, EXPR_PROBES)))
 		return ret;
 	sb_addf(&q->sql, ") AS lim, %s AS noisy", marked_sql);
 	for (size_t i = 0; i < q->njoined; i++)
@@ -488,7 +483,7 @@ static int limit_sql(const struct report_plan *p, struct report_query *q, const 
 			return ret;
 		sb_adds(&q->sql, ") AS g");
 	}
-	if ((ret = from(p, q, JOIN_METRIC | JOIN_PROBES, o->strict)))
+	if ((ret = from(p, q, JOIN_METRIC | JOIN_PROBES, p->strict)))
 		return ret;
 	/* LIMIT keeps SQLite from flattening the rows into the aggregates, which would compute the limit
 	 * three times a row (once in each statistic that reads it) */
@@ -503,12 +498,12 @@ static int limit_sql(const struct report_plan *p, struct report_query *q, const 
 
 int report_query_limit(const struct report_plan *p, struct report_query *q)
 {
-	int nkey = p->nrows + (p->o->summary_by ? 1 : 0), ret;
+	int nkey = p->nrows + (p->summary_by ? 1 : 0), ret;
 	const char **key = xcalloc((size_t)nkey + 1, sizeof(*key));
 
 	if (p->nrows)
 		memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
-	key[p->nrows] = p->o->summary_by;
+	key[p->nrows] = p->summary_by;
 	ret = limit_sql(p, q, key, nkey);
 	free(key);
 	return ret;
@@ -519,7 +514,6 @@ int report_query_limit(const struct report_plan *p, struct report_query *q)
  * predicted. */
 static int score_from(const struct report_plan *p, struct report_query *q)
 {
-	const struct report_opts *o = p->o;
 	int ret;
 
 	sb_adds(&q->sql, "p.metric AS metric, p.blind AS blind, 100.0 * (m.value - p.value) / p.value AS err"
@@ -531,13 +525,13 @@ static int score_from(const struct report_plan *p, struct report_query *q)
 		" LEFT JOIN metrics m ON m.result = r.id AND m.name = p.metric"
 		" WHERE p.sweep = ");
 	report_expr_bind(q, p->c->sweep);
-	if (o->metric) {
+	if (p->metric) {
 		sb_adds(&q->sql, " AND p.metric = ");
-		report_expr_bind(q, o->metric);
+		report_expr_bind(q, p->metric);
 	}
-	if (o->where) {
+	if (p->where) {
 		sb_adds(&q->sql, " AND (");
-		if ((ret = report_expr_sql(p->c, q, "--where", o->where, 0)))
+		if ((ret = report_expr_sql(p->c, q, "--where", p->where, 0)))
 			return ret;
 		sb_addc(&q->sql, ')');
 	}
@@ -550,7 +544,7 @@ static int score_from(const struct report_plan *p, struct report_query *q)
 
 int report_query_score(const struct report_plan *p, struct report_query *q)
 {
-	int n = p->o->nrows, ret;
+	int n = p->nasked, ret;
 
 	sb_adds(&q->sql, "SELECT ");
 	for (int i = 0; i < n; i++)
@@ -558,7 +552,7 @@ int report_query_score(const struct report_plan *p, struct report_query *q)
 	sb_adds(&q->sql, "metric, blind, count(err), avg(err * err), avg(err), count(*) - count(err)"
 		" FROM (SELECT ");
 	for (int i = 0; i < n; i++) {
-		if ((ret = report_expr_key(p->c, q, p->o->rows[i])))
+		if ((ret = report_expr_key(p->c, q, p->asked[i])))
 			return ret;
 		sb_addf(&q->sql, " AS k%d, ", i);
 	}
@@ -629,19 +623,18 @@ static void ci_bound(const struct report_plan *p, struct report_query *q, int up
  */
 static int plot_interval(const struct report_plan *p, struct report_query *q)
 {
-	const struct report_opts *o = p->o;
-	const char *stat = stat_sql(o->stat);
+	const char *stat = stat_sql(p->stat);
 
-	if (o->errors == ERRORS_NONE) {
+	if (p->look.errors == ERRORS_NONE) {
 		sb_adds(&q->sql, ", NULL, NULL");
 		return FAIL_OK;
 	}
-	if (o->errors == ERRORS_SPREAD) {
+	if (p->look.errors == ERRORS_SPREAD) {
 		for (int hi = 0; hi < 2; hi++) {
-			sb_adds(&q->sql, !o->spread ? (hi ? ", max(" : ", min(") : ", quantile(");
+			sb_adds(&q->sql, !p->look.spread ? (hi ? ", max(" : ", min(") : ", quantile(");
 			report_expr_metric(p, q);
-			if (o->spread)
-				sb_addf(&q->sql, ", %.17g", hi ? (1 + o->spread) / 2 : (1 - o->spread) / 2);
+			if (p->look.spread)
+				sb_addf(&q->sql, ", %.17g", hi ? (1 + p->look.spread) / 2 : (1 - p->look.spread) / 2);
 			sb_addc(&q->sql, ')');
 		}
 		return FAIL_OK;
@@ -652,7 +645,7 @@ static int plot_interval(const struct report_plan *p, struct report_query *q)
 	if (p->metric_own || !time_direction(p->metric_base))
 		return fail_usage("--errors ci: the interval of the median is of the time, and '%s' is not "
 				  "seconds, ms, us or a rate of a kernel (gflops, gbs, tflops, tbs); --errors spread "
-				  "draws the spread of the values", o->metric);
+				  "draws the spread of the values", p->metric);
 	for (int hi = 0; hi < 2; hi++) {
 		sb_addf(&q->sql, ", CASE WHEN count(r.ci_lo) = count(m.value) THEN %s(", stat);
 		ci_bound(p, q, hi);
@@ -664,17 +657,16 @@ static int plot_interval(const struct report_plan *p, struct report_query *q)
 /* The distinct (row keys, group, host) of the statement's results, then the distinct (group, host). */
 int report_query_shared(const struct report_plan *p, struct report_query *q)
 {
-	const struct report_opts *o = p->o;
 	int ret;
 
 	for (int pass = 0; pass < 2; pass++) {
 		sb_adds(&q->sql, pass ? ", (SELECT count(*) FROM (SELECT DISTINCT " : "SELECT (SELECT count(*) FROM "
 			"(SELECT DISTINCT ");
 		if ((!pass && (ret = keys(p, q, (const char *const *)p->rows, p->nrows, ", "))) ||
-		    (ret = keys(p, q, &o->summary_by, o->summary_by ? 1 : 0, ", ")))
+		    (ret = keys(p, q, &p->summary_by, p->summary_by ? 1 : 0, ", ")))
 			return ret;
 		sb_adds(&q->sql, "h.hostname");
-		if ((ret = from(p, q, JOIN_METRIC, o->strict)))
+		if ((ret = from(p, q, JOIN_METRIC, p->strict)))
 			return ret;
 		sb_adds(&q->sql, "))");
 	}
@@ -683,8 +675,7 @@ int report_query_shared(const struct report_plan *p, struct report_query *q)
 
 int report_query_plot(const struct report_plan *p, struct report_query *q)
 {
-	const struct report_opts *o = p->o;
-	const char *const key[] = { o->facet, o->series, o->x };
+	const char *const key[] = { p->look.facet, p->look.series, p->look.x };
 	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
@@ -695,10 +686,10 @@ int report_query_plot(const struct report_plan *p, struct report_query *q)
 			return ret;
 		sb_adds(&q->sql, ", ");
 	}
-	sb_addf(&q->sql, "%s(", stat_sql(o->stat));
+	sb_addf(&q->sql, "%s(", stat_sql(p->stat));
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
-	if ((ret = plot_interval(p, q)) || (ret = from(p, q, JOIN_METRIC, o->strict)))
+	if ((ret = plot_interval(p, q)) || (ret = from(p, q, JOIN_METRIC, p->strict)))
 		return ret;
 	sb_adds(&q->sql, " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
 	return FAIL_OK;
@@ -720,7 +711,7 @@ int report_query_varying(const struct report_plan *p, const char *const *key, in
 			return ret;
 		sb_addf(&q->sql, ") AS v%d", i);
 	}
-	if ((ret = from(p, q, JOIN_METRIC, p->o->strict)))
+	if ((ret = from(p, q, JOIN_METRIC, p->strict)))
 		return ret;
 	for (int i = 0; i < nkeys; i++)
 		n += key[i] != NULL;

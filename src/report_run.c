@@ -29,7 +29,7 @@ static int strict_emptied(const struct report_plan *p)
 	long n[2];
 	int ret;
 
-	if (!p->o->strict)
+	if (!p->strict)
 		return FAIL_OK;
 	if ((ret = count_results(p, n)))
 		return ret;
@@ -37,22 +37,22 @@ static int strict_emptied(const struct report_plan *p)
 		return FAIL_OK;
 	return fail_usage("--strict left out all %ld results of sweep '%s'%s: no median is known to the precision "
 			  "asked (report without --strict to see them, marked)", n[1], p->c->sweep,
-			  p->o->where || p->nexcluded ? " that pass the filters" : "");
+			  p->where || p->nexcluded ? " that pass the filters" : "");
 }
 
 /* "no ok results ..." for a statement that found nothing (or what --strict left out, strict_emptied). */
 static int nothing(const struct report_plan *p)
 {
-	const char *filters = p->o->where || p->nexcluded ? " that pass the filters" : "";
+	const char *filters = p->where || p->nexcluded ? " that pass the filters" : "";
 	int ret = strict_emptied(p);
 
 	if (ret)
 		return ret;
 	if (p->items)
 		return fail_usage("no per-item values of metric '%s' in sweep '%s'%s: the key item needs a command "
-				  "whose metric lines name their item ({\"item\": ...})", p->o->metric, p->c->sweep,
+				  "whose metric lines name their item ({\"item\": ...})", p->metric, p->c->sweep,
 				  filters);
-	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->o->metric, filters);
+	return fail_usage("no ok results of sweep '%s' with metric '%s'%s", p->c->sweep, p->metric, filters);
 }
 
 /* With no unit, a note when rows of one summary group share a host: n then counts rows, not machines. */
@@ -71,7 +71,7 @@ static int note_shared(const struct report_plan *p)
 /* The caption's words for a summary: what it is over, and what n counts. Owned. */
 static char *summary_caption(const struct report_plan *p)
 {
-	const char *by = p->o->summary_by, *u = p->unit;
+	const char *by = p->summary_by, *u = p->unit;
 
 	if (!u)
 		return xasprintf("; summary%s%s over the rows (n counts them): median, min, max, mean and its 95%% "
@@ -99,12 +99,12 @@ static int emit(const struct report_plan *p, const struct report_doc *d)
 {
 	int ret;
 
-	if (p->o->figure) {
-		ret = report_figure_print(p, d, p->o->out, 1);
+	if (p->figure) {
+		ret = report_figure_print(p, d, p->out.path, 1);
 		return ret == 2 ? fail_usage("nothing to plot: no row of the table has a value") :
 		       ret < 0 ? ret : FAIL_OK;
 	}
-	if (p->o->fmt->page) {
+	if (p->out.fmt->page) {
 		/* the page's conditions are queried now: its printer only prints */
 		struct report_doc page = *d;
 		char *conditions = NULL;
@@ -116,7 +116,7 @@ static int emit(const struct report_plan *p, const struct report_doc *d)
 		free(conditions);
 		return ret;
 	}
-	return report_print(p->o, d);
+	return report_print(&p->out, d);
 }
 
 /* What the results of the table say of themselves (results.note), each with the count of results that
@@ -159,9 +159,9 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		d.caption = caption = full = xasprintf("%s; %s", caption, part);
 	}
 
-	if (p->o->summary_by)
+	if (p->summary_by)
 		report_rows_sort_group(rows);
-	if (p->o->summary && rows->n) {
+	if (p->summary && rows->n) {
 		report_agg_summary(rows, p->unit, &sum, nt);
 		d.summary = &sum;
 		words = summary_caption(p);
@@ -195,7 +195,7 @@ static int count_marked(const struct report_plan *p, long *marked)
 
 	if (!ret) {
 		*marked = n[0];
-		if (n[0] > 0 && p->o->strict)
+		if (n[0] > 0 && p->strict)
 			report_note("--strict left out %ld of %ld results: %s median not known to the precision asked",
 				    n[0], n[1], n[0] == 1 ? "its" : "their");
 	}
@@ -205,15 +205,14 @@ static int count_marked(const struct report_plan *p, long *marked)
 /* The plain and pivoted tables. */
 static int table(struct report_plan *p)
 {
-	const struct report_opts *o = p->o;
 	struct report_notes nt = { 0 };
 	struct report_rows in, out;
-	char *cap, *pooled;
+	char *cap;
 	long marked;
 	int ret;
 
 	if ((ret = report_plan_metric(p)) ||
-	    (ret = report_plan_rows_later(p, &o->summary_by, o->summary_by ? 1 : 0)))
+	    (ret = report_plan_rows_later(p, &p->summary_by, p->summary_by ? 1 : 0)))
 		return ret;
 	/* one pass, unless a parameter varies inside a row: then again, split by it */
 	if (!(ret = report_plan_query(p, report_query_table, &in)) && report_plan_split(p, &in)) {
@@ -222,28 +221,26 @@ static int table(struct report_plan *p)
 	}
 	if (!ret)
 		ret = report_plan_unit(p);
-	if (!ret && (!in.n || (!p->nrows && !o->ncols && isnan(report_rows_num(&in, 0, 0)))))
+	if (!ret && (!in.n || (!p->nrows && !p->ncols && isnan(report_rows_num(&in, 0, 0)))))
 		ret = nothing(p);
 	if (ret) {
 		report_rows_release(&in);
 		return ret;
 	}
-	report_agg_table(&in, (const char *const *)p->rows, p->nrows, (const char *const *)o->cols, o->ncols,
-			 o->summary_by, o->metric, &out);
+	report_agg_table(&in, (const char *const *)p->rows, p->nrows, (const char *const *)p->cols, p->ncols,
+			 p->summary_by, p->metric, &out);
 	/* the rows hold every result the report reads once, unless --strict took some out or each item's
 	 * row holds its result: then count them in SQL */
 	marked = report_agg_marked(&in);
 	report_rows_release(&in);
-	if ((!o->strict && !p->items) || !(ret = count_marked(p, &marked))) {
-		pooled = report_print_pooled(o);
-		cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", o->stat, o->metric,
-				p->metric_scale != 1 ? " (derived)" : "", pooled, p->c->sweep,
-				o->where ? ", where " : "", o->where ? o->where : "");
+	if ((!p->strict && !p->items) || !(ret = count_marked(p, &marked))) {
+		cap = xasprintf("%s of %s%s over passes%s, sweep %s%s%s", p->stat, p->metric,
+				p->metric_scale != 1 ? " (derived)" : "", p->pooled, p->c->sweep,
+				p->where ? ", where " : "", p->where ? p->where : "");
 		ret = print_rows(p, &out, cap, marked, &nt);
-		if (!ret && (o->conditions || o->ledger))
+		if (!ret && (p->conditions || p->ledger))
 			ret = report_conditions(p);
 		free(cap);
-		free(pooled);
 	}
 	report_rows_release(&out);
 	report_notes_release(&nt);
@@ -273,18 +270,17 @@ static char *pairs_caption(const struct report_rows *out, int c)
  * bootstrap interval. */
 static int compare(struct report_plan *p)
 {
-	const struct report_opts *o = p->o;
-	const char *paired = o->paired_by ? o->paired_by : "item";
-	int by_item = !strcmp(paired, "item"), geo = !strcmp(o->stat, "geomean"), ret;
-	const char *extra[] = { o->cmp_key, by_item ? NULL : paired, o->summary_by };
+	const char *paired = p->paired_by ? p->paired_by : "item";
+	int by_item = !strcmp(paired, "item"), geo = !strcmp(p->stat, "geomean"), ret;
+	const char *extra[] = { p->arms.key, by_item ? NULL : paired, p->summary_by };
 	struct report_pairing pp = {
-		.group = o->summary_by, .key = o->cmp_key, .a = o->cmp_a, .b = o->cmp_b, .metric = o->metric,
-		.ci = o->ci, .boot = o->boot, .seed = o->seed,
-		.stat = geo ? STATS_GEOMEAN_RATIO : STATS_RATIO_OF_MEANS, .interval = o->interval,
+		.group = p->summary_by, .key = p->arms.key, .a = p->arms.a, .b = p->arms.b, .metric = p->metric,
+		.ci = p->boot.ci, .boot = p->boot.resamples, .seed = p->boot.seed,
+		.stat = geo ? STATS_GEOMEAN_RATIO : STATS_RATIO_OF_MEANS, .interval = p->boot.interval,
 	};
 	struct report_notes nt = { 0 };
 	struct report_rows in, out;
-	char *cap, *pooled, *n;
+	char *cap, *n;
 
 	if ((ret = report_plan_metric(p)) || (ret = report_plan_arms(p)) || (ret = report_plan_rows(p, extra, 3)) ||
 	    (ret = report_plan_unit(p)))
@@ -294,10 +290,10 @@ static int compare(struct report_plan *p)
 		ret = nothing(p);
 	else if (!ret && !in.n && !(ret = strict_emptied(p)))
 		ret = by_item ? fail_usage("no per-item values of '%s' for %s=%s or %s=%s in sweep '%s' (pair by a "
-					   "parameter with --paired-by KEY)", o->metric, o->cmp_key, o->cmp_a,
-					   o->cmp_key, o->cmp_b, p->c->sweep)
-			      : fail_usage("no ok results of '%s' for %s=%s or %s=%s in sweep '%s'", o->metric,
-					   o->cmp_key, o->cmp_a, o->cmp_key, o->cmp_b, p->c->sweep);
+					   "parameter with --paired-by KEY)", p->metric, p->arms.key, p->arms.a,
+					   p->arms.key, p->arms.b, p->c->sweep)
+			      : fail_usage("no ok results of '%s' for %s=%s or %s=%s in sweep '%s'", p->metric,
+					   p->arms.key, p->arms.a, p->arms.key, p->arms.b, p->c->sweep);
 	if (ret) {
 		report_rows_release(&in);
 		return ret;
@@ -306,17 +302,15 @@ static int compare(struct report_plan *p)
 	pp.nkey = p->nrows;
 	report_pair(&in, &pp, &out, &nt);
 	report_rows_release(&in);
-	pooled = report_print_pooled(o);
 	n = pairs_caption(&out, p->nrows + (out.group >= p->nrows ? 1 : 0));
 	cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s: %s%s (%s; %g%% %s bootstrap interval of %d "
-			"resamples, seed %llu), sweep %s", o->metric, o->cmp_key, o->cmp_a, o->cmp_key, o->cmp_b,
-			pooled, paired, geo ? "geometric mean of the ratios of each " : "ratio of means",
-			geo ? paired : "", n, o->ci * 100, o->interval == STATS_BCA ? "BCa" : "percentile", o->boot,
-			(unsigned long long)o->seed, p->c->sweep);
+			"resamples, seed %llu), sweep %s", p->metric, p->arms.key, p->arms.a, p->arms.key, p->arms.b,
+			p->pooled, paired, geo ? "geometric mean of the ratios of each " : "ratio of means",
+			geo ? paired : "", n, p->boot.ci * 100, p->boot.interval == STATS_BCA ? "BCa" : "percentile", p->boot.resamples,
+			(unsigned long long)p->boot.seed, p->c->sweep);
 	ret = print_rows(p, &out, cap, -1, &nt);
 	free(cap);
 	free(n);
-	free(pooled);
 	report_rows_release(&out);
 	report_notes_release(&nt);
 	return ret;
@@ -325,32 +319,29 @@ static int compare(struct report_plan *p)
 /* --limit EXPR: a limit per row from parameters, metrics and probes, and the share of it. */
 static int limit(struct report_plan *p)
 {
-	const struct report_opts *o = p->o;
 	struct report_query q = REPORT_QUERY_INIT;
 	struct report_notes nt = { 0 };
 	struct report_rows in, out;
-	char *cap, *pooled;
+	char *cap;
 	int ret;
 
-	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &o->summary_by, o->summary_by ? 1 : 0)) ||
+	if ((ret = report_plan_metric(p)) || (ret = report_plan_rows(p, &p->summary_by, p->summary_by ? 1 : 0)) ||
 	    (ret = report_plan_unit(p)))
 		return ret;
 	/* the statement is kept: it names the probes the limit joins, for the notes */
 	report_rows_init(&in);
 	if ((ret = report_query_limit(p, &q)) || (report_query_trim(&q), ret = report_rows_fetch(p->c, &q, &in)))
 		goto out;
-	report_agg_limit(&in, (const char *const *)p->rows, p->nrows, o->summary_by, o->metric,
+	report_agg_limit(&in, (const char *const *)p->rows, p->nrows, p->summary_by, p->metric,
 			 (const char *const *)q.joined, q.njoined, &out, &nt);
 	if (!out.n || (!p->nrows && report_rows_num(&out, 0, out.ncol - 4) == 0)) {
 		ret = nothing(p);
 	} else {
-		pooled = report_print_pooled(o);
 		cap = xasprintf("%s of %s over passes%s, limit = %s, share = %s(%s) / %s(limit) of the results with "
-				"both, sweep %s", o->stat, o->metric, pooled, o->limit, o->stat, o->metric, o->stat,
+				"both, sweep %s", p->stat, p->metric, p->pooled, p->limit, p->stat, p->metric, p->stat,
 				p->c->sweep);
 		ret = print_rows(p, &out, cap, -1, &nt);
 		free(cap);
-		free(pooled);
 	}
 	report_rows_release(&out);
 	report_notes_release(&nt);
@@ -363,7 +354,6 @@ out:
 /* --drift: each worker's control cell over time, and the hosts it finds unstable. */
 static int drift(struct report_plan *p)
 {
-	const struct report_opts *o = p->o;
 	struct report_rows ctl, w, out;
 	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL };
 	char *cap;
@@ -373,18 +363,18 @@ static int drift(struct report_plan *p)
 		report_rows_release(&ctl);
 		return ret;
 	}
-	report_agg_drift(&ctl, o->drop_first, &w);
+	report_agg_drift(&ctl, p->drop_first, &w);
 	report_rows_release(&ctl);
 	if (!w.n) {
 		report_rows_release(&w);
 		return fail_usage("sweep '%s' has no control results: add 'control:' to its spec to measure drift",
 				  p->c->sweep);
 	}
-	report_agg_drift_table(&w, o->threshold, &out, &nunstable);
+	report_agg_drift_table(&w, p->threshold, &out, &nunstable);
 	d.caption = cap = xasprintf("control cell of sweep %s per worker: median time as a ratio to the median of "
 				    "its runs%s; noise: the largest of a run, or for runs of one sample their spread; "
 				    "unstable when drift or noise passes %g%%", p->c->sweep,
-				    o->drop_first ? " (the first left out)" : "", o->threshold * 100);
+				    p->drop_first ? " (the first left out)" : "", p->threshold * 100);
 	if (!(ret = emit(p, &d)) && nunstable)
 		report_note("%d of %zu workers unstable; 'sweep report --exclude-unstable' leaves their hosts out",
 			    nunstable, w.n);
@@ -397,7 +387,6 @@ static int drift(struct report_plan *p)
 /* --score: predictions registered with `sweep predict` against the results. */
 static int score(struct report_plan *p)
 {
-	const struct report_opts *o = p->o;
 	struct report_score_counts n;
 	struct report_rows in, out;
 	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL };
@@ -411,27 +400,27 @@ static int score(struct report_plan *p)
 		report_rows_release(&in);
 		return ret;
 	}
-	report_agg_score(&in, (const char *const *)o->rows, o->nrows, o->bar, &out, &n);
+	report_agg_score(&in, (const char *const *)p->asked, p->nasked, p->bar, &out, &n);
 	report_rows_release(&in);
 	if (!out.n) {
 		ret = fail_usage("no predictions of sweep '%s'%s%s have a measured result%s", p->c->sweep,
-				 o->metric ? " for " : "", o->metric ? o->metric : "",
+				 p->metric ? " for " : "", p->metric ? p->metric : "",
 				 n.pending ? " yet" : " (register them with 'sweep predict')");
 		report_rows_release(&out);
 		return ret;
 	}
-	if (!isnan(o->bar))
-		snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", o->bar);
+	if (!isnan(p->bar))
+		snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", p->bar);
 	d.caption = cap = xasprintf("predictions of sweep %s: error = 100 (measured - predicted) / predicted%s",
 				    p->c->sweep, bar);
 	ret = emit(p, &d);
 	if (n.pending)
 		report_note("%d predicted %s not measured yet", n.pending,
 			    n.pending == 1 ? "result is" : "results are");
-	if (!ret && !isnan(o->bar))
-		report_note("bar %g%%: met by %d of %d groups", o->bar, n.met, n.groups);
+	if (!ret && !isnan(p->bar))
+		report_note("bar %g%%: met by %d of %d groups", p->bar, n.met, n.groups);
 	/* a CI job gates on the bar: a group that missed it is a failure of its own kind */
-	if (!ret && !isnan(o->bar) && n.met < n.groups)
+	if (!ret && !isnan(p->bar) && n.met < n.groups)
 		ret = FAIL_WORSE;
 	free(cap);
 	report_rows_release(&out);
@@ -457,7 +446,7 @@ static int plot(struct report_plan *p)
 		ret = nothing(p);
 	else if (!points.n)
 		ret = fail_usage("nothing to plot: no ok results of sweep '%s' with metric '%s'%s", p->c->sweep,
-				 p->o->metric, p->o->where ? " that pass --where" : "");
+				 p->metric, p->where ? " that pass --where" : "");
 	else if (!(ret = report_plot_print(p, &points)) && (words = measured(p)))
 		report_note("%s", words);   /* after what was written: the figure shows the measured cells */
 	report_rows_release(&points);

@@ -17,7 +17,9 @@ Prints "ok - ..." / "not ok - ..." lines (tests/run.sh counts them):
   case, across adjacent string literals) is in src/store*.c;
 - no function in src/ or kernels/ over 100 lines (counted by brace depth, whatever the brace style), beyond
   those named in LONG_FUNCTIONS with their reasons;
-- the pure stages of a report (PURE_STAGES) call no I/O: read from their objects' symbols.
+- the pure stages of a report (PURE_STAGES) call no I/O: read from their objects' symbols;
+- a report's options stop at its planner: past report.c and report_plan.c, `struct report_opts` is named
+  only in the signatures of OPTIONS_TAKEN (the entry points that hand the options to report_plan_init).
 
 tests/layers_planted.py plants a violation of each rule and checks that the rule catches it.
 """
@@ -378,6 +380,32 @@ def impure_stages(uses):
     return bad
 
 
+# The report files that may name struct report_opts, and where: the options themselves, the planner, and
+# the functions that take the options to hand them to report_plan_init (file -> function names).
+OPTIONS_FILES = ["src/report.c", "src/report.h", "src/report_plan.c"]
+OPTIONS_TAKEN = {
+    "src/report_int.h": {"report_plan_init"},
+    "src/report_run.c": {"report_run"},
+    "src/report_compare.c": {"report_compare", "open_side"},
+}
+OPTIONS_NAMED = re.compile(r"^(.*)struct report_opts\b", re.M)
+
+
+def options_past_planner(files):
+    """"file:line: text" for each report file past the planner that names struct report_opts other than in
+    the signature of a function OPTIONS_TAKEN allows there (files: path -> text)."""
+    bad = []
+    for f, text in sorted(files.items()):
+        if not re.match(r"src/report_\w+\.[ch]$", f) or f in OPTIONS_FILES:
+            continue
+        for m in OPTIONS_NAMED.finditer(text):
+            sig = re.match(r"[\w\s\*]*?\b(\w+)\([^=;()]*$", m.group(1))
+            if not sig or sig.group(1) not in OPTIONS_TAKEN.get(f, ()):
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append("%s:%d: %s" % (f, line, text.split("\n")[line - 1].strip()))
+    return bad
+
+
 def check(ok, msg, detail=()):
     print(("ok - " if ok else "not ok - ") + msg)
     for d in detail:
@@ -430,6 +458,10 @@ def main(objdir):
     bad = impure_includes(files)
     good &= check(not bad and all(f in files for f in PURE_HEADERS),
                   "the pure stages include only the pure headers (%s)" % ", ".join(PURE_HEADERS), bad)
+    bad = options_past_planner(files)
+    good &= check(not bad and all(f in files for f in OPTIONS_TAKEN),
+                  "a report's options stop at its planner (report_plan_init and the entry points that call it)",
+                  bad)
     return 0 if good else 1
 
 

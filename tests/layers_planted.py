@@ -94,5 +94,16 @@ expect(layers.impure_includes(files_with("src/report_rows.h", '#include "table.h
 expect(layers.impure_includes(files_with("src/report_verdict.c", '#include "stats.h"\n')), False,
        "report_verdict.c including stats.h")
 
+# A report stage past the planner reading the options; the planner and the entry points may.
+expect(layers.options_past_planner(files_with("src/report_query.c",
+       "static int planted(const struct report_plan *p)\n{\n\tconst struct report_opts *o = planted_opts;\n\treturn 0;\n}\n")),
+       True, "report_query.c reading the options in a local")
+expect(layers.options_past_planner(files_with("src/report_plot.c",
+       "static int planted(const struct report_opts *o, double v);\n")),
+       True, "report_plot.c taking the options")
+expect(layers.options_past_planner(files_with("src/report_run.c", "")), False, "report_run.c as it is")
+expect(layers.options_past_planner(files_with("src/report_plan.c",
+       "static int planted(const struct report_opts *o);\n")), False, "the planner taking the options")
+
 print("# %d planted checks failed" % failed)
 sys.exit(1 if failed else 0)

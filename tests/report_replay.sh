@@ -1,20 +1,21 @@
 #!/bin/bash
 # report_replay.sh: every report the end-to-end tests make, made again by two builds and compared byte for
 # byte: standard output, standard error, exit status and every file written (--out, a plot's .dat, .gp and
-# picture). It proves that a change to the report code (src/report*.c, table.c, builtin/report.c, plot.c)
-# changed no report.
+# picture). It proves that a change to the report code (src/report*.c, table.c, builtin/report.c, plot.c,
+# compare.c) changed no report.
 #
 # Usage: tests/report_replay.sh [--base REV] [--keep DIR [--again]] [TEST.sh ...]
 #   REV      the build to compare against (default main), built with `make CUDA=0` from `git archive REV`
-#   TEST     the end-to-end tests to record (default: every tests/e2e/t*.sh that runs `report` or `plot`)
+#   TEST     the end-to-end tests to record (default: every tests/e2e/t*.sh that runs `report`, `plot` or
+#            `compare`)
 #   DIR      keep the corpus, the base build and the outputs there (default: a temporary folder)
 #   --again  replay the corpus kept in DIR with today's build/sweep, recording nothing
 # Needs build/sweep of the working tree (make CUDA=0 build/sweep) and what the chosen tests need.
 #
 # How: the tests run from a shadow of the repository whose build/sweep is a wrapper (written below) around
-# the real binary. With SWEEP_REPORT_CORPUS=DIR set, the wrapper records each `sweep report` and `sweep
-# plot` into DIR before running it: the arguments, and a copy of every file an argument names (the
-# database with its -wal and -shm, an --out file that is already there). Then each recorded invocation is
+# the real binary. With SWEEP_REPORT_CORPUS=DIR set, the wrapper records each `sweep report`, `sweep plot`
+# and `sweep compare` into DIR before running it: the arguments, and a copy of every file an argument
+# names (the databases with their -wal and -shm, an --out file that is already there). Then each recorded invocation is
 # replayed twice in the same empty folder, once with REV's binary and once with the working tree's, on
 # fresh copies of the same files, with arguments rewritten to those copies (the same for both). The last
 # line says how many invocations were compared and how many differ; the exit status is 1 when any does.
@@ -86,7 +87,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 if [ $# -eq 0 ]; then
-	set -- $(grep -l -E '(SWEEP"? |sweep )(report|plot) ' tests/e2e/t*.sh | sort)
+	set -- $(grep -l -E '(SWEEP"? |sweep )(report|plot|compare) ' tests/e2e/t*.sh | sort)
 fi
 [ -x build/sweep ] ||
 	{ echo "report_replay.sh: build/sweep is missing (make CUDA=0 build/sweep)" >&2; exit 2; }
@@ -119,7 +120,7 @@ done
 cat >"$S/build/sweep" <<EOF
 #!/bin/bash
 # The recording wrapper of tests/report_replay.sh: see there.
-if [ -n "\${SWEEP_REPORT_CORPUS:-}" ] && { [ "\${1:-}" = report ] || [ "\${1:-}" = plot ]; }; then
+if [ -n "\${SWEEP_REPORT_CORPUS:-}" ] && { [ "\${1:-}" = report ] || [ "\${1:-}" = plot ] || [ "\${1:-}" = compare ]; }; then
 	SWEEP_REPORT_PATH=\$PATH PATH=/usr/local/bin:/usr/bin:/bin:\$PATH /bin/bash "$ROOT/tests/report_replay.sh" \\
 		--record "\$@" || echo "report_replay.sh: not recorded: \$*" >&2
 fi

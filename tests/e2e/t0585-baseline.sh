@@ -200,7 +200,10 @@ test_expect_success '--superseded: the results a --replan (or --force) replaced 
 	test_expect_code 4 "$SWEEP" compare f.db --superseded --metric lat --fail-above 5 --format csv \
 		>f.csv 2>err &&
 	test "$(cut -d, -f9 f.csv | sort -u | tr "\n" " ")" = "slower verdict " &&
-	test "$(cut -d, -f4 f.csv | sed 1d)" = "$(cut -d, -f4 slow.csv | sed 1d)"
+	test "$(cut -d, -f4 f.csv | sed 1d)" = "$(cut -d, -f4 slow.csv | sed 1d)" &&
+	# the caption says what the base is: the superseded results of the same file
+	"$SWEEP" compare f.db --superseded --metric lat >f.md 2>err &&
+	grep -q "^lat of sweep [^,]*, f.db over its superseded results: " f.md
 '
 
 # One pass, three timed runs a cell: the units are the runs' samples, paired by index.

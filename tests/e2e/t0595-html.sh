@@ -197,7 +197,7 @@ test_expect_success 'the figure draws what the table prints: units of sweep plot
 	# seconds in the unit that suits them, as sweep plot draws them: no tick at 0.0001
 	"$SWEEP" report cp.db --rows bytes --metric seconds --out cs.html 2>/dev/null &&
 	sed -n "/<svg/,/<\/svg>/p" cs.html >cs.svg &&
-	grep -Eq "<text>seconds \((ms|µs)\), median over passes</text>" cs.svg && ! grep -q "<text> 0\.0" cs.svg &&
+	grep -Eq "<text>seconds \((ms|µs|ns)\), median over passes</text>" cs.svg && ! grep -q "<text> 0\.0" cs.svg &&
 	grep -q "<text> [1-9][0-9]*</text>" cs.svg &&
 	# the caption once, above the table; no condition without a value
 	test "$(grep -o "median of gbs over passes, sweep cp" cp.html | wc -l)" = 1 &&

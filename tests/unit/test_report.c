@@ -346,11 +346,11 @@ static void test_noise_and_pool(void)
 		report_plan_release(&p);
 	}
 
-	pooled = report_print_pooled(&o);
+	pooled = report_print_pooled(o.pool, o.npool);
 	CHECK_STR(pooled, "", "nothing pooled, nothing said");
 	free(pooled);
 	CHECK(!report_opts_split("--pool", "N,dtype", &o.pool, &o.npool), "--pool N,dtype");
-	pooled = report_print_pooled(&o);
+	pooled = report_print_pooled(o.pool, o.npool);
 	CHECK_STR(pooled, " and N, dtype", "the title names the pooled keys");
 	free(pooled);
 	report_opts_release(&o);

@@ -11,15 +11,11 @@ static char out_path[64];
 /* What report_print writes for d in fmt (through --out, read back). Caller frees. */
 static char *printed(const struct table_format *fmt, int digits, const struct report_doc *d)
 {
-	struct report_opts o;
+	struct report_out out = { fmt, digits, out_path, NULL, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 
-	report_opts_init(&o);
-	o.fmt = fmt;
-	o.digits = digits;
-	o.out = out_path;
-	rc = report_print(&o, d);
+	rc = report_print(&out, d);
 	CHECK_INT(rc, FAIL_OK, "printed");
 	if (sb_read_file(&sb, out_path))
 		sb_adds(&sb, "(unreadable)");
@@ -378,6 +374,24 @@ static void test_num_and_out(void)
 	unlink(db);
 }
 
+/* Seconds on a figure's axis in the unit that suits the largest: ns, µs, ms, or s as they are. */
+static void test_seconds_unit(void)
+{
+	static const struct {
+		double max, scale;
+		const char *unit;
+	} want[] = { { 4e-7, 1e9, "ns" }, { 1e-6, 1e6, "µs" }, { 4e-4, 1e6, "µs" }, { 1e-3, 1e3, "ms" },
+		     { 0.5, 1e3, "ms" }, { 1, 1, "s" }, { 30, 1, "s" }, { 0, 1, "s" } };
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *unit = "s";
+		double scale = report_plot_seconds(want[i].max, &unit);
+
+		CHECK(scale == want[i].scale && !strcmp(unit, want[i].unit), "%g s drawn x %g in %s: got x %g in %s",
+		      want[i].max, want[i].scale, want[i].unit, scale, unit);
+	}
+}
+
 int main(void)
 {
 	int fd;
@@ -391,6 +405,7 @@ int main(void)
 	test_summary_apart_from_1();
 	test_text_print();
 	test_num_and_out();
+	test_seconds_unit();
 	unlink(out_path);
 	return test_done();
 }
