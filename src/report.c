@@ -89,36 +89,43 @@ double report_opts_percentile(const char *stat)
 	return v / 100;
 }
 
+/* The names of stats_defs (levels only: what a limit's share and a plot take) as a message lists them,
+ * "a, b, c" then " or d" when or_last. */
+static void stat_names(struct strbuf *sb, int levels, int or_last)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < stats_ndefs; i++)
+		n += !levels || stats_defs[i].level;
+	for (size_t i = 0; i < stats_ndefs; i++) {
+		if (levels && !stats_defs[i].level)
+			continue;
+		sb_addf(sb, "%s%s", !k ? "" : or_last && k == n - 1 ? " or " : ", ", stats_defs[i].name);
+		k++;
+	}
+}
+
 int report_opts_stat(const char *stat, enum report_mode mode)
 {
-	static const char *const stats[] = { "median", "mean", "geomean", "min", "max", "stdev", "cv" };
-	size_t i;
+	const struct stats_def *def = stats_def_find(stat);
+	struct strbuf sb = STRBUF_INIT;
+	int ret = FAIL_OK;
 
-	for (i = 0; i < ARRAY_SIZE(stats) && strcmp(stat, stats[i]); i++)
-		;
-	if (i == ARRAY_SIZE(stats) && isnan(report_opts_percentile(stat)))
-		return fail_usage("--stat is median, mean, geomean, min, max, stdev, cv or pNN (a percentile such "
-				  "as p90), not '%s'", stat);
-	switch (mode) {
-	case REPORT_TABLE:
-		return FAIL_OK;
-	case REPORT_LIMIT:
-	case REPORT_PLOT:
-		if (i < 5)
-			return FAIL_OK;
-		return fail_usage("--stat %s: %s takes median, mean, geomean, min or max", stat,
-				  mode == REPORT_LIMIT ? "--limit" : "a plot");
-	case REPORT_COMPARE:
-		if (!strcmp(stat, "mean") || !strcmp(stat, "geomean"))
-			return FAIL_OK;
-		return fail_usage("--stat %s: --compare takes mean (the ratio of means) or geomean (the geometric "
-				  "mean of the per-unit ratios)", stat);
-	case REPORT_DRIFT:
-	case REPORT_SCORE:
-		break;
+	if (!def && isnan(report_opts_percentile(stat))) {
+		stat_names(&sb, 0, 0);
+		ret = fail_usage("--stat is %s or pNN (a percentile such as p90), not '%s'", sb.buf, stat);
+	} else if ((mode == REPORT_LIMIT || mode == REPORT_PLOT) && !(def && def->level)) {
+		stat_names(&sb, 1, 1);
+		ret = fail_usage("--stat %s: %s takes %s", stat, mode == REPORT_LIMIT ? "--limit" : "a plot", sb.buf);
+	} else if (mode == REPORT_COMPARE && strcmp(stat, "mean") && strcmp(stat, "geomean")) {
+		ret = fail_usage("--stat %s: --compare takes mean (the ratio of means) or geomean (the geometric "
+				 "mean of the per-unit ratios)", stat);
+	} else if (mode == REPORT_DRIFT || mode == REPORT_SCORE) {
+		ret = fail_usage("--stat goes with a table, --limit or --compare, not --%s",
+				 mode == REPORT_DRIFT ? "drift" : "score");
 	}
-	return fail_usage("--stat goes with a table, --limit or --compare, not --%s",
-			  mode == REPORT_DRIFT ? "drift" : "score");
+	sb_release(&sb);
+	return ret;
 }
 
 int report_opts_errors(struct report_opts *o, const char *arg)

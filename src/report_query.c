@@ -153,23 +153,20 @@ static void by(struct report_query *q, const char *what, int n, int extra1, int 
 		sb_addf(&q->sql, ", %d", extra2);
 }
 
-/* The SQL aggregate of --stat ("median", "avg", ...), for the five a plot takes. */
+/* The SQL aggregate of a --stat of stats_defs (mean: avg); not a percentile (the levels a plot takes). */
 static const char *stat_sql(const char *stat)
 {
-	/* median, geomean, min, max: SQL functions of the same name */
-	return !strcmp(stat, "mean") ? "avg" : stat;
+	return stats_def_find(stat)->sql;
 }
 
-/* "stat(x)" for any --stat: the five above, stdev, cv (stdev over mean) and pNN (store_functions.c's
- * type-7 quantile). x is SQL without bound values (it may be written twice). */
+/* "stat(x)" for any --stat: a statistic of stats_defs, or pNN (store_functions.c's type-7 quantile). x is
+ * SQL without bound values. */
 static void stat_of(struct report_query *q, const char *stat, const char *x)
 {
 	double pct = report_opts_percentile(stat);
 
 	if (!isnan(pct))
 		sb_addf(&q->sql, "quantile(%s, %.17g)", x, pct);
-	else if (!strcmp(stat, "cv"))
-		sb_addf(&q->sql, "(stdev(%s) / avg(%s))", x, x);
 	else
 		sb_addf(&q->sql, "%s(%s)", stat_sql(stat), x);
 }

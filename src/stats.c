@@ -199,6 +199,30 @@ double stats_geomean(const double *x, size_t n)
 	return exp((isfinite(s) ? s + c : s) / (double)n);
 }
 
+double stats_cv(const double *x, size_t n)
+{
+	return n < 2 ? NAN : stats_stdev(x, n) / stats_mean(x, n);
+}
+
+const struct stats_def stats_defs[] = {
+	{ "median", stats_median, "median", 1 },
+	{ "mean", NULL, "avg", 1 },
+	{ "geomean", stats_geomean, "geomean", 1 },
+	{ "min", NULL, "min", 1 },
+	{ "max", NULL, "max", 1 },
+	{ "stdev", stats_stdev, "stdev", 0 },
+	{ "cv", stats_cv, "cv", 0 },
+};
+const size_t stats_ndefs = sizeof(stats_defs) / sizeof(stats_defs[0]);
+
+const struct stats_def *stats_def_find(const char *name)
+{
+	for (size_t i = 0; name && i < stats_ndefs; i++)
+		if (!strcmp(name, stats_defs[i].name))
+			return &stats_defs[i];
+	return NULL;
+}
+
 double stats_quantile_sorted(const double *x, size_t n, double q)
 {
 	double h, f;

@@ -30,6 +30,27 @@ double stats_mean(const double *x, size_t n);
 double stats_stdev(const double *x, size_t n);
 /* exp(mean(log x)); NaN when any x <= 0 or n == 0. */
 double stats_geomean(const double *x, size_t n);
+/* The coefficient of variation: stdev / mean; NaN for n < 2. */
+double stats_cv(const double *x, size_t n);
+
+/*
+ * The statistics a report takes over the values of a group (--stat NAME), in the order its messages list
+ * them: each computed by its function here (registered as the SQL aggregate NAME by store_functions.c),
+ * or by SQLite's own aggregate sql (mean is avg). A level is in the values' unit (a median, a minimum): a
+ * share of a limit and a plot's point take only those. Adding one is an entry here, its function in
+ * stats.c, its test in tests/unit/test_stats.c and a line in docs/report-statistics.md. The percentiles
+ * (pNN) are the one family of names: stats_quantile.
+ */
+struct stats_def {
+	const char *name;
+	double (*of)(const double *x, size_t n);   /* NULL: SQLite's aggregate sql */
+	const char *sql;           /* the SQL aggregate's name */
+	int level;
+};
+extern const struct stats_def stats_defs[];
+extern const size_t stats_ndefs;
+/* The statistic called name, or NULL. */
+const struct stats_def *stats_def_find(const char *name);
 
 /* The quantile of Student's t distribution with df > 0 degrees of freedom at p in (0, 1): the t with
  * P(T <= t) = p, from the regularized incomplete beta function, to about 1e-12 relative. NaN for p or df

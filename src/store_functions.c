@@ -133,11 +133,13 @@ static void result_num(sqlite3_context *ctx, double v)
 		sqlite3_result_double(ctx, v);
 }
 
-static void agg_final_median(sqlite3_context *ctx)
+/* A statistic of stats_defs (the function's user data) over the values. */
+static void agg_final_stat(sqlite3_context *ctx)
 {
+	const struct stats_def *def = sqlite3_user_data(ctx);
 	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
 
-	result_num(ctx, a && a->n ? stats_median(a->x, a->n) : NAN);
+	result_num(ctx, a && a->n ? def->of(a->x, a->n) : NAN);
 	if (a)
 		agg_free(a);
 }
@@ -147,24 +149,6 @@ static void agg_final_quantile(sqlite3_context *ctx)
 	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
 
 	result_num(ctx, a && a->n ? stats_quantile(a->x, a->n, a->q) : NAN);
-	if (a)
-		agg_free(a);
-}
-
-static void agg_final_geomean(sqlite3_context *ctx)
-{
-	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
-
-	result_num(ctx, a && a->n ? stats_geomean(a->x, a->n) : NAN);
-	if (a)
-		agg_free(a);
-}
-
-static void agg_final_stdev(sqlite3_context *ctx)
-{
-	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
-
-	result_num(ctx, a && a->n ? stats_stdev(a->x, a->n) : NAN);
 	if (a)
 		agg_free(a);
 }
@@ -308,10 +292,7 @@ int store_functions_register(sqlite3 *db)
 		void (*step)(sqlite3_context *, int, sqlite3_value **);
 		void (*final)(sqlite3_context *);
 	} aggs[] = {
-		{ "median", 1, agg_step_x, agg_final_median },
 		{ "quantile", 2, agg_step_quantile, agg_final_quantile },
-		{ "geomean", 1, agg_step_x, agg_final_geomean },
-		{ "stdev", 1, agg_step_x, agg_final_stdev },
 		{ "ratio_ci", 2, agg_step_ratio, agg_final_ratio },
 		{ "ratio_ci", 3, agg_step_ratio, agg_final_ratio },
 		{ "ratio_ci", 4, agg_step_ratio, agg_final_ratio },
@@ -324,6 +305,12 @@ int store_functions_register(sqlite3 *db)
 	for (size_t i = 0; i < ARRAY_SIZE(aggs); i++)
 		if (sqlite3_create_function_v2(db, aggs[i].name, aggs[i].nargs, flags, NULL, NULL,
 					       aggs[i].step, aggs[i].final, NULL))
+			return error("sql error: %s", sqlite3_errmsg(db));
+	/* the statistics computed here (stats_defs: median, geomean, stdev, cv, ...) */
+	for (size_t i = 0; i < stats_ndefs; i++)
+		if (stats_defs[i].of &&
+		    sqlite3_create_function_v2(db, stats_defs[i].sql, 1, flags, (void *)&stats_defs[i], NULL,
+					       agg_step_x, agg_final_stat, NULL))
 			return error("sql error: %s", sqlite3_errmsg(db));
 	if (sqlite3_create_function_v2(db, "sweep_key", 4, flags, NULL, fn_sweep_key, NULL, NULL, NULL) ||
 	    sqlite3_create_function_v2(db, "ci_rel", 3, flags, NULL, fn_ci_rel, NULL, NULL, NULL) ||
@@ -445,9 +432,8 @@ static const char *const guard_functions[] = {
 	"->", "->>", "json", "json_array", "json_array_length", "json_error_position", "json_extract",
 	"json_group_array", "json_group_object", "json_insert", "json_object", "json_patch", "json_pretty",
 	"json_quote", "json_remove", "json_replace", "json_set", "json_type", "json_valid",
-	/* sweep's own (store_functions_register) */
-	"median", "quantile", "geomean", "stdev", "ratio_ci", "median_ci", "ci_rel", "sweep_key",
-	"sweep_param_defaults",
+	/* sweep's own (store_functions_register; and the statistics of stats_defs) */
+	"quantile", "ratio_ci", "median_ci", "ci_rel", "sweep_key", "sweep_param_defaults",
 };
 /* PRAGMAs that only read, with any argument (a table, an index) or with none (a value would set it). */
 static const char *const guard_pragmas_any[] = {
@@ -459,6 +445,15 @@ static const char *const guard_pragmas_read[] = {
 	"foreign_keys", "freelist_count", "function_list", "journal_mode", "module_list", "page_count",
 	"page_size", "pragma_list", "schema_version", "user_version",
 };
+
+/* Whether name is a statistic of stats_defs that store_functions_register registered. */
+static int stats_computed(const char *name)
+{
+	for (size_t i = 0; name && i < stats_ndefs; i++)
+		if (stats_defs[i].of && !strcasecmp(name, stats_defs[i].sql))
+			return 1;
+	return 0;
+}
 
 static int guard_listed(const char *name, const char *const *list, size_t n)
 {
@@ -480,7 +475,7 @@ static int guard_authorizer(void *data, int action, const char *a, const char *b
 	(void)c, (void)d;
 	switch (action) {
 	case SQLITE_FUNCTION:
-		if (guard_listed(b, guard_functions, ARRAY_SIZE(guard_functions)))
+		if (guard_listed(b, guard_functions, ARRAY_SIZE(guard_functions)) || stats_computed(b))
 			return SQLITE_OK;
 		snprintf(den->what, sizeof(den->what), "the function %.60s()", b ? b : "?");
 		return SQLITE_DENY;

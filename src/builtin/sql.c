@@ -44,7 +44,7 @@ static int sql_fn(int argc, char **argv)
 
 const struct cmd cmd_sql = { "sql", sql_fn, "sweep sql DB QUERY [--csv | --json | --md] [--timeout SECONDS]",
 	"Run one read-only SQL query and print the rows as an aligned table. The functions median(x),\n"
-	"quantile(x, q), geomean(x), stdev(x) and ratio_ci(a, b [, ci, boot, seed]) are available, with\n"
-	"SQLite's plain ones; functions that read or write memory or files, PRAGMAs that set anything and\n"
-	"ATTACH are refused. A query that runs past --timeout (60 s; 0: none) is stopped. Rows are printed as\n"
+	"quantile(x, q), geomean(x), stdev(x), cv(x) and ratio_ci(a, b [, ci, boot, seed]) are available,\n"
+	"with SQLite's plain ones; functions that read or write memory or files, PRAGMAs that set anything\n"
+	"and ATTACH are refused. A query that runs past --timeout (60 s; 0: none) is stopped. Rows are printed as\n"
 	"they come, a few thousand at a time (the text and Markdown tables aligned within each)." };

@@ -120,6 +120,20 @@ static void test_summary(void)
 	/* statistics.stdev(even) / statistics.fmean(even) */
 	CHECK_NEAR(s.noise, 0.427617987059879, 1e-15, "summary noise");
 
+	/* the statistics a report takes, by name: statistics.median(even), statistics.stdev(even) /
+	 * statistics.fmean(even); mean, min and max are SQLite's own aggregates */
+	CHECK(stats_def_find("median") && stats_def_find("median")->of(even, 8) == 4.5, "median by name");
+	CHECK_NEAR(stats_def_find("cv")->of(even, 8), 0.427617987059879, 1e-15, "cv by name");
+	CHECK_NEAR(stats_cv(odd, 5), stats_stdev(odd, 5) / stats_mean(odd, 5), 1e-15, "cv odd");
+	CHECK(isnan(stats_cv(even, 1)), "cv n<2 is NaN");
+	CHECK(!stats_def_find("mean")->of && !strcmp(stats_def_find("mean")->sql, "avg") &&
+	      stats_def_find("mean")->level && !stats_def_find("stdev")->level, "mean is avg, a level; stdev is not");
+	CHECK(!stats_def_find("p90") && !stats_def_find(NULL), "no p90 entry (a percentile), none for NULL");
+	for (size_t i = 0; i < stats_ndefs; i++)
+		CHECK(stats_def_find(stats_defs[i].name) == &stats_defs[i] && stats_defs[i].sql &&
+		      (!stats_defs[i].of || !strcmp(stats_defs[i].sql, stats_defs[i].name)),
+		      "%s: found by its name; computed here under its own name or SQLite's", stats_defs[i].name);
+
 	stats_summary(&one, 1, &s);
 	CHECK(s.n == 1 && s.min == 7.5 && s.max == 7.5 && s.median == 7.5 && s.mean == 7.5 && s.q1 == 7.5 &&
 	      s.q3 == 7.5, "summary n=1: every location is the value");

@@ -848,6 +848,8 @@ static void test_functions(void)
 	CHECK_NEAR(q1_num(st, "SELECT stdev(column1) FROM (VALUES (2), (4), (4), (4), (5), (5), (7), (9))"),
 		   sqrt(32.0 / 7), 1e-15, "stdev");
 	check_q1(st, "SELECT stdev(column1) FROM (VALUES (2))", "NULL");
+	CHECK_NEAR(q1_num(st, "SELECT cv(column1) FROM (VALUES (2), (4), (4), (4), (5), (5), (7), (9))"),
+		   sqrt(32.0 / 7) / 5, 1e-15, "cv: stdev over mean");
 	/* The median's interval: 0..11 gives ranks 2 and 9 (l = 2 at n = 12, test_stats.c); under 6 rows none;
 	 * at 90 % five rows give [min, max]. */
 	check_q1(st, "SELECT median_ci(column1) FROM (VALUES (5), (0), (11), (1), (10), (2), (9), (3), (8), (4),"

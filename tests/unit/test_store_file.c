@@ -438,8 +438,8 @@ static void test_guard(void)
 		{ "SELECT round(sqrt(16)) || abs(-1) || coalesce(NULL, 'x') || upper('y')", "4.01xY" },
 		{ "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT sum(x) FROM c",
 		  "6" },
-		{ "SELECT median(x) = 2 AND quantile(x, 0.5) = 2 AND geomean(x) = 2 AND stdev(x) = 0"
-		  " FROM (SELECT 2 AS x UNION ALL SELECT 2)", "1" },
+		{ "SELECT median(x) = 2 AND quantile(x, 0.5) = 2 AND geomean(x) = 2 AND stdev(x) = 0 AND cv(x) = 0"
+		  " AND CV(x) = 0 FROM (SELECT 2 AS x UNION ALL SELECT 2)", "1" },
 		{ "SELECT ratio_ci(1, 1) IS NOT NULL, sweep_key('s', '{\"a\":1}', 0, '') IS NOT NULL", "1" },
 		{ "SELECT sweep_param_defaults('sleep', '{}')", "{\"ms\":1,\"jitter\":0}" },
 		{ "SELECT count(*) FROM cells", "1" },
