@@ -3,8 +3,8 @@
 # Builds the database with SQL (a recursive CTE in one transaction: about half a minute), then times a
 # pivot, a filtered report, a --limit with probes and a paired --compare. Exits 1 when one is too slow.
 # Usage: tests/bench_report.sh [N_RESULTS] (default 1000000); KEEP=1 keeps the database. BASE=BINARY also
-# times another build (such as main's) on the same database, each report 3 times each, alternately, and
-# prints the ratio of the medians, this build's over BASE's.
+# times another build (such as main's) on the same database, each report RUNS times each (3 unless set),
+# alternately, and prints the ratio of the medians, this build's over BASE's.
 set -eu
 N=${1:-1000000}
 LIMIT=${LIMIT:-5}
@@ -64,16 +64,17 @@ once() {
 	t1=$(date +%s.%N)
 	echo "$t1 - $t0" | bc
 }
-median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+RUNS=${RUNS:-3}
+median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 timed() {
 	local name=$1 s b ratio="" t=() u=()
 	shift
 	if [ -n "$BASE" ]; then
-		for _ in 1 2 3; do
+		for _ in $(seq "$RUNS"); do
 			u+=("$(once "$BASE" "$@")") && t+=("$(once "$SWEEP" "$@")") ||
 				{ echo "$name: failed"; cat "$D/err"; fail=1; return; }
 		done
-		s=$(median3 "${t[@]}") b=$(median3 "${u[@]}")
+		s=$(median "${t[@]}") b=$(median "${u[@]}")
 		ratio=$(printf '  %.3f of base (%.2f s)' "$(echo "$s / $b" | bc -l)" "$b")
 	else
 		s=$(once "$SWEEP" "$@") || { echo "$name: failed"; cat "$D/err"; fail=1; return; }
