@@ -3,8 +3,9 @@
  * nothing of it: the command line parsed into struct report_opts (builtin/, report.c), a read-only
  * context (report_ctx.c), the plan (report_plan.c), the statement (report_query.c over report_expr.c), its
  * rows (report_rows.c), pure aggregation (report_agg.c, report_pair.c), one printer (report_print.c over
- * table.c's formats; report_plot.c for gnuplot); report_run.c runs them per mode. report_int.h holds the
- * stages that read or write, report_rows.h the rows they pass on, report_agg.h the pure stages. */
+ * table.c's formats; report_plot.c for gnuplot); report_run.c runs them per mode. One header a stage:
+ * report_plan.h the plan, report_query.h the statements, report_print.h the printers, report_rows.h the
+ * rows they pass on, report_agg.h the pure stages. */
 #ifndef SWEEP_REPORT_H
 #define SWEEP_REPORT_H
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_print.h"
 
 /* The characters of s (UTF-8: a continuation byte is no character). */
 size_t report_plot_chars(const char *s)

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "report_conditions.h"
-#include "report_int.h"
+#include "report_plan.h"
+#include "report_print.h"
+#include "report_query.h"
 #include "spec.h"
 
 /* One side of the comparison: its context and plan. */
@@ -329,7 +331,7 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	struct report_baseline_counts counts;
 	struct report_notes nt = { 0 };
 	struct report_rows b, n, out;
-	struct report_doc d = { &out, NULL, NULL, 1, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 1, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	enum report_unit unit;
 	char *cap, *left, *full, *caveat;
 

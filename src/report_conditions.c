@@ -174,7 +174,7 @@ static int common_block(const struct report_plan *p, const struct report_conds *
 			FILE *to)
 {
 	struct report_rows out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL, NULL, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	char *cap;
 	int ret;
@@ -212,7 +212,7 @@ static int varying_block(const struct report_plan *p, const struct report_rows *
 {
 	int nkey = p->nrows, ret;
 	struct report_rows out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 1, NULL, NULL, NULL, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	char *cap;
 

@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 #include "json.h"
-#include "report_int.h"
+#include "report_print.h"
+#include "report_query.h"
 
 /*
  * The conditions of a set of results, one json_obj of name -> value text per result (in the order of

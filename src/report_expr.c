@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "report_int.h"
+#include "report_query.h"
 
 /*
  * Why tokens and not the expression pasted into the query: the expression is user input that ends up in

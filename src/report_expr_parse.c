@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "report_int.h"
+#include "report_query.h"
 
 /*
  * The grammar, a subset of SQLite's expressions (what docs/reports.md "Filters" allows), stricter where

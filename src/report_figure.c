@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_print.h"
 
 /* A figure of rows: the table, what is drawn of it, and where. */
 struct fig {
@@ -623,15 +623,11 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	}
 	if (p->mode == REPORT_SCORE) {
 		/* each prediction with its measure, which the table's groups sum up */
-		struct report_rows pairs;
-
-		if ((ret = report_plan_query(p, report_query_score_pairs, &pairs)) || !pairs.n) {
-			report_rows_release(&pairs);
+		if (!d->pairs || !d->pairs->n) {
 			free(datpath);
-			return ret ? ret : 2;
+			return 2;
 		}
-		score_script(&f, &pairs, out, datpath, score_data(&f, &pairs, &dat), &gp);
-		report_rows_release(&pairs);
+		score_script(&f, d->pairs, out, datpath, score_data(&f, d->pairs, &dat), &gp);
 		goto render;
 	}
 	fig_columns(&f);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report_int.h"
+#include "report_print.h"
 
 /* The policy that proves the page self-contained: a browser refuses any fetch (and says so). */
 #define HTML_CSP "default-src 'none'; img-src data:; style-src 'unsafe-inline'"

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_print.h"
+#include "report_query.h"
 
 /* Whether one of the n keys (NULL ones skipped) is item. */
 static int item_in(const struct report_ctx *c, const char *const *keys, int n)

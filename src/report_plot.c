@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "../kernels/kernel.h"
-#include "report_int.h"
+#include "report_print.h"
 #include "spawn.h"
 
 /* Units of the metrics and parameters sweep knows, for axis labels. */

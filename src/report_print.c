@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "report_int.h"
+#include "report_print.h"
 #include "stats.h"
 
 int report_out_check(const char *what, const char *path, const char *db)

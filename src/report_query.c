@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_query.h"
 
 /* A result carries the mark when its median is not known to the precision asked (STORE_IMPRECISE): the one
  * place a report says so in SQL. */

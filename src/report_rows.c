@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report_query.h"
 
 void report_rows_init(struct report_rows *r)
 {

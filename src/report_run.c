@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "report_conditions.h"
-#include "report_int.h"
+#include "report_plan.h"
+#include "report_print.h"
+#include "report_query.h"
 #include "states.h"
 
 /* Among the results the report reads without --strict: the marked ones into n[0] (STORE_IMPRECISE), all of
@@ -149,7 +151,7 @@ static int print_rows(const struct report_plan *p, struct report_rows *rows, con
 		      struct report_notes *nt)
 {
 	struct report_rows sum;
-	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { rows, NULL, caption, 1, marked, NULL, 0, NULL, NULL, NULL, NULL };
 	char *cap = NULL, *words, *caveat, *part = measured(p), *full = NULL, *said = NULL;
 	int ret = results_said(p, &said);
 
@@ -355,7 +357,7 @@ out:
 static int drift(struct report_plan *p)
 {
 	struct report_rows ctl, w, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	char *cap;
 	int ret, nunstable;
 
@@ -388,8 +390,8 @@ static int drift(struct report_plan *p)
 static int score(struct report_plan *p)
 {
 	struct report_score_counts n;
-	struct report_rows in, out;
-	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_rows in, out, pairs = { 0 };
+	struct report_doc d = { &out, NULL, NULL, 0, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	char bar[64] = "", *cap;
 	int ret;
 
@@ -413,7 +415,12 @@ static int score(struct report_plan *p)
 		snprintf(bar, sizeof(bar), "; bar: rms error <= %g%%", p->bar);
 	d.caption = cap = xasprintf("predictions of sweep %s: error = 100 (measured - predicted) / predicted%s",
 				    p->c->sweep, bar);
-	ret = emit(p, &d);
+	/* a figure (sweep plot --score, a page) draws each prediction with its measure: read before printing */
+	if ((p->figure || p->out.fmt->page) && !(ret = report_plan_query(p, report_query_score_pairs, &pairs)))
+		d.pairs = &pairs;
+	if (!ret)
+		ret = emit(p, &d);
+	report_rows_release(&pairs);
 	if (n.pending)
 		report_note("%d predicted %s not measured yet", n.pending,
 			    n.pending == 1 ? "result is" : "results are");

@@ -19,7 +19,9 @@ Prints "ok - ..." / "not ok - ..." lines (tests/run.sh counts them):
   those named in LONG_FUNCTIONS with their reasons;
 - the pure stages of a report (PURE_STAGES) call no I/O: read from their objects' symbols;
 - a report's options stop at its planner: past report.c and report_plan.c, `struct report_opts` is named
-  only in the signatures of OPTIONS_TAKEN (the entry points that hand the options to report_plan_init).
+  only in the signatures of OPTIONS_TAKEN (the entry points that hand the options to report_plan_init);
+- the printers of a report (PRINTERS) read nothing from the database: they include no statement's header
+  and their objects call no statement (read from the symbols).
 
 tests/layers_planted.py plants a violation of each rule and checks that the rule catches it.
 """
@@ -354,7 +356,8 @@ IO_SYMBOL = re.compile(r"^(f?printf|vf?printf|puts|fputs|fputc|putc|putchar|fwri
 
 
 # What a pure stage (and each header here) may include of ours: the rows, the aggregation, the statistics
-# and the helpers; no report_int.h or report.h (the plan, the statements, the printers), store.h or table.h.
+# and the helpers; no report.h, report_plan.h, report_query.h or report_print.h (the plan, the statements,
+# the printers), store.h or table.h.
 PURE_HEADERS = ["src/report_agg.h", "src/report_rows.h", "src/better.h", "src/stats.h", "src/util.h"]
 OUR_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -384,7 +387,7 @@ def impure_stages(uses):
 # the functions that take the options to hand them to report_plan_init (file -> function names).
 OPTIONS_FILES = ["src/report.c", "src/report.h", "src/report_plan.c"]
 OPTIONS_TAKEN = {
-    "src/report_int.h": {"report_plan_init"},
+    "src/report_plan.h": {"report_plan_init"},
     "src/report_run.c": {"report_run"},
     "src/report_compare.c": {"report_compare", "open_side"},
 }
@@ -403,6 +406,30 @@ def options_past_planner(files):
             if not sig or sig.group(1) not in OPTIONS_TAKEN.get(f, ()):
                 line = text.count("\n", 0, m.start()) + 1
                 bad.append("%s:%d: %s" % (f, line, text.split("\n")[line - 1].strip()))
+    return bad
+
+
+# The printers of a report: given the rows, the plan and report_out, they print. What they print is read
+# before (report_run.c): no statement, no SQLite, no header of the statements.
+PRINTERS = ["src/report_print.c", "src/report_plot.c", "src/report_axis.c", "src/report_figure.c",
+            "src/report_html.c"]
+QUERY_HEADERS = ["src/report_query.h", "src/report_conditions.h", "src/store_int.h"]
+QUERY_SYMBOL = re.compile(r"^(report_query_\w+|report_plan_(query|exclude|arms|metric|rows\w*|points)|"
+                          r"report_rows_fetch|report_conditions_page|report_expr_\w+|store_query\w*|"
+                          r"sqlite3_\w+)$")
+
+
+def querying_printers(uses, files):
+    """"file calls/includes what" for each printer that calls a statement or includes its header (uses: file
+    stem -> symbols; files: path -> text)."""
+    bad = []
+    for f in PRINTERS:
+        calls = sorted(u for u in uses.get(f[:-2], ()) if QUERY_SYMBOL.match(u))
+        if calls:
+            bad.append("%s calls %s" % (f, ", ".join(calls)))
+        for inc in OUR_INCLUDE.findall(files.get(f, "")):
+            if os.path.normpath(os.path.join(os.path.dirname(f), inc)) in QUERY_HEADERS:
+                bad.append("%s includes %s" % (f, inc))
     return bad
 
 
@@ -462,6 +489,9 @@ def main(objdir):
     good &= check(not bad and all(f in files for f in OPTIONS_TAKEN),
                   "a report's options stop at its planner (report_plan_init and the entry points that call it)",
                   bad)
+    bad = querying_printers(uses, files)
+    good &= check(not bad and all(f[:-2] in uses for f in PRINTERS),
+                  "the printers of a report (%s) call no statement" % ", ".join(PRINTERS), bad)
     return 0 if good else 1
 
 

@@ -87,8 +87,8 @@ expect(layers.impure_stages({"src/stats": {"store_query"}}), True, "stats.o call
 expect(layers.impure_stages({"src/report_pair": {"sqrt", "xmalloc"}}), False, "report_pair.o computing")
 
 # A pure stage or header including a printer's or the statements' header; a pure one is no violation.
-expect(layers.impure_includes(files_with("src/report_pair.c", '#include "report_int.h"\n')), True,
-       "report_pair.c including report_int.h")
+expect(layers.impure_includes(files_with("src/report_pair.c", '#include "report_plan.h"\n')), True,
+       "report_pair.c including report_plan.h")
 expect(layers.impure_includes(files_with("src/report_rows.h", '#include "table.h"\n')), True,
        "report_rows.h including table.h")
 expect(layers.impure_includes(files_with("src/report_verdict.c", '#include "stats.h"\n')), False,
@@ -104,6 +104,14 @@ expect(layers.options_past_planner(files_with("src/report_plot.c",
 expect(layers.options_past_planner(files_with("src/report_run.c", "")), False, "report_run.c as it is")
 expect(layers.options_past_planner(files_with("src/report_plan.c",
        "static int planted(const struct report_opts *o);\n")), False, "the planner taking the options")
+
+# A printer running a statement or including the statements' header; its output file is no statement.
+expect(layers.querying_printers({"src/report_figure": {"report_plan_query", "report_query_score_pairs"}}, {}),
+       True, "report_figure.o running a statement")
+expect(layers.querying_printers({}, files_with("src/report_html.c", '#include "report_query.h"\n')), True,
+       "report_html.c including report_query.h")
+expect(layers.querying_printers({"src/report_print": {"store_out_open", "table_print"}}, {}), False,
+       "report_print.o writing its file")
 
 print("# %d planted checks failed" % failed)
 sys.exit(1 if failed else 0)

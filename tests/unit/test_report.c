@@ -1,7 +1,9 @@
 /* test_report.c: the pure parts of the reports: the CSV reader, expressions and statements into SQL. */
 #include <stdlib.h>
 
-#include "report_int.h"
+#include "report_plan.h"
+#include "report_print.h"
+#include "report_query.h"
 #include "test.h"
 
 /* Read every record of text; the fields joined by '|' and records by '/'. */

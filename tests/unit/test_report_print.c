@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "report_print.h"
 #include "test_report_rows.h"
 
 static char out_path[64];
@@ -65,7 +66,7 @@ static void compare_rows(struct report_rows *r)
 static void test_compare_formats(void)
 {
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "CAP", 1, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { &r, NULL, "CAP", 1, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	char *s;
 
 	compare_rows(&r);
@@ -137,7 +138,7 @@ static void test_summary_print(void)
 	static const double v[] = { 1, 4, 10 };
 	struct report_notes nt = { 0 };
 	struct report_rows r, s;
-	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	char *p, *caveat;
 
 	report_rows_init(&r);
@@ -208,7 +209,7 @@ static void test_summary_apart_from_1(void)
 	static const double v[] = { 0.9996, 0.9997, 0.99975, 0.9998, 0.99985 };
 	struct report_notes nt = { 0 };
 	struct report_rows r, s;
-	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { &r, &s, NULL, 1, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	char *p;
 
 	report_rows_init(&r);
@@ -243,7 +244,7 @@ static void test_interval_precision(void)
 		{ 1, 1, 1 },                       /* A/A: [1, 1] for true */
 	};
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, NULL, 1, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { &r, NULL, NULL, 1, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	char *p;
 	int c;
 
@@ -301,7 +302,7 @@ static void test_text_print(void)
 {
 	static const double ratio[] = { 1, 1.02, 0.97 };
 	struct report_rows r;
-	struct report_doc d = { &r, NULL, "H", 0, -1, NULL, 0, NULL, NULL, NULL };
+	struct report_doc d = { &r, NULL, "H", 0, -1, NULL, 0, NULL, NULL, NULL, NULL };
 	char *p;
 
 	report_rows_init(&r);

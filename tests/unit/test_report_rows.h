@@ -5,7 +5,9 @@
 
 #include <math.h>
 
-#include "report_int.h"
+#include "report_agg.h"
+#include "report_rows.h"
+#include "util.h"
 #include "test.h"
 
 /* The n rows of ncol cells: NULL is SQL's NULL; a number is an INT or FLOAT value (its text and number);
