@@ -102,7 +102,7 @@ struct report_plan {
 };
 void report_plan_init(struct report_plan *p, const struct report_opts *o, const struct report_ctx *c);
 void report_plan_release(struct report_plan *p);
-/* Resolve o->metric (itself, a derived one: tflops = gflops / 1000, tbs, ms, us; or noise, precision).
+/* Resolve p->metric (itself, a derived one: tflops = gflops / 1000, tbs, ms, us; or noise, precision).
  * FAIL_USAGE after error() naming the metrics there are, or for a figure of results in a report keyed by
  * item. */
 int report_plan_metric(struct report_plan *p);

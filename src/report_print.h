@@ -41,7 +41,7 @@ char *report_print_pooled(char *const *pool, int npool);
 
 /* ---- report_plot.c: figures through gnuplot ---- */
 
-/* The points of report_agg_points as a data file and a gnuplot script beside o->out, rendered by gnuplot
+/* The points of report_agg_points as a data file and a gnuplot script beside p->out.path, rendered by gnuplot
  * (when installed; else the command to render them is printed), each point with its interval (--errors)
  * and the legend saying what it is. FAIL_IO after error(). */
 int report_plot_print(const struct report_plan *p, const struct report_rows *points);
@@ -126,11 +126,10 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 
 /* ---- report_html.c ---- */
 
-/* d as one self-contained HTML page at o->out or stdout: the table with its caption, marks and footnotes,
- * its figure inline as SVG (when it has one and gnuplot is installed) with the figure's data, d's notes
- * and warnings, the method and the conditions the numbers were measured under (d->conditions: computed
- * before, as everything the page prints).
- * FAIL_UNSAFE or FAIL_IO after error(). */
+/* d as one self-contained HTML page at p->out.path or stdout: the table with its caption, marks and
+ * footnotes, its figure inline as SVG (when it has one and gnuplot is installed) with the figure's data,
+ * d's notes and warnings, the method and the conditions the numbers were measured under (d->conditions:
+ * computed before, as everything the page prints). FAIL_UNSAFE or FAIL_IO after error(). */
 int report_html_page(const struct report_plan *p, const struct report_doc *d);
 
 #endif
