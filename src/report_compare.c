@@ -253,7 +253,7 @@ static char *caption(const struct side *base, const struct side *nw, enum report
 
 	return xasprintf("%s of sweep %s, %s over %s%s%s: cells paired by parameters%s, units by %s "
 			 "(ratio of means, %g%% paired percentile bootstrap over %s, %d resamples, seed %llu%s); %s, "
-			 "verdict past %g%%", p->metric, nw->c.sweep, p->db,
+			 "verdict past %g%%", p->metric, nw->c.sweep, p->c->db,
 			 base->p.superseded ? "its superseded results" : p->out.base_db, p->where ? ", where " : "",
 			 p->where ? p->where : "", p->pair_params ? "" : " and host", by[unit], p->boot.ci * 100,
 			 unit_name[unit], p->boot.resamples, (unsigned long long)p->boot.seed,
@@ -340,7 +340,7 @@ static int compare_print(struct side *base, struct side *nw, const char *const *
 	if (!b.n || !n.n) {
 		ret = fail_usage("no ok results of sweep '%s' with metric '%s' in %s%s", nw->c.sweep, p->metric,
 				 !b.n ? (base->p.superseded ? "the superseded results of " : "") : "",
-				 !b.n ? p->out.base_db : p->db);
+				 !b.n ? p->out.base_db : p->c->db);
 		goto out;
 	}
 	if ((ret = compare_conditions(base, nw, &nt)))

@@ -312,11 +312,11 @@ static int ledger(const struct report_plan *p, const struct report_rows *in, con
 {
 	const char *path = p->ledger, *dot = strrchr(path, '.');
 	int csv = dot && !strcasecmp(dot, ".csv"), ret = FAIL_OK;
-	const char *dbs[] = { p->db, NULL };
+	const char *dbs[] = { p->c->db, NULL };
 	struct strbuf sb = STRBUF_INIT;
 	struct store_out w;
 
-	if ((ret = report_out_check("--ledger", path, p->db)))
+	if ((ret = report_out_check("--ledger", path, p->c->db)))
 		return ret;
 	if (csv) {
 		sb_adds(&sb, "db,sweep,key,result,params,metric,value");

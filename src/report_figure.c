@@ -17,7 +17,7 @@ struct fig {
 	int nval;
 	int ci;                /* the series' columns are followed by their interval's bounds */
 	int sum_col;           /* the first series' column among the summary's number columns */
-	double xs;             /* seconds drawn in the unit that suits them, as sweep plot draws them: 1, 1e3, 1e6, 1e9 */
+	double xs;             /* seconds drawn in the unit that suits them, as sweep plot draws them (1 to 1e9) */
 	const char *xunit;     /* the value axis's unit, or NULL */
 };
 
@@ -185,7 +185,7 @@ static int fig_bands(const struct fig *f, struct strbuf *dat)
 static char *value_label(const struct fig *f)
 {
 	const struct report_plan *p = f->p;
-	const char *pooled = f->p->pooled;
+	const char *pooled = p->pooled;
 	char *s;
 
 	if (p->mode == REPORT_COMPARE)
@@ -276,9 +276,9 @@ static char **fig_entries(const struct fig *f, int nbands)
 	for (int s = 0; s < f->nval; s++) {
 		e[n++] = xstrdup(f->r->ci_head && f->ci ? f->r->ci_head : f->r->col[f->val[s]].name);
 		if (f->ci)
-			e[n++] = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu", f->p->boot.ci * 100,
-					   f->p->boot.interval == STATS_BCA ? "BCa" : "percentile", f->p->boot.resamples,
-					   (unsigned long long)f->p->boot.seed);
+			e[n++] = xasprintf("%g%% paired %s bootstrap interval, %d resamples, seed %llu",
+					   f->p->boot.ci * 100, f->p->boot.interval == STATS_BCA ? "BCa" : "percentile",
+					   f->p->boot.resamples, (unsigned long long)f->p->boot.seed);
 	}
 	if (m & MARK_IMPRECISE)
 		e[n++] = mark_text(f, MARK_IMPRECISE);
@@ -642,7 +642,7 @@ int report_figure_print(const struct report_plan *p, const struct report_doc *d,
 	nbands = fig_bands(&f, &dat);
 	fig_script(&f, out, datpath, nbands, &gp);
 render:
-	ret = report_plot_render(p->db, out, dat.buf, gp.buf, say);
+	ret = report_plot_render(p->c->db, out, dat.buf, gp.buf, say);
 	free(datpath);
 	sb_release(&gp);
 	sb_release(&dat);

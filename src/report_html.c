@@ -69,7 +69,7 @@ static void page_method(const struct report_plan *p, const struct report_doc *d,
 	if (p->mode == REPORT_COMPARE) {
 		s = xasprintf("%g%% %s bootstrap of the %s, resampling paired units (%s)", p->boot.ci * 100,
 			      p->boot.interval == STATS_BCA ? "BCa" : "percentile", !strcmp(p->stat, "geomean") ?
-			      "geometric mean of the ratios" : "ratio of means", p->paired_by ? p->paired_by : "item");
+			      "geometric mean of the ratios" : "ratio of means", p->paired_by);
 		method_row(sb, "interval", s);
 		free(s);
 		s = xasprintf("%d", p->boot.resamples);

@@ -23,7 +23,6 @@ void report_plan_init(struct report_plan *p, const struct report_opts *o, const 
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	p->mode = o->mode;
-	p->db = o->db;
 	p->out = (struct report_out){ o->fmt, o->digits, o->out, o->db, o->base_db };
 	p->pooled = report_print_pooled(o->pool, o->npool);
 	p->pool = o->pool;
@@ -41,7 +40,7 @@ void report_plan_init(struct report_plan *p, const struct report_opts *o, const 
 	p->summary_by = o->summary_by;
 	p->unit_asked = o->unit;
 	p->arms = (struct report_arms){ o->cmp_key, o->cmp_a, o->cmp_b };
-	p->paired_by = o->paired_by;
+	p->paired_by = o->paired_by ? o->paired_by : "item";
 	p->boot = (struct report_boot){ o->ci, o->boot, o->seed, o->interval };
 	p->threshold = o->threshold;
 	p->fail_above = o->fail_above;
@@ -325,7 +324,8 @@ int report_plan_arms(const struct report_plan *p)
 	}
 	if (!found_a || !found_b)
 		ret = fail_usage("no ok results with %s=%s in sweep '%s' (%s takes: %s)", p->arms.key,
-				 found_a ? p->arms.b : p->arms.a, p->c->sweep, p->arms.key, vals.n ? known.buf : "no value");
+				 found_a ? p->arms.b : p->arms.a, p->c->sweep, p->arms.key,
+				 vals.n ? known.buf : "no value");
 out:
 	report_rows_release(&vals);
 	sb_release(&known);

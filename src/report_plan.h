@@ -54,7 +54,6 @@ struct report_look {
 struct report_plan {
 	const struct report_ctx *c;
 	enum report_mode mode;
-	const char *db;            /* the database read (sweep compare: the new one) */
 	struct report_out out;     /* what the printers are told */
 	char *pooled;              /* " and N, K": the --pool keys for a caption (report_print_pooled) */
 	char *const *pool;         /* --pool: parameters aggregated over on purpose */
@@ -80,7 +79,7 @@ struct report_plan {
 	const char *unit_asked;    /* --unit KEY as given, or NULL */
 	const char *unit;          /* a --summary's unit: a row key (in rows), or NULL for each row */
 	struct report_arms arms;   /* --compare */
-	const char *paired_by;     /* --paired-by item | KEY, or NULL (item) */
+	const char *paired_by;     /* --paired-by item | KEY: item unless given */
 	struct report_boot boot;
 	double threshold;          /* drift, noise and verdict threshold, a fraction */
 	double fail_above;         /* --fail-above as a fraction, NaN when not given */

@@ -363,7 +363,8 @@ static void x_ticks(const struct plot *pl, struct strbuf *gp)
 			n = k;
 		else if (grid[i] != grid[k - 1])
 			grid[k++] = grid[i];
-	report_plot_ticks(gp, "x", grid, n, report_plot_key_bytes(pl->p->c, pl->p->look.x), pl->p->look.logx, pl->em * 0.8);
+	report_plot_ticks(gp, "x", grid, n, report_plot_key_bytes(pl->p->c, pl->p->look.x), pl->p->look.logx,
+			  pl->em * 0.8);
 	free(grid);
 }
 
@@ -371,17 +372,13 @@ static void x_ticks(const struct plot *pl, struct strbuf *gp)
 static char *bars_text(const struct plot *pl)
 {
 	const struct report_plan *p = pl->p;
-	const char *pooled = pl->p->pooled;
-	char *s;
 
 	if (p->look.errors == ERRORS_CI)
-		s = xasprintf("bars: 95%% interval of each result's median, %s over passes%s", p->stat, pooled);
-	else if (p->look.spread)
-		s = xasprintf("bars: %g-%g percentile over passes%s", (1 - p->look.spread) / 2 * 100,
-			      (1 + p->look.spread) / 2 * 100, pooled);
-	else
-		s = xasprintf("bars: min-max over passes%s", pooled);
-	return s;
+		return xasprintf("bars: 95%% interval of each result's median, %s over passes%s", p->stat, p->pooled);
+	if (p->look.spread)
+		return xasprintf("bars: %g-%g percentile over passes%s", (1 - p->look.spread) / 2 * 100,
+				 (1 + p->look.spread) / 2 * 100, p->pooled);
+	return xasprintf("bars: min-max over passes%s", p->pooled);
 }
 
 /* The title of series s's line in the legend: "KEY=VALUE", or the metric. Owned. */
@@ -453,16 +450,17 @@ static void script_head(const struct plot *pl, const char *out, struct strbuf *g
 {
 	const struct report_plan *p = pl->p;
 	const char *xu = report_plot_unit(p->look.x);
-	const char *pooled = pl->p->pooled;
+	const char *pooled = p->pooled;
 	char *label;
 
 	sb_addf(gp, "# sweep plot of %s against %s, sweep ", p->metric, p->look.x);
-	table_add_safe(gp, pl->p->c->sweep);     /* a comment ends at a newline: none may be in it */
+	table_add_safe(gp, p->c->sweep);     /* a comment ends at a newline: none may be in it */
 	sb_adds(gp, ": render with 'gnuplot THIS_FILE'\n");
 	report_plot_terminal(gp, out, pl->cols, pl->rows * plot_height(pl));
 	sb_adds(gp, "set grid\n");
 	sb_adds(gp, "set xlabel ");
-	label = p->look.xlabel ? xstrdup(p->look.xlabel) : xu ? xasprintf("%s (%s)", p->look.x, xu) : xstrdup(p->look.x);
+	label = p->look.xlabel ? xstrdup(p->look.xlabel) : xu ? xasprintf("%s (%s)", p->look.x, xu) :
+		xstrdup(p->look.x);
 	report_plot_str(gp, label);
 	free(label);
 	sb_adds(gp, "\nset ylabel ");
@@ -676,7 +674,8 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 	for (size_t i = 0; i < points->n; i++) {
 		pl.x_text |= isnan(x_of(&pl, i));
 		pl.nfacet += !i || !same(facet_of(&pl, i), facet_of(&pl, i - 1));
-		pl.bars |= p->look.errors != ERRORS_NONE && report_rows_num(points, i, 5) < report_rows_num(points, i, 6);
+		pl.bars |= p->look.errors != ERRORS_NONE &&
+			   report_rows_num(points, i, 5) < report_rows_num(points, i, 6);
 	}
 	pl.cols = (int)ceil(sqrt((double)pl.nfacet));
 	pl.rows = (int)((pl.nfacet + (size_t)pl.cols - 1) / (size_t)pl.cols);
@@ -684,7 +683,7 @@ int report_plot_print(const struct report_plan *p, const struct report_rows *poi
 	pl.xturn = x_turn(&pl);
 	plot_data(&pl, &dat);
 	plot_script(&pl, p->out.path, datpath, &gp);
-	ret = report_plot_render(p->db, p->out.path, dat.buf, gp.buf, 1);
+	ret = report_plot_render(p->c->db, p->out.path, dat.buf, gp.buf, 1);
 	free(datpath);
 	sb_release(&gp);
 	sb_release(&dat);

@@ -379,7 +379,7 @@ int report_query_compare(const struct report_plan *p, struct report_query *q)
 	if (p->nrows)
 		memcpy(key, p->rows, (size_t)p->nrows * sizeof(*key));
 	key[p->nrows] = p->summary_by;
-	ret = compare_sql(p, q, key, nkey, !p->paired_by || !strcmp(p->paired_by, "item"));
+	ret = compare_sql(p, q, key, nkey, !strcmp(p->paired_by, "item"));
 	free(key);
 	return ret;
 }

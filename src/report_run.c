@@ -272,7 +272,7 @@ static char *pairs_caption(const struct report_rows *out, int c)
  * bootstrap interval. */
 static int compare(struct report_plan *p)
 {
-	const char *paired = p->paired_by ? p->paired_by : "item";
+	const char *paired = p->paired_by;
 	int by_item = !strcmp(paired, "item"), geo = !strcmp(p->stat, "geomean"), ret;
 	const char *extra[] = { p->arms.key, by_item ? NULL : paired, p->summary_by };
 	struct report_pairing pp = {
@@ -308,8 +308,8 @@ static int compare(struct report_plan *p)
 	cap = xasprintf("%s of %s=%s over %s=%s%s, paired by %s: %s%s (%s; %g%% %s bootstrap interval of %d "
 			"resamples, seed %llu), sweep %s", p->metric, p->arms.key, p->arms.a, p->arms.key, p->arms.b,
 			p->pooled, paired, geo ? "geometric mean of the ratios of each " : "ratio of means",
-			geo ? paired : "", n, p->boot.ci * 100, p->boot.interval == STATS_BCA ? "BCa" : "percentile", p->boot.resamples,
-			(unsigned long long)p->boot.seed, p->c->sweep);
+			geo ? paired : "", n, p->boot.ci * 100, p->boot.interval == STATS_BCA ? "BCa" : "percentile",
+			p->boot.resamples, (unsigned long long)p->boot.seed, p->c->sweep);
 	ret = print_rows(p, &out, cap, -1, &nt);
 	free(cap);
 	free(n);

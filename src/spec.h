@@ -73,7 +73,6 @@ struct spec_source {
 	char *path;            /* FROM_FILE: the file, with placeholders */
 };
 
-
 struct spec_regex {
 	char *name;
 	char *pattern;         /* PCRE2 regex with one capture group (two with match: each: item, value) */

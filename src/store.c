@@ -317,7 +317,7 @@ static int store_defensive(struct store *st)
 }
 
 /* A reader's large sorts (a report's GROUP BY over a million results) use up to 4 of the CPUs: on 2 cores
- * tests/bench_report.sh's reports took 0.83-0.92 of their time with 2 threads, and no less with 4. */
+ * tests/bench_report.sh's reports took 0.81-0.93 of their time with 2 threads, and no less with 4. */
 static int store_sort_threads(struct store *st)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -362,14 +362,18 @@ PURE_HEADERS = ["src/report_agg.h", "src/report_rows.h", "src/better.h", "src/st
 OUR_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
+def our_includes(files, f):
+    """(as written, the repository path) of each header of ours that f includes (files: path -> text)."""
+    for inc in OUR_INCLUDE.findall(files.get(f, "")):
+        yield inc, os.path.normpath(os.path.join(os.path.dirname(f), inc))
+
+
 def impure_includes(files):
     """"file includes header" for each pure stage or pure header that includes a header of ours that is not
     pure (files: path -> text)."""
     bad = []
     for f in PURE_STAGES + PURE_HEADERS:
-        for inc in OUR_INCLUDE.findall(files.get(f, "")):
-            if os.path.normpath(os.path.join(os.path.dirname(f), inc)) not in PURE_HEADERS:
-                bad.append("%s includes %s" % (f, inc))
+        bad += ["%s includes %s" % (f, inc) for inc, path in our_includes(files, f) if path not in PURE_HEADERS]
     return bad
 
 
@@ -427,9 +431,7 @@ def querying_printers(uses, files):
         calls = sorted(u for u in uses.get(f[:-2], ()) if QUERY_SYMBOL.match(u))
         if calls:
             bad.append("%s calls %s" % (f, ", ".join(calls)))
-        for inc in OUR_INCLUDE.findall(files.get(f, "")):
-            if os.path.normpath(os.path.join(os.path.dirname(f), inc)) in QUERY_HEADERS:
-                bad.append("%s includes %s" % (f, inc))
+        bad += ["%s includes %s" % (f, inc) for inc, path in our_includes(files, f) if path in QUERY_HEADERS]
     return bad
 
 
