@@ -195,8 +195,7 @@ static __global__ void cuda_flush_read_kernel(const uint4 *p, size_t n16, unsign
 
 /* The flush's second half alone: buf (bytes, twice the L2, and 16 more) read, nothing written: meant to
  * leave the L2 holding clean lines of buf only, each dirty line written back during the read (the clean
- * before a launch that counters are read over, src/measure_cuda.cu). On an H100 about 20 MB of dirty lines
- * were seen to survive it (docs/measured.md, "The GPU's conditions"). */
+ * before a launch that counters are read over, src/measure_cuda.cu). */
 static inline cudaError_t cuda_l2_read(void *buf, size_t bytes, unsigned blocks, cudaStream_t st)
 {
 	cuda_flush_read_kernel<<<blocks, 256, 0, st>>>((const uint4 *)buf, bytes / 16,
