@@ -15,15 +15,8 @@ NAME=counters
 step build
 [ -x build/sweep ] || make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
 nvcc -O3 -arch=sm_90 tests/gpu/copy_once.cu -o "$R/copy_once" || exit 1
-# The CUPTI sweep loads: SWEEP_CUPTI_LIB when set, else libcupti.so.13 on the loader's path, else the first
-# one found under /usr and /opt (a Python wheel's, nvidia-cuda-cupti), else a copy brought along in
-# vendor/cupti (with libnvperf_host.so beside it).
-if [ -z "${SWEEP_CUPTI_LIB:-}" ] && ! ldconfig -p | grep -q 'libcupti\.so\.13 '; then
-	SWEEP_CUPTI_LIB=$( (find /usr /opt -name 'libcupti.so.13*' 2>/dev/null | sort; ls "$V"/cupti/libcupti.so.13 2>/dev/null) |
-		head -1)
-	[ -n "$SWEEP_CUPTI_LIB" ] && export SWEEP_CUPTI_LIB
-fi
-echo "CUPTI: ${SWEEP_CUPTI_LIB:-libcupti.so.13, from the loader}"
+# The CUPTI sweep loads: SWEEP_CUPTI_LIB when set, else libcupti.so.13 on the loader's path, else find_cupti's.
+find_cupti
 NCU=0
 command -v ncu && ncu --version | tail -1 && NCU=1
 

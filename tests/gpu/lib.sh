@@ -27,6 +27,17 @@ make_sweep() {
 	(cd "$1" && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
 		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep) >"$2" 2>&1
 }
+# find_cupti: SWEEP_CUPTI_LIB exported for the CUPTI sweep loads when the loader has no libcupti.so.13: the
+# first one found under /usr and /opt (a Python wheel's, nvidia-cuda-cupti), else a copy brought along in
+# vendor/cupti (with libnvperf_host.so beside it). Prints which.
+find_cupti() {
+	if [ -z "${SWEEP_CUPTI_LIB:-}" ] && ! ldconfig -p | grep -q 'libcupti\.so\.13 '; then
+		SWEEP_CUPTI_LIB=$( (find /usr /opt -name 'libcupti.so.13*' 2>/dev/null | sort
+			ls "$V"/cupti/libcupti.so.13 2>/dev/null) | head -1)
+		[ -n "$SWEEP_CUPTI_LIB" ] && export SWEEP_CUPTI_LIB
+	fi
+	echo "CUPTI: ${SWEEP_CUPTI_LIB:-libcupti.so.13, from the loader}"
+}
 # copy_tree DIR: DIR afresh, a copy of the tree without its builds and vendor/ (for a variant to build).
 copy_tree() {
 	rm -rf "$1" && mkdir -p "$1" &&
