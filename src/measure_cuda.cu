@@ -540,9 +540,8 @@ static int cuda_power(void *state, double warm_start)
  * queued before is still writing, then the flush's read alone (cuda_l2_read) over twice the L2, waited for.
  * Meant to leave the L2 holding clean lines of the flush's buffer only: a line left dirty, by the launches
  * before or by a memset (the cold samples' flush starts with one), would be written back during the launch
- * and counted as its DRAM writes. CUPTI still counts about 20 MB more writes than ncu after it, and after a
- * memset with a discard of its lines or a read of eight times the L2 alike (docs/measured.md): not lines a
- * clean could evict.
+ * and counted as its DRAM writes. CUPTI's count then holds the launch's own writes (a 1 MiB copy 1.6 MB), with
+ * the lines still in the L2 at its end, which ncu leaves out (about 20 MB less; docs/measured.md).
  * The buffer is the cold samples' one, or one made for this call when the L2 stays hot (l2_hot).
  */
 static int cuda_clean(void *state, struct kctx *ctx)
