@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 NAME=counter_writes
 . tests/gpu/lib.sh
 step build
-[ -x build/sweep ] || make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
+[ -x build/sweep ] || build_sweep
 nvidia-smi --query-gpu=name,driver_version --format=csv
 find_cupti
 command -v ncu >/dev/null && ncu --version | tail -1

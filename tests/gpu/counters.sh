@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 NAME=counters
 . tests/gpu/lib.sh
 step build
-[ -x build/sweep ] || make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
+[ -x build/sweep ] || build_sweep
 nvcc -O3 -arch=sm_90 tests/gpu/copy_once.cu -o "$R/copy_once" || exit 1
 # The CUPTI sweep loads: SWEEP_CUPTI_LIB when set, else libcupti.so.13 on the loader's path, else find_cupti's.
 find_cupti

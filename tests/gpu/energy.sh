@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 NAME=energy
 . tests/gpu/lib.sh
 step build
-make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
+build_sweep
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit,power.draw --format=csv
 
 cat >"$R/energy.yaml" <<'Y'

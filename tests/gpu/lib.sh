@@ -27,6 +27,10 @@ make_sweep() {
 	(cd "$1" && make -j16 CUDA_ARCH="-arch=sm_90" EXTRA_CFLAGS="-I$V/include" \
 		EXTRA_LIBS="-L$V/lib -Wl,-rpath,$V/lib" SQLITE_LIBS="-l:libsqlite3.so.0" build/sweep) >"$2" 2>&1
 }
+# build_sweep: make_sweep of this tree into build/sweep, or the end of its log and exit 1.
+build_sweep() {
+	make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
+}
 # find_cupti: SWEEP_CUPTI_LIB exported for the CUPTI sweep loads when the loader has no libcupti.so.13: the
 # first one found under /usr and /opt (a Python wheel's, nvidia-cuda-cupti), else a copy brought along in
 # vendor/cupti (with libnvperf_host.so beside it). Prints which.
@@ -45,7 +49,7 @@ copy_tree() {
 }
 # build: build/sweep, build/gemm_direct and build/copy_variants for sm_90 against vendor/.
 build() {
-	make_sweep . "$R/build.log" || { tail -30 "$R/build.log"; exit 1; }
+	build_sweep
 	nvcc -std=c++17 -O2 -arch=sm_90 -DSWEEP_CUDA bench/gpu/gemm_direct.cu src/nvml.c -o build/gemm_direct \
 		-lcublasLt -ldl || exit 1
 	nvcc -std=c++17 -O3 -arch=sm_90 bench/gpu/copy_variants.cu -o build/copy_variants || exit 1
