@@ -209,8 +209,10 @@ struct report_query {
 	char **joined;             /* probes joined as rp0, rp1, ... (report_query_probes) */
 	size_t njoined;
 	size_t hosts_at, hosts_len;        /* where the joins of workers and hosts are in sql (report_query_trim) */
+	struct strbuf final;       /* when not empty: sql is the part of store_query_split, this its final */
+	size_t slice_at;           /* the part's ?N of the first results.id of a slice (?N+1: the last) */
 };
-#define REPORT_QUERY_INIT { STRBUF_INIT, NULL, 0, 0, NULL, 0, 0, 0 }
+#define REPORT_QUERY_INIT { STRBUF_INIT, NULL, 0, 0, NULL, 0, 0, 0, STRBUF_INIT, 0 }
 void report_query_release(struct report_query *q);
 
 /* ---- report_expr.c: user expressions ---- */

@@ -133,6 +133,58 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
 	return FAIL_USAGE;
 }
 
+const char *report_expr_key_collation(const struct report_ctx *c, const char *key)
+{
+	const char *name = key_param(c, key);
+	const struct report_order *o = name ? report_ctx_order(c, name) : NULL;
+
+	return o ? o->collation : NULL;
+}
+
+/* Whether key is read from the result's worker or host: host, gpu, label.NAME. */
+static int key_of_worker(const char *key)
+{
+	return !strcmp(key, "host") || !strcmp(key, "gpu") || (!strncmp(key, "label.", 6) && key[6]);
+}
+
+int report_expr_key_once(const struct report_ctx *c, struct report_query *q, const char *key)
+{
+	int ret;
+
+	/* kw and kh, not w and h: report_query_trim drops the joins of w and h nothing reads */
+	if (!strcmp(key, "host")) {
+		sb_adds(&q->sql, "(SELECT kh.hostname FROM workers kw JOIN hosts kh ON kh.id = kw.host"
+			" WHERE kw.id = r.worker)");
+	} else if (!strcmp(key, "gpu")) {
+		sb_adds(&q->sql, "(SELECT kw.gpu FROM workers kw WHERE kw.id = r.worker)");
+	} else if (key_of_worker(key)) {
+		sb_adds(&q->sql, "(SELECT ");
+		if ((ret = json_extract(q, "sweep_fact", "kh.id, kh.facts", "$.labels.", key + 6)))
+			return ret;
+		sb_adds(&q->sql, " FROM workers kw JOIN hosts kh ON kh.id = kw.host WHERE kw.id = r.worker)");
+	} else {
+		return report_expr_key(c, q, key);
+	}
+	return FAIL_OK;
+}
+
+int report_expr_group_once(const struct report_ctx *c, struct report_query *q, const char *const *key, int n)
+{
+	const char **rest = xcalloc((size_t)n + 1, sizeof(*rest));
+	int by_worker = 0, ret;
+
+	for (int i = 0; i < n; i++)
+		if (key[i] && key_of_worker(key[i]))
+			by_worker = 1;
+		else
+			rest[i] = key[i];
+	ret = report_expr_group(c, q, rest, n);
+	if (!ret && by_worker)
+		sb_adds(&q->sql, ", r.worker");
+	free(rest);
+	return ret;
+}
+
 int report_expr_group(const struct report_ctx *c, struct report_query *q, const char *const *key, int n)
 {
 	char path[512];

@@ -20,6 +20,7 @@ void report_query_release(struct report_query *q)
 	for (size_t i = 0; i < q->njoined; i++)
 		free(q->joined[i]);
 	free(q->joined);
+	sb_release(&q->final);
 	memset(q, 0, sizeof(*q));
 }
 
@@ -29,7 +30,8 @@ enum join {
 	JOIN_METRIC = 1,           /* m: the plan's metric of each result (of each item, for p->items) */
 	JOIN_ITEMS = 2,            /* m: its per-item values, m.item the item */
 	JOIN_PROBES = 4,           /* rp0, rp1, ...: the probes in q->joined (report_query_probes) */
-	JOIN_SAMPLES = 8           /* s: its timed samples */
+	JOIN_SAMPLES = 8,          /* s: its timed samples */
+	JOIN_SLICE = 16            /* the results of a slice only (q->slice_at: store_query_split) */
 };
 
 /*
@@ -83,6 +85,13 @@ static int from(const struct report_plan *p, struct report_query *q, int join, i
 		}
 		sb_addc(&q->sql, ')');
 	}
+	if (join & JOIN_SLICE) {
+		sb_adds(&q->sql, " AND r.id BETWEEN ");
+		report_expr_bind(q, "0");
+		q->slice_at = q->nbind;
+		sb_adds(&q->sql, " AND ");
+		report_expr_bind(q, "0");
+	}
 	return FAIL_OK;
 }
 
@@ -124,6 +133,19 @@ static int keys(const struct report_plan *p, struct report_query *q, const char 
 	return FAIL_OK;
 }
 
+/* keys() read once per group (report_expr_key_once), for a statement grouped by report_expr_group_once. */
+static int keys_once(const struct report_plan *p, struct report_query *q, const char *const *key, int n)
+{
+	int ret;
+
+	for (int i = 0; i < n; i++) {
+		if ((ret = report_expr_key_once(p->c, q, key[i])))
+			return ret;
+		sb_adds(&q->sql, ", ");
+	}
+	return FAIL_OK;
+}
+
 /*
  * " GROUP BY sweep_group(...)" (report_expr_group): the rows of equal keys together, by one integer rather
  * than by the keys, which SQLite sorts more slowly and, for a parameter, reads from the JSON of each row;
@@ -135,7 +157,7 @@ static int group_by(const struct report_plan *p, struct report_query *q, const c
 	int ret;
 
 	sb_adds(&q->sql, " GROUP BY ");
-	if ((ret = report_expr_group(p->c, q, key, n)))
+	if ((ret = report_expr_group_once(p->c, q, key, n)))
 		return ret;
 	sb_addc(&q->sql, ')');
 	return FAIL_OK;
@@ -159,79 +181,104 @@ static const char *stat_sql(const char *stat)
 	return stats_def_find(stat)->sql;
 }
 
-/* "stat(x)" for any --stat: a statistic of stats_defs, or pNN (store_functions.c's type-7 quantile). x is
- * SQL without bound values. */
-static void stat_of(struct report_query *q, const char *stat, const char *x)
+/* Final's "cN" of a key, in the key's collation (report_expr_key_collation). */
+static void final_key(const struct report_plan *p, struct report_query *q, const char *key, int col)
 {
-	double pct = report_opts_percentile(stat);
+	const char *coll = report_expr_key_collation(p->c, key);
 
-	if (!isnan(pct))
-		sb_addf(&q->sql, "quantile(%s, %.17g)", x, pct);
-	else
-		sb_addf(&q->sql, "%s(%s)", stat_sql(stat), x);
+	sb_addf(&q->final, "c%d%s%s", col, coll ? " COLLATE " : "", coll ? coll : "");
 }
 
-/* stat_of the plan's metric. */
-static void stat_of_metric(const struct report_plan *p, struct report_query *q)
+/* Final's "sweep_stat(...)" of the plan's --stat over the values in column col; of sweep_pairs' k-th
+ * selection for k >= 0. */
+static void stat_final(const struct report_plan *p, struct report_query *q, int col, int k)
 {
-	struct report_query m = REPORT_QUERY_INIT;
+	double pct = report_opts_percentile(p->stat);
 
-	report_expr_metric(p, &m);
-	stat_of(q, p->stat, m.sql.buf);
-	report_query_release(&m);
+	sb_addf(&q->final, "sweep_stat('%s', %.17g, c%d", isnan(pct) ? stats_def_find(p->stat)->name : "quantile",
+		isnan(pct) ? 0 : pct, col);
+	if (k >= 0)
+		sb_addf(&q->final, ", %d", k);
+	sb_addc(&q->final, ')');
 }
 
+/*
+ * The table in slices (store_query_split). The part: row keys, column keys, the metric's values
+ * (sweep_values), count, [group], marked results, and per candidate whether it varies and one of its
+ * values; grouped, per slice. The final, over the slices' rows grouped again by the keys: row keys, column
+ * keys, stat(metric) (sweep_stat), count, [group], marked results, 1 + whether each candidate varies.
+ */
 int report_query_table(const struct report_plan *p, struct report_query *q)
 {
-	int nr = p->nrows, nc = p->ncols, ng = p->summary_by ? 1 : 0, ret;
+	int nr = p->nrows, nc = p->ncols, ng = p->summary_by ? 1 : 0, nk = nr + nc + ng, at = nr + nc + 3 + ng;
+	const char **key = xcalloc((size_t)nk + 1, sizeof(*key));
+	int ret;
 
+	/* p->rows or p->cols is NULL when it holds no key: memcpy may not be given NULL */
+	if (nr)
+		memcpy(key, p->rows, (size_t)nr * sizeof(*key));
+	if (nc)
+		memcpy(key + nr, p->cols, (size_t)nc * sizeof(*key));
+	if (ng)
+		key[nr + nc] = p->summary_by;
 	sb_adds(&q->sql, "SELECT ");
-	if ((ret = keys(p, q, (const char *const *)p->rows, nr, ", ")) ||
-	    (ret = keys(p, q, (const char *const *)p->cols, nc, ", ")))
-		return ret;
-	stat_of_metric(p, q);
-	sb_adds(&q->sql, ", count(m.value)");
+	if ((ret = keys_once(p, q, key, nr + nc)))
+		goto out;
+	sb_adds(&q->sql, "sweep_values(");
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, "), count(m.value)");
 	if (ng) {
 		sb_adds(&q->sql, ", ");
-		if ((ret = report_expr_key(p->c, q, p->summary_by)))
-			return ret;
+		if ((ret = report_expr_key_once(p->c, q, p->summary_by)))
+			goto out;
 	}
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
 	/* report_plan_rows_later's question, answered in the same pass: 2 when it varies inside a row */
-	for (int i = 0; i < p->ncand; i++) {
-		sb_adds(&q->sql, ", 1 + sweep_varies(");
-		if ((ret = report_expr_key(p->c, q, p->cand[i])))
-			return ret;
-		sb_addc(&q->sql, ')');
-	}
-	if ((ret = from(p, q, JOIN_METRIC, p->strict)))
-		return ret;
-	if (nr + nc + ng) {
-		const char **key = xcalloc((size_t)(nr + nc + ng), sizeof(*key));
+	for (int i = 0; i < p->ncand; i++)
+		for (int k = 0; k < 2; k++) {
+			sb_adds(&q->sql, k ? ", min(" : ", sweep_varies(");
+			if ((ret = report_expr_key(p->c, q, p->cand[i])))
+				goto out;
+			sb_addc(&q->sql, ')');
+		}
+	if ((ret = from(p, q, JOIN_METRIC | JOIN_SLICE, p->strict)) || (nk && (ret = group_by(p, q, key, nk))))
+		goto out;
 
-		/* p->rows or p->cols is NULL when it holds no key: memcpy may not be given NULL */
-		if (nr)
-			memcpy(key, p->rows, (size_t)nr * sizeof(*key));
-		if (nc)
-			memcpy(key + nr, p->cols, (size_t)nc * sizeof(*key));
-		if (ng)
-			key[nr + nc] = p->summary_by;
-		ret = group_by(p, q, key, nr + nc + ng);
-		free(key);
-		if (ret)
-			return ret;
-		/* a row's cells (row keys and summary group) come together, its columns after */
-		sb_adds(&q->sql, " ORDER BY ");
-		for (int i = 0; i < nr; i++)
-			sb_addf(&q->sql, "%d, ", i + 1);
-		if (ng)
-			sb_addf(&q->sql, "%d, ", nr + nc + 3);
-		for (int i = nr; i < nr + nc; i++)
-			sb_addf(&q->sql, "%d, ", i + 1);
-		q->sql.len -= 2;
-		q->sql.buf[q->sql.len] = '\0';
+	sb_adds(&q->final, "SELECT ");
+	for (int i = 0; i < nr + nc; i++) {
+		final_key(p, q, key[i], i + 1);
+		sb_adds(&q->final, ", ");
 	}
-	return FAIL_OK;
+	stat_final(p, q, nr + nc + 1, -1);
+	sb_addf(&q->final, ", sum(c%d)", nr + nc + 2);
+	if (ng) {
+		sb_adds(&q->final, ", ");
+		final_key(p, q, p->summary_by, nr + nc + 3);
+	}
+	sb_addf(&q->final, ", sum(c%d)", at);
+	for (int i = 0; i < p->ncand; i++)
+		sb_addf(&q->final, ", 1 + (max(c%d) OR sweep_varies(c%d))", at + 1 + 2 * i, at + 2 + 2 * i);
+	sb_adds(&q->final, " FROM temp.sweep_part");
+	if (nk) {
+		sb_adds(&q->final, " GROUP BY ");
+		for (int i = 0; i < nr + nc; i++)
+			sb_addf(&q->final, "%s%d", i ? ", " : "", i + 1);
+		if (ng)
+			sb_addf(&q->final, "%s%d", nr + nc ? ", " : "", nr + nc + 3);
+		/* a row's cells (row keys and summary group) come together, its columns after */
+		sb_adds(&q->final, " ORDER BY ");
+		for (int i = 0; i < nr; i++)
+			sb_addf(&q->final, "%d, ", i + 1);
+		if (ng)
+			sb_addf(&q->final, "%d, ", nr + nc + 3);
+		for (int i = nr; i < nr + nc; i++)
+			sb_addf(&q->final, "%d, ", i + 1);
+		q->final.len -= 2;
+		q->final.buf[q->final.len] = '\0';
+	}
+out:
+	free(key);
+	return ret;
 }
 
 int report_query_ledger(const struct report_plan *p, struct report_query *q)
@@ -335,7 +382,7 @@ static int compare_sql(const struct report_plan *p, struct report_query *q, cons
 	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
-	if ((ret = keys(p, q, key, nkey, ", ")))
+	if ((ret = keys_once(p, q, key, nkey)))
 		return ret;
 	arm_test(p, q, p->arms.a);
 	sb_adds(&q->sql, ", ");
@@ -343,11 +390,11 @@ static int compare_sql(const struct report_plan *p, struct report_query *q, cons
 	sb_adds(&q->sql, ", ");
 	if ((ret = unit_sql(p, q, by_item)))
 		return ret;
-	sb_adds(&q->sql, ", avg(");
+	sb_adds(&q->sql, ", sweep_values(");
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
 	sb_addf(&q->sql, ", sum(%s)", marked_sql);
-	if ((ret = from(p, q, by_item ? JOIN_ITEMS : JOIN_METRIC, p->strict)))
+	if ((ret = from(p, q, (by_item ? JOIN_ITEMS : JOIN_METRIC) | JOIN_SLICE, p->strict)))
 		return ret;
 	sb_adds(&q->sql, " AND CAST(");
 	report_expr_key(p->c, q, p->arms.key);
@@ -358,16 +405,27 @@ static int compare_sql(const struct report_plan *p, struct report_query *q, cons
 	sb_adds(&q->sql, ")");
 	/* the keys; the arm as the key's text, of which the arm tests are functions; the unit */
 	sb_adds(&q->sql, " GROUP BY ");
-	if ((ret = report_expr_group(p->c, q, key, nkey)))
+	if ((ret = report_expr_group_once(p->c, q, key, nkey)))
 		return ret;
 	sb_adds(&q->sql, ", CAST(");
 	report_expr_key(p->c, q, p->arms.key);
 	sb_adds(&q->sql, " AS TEXT), ");
 	unit_sql(p, q, by_item);
 	sb_addc(&q->sql, ')');
+	/* the final: the slices' groups of one unit and arm merged, the mean over all their values */
+	sb_adds(&q->final, "SELECT ");
+	for (int i = 0; i < nkey; i++) {
+		final_key(p, q, key[i], i + 1);
+		sb_adds(&q->final, ", ");
+	}
+	sb_addf(&q->final, "c%d, c%d, c%d, sweep_stat('mean', 0, c%d), sum(c%d), sum(c%d) FROM temp.sweep_part",
+		nkey + 1, nkey + 2, nkey + 3, nkey + 4, nkey + 5, nkey + 6);
 	/* the keys, the unit, then b's row before a's, as grouping by every column ordered them */
-	by(q, "ORDER BY", nkey, nkey + 3, nkey + 1);
-	sb_addf(&q->sql, ", %d", nkey + 2);
+	for (int i = 0; i < nkey + 3; i++)
+		sb_addf(&q->final, "%s%d", i ? ", " : " GROUP BY ", i + 1);
+	for (int i = 0; i < nkey; i++)
+		sb_addf(&q->final, "%s%d", i ? ", " : " ORDER BY ", i + 1);
+	sb_addf(&q->final, "%s%d, %d, %d", nkey ? ", " : " ORDER BY ", nkey + 3, nkey + 1, nkey + 2);
 	return FAIL_OK;
 }
 
@@ -415,7 +473,8 @@ int report_query_baseline(const struct report_plan *p, enum report_unit unit, co
 
 /*
  * "WITH report_probes AS (...) ": the table the probe names of a --limit expression read; joined as rp0,
- * rp1, ... for the probes the expression uses (q->joined), faster than a subquery per result.
+ * rp1, ... for the probes the expression uses (q->joined), faster than a subquery per result. Its host is
+ * the worker's hostname (or "(unknown host)"), for the note of the hosts without the probe.
  */
 static int probes_cte(const struct report_plan *p, struct report_query *q)
 {
@@ -432,7 +491,8 @@ static int probes_cte(const struct report_plan *p, struct report_query *q)
 		" (SELECT value FROM probes WHERE id = (SELECT max(((p.gpu IS w2.gpu) * 2 + (p.gpu IS NULL))"
 		" * 4294967296 + p.id) %% 4294967296 FROM probes p JOIN hosts ph ON ph.id = p.host"
 		" WHERE ph.hostname = (SELECT hostname FROM hosts WHERE id = w2.host) AND p.value IS NOT NULL"
-		" AND p.name = pn.name)) AS value"
+		" AND p.name = pn.name)) AS value,"
+		" coalesce((SELECT hostname FROM hosts WHERE id = w2.host), '(unknown host)') AS host"
 		" FROM workers w2, (SELECT DISTINCT name FROM probes) AS pn) ",
 		p->c->materialize ? "MATERIALIZED " : "");
 	return FAIL_OK;
@@ -440,56 +500,50 @@ static int probes_cte(const struct report_plan *p, struct report_query *q)
 
 static int limit_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey)
 {
-	int ret;
+	int at = nkey + 3 + (int)q->njoined, ret;
 
 	/* The limit is computed for each result (its host's probes, its parameters and metrics), then the
 	 * row aggregates the metric and the limit alike; the share is the statistic of the metric over that
-	 * of the limit, of the results that have both (report_agg_limit divides). */
+	 * of the limit, of the results that have both (report_agg_limit divides). One pass: each result's
+	 * metric and limit go as a pair (sweep_pairs), whose four statistics the final takes. */
 	if ((ret = probes_cte(p, q)))
 		return ret;
 	sb_adds(&q->sql, "SELECT ");
-	for (int i = 0; i < nkey; i++)
-		sb_addf(&q->sql, "k%d, ", i);
-	sb_adds(&q->sql, "count(v), ");
-	stat_of(q, p->stat, "v");
-	sb_adds(&q->sql, ", ");
-	stat_of(q, p->stat, "lim");
-	sb_adds(&q->sql, ", ");
-	stat_of(q, p->stat, "CASE WHEN lim IS NOT NULL THEN v END");
-	sb_adds(&q->sql, ", ");
-	stat_of(q, p->stat, "CASE WHEN v IS NOT NULL THEN lim END");
-	for (size_t i = 0; i < q->njoined; i++)
-		sb_addf(&q->sql, ", group_concat(DISTINCT miss%zu)", i);
-	sb_adds(&q->sql, ", sum(noisy) FROM (SELECT ");
-	for (int i = 0; i < nkey; i++) {
-		if ((ret = report_expr_key(p->c, q, key[i])))
-			return ret;
-		sb_addf(&q->sql, " AS k%d, ", i);
-	}
+	if ((ret = keys_once(p, q, key, nkey)))
+		return ret;
+	sb_adds(&q->sql, "count(");
 	report_expr_metric(p, q);
-	sb_adds(&q->sql, " AS v, (");
+	sb_adds(&q->sql, "), sweep_pairs(");
+	report_expr_metric(p, q);
+	sb_adds(&q->sql, ", (");
 	if ((ret = report_expr_sql(p->c, q, "--limit", p->limit, EXPR_PROBES)))
 		return ret;
-	sb_addf(&q->sql, ") AS lim, %s AS noisy", marked_sql);
+	sb_adds(&q->sql, "))");
 	for (size_t i = 0; i < q->njoined; i++)
-		sb_addf(&q->sql, ", CASE WHEN rp%zu.value IS NULL"
-			" THEN coalesce(h.hostname, '(unknown host)') END AS miss%zu", i, i);
-	if (nkey) {
-		sb_adds(&q->sql, ", ");
-		if ((ret = report_expr_group(p->c, q, key, nkey)))
-			return ret;
-		sb_adds(&q->sql, ") AS g");
-	}
-	if ((ret = from(p, q, JOIN_METRIC | JOIN_PROBES, p->strict)))
+		sb_addf(&q->sql, ", group_concat(DISTINCT CASE WHEN rp%zu.value IS NULL"
+			" THEN coalesce(rp%zu.host, '(unknown host)') END)", i, i);
+	sb_addf(&q->sql, ", sum(%s)", marked_sql);
+	if ((ret = from(p, q, JOIN_METRIC | JOIN_PROBES | JOIN_SLICE, p->strict)) ||
+	    (nkey && (ret = group_by(p, q, key, nkey))))
 		return ret;
-	/* LIMIT keeps SQLite from flattening the rows into the aggregates, which would compute the limit
-	 * three times a row (once in each statistic that reads it) */
-	sb_adds(&q->sql, " LIMIT -1)");
-	if (nkey) {
-		sb_adds(&q->sql, " GROUP BY g ORDER BY ");
-		for (int i = 0; i < nkey; i++)
-			sb_addf(&q->sql, "%sk%d", i ? ", " : "", i);
+	/* the final: the slices' groups merged, each statistic over all their pairs */
+	sb_adds(&q->final, "SELECT ");
+	for (int i = 0; i < nkey; i++) {
+		final_key(p, q, key[i], i + 1);
+		sb_adds(&q->final, ", ");
 	}
+	sb_addf(&q->final, "sum(c%d)", nkey + 1);
+	for (int k = 0; k < 4; k++) {
+		sb_adds(&q->final, ", ");
+		stat_final(p, q, nkey + 2, k);
+	}
+	for (size_t i = 0; i < q->njoined; i++)
+		sb_addf(&q->final, ", group_concat(c%d)", nkey + 3 + (int)i);
+	sb_addf(&q->final, ", sum(c%d) FROM temp.sweep_part", at);
+	for (int i = 0; i < nkey; i++)
+		sb_addf(&q->final, "%s%d", i ? ", " : " GROUP BY ", i + 1);
+	for (int i = 0; i < nkey; i++)
+		sb_addf(&q->final, "%s%d", i ? ", " : " ORDER BY ", i + 1);
 	return FAIL_OK;
 }
 

@@ -22,6 +22,17 @@ int report_expr_key(const struct report_ctx *c, struct report_query *q, const ch
  * parameters among them read once per distinct params. FAIL_USAGE after error() as report_expr_key.
  */
 int report_expr_group(const struct report_ctx *c, struct report_query *q, const char *const *key, int n);
+/*
+ * The same for a statement grouped by report_expr_group_once: a key of the result's worker or host (host,
+ * gpu, label.NAME) read by its worker (r.worker) in a subquery, once per group rather than through the
+ * joins of each row; any other key as report_expr_key.
+ */
+int report_expr_key_once(const struct report_ctx *c, struct report_query *q, const char *key);
+/* report_expr_group with the keys of the worker or host (host, gpu, label.NAME) replaced by one, r.worker:
+ * each group is of one worker, which report_expr_key_once reads. */
+int report_expr_group_once(const struct report_ctx *c, struct report_query *q, const char *const *key, int n);
+/* The collation report_expr_key gives key (a parameter in its spec's order), or NULL. */
+const char *report_expr_key_collation(const struct report_ctx *c, const char *key);
 /* Whether key is the item of per-item values: "item", unless the sweep has a parameter of that name
  * (parameters keep their names; param.item is the same). */
 int report_expr_is_item(const struct report_ctx *c, const char *key);

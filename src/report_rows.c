@@ -225,7 +225,9 @@ int report_rows_fetch(const struct report_ctx *c, const struct report_query *q, 
 	report_rows_init(r);
 	r->orders = c->orders;
 	r->norders = c->norders;
-	if (store_query(c->st, q->sql.buf, (const char *const *)q->binds, (int)q->nbind, 1, fetch_row, r))
+	if (q->final.len ? store_query_split(c->st, q->sql.buf, q->final.buf, (const char *const *)q->binds,
+					     (int)q->nbind, (int)q->slice_at, fetch_row, r) :
+			   store_query(c->st, q->sql.buf, (const char *const *)q->binds, (int)q->nbind, 1, fetch_row, r))
 		return FAIL_IO;
 	return FAIL_OK;
 }

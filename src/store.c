@@ -419,6 +419,41 @@ fail:
 	return ret;
 }
 
+int store_open_twin(const struct store *st, struct store **out)
+{
+	struct store *tw = xcalloc(1, sizeof(*tw));
+
+	*out = NULL;
+	tw->file_fd = tw->note_fd = -1;
+	tw->path = xstrdup(st->path);
+	tw->readonly = 1;
+	tw->limit = st->limit;
+	tw->interruptible = st->interruptible;
+	/* No descriptor of its own on the file: closing one would drop the process's POSIX locks, st's
+	 * among them. The same settings, functions and collations as st's. */
+	if (sqlite3_open_v2(st->real ? st->real : st->path, &tw->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL)) {
+		error("cannot open '%s': %s", st->path, tw->db ? sqlite3_errmsg(tw->db) : "out of memory");
+		store_close(tw);
+		return FAIL_IO;
+	}
+	sqlite3_busy_timeout(tw->db, 10000);
+	sqlite3_progress_handler(tw->db, 10000, store_progress, tw);
+	if (store_defensive(tw) || sqlite3_exec(tw->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
+	    store_functions_register(tw->db) || store_keys_register(tw->db)) {
+		store_close(tw);
+		return FAIL_IO;
+	}
+	for (size_t i = 0; i < st->norders; i++)
+		if (store_order_text(tw, st->orders[i].name, (const char *const *)st->orders[i].v,
+				     st->orders[i].n)) {
+			store_close(tw);
+			return FAIL_IO;
+		}
+	*out = tw;
+	return FAIL_OK;
+}
+
 /* ---- taking the writer lock (its file: store_file.c) ---- */
 
 /* One statement with text binds, stepped to its end; *changes its rows changed. */
@@ -604,6 +639,13 @@ void store_close(struct store *st)
 	free(st->real);
 	store_bulk_reset(st, BULK_OFF);
 	store_flight_release(&st->flight);
+	for (size_t i = 0; i < st->norders; i++) {
+		for (size_t k = 0; k < st->orders[i].n; k++)
+			free(st->orders[i].v[k]);
+		free(st->orders[i].v);
+		free(st->orders[i].name);
+	}
+	free(st->orders);
 	free(st->wk_id);
 	free(st->path);
 	free(st);

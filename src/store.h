@@ -36,6 +36,10 @@ enum store_mode {
  * by its name with every symbolic link followed, so that SQLite's -wal and -shm are that name's. */
 int store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
+/* Another read-only connection to st's file with st's settings, functions and collations, and no descriptor
+ * of its own on the file (closing one would drop the process's locks, st's among them). FAIL_IO after
+ * error(). */
+int store_open_twin(const struct store *st, struct store **out);
 /* The path it was opened with. */
 const char *store_path(const struct store *st);
 int store_schema_version(void);
@@ -370,6 +374,18 @@ int store_order_text(struct store *st, const char *name, const char *const *valu
  */
 int store_query(struct store *st, const char *sql, const char *const *binds, int nbind, int readonly,
 		int (*fn)(const struct store_row *, void *), void *data);
+
+/*
+ * store_query's statement split over the results: part, a SELECT with the parameters binds, but for
+ * ?at and ?at+1, set to the first and the last results.id of a slice (r.id BETWEEN ?at AND ?at+1), runs over the slices at once, one per core (up to
+ * 4), each on its own read-only connection (store_open_twin) and thread; its rows, slice after slice, go
+ * into temp.sweep_part(c1, ..., cN), which final (no parameters) reads, and final's rows go to fn. The
+ * slices read one state of the database: when a commit came between their first reads, one slice reads
+ * all. For a statement whose cost is its rows: part aggregates each slice (sweep_values keeps what a
+ * statistic needs), final merges the slices' groups. -1 after error().
+ */
+int store_query_split(struct store *st, const char *part, const char *final, const char *const *binds,
+		      int nbind, int at, int (*fn)(const struct store_row *, void *), void *data);
 
 /* --- snapshot --- */
 

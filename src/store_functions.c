@@ -1,5 +1,6 @@
 /* store_functions.c: the SQL functions median, quantile, geomean, stdev, ratio_ci, median_ci, ci_rel,
- * sweep_key and sweep_param_defaults; and the guard on SQL a person types: the functions it may call. */
+ * sweep_key, sweep_param_defaults, sweep_values and sweep_stat; and the guard on SQL a person types: the
+ * functions it may call. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,106 @@ static void agg_final_quantile(sqlite3_context *ctx)
 		agg_free(a);
 }
 
+/*
+ * sweep_values(x): the values that are not NULL, in the order they came, as a blob of doubles (NULL for
+ * none): a slice's share of a statistic (store_query_split). sweep_pairs(x, y): every row's x and y, NaN
+ * for NULL, one after the other, as such a blob. sweep_stat(name, q, blob) over sweep_values' blobs: the
+ * statistic name of stats_defs (mean: the running sum over the count, as SQLite's avg), or quantile at q,
+ * of all their values in order: what name(x) gives over the rows of every slice. sweep_stat(name, q, blob,
+ * k) over sweep_pairs' blobs: of x (k 0), of y (1), of x where y is not NULL (2), of y where x is not (3).
+ */
+static void agg_final_values(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+
+	if (a && a->n)
+		sqlite3_result_blob(ctx, a->x, (int)(a->n * sizeof(double)), SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(ctx);
+	if (a)
+		agg_free(a);
+}
+
+static void agg_step_pairs(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct store_agg *a;
+
+	(void)argc;
+	if (!(a = agg_get(ctx)))
+		return;
+	for (int i = 0; i < 2; i++)
+		agg_push(a, sqlite3_value_type(argv[i]) == SQLITE_NULL ? NAN : sqlite3_value_double(argv[i]), 0, 0);
+}
+
+static void agg_step_stat(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char *b = sqlite3_value_blob(argv[2]);
+	size_t n = (size_t)sqlite3_value_bytes(argv[2]) / sizeof(double);
+	struct store_agg *a;
+	double x;
+
+	(void)argc;
+	if (!(a = agg_get(ctx)))
+		return;
+	if (!a->have_args) {
+		const char *name = (const char *)sqlite3_value_text(argv[0]);
+
+		a->boot = -1;
+		for (size_t i = 0; name && i < stats_ndefs; i++)
+			if (!strcmp(name, stats_defs[i].name))
+				a->boot = (int)i;
+		a->q = sqlite3_value_double(argv[1]);
+		if (a->boot < 0 && !(name && !strcmp(name, "quantile") && a->q >= 0 && a->q <= 1)) {
+			sqlite3_result_error(ctx, "sweep_stat(name, q, values): no such statistic", -1);
+			return;
+		}
+		a->have_args = 1;
+	}
+	for (size_t i = 0; b && i < n; i++) {
+		memcpy(&x, b + i * sizeof(x), sizeof(x));
+		if (argc == 3) {
+			agg_push(a, x, 0, 0);
+		} else if (i % 2 == 0) {
+			int k = sqlite3_value_int(argv[3]);
+			double y, t;
+
+			memcpy(&y, b + (i + 1) * sizeof(y), sizeof(y));
+			if (k % 2) {
+				t = x;
+				x = y;
+				y = t;
+			}
+			if (!isnan(x) && (k < 2 || !isnan(y)))
+				agg_push(a, x, 0, 0);
+		}
+	}
+}
+
+static void agg_final_stat_of(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+	const struct stats_def *def = a && a->boot >= 0 ? &stats_defs[a->boot] : NULL;
+	double v = NAN, sum = 0;
+
+	if (a && a->n && !def) {
+		v = stats_quantile(a->x, a->n, a->q);
+	} else if (a && a->n && def->of) {
+		v = def->of(a->x, a->n);
+	} else if (a && a->n) {
+		v = a->x[0];
+		for (size_t i = 0; i < a->n; i++) {
+			sum += a->x[i];
+			if (!strcmp(def->name, "min") ? a->x[i] < v : a->x[i] > v)
+				v = a->x[i];
+		}
+		if (!strcmp(def->name, "mean"))
+			v = sum / (double)a->n;
+	}
+	result_num(ctx, v);
+	if (a)
+		agg_free(a);
+}
+
 /* The JSON array [v0,v1,...] of n numbers as the function's text result. */
 static void result_json_array(sqlite3_context *ctx, const double *v, int n)
 {
@@ -299,6 +400,10 @@ int store_functions_register(sqlite3 *db)
 		{ "ratio_ci", 5, agg_step_ratio, agg_final_ratio },
 		{ "median_ci", 1, agg_step_median_ci, agg_final_median_ci },
 		{ "median_ci", 2, agg_step_median_ci, agg_final_median_ci },
+		{ "sweep_values", 1, agg_step_x, agg_final_values },
+		{ "sweep_pairs", 2, agg_step_pairs, agg_final_values },
+		{ "sweep_stat", 3, agg_step_stat, agg_final_stat_of },
+		{ "sweep_stat", 4, agg_step_stat, agg_final_stat_of },
 	};
 	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
 
@@ -399,6 +504,12 @@ int store_order_text(struct store *st, const char *name, const char *const *valu
 	/* On failure SQLite calls text_order_free itself. */
 	if (sqlite3_create_collation_v2(st->db, name, SQLITE_UTF8, o, text_order_cmp, text_order_free))
 		return error("sql error: %s", sqlite3_errmsg(st->db));
+	st->orders = xrealloc(st->orders, (st->norders + 1) * sizeof(*st->orders));
+	st->orders[st->norders].name = xstrdup(name);
+	st->orders[st->norders].v = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		st->orders[st->norders].v[i] = xstrdup(values[i]);
+	st->orders[st->norders++].n = n;
 	return 0;
 }
 

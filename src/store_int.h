@@ -119,6 +119,11 @@ struct store {
 	int timed_out;                 /* the last statement was stopped by the limit */
 	int wal_after;                 /* this transaction left WAL for a rollback journal (store_begin_plan) */
 	struct store_flight flight;    /* store_dispatching: no triggers, the store counts cells itself */
+	struct store_order {           /* the collations of store_order_text, for store_open_twin */
+		char *name, **v;
+		size_t n;
+	} *orders;
+	size_t norders;
 	sqlite3_stmt *stmt[SQL_COUNT];
 };
 

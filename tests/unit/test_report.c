@@ -270,13 +270,19 @@ static void test_grammar(void)
 	report_ctx_release(&r);
 }
 
-/* A statement of the table, as "SQL | ?1=... ?2=...". */
+/* A statement of the table, as "PART | ?1=... ?2=... || FINAL" (store_query_split). */
 static char *table_sql(const struct report_plan *p)
 {
 	struct report_query q = REPORT_QUERY_INIT;
+	char *final, *part, *both;
 
 	CHECK(report_query_table(p, &q) == FAIL_OK, "the table's statement");
-	return shown(&q);
+	final = xstrdup(q.final.buf ? q.final.buf : "");
+	part = shown(&q);
+	both = xasprintf("%s || %s", part, final);
+	free(part);
+	free(final);
+	return both;
 }
 
 /* --metric noise reads the results' noise; --strict keeps results not marked (STORE_IMPRECISE); the
@@ -295,13 +301,14 @@ static void test_noise_and_pool(void)
 	report_plan_init(&p, &o, &c);
 	CHECK(!report_plan_metric(&p) && p.metric_own, "noise is a metric of every result");
 	sql = table_sql(&p);
-	CHECK_STR(sql, "SELECT sweep_param(c.params, ?1), median(m.value), count(m.value), sum(NOT r.precise)"
+	CHECK_STR(sql, "SELECT sweep_param(c.params, ?1), sweep_values(m.value), count(m.value), sum(NOT r.precise)"
 		  " FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w ON w.id = r.worker"
 		  " LEFT JOIN hosts h ON h.id = w.host JOIN (SELECT id AS result, value FROM (SELECT id, noise AS value"
 		  " FROM results) WHERE value IS NOT NULL) m ON m.result = r.id WHERE r.status = 'ok'"
-		  " AND c.state <> 'retired'"
-		  " AND c.sweep = ?2 GROUP BY sweep_group(c.params, 1, ?3) ORDER BY 1 | ?1=$.\"M\" ?2=s ?3=$.\"M\"",
-		  "noise joined as m.value, every result");
+		  " AND c.state <> 'retired' AND c.sweep = ?2 AND r.id BETWEEN ?3 AND ?4"
+		  " GROUP BY sweep_group(c.params, 1, ?5) | ?1=$.\"M\" ?2=s ?3=0 ?4=0 ?5=$.\"M\""
+		  " || SELECT c1, sweep_stat('median', 0, c2), sum(c3), sum(c4) FROM temp.sweep_part GROUP BY 1 ORDER BY 1",
+		  "noise joined as m.value, every result; the slices' median merged");
 	free(sql);
 	report_plan_release(&p);
 	o.metric = "precision";
@@ -322,13 +329,14 @@ static void test_noise_and_pool(void)
 	report_plan_init(&p, &o, &c);
 	CHECK(!report_plan_metric(&p) && !p.metric_own && !strcmp(p.metric_base, "gflops"), "tflops is gflops");
 	sql = table_sql(&p);
-	CHECK_STR(sql, "SELECT sweep_param(c.params, ?1), avg((m.value * 0.001)), count(m.value),"
+	CHECK_STR(sql, "SELECT sweep_param(c.params, ?1), sweep_values((m.value * 0.001)), count(m.value),"
 		  " sum(NOT r.precise) FROM results r JOIN cells c ON c.id = r.cell LEFT JOIN workers w"
 		  " ON w.id = r.worker LEFT JOIN hosts h ON h.id = w.host JOIN metrics m ON m.result = r.id"
 		  " AND m.name = ?2 WHERE r.status = 'ok' AND c.state <> 'retired' AND c.sweep = ?3"
-		  " AND NOT (NOT r.precise) AND (sweep_param(c.params, ?4) > 2) GROUP BY sweep_group(c.params, 1, ?5)"
-		  " ORDER BY 1 | ?1=$.\"M\" ?2=gflops ?3=s ?4=$.\"K\" ?5=$.\"M\"",
-		  "--strict leaves out the marked results; --where");
+		  " AND NOT (NOT r.precise) AND (sweep_param(c.params, ?4) > 2) AND r.id BETWEEN ?5 AND ?6"
+		  " GROUP BY sweep_group(c.params, 1, ?7) | ?1=$.\"M\" ?2=gflops ?3=s ?4=$.\"K\" ?5=0 ?6=0 ?7=$.\"M\""
+		  " || SELECT c1, sweep_stat('mean', 0, c2), sum(c3), sum(c4) FROM temp.sweep_part GROUP BY 1 ORDER BY 1",
+		  "--strict leaves out the marked results; --where; the slices' mean merged");
 	free(sql);
 	report_plan_release(&p);
 
@@ -344,6 +352,30 @@ static void test_noise_and_pool(void)
 		      == !host, "joins %s: %s", host ? "kept for h.hostname" : "dropped", q.sql.buf);
 		CHECK(strstr(q.sql.buf, "FROM results r JOIN cells c ON c.id = r.cell ") != NULL, "the rest kept: %s",
 		      q.sql.buf);
+		report_query_release(&q);
+		report_plan_release(&p);
+	}
+
+	/* a key of the host is read once per group, by the worker each group is of, without the joins */
+	{
+		struct report_query q = REPORT_QUERY_INIT;
+
+		o.where = NULL;
+		for (int i = 0; i < o.nrows; i++)
+			free(o.rows[i]);
+		free(o.rows);
+		o.rows = NULL;
+		o.nrows = 0;
+		CHECK(!report_opts_split("--rows", "host,M", &o.rows, &o.nrows), "--rows host,M");
+		report_plan_init(&p, &o, &c);
+		CHECK(!report_plan_metric(&p) && report_query_table(&p, &q) == FAIL_OK, "a table by host");
+		report_query_trim(&q);
+		CHECK(strstr(q.sql.buf, "SELECT (SELECT kh.hostname FROM workers kw JOIN hosts kh ON kh.id = kw.host"
+			     " WHERE kw.id = r.worker), sweep_param(c.params, ?1), ") != NULL &&
+		      strstr(q.sql.buf, " GROUP BY sweep_group(c.params, 1, ?6, r.worker)") != NULL &&
+		      !strstr(q.sql.buf, "LEFT JOIN workers w"), "host by worker, no joins: %s", q.sql.buf);
+		CHECK_STR(q.final.buf, "SELECT c1, c2, sweep_stat('mean', 0, c3), sum(c4), sum(c5) FROM temp.sweep_part"
+			  " GROUP BY 1, 2 ORDER BY 1, 2", "the final merges a host's workers");
 		report_query_release(&q);
 		report_plan_release(&p);
 	}

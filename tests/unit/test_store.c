@@ -1100,6 +1100,93 @@ static void test_query(void)
 }
 
 /*
+ * A statement split over the results (store_query_split): the part's groups of each slice merged by the
+ * final give what the whole statement gives in one pass, for every statistic; a group with no value is
+ * NULL; an unknown statistic is an error.
+ */
+static void test_split(void)
+{
+	static const char *const stat[][2] = { { "median", "median" }, { "mean", "avg" }, { "geomean", "geomean" },
+		{ "min", "min" }, { "max", "max" }, { "stdev", "stdev" }, { "cv", "cv" } };
+	char *path = tmp_path("split.db"), key[16], params[32], *msg;
+	struct strbuf part = STRBUF_INIT, final = STRBUF_INIT, whole = STRBUF_INIT;
+	const char *bind[] = { "0", "0" };
+	struct store *st;
+	int added;
+
+	CHECK_INT(store_open(path, STORE_RW, &st), 0, "open");
+	for (int i = 0; i < 40; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		snprintf(params, sizeof(params), "{\"g\":%d}", i % 3);
+		store_add_cell(st, "s", key, params, 0, "", (uint64_t)i, "planned", &added);
+	}
+	CHECK_INT(store_query(st, "INSERT INTO results(cell, status, attempt, n, noise_ok, median) SELECT id, 'ok', 1,"
+			      " 1, 1, CASE WHEN id % 3 = 2 THEN NULL ELSE 1 + id * id % 17 END FROM cells", NULL, 0, 0,
+			      NULL, NULL), 0, "results");
+	for (size_t k = 0; k < ARRAY_SIZE(stat) + 1; k++) {
+		struct rows a = { STRBUF_INIT, 0 }, b = { STRBUF_INIT, 0 };
+		const char *name = k < ARRAY_SIZE(stat) ? stat[k][0] : "quantile";
+
+		sb_reset(&part);
+		sb_reset(&final);
+		sb_reset(&whole);
+		sb_adds(&part, "SELECT sweep_param(c.params, '$.\"g\"'), sweep_values(r.median), count(r.median) FROM"
+			" results r JOIN cells c ON c.id = r.cell WHERE r.id BETWEEN ?1 AND ?2 GROUP BY 1");
+		sb_addf(&final, "SELECT c1 AS g, sweep_stat('%s', 0.3, c2) AS x, sum(c3) AS n FROM temp.sweep_part"
+			" GROUP BY 1 ORDER BY 1", name);
+		if (k < ARRAY_SIZE(stat))
+			sb_addf(&whole, "SELECT sweep_param(c.params, '$.\"g\"') AS g, %s(r.median) AS x,", stat[k][1]);
+		else
+			sb_adds(&whole, "SELECT sweep_param(c.params, '$.\"g\"') AS g, quantile(r.median, 0.3) AS x,");
+		sb_adds(&whole, " count(r.median) AS n FROM results r JOIN cells c ON c.id = r.cell GROUP BY 1 ORDER BY 1");
+		CHECK(!store_query_split(st, part.buf, final.buf, bind, 2, 1, rows_cb, &a), "split %s", name);
+		CHECK(!store_query(st, whole.buf, NULL, 0, 1, rows_cb, &b), "whole %s", name);
+		CHECK(!strcmp(a.sb.buf, b.sb.buf), "split %s: %s, whole: %s", name, a.sb.buf, b.sb.buf);
+		CHECK(a.n == 3, "three groups of %s: %d", name, a.n);
+		if (!strcmp(name, "median"))
+			CHECK_STR(a.sb.buf, "g=0/1/0 x=9.5/2/9.5 n=14/1/14;g=1/1/1 x=NULL/0/nan n=0/1/0;"
+				  "g=2/1/2 x=9.0/2/9 n=13/1/13;", "the medians");
+		sb_release(&a.sb);
+		sb_release(&b.sb);
+	}
+	/* pairs (a --limit's metric and limit): each of the four selections against its statistic */
+	CHECK_INT(store_query(st, "UPDATE results SET mean = CASE WHEN id % 5 = 1 THEN NULL ELSE id * 0.5 END", NULL,
+			      0, 0, NULL, NULL), 0, "second values");
+	{
+		struct rows a = { STRBUF_INIT, 0 }, b = { STRBUF_INIT, 0 };
+
+		CHECK(!store_query_split(st, "SELECT sweep_param(c.params, '$.\"g\"'), sweep_pairs(r.median, r.mean)"
+					 " FROM results r JOIN cells c ON c.id = r.cell WHERE r.id BETWEEN ?1 AND ?2"
+					 " GROUP BY 1", "SELECT c1 AS g, sweep_stat('median', 0, c2, 0) AS a,"
+					 " sweep_stat('median', 0, c2, 1) AS b, sweep_stat('median', 0, c2, 2) AS c,"
+					 " sweep_stat('median', 0, c2, 3) AS d FROM temp.sweep_part GROUP BY 1 ORDER BY 1",
+					 bind, 2, 1, rows_cb, &a), "split pairs");
+		CHECK(!store_query(st, "SELECT sweep_param(c.params, '$.\"g\"') AS g, median(r.median) AS a,"
+				   " median(r.mean) AS b, median(CASE WHEN r.mean IS NOT NULL THEN r.median END) AS c,"
+				   " median(CASE WHEN r.median IS NOT NULL THEN r.mean END) AS d FROM results r JOIN"
+				   " cells c ON c.id = r.cell GROUP BY 1 ORDER BY 1", NULL, 0, 1, rows_cb, &b),
+		      "whole pairs");
+		CHECK(!strcmp(a.sb.buf, b.sb.buf), "split pairs: %s, whole: %s", a.sb.buf, b.sb.buf);
+		CHECK(strstr(a.sb.buf, "g=1/1/1 a=NULL/0/nan b=10.25/2/10.25 c=NULL/0/nan d=NULL/0/nan;") != NULL,
+		      "a group with no metric: %s", a.sb.buf);
+		sb_release(&a.sb);
+		sb_release(&b.sb);
+	}
+	test_capture_start();
+	CHECK_INT(store_query_split(st, part.buf, "SELECT sweep_stat('mode', 0, c2) FROM temp.sweep_part", bind, 2,
+				    1, NULL, NULL), -1, "no such statistic");
+	msg = test_capture_end();
+	CHECK(strstr(msg, "sweep_stat(name, q, values): no such statistic") != NULL, "msg: %s", msg);
+	free(msg);
+	sb_release(&part);
+	sb_release(&final);
+	sb_release(&whole);
+	store_close(st);
+	store_remove_files(path);
+	free(path);
+}
+
+/*
  * A reader trusts nothing of the file: each of the schema's tables made a view (a recursive one that
  * never ends) is refused at the open, naming it; and a read that runs past the time limit is stopped.
  */
@@ -1411,6 +1498,7 @@ int main(void)
 	test_group();
 	test_order_text();
 	test_query();
+	test_split();
 	test_foreign();
 	test_transactions();
 	test_writer();
