@@ -379,6 +379,7 @@ static int unit_sql(const struct report_plan *p, struct report_query *q, int by_
 static int compare_sql(const struct report_plan *p, struct report_query *q, const char *const *key, int nkey,
 		       int by_item)
 {
+	const char **gkey;
 	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
@@ -403,13 +404,17 @@ static int compare_sql(const struct report_plan *p, struct report_query *q, cons
 	sb_adds(&q->sql, ", ");
 	report_expr_bind(q, p->arms.b);
 	sb_adds(&q->sql, ")");
-	/* the keys; the arm as the key's text, of which the arm tests are functions; the unit */
+	/* the keys and the compared key (a parameter read once per params, like the keys), of whose text the
+	 * arm tests are functions; the unit. The final groups by the arm tests. */
+	gkey = xcalloc((size_t)nkey + 2, sizeof(*gkey));
+	memcpy(gkey, key, (size_t)nkey * sizeof(*gkey));
+	gkey[nkey] = p->arms.key;
 	sb_adds(&q->sql, " GROUP BY ");
-	if ((ret = report_expr_group_once(p->c, q, key, nkey)))
+	ret = report_expr_group_once(p->c, q, gkey, nkey + 1);
+	free(gkey);
+	if (ret)
 		return ret;
-	sb_adds(&q->sql, ", CAST(");
-	report_expr_key(p->c, q, p->arms.key);
-	sb_adds(&q->sql, " AS TEXT), ");
+	sb_adds(&q->sql, ", ");
 	unit_sql(p, q, by_item);
 	sb_addc(&q->sql, ')');
 	/* the final: the slices' groups of one unit and arm merged, the mean over all their values */
