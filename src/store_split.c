@@ -15,7 +15,7 @@ struct slice {
 	struct store *st;
 	const char *sql;
 	const char *const *binds;
-	int nbind, at;
+	int nbind, at, began;
 	int64_t lo, hi;
 	sqlite3_value **v;
 	size_t nrow, alloc;
@@ -138,7 +138,7 @@ int store_query_split(struct store *st, const char *part, const char *final, con
 	pthread_t th[SPLIT_MAX];
 	char *state[SPLIT_MAX] = { NULL };
 	int64_t lo = 0, hi = -1;
-	int n, ret = -1, began = 0, same = 1;
+	int n, ret = -1, same = 1;
 
 	memset(sl, 0, sizeof(sl));
 	if (store_settle(st) || store_int(st, "SELECT coalesce(min(id), 0) FROM results", &lo) ||
@@ -151,17 +151,24 @@ int store_query_split(struct store *st, const char *part, const char *final, con
 			goto out;
 	}
 	/* Each connection's read transaction holds the state its first read saw; a commit between two of
-	 * them would have the slices read two states: then one slice, on st, reads it all. */
-	for (int i = 0; i < n; i++, began++)
-		if (sqlite3_exec(sl[i].st->db, "BEGIN", NULL, NULL, NULL) || !(state[i] = state_of(sl[i].st)))
+	 * them, or st's own transaction (what it wrote and did not commit), would have the slices read two
+	 * states: then one slice, on st, reads it all. */
+	for (int i = 0; i < n; i++) {
+		if (sqlite3_get_autocommit(sl[i].st->db)) {
+			if (sqlite3_exec(sl[i].st->db, "BEGIN", NULL, NULL, NULL))
+				goto out;
+			sl[i].began = 1;
+		}
+		if (!(state[i] = state_of(sl[i].st)))
 			goto out;
+	}
 	for (int i = 1; i < n; i++)
 		same &= !strcmp(state[0], state[i]);
 	if (!same)
 		n = 1;
 	for (int i = 0; i < n; i++) {
 		sl[i].lo = i ? sl[i - 1].hi + 1 : INT64_MIN;
-		sl[i].hi = i == n - 1 ? INT64_MAX : lo + (hi - lo + 1) * (i + 1) / n - 1;
+		sl[i].hi = i == n - 1 ? INT64_MAX : lo + (hi - lo + 1) / n * (i + 1) - 1;
 	}
 	for (int i = 1; i < n; i++)
 		if (pthread_create(&th[i], NULL, slice_run, &sl[i]))
@@ -177,7 +184,7 @@ int store_query_split(struct store *st, const char *part, const char *final, con
 	sqlite3_exec(st->db, "DROP TABLE IF EXISTS temp.sweep_part", NULL, NULL, NULL);
 out:
 	for (int i = 0; i < SPLIT_MAX; i++) {
-		if (i < began)
+		if (sl[i].began)
 			sqlite3_exec(sl[i].st->db, "COMMIT", NULL, NULL, NULL);
 		free(state[i]);
 		slice_release(&sl[i]);
