@@ -175,12 +175,6 @@ static void by(struct report_query *q, const char *what, int n, int extra1, int 
 		sb_addf(&q->sql, ", %d", extra2);
 }
 
-/* The SQL aggregate of a --stat of stats_defs (mean: avg); not a percentile (the levels a plot takes). */
-static const char *stat_sql(const char *stat)
-{
-	return stats_def_find(stat)->sql;
-}
-
 /* Final's "cN" of a key, in the key's collation (report_expr_key_collation). */
 static void final_key(const struct report_plan *p, struct report_query *q, const char *key, int col)
 {
@@ -679,20 +673,15 @@ static void ci_bound(const struct report_plan *p, struct report_query *q, int up
  */
 static int plot_interval(const struct report_plan *p, struct report_query *q)
 {
-	const char *stat = stat_sql(p->stat);
-
 	if (p->look.errors == ERRORS_NONE) {
-		sb_adds(&q->sql, ", NULL, NULL");
+		sb_adds(&q->final, ", NULL, NULL");
 		return FAIL_OK;
 	}
 	if (p->look.errors == ERRORS_SPREAD) {
-		for (int hi = 0; hi < 2; hi++) {
-			sb_adds(&q->sql, !p->look.spread ? (hi ? ", max(" : ", min(") : ", quantile(");
-			report_expr_metric(p, q);
-			if (p->look.spread)
-				sb_addf(&q->sql, ", %.17g", hi ? (1 + p->look.spread) / 2 : (1 - p->look.spread) / 2);
-			sb_addc(&q->sql, ')');
-		}
+		/* of the values in c4 (the point's statistic's) */
+		for (int hi = 0; hi < 2; hi++)
+			sb_addf(&q->final, ", sweep_stat('%s', %.17g, c4)", !p->look.spread ? (hi ? "max" : "min") :
+				"quantile", (1 + (hi ? 1 : -1) * p->look.spread) / 2);
 		return FAIL_OK;
 	}
 	if (!p->c->median_ci)
@@ -702,10 +691,15 @@ static int plot_interval(const struct report_plan *p, struct report_query *q)
 		return fail_usage("--errors ci: the interval of the median is of the time, and '%s' is not "
 				  "seconds, ms, us or a rate of a kernel (gflops, gbs, tflops, tbs); --errors spread "
 				  "draws the spread of the values", p->metric);
+	/* the part: how many results have an interval, and the bounds' values; unknown unless all have one */
+	sb_adds(&q->sql, ", count(r.ci_lo)");
 	for (int hi = 0; hi < 2; hi++) {
-		sb_addf(&q->sql, ", CASE WHEN count(r.ci_lo) = count(m.value) THEN %s(", stat);
+		sb_adds(&q->sql, ", sweep_values(");
 		ci_bound(p, q, hi);
-		sb_adds(&q->sql, ") END");
+		sb_addc(&q->sql, ')');
+		sb_adds(&q->final, ", CASE WHEN sum(c6) = sum(c5) THEN ");
+		stat_final(p, q, 7 + hi, -1);
+		sb_adds(&q->final, " END");
 	}
 	return FAIL_OK;
 }
@@ -729,25 +723,38 @@ int report_query_shared(const struct report_plan *p, struct report_query *q)
 	return FAIL_OK;
 }
 
+/*
+ * A plot in slices (store_query_split). The part: facet, series, x (NULL for none), the metric's values,
+ * count, [results with an interval, the bounds' values]; the final: facet, series, x, stat(metric), count,
+ * low, high, grouped and ordered by the three.
+ */
 int report_query_plot(const struct report_plan *p, struct report_query *q)
 {
 	const char *const key[] = { p->look.facet, p->look.series, p->look.x };
 	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
+	sb_adds(&q->final, "SELECT ");
 	for (int i = 0; i < 3; i++) {
 		if (!key[i])
-			sb_adds(&q->sql, "NULL");
-		else if ((ret = report_expr_key(p->c, q, key[i])))
+			sb_adds(&q->sql, "NULL, ");
+		else if ((ret = keys_once(p, q, &key[i], 1)))
 			return ret;
-		sb_adds(&q->sql, ", ");
+		if (key[i])
+			final_key(p, q, key[i], i + 1);
+		else
+			sb_addf(&q->final, "c%d", i + 1);
+		sb_adds(&q->final, ", ");
 	}
-	sb_addf(&q->sql, "%s(", stat_sql(p->stat));
+	sb_adds(&q->sql, "sweep_values(");
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
-	if ((ret = plot_interval(p, q)) || (ret = from(p, q, JOIN_METRIC, p->strict)))
+	stat_final(p, q, 4, -1);
+	sb_adds(&q->final, ", sum(c5)");
+	if ((ret = plot_interval(p, q)) || (ret = from(p, q, JOIN_METRIC | JOIN_SLICE, p->strict)) ||
+	    (ret = group_by(p, q, key, 3)))
 		return ret;
-	sb_adds(&q->sql, " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
+	sb_adds(&q->final, " FROM temp.sweep_part GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
 	return FAIL_OK;
 }
 

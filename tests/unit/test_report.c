@@ -380,6 +380,27 @@ static void test_noise_and_pool(void)
 		report_plan_release(&p);
 	}
 
+	/* a plot's points likewise: the spread's quantiles over the values the statistic reads */
+	{
+		struct report_query q = REPORT_QUERY_INIT;
+
+		report_plan_init(&p, &o, &c);
+		CHECK(!report_plan_metric(&p), "a plot's metric");
+		p.look.x = "M";
+		p.look.series = "host";
+		p.look.errors = ERRORS_SPREAD;
+		p.look.spread = 0.5;
+		CHECK(report_query_plot(&p, &q) == FAIL_OK, "a plot");
+		CHECK(strstr(q.sql.buf, "SELECT NULL, (SELECT kh.hostname FROM workers kw JOIN hosts kh ON kh.id = kw.host"
+			     " WHERE kw.id = r.worker), sweep_param(c.params, ?1), sweep_values((m.value * 0.001)),"
+			     " count(m.value) FROM ") != NULL, "the plot's part: %s", q.sql.buf);
+		CHECK_STR(q.final.buf, "SELECT c1, c2, c3, sweep_stat('mean', 0, c4), sum(c5), sweep_stat('quantile', 0.25,"
+			  " c4), sweep_stat('quantile', 0.75, c4) FROM temp.sweep_part GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+			  "the plot's final: the spread's quantiles of the values");
+		report_query_release(&q);
+		report_plan_release(&p);
+	}
+
 	pooled = report_print_pooled(o.pool, o.npool);
 	CHECK_STR(pooled, "", "nothing pooled, nothing said");
 	free(pooled);
