@@ -147,7 +147,7 @@ static int keys_once(const struct report_plan *p, struct report_query *q, const 
 }
 
 /*
- * " GROUP BY sweep_group(...)" (report_expr_group): the rows of equal keys together, by one integer rather
+ * " GROUP BY sweep_group(...)" (report_expr_group_once): the rows of equal keys together, by one integer rather
  * than by the keys, which SQLite sorts more slowly and, for a parameter, reads from the JSON of each row;
  * each key, equal within a group, is read from one of its rows, and ORDER BY puts the groups in the keys'
  * order. n keys, NULL ones skipped.
@@ -163,24 +163,35 @@ static int group_by(const struct report_plan *p, struct report_query *q, const c
 	return FAIL_OK;
 }
 
-/* " GROUP BY 1, 2" or " ORDER BY 1, 2": n column numbers from at[0] on, then the extra ones (> 0). */
-static void by(struct report_query *q, const char *what, int n, int extra1, int extra2)
+/* " GROUP BY 1, 2" or " ORDER BY 1, 2" into sb (a statement or a final): the column numbers 1..n, then the
+ * extra ones (> 0). */
+static void by(struct strbuf *sb, const char *what, int n, int extra1, int extra2)
 {
-	sb_addf(&q->sql, " %s ", what);
+	sb_addf(sb, " %s ", what);
 	for (int i = 0; i < n; i++)
-		sb_addf(&q->sql, "%s%d", i ? ", " : "", i + 1);
+		sb_addf(sb, "%s%d", i ? ", " : "", i + 1);
 	if (extra1 > 0)
-		sb_addf(&q->sql, "%s%d", n ? ", " : "", extra1);
+		sb_addf(sb, "%s%d", n ? ", " : "", extra1);
 	if (extra2 > 0)
-		sb_addf(&q->sql, ", %d", extra2);
+		sb_addf(sb, ", %d", extra2);
 }
 
-/* Final's "cN" of a key, in the key's collation (report_expr_key_collation). */
+/* Final's "cN" of a key (NULL: none), in the key's collation (report_expr_key_collation). */
 static void final_key(const struct report_plan *p, struct report_query *q, const char *key, int col)
 {
-	const char *coll = report_expr_key_collation(p->c, key);
+	const char *coll = key ? report_expr_key_collation(p->c, key) : NULL;
 
 	sb_addf(&q->final, "c%d%s%s", col, coll ? " COLLATE " : "", coll ? coll : "");
+}
+
+/* Final's "SELECT c1, c2, " of the part's first n columns, the keys (final_key). */
+static void final_keys(const struct report_plan *p, struct report_query *q, const char *const *key, int n)
+{
+	sb_adds(&q->final, "SELECT ");
+	for (int i = 0; i < n; i++) {
+		final_key(p, q, key[i], i + 1);
+		sb_adds(&q->final, ", ");
+	}
 }
 
 /* Final's "sweep_stat(...)" of the plan's --stat over the values in column col; of sweep_pairs' k-th
@@ -238,11 +249,7 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 	if ((ret = from(p, q, JOIN_METRIC | JOIN_SLICE, p->strict)) || (nk && (ret = group_by(p, q, key, nk))))
 		goto out;
 
-	sb_adds(&q->final, "SELECT ");
-	for (int i = 0; i < nr + nc; i++) {
-		final_key(p, q, key[i], i + 1);
-		sb_adds(&q->final, ", ");
-	}
+	final_keys(p, q, key, nr + nc);
 	stat_final(p, q, nr + nc + 1, -1);
 	sb_addf(&q->final, ", sum(c%d)", nr + nc + 2);
 	if (ng) {
@@ -254,21 +261,11 @@ int report_query_table(const struct report_plan *p, struct report_query *q)
 		sb_addf(&q->final, ", 1 + (max(c%d) OR sweep_varies(c%d))", at + 1 + 2 * i, at + 2 + 2 * i);
 	sb_adds(&q->final, " FROM temp.sweep_part");
 	if (nk) {
-		sb_adds(&q->final, " GROUP BY ");
-		for (int i = 0; i < nr + nc; i++)
-			sb_addf(&q->final, "%s%d", i ? ", " : "", i + 1);
-		if (ng)
-			sb_addf(&q->final, "%s%d", nr + nc ? ", " : "", nr + nc + 3);
+		by(&q->final, "GROUP BY", nr + nc, ng ? nr + nc + 3 : 0, 0);
 		/* a row's cells (row keys and summary group) come together, its columns after */
-		sb_adds(&q->final, " ORDER BY ");
-		for (int i = 0; i < nr; i++)
-			sb_addf(&q->final, "%d, ", i + 1);
-		if (ng)
-			sb_addf(&q->final, "%d, ", nr + nc + 3);
+		by(&q->final, "ORDER BY", nr, ng ? nr + nc + 3 : 0, 0);
 		for (int i = nr; i < nr + nc; i++)
-			sb_addf(&q->final, "%d, ", i + 1);
-		q->final.len -= 2;
-		q->final.buf[q->final.len] = '\0';
+			sb_addf(&q->final, "%s%d", i || ng ? ", " : "", i + 1);
 	}
 out:
 	free(key);
@@ -289,7 +286,7 @@ int report_query_ledger(const struct report_plan *p, struct report_query *q)
 		" json_extract(h.facts, '$.labels')");
 	if ((ret = from(p, q, JOIN_METRIC, p->strict)))
 		return ret;
-	by(q, "ORDER BY", nr, nr + 1, 0);
+	by(&q->sql, "ORDER BY", nr, nr + 1, 0);
 	return FAIL_OK;
 }
 
@@ -412,19 +409,13 @@ static int compare_sql(const struct report_plan *p, struct report_query *q, cons
 	unit_sql(p, q, by_item);
 	sb_addc(&q->sql, ')');
 	/* the final: the slices' groups of one unit and arm merged, the mean over all their values */
-	sb_adds(&q->final, "SELECT ");
-	for (int i = 0; i < nkey; i++) {
-		final_key(p, q, key[i], i + 1);
-		sb_adds(&q->final, ", ");
-	}
+	final_keys(p, q, key, nkey);
 	sb_addf(&q->final, "c%d, c%d, c%d, sweep_stat('mean', 0, c%d), sum(c%d), sum(c%d) FROM temp.sweep_part",
 		nkey + 1, nkey + 2, nkey + 3, nkey + 4, nkey + 5, nkey + 6);
+	by(&q->final, "GROUP BY", nkey + 3, 0, 0);
 	/* the keys, the unit, then b's row before a's, as grouping by every column ordered them */
-	for (int i = 0; i < nkey + 3; i++)
-		sb_addf(&q->final, "%s%d", i ? ", " : " GROUP BY ", i + 1);
-	for (int i = 0; i < nkey; i++)
-		sb_addf(&q->final, "%s%d", i ? ", " : " ORDER BY ", i + 1);
-	sb_addf(&q->final, "%s%d, %d, %d", nkey ? ", " : " ORDER BY ", nkey + 3, nkey + 1, nkey + 2);
+	by(&q->final, "ORDER BY", nkey, nkey + 3, nkey + 1);
+	sb_addf(&q->final, ", %d", nkey + 2);
 	return FAIL_OK;
 }
 
@@ -465,8 +456,8 @@ int report_query_baseline(const struct report_plan *p, enum report_unit unit, co
 	sb_addf(&q->sql, ", sum(%s), c.pass || '/' || coalesce(r.run, 0)", marked_sql);
 	if ((ret = from(p, q, join[unit], p->strict)))
 		return ret;
-	by(q, "GROUP BY", nkey + 1, nkey + 4, 0);
-	by(q, "ORDER BY", nkey + 1, nkey + 4, 0);
+	by(&q->sql, "GROUP BY", nkey + 1, nkey + 4, 0);
+	by(&q->sql, "ORDER BY", nkey + 1, nkey + 4, 0);
 	return FAIL_OK;
 }
 
@@ -526,11 +517,7 @@ static int limit_sql(const struct report_plan *p, struct report_query *q, const 
 	    (nkey && (ret = group_by(p, q, key, nkey))))
 		return ret;
 	/* the final: the slices' groups merged, each statistic over all their pairs */
-	sb_adds(&q->final, "SELECT ");
-	for (int i = 0; i < nkey; i++) {
-		final_key(p, q, key[i], i + 1);
-		sb_adds(&q->final, ", ");
-	}
+	final_keys(p, q, key, nkey);
 	sb_addf(&q->final, "sum(c%d)", nkey + 1);
 	for (int k = 0; k < 4; k++) {
 		sb_adds(&q->final, ", ");
@@ -539,10 +526,10 @@ static int limit_sql(const struct report_plan *p, struct report_query *q, const 
 	for (size_t i = 0; i < q->njoined; i++)
 		sb_addf(&q->final, ", group_concat(c%d)", nkey + 3 + (int)i);
 	sb_addf(&q->final, ", sum(c%d) FROM temp.sweep_part", at);
-	for (int i = 0; i < nkey; i++)
-		sb_addf(&q->final, "%s%d", i ? ", " : " GROUP BY ", i + 1);
-	for (int i = 0; i < nkey; i++)
-		sb_addf(&q->final, "%s%d", i ? ", " : " ORDER BY ", i + 1);
+	if (nkey) {
+		by(&q->final, "GROUP BY", nkey, 0, 0);
+		by(&q->final, "ORDER BY", nkey, 0, 0);
+	}
 	return FAIL_OK;
 }
 
@@ -734,18 +721,13 @@ int report_query_plot(const struct report_plan *p, struct report_query *q)
 	int ret;
 
 	sb_adds(&q->sql, "SELECT ");
-	sb_adds(&q->final, "SELECT ");
 	for (int i = 0; i < 3; i++) {
 		if (!key[i])
 			sb_adds(&q->sql, "NULL, ");
 		else if ((ret = keys_once(p, q, &key[i], 1)))
 			return ret;
-		if (key[i])
-			final_key(p, q, key[i], i + 1);
-		else
-			sb_addf(&q->final, "c%d", i + 1);
-		sb_adds(&q->final, ", ");
 	}
+	final_keys(p, q, key, 3);
 	sb_adds(&q->sql, "sweep_values(");
 	report_expr_metric(p, q);
 	sb_adds(&q->sql, "), count(m.value)");
@@ -754,7 +736,9 @@ int report_query_plot(const struct report_plan *p, struct report_query *q)
 	if ((ret = plot_interval(p, q)) || (ret = from(p, q, JOIN_METRIC | JOIN_SLICE, p->strict)) ||
 	    (ret = group_by(p, q, key, 3)))
 		return ret;
-	sb_adds(&q->final, " FROM temp.sweep_part GROUP BY 1, 2, 3 ORDER BY 1, 2, 3");
+	sb_adds(&q->final, " FROM temp.sweep_part");
+	by(&q->final, "GROUP BY", 3, 0, 0);
+	by(&q->final, "ORDER BY", 3, 0, 0);
 	return FAIL_OK;
 }
 

@@ -329,6 +329,23 @@ static int store_sort_threads(struct store *st)
 	return 0;
 }
 
+/*
+ * What every connection gets, st's own and its twins' (store_open_twin): the busy wait, the progress check
+ * (interrupts, the time limit), a reader's defenses and sort threads, foreign keys and sweep's SQL functions.
+ * FAIL_OK, or the failure's kind after error(). Nothing here reads the file.
+ */
+static int store_setup(struct store *st)
+{
+	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_progress_handler(st->db, 10000, store_progress, st);
+	if (st->readonly && (store_defensive(st) || store_sort_threads(st)))
+		return FAIL_IO;
+	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
+	    store_functions_register(st->db) || store_keys_register(st->db))
+		return store_open_err(st);
+	return FAIL_OK;
+}
+
 int store_open(const char *path, enum store_mode mode, struct store **out)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
@@ -375,17 +392,13 @@ int store_open(const char *path, enum store_mode mode, struct store **out)
 		error("cannot open '%s': %s", path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		goto fail;
 	}
-	sqlite3_busy_timeout(st->db, 10000);
-	sqlite3_progress_handler(st->db, 10000, store_progress, st);
-	if (st->readonly && (store_defensive(st) || store_sort_threads(st)))
+	if ((ret = store_setup(st)))
 		goto fail;
 	/* A reader's statements are stopped past a limit: what a foreign file's schema runs cannot hang it. */
 	if (st->readonly)
 		store_time_limit(st, mode == STORE_SQL ? STORE_SQL_LIMIT : STORE_READ_LIMIT);
 	/* The first read finds out whether the file is SQLite at all ("file is not a database"). */
-	if (store_int(st, "PRAGMA user_version", &dummy) ||
-	    sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
-	    store_functions_register(st->db) || store_keys_register(st->db)) {
+	if (store_int(st, "PRAGMA user_version", &dummy)) {
 		ret = store_open_err(st);
 		goto fail;
 	}
@@ -437,10 +450,7 @@ int store_open_twin(const struct store *st, struct store **out)
 		store_close(tw);
 		return FAIL_IO;
 	}
-	sqlite3_busy_timeout(tw->db, 10000);
-	sqlite3_progress_handler(tw->db, 10000, store_progress, tw);
-	if (store_defensive(tw) || sqlite3_exec(tw->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) ||
-	    store_functions_register(tw->db) || store_keys_register(tw->db)) {
+	if (store_setup(tw)) {
 		store_close(tw);
 		return FAIL_IO;
 	}

@@ -21,6 +21,7 @@ struct store_agg {
 	double q, ci;
 	int boot;
 	uint64_t seed;
+	const struct stats_def *def;   /* sweep_stat's statistic; NULL: the quantile at q */
 };
 
 static void agg_push(struct store_agg *a, double x, double y, int paired)
@@ -189,50 +190,37 @@ static void agg_step_stat(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const unsigned char *b = sqlite3_value_blob(argv[2]);
 	size_t n = (size_t)sqlite3_value_bytes(argv[2]) / sizeof(double);
+	int k = argc == 4 ? sqlite3_value_int(argv[3]) : -1;
 	struct store_agg *a;
-	double x;
+	double x[2];
 
-	(void)argc;
 	if (!(a = agg_get(ctx)))
 		return;
 	if (!a->have_args) {
 		const char *name = (const char *)sqlite3_value_text(argv[0]);
 
-		a->boot = -1;
-		for (size_t i = 0; name && i < stats_ndefs; i++)
-			if (!strcmp(name, stats_defs[i].name))
-				a->boot = (int)i;
+		a->def = stats_def_find(name);
 		a->q = sqlite3_value_double(argv[1]);
-		if (a->boot < 0 && !(name && !strcmp(name, "quantile") && a->q >= 0 && a->q <= 1)) {
+		if (!a->def && !(name && !strcmp(name, "quantile") && a->q >= 0 && a->q <= 1)) {
 			sqlite3_result_error(ctx, "sweep_stat(name, q, values): no such statistic", -1);
 			return;
 		}
 		a->have_args = 1;
 	}
-	for (size_t i = 0; b && i < n; i++) {
-		memcpy(&x, b + i * sizeof(x), sizeof(x));
-		if (argc == 3) {
-			agg_push(a, x, 0, 0);
-		} else if (i % 2 == 0) {
-			int k = sqlite3_value_int(argv[3]);
-			double y, t;
-
-			memcpy(&y, b + (i + 1) * sizeof(y), sizeof(y));
-			if (k % 2) {
-				t = x;
-				x = y;
-				y = t;
-			}
-			if (!isnan(x) && (k < 2 || !isnan(y)))
-				agg_push(a, x, 0, 0);
-		}
+	/* values one by one; pairs two by two, the k-th selection of each */
+	for (size_t i = 0; b && i + (k >= 0) < n; i += 1 + (k >= 0)) {
+		memcpy(x, b + i * sizeof(double), (k >= 0 ? 2 : 1) * sizeof(double));
+		if (k < 0)
+			agg_push(a, x[0], 0, 0);
+		else if (!isnan(x[k % 2]) && (k < 2 || !isnan(x[1 - k % 2])))
+			agg_push(a, x[k % 2], 0, 0);
 	}
 }
 
 static void agg_final_stat_of(sqlite3_context *ctx)
 {
 	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
-	const struct stats_def *def = a && a->boot >= 0 ? &stats_defs[a->boot] : NULL;
+	const struct stats_def *def = a ? a->def : NULL;
 	double v = NAN, sum = 0;
 
 	if (a && a->n && !def) {
@@ -240,6 +228,7 @@ static void agg_final_stat_of(sqlite3_context *ctx)
 	} else if (a && a->n && def->of) {
 		v = def->of(a->x, a->n);
 	} else if (a && a->n) {
+		/* SQLite's own: min, max, and mean as its avg (a running sum over the count) */
 		v = a->x[0];
 		for (size_t i = 0; i < a->n; i++) {
 			sum += a->x[i];

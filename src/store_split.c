@@ -20,6 +20,7 @@ struct slice {
 	sqlite3_value **v;
 	size_t nrow, alloc;
 	int ncol, ret;
+	char *state;               /* what its connection saw first (state_of) */
 };
 
 static void slice_release(struct slice *s)
@@ -27,6 +28,7 @@ static void slice_release(struct slice *s)
 	for (size_t i = 0; i < s->nrow * (size_t)s->ncol; i++)
 		sqlite3_value_free(s->v[i]);
 	free(s->v);
+	free(s->state);
 }
 
 static void *slice_run(void *arg)
@@ -136,7 +138,6 @@ int store_query_split(struct store *st, const char *part, const char *final, con
 {
 	struct slice sl[SPLIT_MAX];
 	pthread_t th[SPLIT_MAX];
-	char *state[SPLIT_MAX] = { NULL };
 	int64_t lo = 0, hi = -1;
 	int n, ret = -1, same = 1;
 
@@ -159,11 +160,11 @@ int store_query_split(struct store *st, const char *part, const char *final, con
 				goto out;
 			sl[i].began = 1;
 		}
-		if (!(state[i] = state_of(sl[i].st)))
+		if (!(sl[i].state = state_of(sl[i].st)))
 			goto out;
 	}
 	for (int i = 1; i < n; i++)
-		same &= !strcmp(state[0], state[i]);
+		same &= !strcmp(sl[0].state, sl[i].state);
 	if (!same)
 		n = 1;
 	for (int i = 0; i < n; i++) {
@@ -186,7 +187,6 @@ out:
 	for (int i = 0; i < SPLIT_MAX; i++) {
 		if (sl[i].began)
 			sqlite3_exec(sl[i].st->db, "COMMIT", NULL, NULL, NULL);
-		free(state[i]);
 		slice_release(&sl[i]);
 		if (i && sl[i].st)
 			store_close(sl[i].st);
